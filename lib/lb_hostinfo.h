@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* lb_hostinfo.h - facts about the machine and build, for result metadata. */
+#ifndef LB_HOSTINFO_H
+#define LB_HOSTINFO_H
+
+struct lb_hostinfo {
+	char cpu_model[128];   /* /proc/cpuinfo "model name" (or "unknown") */
+	int ncpus_online;      /* sysconf(_SC_NPROCESSORS_ONLN) */
+	int ncpus_allowed;     /* CPUs in this process's affinity mask */
+	int numa_nodes;        /* libnuma; 1 when NUMA is unavailable */
+	char kernel[128];      /* uname -r plus -v */
+	char hostname[64];
+	char compiler[64];     /* __VERSION__ with its family, e.g. "gcc 12.2.0" */
+	char build_type[32];   /* LB_BUILD_TYPE from meson */
+	char git_rev[64];      /* LB_GIT_REV from meson */
+	char version[32];      /* LB_VERSION */
+	char cpufreq_governor[32]; /* cpu0 scaling_governor, or "none" */
+	char clocksource[32];  /* current kernel clocksource */
+};
+
+void lb_hostinfo_get(struct lb_hostinfo *h);
+
+#endif /* LB_HOSTINFO_H */

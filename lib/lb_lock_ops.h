@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lb_lock_ops.h - the lock vtable: one const struct per lock implementation.
+ *
+ * Every consumer (bench workloads, locktorture, the conformance tests) talks
+ * to locks only through this table.  A NULL member means "not supported"; the
+ * flags word mirrors which optional members are present and lb_registry_check()
+ * verifies the two agree at start-up.
+ *
+ * Objects and contexts:
+ *  - A lock object is lock_size bytes at lock_align alignment, allocated by
+ *    the caller (lb_lock_alloc() puts it on its own cache lines), set up with
+ *    init() and torn down with destroy().  The ops table itself is const and
+ *    never holds state.
+ *  - A thread context (thread_ctx_size bytes, may be 0) belongs to one thread
+ *    and is shared by every lock object of that type the thread uses, like the
+ *    kernel's task_struct or per-CPU queue nodes.  thread_init() gives it the
+ *    caller's dense thread index (0..LB_MAX_THREADS-1); the memory must stay
+ *    valid until no lock of the type can touch it any more (other threads may
+ *    write into a queued node after its owner stopped waiting).
+ *    tctx is NULL when thread_ctx_size is 0.
+ */
+#ifndef LB_LOCK_OPS_H
+#define LB_LOCK_OPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The largest dense thread index + 1 any lock must cope with. */
+#define LB_MAX_THREADS 4096
+
+enum lb_lock_flag {
+	LB_LOCK_F_EXCLUSIVE  = 1u << 0, /* lock/unlock give mutual exclusion */
+	LB_LOCK_F_RW         = 1u << 1, /* read_lock/read_unlock present */
+	LB_LOCK_F_TRYLOCK    = 1u << 2, /* trylock present (and read_trylock if RW) */
+	LB_LOCK_F_SLEEPS     = 1u << 3, /* waiters may block in the kernel */
+	LB_LOCK_F_PI         = 1u << 4, /* priority inheritance */
+	LB_LOCK_F_THREAD_CTX = 1u << 5, /* needs a per-thread context */
+	LB_LOCK_F_BUSTED     = 1u << 6, /* deliberately broken: negative control */
+	LB_LOCK_F_NOLOCK     = 1u << 7, /* no lock at all (harness baseline) */
+	LB_LOCK_F_FAIR       = 1u << 8, /* FIFO hand-over order by design */
+	LB_LOCK_F_COUNTERS   = 1u << 9, /* counters() present */
+};
+
+/* One named event counter a lock can report (for `lockbench bench --explain`). */
+struct lb_counter {
+	const char *name;
+	uint64_t value;
+};
+#define LB_MAX_COUNTERS 16
+
+struct lb_lock_ops {
+	const char *name;        /* CLI key, unique */
+	const char *family;      /* "spin", "mutex", "rwlock", "pi", "baseline", ... */
+	const char *summary;     /* one line for `lockbench list` */
+	const char *unsupported; /* non-NULL: cannot run here, and why */
+	unsigned int flags;      /* enum lb_lock_flag */
+	size_t lock_size, lock_align;
+	size_t thread_ctx_size;
+
+	int  (*init)(void *lock);            /* 0 or an errno value */
+	void (*destroy)(void *lock);         /* may be NULL: nothing to do */
+	int  (*thread_init)(void *tctx, unsigned int thread_index);
+	void (*thread_fini)(void *tctx);
+
+	void (*lock)(void *lock, void *tctx);
+	void (*unlock)(void *lock, void *tctx);
+	bool (*trylock)(void *lock, void *tctx);
+
+	void (*read_lock)(void *lock, void *tctx);
+	void (*read_unlock)(void *lock, void *tctx);
+	bool (*read_trylock)(void *lock, void *tctx);
+
+	/*
+	 * Fill out[] with up to max counters (event counts since init); return
+	 * how many.  Counting is off unless the lock was built with it.
+	 */
+	size_t (*counters)(const void *lock, struct lb_counter *out, size_t max);
+};
+
+#endif /* LB_LOCK_OPS_H */

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/* lb_registry.c - the explicit lock table and its start-up checks. */
+#include "lb_registry.h"
+#include "lb_atomic.h"
+#include "../locks/registry.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define LB_DECLARE_OPS(sym) extern const struct lb_lock_ops lb_##sym##_ops;
+LB_LOCKS(LB_DECLARE_OPS)
+
+#define LB_OPS_ENTRY(sym) &lb_##sym##_ops,
+static const struct lb_lock_ops *const lb_locks[] = { LB_LOCKS(LB_OPS_ENTRY) };
+
+#define LB_COUNT_ONE(sym) +1
+_Static_assert(sizeof(lb_locks) / sizeof(lb_locks[0]) == 0 LB_LOCKS(LB_COUNT_ONE),
+	       "registry table and LB_LOCKS list disagree");
+
+const struct lb_lock_ops *const *lb_lock_table(void)
+{
+	return lb_locks;
+}
+
+size_t lb_lock_count(void)
+{
+	return sizeof(lb_locks) / sizeof(lb_locks[0]);
+}
+
+const struct lb_lock_ops *lb_lock_find(const char *name)
+{
+	for (size_t i = 0; i < lb_lock_count(); i++)
+		if (strcmp(lb_locks[i]->name, name) == 0)
+			return lb_locks[i];
+	return NULL;
+}
+
+static int check_entry(const struct lb_lock_ops *o, FILE *err)
+{
+	int bad = 0;
+#define LB_REQUIRE(cond, what)                                                 \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(err, "registry: lock '%s': %s\n", o->name, what); \
+			bad++;                                                 \
+		}                                                              \
+	} while (0)
+	LB_REQUIRE(o->family && o->summary, "family and summary are required");
+	if (o->unsupported)
+		return bad; /* stub entry: only the descriptive fields matter */
+	bool rw = o->flags & LB_LOCK_F_RW, tr = o->flags & LB_LOCK_F_TRYLOCK;
+	LB_REQUIRE(o->init && o->lock && o->unlock, "init, lock and unlock are required");
+	LB_REQUIRE(o->lock_size > 0 && o->lock_align > 0 &&
+			   (o->lock_align & (o->lock_align - 1)) == 0,
+		   "lock_size and a power-of-two lock_align are required");
+	LB_REQUIRE(!tr == !o->trylock, "TRYLOCK flag and trylock member disagree");
+	LB_REQUIRE(!rw == !o->read_lock && !rw == !o->read_unlock,
+		   "RW flag and read_lock/read_unlock disagree");
+	LB_REQUIRE(!(rw && tr) == !o->read_trylock,
+		   "RW|TRYLOCK flags and read_trylock disagree");
+	LB_REQUIRE(!(o->flags & LB_LOCK_F_THREAD_CTX) == !o->thread_ctx_size,
+		   "THREAD_CTX flag and thread_ctx_size disagree");
+	LB_REQUIRE(!(o->flags & LB_LOCK_F_COUNTERS) == !o->counters,
+		   "COUNTERS flag and counters member disagree");
+	LB_REQUIRE(!!(o->flags & LB_LOCK_F_EXCLUSIVE) !=
+			   !!(o->flags & (LB_LOCK_F_NOLOCK)),
+		   "exactly one of EXCLUSIVE and NOLOCK must be set");
+#undef LB_REQUIRE
+	return bad;
+}
+
+int lb_registry_check(FILE *err)
+{
+	int bad = 0;
+	for (size_t i = 0; i < lb_lock_count(); i++) {
+		const struct lb_lock_ops *o = lb_locks[i];
+		if (!o->name || !*o->name) {
+			fprintf(err, "registry: entry %zu has no name\n", i);
+			bad++;
+			continue;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(lb_locks[j]->name, o->name) == 0) {
+				fprintf(err, "registry: duplicate name '%s'\n", o->name);
+				bad++;
+			}
+		bad += check_entry(o, err);
+	}
+	return bad;
+}
+
+void lb_lock_names(char *buf, size_t len, bool include_unsupported)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < lb_lock_count(); i++) {
+		if (lb_locks[i]->unsupported && !include_unsupported)
+			continue;
+		int n = snprintf(buf + used, len - used, "%s%s", used ? "," : "",
+				 lb_locks[i]->name);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
+}
+
+bool lb_lock_is_default_exclusive(const struct lb_lock_ops *o)
+{
+	return !o->unsupported && !(o->flags & LB_LOCK_F_BUSTED);
+}
+
+/* Round up to whole cache lines so no neighbour shares the object's lines. */
+static void *alloc_lines(size_t size, size_t align)
+{
+	if (align < LB_CACHELINE)
+		align = LB_CACHELINE;
+	size = (size + align - 1) / align * align;
+	if (size == 0)
+		size = align;
+	void *p = aligned_alloc(align, size);
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+void *lb_lock_alloc(const struct lb_lock_ops *ops)
+{
+	return alloc_lines(ops->lock_size, ops->lock_align);
+}
+
+void lb_lock_free(void *lock)
+{
+	free(lock);
+}
+
+void *lb_thread_ctx_alloc(const struct lb_lock_ops *ops)
+{
+	return ops->thread_ctx_size ? alloc_lines(ops->thread_ctx_size, LB_CACHELINE) : NULL;
+}
+
+void lb_thread_ctx_free(void *tctx)
+{
+	free(tctx);
+}
+
+const char *lb_lock_flags_str(unsigned int flags, char *buf, size_t len)
+{
+	static const struct {
+		unsigned int bit;
+		const char *name;
+	} names[] = {
+		{ LB_LOCK_F_EXCLUSIVE, "excl" },  { LB_LOCK_F_RW, "rw" },
+		{ LB_LOCK_F_TRYLOCK, "try" },     { LB_LOCK_F_SLEEPS, "sleeps" },
+		{ LB_LOCK_F_PI, "pi" },           { LB_LOCK_F_THREAD_CTX, "ctx" },
+		{ LB_LOCK_F_FAIR, "fair" },       { LB_LOCK_F_COUNTERS, "counters" },
+		{ LB_LOCK_F_BUSTED, "busted" },   { LB_LOCK_F_NOLOCK, "nolock" },
+	};
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(flags & names[i].bit))
+			continue;
+		int n = snprintf(buf + used, len - used, "%s%s", used ? "," : "", names[i].name);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
+	return buf;
+}

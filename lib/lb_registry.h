@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* lb_registry.h - lookup, validation and allocation over the lock registry. */
+#ifndef LB_REGISTRY_H
+#define LB_REGISTRY_H
+
+#include <stdio.h>
+#include "lb_lock_ops.h"
+
+/* The registry in list order; lb_lock_count() entries. */
+const struct lb_lock_ops *const *lb_lock_table(void);
+size_t lb_lock_count(void);
+
+/* Exact name lookup; NULL when unknown. */
+const struct lb_lock_ops *lb_lock_find(const char *name);
+
+/*
+ * Check every entry (unique names, members present for each flag, sane
+ * sizes).  Prints one line per problem to `err` and returns the number of
+ * problems; 0 means the table is consistent.
+ */
+int lb_registry_check(FILE *err);
+
+/* Write the accepted lock names, comma separated, into buf. */
+void lb_lock_names(char *buf, size_t len, bool include_unsupported);
+
+/* Does `ops` take part in a default exclusive-lock comparison? */
+bool lb_lock_is_default_exclusive(const struct lb_lock_ops *ops);
+
+/*
+ * A lock object on its own cache lines (nothing else shares them), and a
+ * thread context likewise.  Both zeroed.  NULL on allocation failure.
+ */
+void *lb_lock_alloc(const struct lb_lock_ops *ops);
+void lb_lock_free(void *lock);
+void *lb_thread_ctx_alloc(const struct lb_lock_ops *ops);
+void lb_thread_ctx_free(void *tctx);
+
+/* Render ops->flags as "excl,try,sleep,..." into buf. */
+const char *lb_lock_flags_str(unsigned int flags, char *buf, size_t len);
+
+#endif /* LB_REGISTRY_H */

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lb_time.h - clocks: CLOCK_MONOTONIC nanoseconds, the cycle counter (TSC on
+ * x86, CNTVCT on arm64, a CLOCK_MONOTONIC_RAW fallback elsewhere) and its
+ * calibration to nanoseconds.
+ */
+#ifndef LB_TIME_H
+#define LB_TIME_H
+
+#include <stdint.h>
+
+/* CLOCK_MONOTONIC in ns. */
+uint64_t lb_now_ns(void);
+
+/* This thread's CPU time (CLOCK_THREAD_CPUTIME_ID) in ns. */
+uint64_t lb_thread_cpu_ns(void);
+
+/* Cycle counter; cheap (no serialisation).  Inline: it sits in hot loops. */
+static inline uint64_t lb_cycles(void)
+{
+#if defined(__GNUC__) && defined(__x86_64__)
+	uint32_t lo, hi;
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+#elif defined(__GNUC__) && defined(__aarch64__)
+	uint64_t v;
+	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+#else
+	extern uint64_t lb_cycles_fallback(void);
+	return lb_cycles_fallback();
+#endif
+}
+
+/*
+ * Calibrate the cycle counter against CLOCK_MONOTONIC: median of 5 windows
+ * of ~10 ms each.  Idempotent and thread-safe (first caller does the work).
+ * Returns cycles per ns (e.g. 2.59 for a 2.59 GHz TSC).
+ */
+double lb_cycles_per_ns(void);
+
+/* Convert using the calibration above. */
+double lb_cycles_to_ns(uint64_t cycles);
+uint64_t lb_ns_to_cycles(uint64_t ns);
+
+/* Name of the counter in use: "tsc", "cntvct" or "clock". */
+const char *lb_cycles_source(void);
+
+/* Busy-wait (no sleeping) for at least ns nanoseconds. */
+void lb_spin_ns(uint64_t ns);
+
+#endif /* LB_TIME_H */

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lb_work.h - calibrated busy work for critical and parallel sections.
+ *
+ * The unit is one iteration of a dependent-add loop the compiler cannot
+ * remove or vectorise.  lb_work_calibrate() measures ns per iteration (median
+ * of 5 timed runs) so a user may ask for work in ns ("--cs 200ns") or in
+ * iterations ("--cs 500").
+ */
+#ifndef LB_WORK_H
+#define LB_WORK_H
+
+#include <stdint.h>
+
+/* Run `iters` iterations of the busy loop; returns a value to sink. */
+uint64_t lb_work(uint64_t iters);
+
+/* ns per iteration; measured once (thread-safe), then cached. */
+double lb_work_ns_per_iter(void);
+
+/* Iterations that take about ns nanoseconds (0 for 0). */
+uint64_t lb_work_iters_for_ns(uint64_t ns);
+
+#endif /* LB_WORK_H */

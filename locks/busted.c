@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * busted.c - a lock that does nothing but claims to be exclusive: the
+ * negative control, after the kernel's lock_busted ("BUGGY, do not use in
+ * real life!!!").  Conformance tests and locktorture must report failure on
+ * it; that is how we know they bite.  Never part of a default run.
+ */
+#include "../lib/lb_lock_ops.h"
+
+struct lb_busted_lock {
+	char unused;
+};
+
+static int busted_init(void *lock)
+{
+	(void)lock;
+	return 0;
+}
+
+static void busted_lock(void *lock, void *tctx)
+{
+	(void)lock;
+	(void)tctx;
+}
+
+static bool busted_trylock(void *lock, void *tctx)
+{
+	(void)lock;
+	(void)tctx;
+	return true;
+}
+
+const struct lb_lock_ops lb_busted_ops = {
+	.name = "busted",
+	.family = "baseline",
+	.summary = "BUGGY on purpose: lock/unlock do nothing (negative control)",
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_BUSTED,
+	.lock_size = sizeof(struct lb_busted_lock),
+	.lock_align = 1,
+	.init = busted_init,
+	.lock = busted_lock,
+	.unlock = busted_lock,
+	.trylock = busted_trylock,
+};

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ck.c - Concurrency Kit locks as peer baselines (libck-dev), when found at
+ * build time (LB_HAVE_CK); otherwise the same entries say why they cannot run.
+ *
+ *   ck-fas     fetch-and-store (xchg) test-and-set spinlock
+ *   ck-ticket  ck's ticket spinlock
+ *   ck-mcs     MCS queue lock; its queue node must live from lock to unlock,
+ *              so the thread context keeps a small stack of nodes, one per
+ *              ck-mcs lock the thread holds at the same time (nested locks
+ *              are released in reverse order, so a stack is enough; lookup
+ *              by lock address keeps it correct for any order).
+ *   ck-rwlock  ck's writer-preferring reader/writer spinlock
+ */
+#include "../lib/lb_lock_ops.h"
+#include "../lib/lb_die.h"
+
+#define LB_CK_MISSING "built without Concurrency Kit (install libck-dev, -Dck=enabled)"
+
+#ifdef LB_HAVE_CK
+#include <ck_rwlock.h>
+#include <ck_spinlock.h>
+#include <errno.h>
+
+static int fas_init(void *lock)
+{
+	ck_spinlock_fas_init(lock);
+	return 0;
+}
+static void fas_lock(void *lock, void *tctx)
+{
+	(void)tctx;
+	ck_spinlock_fas_lock(lock);
+}
+static void fas_unlock(void *lock, void *tctx)
+{
+	(void)tctx;
+	ck_spinlock_fas_unlock(lock);
+}
+static bool fas_trylock(void *lock, void *tctx)
+{
+	(void)tctx;
+	return ck_spinlock_fas_trylock(lock);
+}
+
+static int ticket_init(void *lock)
+{
+	ck_spinlock_ticket_init(lock);
+	return 0;
+}
+static void ticket_lock(void *lock, void *tctx)
+{
+	(void)tctx;
+	ck_spinlock_ticket_lock(lock);
+}
+static void ticket_unlock(void *lock, void *tctx)
+{
+	(void)tctx;
+	ck_spinlock_ticket_unlock(lock);
+}
+static bool ticket_trylock(void *lock, void *tctx)
+{
+	(void)tctx;
+	return ck_spinlock_ticket_trylock(lock);
+}
+
+#define LB_CK_MCS_DEPTH 16
+struct ck_mcs_ctx {
+	unsigned int depth;
+	void *held[LB_CK_MCS_DEPTH];
+	struct ck_spinlock_mcs node[LB_CK_MCS_DEPTH];
+};
+
+static int mcs_init(void *lock)
+{
+	ck_spinlock_mcs_init(lock);
+	return 0;
+}
+static int mcs_thread_init(void *tctx, unsigned int index)
+{
+	(void)index;
+	((struct ck_mcs_ctx *)tctx)->depth = 0;
+	return 0;
+}
+static struct ck_spinlock_mcs *mcs_push(struct ck_mcs_ctx *c, void *lock)
+{
+	if (c->depth == LB_CK_MCS_DEPTH)
+		lb_die(EOVERFLOW, "ck-mcs: too many ck-mcs locks held at once");
+	c->held[c->depth] = lock;
+	return &c->node[c->depth++];
+}
+static struct ck_spinlock_mcs *mcs_find(struct ck_mcs_ctx *c, void *lock)
+{
+	for (unsigned int i = c->depth; i-- > 0;)
+		if (c->held[i] == lock)
+			return &c->node[i];
+	lb_die(EINVAL, "ck-mcs: unlock of a lock this thread does not hold");
+}
+/* Release order is LIFO (nested locks unwind in reverse), so the node
+ * being released must be the top of the stack: a queued younger node cannot
+ * be moved, so anything else is refused loudly. */
+static void mcs_pop(struct ck_mcs_ctx *c, struct ck_spinlock_mcs *node)
+{
+	if (node != &c->node[c->depth - 1])
+		lb_die(EINVAL, "ck-mcs: locks must be released in reverse order");
+	c->depth--;
+}
+static void mcs_lock(void *lock, void *tctx)
+{
+	ck_spinlock_mcs_lock(lock, mcs_push(tctx, lock));
+}
+static bool mcs_trylock(void *lock, void *tctx)
+{
+	struct ck_mcs_ctx *c = tctx;
+	struct ck_spinlock_mcs *node = mcs_push(c, lock);
+	if (ck_spinlock_mcs_trylock(lock, node))
+		return true;
+	c->depth--;
+	return false;
+}
+static void mcs_unlock(void *lock, void *tctx)
+{
+	struct ck_spinlock_mcs *node = mcs_find(tctx, lock);
+	ck_spinlock_mcs_unlock(lock, node);
+	mcs_pop(tctx, node);
+}
+
+static int rw_init(void *lock)
+{
+	ck_rwlock_init(lock);
+	return 0;
+}
+static void rw_wlock(void *lock, void *tctx)
+{
+	(void)tctx;
+	ck_rwlock_write_lock(lock);
+}
+static void rw_wunlock(void *lock, void *tctx)
+{
+	(void)tctx;
+	ck_rwlock_write_unlock(lock);
+}
+static bool rw_wtrylock(void *lock, void *tctx)
+{
+	(void)tctx;
+	return ck_rwlock_write_trylock(lock);
+}
+static void rw_rlock(void *lock, void *tctx)
+{
+	(void)tctx;
+	ck_rwlock_read_lock(lock);
+}
+static void rw_runlock(void *lock, void *tctx)
+{
+	(void)tctx;
+	ck_rwlock_read_unlock(lock);
+}
+static bool rw_rtrylock(void *lock, void *tctx)
+{
+	(void)tctx;
+	return ck_rwlock_read_trylock(lock);
+}
+
+const struct lb_lock_ops lb_ck_fas_ops = {
+	.name = "ck-fas", .family = "spin",
+	.summary = "Concurrency Kit fetch-and-store spinlock (unfair)",
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK,
+	.lock_size = sizeof(ck_spinlock_fas_t), .lock_align = _Alignof(ck_spinlock_fas_t),
+	.init = fas_init, .lock = fas_lock, .unlock = fas_unlock, .trylock = fas_trylock,
+};
+const struct lb_lock_ops lb_ck_ticket_ops = {
+	.name = "ck-ticket", .family = "spin",
+	.summary = "Concurrency Kit ticket spinlock (FIFO)",
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_FAIR,
+	.lock_size = sizeof(ck_spinlock_ticket_t), .lock_align = _Alignof(ck_spinlock_ticket_t),
+	.init = ticket_init, .lock = ticket_lock, .unlock = ticket_unlock,
+	.trylock = ticket_trylock,
+};
+const struct lb_lock_ops lb_ck_mcs_ops = {
+	.name = "ck-mcs", .family = "spin",
+	.summary = "Concurrency Kit MCS queue spinlock (FIFO, local spinning)",
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_FAIR |
+		 LB_LOCK_F_THREAD_CTX,
+	.lock_size = sizeof(ck_spinlock_mcs_t), .lock_align = _Alignof(ck_spinlock_mcs_t),
+	.thread_ctx_size = sizeof(struct ck_mcs_ctx),
+	.init = mcs_init, .thread_init = mcs_thread_init,
+	.lock = mcs_lock, .unlock = mcs_unlock, .trylock = mcs_trylock,
+};
+const struct lb_lock_ops lb_ck_rwlock_ops = {
+	.name = "ck-rwlock", .family = "rwlock",
+	.summary = "Concurrency Kit reader/writer spinlock (writer-preferring)",
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW | LB_LOCK_F_TRYLOCK,
+	.lock_size = sizeof(ck_rwlock_t), .lock_align = _Alignof(ck_rwlock_t),
+	.init = rw_init, .lock = rw_wlock, .unlock = rw_wunlock, .trylock = rw_wtrylock,
+	.read_lock = rw_rlock, .read_unlock = rw_runlock, .read_trylock = rw_rtrylock,
+};
+
+#else /* !LB_HAVE_CK */
+
+#define LB_CK_STUB(sym, cli, fam, what)                                        \
+	const struct lb_lock_ops lb_##sym##_ops = {                            \
+		.name = cli, .family = fam, .summary = what,                   \
+		.unsupported = LB_CK_MISSING,                                  \
+	};
+LB_CK_STUB(ck_fas, "ck-fas", "spin", "Concurrency Kit fetch-and-store spinlock (unfair)")
+LB_CK_STUB(ck_ticket, "ck-ticket", "spin", "Concurrency Kit ticket spinlock (FIFO)")
+LB_CK_STUB(ck_mcs, "ck-mcs", "spin", "Concurrency Kit MCS queue spinlock (FIFO, local spinning)")
+LB_CK_STUB(ck_rwlock, "ck-rwlock", "rwlock", "Concurrency Kit reader/writer spinlock (writer-preferring)")
+
+#endif /* LB_HAVE_CK */

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pthread.c - glibc's locks as baselines, each behind the same vtable:
+ *
+ *   pthread-mutex      PTHREAD_MUTEX_NORMAL (futex, no spinning)
+ *   pthread-adaptive   PTHREAD_MUTEX_ADAPTIVE_NP (bounded spin, then futex;
+ *                      the bound is the glibc.pthread.mutex_spin_count tunable)
+ *   pthread-pi         PTHREAD_PRIO_INHERIT (FUTEX_LOCK_PI/FUTEX_UNLOCK_PI:
+ *                      the kernel's rt_mutex does the PI chain walk)
+ *   pthread-spin       pthread_spinlock_t (test-and-set, no queueing)
+ *   pthread-rwlock     glibc default rwlock (prefers readers)
+ *   pthread-rwlock-wp  PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP
+ *
+ * Errors from the pthread calls on a correctly used lock cannot happen; they
+ * abort through lb_die rather than letting a benchmark report nonsense.
+ */
+#include "../lib/lb_atomic.h"
+#include "../lib/lb_lock_ops.h"
+#include "../lib/lb_die.h"
+
+#include <errno.h>
+#include <pthread.h>
+
+static int mutex_init_kind(void *lock, int type, int protocol)
+{
+	pthread_mutexattr_t attr;
+	int err = pthread_mutexattr_init(&attr);
+	if (err)
+		return err;
+	err = pthread_mutexattr_settype(&attr, type);
+	if (!err && protocol != PTHREAD_PRIO_NONE)
+		err = pthread_mutexattr_setprotocol(&attr, protocol);
+	if (!err)
+		err = pthread_mutex_init(lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+	return err;
+}
+
+static int mutex_init_normal(void *lock)
+{
+	return mutex_init_kind(lock, PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_NONE);
+}
+
+static int mutex_init_adaptive(void *lock)
+{
+	return mutex_init_kind(lock, PTHREAD_MUTEX_ADAPTIVE_NP, PTHREAD_PRIO_NONE);
+}
+
+static int mutex_init_pi(void *lock)
+{
+	return mutex_init_kind(lock, PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_INHERIT);
+}
+
+static void mutex_destroy(void *lock)
+{
+	pthread_mutex_destroy(lock);
+}
+
+static void mutex_lock(void *lock, void *tctx)
+{
+	(void)tctx;
+	int err = pthread_mutex_lock(lock);
+	if (LB_UNLIKELY(err))
+		lb_die(err, "pthread_mutex_lock");
+}
+
+static void mutex_unlock(void *lock, void *tctx)
+{
+	(void)tctx;
+	int err = pthread_mutex_unlock(lock);
+	if (LB_UNLIKELY(err))
+		lb_die(err, "pthread_mutex_unlock");
+}
+
+static bool mutex_trylock(void *lock, void *tctx)
+{
+	(void)tctx;
+	int err = pthread_mutex_trylock(lock);
+	if (err && err != EBUSY)
+		lb_die(err, "pthread_mutex_trylock");
+	return err == 0;
+}
+
+#define LB_PTHREAD_MUTEX_OPS(sym, cli, what, initfn, extra)                    \
+	const struct lb_lock_ops lb_##sym##_ops = {                            \
+		.name = cli,                                                   \
+		.family = "baseline",                                          \
+		.summary = what,                                               \
+		.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK |             \
+			 LB_LOCK_F_SLEEPS | (extra),                           \
+		.lock_size = sizeof(pthread_mutex_t),                          \
+		.lock_align = _Alignof(pthread_mutex_t),                       \
+		.init = initfn,                                                \
+		.destroy = mutex_destroy,                                      \
+		.lock = mutex_lock,                                            \
+		.unlock = mutex_unlock,                                        \
+		.trylock = mutex_trylock,                                      \
+	};
+
+LB_PTHREAD_MUTEX_OPS(pthread_mutex, "pthread-mutex",
+		     "glibc PTHREAD_MUTEX_NORMAL: futex, no spinning", mutex_init_normal, 0)
+LB_PTHREAD_MUTEX_OPS(pthread_adaptive, "pthread-adaptive",
+		     "glibc PTHREAD_MUTEX_ADAPTIVE_NP: bounded spin, then futex",
+		     mutex_init_adaptive, 0)
+LB_PTHREAD_MUTEX_OPS(pthread_pi, "pthread-pi",
+		     "glibc PTHREAD_PRIO_INHERIT: kernel FUTEX_LOCK_PI rt_mutex",
+		     mutex_init_pi, LB_LOCK_F_PI)
+
+static int spin_init(void *lock)
+{
+	return pthread_spin_init(lock, PTHREAD_PROCESS_PRIVATE);
+}
+
+static void spin_destroy(void *lock)
+{
+	pthread_spin_destroy(lock);
+}
+
+static void spin_lock(void *lock, void *tctx)
+{
+	(void)tctx;
+	pthread_spin_lock(lock);
+}
+
+static void spin_unlock(void *lock, void *tctx)
+{
+	(void)tctx;
+	pthread_spin_unlock(lock);
+}
+
+static bool spin_trylock(void *lock, void *tctx)
+{
+	(void)tctx;
+	return pthread_spin_trylock(lock) == 0;
+}
+
+const struct lb_lock_ops lb_pthread_spin_ops = {
+	.name = "pthread-spin",
+	.family = "baseline",
+	.summary = "glibc pthread_spinlock_t: test-and-set, unfair",
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK,
+	.lock_size = sizeof(pthread_spinlock_t),
+	.lock_align = _Alignof(pthread_spinlock_t),
+	.init = spin_init,
+	.destroy = spin_destroy,
+	.lock = spin_lock,
+	.unlock = spin_unlock,
+	.trylock = spin_trylock,
+};
+
+static int rwlock_init_kind(void *lock, int kind)
+{
+	pthread_rwlockattr_t attr;
+	int err = pthread_rwlockattr_init(&attr);
+	if (err)
+		return err;
+	err = pthread_rwlockattr_setkind_np(&attr, kind);
+	if (!err)
+		err = pthread_rwlock_init(lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	return err;
+}
+
+static int rwlock_init_default(void *lock)
+{
+	return rwlock_init_kind(lock, PTHREAD_RWLOCK_DEFAULT_NP);
+}
+
+static int rwlock_init_wp(void *lock)
+{
+	return rwlock_init_kind(lock, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+}
+
+static void rwlock_destroy(void *lock)
+{
+	pthread_rwlock_destroy(lock);
+}
+
+static void rwlock_wrlock(void *lock, void *tctx)
+{
+	(void)tctx;
+	int err = pthread_rwlock_wrlock(lock);
+	if (LB_UNLIKELY(err))
+		lb_die(err, "pthread_rwlock_wrlock");
+}
+
+static void rwlock_rdlock(void *lock, void *tctx)
+{
+	(void)tctx;
+	int err = pthread_rwlock_rdlock(lock);
+	if (LB_UNLIKELY(err))
+		lb_die(err, "pthread_rwlock_rdlock");
+}
+
+static void rwlock_unlock(void *lock, void *tctx)
+{
+	(void)tctx;
+	int err = pthread_rwlock_unlock(lock);
+	if (LB_UNLIKELY(err))
+		lb_die(err, "pthread_rwlock_unlock");
+}
+
+static bool rwlock_trywrlock(void *lock, void *tctx)
+{
+	(void)tctx;
+	return pthread_rwlock_trywrlock(lock) == 0;
+}
+
+static bool rwlock_tryrdlock(void *lock, void *tctx)
+{
+	(void)tctx;
+	return pthread_rwlock_tryrdlock(lock) == 0;
+}
+
+#define LB_PTHREAD_RWLOCK_OPS(sym, cli, what, initfn)                          \
+	const struct lb_lock_ops lb_##sym##_ops = {                            \
+		.name = cli,                                                   \
+		.family = "rwlock",                                            \
+		.summary = what,                                               \
+		.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW |                  \
+			 LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS,                 \
+		.lock_size = sizeof(pthread_rwlock_t),                         \
+		.lock_align = _Alignof(pthread_rwlock_t),                      \
+		.init = initfn,                                                \
+		.destroy = rwlock_destroy,                                     \
+		.lock = rwlock_wrlock,                                         \
+		.unlock = rwlock_unlock,                                       \
+		.trylock = rwlock_trywrlock,                                   \
+		.read_lock = rwlock_rdlock,                                    \
+		.read_unlock = rwlock_unlock,                                  \
+		.read_trylock = rwlock_tryrdlock,                              \
+	};
+
+LB_PTHREAD_RWLOCK_OPS(pthread_rwlock, "pthread-rwlock",
+		      "glibc default rwlock: prefers readers", rwlock_init_default)
+LB_PTHREAD_RWLOCK_OPS(pthread_rwlock_wp, "pthread-rwlock-wp",
+		      "glibc rwlock PREFER_WRITER_NONRECURSIVE: writers first",
+		      rwlock_init_wp)

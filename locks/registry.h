@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * registry.h - the one list of lock implementations.
+ *
+ * Adding a lock: one header (the algorithm), one adapter file defining
+ * `const struct lb_lock_ops lb_<sym>_ops`, one X() line here, and the adapter
+ * in locks/meson.build.  The order here is the order `lockbench list` prints
+ * and the default comparison runs.
+ */
+#ifndef LB_LOCKS_REGISTRY_H
+#define LB_LOCKS_REGISTRY_H
+
+#define LB_LOCKS(X)           \
+	X(none)               \
+	X(busted)             \
+	X(pthread_spin)       \
+	X(pthread_mutex)      \
+	X(pthread_adaptive)   \
+	X(pthread_pi)         \
+	X(pthread_rwlock)     \
+	X(pthread_rwlock_wp)  \
+	X(ck_fas)             \
+	X(ck_ticket)          \
+	X(ck_mcs)             \
+	X(ck_rwlock)
+
+#endif /* LB_LOCKS_REGISTRY_H */
