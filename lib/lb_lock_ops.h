@@ -77,6 +77,13 @@ struct lb_lock_ops {
 	 * how many.  Counting is off unless the lock was built with it.
 	 */
 	size_t (*counters)(const void *lock, struct lb_counter *out, size_t max);
+
+	/*
+	 * PI locks: set the calling thread's base priority as the lock sees
+	 * it (0 = normal/SCHED_OTHER, 1..99 = SCHED_FIFO priority), e.g. when
+	 * locktorture's rt_boost changes it.  NULL: the lock does not care.
+	 */
+	int (*thread_set_prio)(void *tctx, int prio);
 };
 
 #endif /* LB_LOCK_OPS_H */
