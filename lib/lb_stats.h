@@ -24,6 +24,10 @@ struct lb_summary {
 
 void lb_summarize(const double *samples, size_t n, struct lb_summary *out);
 
+/* Median of v[0..n-1] (mean of the middle two for even n; 0 for n == 0).
+ * Sorts v in place. */
+double lb_median(double *v, size_t n);
+
 /* min/max ratio of per-thread counts, 1.0 = perfectly fair; 0 if n == 0. */
 double lb_min_max_ratio(const double *samples, size_t n);
 

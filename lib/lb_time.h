@@ -15,6 +15,9 @@ uint64_t lb_now_ns(void);
 /* This thread's CPU time (CLOCK_THREAD_CPUTIME_ID) in ns. */
 uint64_t lb_thread_cpu_ns(void);
 
+/* CLOCK_MONOTONIC_RAW in ns: lb_cycles() where there is no cycle counter. */
+uint64_t lb_cycles_fallback(void);
+
 /* Cycle counter; cheap (no serialisation).  Inline: it sits in hot loops. */
 static inline uint64_t lb_cycles(void)
 {
@@ -27,7 +30,6 @@ static inline uint64_t lb_cycles(void)
 	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
 	return v;
 #else
-	extern uint64_t lb_cycles_fallback(void);
 	return lb_cycles_fallback();
 #endif
 }

@@ -13,10 +13,15 @@
 #define LB_LOCKS(X)           \
 	X(none)               \
 	X(busted)             \
+	X(tas)                \
+	X(ticket)             \
+	X(qspinlock)          \
 	X(pthread_spin)       \
 	X(pthread_mutex)      \
 	X(pthread_adaptive)   \
 	X(pthread_pi)         \
+	X(rtmutex)            \
+	X(futex_pi)           \
 	X(pthread_rwlock)     \
 	X(pthread_rwlock_wp)  \
 	X(ck_fas)             \

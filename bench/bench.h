@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench.h - the `lockbench bench` workload: configuration, per-run results
+ * and the three stages (parse options -> run -> report).
+ */
+#ifndef LB_BENCH_H
+#define LB_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lb_lock_ops.h"
+#include "lb_stats.h"
+#include "lb_topo.h"
+
+#define LB_BENCH_MAX_LOCKS 64
+#define LB_BENCH_MAX_THREAD_COUNTS 64
+#define LB_BENCH_MAX_THREADS 1024
+#define LB_BENCH_MAX_CS_LINES 64
+
+/* A critical or parallel section length: iterations, or ns to convert. */
+struct lb_work_len {
+	uint64_t value;
+	bool in_ns;
+	uint64_t iters; /* resolved after calibration */
+};
+
+struct lb_bench_config {
+	const struct lb_lock_ops *locks[LB_BENCH_MAX_LOCKS];
+	size_t nlocks;
+	unsigned int threads[LB_BENCH_MAX_THREAD_COUNTS];
+	size_t nthread_counts;
+	uint64_t duration_ns;
+	struct lb_work_len cs, par;
+	unsigned int cs_lines;
+	struct lb_pin pin;
+	unsigned int repeat;
+	int read_pct;            /* -1: exclusive workload; 0..100: read/write mix */
+	unsigned int sample_shift; /* latency sampled every 2^shift ops */
+	bool explain;            /* print lock counters */
+	bool quiet;              /* no progress lines on stderr */
+	const char *json_path, *csv_path;
+	const char *argv_joined; /* the command line, for the JSON */
+};
+
+enum lb_side { LB_SIDE_WRITE, LB_SIDE_READ, LB_SIDES };
+
+struct lb_thread_result {
+	unsigned int index;
+	int cpu;
+	uint64_t ops[LB_SIDES];
+	uint64_t cpu_ns;
+	uint64_t start_ns, end_ns;
+};
+
+struct lb_side_result {
+	uint64_t ops;
+	double ops_per_sec;
+	uint64_t lat_samples;
+	double lat_p50_ns, lat_p99_ns, lat_p999_ns, lat_max_ns;
+};
+
+struct lb_run_result {
+	const struct lb_lock_ops *ops;
+	unsigned int nthreads;
+	unsigned int repeat_index;
+	uint64_t total_ops, elapsed_ns;
+	double ops_per_sec, ns_per_op, cycles_per_op, cpu_ns_per_op, overhead_ns;
+	double fairness_cov, min_max_ratio, overlap;
+	struct lb_side_result side[LB_SIDES];
+	uint64_t lost_updates;     /* exclusive: increments missing from shared data */
+	uint64_t torn_reads;       /* rw: reader saw writers' fields disagree */
+	struct lb_counter counters[LB_MAX_COUNTERS];
+	size_t ncounters;
+	struct lb_thread_result *threads; /* nthreads entries */
+};
+
+/* Figures that get mean/sd/median/min/max across repeats. */
+enum lb_metric {
+	LB_M_OPS_PER_SEC,
+	LB_M_NS_PER_OP,
+	LB_M_CYCLES_PER_OP,
+	LB_M_CPU_NS_PER_OP,
+	LB_M_OVERHEAD_NS,
+	LB_M_FAIRNESS_COV,
+	LB_M_MIN_MAX_RATIO,
+	LB_M_OVERLAP,
+	LB_M_LAT_P50,
+	LB_M_LAT_P99,
+	LB_M_LAT_P999,
+	LB_M_LAT_MAX,
+	LB_M_READ_OPS_PER_SEC,
+	LB_M_WRITE_OPS_PER_SEC,
+	LB_M_READ_LAT_P99,
+	LB_M_WRITE_LAT_P50,
+	LB_M_WRITE_LAT_P99,
+	LB_M_WRITE_LAT_P999,
+	LB_M_WRITE_LAT_MAX,
+	LB_M_COUNT
+};
+
+const char *lb_metric_name(enum lb_metric m);
+double lb_metric_value(const struct lb_run_result *r, enum lb_metric m);
+
+/* All repeats of one (lock, threads) cell, and their summaries. */
+struct lb_cell {
+	const struct lb_lock_ops *ops;
+	unsigned int nthreads;
+	struct lb_run_result *runs; /* repeat entries */
+	unsigned int nruns;
+	struct lb_summary summary[LB_M_COUNT];
+};
+
+/* bench_opts.c: parse argv into cfg; bad input -> lb_usage_error (exit 2). */
+void lb_bench_parse(int argc, char **argv, struct lb_bench_config *cfg);
+void lb_bench_defaults(struct lb_bench_config *cfg);
+void lb_bench_usage(FILE *out);
+
+/* bench_run.c: one measurement.  0 or an errno value (thread creation...). */
+int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops *ops,
+		     unsigned int nthreads, struct lb_run_result *out);
+void lb_run_result_free(struct lb_run_result *r);
+
+/* bench_report.c */
+void lb_cells_summarize(struct lb_cell *cells, size_t ncells);
+void lb_report_table(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
+		     size_t ncells);
+void lb_report_json(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
+		    size_t ncells);
+void lb_report_csv(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
+		   size_t ncells);
+
+/* bench_main.c: the whole workload (parse, validate outputs, run, report). */
+int lb_cmd_bench(int argc, char **argv);
+/* The default comparison behind a bare `lockbench`. */
+int lb_cmd_default(int argc, char **argv);
+/* lockbench list [--json] */
+int lb_cmd_list(int argc, char **argv);
+
+#endif /* LB_BENCH_H */

@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_report.c - summaries across repeats, and the three output forms:
+ * the aligned table on stdout, JSON and CSV.
+ */
+#include "bench.h"
+#include "lb_hostinfo.h"
+#include "lb_json.h"
+#include "lb_time.h"
+#include "lb_work.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const metric_names[LB_M_COUNT] = {
+	[LB_M_OPS_PER_SEC] = "ops_per_sec",
+	[LB_M_NS_PER_OP] = "ns_per_op",
+	[LB_M_CYCLES_PER_OP] = "cycles_per_op",
+	[LB_M_CPU_NS_PER_OP] = "cpu_ns_per_op",
+	[LB_M_OVERHEAD_NS] = "overhead_ns",
+	[LB_M_FAIRNESS_COV] = "fairness_cov",
+	[LB_M_MIN_MAX_RATIO] = "min_max_ratio",
+	[LB_M_OVERLAP] = "overlap",
+	[LB_M_LAT_P50] = "lat_p50_ns",
+	[LB_M_LAT_P99] = "lat_p99_ns",
+	[LB_M_LAT_P999] = "lat_p999_ns",
+	[LB_M_LAT_MAX] = "lat_max_ns",
+	[LB_M_READ_OPS_PER_SEC] = "read_ops_per_sec",
+	[LB_M_WRITE_OPS_PER_SEC] = "write_ops_per_sec",
+	[LB_M_READ_LAT_P99] = "read_lat_p99_ns",
+	[LB_M_WRITE_LAT_P50] = "write_lat_p50_ns",
+	[LB_M_WRITE_LAT_P99] = "write_lat_p99_ns",
+	[LB_M_WRITE_LAT_P999] = "write_lat_p999_ns",
+	[LB_M_WRITE_LAT_MAX] = "write_lat_max_ns",
+};
+
+const char *lb_metric_name(enum lb_metric m)
+{
+	return metric_names[m];
+}
+
+double lb_metric_value(const struct lb_run_result *r, enum lb_metric m)
+{
+	const struct lb_side_result *w = &r->side[LB_SIDE_WRITE], *rd = &r->side[LB_SIDE_READ];
+	/* In the exclusive workload every op is a "write": the overall latency
+	 * figures are those of the exclusive side. */
+	const struct lb_side_result *all = w->lat_samples || !rd->lat_samples ? w : rd;
+	switch (m) {
+	case LB_M_OPS_PER_SEC: return r->ops_per_sec;
+	case LB_M_NS_PER_OP: return r->ns_per_op;
+	case LB_M_CYCLES_PER_OP: return r->cycles_per_op;
+	case LB_M_CPU_NS_PER_OP: return r->cpu_ns_per_op;
+	case LB_M_OVERHEAD_NS: return r->overhead_ns;
+	case LB_M_FAIRNESS_COV: return r->fairness_cov;
+	case LB_M_MIN_MAX_RATIO: return r->min_max_ratio;
+	case LB_M_OVERLAP: return r->overlap;
+	case LB_M_LAT_P50: return all->lat_p50_ns;
+	case LB_M_LAT_P99: return all->lat_p99_ns;
+	case LB_M_LAT_P999: return all->lat_p999_ns;
+	case LB_M_LAT_MAX: return all->lat_max_ns;
+	case LB_M_READ_OPS_PER_SEC: return rd->ops_per_sec;
+	case LB_M_WRITE_OPS_PER_SEC: return w->ops_per_sec;
+	case LB_M_READ_LAT_P99: return rd->lat_p99_ns;
+	case LB_M_WRITE_LAT_P50: return w->lat_p50_ns;
+	case LB_M_WRITE_LAT_P99: return w->lat_p99_ns;
+	case LB_M_WRITE_LAT_P999: return w->lat_p999_ns;
+	case LB_M_WRITE_LAT_MAX: return w->lat_max_ns;
+	case LB_M_COUNT: break;
+	}
+	return NAN;
+}
+
+void lb_cells_summarize(struct lb_cell *cells, size_t ncells)
+{
+	for (size_t c = 0; c < ncells; c++) {
+		double v[1000];
+		struct lb_cell *cell = &cells[c];
+		for (int m = 0; m < LB_M_COUNT; m++) {
+			for (unsigned int r = 0; r < cell->nruns; r++)
+				v[r] = lb_metric_value(&cell->runs[r], (enum lb_metric)m);
+			lb_summarize(v, cell->nruns, &cell->summary[m]);
+		}
+	}
+}
+
+static double mean(const struct lb_cell *c, enum lb_metric m)
+{
+	return c->summary[m].mean;
+}
+
+static double sd_pct(const struct lb_cell *c, enum lb_metric m)
+{
+	return c->summary[m].mean != 0 ? 100.0 * c->summary[m].sd / fabs(c->summary[m].mean) : 0;
+}
+
+static void print_header(FILE *out, const struct lb_bench_config *cfg)
+{
+	struct lb_hostinfo h;
+	lb_hostinfo_get(&h);
+	fprintf(out, "# lockbench %s (%s, %s) on %s: %d CPUs, %d NUMA node%s, kernel %s\n",
+		h.version, h.git_rev, h.build_type, h.cpu_model, h.ncpus_online, h.numa_nodes,
+		h.numa_nodes == 1 ? "" : "s", h.kernel);
+	fprintf(out,
+		"# duration %.3fs  cs %llu it (%.0f ns)  par %llu it (%.0f ns)  cs-lines %u  pin %s"
+		"  repeat %u  latency 1/%u ops  clock %s %.3f cycles/ns\n",
+		(double)cfg->duration_ns / 1e9, (unsigned long long)cfg->cs.iters,
+		(double)cfg->cs.iters * lb_work_ns_per_iter(), (unsigned long long)cfg->par.iters,
+		(double)cfg->par.iters * lb_work_ns_per_iter(), cfg->cs_lines, cfg->pin.text,
+		cfg->repeat, 1u << cfg->sample_shift, lb_cycles_source(), lb_cycles_per_ns());
+}
+
+static void print_counters(FILE *out, const struct lb_cell *c)
+{
+	uint64_t ops = 0;
+	const struct lb_run_result *last = &c->runs[c->nruns - 1];
+	if (!c->ops->counters) {
+		fprintf(out, "    %-14s (no counters: this lock does not explain itself)\n", "counters");
+		return;
+	}
+	ops = last->total_ops ? last->total_ops : 1;
+	fprintf(out, "    counters (last run, per 1000 ops):");
+	for (size_t i = 0; i < last->ncounters; i++)
+		fprintf(out, " %s=%llu (%.1f)", last->counters[i].name,
+			(unsigned long long)last->counters[i].value,
+			1000.0 * (double)last->counters[i].value / (double)ops);
+	if (last->ncounters == 0)
+		fprintf(out, " none recorded (built with -Dlock_counters=false?)");
+	fputc('\n', out);
+}
+
+static void print_flags_note(FILE *out, const struct lb_cell *c)
+{
+	uint64_t lost = 0, torn = 0;
+	for (unsigned int r = 0; r < c->nruns; r++) {
+		lost += c->runs[r].lost_updates;
+		torn += c->runs[r].torn_reads;
+	}
+	/* Expected of `none` and `busted`; a real lock showing it is broken. */
+	bool expected = c->ops->flags & (LB_LOCK_F_NOLOCK | LB_LOCK_F_BUSTED);
+	if (lost || torn)
+		fprintf(out, "  %s %s%s%s", expected ? "(no exclusion:" : "!! BROKEN:",
+			lost ? "lost updates" : "", lost && torn ? ", " : "",
+			torn ? "torn reads" : "");
+	if ((lost || torn) && expected)
+		fputc(')', out);
+	fputc('\n', out);
+}
+
+void lb_report_table(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
+		     size_t ncells)
+{
+	print_header(out, cfg);
+	if (cfg->read_pct < 0)
+		fprintf(out, "%-18s %4s %13s %6s %9s %8s %8s %8s %6s %7s %6s %8s %8s %8s %9s\n",
+			"lock", "thr", "ops/s", "±sd%", "ns/op", "cyc/op", "cpu_ns", "ovh_ns", "cov",
+			"min/max", "ovlap", "lat_p50", "lat_p99", "p99.9", "lat_max");
+	else
+		fprintf(out, "%-18s %4s %4s %13s %6s %12s %12s %6s %7s %8s %8s %8s %8s %9s\n",
+			"lock", "thr", "rd%", "ops/s", "±sd%", "rd_ops/s", "wr_ops/s", "cov",
+			"min/max", "rd_p99", "wr_p50", "wr_p99", "wr_p99.9", "wr_max");
+	for (size_t i = 0; i < ncells; i++) {
+		const struct lb_cell *c = &cells[i];
+		if (cfg->read_pct < 0)
+			fprintf(out,
+				"%-18s %4u %13.0f %6.1f %9.2f %8.1f %8.2f %8.2f %6.3f %7.3f %6.3f "
+				"%8.0f %8.0f %8.0f %9.0f",
+				c->ops->name, c->nthreads, mean(c, LB_M_OPS_PER_SEC),
+				sd_pct(c, LB_M_OPS_PER_SEC), mean(c, LB_M_NS_PER_OP),
+				mean(c, LB_M_CYCLES_PER_OP), mean(c, LB_M_CPU_NS_PER_OP),
+				mean(c, LB_M_OVERHEAD_NS), mean(c, LB_M_FAIRNESS_COV),
+				mean(c, LB_M_MIN_MAX_RATIO), mean(c, LB_M_OVERLAP),
+				mean(c, LB_M_LAT_P50), mean(c, LB_M_LAT_P99), mean(c, LB_M_LAT_P999),
+				c->summary[LB_M_LAT_MAX].max);
+		else
+			fprintf(out,
+				"%-18s %4u %4d %13.0f %6.1f %12.0f %12.0f %6.3f %7.3f %8.0f %8.0f "
+				"%8.0f %8.0f %9.0f",
+				c->ops->name, c->nthreads, cfg->read_pct, mean(c, LB_M_OPS_PER_SEC),
+				sd_pct(c, LB_M_OPS_PER_SEC), mean(c, LB_M_READ_OPS_PER_SEC),
+				mean(c, LB_M_WRITE_OPS_PER_SEC), mean(c, LB_M_FAIRNESS_COV),
+				mean(c, LB_M_MIN_MAX_RATIO), mean(c, LB_M_READ_LAT_P99),
+				mean(c, LB_M_WRITE_LAT_P50), mean(c, LB_M_WRITE_LAT_P99),
+				mean(c, LB_M_WRITE_LAT_P999), c->summary[LB_M_WRITE_LAT_MAX].max);
+		print_flags_note(out, c);
+		if (cfg->explain)
+			print_counters(out, c);
+	}
+	if (cfg->repeat > 1)
+		fprintf(out, "# figures are means over %u runs; ±sd%% is the sample standard deviation "
+			     "of ops/s; lat_max is the largest seen\n", cfg->repeat);
+}
+
+static void json_summary(struct lb_json *j, const struct lb_summary *s)
+{
+	lb_json_object_begin(j);
+	lb_json_kv_double(j, "mean", s->mean);
+	lb_json_kv_double(j, "sd", s->sd);
+	lb_json_kv_double(j, "sd_pct", s->mean != 0 ? 100.0 * s->sd / fabs(s->mean) : 0);
+	lb_json_kv_double(j, "median", s->median);
+	lb_json_kv_double(j, "min", s->min);
+	lb_json_kv_double(j, "max", s->max);
+	lb_json_kv_uint(j, "n", s->n);
+	lb_json_object_end(j);
+}
+
+static void json_side(struct lb_json *j, const char *key, const struct lb_side_result *s)
+{
+	lb_json_key(j, key);
+	lb_json_object_begin(j);
+	lb_json_kv_uint(j, "ops", s->ops);
+	lb_json_kv_double(j, "ops_per_sec", s->ops_per_sec);
+	lb_json_kv_uint(j, "latency_samples", s->lat_samples);
+	lb_json_kv_double(j, "lat_p50_ns", s->lat_p50_ns);
+	lb_json_kv_double(j, "lat_p99_ns", s->lat_p99_ns);
+	lb_json_kv_double(j, "lat_p999_ns", s->lat_p999_ns);
+	lb_json_kv_double(j, "lat_max_ns", s->lat_max_ns);
+	lb_json_object_end(j);
+}
+
+static void json_run(struct lb_json *j, const struct lb_run_result *r)
+{
+	lb_json_object_begin(j);
+	lb_json_kv_uint(j, "repeat_index", r->repeat_index);
+	lb_json_kv_uint(j, "total_ops", r->total_ops);
+	lb_json_kv_uint(j, "elapsed_ns", r->elapsed_ns);
+	for (int m = 0; m < LB_M_COUNT; m++)
+		lb_json_kv_double(j, lb_metric_name((enum lb_metric)m),
+				  lb_metric_value(r, (enum lb_metric)m));
+	json_side(j, "write_side", &r->side[LB_SIDE_WRITE]);
+	json_side(j, "read_side", &r->side[LB_SIDE_READ]);
+	lb_json_kv_uint(j, "lost_updates", r->lost_updates);
+	lb_json_kv_uint(j, "torn_reads", r->torn_reads);
+	lb_json_key(j, "counters");
+	lb_json_object_begin(j);
+	for (size_t i = 0; i < r->ncounters; i++)
+		lb_json_kv_uint(j, r->counters[i].name, r->counters[i].value);
+	lb_json_object_end(j);
+	lb_json_key(j, "per_thread");
+	lb_json_array_begin(j);
+	for (unsigned int t = 0; t < r->nthreads && r->threads; t++) {
+		const struct lb_thread_result *th = &r->threads[t];
+		lb_json_object_begin(j);
+		lb_json_kv_uint(j, "index", th->index);
+		lb_json_kv_int(j, "cpu", th->cpu);
+		lb_json_kv_uint(j, "ops", th->ops[LB_SIDE_WRITE] + th->ops[LB_SIDE_READ]);
+		lb_json_kv_uint(j, "write_ops", th->ops[LB_SIDE_WRITE]);
+		lb_json_kv_uint(j, "read_ops", th->ops[LB_SIDE_READ]);
+		lb_json_kv_uint(j, "cpu_ns", th->cpu_ns);
+		lb_json_kv_uint(j, "run_ns", th->end_ns - th->start_ns);
+		lb_json_object_end(j);
+	}
+	lb_json_array_end(j);
+	lb_json_object_end(j);
+}
+
+void lb_report_json(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
+		    size_t ncells)
+{
+	struct lb_hostinfo h;
+	struct lb_json j;
+	lb_hostinfo_get(&h);
+	lb_json_init(&j, out);
+	lb_json_object_begin(&j);
+	lb_json_kv_string(&j, "schema", "lockbench-bench-1");
+	lb_json_key(&j, "host");
+	lb_json_object_begin(&j);
+	lb_json_kv_string(&j, "cpu_model", h.cpu_model);
+	lb_json_kv_int(&j, "cpus_online", h.ncpus_online);
+	lb_json_kv_int(&j, "cpus_allowed", h.ncpus_allowed);
+	lb_json_kv_int(&j, "numa_nodes", h.numa_nodes);
+	lb_json_kv_string(&j, "kernel", h.kernel);
+	lb_json_kv_string(&j, "hostname", h.hostname);
+	lb_json_kv_string(&j, "compiler", h.compiler);
+	lb_json_kv_string(&j, "build_type", h.build_type);
+	lb_json_kv_string(&j, "git_revision", h.git_rev);
+	lb_json_kv_string(&j, "version", h.version);
+	lb_json_kv_string(&j, "cpufreq_governor", h.cpufreq_governor);
+	lb_json_kv_string(&j, "clocksource", h.clocksource);
+	lb_json_kv_string(&j, "cycle_counter", lb_cycles_source());
+	lb_json_kv_double(&j, "cycles_per_ns", lb_cycles_per_ns());
+	lb_json_kv_double(&j, "work_ns_per_iter", lb_work_ns_per_iter());
+	lb_json_object_end(&j);
+
+	lb_json_key(&j, "config");
+	lb_json_object_begin(&j);
+	lb_json_kv_string(&j, "command", cfg->argv_joined);
+	lb_json_key(&j, "locks");
+	lb_json_array_begin(&j);
+	for (size_t i = 0; i < cfg->nlocks; i++)
+		lb_json_string(&j, cfg->locks[i]->name);
+	lb_json_array_end(&j);
+	lb_json_key(&j, "threads");
+	lb_json_array_begin(&j);
+	for (size_t i = 0; i < cfg->nthread_counts; i++)
+		lb_json_uint(&j, cfg->threads[i]);
+	lb_json_array_end(&j);
+	lb_json_kv_double(&j, "duration_s", (double)cfg->duration_ns / 1e9);
+	lb_json_kv_uint(&j, "cs_iters", cfg->cs.iters);
+	lb_json_kv_double(&j, "cs_ns", (double)cfg->cs.iters * lb_work_ns_per_iter());
+	lb_json_kv_uint(&j, "par_iters", cfg->par.iters);
+	lb_json_kv_double(&j, "par_ns", (double)cfg->par.iters * lb_work_ns_per_iter());
+	lb_json_kv_uint(&j, "cs_lines", cfg->cs_lines);
+	lb_json_kv_string(&j, "pin", cfg->pin.text);
+	lb_json_kv_uint(&j, "repeat", cfg->repeat);
+	if (cfg->read_pct >= 0)
+		lb_json_kv_int(&j, "read_pct", cfg->read_pct);
+	else
+		lb_json_kv_string(&j, "read_pct", NULL);
+	lb_json_kv_uint(&j, "latency_sample_every", 1u << cfg->sample_shift);
+	lb_json_kv_bool(&j, "explain", cfg->explain);
+	lb_json_object_end(&j);
+
+	lb_json_key(&j, "results");
+	lb_json_array_begin(&j);
+	for (size_t i = 0; i < ncells; i++) {
+		const struct lb_cell *c = &cells[i];
+		lb_json_object_begin(&j);
+		lb_json_kv_string(&j, "lock", c->ops->name);
+		lb_json_kv_string(&j, "family", c->ops->family);
+		lb_json_kv_uint(&j, "threads", c->nthreads);
+		lb_json_key(&j, "summary");
+		lb_json_object_begin(&j);
+		for (int m = 0; m < LB_M_COUNT; m++) {
+			lb_json_key(&j, lb_metric_name((enum lb_metric)m));
+			json_summary(&j, &c->summary[m]);
+		}
+		lb_json_object_end(&j);
+		lb_json_key(&j, "runs");
+		lb_json_array_begin(&j);
+		for (unsigned int r = 0; r < c->nruns; r++)
+			json_run(&j, &c->runs[r]);
+		lb_json_array_end(&j);
+		lb_json_object_end(&j);
+	}
+	lb_json_array_end(&j);
+	lb_json_object_end(&j);
+	fputc('\n', out);
+}
+
+void lb_report_csv(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
+		   size_t ncells)
+{
+	fprintf(out, "lock,threads,repeat_index,read_pct,duration_s,cs_iters,par_iters,cs_lines,pin,"
+		     "total_ops,elapsed_ns,read_ops,write_ops,lost_updates,torn_reads");
+	for (int m = 0; m < LB_M_COUNT; m++)
+		fprintf(out, ",%s", lb_metric_name((enum lb_metric)m));
+	fputc('\n', out);
+	for (size_t i = 0; i < ncells; i++) {
+		const struct lb_cell *c = &cells[i];
+		for (unsigned int r = 0; r < c->nruns; r++) {
+			const struct lb_run_result *run = &c->runs[r];
+			fprintf(out, "%s,%u,%u,%d,%.6g,%llu,%llu,%u,\"%s\",%llu,%llu,%llu,%llu,%llu,%llu",
+				c->ops->name, c->nthreads, run->repeat_index, cfg->read_pct,
+				(double)cfg->duration_ns / 1e9, (unsigned long long)cfg->cs.iters,
+				(unsigned long long)cfg->par.iters, cfg->cs_lines, cfg->pin.text,
+				(unsigned long long)run->total_ops,
+				(unsigned long long)run->elapsed_ns,
+				(unsigned long long)run->side[LB_SIDE_READ].ops,
+				(unsigned long long)run->side[LB_SIDE_WRITE].ops,
+				(unsigned long long)run->lost_updates,
+				(unsigned long long)run->torn_reads);
+			for (int m = 0; m < LB_M_COUNT; m++)
+				fprintf(out, ",%.6g", lb_metric_value(run, (enum lb_metric)m));
+			fputc('\n', out);
+		}
+	}
+}

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_run.c - one fixed-time measurement of one lock at one thread count.
+ *
+ * Data path: worker loop -> ops->lock (vtable) -> the lock's own code; then
+ * the critical section writes cs_lines shared cache lines (so data really
+ * moves between CPUs), runs the calibrated CS work, ops->unlock, then the
+ * private parallel work.  Every 2^sample_shift ops the time spent inside
+ * ops->lock is read with the cycle counter into a per-thread histogram.
+ *
+ * Read/write mix (--read-pct): a per-thread xorshift picks the side per op.
+ * Writers increment every shared line (so all lines always hold the same
+ * value); readers load them all and count any disagreement as a torn read:
+ * a reader that ran concurrently with a writer.
+ */
+#include "bench.h"
+#include "lb_atomic.h"
+#include "lb_registry.h"
+#include "lb_thread.h"
+#include "lb_time.h"
+#include "lb_work.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* One shared cache line written inside the critical section. */
+struct shared_line {
+	_Atomic uint64_t value;
+	char pad[LB_CACHELINE - sizeof(uint64_t)];
+};
+
+struct run_ctx {
+	const struct lb_bench_config *cfg;
+	const struct lb_lock_ops *ops;
+	void *lock;
+	struct shared_line *data;
+	struct lb_barrier start, done;
+	/* The stop flag on a line of its own: every worker reads it every op. */
+	_Alignas(LB_CACHELINE) _Atomic int stop;
+	char pad[LB_CACHELINE - sizeof(int)];
+};
+
+struct worker {
+	struct run_ctx *ctx;
+	unsigned int index;
+	int cpu;
+	int err;           /* thread_init failure, reported by main */
+	void *tctx;
+	uint64_t torn;
+	uint64_t sink;     /* keeps the busy work observable */
+	struct lb_thread_result res;
+	struct lb_hist hist[LB_SIDES];
+};
+
+/* Writers bump every line; plain load+store is enough under the lock. */
+static inline void cs_write(struct shared_line *data, unsigned int lines)
+{
+	for (unsigned int i = 0; i < lines; i++) {
+		uint64_t v = atomic_load_explicit(&data[i].value, memory_order_relaxed);
+		atomic_store_explicit(&data[i].value, v + 1, memory_order_relaxed);
+	}
+}
+
+/* Readers check the writers' invariant: every line holds the same value. */
+static inline uint64_t cs_read(struct shared_line *data, unsigned int lines)
+{
+	uint64_t first = atomic_load_explicit(&data[0].value, memory_order_relaxed), torn = 0;
+	for (unsigned int i = 1; i < lines; i++)
+		torn |= atomic_load_explicit(&data[i].value, memory_order_relaxed) != first;
+	return torn;
+}
+
+static inline uint64_t xorshift64(uint64_t *s)
+{
+	uint64_t x = *s;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+/* The exclusive loop: kept separate from the mixed one so that the hot
+ * path carries no per-op side choice. */
+LB_NOINLINE static uint64_t loop_exclusive(struct worker *w)
+{
+	struct run_ctx *ctx = w->ctx;
+	void (*lock)(void *, void *) = ctx->ops->lock;
+	void (*unlock)(void *, void *) = ctx->ops->unlock;
+	void *l = ctx->lock, *tctx = w->tctx;
+	struct shared_line *data = ctx->data;
+	const unsigned int lines = ctx->cfg->cs_lines;
+	const uint64_t cs_iters = ctx->cfg->cs.iters, par_iters = ctx->cfg->par.iters;
+	const uint64_t mask = (UINT64_C(1) << ctx->cfg->sample_shift) - 1;
+	struct lb_hist *hist = &w->hist[LB_SIDE_WRITE];
+	uint64_t n = 0, sink = 0;
+
+	/* Relaxed: the flag only ends the run; nothing is published with it. */
+	while (!atomic_load_explicit(&ctx->stop, memory_order_relaxed)) {
+		if (LB_UNLIKELY((n & mask) == 0)) {
+			uint64_t t0 = lb_cycles();
+			lock(l, tctx);
+			lb_hist_record(hist, lb_cycles() - t0);
+		} else {
+			lock(l, tctx);
+		}
+		cs_write(data, lines);
+		if (cs_iters)
+			sink += lb_work(cs_iters);
+		unlock(l, tctx);
+		if (par_iters)
+			sink += lb_work(par_iters);
+		n++;
+	}
+	w->sink = sink;
+	return n;
+}
+
+static void loop_mixed(struct worker *w)
+{
+	struct run_ctx *ctx = w->ctx;
+	const struct lb_lock_ops *ops = ctx->ops;
+	void *l = ctx->lock, *tctx = w->tctx;
+	struct shared_line *data = ctx->data;
+	const unsigned int lines = ctx->cfg->cs_lines;
+	const uint64_t cs_iters = ctx->cfg->cs.iters, par_iters = ctx->cfg->par.iters;
+	const uint64_t mask = (UINT64_C(1) << ctx->cfg->sample_shift) - 1;
+	/* P(read) = read_pct/100 as a threshold on 32 random bits. */
+	const uint64_t threshold = (uint64_t)ctx->cfg->read_pct * (UINT64_C(1) << 32) / 100;
+	uint64_t rng = 0x9e3779b97f4a7c15ull * (w->index + 1), n = 0, sink = 0, torn = 0;
+	uint64_t count[LB_SIDES] = { 0, 0 };
+
+	while (!atomic_load_explicit(&ctx->stop, memory_order_relaxed)) {
+		int side = (xorshift64(&rng) >> 32) < threshold ? LB_SIDE_READ : LB_SIDE_WRITE;
+		bool sample = (n & mask) == 0;
+		uint64_t t0 = sample ? lb_cycles() : 0;
+		if (side == LB_SIDE_READ)
+			ops->read_lock(l, tctx);
+		else
+			ops->lock(l, tctx);
+		if (sample)
+			lb_hist_record(&w->hist[side], lb_cycles() - t0);
+		if (side == LB_SIDE_READ)
+			torn += cs_read(data, lines);
+		else
+			cs_write(data, lines);
+		if (cs_iters)
+			sink += lb_work(cs_iters);
+		if (side == LB_SIDE_READ)
+			ops->read_unlock(l, tctx);
+		else
+			ops->unlock(l, tctx);
+		if (par_iters)
+			sink += lb_work(par_iters);
+		count[side]++;
+		n++;
+	}
+	w->sink = sink;
+	w->torn = torn;
+	w->res.ops[LB_SIDE_WRITE] = count[LB_SIDE_WRITE];
+	w->res.ops[LB_SIDE_READ] = count[LB_SIDE_READ];
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct run_ctx *ctx = w->ctx;
+
+	lb_pin_self(w->cpu);
+	for (int s = 0; s < LB_SIDES; s++)
+		lb_hist_init(&w->hist[s]);
+	/* First touch of the context happens on the worker's own CPU. */
+	w->tctx = lb_thread_ctx_alloc(ctx->ops);
+	if (ctx->ops->thread_ctx_size && !w->tctx)
+		w->err = ENOMEM;
+	else if (ctx->ops->thread_init)
+		w->err = ctx->ops->thread_init(w->tctx, w->index);
+	if (w->err)
+		atomic_store_explicit(&ctx->stop, 1, memory_order_relaxed);
+
+	lb_barrier_wait(&ctx->start);
+	w->res.start_ns = lb_now_ns();
+	uint64_t cpu0 = lb_thread_cpu_ns();
+	if (!w->err) {
+		if (ctx->cfg->read_pct < 0)
+			w->res.ops[LB_SIDE_WRITE] = loop_exclusive(w);
+		else
+			loop_mixed(w);
+	}
+	w->res.cpu_ns = lb_thread_cpu_ns() - cpu0;
+	w->res.end_ns = lb_now_ns();
+	/* Nobody may still be inside the lock when contexts are torn down. */
+	lb_barrier_wait(&ctx->done);
+	if (!w->err && ctx->ops->thread_fini)
+		ctx->ops->thread_fini(w->tctx);
+	return NULL;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
+			       .tv_nsec = (long)(ns % 1000000000u) };
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+		;
+}
+
+static void summarize_run(const struct run_ctx *ctx, struct worker *w, unsigned int n,
+			  struct lb_run_result *out)
+{
+	const struct lb_bench_config *cfg = ctx->cfg;
+	uint64_t first_start = UINT64_MAX, last_start = 0, first_end = UINT64_MAX, last_end = 0;
+	uint64_t cpu_ns = 0, side_ops[LB_SIDES] = { 0, 0 };
+	double *per_thread = calloc(n, sizeof(double));
+	struct lb_hist *merged = malloc(sizeof(*merged));
+
+	out->threads = calloc(n, sizeof(*out->threads));
+	for (unsigned int i = 0; i < n; i++) {
+		struct lb_thread_result *t = &w[i].res;
+		first_start = t->start_ns < first_start ? t->start_ns : first_start;
+		last_start = t->start_ns > last_start ? t->start_ns : last_start;
+		first_end = t->end_ns < first_end ? t->end_ns : first_end;
+		last_end = t->end_ns > last_end ? t->end_ns : last_end;
+		cpu_ns += t->cpu_ns;
+		for (int s = 0; s < LB_SIDES; s++)
+			side_ops[s] += t->ops[s];
+		if (per_thread)
+			per_thread[i] = (double)(t->ops[0] + t->ops[1]);
+		out->torn_reads += w[i].torn;
+		if (out->threads)
+			out->threads[i] = *t;
+	}
+	out->total_ops = side_ops[0] + side_ops[1];
+	out->elapsed_ns = last_end > first_start ? last_end - first_start : 1;
+	double secs = (double)out->elapsed_ns / 1e9;
+	double ops = out->total_ops ? (double)out->total_ops : 1.0;
+	out->ops_per_sec = (double)out->total_ops / secs;
+	out->ns_per_op = (double)out->elapsed_ns / ops;
+	out->cycles_per_op = out->ns_per_op * lb_cycles_per_ns();
+	out->cpu_ns_per_op = (double)cpu_ns / ops;
+	double ns_per_iter = lb_work_ns_per_iter();
+	out->overhead_ns = out->cpu_ns_per_op - (double)cfg->cs.iters * ns_per_iter -
+			   (double)cfg->par.iters * ns_per_iter;
+	if (per_thread) {
+		struct lb_summary s;
+		lb_summarize(per_thread, n, &s);
+		out->fairness_cov = s.cov;
+		out->min_max_ratio = lb_min_max_ratio(per_thread, n);
+	}
+	out->overlap = first_end > last_start
+			       ? (double)(first_end - last_start) / (double)(last_end - first_start)
+			       : 0.0;
+	for (int s = 0; s < LB_SIDES && merged; s++) {
+		struct lb_side_result *sr = &out->side[s];
+		lb_hist_init(merged);
+		for (unsigned int i = 0; i < n; i++)
+			lb_hist_merge(merged, &w[i].hist[s]);
+		sr->ops = side_ops[s];
+		sr->ops_per_sec = (double)side_ops[s] / secs;
+		sr->lat_samples = merged->count;
+		sr->lat_p50_ns = lb_cycles_to_ns(lb_hist_quantile(merged, 0.50));
+		sr->lat_p99_ns = lb_cycles_to_ns(lb_hist_quantile(merged, 0.99));
+		sr->lat_p999_ns = lb_cycles_to_ns(lb_hist_quantile(merged, 0.999));
+		sr->lat_max_ns = lb_cycles_to_ns(lb_hist_quantile(merged, 1.0));
+	}
+	/* Exclusive locks must not lose increments of the shared data. */
+	uint64_t seen = atomic_load_explicit(&ctx->data[0].value, memory_order_relaxed);
+	out->lost_updates = side_ops[LB_SIDE_WRITE] > seen ? side_ops[LB_SIDE_WRITE] - seen : 0;
+	free(per_thread);
+	free(merged);
+}
+
+static size_t data_size_or_line(const struct lb_bench_config *cfg)
+{
+	return cfg->cs_lines ? sizeof(struct shared_line) * cfg->cs_lines : sizeof(struct shared_line);
+}
+
+int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops *ops,
+		     unsigned int nthreads, struct lb_run_result *out)
+{
+	int err = 0;
+	int *cpus = calloc(nthreads, sizeof(int));
+	struct worker *w = aligned_alloc(LB_CACHELINE, (sizeof(*w) * nthreads + LB_CACHELINE - 1) /
+							       LB_CACHELINE * LB_CACHELINE);
+	struct run_ctx *ctx = aligned_alloc(LB_CACHELINE, sizeof(*ctx));
+	struct lb_threads threads = { 0 };
+	void *lock = NULL;
+	int node = -1;
+
+	memset(out, 0, sizeof(*out));
+	out->ops = ops;
+	out->nthreads = nthreads;
+	if (!cpus || !w || !ctx) {
+		err = ENOMEM;
+		goto out;
+	}
+	memset(w, 0, sizeof(*w) * nthreads);
+	memset(ctx, 0, sizeof(*ctx));
+	if (lb_pin_plan(&cfg->pin, nthreads, cpus)) {
+		err = EINVAL;
+		goto out;
+	}
+	if (cpus[0] >= 0)
+		node = lb_numa_node_of_cpu(cpus[0]);
+	lock = lb_mem_alloc(ops->lock_size, ops->lock_align, node);
+	ctx->data = lb_mem_alloc(data_size_or_line(cfg), LB_CACHELINE, node);
+	if (!lock || !ctx->data) {
+		err = ENOMEM;
+		goto out;
+	}
+	err = ops->init(lock);
+	if (err)
+		goto out;
+	ctx->cfg = cfg;
+	ctx->ops = ops;
+	ctx->lock = lock;
+	atomic_init(&ctx->stop, 0);
+	lb_barrier_init(&ctx->start, nthreads + 1);
+	lb_barrier_init(&ctx->done, nthreads);
+	for (unsigned int i = 0; i < nthreads; i++) {
+		w[i].ctx = ctx;
+		w[i].index = i;
+		w[i].cpu = cpus[i];
+		w[i].res.index = i;
+		w[i].res.cpu = cpus[i];
+	}
+
+	err = lb_threads_create(&threads, nthreads, worker_main, w, sizeof(*w));
+	if (err) {
+		/* Stand in for the threads that never started, so the ones that
+		 * did get through both barriers and stop at once. */
+		atomic_store_explicit(&ctx->stop, 1, memory_order_relaxed);
+		for (unsigned int i = threads.n; i < nthreads; i++) {
+			lb_barrier_arrive(&ctx->start);
+			lb_barrier_arrive(&ctx->done);
+		}
+	}
+	lb_barrier_wait(&ctx->start);
+	if (!err)
+		sleep_ns(cfg->duration_ns);
+	atomic_store_explicit(&ctx->stop, 1, memory_order_relaxed);
+	lb_threads_join(&threads);
+	for (unsigned int i = 0; i < nthreads && !err; i++)
+		err = w[i].err;
+	if (!err) {
+		summarize_run(ctx, w, nthreads, out);
+		if (ops->counters)
+			out->ncounters = ops->counters(lock, out->counters, LB_MAX_COUNTERS);
+	}
+	for (unsigned int i = 0; i < nthreads; i++)
+		lb_thread_ctx_free(w[i].tctx);
+	if (ops->destroy)
+		ops->destroy(lock);
+out:
+	if (ctx)
+		lb_mem_free(ctx->data, data_size_or_line(cfg), node);
+	lb_mem_free(lock, ops->lock_size, node);
+	free(ctx);
+	free(w);
+	free(cpus);
+	return err;
+}
+
+void lb_run_result_free(struct lb_run_result *r)
+{
+	free(r->threads);
+	r->threads = NULL;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c - `lockbench <workload> [options]`, dispatched from one table;
+ * --help walks the same table.  The registry is checked before anything
+ * else so a malformed lock entry can never produce figures.
+ */
+#include "bench.h"
+#include "lb_cli.h"
+#include "lb_registry.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct lb_command {
+	const char *name;
+	const char *summary;
+	int (*fn)(int argc, char **argv);
+};
+
+static const struct lb_command commands[] = {
+	{ "bench", "fixed-time throughput, fairness and latency of locks", lb_cmd_bench },
+	{ "list", "the registered locks (--json for machine-readable)", lb_cmd_list },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: lockbench [COMMAND [options]]\n\n"
+		     "With no command: the default comparison of every exclusive lock at\n"
+		     "1, NCPU and 4xNCPU threads (about 5 s).\n\nCommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'lockbench COMMAND --help' describes each command's options.\n"
+		     "locktorture is the separate stress/torture driver.\n");
+}
+
+int main(int argc, char **argv)
+{
+	lb_cli_set_prog("lockbench");
+	if (lb_registry_check(stderr)) {
+		fprintf(stderr, "lockbench: the lock registry is inconsistent (see above)\n");
+		return 1;
+	}
+	if (argc < 2)
+		return lb_cmd_default(argc, argv);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("lockbench %s\n", LB_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	lb_usage_error("unknown command '%s'; accepted: bench, list, --help, --version", argv[1]);
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/* lb_thread.c - start barrier and thread set. */
+#include "lb_thread.h"
+#include "lb_atomic.h"
+#include "lb_futex.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+void lb_barrier_init(struct lb_barrier *b, uint32_t parties)
+{
+	atomic_init(&b->arrived, 0);
+	atomic_init(&b->generation, 0);
+	b->parties = parties;
+}
+
+bool lb_barrier_arrive(struct lb_barrier *b)
+{
+	/* acq_rel: our earlier writes are published to whoever completes the
+	 * round, and the last arrival sees everyone's. */
+	if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) + 1 != b->parties)
+		return false;
+	atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+	/* release: pairs with the acquire loads of generation in the waiters. */
+	atomic_fetch_add_explicit(&b->generation, 1, memory_order_release);
+	lb_futex_wake(&b->generation, INT32_MAX);
+	return true;
+}
+
+void lb_barrier_wait(struct lb_barrier *b)
+{
+	uint32_t gen = atomic_load_explicit(&b->generation, memory_order_acquire);
+	if (lb_barrier_arrive(b))
+		return;
+	/* Spin a little (the common case on an idle machine is a short wait),
+	 * then sleep until the generation moves: oversubscribed runs must not
+	 * spin here while the last threads wait for a CPU. */
+	for (int spins = 0; spins < 2000; spins++) {
+		if (atomic_load_explicit(&b->generation, memory_order_acquire) != gen)
+			return;
+		lb_cpu_relax();
+	}
+	while (atomic_load_explicit(&b->generation, memory_order_acquire) == gen)
+		lb_futex_wait(&b->generation, gen, NULL);
+}
+
+int lb_threads_create(struct lb_threads *t, unsigned int n, void *(*fn)(void *), void *args,
+		      size_t arg_stride)
+{
+	t->n = 0;
+	t->tid = calloc(n ? n : 1, sizeof(*t->tid));
+	if (!t->tid)
+		return ENOMEM;
+	for (unsigned int i = 0; i < n; i++) {
+		int err = pthread_create(&t->tid[i], NULL, fn, (char *)args + i * arg_stride);
+		if (err)
+			return err;
+		t->n++;
+	}
+	return 0;
+}
+
+void lb_threads_join(struct lb_threads *t)
+{
+	for (unsigned int i = 0; i < t->n; i++)
+		pthread_join(t->tid[i], NULL);
+	free(t->tid);
+	t->tid = NULL;
+	t->n = 0;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lb_work.c - calibrated busy work.
+ *
+ * One iteration is one step of a 64-bit linear congruential generator,
+ * x = x * A + C.  Each step needs the previous result (a multiply-add chain,
+ * about 4 cycles of latency on current cores), so the loop is latency-bound:
+ * it does not vectorise, does not depend on memory, and scales with the core
+ * clock only.  An empty asm that "modifies" x stops the compiler from
+ * folding the chain into a closed form.
+ */
+#include "lb_work.h"
+#include "lb_die.h"
+#include "lb_stats.h"
+#include "lb_time.h"
+
+#include <pthread.h>
+
+#define WORK_A 6364136223846793005ull /* Knuth's MMIX LCG constants */
+#define WORK_C 1442695040888963407ull
+
+#define CAL_RUNS 5
+#define CAL_ITERS 2000000ull /* ~3 ms per run at ~1.5 ns/iter */
+
+uint64_t lb_work(uint64_t iters)
+{
+	uint64_t x = iters;
+	for (uint64_t i = 0; i < iters; i++) {
+		x = x * WORK_A + WORK_C;
+#if defined(__GNUC__)
+		__asm__ __volatile__("" : "+r"(x));
+#else
+		{
+			volatile uint64_t sink = x; /* slower, but still opaque */
+			x = sink;
+		}
+#endif
+	}
+	return x;
+}
+
+static double ns_per_iter;
+static pthread_once_t cal_once = PTHREAD_ONCE_INIT;
+static volatile uint64_t work_sink;
+
+static void calibrate(void)
+{
+	double r[CAL_RUNS];
+	work_sink = lb_work(CAL_ITERS / 4); /* warm up: page in, clock up */
+	for (int i = 0; i < CAL_RUNS; i++) {
+		uint64_t t0 = lb_now_ns();
+		work_sink = lb_work(CAL_ITERS);
+		r[i] = (double)(lb_now_ns() - t0) / (double)CAL_ITERS;
+	}
+	double m = lb_median(r, CAL_RUNS);
+	ns_per_iter = m > 0 ? m : 1.0;
+}
+
+double lb_work_ns_per_iter(void)
+{
+	int err = pthread_once(&cal_once, calibrate);
+	if (err)
+		lb_die(err, "pthread_once");
+	return ns_per_iter;
+}
+
+uint64_t lb_work_iters_for_ns(uint64_t ns)
+{
+	if (ns == 0)
+		return 0;
+	uint64_t iters = (uint64_t)((double)ns / lb_work_ns_per_iter() + 0.5);
+	return iters ? iters : 1;
+}

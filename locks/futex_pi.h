@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * futex_pi.h - the smallest lock on the kernel's PI futexes
+ * (FUTEX_LOCK_PI / FUTEX_UNLOCK_PI), a baseline for rtmutex.h.
+ *
+ * Design: the word holds the owner's thread id; the kernel owns everything
+ * else.  Uncontended lock and unlock are one CAS in userspace; a contended
+ * locker calls FUTEX_LOCK_PI, and the kernel sets FUTEX_WAITERS in the word,
+ * queues the caller on an in-kernel rt_mutex, boosts the owner and walks the
+ * PI chain (with deadlock detection: EDEADLK).  The owner then finds its CAS
+ * TID -> 0 failing and calls FUTEX_UNLOCK_PI, which hands the lock straight
+ * to the top waiter (the word becomes the waiter's TID): strict handoff, so
+ * no stealing and a context switch per contended acquisition.  glibc's
+ * PTHREAD_PRIO_INHERIT mutex is the same protocol with more bookkeeping.
+ *
+ * Word layout (Linux uapi):
+ *   bits 0-29  owner TID (0 = free)
+ *   bit  30    FUTEX_OWNER_DIED (robust lists; not used here)
+ *   bit  31    FUTEX_WAITERS: the kernel has waiters; unlock must enter it
+ * Transitions: 0 -> TID (user CAS); TID -> 0 (user CAS, no waiters);
+ * TID|WAITERS -> TID'[|WAITERS] (kernel, FUTEX_UNLOCK_PI).
+ *
+ * The caller passes its TID (cache it: gettid is a syscall).
+ */
+#ifndef LB_FUTEX_PI_H
+#define LB_FUTEX_PI_H
+
+#include "lb_atomic.h"
+#include "lb_futex.h"
+
+#include <errno.h>
+
+#define LB_F_FUTEX_PI_TRYLOCK 1
+#define LB_F_FUTEX_PI_PI 1
+
+typedef struct lb_futex_pi {
+	_Atomic uint32_t word;
+} lb_futex_pi_t;
+
+#define LB_FUTEX_PI_INITIALIZER { 0 }
+
+static inline void lb_futex_pi_init(lb_futex_pi_t *l)
+{
+	atomic_init(&l->word, 0);
+}
+
+static inline bool lb_futex_pi_locked(lb_futex_pi_t *l)
+{
+	return (lb_load_relaxed(&l->word) & FUTEX_TID_MASK) != 0;
+}
+
+/* Kernel path; the syscall is a full barrier.  Returns 0 or an errno. */
+static LB_UNUSED LB_NOINLINE int lb_futex_pi_lock_slow(lb_futex_pi_t *l)
+{
+	for (;;) {
+		if (lb_futex(&l->word, FUTEX_LOCK_PI_PRIVATE, 0, NULL, NULL, 0) == 0)
+			return 0;
+		/* EAGAIN: owner exiting; EINTR: not expected, harmless. */
+		if (errno != EAGAIN && errno != EINTR)
+			return errno;
+	}
+}
+
+/* 0 (locked), EDEADLK (tid already owns it) or another errno from the kernel. */
+static inline int lb_futex_pi_lock(lb_futex_pi_t *l, uint32_t tid)
+{
+	uint32_t z = 0;
+	/* Acquire: pairs with the release CAS in unlock (or the kernel's
+	 * handoff, a full barrier). */
+	if (LB_LIKELY(atomic_compare_exchange_strong_explicit(&l->word, &z, tid,
+							      memory_order_acquire,
+							      memory_order_relaxed)))
+		return 0;
+	return lb_futex_pi_lock_slow(l);
+}
+
+static inline bool lb_futex_pi_trylock(lb_futex_pi_t *l, uint32_t tid)
+{
+	uint32_t z = 0;
+	/* Acquire: as in lock. */
+	return atomic_compare_exchange_strong_explicit(&l->word, &z, tid, memory_order_acquire,
+						       memory_order_relaxed);
+}
+
+/* 0 or an errno (EPERM: not the owner). */
+static inline int lb_futex_pi_unlock(lb_futex_pi_t *l, uint32_t tid)
+{
+	uint32_t me = tid;
+	/* Release: the next owner sees our critical section. */
+	if (LB_LIKELY(atomic_compare_exchange_strong_explicit(&l->word, &me, 0,
+							      memory_order_release,
+							      memory_order_relaxed)))
+		return 0;
+	if (lb_futex(&l->word, FUTEX_UNLOCK_PI_PRIVATE, 0, NULL, NULL, 0) != 0)
+		return errno;
+	return 0;
+}
+
+#endif /* LB_FUTEX_PI_H */

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rtmutex.c - vtable adapter for rtmutex.h, the priority-inheritance
+ * rt_mutex emulation.
+ *
+ *   rtmutex   owner-word CAS fast path; waiters sorted by priority; PI chain
+ *             walk (max depth 1024); top-waiter spinning; futex sleep.
+ *             Normal-priority threads may steal from normal-priority
+ *             waiters (LB_RTMUTEX_F_LATERAL_STEAL, as PREEMPT_RT's sleeping
+ *             spinlocks do); real-time waiters are only overtaken by
+ *             strictly higher priorities.
+ *
+ * The thread context is the task record.  thread_init() must run on the
+ * thread it describes: it records the thread id and decides once whether
+ * boosts also change the kernel policy (SCHED_FIFO permitted) and whether
+ * the thread may spin (it may run on more than one CPU).  The plain lock()
+ * runs without deadlock detection; lb_rtmutex_lock_check() in the header is
+ * the checking variant.
+ */
+#include "rtmutex.h"
+#include "../lib/lb_lock_ops.h"
+
+static int rt_init(void *lock)
+{
+	lb_rtmutex_init_flags(lock, LB_RTMUTEX_F_LATERAL_STEAL);
+	return 0;
+}
+
+static int rt_thread_init(void *tctx, unsigned int index)
+{
+	(void)index;
+	lb_rt_task_init_auto(tctx);
+	return 0;
+}
+
+static void rt_lock(void *lock, void *tctx)
+{
+	lb_rtmutex_lock(lock, tctx);
+}
+
+static void rt_unlock(void *lock, void *tctx)
+{
+	lb_rtmutex_unlock(lock, tctx);
+}
+
+static bool rt_trylock(void *lock, void *tctx)
+{
+	return lb_rtmutex_trylock(lock, tctx);
+}
+
+static int rt_thread_set_prio(void *tctx, int prio)
+{
+	return lb_rt_task_setprio(tctx, prio);
+}
+
+#if LB_LOCK_COUNTERS
+static size_t rt_counters(const void *lock, struct lb_counter *out, size_t max)
+{
+	static const char *const names[] = LB_RTMUTEX_COUNTER_NAMES;
+	const struct lb_rtmutex_stats *st = &((const lb_rtmutex_t *)lock)->st;
+	const _Atomic uint64_t *vals[] = { &st->fast,  &st->slow,  &st->steals,
+					   &st->sleeps, &st->spins, &st->boosts,
+					   &st->walk_steps, &st->real_sched };
+	_Static_assert(sizeof(names) / sizeof(names[0]) == sizeof(vals) / sizeof(vals[0]),
+		       "counter names and values disagree");
+	size_t n = 0;
+	for (; n < max && n < sizeof(vals) / sizeof(vals[0]); n++) {
+		out[n].name = names[n];
+		out[n].value = atomic_load_explicit(vals[n], memory_order_relaxed);
+	}
+	return n;
+}
+#define LB_RT_COUNTERS_FLAG LB_LOCK_F_COUNTERS
+#define LB_RT_COUNTERS_FN rt_counters
+#else
+#define LB_RT_COUNTERS_FLAG 0
+#define LB_RT_COUNTERS_FN NULL
+#endif
+
+const struct lb_lock_ops lb_rtmutex_ops = {
+	.name = "rtmutex",
+	.family = "pi",
+	.summary = "PI rt_mutex emulation: CAS fast path, prio-sorted waiters, chain walk, "
+		   "real SCHED_FIFO boost when permitted",
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS | LB_LOCK_F_PI |
+		 LB_LOCK_F_THREAD_CTX | LB_RT_COUNTERS_FLAG,
+	.lock_size = sizeof(lb_rtmutex_t),
+	.lock_align = _Alignof(lb_rtmutex_t),
+	.thread_ctx_size = sizeof(struct lb_rt_task),
+	.init = rt_init,
+	.thread_init = rt_thread_init,
+	.lock = rt_lock,
+	.unlock = rt_unlock,
+	.trylock = rt_trylock,
+	.counters = LB_RT_COUNTERS_FN,
+	.thread_set_prio = rt_thread_set_prio,
+};

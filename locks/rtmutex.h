@@ -1,0 +1,1078 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rtmutex.h - a priority-inheritance mutex for threads, modelled on the
+ * Linux kernel's rt_mutex (kernel/locking/rtmutex.c) and written from scratch.
+ *
+ * Design
+ * ------
+ * Priority inversion: a high-priority thread H waits for a lock held by a
+ * low-priority thread L while a medium-priority thread M, which needs no
+ * lock, keeps L off the CPU.  H then waits for M, without bound.  Priority
+ * inheritance (Lampson & Redell, "Experience with Processes and Monitors in
+ * Mesa", 1980; Sha, Rajkumar & Lehoczky, IEEE ToC 39(9), 1990) lends H's
+ * priority to L for as long as L holds what H wants, so M cannot run in
+ * between and H's wait is bounded by L's critical section.
+ *
+ * Every thread that uses these locks owns a task record (struct lb_rt_task):
+ * its base priority, its effective priority, the top waiter of every lock it
+ * holds (pi_waiters, sorted), and the waiter it is blocked with (blocked_on).
+ * effective = max(base, highest pi_waiter).  A lock has an owner word and a
+ * queue of waiters sorted by priority, FIFO among equals, guarded by the
+ * lock's wait_lock.
+ *
+ * When a thread blocks and becomes the lock's top waiter, it replaces the old
+ * top waiter in the owner's pi_waiters and recomputes the owner's effective
+ * priority ("boost").  If the owner is itself blocked, the change travels
+ * down the chain: the owner's waiter is re-sorted in the next lock's queue,
+ * that lock's owner is re-evaluated, and so on (lb_rt_walk).  The walk holds
+ * at most two internal locks at a time, stops as soon as a step changes
+ * nothing, and gives up with EDEADLK after max_depth steps (1024, the
+ * kernel's default kernel.max_lock_depth).  The checking lock variant walks
+ * the whole chain even when nothing changes and reports a cycle (A->B->A) or
+ * a self-deadlock as EDEADLK; the plain variant only finds cycles that a
+ * priority change runs into, and aborts, as the kernel WARNs and sleeps.
+ *
+ * Unlock removes the top waiter from the owner's pi_waiters (deboost), marks
+ * the lock free-with-waiters and wakes the top waiter.  There is no handoff:
+ * the woken waiter competes again, and a strictly higher-priority thread may
+ * take ("steal") the lock before it.  With LB_RTMUTEX_F_LATERAL_STEAL a
+ * normal-priority (0) thread may also steal from a normal-priority top
+ * waiter; real-time waiters are never robbed by equals.  This is what the
+ * PREEMPT_RT kernel does for its sleeping spinlocks to win back throughput.
+ *
+ * Priorities (logical)
+ * --------------------
+ *   0       normal (SCHED_OTHER, SCHED_BATCH, SCHED_IDLE: all equal)
+ *   1..99   SCHED_FIFO sched_priority; larger is more urgent
+ * This is the user-visible SCHED_FIFO scale, not the kernel's inverted
+ * internal prio (kernel prio = 99 - rt_priority).  Deadline tasks do not
+ * exist here.
+ *
+ * Logical and real boosting
+ * -------------------------
+ * Boosting always changes the logical effective priority, which orders the
+ * wait queues.  A task created with LB_RT_TASK_REAL also has its kernel
+ * scheduling policy follow the effective priority: SCHED_FIFO eff while
+ * eff > 0, its original normal policy when eff drops back to 0.  That is a
+ * sched_setscheduler() on the owner's thread id, done after all internal
+ * locks are dropped and before the booster sleeps; a deboost of the unlocker
+ * is applied after it has woken the top waiter, so a medium-priority thread
+ * cannot slip in between.  lb_rtmutex_real_boost_available() says whether
+ * this process may use SCHED_FIFO at all; lb_rt_task_init_auto() enables
+ * real boosting only then.  Real-time tasks always return to SCHED_FIFO
+ * (SCHED_RR is not restored).
+ *
+ * What userspace cannot do (see doc/rtmutex.md)
+ * ----------------------------------------------
+ *  - Disable preemption.  The kernel guards wait queues with raw spinlocks
+ *    and irqs off; a SCHED_FIFO thread spinning on a lock held by a
+ *    preempted lower-priority thread on the same CPU would spin forever.  Our
+ *    internal locks (struct lb_rt_ilock) therefore spin briefly and then
+ *    sleep on a futex.  A holder preempted inside one of these short
+ *    sections is the one inversion window PI does not cover.
+ *  - Know whether the owner is on a CPU.  The top waiter spins only while
+ *    the owner word is unchanged, the owner is not itself blocked, the
+ *    spinner may run on more than one CPU (LB_RT_TASK_SPIN), and for at most
+ *    LB_RTMUTEX_SPIN_LOOPS iterations.
+ *  - Wake and boost atomically with the scheduler.  A real boost is a
+ *    separate syscall; until it lands, the owner runs at its old priority.
+ *
+ * Owner word (like the kernel's)
+ * ------------------------------
+ *   owner (task *)  bit 0 HAS_WAITERS   meaning
+ *   NULL            0                   free; fast acquire CAS 0 -> task
+ *   NULL            1                   free, waiters queued; top waiter woken
+ *   task            0                   held; fast release CAS task -> 0
+ *   task            1                   held, waiters (or a slow-path locker
+ *                                       inside wait_lock): release is slow
+ * Bit 0 is set by a slow-path locker under wait_lock before it looks at the
+ * owner; from then on the fast paths fail and the word changes only under
+ * wait_lock.
+ *
+ * Lock order: lock->wait_lock, then task->pi_lock (one task at a time).  The
+ * chain walk takes them in the reverse order with a trylock and backs off.
+ *
+ * Sleep/wake: each task's waiter has a futex word, LB_RT_WAKE_SLEEP (0, may
+ * sleep), LB_RT_WAKE_WOKEN (1) or LB_RT_WAKE_SPIN (2, spinning: the waker
+ * skips the FUTEX_WAKE syscall).  A waiter re-arms it under wait_lock before
+ * every wait, so a wake-up for an earlier wait is only a spurious retry.
+ *
+ * Lifetime: task records must stay valid while any lock may still reference
+ * them (other threads boost and wake through them), and a task record must
+ * be initialised by the thread it describes (its thread id is recorded).
+ */
+#ifndef LB_RTMUTEX_H
+#define LB_RTMUTEX_H
+
+#if !defined(_GNU_SOURCE)
+#error "rtmutex.h needs _GNU_SOURCE (sched_getaffinity, CPU_COUNT, SCHED_RESET_ON_FORK)"
+#endif
+
+#include "lb_atomic.h"
+#include "lb_futex.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#ifndef LB_LOCK_COUNTERS
+#define LB_LOCK_COUNTERS 0
+#endif
+
+#define LB_F_RTMUTEX_TRYLOCK 1
+#define LB_F_RTMUTEX_PI 1
+#define LB_F_RTMUTEX_CHECK 1 /* lb_rtmutex_lock_check() returns EDEADLK */
+
+/* Kernel default of kernel.max_lock_depth. */
+#define LB_RTMUTEX_MAX_DEPTH 1024
+/* Top-waiter spin budget, in lb_cpu_relax() iterations (~50 ns each on Zen). */
+#ifndef LB_RTMUTEX_SPIN_LOOPS
+#define LB_RTMUTEX_SPIN_LOOPS 400
+#endif
+/* Internal-lock spin budget before sleeping on its futex. */
+#ifndef LB_RT_ILOCK_SPINS
+#define LB_RT_ILOCK_SPINS 100
+#endif
+
+#define LB_RTMUTEX_PRIO_MAX 99
+#define LB_RTMUTEX_HAS_WAITERS ((uintptr_t)1)
+
+/* Lock flags (lb_rtmutex_init_flags). */
+#define LB_RTMUTEX_F_LATERAL_STEAL 1u /* prio-0 threads may steal from prio-0 waiters */
+
+/* Task flags (lb_rt_task_init). */
+#define LB_RT_TASK_REAL 1u /* kernel policy follows the effective priority */
+#define LB_RT_TASK_SPIN 2u /* may spin as top waiter (has more than one CPU) */
+
+/* Waiter futex word states. */
+#define LB_RT_WAKE_SLEEP 0u
+#define LB_RT_WAKE_WOKEN 1u
+#define LB_RT_WAKE_SPIN 2u
+
+/* Internal lock: 0 free, 1 held, 2 held and someone may sleep on it. */
+struct lb_rt_ilock {
+	_Atomic uint32_t v;
+};
+
+struct lb_rtmutex;
+struct lb_rt_task;
+
+struct lb_rt_waiter {
+	struct lb_rt_waiter *next, *prev;       /* lock queue; lock->wait_lock */
+	struct lb_rt_waiter *pi_next, *pi_prev; /* owner's pi_waiters; owner->pi_lock */
+	struct lb_rt_task *task;
+	struct lb_rtmutex *lock; /* set at enqueue under task->pi_lock */
+	uint64_t seq;            /* FIFO order among equal prio; wait_lock */
+	int prio;                /* queue key: task's eff prio at (re)queue; wait_lock */
+	int pi_prio;             /* pi_waiters key, copied when inserted; owner->pi_lock */
+	bool on_pi;              /* in some owner's pi_waiters */
+	_Atomic uint32_t wake;   /* futex word, LB_RT_WAKE_* */
+};
+
+struct lb_rt_task {
+	struct lb_rt_ilock pi_lock;
+	int base_prio;                 /* pi_lock */
+	_Atomic int eff_prio;          /* written under pi_lock, read anywhere */
+	struct lb_rt_waiter *pi_head;  /* top waiters of held locks, by pi_prio; pi_lock */
+	struct lb_rt_waiter *blocked_on; /* pi_lock */
+	unsigned int flags;            /* LB_RT_TASK_* */
+	unsigned int max_depth;        /* chain-walk limit for walks this task starts */
+	pid_t tid;
+	pthread_t self;
+	int normal_policy;             /* policy restored when eff drops to 0 */
+	/* Real-boost applier (lb_rt_real_sync). */
+	_Atomic unsigned int real_req;
+	_Atomic int real_busy;
+	_Atomic int real_force;
+	_Atomic int real_applied;      /* logical prio last pushed to the kernel */
+	_Atomic uint64_t real_calls, real_errors;
+	/* Statistics, readable by tests. */
+	_Atomic uint64_t walk_steps;   /* chain-walk steps of walks this task started */
+	_Atomic uint64_t depth_hits;   /* walks cut off at max_depth */
+	struct lb_rt_waiter waiter;    /* a task blocks on one lock at a time */
+};
+
+struct lb_rtmutex_stats {
+	_Atomic uint64_t fast, slow, steals, sleeps, spins, boosts, walk_steps, real_sched;
+};
+
+typedef struct lb_rtmutex {
+	_Atomic uintptr_t owner;       /* struct lb_rt_task * | HAS_WAITERS */
+	struct lb_rt_ilock wait_lock;
+	unsigned int flags;            /* LB_RTMUTEX_F_* */
+	struct lb_rt_waiter *head;     /* waiters by (prio desc, seq); wait_lock */
+	uint64_t seq;                  /* wait_lock */
+#if LB_LOCK_COUNTERS
+	struct lb_rtmutex_stats st;
+#endif
+} lb_rtmutex_t;
+
+#define LB_RTMUTEX_INITIALIZER { 0 }
+
+#if LB_LOCK_COUNTERS
+#define LB_RT_COUNT(m, field)                                                  \
+	do {                                                                   \
+		if (m)                                                         \
+			atomic_fetch_add_explicit(&(m)->st.field, 1, memory_order_relaxed); \
+	} while (0)
+#define LB_RT_COUNT_N(m, field, n)                                             \
+	do {                                                                   \
+		if ((m) && (n))                                                \
+			atomic_fetch_add_explicit(&(m)->st.field, (n), memory_order_relaxed); \
+	} while (0)
+/* Only the holder writes `fast`: a plain load+store, no locked RMW. */
+#define LB_RT_COUNT_HELD(m, field)                                             \
+	atomic_store_explicit(&(m)->st.field,                                  \
+			      atomic_load_explicit(&(m)->st.field, memory_order_relaxed) + 1, \
+			      memory_order_relaxed)
+#else
+#define LB_RT_COUNT(m, field) ((void)(m))
+#define LB_RT_COUNT_N(m, field, n) ((void)(m), (void)(n))
+#define LB_RT_COUNT_HELD(m, field) ((void)(m))
+#endif
+
+/* ---- internal lock: spin briefly, then sleep --------------------------- */
+
+/* 0 -> 1.  Acquire: pairs with the release in lb_rt_ilock_unlock. */
+static inline bool lb_rt_ilock_trylock(struct lb_rt_ilock *l)
+{
+	uint32_t z = 0;
+	return atomic_compare_exchange_strong_explicit(&l->v, &z, 1, memory_order_acquire,
+						       memory_order_relaxed);
+}
+
+static LB_UNUSED LB_NOINLINE void lb_rt_ilock_lock_slow(struct lb_rt_ilock *l)
+{
+	/* Spin loop: holders keep the lock for a few dozen instructions; read
+	 * relaxed and only try the CAS (acquire) when it looks free. */
+	for (int i = 0; i < LB_RT_ILOCK_SPINS; i++) {
+		if (lb_load_relaxed(&l->v) == 0 && lb_rt_ilock_trylock(l))
+			return;
+		lb_cpu_relax();
+	}
+	/* Sleep loop: a holder preempted on our CPU by us (SCHED_FIFO) would
+	 * never release while we spin.  * -> 2 marks a sleeper; acquire pairs
+	 * with the release exchange in unlock when we get it at 0. */
+	while (atomic_exchange_explicit(&l->v, 2, memory_order_acquire) != 0)
+		lb_futex_wait(&l->v, 2, NULL);
+}
+
+static inline void lb_rt_ilock_lock(struct lb_rt_ilock *l)
+{
+	if (!lb_rt_ilock_trylock(l))
+		lb_rt_ilock_lock_slow(l);
+}
+
+/* * -> 0.  Release: publishes the section's writes to the next holder. */
+static inline void lb_rt_ilock_unlock(struct lb_rt_ilock *l)
+{
+	if (atomic_exchange_explicit(&l->v, 0, memory_order_release) == 2)
+		lb_futex_wake(&l->v, 1);
+}
+
+/* ---- owner word helpers -------------------------------------------------- */
+
+static inline struct lb_rt_task *lb_rt_owner_of(uintptr_t word)
+{
+	return (struct lb_rt_task *)(word & ~LB_RTMUTEX_HAS_WAITERS);
+}
+
+static inline struct lb_rt_task *lb_rtmutex_owner(lb_rtmutex_t *m)
+{
+	return lb_rt_owner_of(lb_load_relaxed(&m->owner));
+}
+
+static inline bool lb_rtmutex_locked(lb_rtmutex_t *m)
+{
+	return lb_rtmutex_owner(m) != NULL;
+}
+
+/* ---- sorted lists ------------------------------------------------------ */
+
+/* Queue order: higher prio first, FIFO (lower seq) among equals. */
+static inline bool lb_rt_queue_before(const struct lb_rt_waiter *a, const struct lb_rt_waiter *b)
+{
+	return a->prio > b->prio || (a->prio == b->prio && a->seq < b->seq);
+}
+
+/* wait_lock held. */
+static inline void lb_rt_queue_add(lb_rtmutex_t *m, struct lb_rt_waiter *w)
+{
+	struct lb_rt_waiter *prev = NULL, *cur = m->head;
+	while (cur && !lb_rt_queue_before(w, cur)) {
+		prev = cur;
+		cur = cur->next;
+	}
+	w->prev = prev;
+	w->next = cur;
+	if (cur)
+		cur->prev = w;
+	if (prev)
+		prev->next = w;
+	else
+		m->head = w;
+}
+
+/* wait_lock held. */
+static inline void lb_rt_queue_del(lb_rtmutex_t *m, struct lb_rt_waiter *w)
+{
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		m->head = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	w->next = w->prev = NULL;
+}
+
+/* t->pi_lock held.  Highest pi_prio first; equal keys keep insertion order. */
+static inline void lb_rt_pi_add(struct lb_rt_task *t, struct lb_rt_waiter *w)
+{
+	struct lb_rt_waiter *prev = NULL, *cur = t->pi_head;
+	w->pi_prio = w->prio;
+	while (cur && cur->pi_prio >= w->pi_prio) {
+		prev = cur;
+		cur = cur->pi_next;
+	}
+	w->pi_prev = prev;
+	w->pi_next = cur;
+	if (cur)
+		cur->pi_prev = w;
+	if (prev)
+		prev->pi_next = w;
+	else
+		t->pi_head = w;
+	w->on_pi = true;
+}
+
+/* t->pi_lock held. */
+static inline void lb_rt_pi_del(struct lb_rt_task *t, struct lb_rt_waiter *w)
+{
+	if (!w->on_pi)
+		abort(); /* invariant: a lock's top waiter is in its owner's list */
+	if (w->pi_prev)
+		w->pi_prev->pi_next = w->pi_next;
+	else
+		t->pi_head = w->pi_next;
+	if (w->pi_next)
+		w->pi_next->pi_prev = w->pi_prev;
+	w->pi_next = w->pi_prev = NULL;
+	w->on_pi = false;
+}
+
+/*
+ * t->pi_lock held.  effective = max(base, top pi waiter).  Returns true if
+ * it changed.  Relaxed store: readers that need more take pi_lock.
+ */
+static inline bool lb_rt_adjust(struct lb_rt_task *t)
+{
+	int e = t->base_prio;
+	if (t->pi_head && t->pi_head->pi_prio > e)
+		e = t->pi_head->pi_prio;
+	if (e == lb_load_relaxed(&t->eff_prio))
+		return false;
+	lb_store_relaxed(&t->eff_prio, e);
+	return true;
+}
+
+/* ---- real (kernel) priority -------------------------------------------- */
+
+/* Push one logical priority into the kernel scheduler for t's thread. */
+static inline void lb_rt_real_apply(struct lb_rt_task *t, int want)
+{
+	struct sched_param sp = { .sched_priority = want > 0 ? want : 0 };
+	int policy = want > 0 ? SCHED_FIFO : t->normal_policy;
+	atomic_fetch_add_explicit(&t->real_calls, 1, memory_order_relaxed);
+	if (sched_setscheduler(t->tid, policy, &sp) != 0)
+		atomic_fetch_add_explicit(&t->real_errors, 1, memory_order_relaxed);
+}
+
+/*
+ * Make t's kernel priority match its effective priority.  Called by whoever
+ * changed eff_prio, after dropping every internal lock (it is a syscall).
+ * Any number of threads may call it at once: each one posts a request, one
+ * of them becomes the applier and loops until no request arrived during
+ * its last pass, so the final kernel priority is the final eff_prio.
+ * Returns the number of sched_setscheduler calls made.
+ */
+static inline unsigned int lb_rt_real_sync(struct lb_rt_task *t)
+{
+	unsigned int calls = 0;
+	if (!(t->flags & LB_RT_TASK_REAL))
+		return 0;
+	/* seq_cst on real_req/real_busy: a store-then-load (Dekker) pairing
+	 * with the applier's "clear busy, re-read req"; either it sees our
+	 * request or we see busy == 0 and apply ourselves.  Our eff_prio
+	 * write is sequenced before this RMW, so the applier sees it. */
+	atomic_fetch_add_explicit(&t->real_req, 1, memory_order_seq_cst);
+	for (;;) {
+		int idle = 0;
+		if (!atomic_compare_exchange_strong_explicit(&t->real_busy, &idle, 1,
+							     memory_order_seq_cst,
+							     memory_order_seq_cst))
+			return calls; /* the current applier will see our request */
+		unsigned int seen = atomic_load_explicit(&t->real_req, memory_order_seq_cst);
+		int want = atomic_load_explicit(&t->eff_prio, memory_order_relaxed);
+		int force = atomic_exchange_explicit(&t->real_force, 0, memory_order_relaxed);
+		if (force || want != atomic_load_explicit(&t->real_applied, memory_order_relaxed)) {
+			lb_rt_real_apply(t, want);
+			atomic_store_explicit(&t->real_applied, want, memory_order_relaxed);
+			calls++;
+		}
+		atomic_store_explicit(&t->real_busy, 0, memory_order_seq_cst);
+		if (atomic_load_explicit(&t->real_req, memory_order_seq_cst) == seen)
+			return calls;
+	}
+}
+
+/*
+ * May this process run threads under SCHED_FIFO?  Probes by switching the
+ * calling thread to SCHED_FIFO 1 and back (no change if it already runs
+ * under a real-time policy).  Cheap: two to four syscalls.
+ */
+static inline bool lb_rtmutex_real_boost_available(void)
+{
+	struct sched_param old, one = { .sched_priority = 1 };
+	int policy = sched_getscheduler(0);
+	if (policy < 0 || sched_getparam(0, &old) != 0)
+		return false;
+	policy &= ~SCHED_RESET_ON_FORK;
+	if (policy == SCHED_FIFO || policy == SCHED_RR)
+		return true;
+	if (sched_setscheduler(0, SCHED_FIFO, &one) != 0)
+		return false;
+	(void)sched_setscheduler(0, policy, &old); /* lowering is always allowed */
+	return true;
+}
+
+/* ---- task records ---------------------------------------------------- */
+
+/*
+ * Initialise the calling thread's task record.  The base priority is read
+ * from the thread's current policy (SCHED_FIFO/RR priority, else 0).
+ */
+static inline void lb_rt_task_init(struct lb_rt_task *t, unsigned int flags)
+{
+	struct sched_param sp = { 0 };
+	int policy = sched_getscheduler(0);
+	memset(t, 0, sizeof(*t));
+	if (policy < 0 || sched_getparam(0, &sp) != 0)
+		policy = SCHED_OTHER;
+	policy &= ~SCHED_RESET_ON_FORK;
+	bool rt = policy == SCHED_FIFO || policy == SCHED_RR;
+	t->base_prio = rt ? sp.sched_priority : 0;
+	lb_store_relaxed(&t->eff_prio, t->base_prio);
+	lb_store_relaxed(&t->real_applied, t->base_prio);
+	t->normal_policy = rt ? SCHED_OTHER : policy;
+	t->flags = flags;
+	t->max_depth = LB_RTMUTEX_MAX_DEPTH;
+	t->tid = (pid_t)lb_gettid();
+	t->self = pthread_self();
+	t->waiter.task = t;
+}
+
+/* Flags chosen from the environment: REAL if SCHED_FIFO is permitted, SPIN
+ * if the thread may run on more than one CPU. */
+static inline unsigned int lb_rt_task_auto_flags(void)
+{
+	unsigned int flags = 0;
+	cpu_set_t set;
+	if (lb_rtmutex_real_boost_available())
+		flags |= LB_RT_TASK_REAL;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 1)
+		flags |= LB_RT_TASK_SPIN;
+	return flags;
+}
+
+static inline void lb_rt_task_init_auto(struct lb_rt_task *t)
+{
+	lb_rt_task_init(t, lb_rt_task_auto_flags());
+}
+
+/* Chain-walk depth limit for walks started by t (testing; default 1024). */
+static inline void lb_rt_task_set_max_depth(struct lb_rt_task *t, unsigned int depth)
+{
+	t->max_depth = depth;
+}
+
+static inline int lb_rt_task_eff_prio(struct lb_rt_task *t)
+{
+	return atomic_load_explicit(&t->eff_prio, memory_order_relaxed);
+}
+
+static inline int lb_rt_task_base_prio(struct lb_rt_task *t)
+{
+	lb_rt_ilock_lock(&t->pi_lock);
+	int b = t->base_prio;
+	lb_rt_ilock_unlock(&t->pi_lock);
+	return b;
+}
+
+/* The lock t is blocked on, or NULL. */
+static inline lb_rtmutex_t *lb_rt_task_blocked_on(struct lb_rt_task *t)
+{
+	lb_rt_ilock_lock(&t->pi_lock);
+	lb_rtmutex_t *m = t->blocked_on ? t->blocked_on->lock : NULL;
+	lb_rt_ilock_unlock(&t->pi_lock);
+	return m;
+}
+
+/* Does t hold no lock that has waiters (its pi_waiters list is empty)? */
+static inline bool lb_rt_task_pi_empty(struct lb_rt_task *t)
+{
+	lb_rt_ilock_lock(&t->pi_lock);
+	bool e = t->pi_head == NULL;
+	lb_rt_ilock_unlock(&t->pi_lock);
+	return e;
+}
+
+/* Snapshot of m's queue in order: up to max tasks into out[]; returns count. */
+static inline size_t lb_rtmutex_waiter_tasks(lb_rtmutex_t *m, struct lb_rt_task **out, size_t max)
+{
+	size_t n = 0;
+	lb_rt_ilock_lock(&m->wait_lock);
+	for (struct lb_rt_waiter *w = m->head; w && n < max; w = w->next)
+		out[n++] = w->task;
+	lb_rt_ilock_unlock(&m->wait_lock);
+	return n;
+}
+
+/* ---- wake-up ----------------------------------------------------------- */
+
+/*
+ * Wake w's task.  Release: the exchange follows our wait_lock section, so
+ * the waiter's re-check under wait_lock sees the state we left.  A spinning
+ * waiter (SPIN) sees WOKEN in its loop; only a (possibly) sleeping one needs
+ * the syscall.
+ */
+static inline void lb_rt_wake(struct lb_rt_waiter *w)
+{
+	if (atomic_exchange_explicit(&w->wake, LB_RT_WAKE_WOKEN, memory_order_release) ==
+	    LB_RT_WAKE_SLEEP)
+		lb_futex_wake(&w->wake, 1);
+}
+
+/* ---- the chain walk ---------------------------------------------------- */
+
+/*
+ * Propagate a priority change along the chain that starts with `task`, a
+ * task whose effective priority may have changed and which was blocked on
+ * `next_lock` when the caller looked.  No internal lock is held on entry.
+ *
+ *  orig_lock    lock the walk started from (deadlock check), or NULL
+ *  orig_waiter  waiter that started it (NULL: deboost or priority change)
+ *  top_task     task that started it: finding it as an owner is a deadlock
+ *  detect       walk the whole chain even if nothing changes
+ *  cm           lock whose counters are charged, or NULL
+ *
+ * Each step: [1] depth check; [2] under task->pi_lock, stop if task is no
+ * longer blocked on next_lock, if the original lock was released, or (no
+ * detection) if task's change does not matter; [3] trylock the lock's
+ * wait_lock (reverse order: on failure drop pi_lock, wait, retry); [4]
+ * deadlock check; [5] re-sort task's waiter at task's effective priority;
+ * [6] lock unowned: wake a new top waiter, end; [7] under owner->pi_lock
+ * swap the lock's top waiter in owner's pi_waiters and recompute owner's
+ * priority; [8] continue with owner if it is blocked and (no detection) the
+ * waiter still tops the lock.  Returns 0 or EDEADLK.
+ */
+static LB_UNUSED LB_NOINLINE int lb_rt_walk(struct lb_rt_task *task, bool detect,
+					  lb_rtmutex_t *orig_lock, lb_rtmutex_t *next_lock,
+					  struct lb_rt_waiter *orig_waiter,
+					  struct lb_rt_task *top_task, lb_rtmutex_t *cm)
+{
+	struct lb_rt_waiter *top_waiter = orig_waiter;
+	unsigned int depth = 0;
+
+	for (;;) {
+		/* [1] */
+		if (++depth > top_task->max_depth) {
+			atomic_fetch_add_explicit(&top_task->depth_hits, 1, memory_order_relaxed);
+			return EDEADLK;
+		}
+		atomic_fetch_add_explicit(&top_task->walk_steps, 1, memory_order_relaxed);
+		LB_RT_COUNT(cm, walk_steps);
+	retry:
+		/* [2] */
+		lb_rt_ilock_lock(&task->pi_lock);
+		struct lb_rt_waiter *w = task->blocked_on;
+		if (!w || w->lock != next_lock)
+			goto out_task; /* woke up or now blocked elsewhere */
+		if (orig_waiter && !lb_rtmutex_owner(orig_lock))
+			goto out_task; /* released: its new owner handles the rest */
+		bool requeue = true;
+		if (top_waiter) {
+			if (!task->pi_head)
+				goto out_task; /* task no longer holds a contended lock */
+			if (top_waiter != task->pi_head) {
+				if (!detect)
+					goto out_task; /* our waiter does not set task's prio */
+				requeue = false;
+			}
+		}
+		if (w->prio == lb_load_relaxed(&task->eff_prio)) {
+			if (!detect)
+				goto out_task; /* nothing to propagate: stop early */
+			requeue = false;
+		}
+		/* [3] */
+		lb_rtmutex_t *m = w->lock;
+		if (!lb_rt_ilock_trylock(&m->wait_lock)) {
+			lb_rt_ilock_unlock(&task->pi_lock);
+			/* Wait for the holder (sleeping if need be), then retry. */
+			lb_rt_ilock_lock(&m->wait_lock);
+			lb_rt_ilock_unlock(&m->wait_lock);
+			goto retry;
+		}
+		/* [4] */
+		struct lb_rt_task *owner = lb_rtmutex_owner(m);
+		if (m == orig_lock || owner == top_task) {
+			lb_rt_ilock_unlock(&m->wait_lock);
+			lb_rt_ilock_unlock(&task->pi_lock);
+			return EDEADLK;
+		}
+		if (!requeue) {
+			/* Detection only: follow the chain, change nothing. */
+			lb_rt_ilock_unlock(&task->pi_lock);
+			if (!owner) {
+				lb_rt_ilock_unlock(&m->wait_lock);
+				return 0;
+			}
+			lb_rt_ilock_lock(&owner->pi_lock);
+			next_lock = owner->blocked_on ? owner->blocked_on->lock : NULL;
+			lb_rt_ilock_unlock(&owner->pi_lock);
+			lb_rt_ilock_unlock(&m->wait_lock);
+			if (!next_lock)
+				return 0;
+			task = owner;
+			continue;
+		}
+		/* [5] */
+		struct lb_rt_waiter *prev_top = m->head;
+		lb_rt_queue_del(m, w);
+		w->prio = lb_load_relaxed(&task->eff_prio);
+		w->seq = m->seq++;
+		lb_rt_queue_add(m, w);
+		lb_rt_ilock_unlock(&task->pi_lock);
+		/* [6] */
+		if (!owner) {
+			struct lb_rt_waiter *nt = m->head;
+			lb_rt_ilock_unlock(&m->wait_lock);
+			if (nt != prev_top)
+				lb_rt_wake(nt);
+			return 0;
+		}
+		/* [7] */
+		bool changed = false;
+		lb_rt_ilock_lock(&owner->pi_lock);
+		if (w == m->head) {
+			lb_rt_pi_del(owner, prev_top); /* prev_top may be w itself */
+			lb_rt_pi_add(owner, w);
+			changed = lb_rt_adjust(owner);
+		} else if (w == prev_top) {
+			lb_rt_pi_del(owner, w);
+			w = m->head;
+			lb_rt_pi_add(owner, w);
+			changed = lb_rt_adjust(owner);
+		}
+		next_lock = owner->blocked_on ? owner->blocked_on->lock : NULL;
+		top_waiter = m->head;
+		lb_rt_ilock_unlock(&owner->pi_lock);
+		lb_rt_ilock_unlock(&m->wait_lock);
+		if (changed) {
+			LB_RT_COUNT(cm, boosts);
+			LB_RT_COUNT_N(cm, real_sched, lb_rt_real_sync(owner));
+		}
+		/* [8] */
+		if (!next_lock)
+			return 0;
+		if (!detect && w != top_waiter)
+			return 0;
+		task = owner;
+	}
+out_task:
+	lb_rt_ilock_unlock(&task->pi_lock);
+	return 0;
+}
+
+/* ---- acquisition ------------------------------------------------------- */
+
+/* May a thread at prio take a free lock ahead of waiter top? */
+static inline bool lb_rt_may_steal(const lb_rtmutex_t *m, int prio, const struct lb_rt_waiter *top)
+{
+	if (prio > top->prio)
+		return true;
+	return (m->flags & LB_RTMUTEX_F_LATERAL_STEAL) && prio == 0 && top->prio == 0;
+}
+
+/*
+ * wait_lock held.  Try to make t the owner; w is t's queued waiter or NULL
+ * (first attempt, trylock).  Transitions: (NULL, *) -> (t, waiters?).
+ */
+static inline bool lb_rt_take_try(lb_rtmutex_t *m, struct lb_rt_task *t, struct lb_rt_waiter *w)
+{
+	/* Set HAS_WAITERS before looking: the owner can no longer release on
+	 * the fast path, so the word only changes under wait_lock.  acq_rel:
+	 * if it is free we must see the last holder's writes (pairs with the
+	 * release CAS in lb_rtmutex_unlock). */
+	uintptr_t o = atomic_fetch_or_explicit(&m->owner, LB_RTMUTEX_HAS_WAITERS,
+					       memory_order_acq_rel);
+	if (lb_rt_owner_of(o))
+		return false;
+	struct lb_rt_waiter *top = m->head;
+	if (w) {
+		if (w != top && !lb_rt_may_steal(m, w->prio, top))
+			return false;
+	} else if (top && !lb_rt_may_steal(m, lb_load_relaxed(&t->eff_prio), top)) {
+		return false;
+	}
+	if (w != top && top)
+		LB_RT_COUNT(m, steals);
+	lb_rt_ilock_lock(&t->pi_lock);
+	if (w) {
+		lb_rt_queue_del(m, w);
+		t->blocked_on = NULL;
+	}
+	struct lb_rt_waiter *nt = m->head;
+	if (nt) {
+		lb_rt_pi_add(t, nt);
+		lb_rt_adjust(t);
+	}
+	lb_rt_ilock_unlock(&t->pi_lock);
+	/* Relaxed: nobody else writes the word while bit 0 is set and we hold
+	 * wait_lock; wait_lock's release publishes it. */
+	lb_store_relaxed(&m->owner, (uintptr_t)t | (nt ? LB_RTMUTEX_HAS_WAITERS : 0));
+	return true;
+}
+
+/* wait_lock held.  Clear a stale HAS_WAITERS when the queue is empty. */
+static inline void lb_rt_fix_waiters_bit(lb_rtmutex_t *m)
+{
+	if (m->head)
+		return;
+	uintptr_t o = lb_load_relaxed(&m->owner);
+	/* Release: if the lock is free, a fast-path acquirer must see the
+	 * last holder's writes, which we acquired through wait_lock. */
+	lb_store_release(&m->owner, o & ~LB_RTMUTEX_HAS_WAITERS);
+}
+
+/*
+ * wait_lock held, take_try failed.  Queue w and boost the owner; may drop
+ * and retake wait_lock (real boost, chain walk).  Returns 0 or EDEADLK.
+ */
+static inline int lb_rt_block_on(lb_rtmutex_t *m, struct lb_rt_task *t, struct lb_rt_waiter *w,
+				 bool detect)
+{
+	struct lb_rt_task *owner = lb_rtmutex_owner(m);
+	if (owner == t)
+		return EDEADLK;
+	lb_rt_ilock_lock(&t->pi_lock);
+	w->lock = m;
+	w->prio = lb_load_relaxed(&t->eff_prio);
+	w->seq = m->seq++;
+	t->blocked_on = w;
+	lb_rt_ilock_unlock(&t->pi_lock);
+	struct lb_rt_waiter *old_top = m->head;
+	lb_rt_queue_add(m, w);
+	if (!owner)
+		return 0; /* free, a woken waiter is on its way: we retry too */
+
+	bool changed = false;
+	lb_rt_ilock_lock(&owner->pi_lock);
+	if (m->head == w) {
+		if (old_top)
+			lb_rt_pi_del(owner, old_top);
+		lb_rt_pi_add(owner, w);
+		changed = lb_rt_adjust(owner);
+	}
+	lb_rtmutex_t *next = owner->blocked_on ? owner->blocked_on->lock : NULL;
+	lb_rt_ilock_unlock(&owner->pi_lock);
+	bool walk = next && (changed || detect);
+	if (!changed && !walk)
+		return 0;
+
+	int ret = 0;
+	lb_rt_ilock_unlock(&m->wait_lock);
+	if (changed) {
+		LB_RT_COUNT(m, boosts);
+		LB_RT_COUNT_N(m, real_sched, lb_rt_real_sync(owner));
+	}
+	if (walk)
+		ret = lb_rt_walk(owner, detect, m, next, w, t, m);
+	lb_rt_ilock_lock(&m->wait_lock);
+	return ret;
+}
+
+/*
+ * wait_lock held.  Take t's queued waiter w off m after an error and undo
+ * the boost it gave the owner; may drop and retake wait_lock.
+ */
+static inline void lb_rt_remove_waiter(lb_rtmutex_t *m, struct lb_rt_task *t,
+				       struct lb_rt_waiter *w)
+{
+	bool was_top = m->head == w;
+	struct lb_rt_task *owner = lb_rtmutex_owner(m);
+	lb_rt_ilock_lock(&t->pi_lock);
+	lb_rt_queue_del(m, w);
+	t->blocked_on = NULL;
+	lb_rt_ilock_unlock(&t->pi_lock);
+	if (!was_top)
+		return;
+	if (!owner) {
+		/* Free with waiters: we may have been the woken one; pass it on. */
+		if (m->head)
+			lb_rt_wake(m->head);
+		return;
+	}
+	lb_rt_ilock_lock(&owner->pi_lock);
+	lb_rt_pi_del(owner, w);
+	if (m->head)
+		lb_rt_pi_add(owner, m->head);
+	bool changed = lb_rt_adjust(owner);
+	lb_rtmutex_t *next = owner->blocked_on ? owner->blocked_on->lock : NULL;
+	lb_rt_ilock_unlock(&owner->pi_lock);
+	if (!changed)
+		return;
+	lb_rt_ilock_unlock(&m->wait_lock);
+	LB_RT_COUNT_N(m, real_sched, lb_rt_real_sync(owner));
+	if (next)
+		(void)lb_rt_walk(owner, false, m, next, NULL, t, m);
+	lb_rt_ilock_lock(&m->wait_lock);
+}
+
+/*
+ * Slow path of lock: queue, boost, then spin (top waiter, bounded) or
+ * sleep until take_try succeeds.  Out of line so that profiles name it and
+ * the fast path stays a few instructions.  Returns 0 or EDEADLK.
+ */
+static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb_rt_task *t,
+						   bool detect)
+{
+	struct lb_rt_waiter *w = &t->waiter;
+	int ret = 0;
+
+	lb_rt_ilock_lock(&m->wait_lock);
+	if (lb_rt_take_try(m, t, NULL))
+		goto out_locked;
+	ret = lb_rt_block_on(m, t, w, detect);
+	if (ret) {
+		if (t->blocked_on == w) /* EDEADLK from the walk: we were queued */
+			lb_rt_remove_waiter(m, t, w);
+		lb_rt_fix_waiters_bit(m);
+		lb_rt_ilock_unlock(&m->wait_lock);
+		return ret;
+	}
+	for (;;) {
+		if (lb_rt_take_try(m, t, w))
+			break;
+		uintptr_t o = lb_load_relaxed(&m->owner);
+		struct lb_rt_task *owner = lb_rt_owner_of(o);
+		bool spin = false;
+		if ((t->flags & LB_RT_TASK_SPIN) && m->head == w && owner) {
+			lb_rt_ilock_lock(&owner->pi_lock);
+			spin = owner->blocked_on == NULL; /* a blocked owner won't release soon */
+			lb_rt_ilock_unlock(&owner->pi_lock);
+		}
+		/* Re-arm under wait_lock: a waker that picks us later writes
+		 * WOKEN after this store (it takes wait_lock after us). */
+		atomic_store_explicit(&w->wake, spin ? LB_RT_WAKE_SPIN : LB_RT_WAKE_SLEEP,
+				      memory_order_relaxed);
+		lb_rt_ilock_unlock(&m->wait_lock);
+		if (spin) {
+			LB_RT_COUNT(m, spins);
+			/* Top-waiter spin, bounded: wait for the owner word to
+			 * change or for an unlocker to mark us WOKEN.  Relaxed:
+			 * we re-check everything under wait_lock. */
+			for (unsigned int n = LB_RTMUTEX_SPIN_LOOPS;
+			     n && lb_load_relaxed(&m->owner) == o &&
+			     lb_load_relaxed(&w->wake) == LB_RT_WAKE_SPIN;
+			     n--)
+				lb_cpu_relax();
+			uint32_t s = LB_RT_WAKE_SPIN;
+			/* SPIN -> SLEEP fails only if we were woken: retry now. */
+			if (!atomic_compare_exchange_strong_explicit(&w->wake, &s, LB_RT_WAKE_SLEEP,
+								     memory_order_acquire,
+								     memory_order_acquire) ||
+			    lb_load_relaxed(&m->owner) != o)
+				goto relock;
+		}
+		LB_RT_COUNT(m, sleeps);
+		/* Sleep loop: until an unlocker sets WOKEN (the futex may
+		 * return early on a signal or a stale wake-up). */
+		while (lb_load_acquire(&w->wake) == LB_RT_WAKE_SLEEP)
+			lb_futex_wait(&w->wake, LB_RT_WAKE_SLEEP, NULL);
+	relock:
+		lb_rt_ilock_lock(&m->wait_lock);
+	}
+out_locked:
+	lb_rt_ilock_unlock(&m->wait_lock);
+	LB_RT_COUNT_HELD(m, slow);
+	/* Waiters left behind may have boosted us as the new owner. */
+	LB_RT_COUNT_N(m, real_sched, lb_rt_real_sync(t));
+	return 0;
+}
+
+/* A deadlock the plain lock ran into: the kernel WARNs and sleeps forever;
+ * a benchmark is better served by a message and a core. */
+static inline void lb_rt_deadlock_abort(struct lb_rt_task *t)
+{
+	fprintf(stderr, "rtmutex: deadlock detected (tid %d)\n", (int)t->tid);
+	abort();
+}
+
+/* ---- public lock API --------------------------------------------------- */
+
+static inline void lb_rtmutex_init_flags(lb_rtmutex_t *m, unsigned int flags)
+{
+	memset(m, 0, sizeof(*m));
+	m->flags = flags;
+}
+
+static inline void lb_rtmutex_init(lb_rtmutex_t *m)
+{
+	lb_rtmutex_init_flags(m, 0);
+}
+
+/*
+ * Lock, deadlock detection off (the kernel's rt_mutex_lock): deadlocks the
+ * chain walk runs into abort the process.  Fast path: CAS 0 -> t, acquire
+ * (pairs with the release in unlock; we see the previous holder's writes).
+ */
+static inline void lb_rtmutex_lock(lb_rtmutex_t *m, struct lb_rt_task *t)
+{
+	uintptr_t z = 0;
+	if (LB_LIKELY(atomic_compare_exchange_strong_explicit(&m->owner, &z, (uintptr_t)t,
+							      memory_order_acquire,
+							      memory_order_relaxed))) {
+		LB_RT_COUNT_HELD(m, fast);
+		return;
+	}
+	if (lb_rtmutex_lock_slow(m, t, false))
+		lb_rt_deadlock_abort(t);
+}
+
+/*
+ * Lock with full deadlock detection: returns 0 (locked) or EDEADLK (t owns
+ * m, or a cycle of owners leads back to t, or the chain is longer than t's
+ * max_depth), in which case the lock is not taken and no boost remains.
+ */
+static inline int lb_rtmutex_lock_check(lb_rtmutex_t *m, struct lb_rt_task *t)
+{
+	uintptr_t z = 0;
+	/* Acquire: as in lb_rtmutex_lock. */
+	if (atomic_compare_exchange_strong_explicit(&m->owner, &z, (uintptr_t)t,
+						    memory_order_acquire, memory_order_relaxed)) {
+		LB_RT_COUNT_HELD(m, fast);
+		return 0;
+	}
+	return lb_rtmutex_lock_slow(m, t, true);
+}
+
+static LB_UNUSED LB_NOINLINE bool lb_rtmutex_trylock_slow(lb_rtmutex_t *m, struct lb_rt_task *t)
+{
+	/* Held: fail without wait_lock (only a read; this is a trylock). */
+	if (lb_rtmutex_owner(m))
+		return false;
+	lb_rt_ilock_lock(&m->wait_lock);
+	bool got = lb_rt_take_try(m, t, NULL);
+	if (!got)
+		lb_rt_fix_waiters_bit(m);
+	lb_rt_ilock_unlock(&m->wait_lock);
+	if (got) {
+		LB_RT_COUNT_HELD(m, slow);
+		LB_RT_COUNT_N(m, real_sched, lb_rt_real_sync(t));
+	}
+	return got;
+}
+
+/* Trylock: free and no waiters (fast), or free and t may steal (slow). */
+static inline bool lb_rtmutex_trylock(lb_rtmutex_t *m, struct lb_rt_task *t)
+{
+	uintptr_t z = 0;
+	/* Acquire: as in lb_rtmutex_lock. */
+	if (atomic_compare_exchange_strong_explicit(&m->owner, &z, (uintptr_t)t,
+						    memory_order_acquire, memory_order_relaxed)) {
+		LB_RT_COUNT_HELD(m, fast);
+		return true;
+	}
+	return lb_rtmutex_trylock_slow(m, t);
+}
+
+/*
+ * Slow unlock: waiters queued (or a locker inside wait_lock).  Deboost,
+ * mark the lock free-with-waiters, wake the top waiter, then drop our real
+ * priority (after the wake, so nobody between our old and new priority
+ * runs before the waiter is runnable).
+ */
+static LB_UNUSED LB_NOINLINE void lb_rtmutex_unlock_slow(lb_rtmutex_t *m, struct lb_rt_task *t)
+{
+	lb_rt_ilock_lock(&m->wait_lock);
+	struct lb_rt_waiter *top = m->head;
+	if (!top) {
+		/* (t, 1) -> (NULL, 0).  Release: the next owner sees our
+		 * critical section (pairs with its acquire CAS / fetch_or). */
+		lb_store_release(&m->owner, 0);
+		lb_rt_ilock_unlock(&m->wait_lock);
+		return;
+	}
+	lb_rt_ilock_lock(&t->pi_lock);
+	lb_rt_pi_del(t, top);
+	bool changed = lb_rt_adjust(t);
+	lb_rt_ilock_unlock(&t->pi_lock);
+	/* (t, 1) -> (NULL, 1).  Release: as above, for whoever takes it. */
+	lb_store_release(&m->owner, LB_RTMUTEX_HAS_WAITERS);
+	lb_rt_ilock_unlock(&m->wait_lock);
+	lb_rt_wake(top);
+	if (changed)
+		LB_RT_COUNT_N(m, real_sched, lb_rt_real_sync(t));
+}
+
+/* Unlock by the owner t.  Fast path: CAS t -> 0, release (pairs with the
+ * acquire of the next locker); fails whenever HAS_WAITERS is set. */
+static inline void lb_rtmutex_unlock(lb_rtmutex_t *m, struct lb_rt_task *t)
+{
+	uintptr_t me = (uintptr_t)t;
+	if (LB_LIKELY(atomic_compare_exchange_strong_explicit(&m->owner, &me, 0,
+							      memory_order_release,
+							      memory_order_relaxed)))
+		return;
+	lb_rtmutex_unlock_slow(m, t);
+}
+
+/*
+ * Set t's base priority (0..99) from any thread.  If t is blocked, its
+ * waiter is re-sorted and the change walks down the chain (the kernel's
+ * rt_mutex_adjust_pi).  For a REAL task the kernel policy is re-applied
+ * even if the effective priority is unchanged.  Returns 0 or EINVAL.
+ */
+static inline int lb_rt_task_setprio(struct lb_rt_task *t, int prio)
+{
+	if (prio < 0 || prio > LB_RTMUTEX_PRIO_MAX)
+		return EINVAL;
+	lb_rt_ilock_lock(&t->pi_lock);
+	t->base_prio = prio;
+	(void)lb_rt_adjust(t);
+	struct lb_rt_waiter *w = t->blocked_on;
+	lb_rtmutex_t *next = NULL;
+	if (w && w->prio != lb_load_relaxed(&t->eff_prio))
+		next = w->lock;
+	lb_rt_ilock_unlock(&t->pi_lock);
+	if (t->flags & LB_RT_TASK_REAL) {
+		atomic_store_explicit(&t->real_force, 1, memory_order_relaxed);
+		(void)lb_rt_real_sync(t);
+	}
+	if (next)
+		(void)lb_rt_walk(t, false, NULL, next, NULL, t, NULL);
+	return 0;
+}
+
+#if LB_LOCK_COUNTERS
+/* Counter names, in struct lb_rtmutex_stats order. */
+#define LB_RTMUTEX_COUNTER_NAMES                                               \
+	{ "fast", "slow", "steals", "sleeps", "spins", "boosts", "walk_steps", "real_sched" }
+#endif
+
+#endif /* LB_RTMUTEX_H */

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* test_cli.c - the strict option-value parsers in lb_cli.c. */
+#include "lb_cli.h"
+#include "tap.h"
+
+#include <string.h>
+
+#define NS_S 1000000000ull
+
+static void test_u64(void)
+{
+	uint64_t v = 7;
+	tap_ok(lb_parse_u64("0", 0, UINT64_MAX, &v) == 0 && v == 0, "u64: 0");
+	tap_ok(lb_parse_u64("18446744073709551615", 0, UINT64_MAX, &v) == 0 && v == UINT64_MAX, "u64: max");
+	v = 7;
+	tap_ok(lb_parse_u64("18446744073709551616", 0, UINT64_MAX, &v) != 0 && v == 7,
+	       "u64: max + 1 overflows, out untouched");
+	tap_ok(lb_parse_u64("99999999999999999999999", 0, UINT64_MAX, &v) != 0, "u64: far overflow");
+	tap_ok(lb_parse_u64("-1", 0, UINT64_MAX, &v) != 0, "u64: -1 rejected");
+	tap_ok(lb_parse_u64("+1", 0, UINT64_MAX, &v) != 0, "u64: +1 rejected");
+	tap_ok(lb_parse_u64("", 0, UINT64_MAX, &v) != 0, "u64: empty rejected");
+	tap_ok(lb_parse_u64(NULL, 0, UINT64_MAX, &v) != 0, "u64: NULL rejected");
+	tap_ok(lb_parse_u64("12x", 0, UINT64_MAX, &v) != 0, "u64: trailing junk rejected");
+	tap_ok(lb_parse_u64(" 1", 0, UINT64_MAX, &v) != 0, "u64: leading space rejected");
+	tap_ok(lb_parse_u64("1 ", 0, UINT64_MAX, &v) != 0, "u64: trailing space rejected");
+	tap_ok(lb_parse_u64("5", 6, 10, &v) != 0 && lb_parse_u64("11", 6, 10, &v) != 0, "u64: range enforced");
+	tap_ok(lb_parse_u64("10", 6, 10, &v) == 0 && v == 10, "u64: range inclusive");
+
+	unsigned int u;
+	tap_ok(lb_parse_uint("4294967295", 0, UINT32_MAX, &u) == 0 && u == UINT32_MAX, "uint: max");
+	tap_ok(lb_parse_uint("4294967296", 0, UINT32_MAX, &u) != 0, "uint: max + 1 rejected");
+}
+
+static void test_duration(void)
+{
+	static const struct {
+		const char *s;
+		uint64_t ns;
+	} good[] = {
+		{ "5", 5 * NS_S },	  { "5s", 5 * NS_S },	{ "500ms", 500000000 }, { "2.5s", 2500000000 },
+		{ "10us", 10000 },	  { "1m", 60 * NS_S },	{ "1h", 3600 * NS_S },	{ "250ns", 250 },
+		{ "0.5", NS_S / 2 },	  { ".5s", NS_S / 2 },	{ "0", 0 },
+	};
+	static const char *const bad[] = { "5x", "5 s", "5S", "5sec", "-1", "-1s", "", "s", "1e3", "1.2.3s",
+					   "5ss", " 5" };
+	uint64_t ns;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		ns = 1;
+		int r = lb_parse_duration_ns(good[i].s, NS_S, 0, UINT64_MAX / 2, &ns);
+		tap_ok(r == 0 && ns == good[i].ns, "duration \"%s\" = %llu ns (got %llu)", good[i].s,
+		       (unsigned long long)good[i].ns, (unsigned long long)ns);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		tap_ok(lb_parse_duration_ns(bad[i], NS_S, 0, UINT64_MAX / 2, &ns) != 0, "duration \"%s\" rejected",
+		       bad[i]);
+	tap_ok(lb_parse_duration_ns("5", 1000000, 0, UINT64_MAX / 2, &ns) == 0 && ns == 5000000,
+	       "duration: bare number uses the default unit (ms)");
+	tap_ok(lb_parse_duration_ns("2s", NS_S, 0, NS_S, &ns) != 0, "duration above max rejected");
+	tap_ok(lb_parse_duration_ns("1ms", NS_S, NS_S / 100, NS_S, &ns) != 0, "duration below min rejected");
+}
+
+static bool list_is(const char *s, const unsigned int *want, size_t nwant)
+{
+	unsigned int out[64];
+	size_t n = 0;
+	if (lb_parse_uint_list(s, 0, 1000, out, 64, &n))
+		return false;
+	return n == nwant && memcmp(out, want, n * sizeof(*out)) == 0;
+}
+
+static bool list_rejects(const char *s)
+{
+	unsigned int out[64];
+	size_t n = 99;
+	return lb_parse_uint_list(s, 0, 1000, out, 64, &n) != 0 && n == 99;
+}
+
+static void test_list(void)
+{
+	static const unsigned int a[] = { 1, 2, 8 }, b[] = { 1, 2, 3, 4 }, c[] = { 2, 4, 6, 8, 10, 12, 14, 16 },
+				  d[] = { 7 }, e[] = { 0, 3, 4, 5, 9 }, f[] = { 1, 4 };
+	unsigned int out[4];
+	size_t n = 99;
+	tap_ok(list_is("1,2,8", a, 3), "list 1,2,8");
+	tap_ok(list_is("1-4", b, 4), "list 1-4");
+	tap_ok(list_is("2-16:2", c, 8), "list 2-16:2");
+	tap_ok(list_is("7", d, 1) && list_is("7-7", d, 1), "list single value and 7-7");
+	tap_ok(list_is("0,3-5,9", e, 5), "list mixed 0,3-5,9");
+	tap_ok(list_is("1-5:3", f, 2), "list step not landing on the end");
+	tap_ok(list_rejects("4-1"), "list 4-1 rejected (reversed range)");
+	tap_ok(list_rejects("1,,2"), "list 1,,2 rejected");
+	tap_ok(list_rejects("1,") && list_rejects(",1") && list_rejects(""),
+	       "list trailing/leading comma and empty rejected");
+	tap_ok(list_rejects("1-4:0") && list_rejects("1-") && list_rejects("-1"),
+	       "list zero step, open range, negative rejected");
+	tap_ok(list_rejects("1 ,2") && list_rejects("a"), "list junk rejected");
+	tap_ok(lb_parse_uint_list("1-5", 0, 1000, out, 4, &n) != 0, "list over cap (5 > 4) rejected");
+	tap_ok(lb_parse_uint_list("1-4", 0, 1000, out, 4, &n) == 0 && n == 4, "list exactly at cap accepted");
+	tap_ok(lb_parse_uint_list("0,1", 1, 8, out, 4, &n) != 0, "list value below min rejected");
+	tap_ok(lb_parse_uint_list("7-9", 1, 8, out, 4, &n) != 0, "list range above max rejected");
+	tap_ok(lb_parse_uint_list("4294967296", 0, UINT32_MAX, out, 4, &n) != 0, "list value beyond uint rejected");
+}
+
+static void test_names(void)
+{
+	char s1[] = "ticket,mcs,pthread", s2[] = "one", s3[] = "a,,b", s4[] = "a,b,c", s5[] = "a,", s6[] = "";
+	char *out[2];
+	char *out3[3];
+	size_t n = 0;
+	tap_ok(lb_split_names(s1, out3, 3, &n) == 0 && n == 3 && !strcmp(out3[0], "ticket") &&
+		       !strcmp(out3[1], "mcs") && !strcmp(out3[2], "pthread"),
+	       "names: ticket,mcs,pthread split in order");
+	tap_ok(lb_split_names(s2, out, 2, &n) == 0 && n == 1 && !strcmp(out[0], "one"), "names: single name");
+	tap_ok(lb_split_names(s3, out, 2, &n) != 0, "names: empty item rejected");
+	tap_ok(lb_split_names(s4, out, 2, &n) != 0, "names: over cap rejected");
+	tap_ok(lb_split_names(s5, out, 2, &n) != 0, "names: trailing comma rejected");
+	tap_ok(lb_split_names(s6, out, 2, &n) != 0 && lb_split_names(NULL, out, 2, &n) != 0,
+	       "names: empty string and NULL rejected");
+}
+
+int main(void)
+{
+	tap_diag("test_cli: lb_parse_u64, lb_parse_duration_ns, lb_parse_uint_list, lb_split_names");
+	test_u64();
+	test_duration();
+	test_list();
+	test_names();
+	return tap_done();
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * context.h - the locktorture run context: configuration, the shared
+ * exclusion-check state, and one record per worker thread.
+ *
+ * One struct lb_torture_run is passed explicitly to every part of the
+ * program (workers, stats, watchdog, background threads); there are no
+ * module-parameter-style globals.  The only global is the signal flag in
+ * run.c.
+ *
+ * Sharing rules:
+ *  - cfg and the lock pointers are written before any thread starts and are
+ *    read-only afterwards.
+ *  - The check flags (lock_is_write_held, lock_is_read_held, holders) are
+ *    relaxed atomics: the kernel uses plain racy accesses here, which are
+ *    undefined behaviour in C11.  Relaxed keeps them defined without adding
+ *    ordering of our own that could mask a broken lock; when the lock is
+ *    correct, its own acquire/release already orders them.
+ *  - Per-thread counters and state words have one writer (the owner) and are
+ *    read racily by the stats/watchdog code, like the kernel's data_race()
+ *    reads: relaxed loads, a snapshot may be slightly stale.
+ */
+#ifndef LB_TORTURE_CONTEXT_H
+#define LB_TORTURE_CONTEXT_H
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lb_atomic.h"
+#include "lb_lock_ops.h"
+#include "random.h"
+
+/* The kernel's limit on nested_locks (bits of the lockset word used). */
+#define LB_TORTURE_MAX_NESTED 8
+/* Largest nwriters_stress / nreaders_stress accepted. */
+#define LB_TORTURE_MAX_STRESS 1024
+
+/* Everything the command line decides; resolved before the run starts. */
+struct lb_torture_config {
+	const struct lb_lock_ops *ops;
+	const char *type;            /* the CLI lock name, printed as "<type>-torture:" */
+
+	int nwriters_stress;         /* resolved thread counts (printed) */
+	int nreaders_stress;
+	int stat_interval;           /* s; 0 = only at the end */
+	int duration;                /* s (the kernel's shutdown_secs); 0 = until a signal */
+	int long_hold;               /* ms; 0 = no long holds */
+	int stutter;                 /* jiffies; 0 = off */
+	int shuffle_interval;        /* jiffies; 0 = off */
+	int onoff_interval;          /* s; 0 = off */
+	int onoff_holdoff;           /* s */
+	int rt_boost;                /* 0 off, 1 PI locks only, 2 all locks */
+	int rt_boost_factor;
+	int writer_fifo;             /* 0/1 */
+	int nested_locks;            /* 0..LB_TORTURE_MAX_NESTED */
+	int call_rcu_chains;
+	int verbose;
+	int acq_writer_lim;          /* jiffies; 0 = off */
+	cpu_set_t bind_readers;      /* all allowed CPUs unless given */
+	cpu_set_t bind_writers;
+
+	/* Port-only settings. */
+	uint64_t jiffy_ns;           /* length of a port jiffy (default 1 ms) */
+	int watchdog;                /* s without progress before FAILURE; 0 = off */
+	long long inject_hang;       /* writer 0 keeps the lock after N acquisitions; -1 off */
+	bool holders_check;          /* deterministic fetch_add holders counter */
+	bool fail_fast;              /* end the test at the first failure */
+
+	cpu_set_t allowed;           /* the CPUs this process may use at start */
+	int ncpus;                   /* CPU_COUNT(&allowed) */
+};
+
+/* What a worker is doing, for the watchdog's dump. */
+enum lb_torture_state {
+	LB_TORTURE_STARTING,
+	LB_TORTURE_OUTSIDE,          /* not holding, not waiting */
+	LB_TORTURE_WAITING,          /* inside lock()/read_lock() */
+	LB_TORTURE_HOLDING,
+	LB_TORTURE_PAUSED,           /* stutter */
+	LB_TORTURE_HUNG,             /* --inject_hang: holding on purpose, forever */
+	LB_TORTURE_EXITED,
+};
+
+/* state_lock values: which lock a WAITING/HOLDING thread is on. */
+#define LB_TORTURE_MAIN_LOCK (-1)
+
+struct lb_torture_run;
+
+/* One worker thread.  The first cache line is what other threads read. */
+struct lb_torture_thread {
+	_Alignas(LB_CACHELINE) _Atomic long n_lock_acquired;
+	_Atomic long n_lock_fail;
+	_Atomic int state;              /* enum lb_torture_state */
+	_Atomic int state_lock;         /* LB_TORTURE_MAIN_LOCK or a nested index */
+	_Atomic uint64_t state_since_ns;   /* coarse clock */
+	_Atomic uint64_t last_progress_ns; /* coarse clock */
+	_Atomic bool ready;             /* set-up done (or failed) */
+	_Atomic bool init_failed;
+	_Atomic bool exited;            /* release: the thread touches nothing after it */
+
+	/* Owner-private from here on (main reads tctx only after joining). */
+	_Alignas(LB_CACHELINE) struct lb_torture_run *run;
+	bool writer;
+	int id;                         /* index among the writers or the readers */
+	unsigned int index;             /* dense index over all workers */
+	bool created;                   /* pthread_create succeeded (main only) */
+	pthread_t handle;
+	bool rt;                        /* currently SCHED_FIFO */
+	int ntctx;                      /* contexts in tctx[] that thread_init accepted */
+	void *tctx[1 + LB_TORTURE_MAX_NESTED]; /* [0] main lock, [1+k] nested lock k */
+	struct lb_torture_random rng;
+};
+
+/* The delay model of kernel-locking.md 7.5, picked from the lock's flags. */
+enum lb_torture_delay_model {
+	LB_TORTURE_DELAY_BUSTED,     /* lock_busted */
+	LB_TORTURE_DELAY_SPIN,       /* spin_lock family */
+	LB_TORTURE_DELAY_RTMUTEX,    /* rtmutex_lock (PI): the spin delays */
+	LB_TORTURE_DELAY_RWLOCK,     /* rw_lock: spinning reader/writer */
+	LB_TORTURE_DELAY_MUTEX,      /* mutex_lock: sleeping exclusive */
+	LB_TORTURE_DELAY_RWSEM,      /* rwsem_lock: sleeping reader/writer */
+};
+
+struct lb_torture_affinity;
+struct lb_torture_stutter;
+struct lb_torture_rcu_chains;
+
+struct lb_torture_run {
+	struct lb_torture_config cfg;
+	const struct lb_lock_ops *ops;
+	enum lb_torture_delay_model delay_model;
+	void *lock;                              /* the main lock */
+	void *nested[LB_TORTURE_MAX_NESTED];     /* separate lock instances */
+
+	struct lb_torture_thread *threads;       /* writers [0, W), then readers */
+	int nthreads;
+
+	/* The exclusion check (see the sharing rules above). */
+	_Alignas(LB_CACHELINE) _Atomic bool lock_is_write_held;
+	_Alignas(LB_CACHELINE) _Atomic int lock_is_read_held;
+	_Alignas(LB_CACHELINE) _Atomic uint64_t holders;
+
+	/* Control words, polled with relaxed loads (they publish no data). */
+	_Alignas(LB_CACHELINE) _Atomic bool stop;
+	_Atomic int stutter_pause;               /* 0 run, 1 sleep-pause, 2 spin-pause */
+	_Atomic bool go;                         /* release: start_ns is set */
+	_Atomic bool boost_disabled;             /* SCHED_FIFO refused once */
+
+	/* Print-once flags (WARN_ON_ONCE) and the first failure's time. */
+	_Atomic bool warned_write_held, warned_read_held, warned_reader, warned_holders;
+	_Atomic bool warned_boost, warned_fifo;
+	_Atomic uint64_t first_fail_ns;          /* ns after start_ns + 1; 0 = none */
+
+	uint64_t start_ns;                       /* CLOCK_MONOTONIC at "go" */
+
+	struct lb_torture_stutter *stutter;
+	struct lb_torture_affinity *affinity;
+	struct lb_torture_rcu_chains *chains;
+};
+
+/* Shorthand for the "<type>-torture:" prefix every output line carries. */
+#define LB_TORTURE_FLAG "-torture:"
+
+#endif /* LB_TORTURE_CONTEXT_H */

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* watchdog.c - progress detection and the thread-state dump. */
+#include "watchdog.h"
+#include "clock.h"
+#include "workers.h"
+
+#include <stdio.h>
+
+uint64_t lb_torture_idle_ns(const struct lb_torture_run *run, uint64_t now)
+{
+	uint64_t latest = 0;
+	for (int i = 0; i < run->nthreads; i++) {
+		/* Racy snapshot: a stale value only delays the verdict by a tick. */
+		uint64_t p = atomic_load_explicit(&run->threads[i].last_progress_ns,
+						  memory_order_relaxed);
+		if (p > latest)
+			latest = p;
+	}
+	if (latest == 0 || now <= latest)
+		return 0;
+	return now - latest;
+}
+
+static const char *state_name(int s)
+{
+	switch (s) {
+	case LB_TORTURE_STARTING: return "starting";
+	case LB_TORTURE_OUTSIDE: return "outside";
+	case LB_TORTURE_WAITING: return "waiting for";
+	case LB_TORTURE_HOLDING: return "holding";
+	case LB_TORTURE_PAUSED: return "paused (stutter)";
+	case LB_TORTURE_HUNG: return "holding forever (inject_hang)";
+	case LB_TORTURE_EXITED: return "exited";
+	}
+	return "?";
+}
+
+/* Seconds from the start of the test to a (coarse) stamp; 0 before it. */
+static double since_start(const struct lb_torture_run *run, uint64_t stamp)
+{
+	return stamp > run->start_ns ? (double)(stamp - run->start_ns) / 1e9 : 0.0;
+}
+
+void lb_torture_dump_threads(const struct lb_torture_run *run)
+{
+	const char *type = run->cfg.type;
+	uint64_t now = lb_torture_coarse_ns();
+
+	for (int i = 0; i < run->nthreads; i++) {
+		const struct lb_torture_thread *t = &run->threads[i];
+		/* Each field is read racily; they may be from different moments. */
+		int s = atomic_load_explicit(&t->state, memory_order_relaxed);
+		int which = atomic_load_explicit(&t->state_lock, memory_order_relaxed);
+		uint64_t since = atomic_load_explicit(&t->state_since_ns, memory_order_relaxed);
+		uint64_t prog = atomic_load_explicit(&t->last_progress_ns, memory_order_relaxed);
+		long n = atomic_load_explicit(&t->n_lock_acquired, memory_order_relaxed);
+		char lock[96] = "";
+
+		if (s == LB_TORTURE_WAITING || s == LB_TORTURE_HOLDING || s == LB_TORTURE_HUNG) {
+			if (which == LB_TORTURE_MAIN_LOCK)
+				snprintf(lock, sizeof(lock), " %s", type);
+			else
+				snprintf(lock, sizeof(lock), " nested lock %d (%s)", which, type);
+		}
+		printf("%s%s!!! %s %d: %s%s since %.3f s (%.3f s ago), last progress %.3f s, "
+		       "acquisitions %ld\n",
+		       type, LB_TORTURE_FLAG, lb_torture_role(t), t->id, state_name(s), lock,
+		       since_start(run, since), now > since ? (double)(now - since) / 1e9 : 0.0,
+		       since_start(run, prog), n);
+	}
+	fflush(stdout);
+}

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/* workers.c - lock_torture_writer / lock_torture_reader and the check. */
+#include "workers.h"
+#include "clock.h"
+#include "delay.h"
+#include "prio.h"
+#include "state.h"
+#include "stutter.h"
+#include "lb_registry.h"
+
+#include <execinfo.h>
+#include <stdio.h>
+#include <unistd.h>
+
+/* The holders counter: writers count in the high word, readers in the low. */
+#define HOLDERS_WRITER ((uint64_t)1 << 32)
+
+const char *lb_torture_role(const struct lb_torture_thread *t)
+{
+	return t->writer ? "writer" : "reader";
+}
+
+/* WARN_ON_ONCE + n_lock_fail++: count always, print the first of each kind. */
+static void record_fail(struct lb_torture_thread *t, _Atomic bool *once, const char *what)
+{
+	struct lb_torture_run *run = t->run;
+	long n = atomic_load_explicit(&t->n_lock_fail, memory_order_relaxed);
+	atomic_store_explicit(&t->n_lock_fail, n + 1, memory_order_relaxed);
+
+	uint64_t at = lb_torture_now_ns() - run->start_ns + 1, none = 0;
+	atomic_compare_exchange_strong_explicit(&run->first_fail_ns, &none, at,
+						memory_order_relaxed, memory_order_relaxed);
+	if (atomic_exchange_explicit(once, true, memory_order_relaxed))
+		return;
+	printf("%s%s!!! %s %d: %s at %.6f s\n", run->cfg.type, LB_TORTURE_FLAG,
+	       lb_torture_role(t), t->id, what, (double)(at - 1) / 1e9);
+	if (run->cfg.verbose >= 2) {
+		void *frames[32];
+		int nframes = backtrace(frames, 32);
+		fflush(stdout);
+		backtrace_symbols_fd(frames, nframes, STDOUT_FILENO);
+	}
+}
+
+/*
+ * Allocate and initialise the thread's lock contexts: [0] for the main lock
+ * and, for locks with a context, one per nested lock so that no context is
+ * ever queued on two locks at once.  Nested contexts get dense indexes past
+ * all workers' (nthreads * (k + 1) + index).  Main frees them after joining.
+ */
+static int thread_setup(struct lb_torture_thread *t, int nested)
+{
+	struct lb_torture_run *run = t->run;
+	const struct lb_lock_ops *ops = run->ops;
+	int nctx = ops->thread_ctx_size ? 1 + nested : 1;
+
+	lb_torture_random_init(&t->rng);
+	for (int k = 0; k < nctx; k++) {
+		void *ctx = lb_thread_ctx_alloc(ops);
+		unsigned int idx = (unsigned int)run->nthreads * (unsigned int)k + t->index;
+		t->tctx[k] = ctx;
+		if (ops->thread_ctx_size && !ctx)
+			goto fail;
+		if (ops->thread_init && ops->thread_init(ctx, idx))
+			goto fail;
+		t->ntctx = k + 1;
+	}
+	return 0;
+fail:
+	printf("%s%s!!! %s %d: lock thread context set-up failed\n", run->cfg.type,
+	       LB_TORTURE_FLAG, lb_torture_role(t), t->id);
+	atomic_store_explicit(&t->init_failed, true, memory_order_relaxed);
+	/* Release: main reads init_failed after seeing ready/exited. */
+	atomic_store_explicit(&t->ready, true, memory_order_release);
+	atomic_store_explicit(&t->exited, true, memory_order_release);
+	return -1;
+}
+
+/* Report ready, then wait for the start signal; false when stopped first. */
+static bool wait_for_go(struct lb_torture_thread *t)
+{
+	struct lb_torture_run *run = t->run;
+	atomic_store_explicit(&t->ready, true, memory_order_release);
+	/* Pairs with the release store of go in run.c: we then see start_ns. */
+	while (!atomic_load_explicit(&run->go, memory_order_acquire)) {
+		if (lb_torture_must_stop(run))
+			return false;
+		lb_torture_sleep_ns(1000000);
+	}
+	lb_torture_set_state(t, LB_TORTURE_OUTSIDE, LB_TORTURE_MAIN_LOCK);
+	lb_torture_note_progress(t);
+	return !lb_torture_must_stop(run);
+}
+
+static void finish(struct lb_torture_thread *t)
+{
+	if (atomic_load_explicit(&t->state, memory_order_relaxed) != LB_TORTURE_HUNG)
+		lb_torture_set_state(t, LB_TORTURE_EXITED, LB_TORTURE_MAIN_LOCK);
+	/* Release: main joins after this and then frees our contexts. */
+	atomic_store_explicit(&t->exited, true, memory_order_release);
+}
+
+static void nested_lock(struct lb_torture_thread *t, uint32_t lockset)
+{
+	struct lb_torture_run *run = t->run;
+	for (int k = 0; k < run->cfg.nested_locks; k++) {
+		if (!(lockset & (1u << k)))
+			continue;
+		lb_torture_set_state(t, LB_TORTURE_WAITING, k);
+		run->ops->lock(run->nested[k], t->tctx[1 + k]);
+		lb_torture_set_state(t, LB_TORTURE_HOLDING, k);
+	}
+}
+
+static void nested_unlock(struct lb_torture_thread *t, uint32_t lockset)
+{
+	struct lb_torture_run *run = t->run;
+	for (int k = run->cfg.nested_locks - 1; k >= 0; k--)
+		if (lockset & (1u << k))
+			run->ops->unlock(run->nested[k], t->tctx[1 + k]);
+}
+
+/* --inject_hang: keep the lock, never release it; leave when the run stops. */
+static void hang_forever(struct lb_torture_thread *t)
+{
+	struct lb_torture_run *run = t->run;
+	lb_torture_set_state(t, LB_TORTURE_HUNG, LB_TORTURE_MAIN_LOCK);
+	printf("%s%s writer %d: inject_hang: keeping the lock forever after %lld acquisitions\n",
+	       run->cfg.type, LB_TORTURE_FLAG, t->id, run->cfg.inject_hang);
+	while (!lb_torture_must_stop(run))
+		lb_torture_sleep_ns(10000000);
+}
+
+/* One write-side critical section on the main lock; false after a hang. */
+static bool write_section(struct lb_torture_thread *t)
+{
+	struct lb_torture_run *run = t->run;
+	const struct lb_torture_config *cfg = &run->cfg;
+	uint64_t t0 = cfg->acq_writer_lim ? lb_torture_now_ns() : 0;
+
+	lb_torture_set_state(t, LB_TORTURE_WAITING, LB_TORTURE_MAIN_LOCK);
+	run->ops->lock(run->lock, t->tctx[0]);
+	lb_torture_set_state(t, LB_TORTURE_HOLDING, LB_TORTURE_MAIN_LOCK);
+
+	if (atomic_load_explicit(&run->lock_is_write_held, memory_order_relaxed))
+		record_fail(t, &run->warned_write_held, "lock_is_write_held already set");
+	atomic_store_explicit(&run->lock_is_write_held, true, memory_order_relaxed);
+	if (atomic_load_explicit(&run->lock_is_read_held, memory_order_relaxed))
+		record_fail(t, &run->warned_read_held, "lock_is_read_held set under the write lock");
+	/* Single-location RMW: relaxed still sees every earlier add (coherence). */
+	if (cfg->holders_check &&
+	    atomic_fetch_add_explicit(&run->holders, HOLDERS_WRITER, memory_order_relaxed))
+		record_fail(t, &run->warned_holders, "holders counter not zero on write acquisition");
+
+	if (cfg->acq_writer_lim) {
+		unsigned long j = (unsigned long)((lb_torture_now_ns() - t0) / cfg->jiffy_ns);
+		if (j >= (unsigned long)cfg->acq_writer_lim)
+			printf("%s: Lock acquisition took %lu jiffies.\n", "lock_torture_writer", j);
+	}
+	long n = atomic_load_explicit(&t->n_lock_acquired, memory_order_relaxed);
+	if (cfg->inject_hang >= 0 && t->id == 0 && n == cfg->inject_hang) {
+		hang_forever(t);
+		return false;
+	}
+	atomic_store_explicit(&t->n_lock_acquired, n + 1, memory_order_relaxed);
+	lb_torture_note_progress(t);
+
+	lb_torture_write_delay(run, &t->rng);
+
+	if (cfg->holders_check)
+		atomic_fetch_sub_explicit(&run->holders, HOLDERS_WRITER, memory_order_relaxed);
+	atomic_store_explicit(&run->lock_is_write_held, false, memory_order_relaxed);
+	run->ops->unlock(run->lock, t->tctx[0]);
+	return true;
+}
+
+void *lb_torture_writer(void *arg)
+{
+	struct lb_torture_thread *t = arg;
+	struct lb_torture_run *run = t->run;
+	const struct lb_torture_config *cfg = &run->cfg;
+
+	if (thread_setup(t, cfg->nested_locks))
+		return NULL;
+	lb_torture_writer_sched_init(t);
+	if (cfg->verbose)
+		printf("%s%s lock_torture_writer task started\n", cfg->type, LB_TORTURE_FLAG);
+	if (!wait_for_go(t))
+		goto out;
+	do {
+		/* Rarely (2^-20) sleep a jiffy, so a waiter can get in. */
+		if ((lb_torture_random(&t->rng) & 0xfffff) == 0)
+			lb_torture_sleep_ns(cfg->jiffy_ns);
+		uint32_t lockset = lb_torture_random(&t->rng);
+		/* Now and then skip the main lock: disjoint trees of nested waiters. */
+		bool skip_main = cfg->nested_locks && lb_torture_random(&t->rng) % 100 == 0;
+
+		lb_torture_rt_boost(t, false);
+		nested_lock(t, lockset);
+		if (!skip_main && !write_section(t))
+			break; /* inject_hang: leave with the locks held */
+		nested_unlock(t, lockset);
+		lb_torture_set_state(t, LB_TORTURE_OUTSIDE, LB_TORTURE_MAIN_LOCK);
+		lb_torture_note_progress(t);
+		lb_torture_stutter_wait(t);
+	} while (!lb_torture_must_stop(run));
+	lb_torture_rt_boost(t, true);
+out:
+	finish(t);
+	return NULL;
+}
+
+void *lb_torture_reader(void *arg)
+{
+	struct lb_torture_thread *t = arg;
+	struct lb_torture_run *run = t->run;
+	const struct lb_torture_config *cfg = &run->cfg;
+
+	if (thread_setup(t, 0))
+		return NULL;
+	lb_torture_set_nice(LB_TORTURE_MAX_NICE);
+	if (cfg->verbose)
+		printf("%s%s lock_torture_reader task started\n", cfg->type, LB_TORTURE_FLAG);
+	if (!wait_for_go(t))
+		goto out;
+	do {
+		if ((lb_torture_random(&t->rng) & 0xfffff) == 0)
+			lb_torture_sleep_ns(cfg->jiffy_ns);
+
+		lb_torture_set_state(t, LB_TORTURE_WAITING, LB_TORTURE_MAIN_LOCK);
+		run->ops->read_lock(run->lock, t->tctx[0]);
+		lb_torture_set_state(t, LB_TORTURE_HOLDING, LB_TORTURE_MAIN_LOCK);
+
+		atomic_fetch_add_explicit(&run->lock_is_read_held, 1, memory_order_relaxed);
+		if (atomic_load_explicit(&run->lock_is_write_held, memory_order_relaxed))
+			record_fail(t, &run->warned_reader, "lock_is_write_held set under the read lock");
+		if (cfg->holders_check &&
+		    atomic_fetch_add_explicit(&run->holders, 1, memory_order_relaxed) >= HOLDERS_WRITER)
+			record_fail(t, &run->warned_holders, "holders counter shows a writer on read acquisition");
+
+		long n = atomic_load_explicit(&t->n_lock_acquired, memory_order_relaxed);
+		atomic_store_explicit(&t->n_lock_acquired, n + 1, memory_order_relaxed);
+		lb_torture_note_progress(t);
+
+		lb_torture_read_delay(run, &t->rng);
+
+		if (cfg->holders_check)
+			atomic_fetch_sub_explicit(&run->holders, 1, memory_order_relaxed);
+		atomic_fetch_sub_explicit(&run->lock_is_read_held, 1, memory_order_relaxed);
+		run->ops->read_unlock(run->lock, t->tctx[0]);
+
+		lb_torture_set_state(t, LB_TORTURE_OUTSIDE, LB_TORTURE_MAIN_LOCK);
+		lb_torture_stutter_wait(t);
+	} while (!lb_torture_must_stop(run));
+out:
+	finish(t);
+	return NULL;
+}

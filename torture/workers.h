@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * workers.h - the writer and reader threads and the exclusion check
+ * (kernel-locking.md 7.4).
+ *
+ * A writer sets lock_is_write_held right after acquiring and clears it
+ * right before releasing; a reader increments and decrements
+ * lock_is_read_held the same way.  A writer that finds either already set,
+ * or a reader that finds a writer, counts a Fail in its own record and
+ * prints the first one of each kind.  --holders_check adds a deterministic
+ * check: one counter, writers add 2^32 and readers 1 with fetch_add, and
+ * the previous value tells whether anyone else was inside.
+ */
+#ifndef LB_TORTURE_WORKERS_H
+#define LB_TORTURE_WORKERS_H
+
+#include "context.h"
+
+/* pthread entry points; arg is the thread's struct lb_torture_thread. */
+void *lb_torture_writer(void *arg);
+void *lb_torture_reader(void *arg);
+
+/* Name of a worker's role, for messages: "writer" or "reader". */
+const char *lb_torture_role(const struct lb_torture_thread *t);
+
+#endif /* LB_TORTURE_WORKERS_H */
