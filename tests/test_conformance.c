@@ -23,6 +23,7 @@
 #include "tap.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,7 @@
 struct shared {
 	const struct lb_lock_ops *ops;
 	void *lock;
-	unsigned int iters;
+	unsigned int iters, nthreads;
 	bool yield_in_cs; /* sleeping locks only: a spinning waiter behind a
 			   * yielding holder would just burn its time slice */
 	_Atomic unsigned int next_index;
@@ -40,7 +41,7 @@ struct shared {
 	_Alignas(LB_CACHELINE) _Atomic int holders;      /* writers (or exclusive holders) inside */
 	_Alignas(LB_CACHELINE) _Atomic int readers;      /* readers inside */
 	_Alignas(LB_CACHELINE) _Atomic uint64_t violations;
-	_Atomic int phase;                                /* hand-shake for trylock/reader tests */
+	_Atomic unsigned int arrived;                     /* start line: all threads go together */
 };
 
 /* Each test thread gets its own context and a unique dense index. */
@@ -69,8 +70,11 @@ static void writer_section(struct shared *s)
 		atomic_fetch_add_explicit(&s->violations, 1, memory_order_relaxed);
 	/* Non-atomic-style increment: load then store, so overlap loses updates. */
 	uint64_t v = atomic_load_explicit(&s->counter, memory_order_relaxed);
+	/* Widen the load-to-store window so an overlap really loses updates. */
+	for (int i = 0; i < 8; i++)
+		lb_cpu_relax();
 	if (s->yield_in_cs && (v & 7) == 0)
-		sched_yield(); /* widen the window now and then (holder preemption) */
+		sched_yield(); /* holder preemption now and then */
 	atomic_store_explicit(&s->counter, v + 1, memory_order_relaxed);
 	atomic_fetch_sub_explicit(&s->holders, 1, memory_order_relaxed);
 }
@@ -95,6 +99,11 @@ static void *count_worker(void *p)
 	struct worker_arg *a = p;
 	struct shared *s = a->s;
 	a->tctx = ctx_for_thread(s);
+	/* Start together, or the first thread may finish before the last one
+	 * exists and a broken lock would never be caught overlapping. */
+	atomic_fetch_add_explicit(&s->arrived, 1, memory_order_relaxed);
+	while (atomic_load_explicit(&s->arrived, memory_order_relaxed) < s->nthreads)
+		sched_yield();
 	for (unsigned int i = 0; i < s->iters; i++) {
 		if (a->mixed && i % 3 == 0) {
 			s->ops->read_lock(s->lock, a->tctx);
@@ -134,6 +143,7 @@ static void check_counting(const struct lb_lock_ops *ops, unsigned int nthreads,
 	s->ops = ops;
 	s->lock = alloc_lock(ops);
 	s->iters = iters;
+	s->nthreads = nthreads;
 	s->yield_in_cs = ops->flags & LB_LOCK_F_SLEEPS;
 	pthread_t tid[64];
 	struct worker_arg args[64];

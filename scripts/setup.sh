@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# scripts/setup.sh - sourced by scripts/run and scripts/test: install the
+# Debian packages lockbench needs when they are missing, then configure and
+# compile a build directory.  Usage (after sourcing): lb_setup BUILDDIR [meson options...]
+set -euo pipefail
+
+LB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LB_PACKAGES=(meson ninja-build gcc pkg-config python3 liburcu-dev libnuma-dev libhwloc-dev libck-dev)
+
+lb_install_packages() {
+	local missing=()
+	for p in "${LB_PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "lockbench: missing packages: ${missing[*]}; run: sudo apt-get install ${missing[*]}" >&2
+		exit 1
+	fi
+	echo "lockbench: installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >&2
+	apt-get install -y -qq "${missing[@]}" >&2
+}
+
+# lb_setup BUILDDIR [meson options...]
+lb_setup() {
+	local dir=$1
+	shift
+	lb_install_packages
+	cd "$LB_ROOT"
+	if [ ! -f "$dir/build.ninja" ]; then
+		meson setup "$dir" -Dwerror=true "$@" >&2
+	else
+		meson configure "$dir" -Dwerror=true "$@" >&2
+	fi
+	ninja -C "$dir" >&2
+}
