@@ -15,6 +15,7 @@
  */
 #include "bench.h"
 #include "lb_atomic.h"
+#include "lb_cli.h"
 #include "lb_registry.h"
 #include "lb_thread.h"
 #include "lb_time.h"
@@ -95,6 +96,7 @@ LB_NOINLINE static uint64_t loop_exclusive(struct worker *w)
 	const uint64_t cs_iters = ctx->cfg->cs.iters, par_iters = ctx->cfg->par.iters;
 	const uint64_t mask = (UINT64_C(1) << ctx->cfg->sample_shift) - 1;
 	struct lb_hist *hist = &w->hist[LB_SIDE_WRITE];
+	const uint64_t timer_cost = lb_cycles_overhead();
 	uint64_t n = 0, sink = 0;
 
 	/* Relaxed: the flag only ends the run; nothing is published with it. */
@@ -102,7 +104,8 @@ LB_NOINLINE static uint64_t loop_exclusive(struct worker *w)
 		if (LB_UNLIKELY((n & mask) == 0)) {
 			uint64_t t0 = lb_cycles();
 			lock(l, tctx);
-			lb_hist_record(hist, lb_cycles() - t0);
+			uint64_t dt = lb_cycles() - t0;
+			lb_hist_record(hist, dt > timer_cost ? dt - timer_cost : 0);
 		} else {
 			lock(l, tctx);
 		}
@@ -131,6 +134,7 @@ static void loop_mixed(struct worker *w)
 	const uint64_t threshold = (uint64_t)ctx->cfg->read_pct * (UINT64_C(1) << 32) / 100;
 	uint64_t rng = 0x9e3779b97f4a7c15ull * (w->index + 1), n = 0, sink = 0, torn = 0;
 	uint64_t count[LB_SIDES] = { 0, 0 };
+	const uint64_t timer_cost = lb_cycles_overhead();
 
 	while (!atomic_load_explicit(&ctx->stop, memory_order_relaxed)) {
 		int side = (xorshift64(&rng) >> 32) < threshold ? LB_SIDE_READ : LB_SIDE_WRITE;
@@ -140,8 +144,10 @@ static void loop_mixed(struct worker *w)
 			ops->read_lock(l, tctx);
 		else
 			ops->lock(l, tctx);
-		if (sample)
-			lb_hist_record(&w->hist[side], lb_cycles() - t0);
+		if (sample) {
+			uint64_t dt = lb_cycles() - t0;
+			lb_hist_record(&w->hist[side], dt > timer_cost ? dt - timer_cost : 0);
+		}
 		if (side == LB_SIDE_READ)
 			torn += cs_read(data, lines);
 		else
@@ -340,7 +346,17 @@ int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops
 	if (!err)
 		sleep_ns(cfg->duration_ns);
 	atomic_store_explicit(&ctx->stop, 1, memory_order_relaxed);
-	lb_threads_join(&threads);
+	/* Never hang on a broken lock: threads still inside it long after the
+	 * stop mean a deadlock or a lost wake-up.  Their memory stays in use,
+	 * so nothing is freed on that path; the caller exits. */
+	uint64_t grace = cfg->duration_ns > LB_BENCH_STOP_GRACE_NS ? cfg->duration_ns
+								 : LB_BENCH_STOP_GRACE_NS;
+	if (lb_threads_join_timeout(&threads, grace) == ETIMEDOUT) {
+		fprintf(stderr, "\n%s: lock '%s' at %u threads: %u thread(s) still running %.0f s "
+			"after the stop (deadlock or lost wake-up?)\n", lb_cli_prog(), ops->name,
+			nthreads, threads.n, (double)grace / 1e9);
+		return ETIMEDOUT;
+	}
 	for (unsigned int i = 0; i < nthreads && !err; i++)
 		err = w[i].err;
 	if (!err) {

@@ -6,6 +6,8 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 void lb_barrier_init(struct lb_barrier *b, uint32_t parties)
 {
@@ -67,4 +69,29 @@ void lb_threads_join(struct lb_threads *t)
 	free(t->tid);
 	t->tid = NULL;
 	t->n = 0;
+}
+
+int lb_threads_join_timeout(struct lb_threads *t, uint64_t timeout_ns)
+{
+	struct timespec deadline;
+	clock_gettime(CLOCK_REALTIME, &deadline); /* pthread_timedjoin_np's clock */
+	deadline.tv_sec += (time_t)(timeout_ns / 1000000000u);
+	deadline.tv_nsec += (long)(timeout_ns % 1000000000u);
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	unsigned int joined = 0;
+	for (; joined < t->n; joined++)
+		if (pthread_timedjoin_np(t->tid[joined], NULL, &deadline) != 0)
+			break;
+	if (joined < t->n) {
+		memmove(t->tid, t->tid + joined, (t->n - joined) * sizeof(*t->tid));
+		t->n -= joined;
+		return ETIMEDOUT;
+	}
+	free(t->tid);
+	t->tid = NULL;
+	t->n = 0;
+	return 0;
 }

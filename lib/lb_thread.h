@@ -42,4 +42,11 @@ int lb_threads_create(struct lb_threads *t, unsigned int n, void *(*fn)(void *),
 		      size_t arg_stride);
 void lb_threads_join(struct lb_threads *t);
 
+/*
+ * Join, but give up once timeout_ns has passed: returns 0 when every thread
+ * was joined (t is then reset as by lb_threads_join), ETIMEDOUT otherwise
+ * (the threads still running are left alone; t keeps the unjoined ones).
+ */
+int lb_threads_join_timeout(struct lb_threads *t, uint64_t timeout_ns);
+
 #endif /* LB_THREAD_H */

@@ -41,6 +41,11 @@ static inline uint64_t lb_cycles(void)
  */
 double lb_cycles_per_ns(void);
 
+/* Cycles one back-to-back pair of lb_cycles() reads costs (the median of
+ * 1001 pairs, measured with the calibration): subtract it from a timed
+ * interval to get what was inside it. */
+uint64_t lb_cycles_overhead(void);
+
 /* Convert using the calibration above. */
 double lb_cycles_to_ns(uint64_t cycles);
 uint64_t lb_ns_to_cycles(uint64_t ns);

@@ -1,0 +1,1031 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mutex.h - adaptive-spinning sleeping mutex: the userspace counterpart of
+ * the Linux kernel's kernel/locking/mutex.c with its osq_lock.c spinner queue.
+ *
+ * Design
+ * ------
+ * The lock is one word, `owner`: a pointer to the holder's lb_mutex_thread_t
+ * record (64-byte aligned, so the low bits are free) plus four flag bits.  The
+ * uncontended lock is one compare-and-swap 0 -> self, the uncontended unlock
+ * one compare-and-swap self -> 0.  Everything else is a slow path, kept out of
+ * line (LB_SLOWPATH) so the fast path stays a few instructions and profiles
+ * name the slow path.
+ *
+ * A contended locker first spins optimistically, as the kernel does: spinners
+ * queue on an MCS queue of their own (the "OSQ", one node per thread record)
+ * so that only the queue head polls the lock word; the head polls while the
+ * owner stays the same and tries the lock whenever the owner changes.  If
+ * spinning is refused or gives up, the locker appends itself to a FIFO wait
+ * list (under an internal spinlock, `wait_lock`) and sleeps with a private
+ * futex wait on a word of its own record, so an unlock can wake exactly the
+ * first waiter (and, for a handoff, exactly the thread it handed the lock to).
+ *
+ * Fairness: the woken first waiter that still loses the race for the lock sets
+ * HANDOFF; the next unlock then does not release the lock but gives it to that
+ * waiter (owner = waiter | PICKUP).  While HANDOFF or PICKUP is set the owner
+ * field is never 0, so nobody can steal: a waiter is overtaken at most during
+ * the one hold that follows its wake-up.  Spinners and fast-path lockers may
+ * otherwise overtake sleepers (throughput first, as in the kernel).
+ *
+ * What userspace cannot see, and what stands in for it:
+ *
+ *  - owner->on_cpu (the kernel stops spinning when the owner is preempted):
+ *    not observable.  Stand-in: a spin budget in wall-clock time (default
+ *    LB_MUTEX_SPIN_NS, about one futex sleep/wake round trip; converted to
+ *    lb_cpu_relax() iterations by a calibration in lb_mutex_init).  An owner
+ *    that keeps the lock longer than that is presumed preempted or in a long
+ *    section, where sleeping is the better bet.
+ *  - need_resched() (the kernel stops when the spinner itself should yield):
+ *    not observable.  Stand-ins: (1) spinners never outnumber the CPUs left
+ *    over by the owner (`max_spinners`, default online CPUs - 1; a woken
+ *    first waiter may be one more, as in the kernel), so the threads this
+ *    lock keeps runnable never exceed the CPUs; (2) the spin loop checks the
+ *    clock every few polls, and if far more wall time has passed than its
+ *    budget it was itself preempted, so it stops and sleeps.
+ *  - preempt_disable(): none.  wait_lock is held for a few dozen instructions;
+ *    if its holder is preempted the others yield the CPU after a short spin.
+ *
+ * The SPINNER bit, a userspace addition: in the kernel every unlock that finds
+ * WAITERS wakes the first waiter, and waking a task that is already running
+ * costs little.  Here a wake is a futex syscall on the unlocker's path, and on
+ * an oversubscribed machine the woken thread then competes for a CPU.  So the
+ * word carries SPINNER, a token held by at most one awake contender (the OSQ
+ * head, or the waiter an unlock woke) which promises to retry the lock before
+ * it sleeps; an unlock that sees SPINNER releases without waking anyone.  The
+ * unlock that does wake someone sets SPINNER in the same compare-and-swap and
+ * hands the token to the waiter it wakes.  A holder that gives up clears the
+ * bit and then tries the lock once more (under wait_lock) before sleeping, so
+ * a release it ignored cannot be lost.
+ *
+ * Lock word (uintptr_t):
+ *
+ *   | bits      | name     | meaning                                         |
+ *   |-----------|----------|-------------------------------------------------|
+ *   | 63..6     | owner    | holder's lb_mutex_thread_t *, 0 = free          |
+ *   | 0  (0x01) | WAITERS  | wait list non-empty: unlock may have to wake    |
+ *   | 1  (0x02) | HANDOFF  | first waiter asks the next unlock to hand over  |
+ *   | 2  (0x04) | PICKUP   | handed over: the named owner must pick it up    |
+ *   | 3  (0x08) | SPINNER  | an awake contender holds the wake token         |
+ *
+ * Transitions (owner, flags):
+ *
+ *   lock fast       0,{}      -> self,{}          CAS, acquire
+ *   lock steal      0,{W,S}   -> self,{W,S}       CAS, acquire (kept flags)
+ *   token acquire   0,{W,S}   -> self,{W}         CAS by the token holder
+ *   pickup          self,{P,*}-> self,{*}         CAS by the named waiter
+ *   ask handoff     X,{*}     -> X,{H,*}          CAS by the first waiter
+ *   unlock fast     self,{}   -> 0,{}             CAS, release
+ *   unlock quiet    self,{W?,S} -> 0,{W?,S}       CAS, release, no wake
+ *   unlock wake     self,{W}  -> 0,{W,S}          CAS, release, then wake first
+ *   unlock handoff  self,{H,*}-> first,{P,*}      under wait_lock, release
+ *
+ * Memory ordering:
+ *
+ *   | acquire side                             | pairs with                  |
+ *   |------------------------------------------|-----------------------------|
+ *   | CAS (acquire) taking or picking up owner | CAS (release) in unlock or  |
+ *   |                                          | in the handoff              |
+ *   | xchg (acquire) of wait_lock              | store (release) unlocking it|
+ *   | OSQ node->locked load (acquire)          | store (release) in osq_unlock|
+ *   | OSQ prev->next / node->next (acq xchg)   | release store linking a node|
+ *   | waiter state load (acquire) after futex  | CAS (release) by the waker  |
+ *
+ * All flag-only updates (WAITERS, HANDOFF, SPINNER) are read-modify-writes of
+ * the same word, so the modification order of `owner` alone decides every
+ * race between an unlock and a waiter or spinner; no fences are needed.
+ *
+ * Lifetime: a thread record must stay valid while any lock may still touch it
+ * (an OSQ neighbour writes into its node, an unlock writes its waiter state
+ * after the owner stopped waiting), i.e. until no thread uses these locks.
+ * The futex wake itself is issued after wait_lock is dropped; a wake aimed at
+ * a record whose thread has moved on is harmless (private futex keys are
+ * addresses, and every waiter re-checks its state after each wake-up).
+ *
+ * Counters (LB_LOCK_COUNTERS nonzero at compile time; every translation unit
+ * including this header must agree): no locked read-modify-write is added.
+ * Each counter is written only by a thread that holds either the mutex (fast,
+ * spin_won) or wait_lock (the others), so a relaxed load + store is exact;
+ * readers (lb_mutex_stats) see a slightly stale snapshot while threads run.
+ */
+#ifndef LB_MUTEX_H
+#define LB_MUTEX_H
+
+#include "lb_atomic.h"
+#include "lb_futex.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef LB_SLOWPATH
+#if defined(__GNUC__)
+#define LB_SLOWPATH static __attribute__((noinline, unused))
+#else
+#define LB_SLOWPATH static inline
+#endif
+#endif
+
+#if defined(LB_LOCK_COUNTERS) && LB_LOCK_COUNTERS
+#define LB_MUTEX_COUNTING 1
+#define LB_F_MUTEX_COUNTERS 1
+#else
+#define LB_MUTEX_COUNTING 0
+#endif
+
+/* Capability macros. */
+#define LB_F_MUTEX_TRYLOCK 1
+#define LB_F_MUTEX_TIMEDLOCK 1
+
+/* Flag bits in the owner word. */
+#define LB_MUTEX_WAITERS ((uintptr_t)0x01)
+#define LB_MUTEX_HANDOFF ((uintptr_t)0x02)
+#define LB_MUTEX_PICKUP  ((uintptr_t)0x04)
+#define LB_MUTEX_SPINNER ((uintptr_t)0x08)
+#define LB_MUTEX_FLAGS   ((uintptr_t)0x0f)
+
+/*
+ * Spin budget: how long the OSQ head keeps spinning on an owner before it
+ * concludes the owner is not running (see the design note).  Tuned on a
+ * 2-vCPU KVM guest (doc/mutex.md); overridable per lock in lb_mutex_attr.
+ */
+#ifndef LB_MUTEX_SPIN_NS
+#define LB_MUTEX_SPIN_NS 20000u
+#endif
+/* Iterations of lb_cpu_relax() assumed for the budget when not calibrated. */
+#define LB_MUTEX_SPIN_RELAX_DEFAULT 800u
+/* Longest pause between two polls of the lock word, in lb_cpu_relax(). */
+#ifndef LB_MUTEX_POLL_MAX
+#define LB_MUTEX_POLL_MAX 16u
+#endif
+/* wait_lock: spins before sched_yield() lets a preempted holder run. */
+#define LB_MUTEX_WAIT_LOCK_SPINS 200u
+
+/* Waiter futex-word states. */
+#define LB_MUTEX__AWAKE    0u /* running, no wake token (e.g. woken for a pickup) */
+#define LB_MUTEX__QUEUED   1u /* about to sleep; a waker changes it, no syscall */
+#define LB_MUTEX__SLEEPING 2u /* in (or entering) FUTEX_WAIT: a waker must syscall */
+#define LB_MUTEX__TOKEN    3u /* woken by an unlock and given the SPINNER token */
+
+struct lb_mutex_osq_node {
+	_Atomic(struct lb_mutex_osq_node *) next;
+	_Atomic(struct lb_mutex_osq_node *) prev;
+	_Atomic uint32_t locked; /* 1: our predecessor passed us the OSQ head */
+};
+
+struct lb_mutex_waiter {
+	struct lb_mutex_waiter *next, *prev; /* FIFO wait list; wait_lock */
+	_Atomic uint32_t state;              /* futex word, LB_MUTEX__* */
+};
+
+/*
+ * Per-thread context.  One per thread, shared by every lb_mutex the thread
+ * uses: a thread spins or waits on one mutex at a time, so one OSQ node and
+ * one waiter suffice however many mutexes it holds.  Its address is the owner
+ * value, hence the alignment.
+ */
+typedef struct lb_mutex_thread {
+	_Alignas(LB_CACHELINE) struct lb_mutex_osq_node osq;
+	struct lb_mutex_waiter waiter;
+} lb_mutex_thread_t;
+
+_Static_assert(_Alignof(lb_mutex_thread_t) > LB_MUTEX_FLAGS,
+	       "thread records must leave the flag bits of the owner word free");
+
+/* Optional parameters for lb_mutex_init (NULL = defaults). */
+struct lb_mutex_attr {
+	bool nospin;           /* never spin: contended lockers go straight to sleep */
+	uint32_t spin_ns;      /* spin budget; 0 = LB_MUTEX_SPIN_NS */
+	unsigned int ncpus;    /* CPUs the lock may use; 0 = this thread's affinity */
+	int max_spinners;      /* < 0: ncpus - 1 */
+};
+
+/* Event counts since init; see doc/mutex.md for how to read them. */
+struct lb_mutex_stats {
+	uint64_t fast;        /* lock() taken without spinning or sleeping */
+	uint64_t spin_won;    /* spin episodes (OSQ head or first waiter) that took it */
+	uint64_t spin_gaveup; /* spin episodes that gave up and went to the wait list */
+	uint64_t sleeps;      /* FUTEX_WAIT calls */
+	uint64_t wakes;       /* FUTEX_WAKE calls */
+	uint64_t handoffs;    /* unlocks that handed the lock to the first waiter */
+	uint64_t timeouts;    /* timed locks that expired */
+};
+
+typedef struct lb_mutex {
+	/* Line 0: the word every contender polls; written by holders only. */
+	_Alignas(LB_CACHELINE) _Atomic uintptr_t owner;
+#if LB_MUTEX_COUNTING
+	_Atomic uint64_t n_fast, n_spin_won; /* written only by the holder */
+#endif
+	/* Line 1: the sleeping side and the spinner queue. */
+	_Alignas(LB_CACHELINE) _Atomic uint32_t wait_lock;
+	_Atomic int spinners;                          /* threads in an optimistic spin */
+	_Atomic(struct lb_mutex_osq_node *) osq_tail;  /* spinner queue, NULL = empty */
+	_Atomic(struct lb_mutex_waiter *) wait_head;   /* written under wait_lock */
+	struct lb_mutex_waiter *wait_tail;             /* wait_lock */
+	uint32_t spin_relax; /* budget in lb_cpu_relax() iterations, 0 = never spin */
+	uint32_t spin_ns;    /* budget in wall-clock ns (preemption check) */
+	int max_spinners;
+#if LB_MUTEX_COUNTING
+	_Atomic uint64_t n_spin_gaveup, n_sleeps, n_wakes, n_handoffs, n_timeouts; /* wait_lock */
+#endif
+} lb_mutex_t;
+
+/* Static initializer: spinning with an uncalibrated budget, one spinner. */
+#define LB_MUTEX_INITIALIZER                                                   \
+	{ .owner = 0, .spin_relax = LB_MUTEX_SPIN_RELAX_DEFAULT,               \
+	  .spin_ns = LB_MUTEX_SPIN_NS, .max_spinners = 1 }
+
+/* ---- counters ------------------------------------------------------------ */
+
+#if LB_MUTEX_COUNTING
+/* Only a thread holding the mutex or wait_lock calls this: no RMW needed. */
+static inline void lb_mutex__count(_Atomic uint64_t *c, uint64_t n)
+{
+	lb_store_relaxed(c, lb_load_relaxed(c) + n);
+}
+#define LB_MUTEX_COUNT(m, field, n) lb_mutex__count(&(m)->field, (n))
+#else
+#define LB_MUTEX_COUNT(m, field, n) ((void)(m), (void)(n))
+#endif
+
+static inline void lb_mutex_stats(const lb_mutex_t *m, struct lb_mutex_stats *s)
+{
+#if LB_MUTEX_COUNTING
+	lb_mutex_t *mm = (lb_mutex_t *)m; /* C11 atomic loads take non-const */
+	s->fast = lb_load_relaxed(&mm->n_fast);
+	s->spin_won = lb_load_relaxed(&mm->n_spin_won);
+	s->spin_gaveup = lb_load_relaxed(&mm->n_spin_gaveup);
+	s->sleeps = lb_load_relaxed(&mm->n_sleeps);
+	s->wakes = lb_load_relaxed(&mm->n_wakes);
+	s->handoffs = lb_load_relaxed(&mm->n_handoffs);
+	s->timeouts = lb_load_relaxed(&mm->n_timeouts);
+#else
+	(void)m;
+	*s = (struct lb_mutex_stats){ 0 };
+#endif
+}
+
+/* ---- small helpers --------------------------------------------------------- */
+
+static inline uint64_t lb_mutex__now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline lb_mutex_thread_t *lb_mutex__task(uintptr_t word)
+{
+	return (lb_mutex_thread_t *)(word & ~LB_MUTEX_FLAGS);
+}
+
+static inline lb_mutex_thread_t *lb_mutex__waiter_task(struct lb_mutex_waiter *w)
+{
+	return (lb_mutex_thread_t *)((char *)w - offsetof(lb_mutex_thread_t, waiter));
+}
+
+static inline void lb_mutex__misuse(const char *what)
+{
+	fprintf(stderr, "lb_mutex: fatal: %s\n", what);
+	abort();
+}
+
+/* Online CPUs this thread may run on. */
+static inline unsigned int lb_mutex__ncpus(void)
+{
+#if defined(_GNU_SOURCE) && defined(CPU_COUNT)
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return (unsigned int)CPU_COUNT(&set);
+#endif
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned int)n : 1u;
+}
+
+/*
+ * How many lb_cpu_relax() iterations fit in ns: best of three timed runs (a
+ * run that was preempted or interrupted only reads slower).  About 5 us on
+ * a CPU whose pause takes 25 ns.
+ */
+static inline uint32_t lb_mutex__relax_for_ns(uint32_t ns)
+{
+	uint64_t best = UINT64_MAX;
+	for (int run = 0; run < 3; run++) {
+		uint64_t t0 = lb_mutex__now_ns();
+		for (int i = 0; i < 64; i++)
+			lb_cpu_relax(); /* the loop being timed */
+		uint64_t dt = lb_mutex__now_ns() - t0;
+		if (dt < best)
+			best = dt;
+	}
+	if (best == 0)
+		best = 1;
+	uint64_t n = (uint64_t)ns * 64u / best;
+	return n > UINT32_MAX ? UINT32_MAX : (n ? (uint32_t)n : 1u);
+}
+
+/* ---- init ------------------------------------------------------------------ */
+
+static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr)
+{
+	struct lb_mutex_attr a = attr ? *attr : (struct lb_mutex_attr){ .max_spinners = -1 };
+	unsigned int ncpus = a.ncpus ? a.ncpus : lb_mutex__ncpus();
+
+	atomic_init(&m->owner, 0);
+	atomic_init(&m->wait_lock, 0);
+	atomic_init(&m->spinners, 0);
+	atomic_init(&m->osq_tail, NULL);
+	atomic_init(&m->wait_head, NULL);
+	m->wait_tail = NULL;
+	m->spin_ns = a.spin_ns ? a.spin_ns : LB_MUTEX_SPIN_NS;
+	m->max_spinners = a.max_spinners >= 0 ? a.max_spinners : (int)ncpus - 1;
+	/* One CPU: the owner cannot run while we spin, so spinning never pays. */
+	m->spin_relax = (a.nospin || m->max_spinners <= 0) ? 0 : lb_mutex__relax_for_ns(m->spin_ns);
+#if LB_MUTEX_COUNTING
+	atomic_init(&m->n_fast, 0);
+	atomic_init(&m->n_spin_won, 0);
+	atomic_init(&m->n_spin_gaveup, 0);
+	atomic_init(&m->n_sleeps, 0);
+	atomic_init(&m->n_wakes, 0);
+	atomic_init(&m->n_handoffs, 0);
+	atomic_init(&m->n_timeouts, 0);
+#endif
+}
+
+static inline void lb_mutex_thread_init(lb_mutex_thread_t *t)
+{
+	atomic_init(&t->osq.next, NULL);
+	atomic_init(&t->osq.prev, NULL);
+	atomic_init(&t->osq.locked, 0);
+	t->waiter.next = t->waiter.prev = NULL;
+	atomic_init(&t->waiter.state, LB_MUTEX__AWAKE);
+}
+
+static inline bool lb_mutex_locked(const lb_mutex_t *m)
+{
+	return (lb_load_relaxed(&((lb_mutex_t *)m)->owner) & ~LB_MUTEX_FLAGS) != 0;
+}
+
+/* True when t holds m (for assertions; racy for any other thread). */
+static inline bool lb_mutex_is_owner(const lb_mutex_t *m, const lb_mutex_thread_t *t)
+{
+	uintptr_t w = lb_load_relaxed(&((lb_mutex_t *)m)->owner);
+	return lb_mutex__task(w) == t && !(w & LB_MUTEX_PICKUP);
+}
+
+/* ---- wait_lock: a test-and-test-and-set spinlock over the wait list ------- */
+
+static inline void lb_mutex__wait_lock(lb_mutex_t *m)
+{
+	unsigned int spins = 0;
+	/* xchg acquire pairs with the release store in __wait_unlock. */
+	while (atomic_exchange_explicit(&m->wait_lock, 1, memory_order_acquire)) {
+		/* Spin read-only until it looks free; no preempt_disable here, so
+		 * a holder may be preempted: yield to let it finish. */
+		while (lb_load_relaxed(&m->wait_lock)) {
+			if (++spins % LB_MUTEX_WAIT_LOCK_SPINS == 0)
+				sched_yield();
+			else
+				lb_cpu_relax();
+		}
+	}
+}
+
+static inline void lb_mutex__wait_unlock(lb_mutex_t *m)
+{
+	lb_store_release(&m->wait_lock, 0); /* publishes the list updates */
+}
+
+/* wait_lock held.  Append w; the first waiter sets WAITERS. */
+static inline void lb_mutex__enqueue(lb_mutex_t *m, struct lb_mutex_waiter *w)
+{
+	w->next = NULL;
+	w->prev = m->wait_tail;
+	lb_store_relaxed(&w->state, LB_MUTEX__QUEUED);
+	if (m->wait_tail)
+		m->wait_tail->next = w;
+	else
+		lb_store_relaxed(&m->wait_head, w);
+	m->wait_tail = w;
+	/*
+	 * *,{} -> *,{W}.  From here an unlock cannot take its fast path, and it
+	 * takes wait_lock (after us) before it wakes anyone; same-word RMW, so
+	 * our next trylock sees any release that happened before this.
+	 */
+	if (w->prev == NULL)
+		atomic_fetch_or_explicit(&m->owner, LB_MUTEX_WAITERS, memory_order_relaxed);
+}
+
+/* wait_lock held.  Unlink w; the last waiter clears WAITERS and HANDOFF. */
+static inline void lb_mutex__dequeue(lb_mutex_t *m, struct lb_mutex_waiter *w)
+{
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		lb_store_relaxed(&m->wait_head, w->next);
+	if (w->next)
+		w->next->prev = w->prev;
+	else
+		m->wait_tail = w->prev;
+	w->next = w->prev = NULL;
+	if (lb_load_relaxed(&m->wait_head) == NULL)
+		atomic_fetch_and_explicit(&m->owner, ~(LB_MUTEX_WAITERS | LB_MUTEX_HANDOFF),
+					  memory_order_relaxed);
+}
+
+/*
+ * wait_lock held.  Wake w: with the token (a plain unlock woke it) or just
+ * for a pickup.  Returns true if it may be asleep in FUTEX_WAIT, i.e. the
+ * caller owes a futex wake (issued after dropping wait_lock).
+ */
+static inline bool lb_mutex__wake_waiter(struct lb_mutex_waiter *w, bool token)
+{
+	uint32_t old = lb_load_relaxed(&w->state);
+	for (;;) {
+		uint32_t want;
+		if (token)
+			want = LB_MUTEX__TOKEN;
+		else if (old == LB_MUTEX__QUEUED || old == LB_MUTEX__SLEEPING)
+			want = LB_MUTEX__AWAKE;
+		else
+			return false; /* already awake */
+		if (old == want)
+			return false;
+		/* Release pairs with the acquire load after the waiter's futex wait. */
+		if (atomic_compare_exchange_weak_explicit(&w->state, &old, want,
+							  memory_order_release,
+							  memory_order_relaxed))
+			return old == LB_MUTEX__SLEEPING;
+	}
+}
+
+/* ---- trylock ----------------------------------------------------------------- */
+
+#define LB_MUTEX__TRY_HANDOFF 1u /* first waiter: on failure ask for a handoff */
+#define LB_MUTEX__HAS_TOKEN   2u /* caller holds SPINNER: drop it when taking */
+
+/*
+ * Take the lock if it is free or was handed to us; otherwise, as first
+ * waiter, set HANDOFF.  Returns true if we now own it; else *seen is the word
+ * that stopped us.
+ *
+ *   0,{W?,S?}       -> self,{W?,S?}   (S cleared if we held the token)
+ *   self,{P,W?,S?}  -> self,{W?,S?}   (pickup; likewise)
+ *   X,{W,S?}        -> X,{H,W,S?}     (TRY_HANDOFF; still fails)
+ */
+static inline bool lb_mutex__trylock_common(lb_mutex_t *m, lb_mutex_thread_t *t,
+					    unsigned int how, uintptr_t *seen)
+{
+	const uintptr_t self = (uintptr_t)t;
+	uintptr_t cur = lb_load_relaxed(&m->owner);
+	for (;;) {
+		uintptr_t task = cur & ~LB_MUTEX_FLAGS, want;
+		if (task == 0)
+			want = self | cur; /* only W and S can stand with a free lock */
+		else if (task == self && (cur & LB_MUTEX_PICKUP))
+			want = cur & ~LB_MUTEX_PICKUP;
+		else if ((how & LB_MUTEX__TRY_HANDOFF) &&
+			 !(cur & (LB_MUTEX_HANDOFF | LB_MUTEX_PICKUP)))
+			want = cur | LB_MUTEX_HANDOFF;
+		else
+			break;
+		bool take = (want & ~LB_MUTEX_FLAGS) == self;
+		if (take && (how & LB_MUTEX__HAS_TOKEN))
+			want &= ~LB_MUTEX_SPINNER;
+		/* Acquire (when taking) pairs with the release of the unlock or
+		 * handoff that produced cur. */
+		if (atomic_compare_exchange_weak_explicit(&m->owner, &cur, want,
+							  memory_order_acquire,
+							  memory_order_relaxed)) {
+			if (take)
+				return true;
+			cur = want;
+			break;
+		}
+	}
+	*seen = cur;
+	return false;
+}
+
+/* ---- spin budget -------------------------------------------------------------- */
+
+struct lb_mutex__budget {
+	int64_t relax;     /* lb_cpu_relax() iterations left */
+	uint64_t deadline; /* wall clock: past it we were preempted meanwhile */
+	uint32_t polls;
+};
+
+static inline void lb_mutex__budget_start(struct lb_mutex__budget *b, const lb_mutex_t *m)
+{
+	b->relax = m->spin_relax;
+	b->deadline = lb_mutex__now_ns() + 2u * (uint64_t)m->spin_ns;
+	b->polls = 0;
+}
+
+/* Spend n relax iterations; false when the episode should end. */
+static inline bool lb_mutex__budget_spend(struct lb_mutex__budget *b, uint32_t n)
+{
+	b->relax -= n;
+	if (b->relax < 0)
+		return false;
+	/* Every 8th poll: twice the budget in wall time means we lost the CPU
+	 * meanwhile (our need_resched stand-in). */
+	if ((++b->polls & 7) == 0 && lb_mutex__now_ns() > b->deadline)
+		return false;
+	return true;
+}
+
+/* ---- OSQ: the MCS queue of optimistic spinners ---------------------------------- */
+
+/*
+ * Wait until node has a stable successor, or until node is the tail, in
+ * which case the tail moves back to prev (NULL: queue empty).  Returns the
+ * successor, unlinked from node->next, or NULL.
+ */
+static inline struct lb_mutex_osq_node *
+lb_mutex__osq_wait_next(lb_mutex_t *m, struct lb_mutex_osq_node *node, struct lb_mutex_osq_node *prev)
+{
+	unsigned int spins = 0;
+	for (;;) {
+		struct lb_mutex_osq_node *expect = node;
+		/* We are the tail: nobody follows, hand the tail back to prev.
+		 * Release: a later xchg of the tail sees our unlinking done. */
+		if (lb_load_relaxed(&m->osq_tail) == node &&
+		    atomic_compare_exchange_strong_explicit(&m->osq_tail, &expect, prev,
+							    memory_order_acq_rel,
+							    memory_order_relaxed))
+			return NULL;
+		/* A successor linked itself: take it.  Acquire pairs with the
+		 * release store of the link in osq_lock or unqueue step C. */
+		if (lb_load_relaxed(&node->next)) {
+			struct lb_mutex_osq_node *next =
+				atomic_exchange_explicit(&node->next, NULL, memory_order_acquire);
+			if (next)
+				return next;
+		}
+		/* Spin: a successor swapped the tail but has not linked yet (a
+		 * two-store window); if it was preempted there, let it run. */
+		if (++spins % 1024 == 0)
+			sched_yield();
+		else
+			lb_cpu_relax();
+	}
+}
+
+/*
+ * Join the spinner queue; true once we are its head.  False if the budget
+ * ran out while queued, after unqueueing (the kernel's steps A, B, C).
+ */
+static inline bool lb_mutex__osq_lock(lb_mutex_t *m, struct lb_mutex_osq_node *node,
+				      struct lb_mutex__budget *b)
+{
+	lb_store_relaxed(&node->locked, 0);
+	lb_store_relaxed(&node->next, NULL);
+	/* acq_rel: release publishes our node's init to the successor that
+	 * swaps the tail after us; acquire lets us write into prev. */
+	struct lb_mutex_osq_node *prev =
+		atomic_exchange_explicit(&m->osq_tail, node, memory_order_acq_rel);
+	if (prev == NULL)
+		return true;
+	lb_store_relaxed(&node->prev, prev);
+	/* Release: prev (and its unlock) must see node->prev before the link. */
+	atomic_store_explicit(&prev->next, node, memory_order_release);
+
+	/* Spin on our own node: only prev writes it.  Acquire pairs with the
+	 * release store in osq_unlock. */
+	while (!lb_load_acquire(&node->locked)) {
+		if (!lb_mutex__budget_spend(b, 1))
+			goto unqueue;
+		lb_cpu_relax();
+	}
+	return true;
+
+unqueue:
+	/* A: undo prev->next = node, so nobody hands us the head any more. */
+	for (;;) {
+		struct lb_mutex_osq_node *expect = node;
+		if (lb_load_relaxed(&prev->next) == node &&
+		    atomic_compare_exchange_strong_explicit(&prev->next, &expect, NULL,
+							    memory_order_acq_rel,
+							    memory_order_relaxed))
+			break;
+		/* prev handed us the head in the meantime: we own it after all.
+		 * Acquire pairs with the release in osq_unlock. */
+		if (lb_load_acquire(&node->locked))
+			return true;
+		lb_cpu_relax(); /* prev is unqueueing itself too; wait for step C */
+		/* prev may have left (its step C re-pointed our prev). */
+		prev = lb_load_relaxed(&node->prev);
+	}
+	/* B: get a stable successor, or become nobody's predecessor. */
+	struct lb_mutex_osq_node *next = lb_mutex__osq_wait_next(m, node, prev);
+	if (next == NULL)
+		return false;
+	/* C: splice prev <-> next.  Release pairs with the acquire reads of
+	 * prev->next (wait_next, step A of next). */
+	lb_store_relaxed(&next->prev, prev);
+	atomic_store_explicit(&prev->next, next, memory_order_release);
+	return false;
+}
+
+static inline void lb_mutex__osq_unlock(lb_mutex_t *m, struct lb_mutex_osq_node *node)
+{
+	struct lb_mutex_osq_node *expect = node;
+	/* Alone in the queue: empty it.  Release orders our spin before it. */
+	if (atomic_compare_exchange_strong_explicit(&m->osq_tail, &expect, NULL,
+						    memory_order_release,
+						    memory_order_relaxed))
+		return;
+	struct lb_mutex_osq_node *next =
+		atomic_exchange_explicit(&node->next, NULL, memory_order_acquire);
+	if (next == NULL)
+		next = lb_mutex__osq_wait_next(m, node, NULL);
+	if (next)
+		lb_store_release(&next->locked, 1); /* pairs with its acquire spin */
+}
+
+/* ---- optimistic spinning -------------------------------------------------------- */
+
+/*
+ * Poll the owner word while `owner` keeps the lock.  True: the owner changed
+ * or the lock was freed or handed to us, go try.  False: give up (budget
+ * gone, or HANDOFF promised it to the first waiter and we are not it).
+ * The pause between polls doubles up to LB_MUTEX_POLL_MAX while the owner
+ * is unchanged: each poll pulls the line away from a holder that keeps
+ * writing it, so a holder that re-locks in a loop is polled gently.
+ */
+static inline bool lb_mutex__spin_on_owner(lb_mutex_t *m, uintptr_t owner, bool waiter,
+					   struct lb_mutex__budget *b)
+{
+	uint32_t delay = 1;
+	for (;;) {
+		/* Relaxed: we only watch; the CAS that takes the lock acquires. */
+		uintptr_t cur = lb_load_relaxed(&m->owner);
+		if ((cur & ~LB_MUTEX_FLAGS) != owner)
+			return true;
+		if (!waiter && (cur & LB_MUTEX_HANDOFF))
+			return false;
+		if (!lb_mutex__budget_spend(b, delay))
+			return false;
+		for (uint32_t i = 0; i < delay; i++)
+			lb_cpu_relax(); /* back-off between polls (see above) */
+		if (delay < LB_MUTEX_POLL_MAX)
+			delay <<= 1;
+	}
+}
+
+/* Join the spinners unless they would outnumber the CPUs (plus `extra`). */
+static inline bool lb_mutex__spin_enter(lb_mutex_t *m, int extra)
+{
+	if (m->spin_relax == 0)
+		return false;
+	if (atomic_fetch_add_explicit(&m->spinners, 1, memory_order_relaxed) <
+	    m->max_spinners + extra)
+		return true;
+	atomic_fetch_sub_explicit(&m->spinners, 1, memory_order_relaxed);
+	return false;
+}
+
+static inline void lb_mutex__spin_exit(lb_mutex_t *m)
+{
+	atomic_fetch_sub_explicit(&m->spinners, 1, memory_order_relaxed);
+}
+
+/*
+ * The locker's optimistic spin (kernel: mutex_optimistic_spin without a
+ * waiter).  Returns 1 if we took the lock, 0 if we did not spin, -1 if we
+ * spun and gave up.
+ */
+static inline int lb_mutex__optimistic_spin(lb_mutex_t *m, lb_mutex_thread_t *t)
+{
+	struct lb_mutex__budget b;
+	bool token = false, won = false;
+	uintptr_t seen;
+
+	if (!lb_mutex__spin_enter(m, 0))
+		return 0;
+	lb_mutex__budget_start(&b, m);
+	if (!lb_mutex__osq_lock(m, &t->osq, &b))
+		goto out;
+	for (;;) {
+		if (lb_mutex__trylock_common(m, t, token ? LB_MUTEX__HAS_TOKEN : 0, &seen)) {
+			won = true;
+			token = false; /* dropped by the acquiring CAS */
+			break;
+		}
+		/* Promised to the first waiter: nothing left to win. */
+		if (seen & (LB_MUTEX_HANDOFF | LB_MUTEX_PICKUP))
+			break;
+		/* Take the wake token, so unlocks stop waking sleepers for a
+		 * lock we are about to take: X,{*} -> X,{S,*}. */
+		if (!token && !(seen & LB_MUTEX_SPINNER)) {
+			uintptr_t want = seen | LB_MUTEX_SPINNER;
+			if (atomic_compare_exchange_strong_explicit(&m->owner, &seen, want,
+								    memory_order_relaxed,
+								    memory_order_relaxed)) {
+				token = true;
+				seen = want;
+			} else {
+				continue; /* the word moved: look again */
+			}
+		}
+		if (!lb_mutex__spin_on_owner(m, seen & ~LB_MUTEX_FLAGS, false, &b))
+			break;
+	}
+	/* Giving up with the token: drop it.  Our caller then tries the lock
+	 * once more under wait_lock before sleeping, so an unlock that skipped
+	 * its wake because of our token is not lost. */
+	if (token)
+		atomic_fetch_and_explicit(&m->owner, ~LB_MUTEX_SPINNER, memory_order_relaxed);
+	lb_mutex__osq_unlock(m, &t->osq);
+out:
+	lb_mutex__spin_exit(m);
+	return won ? 1 : -1;
+}
+
+/*
+ * The woken first waiter's spin (kernel: mutex_optimistic_spin with a
+ * waiter): no OSQ, HANDOFF is already set, so the next unlock hands the lock
+ * to us and we pick it up here.  The token, if we hold one, stays with us.
+ */
+static inline int lb_mutex__waiter_spin(lb_mutex_t *m, lb_mutex_thread_t *t)
+{
+	struct lb_mutex__budget b;
+	uintptr_t seen;
+	int ret = -1;
+
+	if (!lb_mutex__spin_enter(m, 1))
+		return 0;
+	lb_mutex__budget_start(&b, m);
+	for (;;) {
+		bool token = lb_load_relaxed(&t->waiter.state) == LB_MUTEX__TOKEN;
+		if (lb_mutex__trylock_common(m, t, token ? LB_MUTEX__HAS_TOKEN : 0, &seen)) {
+			ret = 1;
+			break;
+		}
+		if (!lb_mutex__spin_on_owner(m, seen & ~LB_MUTEX_FLAGS, true, &b))
+			break;
+	}
+	lb_mutex__spin_exit(m);
+	return ret;
+}
+
+/* ---- sleeping ---------------------------------------------------------------------- */
+
+/*
+ * Sleep until a waker changes our state or abs (CLOCK_MONOTONIC) passes.
+ * Returns the state we woke to; LB_MUTEX__SLEEPING means we timed out.
+ */
+static inline uint32_t lb_mutex__sleep(struct lb_mutex_waiter *w, const struct timespec *abs,
+				       uint32_t *nsleeps)
+{
+	uint32_t st = LB_MUTEX__QUEUED;
+	/* QUEUED -> SLEEPING announces the wait; if a waker changed QUEUED
+	 * first we are already woken and skip the syscall.  Acquire on
+	 * failure pairs with the waker's release. */
+	if (!atomic_compare_exchange_strong_explicit(&w->state, &st, LB_MUTEX__SLEEPING,
+						     memory_order_relaxed,
+						     memory_order_acquire))
+		return st;
+	int saved_errno = errno;
+	for (;;) {
+		long r;
+		if (abs)
+			r = lb_futex(&w->state, FUTEX_WAIT_BITSET_PRIVATE, LB_MUTEX__SLEEPING,
+				     abs, NULL, FUTEX_BITSET_MATCH_ANY);
+		else
+			r = lb_futex_wait(&w->state, LB_MUTEX__SLEEPING, NULL);
+		bool timed_out = r == -1 && errno == ETIMEDOUT;
+		(*nsleeps)++;
+		/* Acquire pairs with the waker's release CAS. */
+		st = lb_load_acquire(&w->state);
+		if (st != LB_MUTEX__SLEEPING || timed_out)
+			break;
+		/* EINTR, EAGAIN, or a late wake aimed at an earlier wait of
+		 * this record: still SLEEPING, so sleep again. */
+	}
+	errno = saved_errno;
+	return st;
+}
+
+static inline bool lb_mutex__expired(const struct timespec *abs)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > abs->tv_sec ||
+	       (now.tv_sec == abs->tv_sec && now.tv_nsec >= abs->tv_nsec);
+}
+
+/* ---- lock slow path --------------------------------------------------------------- */
+
+LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_thread_t *t,
+				    const struct timespec *abs)
+{
+	struct lb_mutex_waiter *w = &t->waiter;
+	uint32_t nsleeps = 0, won = 0, gaveup = 0;
+	uintptr_t seen;
+	int ret = 0, r;
+
+	if (lb_mutex__task(lb_load_relaxed(&m->owner)) == t)
+		lb_mutex__misuse("lock of a mutex this thread already holds");
+
+	/* 1. Optimistic spin. */
+	r = lb_mutex__optimistic_spin(m, t);
+	if (r > 0) {
+		LB_MUTEX_COUNT(m, n_spin_won, 1);
+		return 0;
+	}
+	gaveup += r < 0;
+
+	/* 2. Queue up, unless it came free meanwhile. */
+	lb_mutex__wait_lock(m);
+	if (lb_mutex__trylock_common(m, t, 0, &seen))
+		goto out_unlock;
+	lb_mutex__enqueue(m, w);
+
+	/* 3. Sleep until we take it, or time out. */
+	for (;;) {
+		/* wait_lock held.  A token we were given and did not use goes
+		 * back before we look at the lock once more (see header). */
+		if (lb_load_relaxed(&w->state) == LB_MUTEX__TOKEN) {
+			atomic_fetch_and_explicit(&m->owner, ~LB_MUTEX_SPINNER, memory_order_relaxed);
+			lb_store_relaxed(&w->state, LB_MUTEX__AWAKE);
+		}
+		if (lb_mutex__trylock_common(m, t, 0, &seen))
+			break;
+		if (abs && lb_mutex__expired(abs)) {
+			ret = ETIMEDOUT;
+			break;
+		}
+		lb_store_relaxed(&w->state, LB_MUTEX__QUEUED);
+		lb_mutex__wait_unlock(m);
+
+		uint32_t st = lb_mutex__sleep(w, abs, &nsleeps);
+		if (st != LB_MUTEX__SLEEPING) {
+			/* Woken.  As first waiter that still loses, ask for a
+			 * handoff; then spin for it while the owner runs. */
+			bool first = lb_load_relaxed(&m->wait_head) == w;
+			unsigned int how = (first ? LB_MUTEX__TRY_HANDOFF : 0) |
+					   (st == LB_MUTEX__TOKEN ? LB_MUTEX__HAS_TOKEN : 0);
+			if (lb_mutex__trylock_common(m, t, how, &seen)) {
+				lb_mutex__wait_lock(m);
+				break;
+			}
+			if (first) {
+				r = lb_mutex__waiter_spin(m, t);
+				won += r > 0;
+				gaveup += r < 0;
+				if (r > 0) {
+					lb_mutex__wait_lock(m);
+					break;
+				}
+			}
+		}
+		lb_mutex__wait_lock(m);
+	}
+	lb_mutex__dequeue(m, w);
+	lb_store_relaxed(&w->state, LB_MUTEX__AWAKE);
+	LB_MUTEX_COUNT(m, n_sleeps, nsleeps);
+	LB_MUTEX_COUNT(m, n_timeouts, ret != 0);
+out_unlock:
+	LB_MUTEX_COUNT(m, n_spin_gaveup, gaveup);
+	if (ret == 0)
+		LB_MUTEX_COUNT(m, n_spin_won, won); /* we hold the mutex */
+	lb_mutex__wait_unlock(m);
+	return ret;
+}
+
+/* ---- unlock slow path ------------------------------------------------------------- */
+
+LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
+{
+	const uintptr_t self = (uintptr_t)t;
+	uintptr_t cur = lb_load_relaxed(&m->owner);
+	bool token_to_give = false;
+
+	for (;;) {
+		if ((cur & ~LB_MUTEX_FLAGS) != self || (cur & LB_MUTEX_PICKUP))
+			lb_mutex__misuse("unlock of a mutex this thread does not hold");
+		if (cur & LB_MUTEX_HANDOFF)
+			break; /* keep it: it goes to the first waiter below */
+		/* self,{W?,S?} -> 0,{W?,S?}; with W and no S we owe a wake and
+		 * set S for the waiter we are about to wake. */
+		token_to_give = (cur & LB_MUTEX_WAITERS) && !(cur & LB_MUTEX_SPINNER);
+		uintptr_t want = (cur & (LB_MUTEX_WAITERS | LB_MUTEX_SPINNER)) |
+				 (token_to_give ? LB_MUTEX_SPINNER : 0);
+		/* Release: publishes the critical section to the next owner. */
+		if (atomic_compare_exchange_weak_explicit(&m->owner, &cur, want,
+							  memory_order_release,
+							  memory_order_relaxed)) {
+			if (!token_to_give)
+				return;
+			break;
+		}
+	}
+
+	lb_mutex__wait_lock(m);
+	struct lb_mutex_waiter *first = lb_load_relaxed(&m->wait_head);
+	bool syscall = false;
+	if (cur & LB_MUTEX_HANDOFF) {
+		/* self,{H,*} -> first,{P,*} (or 0,{*} if the list emptied).
+		 * Only wait_lock holders touch the word while HANDOFF is set
+		 * and the owner is ours, but stay a CAS loop for robustness.
+		 * Release: the new owner's pickup CAS acquires. */
+		uintptr_t want;
+		do {
+			want = cur & (LB_MUTEX_WAITERS | LB_MUTEX_SPINNER);
+			if (first)
+				want |= (uintptr_t)lb_mutex__waiter_task(first) | LB_MUTEX_PICKUP;
+		} while (!atomic_compare_exchange_weak_explicit(&m->owner, &cur, want,
+								memory_order_release,
+								memory_order_relaxed));
+		if (first) {
+			syscall = lb_mutex__wake_waiter(first, false);
+			LB_MUTEX_COUNT(m, n_handoffs, 1);
+		}
+	} else if (first) {
+		syscall = lb_mutex__wake_waiter(first, true); /* it now holds S */
+	} else {
+		/* The list emptied before we got here: nobody to take the token. */
+		atomic_fetch_and_explicit(&m->owner, ~LB_MUTEX_SPINNER, memory_order_relaxed);
+	}
+	LB_MUTEX_COUNT(m, n_wakes, syscall);
+	lb_mutex__wait_unlock(m);
+	if (syscall)
+		lb_futex_wake(&first->state, 1);
+}
+
+/* ---- the verbs --------------------------------------------------------------------- */
+
+static inline void lb_mutex_lock(lb_mutex_t *m, lb_mutex_thread_t *t)
+{
+	uintptr_t cur = 0;
+	/* 0,{} -> self,{}; or, when the lock is free but flagged (waiters
+	 * asleep, a spinner awake), 0,{W?,S?} -> self,{W?,S?}.  Acquire pairs
+	 * with the release of the previous unlock. */
+	if (LB_LIKELY(atomic_compare_exchange_strong_explicit(&m->owner, &cur, (uintptr_t)t,
+							      memory_order_acquire,
+							      memory_order_relaxed)) ||
+	    ((cur & ~(LB_MUTEX_WAITERS | LB_MUTEX_SPINNER)) == 0 &&
+	     atomic_compare_exchange_strong_explicit(&m->owner, &cur, (uintptr_t)t | cur,
+						     memory_order_acquire,
+						     memory_order_relaxed))) {
+		LB_MUTEX_COUNT(m, n_fast, 1); /* we hold it: no RMW needed */
+		return;
+	}
+	lb_mutex__lock_slow(m, t, NULL);
+}
+
+/*
+ * Lock, giving up when abs (CLOCK_MONOTONIC) has passed.  0 or ETIMEDOUT.
+ */
+static inline int lb_mutex_timedlock(lb_mutex_t *m, lb_mutex_thread_t *t,
+				     const struct timespec *abs)
+{
+	uintptr_t cur = 0;
+	/* Acquire pairs with the release of the previous unlock. */
+	if (atomic_compare_exchange_strong_explicit(&m->owner, &cur, (uintptr_t)t,
+						    memory_order_acquire, memory_order_relaxed))
+		return 0;
+	return lb_mutex__lock_slow(m, t, abs);
+}
+
+/* Never succeeds while the lock is held or promised to a waiter. */
+static inline bool lb_mutex_trylock(lb_mutex_t *m, lb_mutex_thread_t *t)
+{
+	uintptr_t cur = 0, seen;
+	/* Acquire pairs with the release of the previous unlock. */
+	if (atomic_compare_exchange_strong_explicit(&m->owner, &cur, (uintptr_t)t,
+						    memory_order_acquire, memory_order_relaxed))
+		return true;
+	if (cur & ~LB_MUTEX_FLAGS)
+		return false; /* held (HANDOFF/PICKUP imply held) */
+	return lb_mutex__trylock_common(m, t, 0, &seen);
+}
+
+static inline void lb_mutex_unlock(lb_mutex_t *m, lb_mutex_thread_t *t)
+{
+	uintptr_t cur = (uintptr_t)t;
+	/* self,{} -> 0,{}; or self,{W?,S} -> 0,{W?,S}: an awake contender
+	 * holds the token, so nobody needs waking.  Release publishes the
+	 * critical section. */
+	if (LB_LIKELY(atomic_compare_exchange_strong_explicit(&m->owner, &cur, 0,
+							      memory_order_release,
+							      memory_order_relaxed)))
+		return;
+	if ((cur & ~LB_MUTEX_WAITERS) == ((uintptr_t)t | LB_MUTEX_SPINNER) &&
+	    atomic_compare_exchange_strong_explicit(&m->owner, &cur,
+						    cur & (LB_MUTEX_WAITERS | LB_MUTEX_SPINNER),
+						    memory_order_release, memory_order_relaxed))
+		return;
+	lb_mutex__unlock_slow(m, t);
+}
+
+#endif /* LB_MUTEX_H */
