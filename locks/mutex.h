@@ -106,7 +106,7 @@
  * including this header must agree): no locked read-modify-write is added.
  * Each counter is written only by a thread that holds either the mutex (fast,
  * spin_won) or wait_lock (the others), so a relaxed load + store is exact;
- * readers (lb_mutex_stats) see a slightly stale snapshot while threads run.
+ * readers (lb_mutex_read_stats) see a slightly stale snapshot while threads run.
  */
 #ifndef LB_MUTEX_H
 #define LB_MUTEX_H
@@ -255,7 +255,7 @@ static inline void lb_mutex__count(_Atomic uint64_t *c, uint64_t n)
 #define LB_MUTEX_COUNT(m, field, n) ((void)(m), (void)(n))
 #endif
 
-static inline void lb_mutex_stats(const lb_mutex_t *m, struct lb_mutex_stats *s)
+static inline void lb_mutex_read_stats(const lb_mutex_t *m, struct lb_mutex_stats *s)
 {
 #if LB_MUTEX_COUNTING
 	lb_mutex_t *mm = (lb_mutex_t *)m; /* C11 atomic loads take non-const */

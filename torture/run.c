@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: MIT */
+/* run.c - set-up, the stats/shutdown/watchdog loop, and the verdict. */
+#include "run.h"
+#include "affinity.h"
+#include "clock.h"
+#include "delay.h"
+#include "rcu_chains.h"
+#include "stats.h"
+#include "stutter.h"
+#include "watchdog.h"
+#include "workers.h"
+#include "lb_cpulist.h"
+#include "lb_registry.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NS_PER_S 1000000000ull
+#define TICK_NS 10000000ull           /* the monitor's polling period */
+#define READY_TIMEOUT_NS (10 * NS_PER_S)
+#define DRAIN_TIMEOUT_NS (5 * NS_PER_S)
+#define MONITOR_FIFO_PRIO 60          /* above the workers' SCHED_FIFO 50 */
+
+/* The one global: which signal asked us to stop (0 = none). */
+static volatile sig_atomic_t lb_torture_signalled;
+
+static void on_signal(int sig)
+{
+	lb_torture_signalled = sig;
+}
+
+static void *alloc_lines(size_t size)
+{
+	size = (size + LB_CACHELINE - 1) / LB_CACHELINE * LB_CACHELINE;
+	void *p = aligned_alloc(LB_CACHELINE, size);
+	/* Zeroed memory is the initial state of every atomic we use (lock-free). */
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+static struct lb_torture_run *run_alloc(const struct lb_torture_config *cfg)
+{
+	struct lb_torture_run *run = alloc_lines(sizeof(*run));
+	if (!run)
+		return NULL;
+	run->cfg = *cfg;
+	run->ops = cfg->ops;
+	run->delay_model = lb_torture_delay_model_for(cfg->ops);
+	run->nthreads = cfg->nwriters_stress + cfg->nreaders_stress;
+	run->threads = alloc_lines(sizeof(*run->threads) * (size_t)run->nthreads);
+	if (!run->threads) {
+		free(run);
+		return NULL;
+	}
+	for (int i = 0; i < run->nthreads; i++) {
+		struct lb_torture_thread *t = &run->threads[i];
+		t->run = run;
+		t->writer = i < cfg->nwriters_stress;
+		t->id = t->writer ? i : i - cfg->nwriters_stress;
+		t->index = (unsigned int)i;
+	}
+	return run;
+}
+
+static int lock_new(const struct lb_lock_ops *ops, void **out)
+{
+	void *lock = lb_lock_alloc(ops);
+	if (!lock)
+		return ENOMEM;
+	int err = ops->init(lock);
+	if (err) {
+		lb_lock_free(lock);
+		return err;
+	}
+	*out = lock;
+	return 0;
+}
+
+static void lock_delete(const struct lb_lock_ops *ops, void *lock)
+{
+	if (!lock)
+		return;
+	if (ops->destroy)
+		ops->destroy(lock);
+	lb_lock_free(lock);
+}
+
+static int locks_init(struct lb_torture_run *run)
+{
+	int err = lock_new(run->ops, &run->lock);
+	for (int k = 0; !err && k < run->cfg.nested_locks; k++)
+		err = lock_new(run->ops, &run->nested[k]);
+	return err;
+}
+
+/* Only after every worker was joined: nobody can touch a context any more. */
+static void cleanup(struct lb_torture_run *run)
+{
+	const struct lb_lock_ops *ops = run->ops;
+	for (int i = 0; i < run->nthreads; i++) {
+		struct lb_torture_thread *t = &run->threads[i];
+		for (int k = 0; k < 1 + LB_TORTURE_MAX_NESTED; k++) {
+			if (k < t->ntctx && ops->thread_fini)
+				ops->thread_fini(t->tctx[k]);
+			lb_thread_ctx_free(t->tctx[k]);
+		}
+	}
+	lock_delete(ops, run->lock);
+	for (int k = 0; k < LB_TORTURE_MAX_NESTED; k++)
+		lock_delete(ops, run->nested[k]);
+	lb_torture_affinity_free(run);
+	free(run->threads);
+	free(run);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void say(const struct lb_torture_run *run, const char *bang, const char *fmt, ...);
+
+/* "<type>-torture: text" or, with bang = "!!!", "<type>-torture:!!! text". */
+static void say(const struct lb_torture_run *run, const char *bang, const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	printf("%s%s%s%s\n", run->cfg.type, LB_TORTURE_FLAG, *bang ? bang : " ", text);
+}
+
+/* Final statistics, port summary lines and the End banner; the exit status. */
+static int verdict(struct lb_torture_run *run, int errors, bool hard_fail)
+{
+	struct lb_torture_totals w, r;
+	if (lb_torture_print_stats(run))
+		errors++;
+	if (run->cfg.verbose) {
+		uint64_t first = atomic_load_explicit(&run->first_fail_ns, memory_order_relaxed);
+		lb_torture_collect(run, true, &w);
+		lb_torture_collect(run, false, &r);
+		if (first)
+			say(run, "", "failures: writers=%ld readers=%ld first_at=%.6f s", w.fails,
+			    r.fails, (double)(first - 1) / 1e9);
+		else
+			say(run, "", "failures: writers=%ld readers=%ld", w.fails, r.fails);
+		if (run->cfg.onoff_interval && run->affinity) {
+			char buf[128];
+			lb_torture_onoff_stats(run, buf, sizeof(buf));
+			say(run, "", "%s", buf);
+		}
+		if (run->cfg.call_rcu_chains)
+			say(run, "", "call_rcu_chains: %llu callbacks",
+			    (unsigned long long)lb_torture_rcu_chains_progress(run));
+	}
+	bool failed = errors || hard_fail;
+	lb_torture_print_banner(run, failed ? "End of test: FAILURE" : "End of test: SUCCESS");
+	return failed ? 1 : 0;
+}
+
+/* Blocked workers cannot be joined: report, give the verdict, leave now. */
+static void fail_and_leave(struct lb_torture_run *run, int errors)
+{
+	lb_torture_dump_threads(run);
+	verdict(run, errors, true);
+	fflush(stdout);
+	_exit(1);
+}
+
+static bool all_exited(const struct lb_torture_run *run)
+{
+	for (int i = 0; i < run->nthreads; i++) {
+		const struct lb_torture_thread *t = &run->threads[i];
+		/* Acquire: pairs with the worker's release; it is done with everything. */
+		if (t->created && !atomic_load_explicit(&t->exited, memory_order_acquire))
+			return false;
+	}
+	return true;
+}
+
+static bool wait_all_exited(const struct lb_torture_run *run, uint64_t timeout_ns)
+{
+	uint64_t deadline = lb_torture_now_ns() + timeout_ns;
+	while (!all_exited(run)) {
+		if (lb_torture_now_ns() >= deadline)
+			return false;
+		lb_torture_sleep_ns(TICK_NS);
+	}
+	return true;
+}
+
+/* Wait until every created worker finished its set-up; false on failure. */
+static bool wait_ready(const struct lb_torture_run *run)
+{
+	uint64_t deadline = lb_torture_now_ns() + READY_TIMEOUT_NS;
+	for (;;) {
+		bool all = true, failed = false;
+		for (int i = 0; i < run->nthreads; i++) {
+			const struct lb_torture_thread *t = &run->threads[i];
+			/* Acquire: pairs with the release of ready; init_failed is then visible. */
+			if (!atomic_load_explicit(&t->ready, memory_order_acquire))
+				all = false;
+			else if (atomic_load_explicit(&t->init_failed, memory_order_relaxed))
+				failed = true;
+		}
+		if (failed)
+			return false;
+		if (all)
+			return true;
+		if (lb_torture_now_ns() >= deadline)
+			return false;
+		lb_torture_sleep_ns(1000000);
+	}
+}
+
+static int start_threads(struct lb_torture_run *run)
+{
+	const struct lb_torture_config *cfg = &run->cfg;
+	int nw = cfg->nwriters_stress, nr = cfg->nreaders_stress;
+	int err = lb_torture_affinity_init(run);
+	if (!err)
+		err = lb_torture_affinity_start(run);
+	if (!err)
+		err = lb_torture_stutter_start(run);
+	if (!err)
+		err = lb_torture_rcu_chains_start(run);
+	/* Interleaved like the kernel: writer i, then reader i. */
+	for (int i = 0; !err && i < (nw > nr ? nw : nr); i++) {
+		if (i < nw)
+			err = lb_torture_spawn(run, &run->threads[i], lb_torture_writer);
+		if (!err && i < nr)
+			err = lb_torture_spawn(run, &run->threads[nw + i], lb_torture_reader);
+	}
+	return err;
+}
+
+/* The stats/shutdown/watchdog loop; returns the stats errors counted. */
+static int monitor(struct lb_torture_run *run)
+{
+	const struct lb_torture_config *cfg = &run->cfg;
+	uint64_t start = run->start_ns;
+	uint64_t deadline = cfg->duration ? start + (uint64_t)cfg->duration * NS_PER_S : UINT64_MAX;
+	uint64_t stat_ns = (uint64_t)cfg->stat_interval * NS_PER_S;
+	uint64_t next_stats = stat_ns ? start + stat_ns : UINT64_MAX;
+	uint64_t wd_ns = (uint64_t)cfg->watchdog * NS_PER_S;
+	uint64_t chains_seen = 0, chains_moved = start;
+	int errors = 0;
+
+	for (;;) {
+		lb_torture_sleep_ns(TICK_NS);
+		uint64_t now = lb_torture_now_ns();
+		if (lb_torture_signalled) {
+			say(run, "", "%s: ending the test early", strsignal(lb_torture_signalled));
+			break;
+		}
+		if (now >= deadline)
+			break;
+		if (cfg->fail_fast && atomic_load_explicit(&run->first_fail_ns, memory_order_relaxed)) {
+			say(run, "", "fail_fast: ending the test at the first failure");
+			break;
+		}
+		if (now >= next_stats) {
+			if (lb_torture_print_stats(run))
+				errors++;
+			next_stats += stat_ns;
+		}
+		if (!wd_ns)
+			continue;
+		uint64_t idle = lb_torture_idle_ns(run, lb_torture_coarse_ns());
+		if (idle >= wd_ns) {
+			say(run, "!!!", "watchdog: no lock progress for %.1f s (limit %d s); thread states:",
+			    (double)idle / 1e9, cfg->watchdog);
+			fail_and_leave(run, errors);
+		}
+		if (cfg->call_rcu_chains) {
+			uint64_t p = lb_torture_rcu_chains_progress(run);
+			if (p != chains_seen) {
+				chains_seen = p;
+				chains_moved = now;
+			} else if (now - chains_moved >= wd_ns) {
+				say(run, "!!!", "watchdog: call_rcu chains made no progress for %d s",
+				    cfg->watchdog);
+				fail_and_leave(run, errors);
+			}
+		}
+	}
+	return errors;
+}
+
+static void raise_monitor(void)
+{
+	/* Best effort: SCHED_FIFO spinners must not starve the verdict. */
+	struct sched_param sp = { .sched_priority = MONITOR_FIFO_PRIO };
+	pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+}
+
+int lb_torture_run(const struct lb_torture_config *cfg)
+{
+	struct lb_torture_run *run = run_alloc(cfg);
+	sigset_t sigs, old;
+	bool setup_failed = false;
+	int errors = 0, err;
+
+	if (!run) {
+		fprintf(stderr, "locktorture: out of memory\n");
+		return 1;
+	}
+	err = locks_init(run);
+	lb_torture_print_banner(run, "Start of test");
+	if (cfg->verbose) {
+		char cpus[256];
+		lb_cpulist_format(&cfg->allowed, cpus, sizeof(cpus));
+		say(run, "", "port jiffy = %llu us, delay model %s, watchdog %d s, CPUs %s",
+		    (unsigned long long)(cfg->jiffy_ns / 1000), lb_torture_delay_model_name(run->delay_model),
+		    cfg->watchdog, cpus);
+	}
+	if (err) {
+		say(run, "!!!", "lock init failed: %s", strerror(err));
+		err = verdict(run, 1, true);
+		cleanup(run);
+		return err;
+	}
+
+	/* Workers inherit a mask with SIGINT/SIGTERM blocked: main takes them. */
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, &old);
+	err = start_threads(run);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+	if (err) {
+		say(run, "!!!", "thread start failed: %s", strerror(err));
+		setup_failed = true;
+	} else if (!wait_ready(run)) {
+		say(run, "!!!", "worker set-up failed or timed out");
+		setup_failed = true;
+	}
+	raise_monitor();
+	run->start_ns = lb_torture_now_ns();
+	if (setup_failed)
+		atomic_store_explicit(&run->stop, true, memory_order_relaxed);
+	/* Release: workers that see go also see start_ns. */
+	atomic_store_explicit(&run->go, true, memory_order_release);
+
+	if (!setup_failed)
+		errors = monitor(run);
+
+	/* Stop: background threads first (they touch worker handles), then workers. */
+	atomic_store_explicit(&run->stop, true, memory_order_relaxed);
+	lb_torture_stutter_stop(run);
+	lb_torture_affinity_stop(run);
+	unsigned int hold_ms = lb_torture_delay_max_hold_ms(run->delay_model, cfg->long_hold);
+	uint64_t exit_ns = 5 * NS_PER_S + 2 * (uint64_t)hold_ms * 1000000u;
+	if (!wait_all_exited(run, exit_ns)) {
+		say(run, "!!!", "workers still running %.1f s after the end of the test; thread states:",
+		    (double)exit_ns / 1e9);
+		fail_and_leave(run, errors);
+	}
+	for (int i = 0; i < run->nthreads; i++)
+		if (run->threads[i].created)
+			pthread_join(run->threads[i].handle, NULL);
+	if (lb_torture_rcu_chains_stop(run, DRAIN_TIMEOUT_NS)) {
+		say(run, "!!!", "call_rcu chains did not drain within %llu s",
+		    DRAIN_TIMEOUT_NS / NS_PER_S);
+		setup_failed = true;
+	}
+	int status = verdict(run, errors, setup_failed);
+	if (run->chains)
+		_exit(status); /* a late callback may still touch the chains */
+	cleanup(run);
+	return status;
+}
