@@ -788,10 +788,10 @@ static inline uint32_t lb_mutex__sleep(struct lb_mutex_waiter *w, const struct t
 {
 	uint32_t st = LB_MUTEX__QUEUED;
 	/* QUEUED -> SLEEPING announces the wait; if a waker changed QUEUED
-	 * first we are already woken and skip the syscall.  Acquire on
-	 * failure pairs with the waker's release. */
+	 * first we are already woken and skip the syscall.  Acquire (on
+	 * failure) pairs with the waker's release. */
 	if (!atomic_compare_exchange_strong_explicit(&w->state, &st, LB_MUTEX__SLEEPING,
-						     memory_order_relaxed,
+						     memory_order_acquire,
 						     memory_order_acquire))
 		return st;
 	int saved_errno = errno;

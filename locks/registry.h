@@ -17,6 +17,8 @@
 	X(ticket)             \
 	X(qspinlock)          \
 	X(pthread_spin)       \
+	X(mutex)              \
+	X(mutex_nospin)       \
 	X(pthread_mutex)      \
 	X(pthread_adaptive)   \
 	X(pthread_pi)         \

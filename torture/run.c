@@ -124,7 +124,7 @@ __attribute__((format(printf, 3, 4)))
 #endif
 static void say(const struct lb_torture_run *run, const char *bang, const char *fmt, ...);
 
-/* "<type>-torture: text" or, with bang = "!!!", "<type>-torture:!!! text". */
+/* "<type>-torture: text", or with bang = "!!!" the error form "<type>-torture:!!! text". */
 static void say(const struct lb_torture_run *run, const char *bang, const char *fmt, ...)
 {
 	char text[512];
@@ -132,7 +132,7 @@ static void say(const struct lb_torture_run *run, const char *bang, const char *
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	printf("%s%s%s%s\n", run->cfg.type, LB_TORTURE_FLAG, *bang ? bang : " ", text);
+	printf("%s%s%s %s\n", run->cfg.type, LB_TORTURE_FLAG, bang, text);
 }
 
 /* Final statistics, port summary lines and the End banner; the exit status. */

@@ -29,7 +29,7 @@ static const char *state_name(int s)
 	case LB_TORTURE_WAITING: return "waiting for";
 	case LB_TORTURE_HOLDING: return "holding";
 	case LB_TORTURE_PAUSED: return "paused (stutter)";
-	case LB_TORTURE_HUNG: return "holding forever (inject_hang)";
+	case LB_TORTURE_HUNG: return "holding (inject_hang, forever)";
 	case LB_TORTURE_EXITED: return "exited";
 	}
 	return "?";

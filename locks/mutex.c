@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mutex.c - vtable adapter for mutex.h, the adaptive-spinning mutex:
+ *
+ *   mutex         spin on the owner (OSQ head, bounded budget), then sleep
+ *   mutex-nospin  the same lock with spinning switched off at init, for A/B
+ *                 runs of what the spinning buys
+ *
+ * The thread context is the lb_mutex_thread_t record (its address is the
+ * owner value).  LB_MUTEX_SPIN_NS in the environment overrides the spin
+ * budget (ns) of `mutex` at init, like glibc's mutex_spin_count tunable; the
+ * value in use is whatever lb_mutex_init calibrated, read by nobody else.
+ */
+#include "lb_lock_ops.h"
+#include "mutex.h"
+
+#include <stdlib.h>
+
+static uint32_t spin_ns_from_env(void)
+{
+	const char *s = getenv("LB_MUTEX_SPIN_NS");
+	if (!s || !*s)
+		return 0;
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+	return (*end == '\0' && v > 0 && v <= 100000000ul) ? (uint32_t)v : 0;
+}
+
+static int mutex_init_spin(void *lock)
+{
+	struct lb_mutex_attr a = { .spin_ns = spin_ns_from_env(), .max_spinners = -1 };
+	lb_mutex_init(lock, &a);
+	return 0;
+}
+
+static int mutex_init_nospin(void *lock)
+{
+	struct lb_mutex_attr a = { .nospin = true, .max_spinners = -1 };
+	lb_mutex_init(lock, &a);
+	return 0;
+}
+
+static int mutex_thread_init(void *tctx, unsigned int index)
+{
+	(void)index;
+	lb_mutex_thread_init(tctx);
+	return 0;
+}
+
+static void mutex_lock(void *lock, void *tctx)
+{
+	lb_mutex_lock(lock, tctx);
+}
+
+static void mutex_unlock(void *lock, void *tctx)
+{
+	lb_mutex_unlock(lock, tctx);
+}
+
+static bool mutex_trylock(void *lock, void *tctx)
+{
+	return lb_mutex_trylock(lock, tctx);
+}
+
+#if LB_MUTEX_COUNTING
+static size_t mutex_counters(const void *lock, struct lb_counter *out, size_t max)
+{
+	struct lb_mutex_stats s;
+	lb_mutex_read_stats(lock, &s);
+	const struct lb_counter all[] = {
+		{ "fast", s.fast },         { "spin_won", s.spin_won },
+		{ "spin_gaveup", s.spin_gaveup }, { "sleeps", s.sleeps },
+		{ "wakes", s.wakes },       { "handoffs", s.handoffs },
+	};
+	size_t n = sizeof(all) / sizeof(all[0]);
+	if (n > max)
+		n = max;
+	for (size_t i = 0; i < n; i++)
+		out[i] = all[i];
+	return n;
+}
+#define LB_MUTEX_OPS_COUNTERS LB_LOCK_F_COUNTERS
+#define LB_MUTEX_OPS_COUNTERS_FN mutex_counters
+#else
+#define LB_MUTEX_OPS_COUNTERS 0
+#define LB_MUTEX_OPS_COUNTERS_FN NULL
+#endif
+
+#define LB_MUTEX_OPS(sym, cli, what, initfn)                                   \
+	const struct lb_lock_ops lb_##sym##_ops = {                            \
+		.name = cli,                                                   \
+		.family = "mutex",                                             \
+		.summary = what,                                               \
+		.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK |             \
+			 LB_LOCK_F_SLEEPS | LB_LOCK_F_THREAD_CTX |             \
+			 LB_MUTEX_OPS_COUNTERS,                                \
+		.lock_size = sizeof(lb_mutex_t),                               \
+		.lock_align = _Alignof(lb_mutex_t),                            \
+		.thread_ctx_size = sizeof(lb_mutex_thread_t),                  \
+		.init = initfn,                                                \
+		.thread_init = mutex_thread_init,                              \
+		.lock = mutex_lock,                                            \
+		.unlock = mutex_unlock,                                        \
+		.trylock = mutex_trylock,                                      \
+		.counters = LB_MUTEX_OPS_COUNTERS_FN,                          \
+	};
+
+LB_MUTEX_OPS(mutex, "mutex", "adaptive-spinning mutex (kernel mutex.c port)", mutex_init_spin)
+LB_MUTEX_OPS(mutex_nospin, "mutex-nospin",
+	     "the same mutex with spinning off: contended lockers sleep at once",
+	     mutex_init_nospin)

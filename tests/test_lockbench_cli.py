@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""lockbench command line: every bad input gets exactly one stderr line that
+names the option, exit status 2, and leaves no output file; the JSON and CSV
+outputs parse and carry the documented fields; an interrupted run leaves no
+file behind.  TAP output.  usage: test_lockbench_cli.py LOCKBENCH"""
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+LB = sys.argv[1]
+count = 0
+failed = 0
+
+
+def ok(cond, desc):
+    global count, failed
+    count += 1
+    if not cond:
+        failed += 1
+    print(("ok" if cond else "not ok") + f" {count} - {desc}", flush=True)
+    return cond
+
+
+def run(args, timeout=60):
+    return subprocess.run([LB] + args, capture_output=True, text=True, timeout=timeout)
+
+
+BAD = [
+    # (args, word the error line must contain)
+    (["bench", "--lock", "nosuchlock"], "--lock"),
+    (["bench", "--lock", ""], "--lock"),
+    (["bench", "--lock", "tas,,ticket"], "--lock"),
+    (["bench", "--lock", "tas,tas"], "--lock"),
+    (["bench", "--threads", "0"], "--threads"),
+    (["bench", "--threads", "-1"], "--threads"),
+    (["bench", "--threads", "99999"], "--threads"),
+    (["bench", "--threads", "abc"], "--threads"),
+    (["bench", "--threads", "1,,2"], "--threads"),
+    (["bench", "--threads", "4-1"], "--threads"),
+    (["bench", "--threads", "1-1000"], "--threads"),
+    (["bench", "--threads", "18446744073709551617"], "--threads"),
+    (["bench", "--duration", "0"], "--duration"),
+    (["bench", "--duration", "-1"], "--duration"),
+    (["bench", "--duration", "5x"], "--duration"),
+    (["bench", "--duration", "10h"], "--duration"),
+    (["bench", "--duration", "1ms"], "--duration"),
+    (["bench", "--duration", "abc"], "--duration"),
+    (["bench", "--cs", "-5"], "--cs"),
+    (["bench", "--cs", "5parsecs"], "--cs"),
+    (["bench", "--cs", "200s"], "--cs"),
+    (["bench", "--cs", "99999999999999999999"], "--cs"),
+    (["bench", "--par", "abc"], "--par"),
+    (["bench", "--cs-lines", "65"], "--cs-lines"),
+    (["bench", "--cs-lines", "-1"], "--cs-lines"),
+    (["bench", "--cs-lines", "x"], "--cs-lines"),
+    (["bench", "--pin", "sideways"], "--pin"),
+    (["bench", "--pin", "0-9999"], "--pin"),
+    (["bench", "--pin", "4095"], "--pin"),
+    (["bench", "--pin", "0,,1"], "--pin"),
+    (["bench", "--repeat", "0"], "--repeat"),
+    (["bench", "--repeat", "1001"], "--repeat"),
+    (["bench", "--repeat", "many"], "--repeat"),
+    (["bench", "--read-pct", "101"], "--read-pct"),
+    (["bench", "--read-pct", "-1"], "--read-pct"),
+    (["bench", "--read-pct", "50", "--lock", "tas"], "--read-pct"),
+    (["bench", "--sample-every", "3"], "--sample-every"),
+    (["bench", "--sample-every", "0"], "--sample-every"),
+    (["bench", "--sample-every", "131072"], "--sample-every"),
+    (["bench", "--frobnicate"], "--frobnicate"),
+    (["bench", "--lock"], "--lock"),
+    (["bench", "stray"], "stray"),
+    (["nosuchcommand"], "nosuchcommand"),
+    (["list", "--yaml"], "--yaml"),
+]
+
+
+def check_bad(args, word, outdir):
+    out = os.path.join(outdir, "out.json")
+    r = run(args + ["--json", out] if args[0] == "bench" and args[-1] != "--lock" else args)
+    lines = r.stderr.strip().split("\n") if r.stderr.strip() else []
+    leftovers = os.listdir(outdir)
+    ok(r.returncode == 2 and len(lines) == 1 and word in lines[0] and not leftovers
+       and r.stdout == "",
+       f"{' '.join(args)!r}: exit {r.returncode}, {len(lines)} stderr line(s) "
+       f"naming {word!r}, files left: {leftovers}  [{lines[0] if lines else ''}]")
+
+
+def check_unwritable(outdir):
+    for opt, path in [("--json", "/nonexistent-dir/x.json"), ("--csv", "/proc/x.csv"),
+                      ("--json", outdir), ("--csv", "/etc/hostname/x.csv")]:
+        r = run(["bench", "--lock", "none", "--threads", "1", "--duration", "10ms",
+                 "-q", opt, path])
+        lines = r.stderr.strip().split("\n")
+        ok(r.returncode == 2 and len(lines) == 1 and opt in lines[0] and r.stdout == "",
+           f"{opt} {path}: exit {r.returncode}, one line naming {opt}: {lines[0]}")
+    ok(not os.listdir(outdir), "no file left behind by the unwritable-path runs")
+    # One good and one bad output: the good one must not be created either.
+    good = os.path.join(outdir, "good.json")
+    r = run(["bench", "--lock", "none", "--threads", "1", "--duration", "10ms", "-q",
+             "--json", good, "--csv", "/nonexistent-dir/x.csv"])
+    ok(r.returncode == 2 and not os.listdir(outdir),
+       "a bad --csv path leaves no --json file (nor its temporary)")
+
+
+def check_outputs(outdir):
+    js, cs = os.path.join(outdir, "r.json"), os.path.join(outdir, "r.csv")
+    r = run(["bench", "--lock", "none,tas,pthread-mutex", "--threads", "1,2", "--duration",
+             "50ms", "--repeat", "2", "--json", js, "--csv", cs, "-q"])
+    ok(r.returncode == 0, f"bench with --json and --csv exits 0 ({r.stderr.strip()[:200]})")
+    try:
+        doc = json.load(open(js))
+    except Exception as e:  # noqa: BLE001
+        ok(False, f"JSON parses: {e}")
+        return
+    ok(True, "JSON parses with Python's json module")
+    host_keys = {"cpu_model", "cpus_online", "numa_nodes", "kernel", "compiler", "build_type",
+                 "git_revision", "cycles_per_ns"}
+    ok(host_keys <= set(doc.get("host", {})), f"host metadata has {sorted(host_keys)}")
+    cfg_keys = {"locks", "threads", "duration_s", "cs_iters", "par_iters", "cs_lines", "pin",
+                "repeat", "read_pct"}
+    ok(cfg_keys <= set(doc.get("config", {})), f"config has {sorted(cfg_keys)}")
+    res = doc.get("results", [])
+    ok(len(res) == 6, f"6 results (3 locks x 2 thread counts): {len(res)}")
+    figures = ["ops_per_sec", "ns_per_op", "cycles_per_op", "cpu_ns_per_op", "overhead_ns",
+               "fairness_cov", "min_max_ratio", "overlap", "lat_p50_ns", "lat_p99_ns",
+               "lat_p999_ns", "lat_max_ns"]
+    stats = {"mean", "sd", "sd_pct", "median", "min", "max", "n"}
+    good = True
+    for c in res:
+        for f in figures:
+            s = c["summary"].get(f, {})
+            good &= stats <= set(s) and s["n"] == 2 and s["min"] <= s["median"] <= s["max"]
+        good &= len(c["runs"]) == 2
+        for run_ in c["runs"]:
+            good &= len(run_["per_thread"]) == c["threads"]
+            good &= sum(t["ops"] for t in run_["per_thread"]) == run_["total_ops"]
+            good &= all(f in run_ for f in figures)
+            good &= run_["total_ops"] > 0
+    ok(good, "every result has summary stats for every figure and per-thread ops that add up")
+    tas1 = [c for c in res if c["lock"] == "tas" and c["threads"] == 1][0]
+    ok(tas1["runs"][0]["lost_updates"] == 0 and tas1["summary"]["ops_per_sec"]["mean"] > 0,
+       "tas at 1 thread: positive throughput, no lost updates")
+    rows = list(csv.DictReader(open(cs)))
+    ok(len(rows) == 12 and all(float(r_["ops_per_sec"]) > 0 for r_ in rows),
+       f"CSV has one row per run (12) with ops_per_sec: {len(rows)}")
+    ok(sorted(os.listdir(outdir)) == ["r.csv", "r.json"], "no temporaries left next to the outputs")
+    r = run(["list", "--json"])
+    try:
+        locks = json.loads(r.stdout)
+        ok(r.returncode == 0 and {"none", "busted", "tas"} <= {lk["name"] for lk in locks}
+           and all({"name", "family", "flags", "summary", "available"} <= set(lk) for lk in locks),
+           "list --json parses and describes every lock")
+    except ValueError as e:
+        ok(False, f"list --json parses: {e}")
+
+
+def check_interrupt(outdir):
+    js = os.path.join(outdir, "int.json")
+    p = subprocess.Popen([LB, "bench", "--lock", "tas", "--threads", "1", "--duration", "5s",
+                          "-q", "--json", js], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(0.7)
+    p.send_signal(signal.SIGINT)
+    p.wait(timeout=20)
+    ok(p.returncode != 0 and not os.listdir(outdir),
+       f"SIGINT mid-run: exit {p.returncode}, nothing left: {os.listdir(outdir)}")
+
+
+def main():
+    for args, word in BAD:
+        with tempfile.TemporaryDirectory() as d:
+            check_bad(args, word, d)
+    with tempfile.TemporaryDirectory() as d:
+        check_unwritable(d)
+    with tempfile.TemporaryDirectory() as d:
+        check_outputs(d)
+    with tempfile.TemporaryDirectory() as d:
+        check_interrupt(d)
+    print(f"1..{count}")
+    return 1 if failed else 0
+
+
+sys.exit(main())
