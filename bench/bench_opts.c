@@ -32,7 +32,7 @@ void lb_bench_usage(FILE *out)
 		"                         with unit ns/us/ms (default 0; at most 100ms)\n"
 		"      --par WORK         parallel (outside the lock) work, same units (default 0)\n"
 		"      --cs-lines K       shared cache lines written per critical section\n"
-		"                         (default 1; 0..%d)\n"
+		"                         (default 1, with --read-pct 2; 0..%d)\n"
 		"      --pin POLICY       none, compact, scatter, or a CPU list like 0,2-3\n"
 		"                         (default none)\n"
 		"  -r, --repeat R         runs per (lock, threads) cell, interleaved; figures\n"
@@ -60,7 +60,8 @@ void lb_bench_defaults(struct lb_bench_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	const struct lb_lock_ops *const *table = lb_lock_table();
 	for (size_t i = 0; i < lb_lock_count() && cfg->nlocks < LB_BENCH_MAX_LOCKS; i++)
-		if ((table[i]->flags & LB_LOCK_F_EXCLUSIVE) && lb_lock_is_default_exclusive(table[i]))
+		if ((table[i]->flags & LB_LOCK_F_EXCLUSIVE) && !(table[i]->flags & LB_LOCK_F_RCU) &&
+		    lb_lock_is_default_exclusive(table[i]))
 			cfg->locks[cfg->nlocks++] = table[i];
 	cfg->threads[0] = 1;
 	cfg->nthread_counts = 1;
@@ -162,7 +163,7 @@ void lb_bench_parse(int argc, char **argv, struct lb_bench_config *cfg)
 {
 	unsigned int v;
 	size_t n;
-	bool explicit_locks = false;
+	bool explicit_locks = false, explicit_lines = false;
 	lb_bench_defaults(cfg);
 	opterr = 0; /* we print our own one-line errors */
 	optind = 1;
@@ -200,6 +201,7 @@ void lb_bench_parse(int argc, char **argv, struct lb_bench_config *cfg)
 			if (lb_parse_uint(optarg, 0, LB_BENCH_MAX_CS_LINES, &cfg->cs_lines))
 				lb_usage_error("--cs-lines: '%s' is not valid; accepted: 0..%d", optarg,
 					       LB_BENCH_MAX_CS_LINES);
+			explicit_lines = true;
 			break;
 		case OPT_PIN:
 			if (lb_pin_parse(optarg, &cfg->pin))
@@ -256,6 +258,9 @@ void lb_bench_parse(int argc, char **argv, struct lb_bench_config *cfg)
 		lb_usage_error("--lock: no lock can run here");
 	if (cfg->read_pct >= 0) {
 		char with_rw[1024] = "";
+		/* Readers check that writers' fields agree: that needs two at least. */
+		if (!explicit_lines)
+			cfg->cs_lines = 2;
 		const struct lb_lock_ops *const *table = lb_lock_table();
 		for (size_t i = 0; i < lb_lock_count(); i++)
 			if ((table[i]->flags & LB_LOCK_F_RW) && !table[i]->unsupported)

@@ -37,7 +37,8 @@ struct run_ctx {
 	const struct lb_bench_config *cfg;
 	const struct lb_lock_ops *ops;
 	void *lock;
-	struct shared_line *data;
+	struct shared_line *data;     /* RCU locks: two versions of cs_lines lines */
+	_Atomic unsigned int current; /* RCU locks: the published version (0/1) */
 	struct lb_barrier start, done;
 	/* The stop flag on a line of its own: every worker reads it every op. */
 	_Alignas(LB_CACHELINE) _Atomic int stop;
@@ -72,6 +73,31 @@ static inline uint64_t cs_read(struct shared_line *data, unsigned int lines)
 	for (unsigned int i = 1; i < lines; i++)
 		torn |= atomic_load_explicit(&data[i].value, memory_order_relaxed) != first;
 	return torn;
+}
+
+/*
+ * RCU-style update for LB_LOCK_F_RCU locks, whose readers run alongside the
+ * writer: write the next version into the other copy, then publish it with
+ * a release store (pairs with the readers' acquire load).  The lock's
+ * unlock waits for a grace period, so no reader still looks at the copy the
+ * next writer overwrites.
+ */
+static inline void cs_write_rcu(struct run_ctx *ctx, unsigned int lines)
+{
+	unsigned int cur = atomic_load_explicit(&ctx->current, memory_order_relaxed);
+	struct shared_line *from = ctx->data + cur * lines, *to = ctx->data + (1 - cur) * lines;
+	for (unsigned int i = 0; i < lines; i++)
+		atomic_store_explicit(&to[i].value,
+				      atomic_load_explicit(&from[i].value, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+	atomic_store_explicit(&ctx->current, 1 - cur, memory_order_release);
+}
+
+static inline uint64_t cs_read_rcu(struct run_ctx *ctx, unsigned int lines)
+{
+	/* acquire: pairs with the release in cs_write_rcu. */
+	unsigned int cur = atomic_load_explicit(&ctx->current, memory_order_acquire);
+	return cs_read(ctx->data + cur * lines, lines);
 }
 
 static inline uint64_t xorshift64(uint64_t *s)
@@ -135,6 +161,7 @@ static void loop_mixed(struct worker *w)
 	uint64_t rng = 0x9e3779b97f4a7c15ull * (w->index + 1), n = 0, sink = 0, torn = 0;
 	uint64_t count[LB_SIDES] = { 0, 0 };
 	const uint64_t timer_cost = lb_cycles_overhead();
+	const bool rcu = ops->flags & LB_LOCK_F_RCU;
 
 	while (!atomic_load_explicit(&ctx->stop, memory_order_relaxed)) {
 		int side = (xorshift64(&rng) >> 32) < threshold ? LB_SIDE_READ : LB_SIDE_WRITE;
@@ -148,7 +175,10 @@ static void loop_mixed(struct worker *w)
 			uint64_t dt = lb_cycles() - t0;
 			lb_hist_record(&w->hist[side], dt > timer_cost ? dt - timer_cost : 0);
 		}
-		if (side == LB_SIDE_READ)
+		if (rcu)
+			side == LB_SIDE_READ ? (void)(torn += cs_read_rcu(ctx, lines))
+					     : cs_write_rcu(ctx, lines);
+		else if (side == LB_SIDE_READ)
 			torn += cs_read(data, lines);
 		else
 			cs_write(data, lines);
@@ -271,15 +301,20 @@ static void summarize_run(const struct run_ctx *ctx, struct worker *w, unsigned 
 		sr->lat_max_ns = lb_cycles_to_ns(lb_hist_quantile(merged, 1.0));
 	}
 	/* Exclusive locks must not lose increments of the shared data. */
-	uint64_t seen = atomic_load_explicit(&ctx->data[0].value, memory_order_relaxed);
-	out->lost_updates = side_ops[LB_SIDE_WRITE] > seen ? side_ops[LB_SIDE_WRITE] - seen : 0;
+	unsigned int cur = atomic_load_explicit(&ctx->current, memory_order_relaxed);
+	uint64_t seen = atomic_load_explicit(&ctx->data[cur * cfg->cs_lines].value,
+					     memory_order_relaxed);
+	out->lost_updates = side_ops[LB_SIDE_WRITE] > seen && cfg->cs_lines
+				    ? side_ops[LB_SIDE_WRITE] - seen
+				    : 0;
 	free(per_thread);
 	free(merged);
 }
 
+/* cs_lines lines (at least one), twice over for an RCU lock's two versions. */
 static size_t data_size_or_line(const struct lb_bench_config *cfg)
 {
-	return cfg->cs_lines ? sizeof(struct shared_line) * cfg->cs_lines : sizeof(struct shared_line);
+	return 2 * sizeof(struct shared_line) * (cfg->cs_lines ? cfg->cs_lines : 1);
 }
 
 int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops *ops,

@@ -41,6 +41,9 @@ enum lb_lock_flag {
 	LB_LOCK_F_NOLOCK     = 1u << 7, /* no lock at all (harness baseline) */
 	LB_LOCK_F_FAIR       = 1u << 8, /* FIFO hand-over order by design */
 	LB_LOCK_F_COUNTERS   = 1u << 9, /* counters() present */
+	LB_LOCK_F_RCU        = 1u << 10, /* readers are NOT excluded by writers:
+					  * writers publish new versions and
+					  * unlock waits for a grace period */
 };
 
 /* One named event counter a lock can report (for `lockbench bench --explain`). */

@@ -62,6 +62,7 @@ static int check_entry(const struct lb_lock_ops *o, FILE *err)
 		   "THREAD_CTX flag and thread_ctx_size disagree");
 	LB_REQUIRE(!(o->flags & LB_LOCK_F_COUNTERS) == !o->counters,
 		   "COUNTERS flag and counters member disagree");
+	LB_REQUIRE(!(o->flags & LB_LOCK_F_RCU) || rw, "RCU flag requires a read side");
 	LB_REQUIRE(!!(o->flags & LB_LOCK_F_EXCLUSIVE) !=
 			   !!(o->flags & (LB_LOCK_F_NOLOCK)),
 		   "exactly one of EXCLUSIVE and NOLOCK must be set");
@@ -154,6 +155,7 @@ const char *lb_lock_flags_str(unsigned int flags, char *buf, size_t len)
 		{ LB_LOCK_F_PI, "pi" },           { LB_LOCK_F_THREAD_CTX, "ctx" },
 		{ LB_LOCK_F_FAIR, "fair" },       { LB_LOCK_F_COUNTERS, "counters" },
 		{ LB_LOCK_F_BUSTED, "busted" },   { LB_LOCK_F_NOLOCK, "nolock" },
+		{ LB_LOCK_F_RCU, "rcu" },
 	};
 	size_t used = 0;
 	buf[0] = '\0';

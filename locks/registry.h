@@ -29,6 +29,7 @@
 	X(ck_fas)             \
 	X(ck_ticket)          \
 	X(ck_mcs)             \
-	X(ck_rwlock)
+	X(ck_rwlock)          \
+	X(urcu)
 
 #endif /* LB_LOCKS_REGISTRY_H */

@@ -652,13 +652,17 @@ static void test_count_mixed(void)
 			lb_rt_task_eff_prio(&ma[i].task) == 10 * i;
 	tap_ok(idle, "count: afterwards both locks are free and every task is at its base priority");
 #if LB_LOCK_COUNTERS
-	tap_diag("mixed: inner lock fast %llu slow %llu boosts %llu walk_steps %llu spins %llu sleeps %llu",
-		 (unsigned long long)atomic_load(&s->inner.st.fast),
-		 (unsigned long long)atomic_load(&s->inner.st.slow),
-		 (unsigned long long)atomic_load(&s->inner.st.boosts),
-		 (unsigned long long)atomic_load(&s->inner.st.walk_steps),
-		 (unsigned long long)atomic_load(&s->inner.st.spins),
-		 (unsigned long long)atomic_load(&s->inner.st.sleeps));
+	lb_rtmutex_t *ls[2] = { &s->outer, &s->inner };
+	for (int i = 0; i < 2; i++)
+		tap_diag("mixed: %s lock: fast %llu slow %llu steals %llu boosts %llu walk_steps %llu "
+			 "spins %llu sleeps %llu",
+			 i ? "inner" : "outer", (unsigned long long)atomic_load(&ls[i]->st.fast),
+			 (unsigned long long)atomic_load(&ls[i]->st.slow),
+			 (unsigned long long)atomic_load(&ls[i]->st.steals),
+			 (unsigned long long)atomic_load(&ls[i]->st.boosts),
+			 (unsigned long long)atomic_load(&ls[i]->st.walk_steps),
+			 (unsigned long long)atomic_load(&ls[i]->st.spins),
+			 (unsigned long long)atomic_load(&ls[i]->st.sleeps));
 #endif
 	free(ma);
 	free(s);

@@ -155,6 +155,7 @@ struct lb_torture_run {
 	_Atomic uint64_t first_fail_ns;          /* ns after start_ns + 1; 0 = none */
 
 	uint64_t start_ns;                       /* CLOCK_MONOTONIC at "go" */
+	_Atomic uint64_t rcu_callbacks;          /* call_rcu chain callbacks run */
 
 	struct lb_torture_stutter *stutter;
 	struct lb_torture_affinity *affinity;

@@ -9,13 +9,12 @@
 
 struct chain {
 	struct rcu_head head;          /* first member: the callback casts back */
-	struct lb_torture_rcu_chains *owner;
+	struct lb_torture_run *run;
 	_Atomic bool stop;
 	_Atomic bool done;
 };
 
 struct lb_torture_rcu_chains {
-	_Atomic uint64_t invoked;
 	int n;
 	struct chain *chains;
 };
@@ -23,7 +22,7 @@ struct lb_torture_rcu_chains {
 static void chain_cb(struct rcu_head *head)
 {
 	struct chain *c = (struct chain *)head;
-	atomic_fetch_add_explicit(&c->owner->invoked, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&c->run->rcu_callbacks, 1, memory_order_relaxed);
 	/* Pairs with the release in stop: after it we must not re-post. */
 	if (!atomic_load_explicit(&c->stop, memory_order_acquire))
 		call_rcu(&c->head, chain_cb);
@@ -50,7 +49,7 @@ int lb_torture_rcu_chains_start(struct lb_torture_run *run)
 	/* call_rcu() wants a registered thread; main stays registered until stop. */
 	rcu_register_thread();
 	for (int i = 0; i < n; i++) {
-		chains[i].owner = rc;
+		chains[i].run = run;
 		call_rcu(&chains[i].head, chain_cb);
 	}
 	return 0;
@@ -58,9 +57,7 @@ int lb_torture_rcu_chains_start(struct lb_torture_run *run)
 
 uint64_t lb_torture_rcu_chains_progress(const struct lb_torture_run *run)
 {
-	if (!run->chains)
-		return 0;
-	return atomic_load_explicit(&run->chains->invoked, memory_order_relaxed);
+	return atomic_load_explicit(&run->rcu_callbacks, memory_order_relaxed);
 }
 
 int lb_torture_rcu_chains_stop(struct lb_torture_run *run, uint64_t timeout_ns)
