@@ -126,8 +126,8 @@ static int int_value(const char *opt, const char *val, int min, int max, const c
 {
 	unsigned int v;
 	if (lb_parse_uint(val, (unsigned int)min, (unsigned int)max, &v))
-		lb_usage_error("--%s: invalid value '%s' (accepted: %d..%d %s)", opt, val, min,
-			       max, unit);
+		lb_usage_error("--%s: invalid value '%s' (accepted: %d..%d%s%s)", opt, val, min,
+			       max, *unit ? " " : "", unit);
 	return (int)v;
 }
 
