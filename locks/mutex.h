@@ -147,7 +147,7 @@
 #define LB_MUTEX_WAITERS ((uintptr_t)0x01)
 #define LB_MUTEX_HANDOFF ((uintptr_t)0x02)
 #define LB_MUTEX_PICKUP  ((uintptr_t)0x04)
-#define LB_MUTEX_SPINNER ((uintptr_t)0x08)
+#define LB_MUTEX_WOKEN ((uintptr_t)0x08)
 #define LB_MUTEX_FLAGS   ((uintptr_t)0x0f)
 
 /*
@@ -498,7 +498,7 @@ static inline bool lb_mutex__trylock_common(lb_mutex_t *m, lb_mutex_thread_t *t,
 			break;
 		bool take = (want & ~LB_MUTEX_FLAGS) == self;
 		if (take && (how & LB_MUTEX__HAS_TOKEN))
-			want &= ~LB_MUTEX_SPINNER;
+			want &= ~LB_MUTEX_WOKEN;
 		/* Acquire (when taking) pairs with the release of the unlock or
 		 * handoff that produced cur. */
 		if (atomic_compare_exchange_weak_explicit(&m->owner, &cur, want,
@@ -706,7 +706,7 @@ static inline void lb_mutex__spin_exit(lb_mutex_t *m)
 static inline int lb_mutex__optimistic_spin(lb_mutex_t *m, lb_mutex_thread_t *t)
 {
 	struct lb_mutex__budget b;
-	bool token = false, won = false;
+	bool won = false;
 	uintptr_t seen;
 
 	if (!lb_mutex__spin_enter(m, 0))
@@ -715,35 +715,16 @@ static inline int lb_mutex__optimistic_spin(lb_mutex_t *m, lb_mutex_thread_t *t)
 	if (!lb_mutex__osq_lock(m, &t->osq, &b))
 		goto out;
 	for (;;) {
-		if (lb_mutex__trylock_common(m, t, token ? LB_MUTEX__HAS_TOKEN : 0, &seen)) {
+		if (lb_mutex__trylock_common(m, t, 0, &seen)) {
 			won = true;
-			token = false; /* dropped by the acquiring CAS */
 			break;
 		}
 		/* Promised to the first waiter: nothing left to win. */
 		if (seen & (LB_MUTEX_HANDOFF | LB_MUTEX_PICKUP))
 			break;
-		/* Take the wake token, so unlocks stop waking sleepers for a
-		 * lock we are about to take: X,{*} -> X,{S,*}. */
-		if (!token && !(seen & LB_MUTEX_SPINNER)) {
-			uintptr_t want = seen | LB_MUTEX_SPINNER;
-			if (atomic_compare_exchange_strong_explicit(&m->owner, &seen, want,
-								    memory_order_relaxed,
-								    memory_order_relaxed)) {
-				token = true;
-				seen = want;
-			} else {
-				continue; /* the word moved: look again */
-			}
-		}
 		if (!lb_mutex__spin_on_owner(m, seen & ~LB_MUTEX_FLAGS, false, &b))
 			break;
 	}
-	/* Giving up with the token: drop it.  Our caller then tries the lock
-	 * once more under wait_lock before sleeping, so an unlock that skipped
-	 * its wake because of our token is not lost. */
-	if (token)
-		atomic_fetch_and_explicit(&m->owner, ~LB_MUTEX_SPINNER, memory_order_relaxed);
 	lb_mutex__osq_unlock(m, &t->osq);
 out:
 	lb_mutex__spin_exit(m);
@@ -855,7 +836,7 @@ LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_thread_t *t,
 		/* wait_lock held.  A token we were given and did not use goes
 		 * back before we look at the lock once more (see header). */
 		if (lb_load_relaxed(&w->state) == LB_MUTEX__TOKEN) {
-			atomic_fetch_and_explicit(&m->owner, ~LB_MUTEX_SPINNER, memory_order_relaxed);
+			atomic_fetch_and_explicit(&m->owner, ~LB_MUTEX_WOKEN, memory_order_relaxed);
 			lb_store_relaxed(&w->state, LB_MUTEX__AWAKE);
 		}
 		if (lb_mutex__trylock_common(m, t, 0, &seen))
@@ -917,9 +898,9 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
 			break; /* keep it: it goes to the first waiter below */
 		/* self,{W?,S?} -> 0,{W?,S?}; with W and no S we owe a wake and
 		 * set S for the waiter we are about to wake. */
-		token_to_give = (cur & LB_MUTEX_WAITERS) && !(cur & LB_MUTEX_SPINNER);
-		uintptr_t want = (cur & (LB_MUTEX_WAITERS | LB_MUTEX_SPINNER)) |
-				 (token_to_give ? LB_MUTEX_SPINNER : 0);
+		token_to_give = (cur & LB_MUTEX_WAITERS) && !(cur & LB_MUTEX_WOKEN);
+		uintptr_t want = (cur & (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN)) |
+				 (token_to_give ? LB_MUTEX_WOKEN : 0);
 		/* Release: publishes the critical section to the next owner. */
 		if (atomic_compare_exchange_weak_explicit(&m->owner, &cur, want,
 							  memory_order_release,
@@ -940,7 +921,7 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
 		 * Release: the new owner's pickup CAS acquires. */
 		uintptr_t want;
 		do {
-			want = cur & (LB_MUTEX_WAITERS | LB_MUTEX_SPINNER);
+			want = cur & (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN);
 			if (first)
 				want |= (uintptr_t)lb_mutex__waiter_task(first) | LB_MUTEX_PICKUP;
 		} while (!atomic_compare_exchange_weak_explicit(&m->owner, &cur, want,
@@ -954,7 +935,7 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
 		syscall = lb_mutex__wake_waiter(first, true); /* it now holds S */
 	} else {
 		/* The list emptied before we got here: nobody to take the token. */
-		atomic_fetch_and_explicit(&m->owner, ~LB_MUTEX_SPINNER, memory_order_relaxed);
+		atomic_fetch_and_explicit(&m->owner, ~LB_MUTEX_WOKEN, memory_order_relaxed);
 	}
 	LB_MUTEX_COUNT(m, n_wakes, syscall);
 	lb_mutex__wait_unlock(m);
@@ -973,7 +954,7 @@ static inline void lb_mutex_lock(lb_mutex_t *m, lb_mutex_thread_t *t)
 	if (LB_LIKELY(atomic_compare_exchange_strong_explicit(&m->owner, &cur, (uintptr_t)t,
 							      memory_order_acquire,
 							      memory_order_relaxed)) ||
-	    ((cur & ~(LB_MUTEX_WAITERS | LB_MUTEX_SPINNER)) == 0 &&
+	    ((cur & ~(LB_MUTEX_WAITERS | LB_MUTEX_WOKEN)) == 0 &&
 	     atomic_compare_exchange_strong_explicit(&m->owner, &cur, (uintptr_t)t | cur,
 						     memory_order_acquire,
 						     memory_order_relaxed))) {
@@ -1020,9 +1001,9 @@ static inline void lb_mutex_unlock(lb_mutex_t *m, lb_mutex_thread_t *t)
 							      memory_order_release,
 							      memory_order_relaxed)))
 		return;
-	if ((cur & ~LB_MUTEX_WAITERS) == ((uintptr_t)t | LB_MUTEX_SPINNER) &&
+	if ((cur & ~LB_MUTEX_WAITERS) == ((uintptr_t)t | LB_MUTEX_WOKEN) &&
 	    atomic_compare_exchange_strong_explicit(&m->owner, &cur,
-						    cur & (LB_MUTEX_WAITERS | LB_MUTEX_SPINNER),
+						    cur & (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN),
 						    memory_order_release, memory_order_relaxed))
 		return;
 	lb_mutex__unlock_slow(m, t);

@@ -11,7 +11,8 @@
  * Sharing rules:
  *  - cfg and the lock pointers are written before any thread starts and are
  *    read-only afterwards.
- *  - The check flags (lock_is_write_held, lock_is_read_held, holders) are
+ *  - The check flags (lock_is_write_held, lock_is_read_held, holders,
+ *    rcu_gen and each reader's rcu_reader word) are
  *    relaxed atomics: the kernel uses plain racy accesses here, which are
  *    undefined behaviour in C11.  Relaxed keeps them defined without adding
  *    ordering of our own that could mask a broken lock; when the lock is
@@ -100,6 +101,7 @@ struct lb_torture_thread {
 	_Atomic bool ready;             /* set-up done (or failed) */
 	_Atomic bool init_failed;
 	_Atomic bool exited;            /* release: the thread touches nothing after it */
+	_Atomic uint64_t rcu_reader;    /* RCU locks: generation seen << 1 | inside */
 
 	/* Owner-private from here on (main reads tctx only after joining). */
 	_Alignas(LB_CACHELINE) struct lb_torture_run *run;
@@ -142,6 +144,8 @@ struct lb_torture_run {
 	_Alignas(LB_CACHELINE) _Atomic bool lock_is_write_held;
 	_Alignas(LB_CACHELINE) _Atomic int lock_is_read_held;
 	_Alignas(LB_CACHELINE) _Atomic uint64_t holders;
+	_Alignas(LB_CACHELINE) _Atomic uint64_t rcu_gen;   /* RCU locks: writer generation */
+	bool rcu;                                /* LB_LOCK_F_RCU: readers overlap writers */
 
 	/* Control words, polled with relaxed loads (they publish no data). */
 	_Alignas(LB_CACHELINE) _Atomic bool stop;

@@ -52,6 +52,7 @@ static struct lb_torture_run *run_alloc(const struct lb_torture_config *cfg)
 	run->cfg = *cfg;
 	run->ops = cfg->ops;
 	run->delay_model = lb_torture_delay_model_for(cfg->ops);
+	run->rcu = cfg->ops->flags & LB_LOCK_F_RCU;
 	run->nthreads = cfg->nwriters_stress + cfg->nreaders_stress;
 	run->threads = alloc_lines(sizeof(*run->threads) * (size_t)run->nthreads);
 	if (!run->threads) {
@@ -99,17 +100,15 @@ static int locks_init(struct lb_torture_run *run)
 	return err;
 }
 
-/* Only after every worker was joined: nobody can touch a context any more. */
+/* Only after every worker was joined: no lock can touch a context any more. */
 static void cleanup(struct lb_torture_run *run)
 {
 	const struct lb_lock_ops *ops = run->ops;
 	for (int i = 0; i < run->nthreads; i++) {
 		struct lb_torture_thread *t = &run->threads[i];
-		for (int k = 0; k < 1 + LB_TORTURE_MAX_NESTED; k++) {
-			if (k < t->ntctx && ops->thread_fini)
-				ops->thread_fini(t->tctx[k]);
+		/* thread_fini already ran in the owner (workers.c). */
+		for (int k = 0; k < 1 + LB_TORTURE_MAX_NESTED; k++)
 			lb_thread_ctx_free(t->tctx[k]);
-		}
 	}
 	lock_delete(ops, run->lock);
 	for (int k = 0; k < LB_TORTURE_MAX_NESTED; k++)

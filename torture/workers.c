@@ -69,6 +69,9 @@ static int thread_setup(struct lb_torture_thread *t, int nested)
 fail:
 	printf("%s%s!!! %s %d: lock thread context set-up failed\n", run->cfg.type,
 	       LB_TORTURE_FLAG, lb_torture_role(t), t->id);
+	if (ops->thread_fini)
+		for (int k = 0; k < t->ntctx; k++)
+			ops->thread_fini(t->tctx[k]);
 	atomic_store_explicit(&t->init_failed, true, memory_order_relaxed);
 	/* Release: main reads init_failed after seeing ready/exited. */
 	atomic_store_explicit(&t->ready, true, memory_order_release);
@@ -92,8 +95,16 @@ static bool wait_for_go(struct lb_torture_thread *t)
 	return !lb_torture_must_stop(run);
 }
 
+/*
+ * thread_fini runs here, in the owner (liburcu's unregister, for one, acts
+ * on the calling thread); the memory is freed by main after every join.
+ */
 static void finish(struct lb_torture_thread *t)
 {
+	const struct lb_lock_ops *ops = t->run->ops;
+	if (ops->thread_fini)
+		for (int k = 0; k < t->ntctx; k++)
+			ops->thread_fini(t->tctx[k]);
 	if (atomic_load_explicit(&t->state, memory_order_relaxed) != LB_TORTURE_HUNG)
 		lb_torture_set_state(t, LB_TORTURE_EXITED, LB_TORTURE_MAIN_LOCK);
 	/* Release: main joins after this and then frees our contexts. */
@@ -131,6 +142,25 @@ static void hang_forever(struct lb_torture_thread *t)
 		lb_torture_sleep_ns(10000000);
 }
 
+/*
+ * RCU locks: unlock has waited for a grace period, so every reader that saw
+ * a generation older than ours (it was inside before we bumped it, hence
+ * before the grace period began) must be out by now.  Relaxed loads: the
+ * grace period itself orders the readers' stores before our loads, and
+ * adding fences here could hide a broken one.
+ */
+static void check_grace_period(struct lb_torture_thread *t, uint64_t gen)
+{
+	struct lb_torture_run *run = t->run;
+	for (int i = run->cfg.nwriters_stress; i < run->nthreads; i++) {
+		uint64_t rec = atomic_load_explicit(&run->threads[i].rcu_reader,
+						    memory_order_relaxed);
+		if ((rec & 1) && (rec >> 1) < gen)
+			record_fail(t, &run->warned_read_held,
+				    "reader still inside after the grace period");
+	}
+}
+
 /* One write-side critical section on the main lock; false after a hang. */
 static bool write_section(struct lb_torture_thread *t)
 {
@@ -145,12 +175,15 @@ static bool write_section(struct lb_torture_thread *t)
 	if (atomic_load_explicit(&run->lock_is_write_held, memory_order_relaxed))
 		record_fail(t, &run->warned_write_held, "lock_is_write_held already set");
 	atomic_store_explicit(&run->lock_is_write_held, true, memory_order_relaxed);
-	if (atomic_load_explicit(&run->lock_is_read_held, memory_order_relaxed))
+	if (!run->rcu && atomic_load_explicit(&run->lock_is_read_held, memory_order_relaxed))
 		record_fail(t, &run->warned_read_held, "lock_is_read_held set under the write lock");
 	/* Single-location RMW: relaxed still sees every earlier add (coherence). */
 	if (cfg->holders_check &&
 	    atomic_fetch_add_explicit(&run->holders, HOLDERS_WRITER, memory_order_relaxed))
 		record_fail(t, &run->warned_holders, "holders counter not zero on write acquisition");
+	uint64_t gen = 0;
+	if (run->rcu) /* writers are serialised by the lock, so this is a plain bump */
+		gen = atomic_fetch_add_explicit(&run->rcu_gen, 1, memory_order_relaxed) + 1;
 
 	if (cfg->acq_writer_lim) {
 		unsigned long j = (unsigned long)((lb_torture_now_ns() - t0) / cfg->jiffy_ns);
@@ -171,6 +204,8 @@ static bool write_section(struct lb_torture_thread *t)
 		atomic_fetch_sub_explicit(&run->holders, HOLDERS_WRITER, memory_order_relaxed);
 	atomic_store_explicit(&run->lock_is_write_held, false, memory_order_relaxed);
 	run->ops->unlock(run->lock, t->tctx[0]);
+	if (run->rcu)
+		check_grace_period(t, gen);
 	return true;
 }
 
@@ -232,11 +267,20 @@ void *lb_torture_reader(void *arg)
 		lb_torture_set_state(t, LB_TORTURE_HOLDING, LB_TORTURE_MAIN_LOCK);
 
 		atomic_fetch_add_explicit(&run->lock_is_read_held, 1, memory_order_relaxed);
-		if (atomic_load_explicit(&run->lock_is_write_held, memory_order_relaxed))
-			record_fail(t, &run->warned_reader, "lock_is_write_held set under the read lock");
-		if (cfg->holders_check &&
-		    atomic_fetch_add_explicit(&run->holders, 1, memory_order_relaxed) >= HOLDERS_WRITER)
-			record_fail(t, &run->warned_holders, "holders counter shows a writer on read acquisition");
+		if (run->rcu) {
+			/* Inside a read-side section: publish the generation we see. */
+			uint64_t gen = atomic_load_explicit(&run->rcu_gen, memory_order_relaxed);
+			atomic_store_explicit(&t->rcu_reader, gen << 1 | 1, memory_order_relaxed);
+		} else {
+			if (atomic_load_explicit(&run->lock_is_write_held, memory_order_relaxed))
+				record_fail(t, &run->warned_reader,
+					    "lock_is_write_held set under the read lock");
+			if (cfg->holders_check &&
+			    atomic_fetch_add_explicit(&run->holders, 1, memory_order_relaxed) >=
+				    HOLDERS_WRITER)
+				record_fail(t, &run->warned_holders,
+					    "holders counter shows a writer on read acquisition");
+		}
 
 		long n = atomic_load_explicit(&t->n_lock_acquired, memory_order_relaxed);
 		atomic_store_explicit(&t->n_lock_acquired, n + 1, memory_order_relaxed);
@@ -244,7 +288,12 @@ void *lb_torture_reader(void *arg)
 
 		lb_torture_read_delay(run, &t->rng);
 
-		if (cfg->holders_check)
+		if (run->rcu)
+			atomic_store_explicit(&t->rcu_reader,
+					      atomic_load_explicit(&t->rcu_reader, memory_order_relaxed) &
+						      ~(uint64_t)1,
+					      memory_order_relaxed);
+		else if (cfg->holders_check)
 			atomic_fetch_sub_explicit(&run->holders, 1, memory_order_relaxed);
 		atomic_fetch_sub_explicit(&run->lock_is_read_held, 1, memory_order_relaxed);
 		run->ops->read_unlock(run->lock, t->tctx[0]);

@@ -10,6 +10,13 @@
  * prints the first one of each kind.  --holders_check adds a deterministic
  * check: one counter, writers add 2^32 and readers 1 with fetch_add, and
  * the previous value tells whether anyone else was inside.
+ *
+ * Locks flagged LB_LOCK_F_RCU (readers run alongside writers by design) keep
+ * the writer/writer check and replace the reader/writer one with a
+ * grace-period check: each writer bumps a generation while holding the lock;
+ * a reader records the generation it saw and that it is inside; once the
+ * writer's unlock (which waits for a grace period) returns, no reader may
+ * still be inside with an older generation.
  */
 #ifndef LB_TORTURE_WORKERS_H
 #define LB_TORTURE_WORKERS_H

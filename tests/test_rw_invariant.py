@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The read/write workload's invariant under contention: with --read-pct,
+writers update every shared line together and readers check they agree.
+Every lock with a read side must show no torn reads and no lost updates;
+`busted` (which claims a read side but excludes nothing) must show them, or
+the check does not bite.  TAP.  usage: test_rw_invariant.py LOCKBENCH"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+LB = sys.argv[1]
+n = failed = 0
+
+
+def ok(cond, desc):
+    global n, failed
+    n += 1
+    failed += not cond
+    print(("ok" if cond else "not ok") + f" {n} - {desc}", flush=True)
+
+
+locks = [lk["name"] for lk in json.loads(subprocess.run([LB, "list", "--json"], capture_output=True,
+                                                        text=True, check=True).stdout)
+         if "rw" in lk["flags"] and lk["available"]]
+with tempfile.TemporaryDirectory() as d:
+    out = os.path.join(d, "rw.json")
+    r = subprocess.run([LB, "bench", "--lock", ",".join(locks), "--read-pct", "50", "--threads", "4",
+                        "--cs-lines", "4", "--cs", "50", "--duration", "200ms", "-q", "--json", out],
+                       capture_output=True, text=True, timeout=120)
+    ok(r.returncode == 0, f"bench --read-pct 50 over {','.join(locks)} exits 0 {r.stderr.strip()[:200]}")
+    results = {c["lock"]: c for c in json.load(open(out))["results"]}
+for lock in locks:
+    runs = results[lock]["runs"]
+    torn = sum(x["torn_reads"] for x in runs)
+    lost = sum(x["lost_updates"] for x in runs)
+    reads = sum(x["read_side"]["ops"] for x in runs)
+    writes = sum(x["write_side"]["ops"] for x in runs)
+    if lock == "busted":
+        ok(torn > 0 or lost > 0, f"busted: the check bites: {torn} torn reads, {lost} lost updates "
+           f"in {reads} reads / {writes} writes")
+    else:
+        ok(torn == 0 and lost == 0 and reads > 0 and writes > 0,
+           f"{lock}: {reads} reads, {writes} writes, {torn} torn reads, {lost} lost updates")
+print(f"1..{n}")
+sys.exit(1 if failed else 0)
