@@ -711,8 +711,11 @@ static inline bool lb_rt_may_steal(const lb_rtmutex_t *m, int prio, const struct
 /*
  * wait_lock held.  Try to make t the owner; w is t's queued waiter or NULL
  * (first attempt, trylock).  Transitions: (NULL, *) -> (t, waiters?).
+ * *boosted is set if the waiters left behind raised t's priority (the
+ * caller then syncs t's real priority once wait_lock is dropped).
  */
-static inline bool lb_rt_take_try(lb_rtmutex_t *m, struct lb_rt_task *t, struct lb_rt_waiter *w)
+static inline bool lb_rt_take_try(lb_rtmutex_t *m, struct lb_rt_task *t, struct lb_rt_waiter *w,
+				  bool *boosted)
 {
 	/* Set HAS_WAITERS before looking: the owner can no longer release on
 	 * the fast path, so the word only changes under wait_lock.  acq_rel:
@@ -739,7 +742,8 @@ static inline bool lb_rt_take_try(lb_rtmutex_t *m, struct lb_rt_task *t, struct 
 	struct lb_rt_waiter *nt = m->head;
 	if (nt) {
 		lb_rt_pi_add(t, nt);
-		lb_rt_adjust(t);
+		if (lb_rt_adjust(t))
+			*boosted = true;
 	}
 	lb_rt_ilock_unlock(&t->pi_lock);
 	/* Relaxed: nobody else writes the word while bit 0 is set and we hold
@@ -852,10 +856,33 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 						   bool detect)
 {
 	struct lb_rt_waiter *w = &t->waiter;
+	bool boosted = false;
 	int ret = 0;
 
+	/* Optimistic spin before queueing, for normal-priority tasks only:
+	 * their boost would be a no-op (0), so queueing them buys no PI, and
+	 * staying off the queue keeps both fast paths alive.  Real-time tasks
+	 * queue (and boost) at once. */
+	if ((t->flags & LB_RT_TASK_SPIN) && lb_load_relaxed(&t->eff_prio) == 0) {
+		LB_RT_COUNT(m, spins);
+		/* Spin loop, bounded: until the lock is free (then CAS, acquire
+		 * as in the fast path) or has queued waiters (join them). */
+		for (unsigned int n = LB_RTMUTEX_SPIN_LOOPS; n; n--) {
+			uintptr_t o = lb_load_relaxed(&m->owner);
+			if (o == 0 && atomic_compare_exchange_weak_explicit(
+					      &m->owner, &o, (uintptr_t)t, memory_order_acquire,
+					      memory_order_relaxed)) {
+				LB_RT_COUNT_HELD(m, slow);
+				return 0;
+			}
+			if (o & LB_RTMUTEX_HAS_WAITERS)
+				break;
+			lb_cpu_relax();
+		}
+	}
+
 	lb_rt_ilock_lock(&m->wait_lock);
-	if (lb_rt_take_try(m, t, NULL))
+	if (lb_rt_take_try(m, t, NULL, &boosted))
 		goto out_locked;
 	ret = lb_rt_block_on(m, t, w, detect);
 	if (ret) {
@@ -866,7 +893,7 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 		return ret;
 	}
 	for (;;) {
-		if (lb_rt_take_try(m, t, w))
+		if (lb_rt_take_try(m, t, w, &boosted))
 			break;
 		uintptr_t o = lb_load_relaxed(&m->owner);
 		struct lb_rt_task *owner = lb_rt_owner_of(o);
@@ -910,8 +937,9 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 out_locked:
 	lb_rt_ilock_unlock(&m->wait_lock);
 	LB_RT_COUNT_HELD(m, slow);
-	/* Waiters left behind may have boosted us as the new owner. */
-	LB_RT_COUNT_N(m, real_sched, lb_rt_real_sync(t));
+	/* Waiters left behind boosted us as the new owner. */
+	if (boosted)
+		LB_RT_COUNT_N(m, real_sched, lb_rt_real_sync(t));
 	return 0;
 }
 
@@ -976,15 +1004,16 @@ static LB_UNUSED LB_NOINLINE bool lb_rtmutex_trylock_slow(lb_rtmutex_t *m, struc
 	/* Held: fail without wait_lock (only a read; this is a trylock). */
 	if (lb_rtmutex_owner(m))
 		return false;
+	bool boosted = false;
 	lb_rt_ilock_lock(&m->wait_lock);
-	bool got = lb_rt_take_try(m, t, NULL);
+	bool got = lb_rt_take_try(m, t, NULL, &boosted);
 	if (!got)
 		lb_rt_fix_waiters_bit(m);
 	lb_rt_ilock_unlock(&m->wait_lock);
-	if (got) {
+	if (got)
 		LB_RT_COUNT_HELD(m, slow);
+	if (boosted)
 		LB_RT_COUNT_N(m, real_sched, lb_rt_real_sync(t));
-	}
 	return got;
 }
 

@@ -16,7 +16,9 @@
  * one) starts each round and waits for all three.
  *
  * Verdict: for rtmutex, pthread-pi and futex-pi the maximum wait over REPS
- * rounds is at most CS_NS + SLACK_NS; the non-PI control (pthread-mutex)
+ * rounds is at most CS_NS + SLACK_NS, and the minimum at least CS_NS / 2
+ * (high really arrived while low was inside; a stale boost of low, say,
+ * would let low finish first and fake a short wait); the non-PI control (pthread-mutex)
  * and rtmutex with real boosting switched off (logical PI only) must show
  * the inversion (median wait >= HOG_NS / 2): proof that the scenario bites.
  *
@@ -289,6 +291,10 @@ int main(void)
 	static const char *const pi_locks[] = { "rtmutex", "pthread-pi", "futex-pi" };
 	for (size_t i = 0; i < sizeof(pi_locks) / sizeof(pi_locks[0]); i++) {
 		struct result r = run_scenario(pi_locks[i], false, REPS_PI);
+		tap_ok(r.ok && r.min >= CS_NS / 2,
+		       "%s: scenario valid: high preempted low inside its critical section every "
+		       "round (min wait %.1f us >= CS/2)",
+		       pi_locks[i], r.min / 1e3);
 		tap_ok(r.ok && r.max <= CS_NS + SLACK_NS,
 		       "%s: PI bounds the inversion: max wait %.1f us <= CS + %.0f us = %.1f us",
 		       pi_locks[i], r.max / 1e3, SLACK_NS / 1e3, (CS_NS + SLACK_NS) / 1e3);

@@ -477,7 +477,9 @@ static void test_depth_default(void)
 	t2->check = true;
 	actor_start(t2, 0, NULL, &l[N - 2]);
 	event_set(&t2->go_block);
-	ok = WAIT_FOR(lb_rt_task_blocked_on(&t2->task) == &l[N - 2]);
+	/* blocked_on is set before the walk runs: wait for the walk too. */
+	ok = WAIT_FOR(lb_rt_task_blocked_on(&t2->task) == &l[N - 2] &&
+		      atomic_load(&t2->task.walk_steps) >= LB_RTMUTEX_MAX_DEPTH);
 	tap_ok(ok && atomic_load(&t2->task.depth_hits) == 0 &&
 		       atomic_load(&t2->task.walk_steps) == LB_RTMUTEX_MAX_DEPTH,
 	       "depth: 1024 blocked owners -> blocks normally (%llu steps)",
@@ -610,6 +612,8 @@ static void *mixed_worker(void *arg)
 		if (atomic_fetch_add_explicit(&s->holders, 1, memory_order_relaxed) != 0)
 			atomic_fetch_add_explicit(&s->overlaps, 1, memory_order_relaxed);
 		uint64_t v = atomic_load_explicit(&s->counter, memory_order_relaxed);
+		if ((i & 31) == 0)
+			sched_yield(); /* force contention even when CPUs are scarce */
 		atomic_store_explicit(&s->counter, v + 1, memory_order_relaxed);
 		atomic_fetch_sub_explicit(&s->holders, 1, memory_order_relaxed);
 		lb_rtmutex_unlock(&s->inner, &ma->task);
@@ -715,7 +719,7 @@ static void test_real(void)
 
 int main(void)
 {
-	alarm(120); /* a hang is a failure, not a stuck CI job */
+	alarm(60); /* a hang is a failure, not a stuck CI job */
 	pthread_attr_init(&small_stack);
 	pthread_attr_setstacksize(&small_stack, 64 * 1024);
 	tap_diag("real boosting %s", lb_rtmutex_real_boost_available() ? "available" : "off");
