@@ -208,6 +208,14 @@ void lb_torture_affinity_stop(struct lb_torture_run *run)
 		pthread_join(a->onoff, NULL);
 	if (a->shuffler_started)
 		pthread_join(a->shuffler, NULL);
+	/* Workers finish their last iteration on their whole bind lists. */
+	if (a->onoff_started || a->shuffler_started) {
+		pthread_mutex_lock(&a->mutex);
+		a->online = run->cfg.allowed;
+		a->idle_cpu = -1;
+		apply_all(run);
+		pthread_mutex_unlock(&a->mutex);
+	}
 	a->onoff_started = a->shuffler_started = false;
 }
 

@@ -27,7 +27,10 @@ int lb_torture_spawn(struct lb_torture_run *run, struct lb_torture_thread *t,
 /* Start the shuffler and onoff threads as configured; 0 or an errno value. */
 int lb_torture_affinity_start(struct lb_torture_run *run);
 
-/* Stop and join them (after run->stop is set, before workers are joined). */
+/*
+ * Stop and join them (after run->stop is set, before workers are joined),
+ * then give every worker its whole bind list back.
+ */
 void lb_torture_affinity_stop(struct lb_torture_run *run);
 
 /* Offline/online counts, "onoff: offl-ok/offl-tries:onl-ok/onl-tries". */

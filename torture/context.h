@@ -69,6 +69,7 @@ struct lb_torture_config {
 	long long inject_hang;       /* writer 0 keeps the lock after N acquisitions; -1 off */
 	bool holders_check;          /* deterministic fetch_add holders counter */
 	bool fail_fast;              /* end the test at the first failure */
+	bool rt_spinners;            /* allow SCHED_FIFO with spinning locks anyway */
 
 	cpu_set_t allowed;           /* the CPUs this process may use at start */
 	int ncpus;                   /* CPU_COUNT(&allowed) */

@@ -19,7 +19,7 @@ enum opt_id {
 	OPT_DURATION, OPT_LONG_HOLD, OPT_STUTTER, OPT_SHUFFLE, OPT_ONOFF_INTERVAL,
 	OPT_ONOFF_HOLDOFF, OPT_RT_BOOST, OPT_RT_BOOST_FACTOR, OPT_WRITER_FIFO, OPT_NESTED,
 	OPT_CHAINS, OPT_BIND_READERS, OPT_BIND_WRITERS, OPT_VERBOSE, OPT_ACQ_LIM, OPT_JIFFY,
-	OPT_WATCHDOG, OPT_INJECT_HANG, OPT_HOLDERS, OPT_FAIL_FAST,
+	OPT_WATCHDOG, OPT_INJECT_HANG, OPT_HOLDERS, OPT_FAIL_FAST, OPT_RT_SPINNERS,
 };
 
 struct opt_def {
@@ -53,6 +53,8 @@ static const struct opt_def opt_defs[] = {
 	{ "rt_boost_factor", NULL, OPT_RT_BOOST_FACTOR, "N",
 	  "boost with probability 1/(writers x N) per acquisition (50)" },
 	{ "writer_fifo", NULL, OPT_WRITER_FIFO, "0|1", "writers run at SCHED_FIFO 50 (0)" },
+	{ "rt_spinners", NULL, OPT_RT_SPINNERS, "0|1",
+	  "allow rt_boost/writer_fifo with spinning locks (may livelock) (0)" },
 	{ "nested_locks", NULL, OPT_NESTED, "N",
 	  "0..8 extra lock instances taken before the main one (exclusive locks) (0)" },
 	{ "call_rcu_chains", NULL, OPT_CHAINS, "N", "liburcu call_rcu chains kept in flight (0)" },
@@ -228,6 +230,7 @@ static void apply_option(int id, const char *val, struct lb_torture_config *cfg,
 		cfg->rt_boost_factor = int_value(name, val, 1, 1000000, "");
 		break;
 	case OPT_WRITER_FIFO: cfg->writer_fifo = bool_value(name, val); break;
+	case OPT_RT_SPINNERS: cfg->rt_spinners = bool_value(name, val); break;
 	case OPT_NESTED:
 		cfg->nested_locks = int_value(name, val, 0, LB_TORTURE_MAX_NESTED, "locks");
 		break;
@@ -364,7 +367,7 @@ void lb_torture_parse_options(int argc, char **argv, struct lb_torture_config *c
 		if (c == '?')
 			lb_usage_error("unknown option '%s' (accepted: see --help)", arg);
 		if (c == ':')
-			lb_usage_error("option '%s' needs a value (see --help)", arg);
+			lb_usage_error("option '%s' needs a value (accepted: see --help)", arg);
 		apply_option(c, optarg, cfg, &raw);
 	}
 	if (optind < argc)

@@ -51,10 +51,15 @@ static void warn_once(struct lb_torture_run *run, _Atomic bool *flag, const char
 		       LB_TORTURE_FLAG, what, strerror(err));
 }
 
+bool lb_torture_fifo_allowed(const struct lb_torture_run *run)
+{
+	return (run->ops->flags & (LB_LOCK_F_SLEEPS | LB_LOCK_F_PI)) || run->cfg.rt_spinners;
+}
+
 void lb_torture_writer_sched_init(struct lb_torture_thread *t)
 {
 	struct lb_torture_run *run = t->run;
-	if (run->cfg.writer_fifo) {
+	if (run->cfg.writer_fifo && lb_torture_fifo_allowed(run)) {
 		int err = lb_torture_set_fifo(LB_TORTURE_FIFO_PRIO);
 		if (!err) {
 			t->rt = true;
@@ -70,6 +75,8 @@ void lb_torture_writer_sched_init(struct lb_torture_thread *t)
 static bool boost_applies(const struct lb_torture_run *run)
 {
 	int rb = run->cfg.rt_boost;
+	if (!lb_torture_fifo_allowed(run))
+		return false;
 	if (rb == 2)
 		return true;
 	return rb == 1 && (run->ops->flags & LB_LOCK_F_PI);

@@ -16,6 +16,16 @@
 #define LB_TORTURE_FIFO_PRIO 50
 #define LB_TORTURE_MAX_NICE  19
 
+/*
+ * May SCHED_FIFO be used with this lock at all?  Not with locks whose
+ * waiters only spin (no LB_LOCK_F_SLEEPS, no LB_LOCK_F_PI) unless
+ * --rt_spinners: a FIFO waiter spinning on the CPU of a preempted holder of
+ * the same priority (or one that yielded) is never preempted, and RT
+ * throttling stops both, so the test livelocks.  Kernel spinlock holders
+ * cannot be preempted, which is why the kernel can boost every type.
+ */
+bool lb_torture_fifo_allowed(const struct lb_torture_run *run);
+
 /* Calling thread: SCHED_OTHER at `nice`; 0 or an errno value. */
 int lb_torture_set_normal(int nice);
 

@@ -9,7 +9,12 @@
 
 struct chain {
 	struct rcu_head head;          /* first member: the callback casts back */
-	struct lb_torture_run *run;
+	/*
+	 * Atomic although written once before call_rcu(): liburcu's hand-over
+	 * to its callback thread is invisible to ThreadSanitizer, so the
+	 * release/acquire pair here states the ordering it provides.
+	 */
+	struct lb_torture_run *_Atomic run;
 	_Atomic bool stop;
 	_Atomic bool done;
 };
@@ -22,7 +27,8 @@ struct lb_torture_rcu_chains {
 static void chain_cb(struct rcu_head *head)
 {
 	struct chain *c = (struct chain *)head;
-	atomic_fetch_add_explicit(&c->run->rcu_callbacks, 1, memory_order_relaxed);
+	struct lb_torture_run *run = atomic_load_explicit(&c->run, memory_order_acquire);
+	atomic_fetch_add_explicit(&run->rcu_callbacks, 1, memory_order_relaxed);
 	/* Pairs with the release in stop: after it we must not re-post. */
 	if (!atomic_load_explicit(&c->stop, memory_order_acquire))
 		call_rcu(&c->head, chain_cb);
@@ -49,7 +55,7 @@ int lb_torture_rcu_chains_start(struct lb_torture_run *run)
 	/* call_rcu() wants a registered thread; main stays registered until stop. */
 	rcu_register_thread();
 	for (int i = 0; i < n; i++) {
-		chains[i].run = run;
+		atomic_store_explicit(&chains[i].run, run, memory_order_release);
 		call_rcu(&chains[i].head, chain_cb);
 	}
 	return 0;

@@ -4,6 +4,7 @@
 #include "affinity.h"
 #include "clock.h"
 #include "delay.h"
+#include "prio.h"
 #include "rcu_chains.h"
 #include "stats.h"
 #include "stutter.h"
@@ -52,7 +53,7 @@ static struct lb_torture_run *run_alloc(const struct lb_torture_config *cfg)
 	run->cfg = *cfg;
 	run->ops = cfg->ops;
 	run->delay_model = lb_torture_delay_model_for(cfg->ops);
-	run->rcu = (cfg->ops->flags & LB_LOCK_F_RCU) || getenv("LT_FAKE_RCU");
+	run->rcu = cfg->ops->flags & LB_LOCK_F_RCU;
 	run->nthreads = cfg->nwriters_stress + cfg->nreaders_stress;
 	run->threads = alloc_lines(sizeof(*run->threads) * (size_t)run->nthreads);
 	if (!run->threads) {
@@ -319,6 +320,9 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 		    (unsigned long long)(cfg->jiffy_ns / 1000), lb_torture_delay_model_name(run->delay_model),
 		    cfg->watchdog, cpus);
 	}
+	if ((cfg->rt_boost == 2 || cfg->writer_fifo) && !lb_torture_fifo_allowed(run))
+		say(run, "", "rt_boost/writer_fifo: SCHED_FIFO skipped for a spinning lock (a FIFO "
+		    "waiter can livelock a preempted holder; --rt_spinners 1 forces it)");
 	if (err) {
 		say(run, "!!!", "lock init failed: %s", strerror(err));
 		err = verdict(run, 1, true);
