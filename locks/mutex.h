@@ -20,43 +20,57 @@
  * list (under an internal spinlock, `wait_lock`) and sleeps with a private
  * futex wait on a word of its own record, so an unlock can wake exactly the
  * first waiter (and, for a handoff, exactly the thread it handed the lock to).
+ * The woken first waiter retries, and spins for the lock as the kernel's does.
  *
- * Fairness: the woken first waiter that still loses the race for the lock sets
+ * Fairness (HANDOFF): the woken first waiter that still loses the race sets
  * HANDOFF; the next unlock then does not release the lock but gives it to that
  * waiter (owner = waiter | PICKUP).  While HANDOFF or PICKUP is set the owner
- * field is never 0, so nobody can steal: a waiter is overtaken at most during
- * the one hold that follows its wake-up.  Spinners and fast-path lockers may
- * otherwise overtake sleepers (throughput first, as in the kernel).
+ * field is never 0, so nobody can steal.  One change from the kernel: a waiter
+ * that has waited less than the starvation threshold (LB_MUTEX_HANDOFF_NS,
+ * 1 ms; lb_mutex_attr.handoff_ns = 1 gives the kernel's rule) asks for the
+ * handoff only while it spins for it, and withdraws the request when it goes
+ * back to sleep.  Handing the lock to a thread that is not running leaves it
+ * idle for a whole wake-up latency -- milliseconds when the CPUs are
+ * oversubscribed -- while every other locker piles up behind it; the kernel's
+ * woken task runs almost at once, ours may not.  Past the threshold the
+ * request stands even while it sleeps: a waiter is overtaken for at most
+ * about the threshold plus one hold after it reached the head of the list.
+ * Spinners and fast-path lockers otherwise overtake sleepers (throughput
+ * first, as in the kernel).
  *
  * What userspace cannot see, and what stands in for it:
  *
  *  - owner->on_cpu (the kernel stops spinning when the owner is preempted):
- *    not observable.  Stand-in: a spin budget in wall-clock time (default
- *    LB_MUTEX_SPIN_NS, about one futex sleep/wake round trip; converted to
- *    lb_cpu_relax() iterations by a calibration in lb_mutex_init).  An owner
- *    that keeps the lock longer than that is presumed preempted or in a long
- *    section, where sleeping is the better bet.
+ *    not observable, and the owner record cannot even be dereferenced safely
+ *    (its thread may be gone).  Stand-in: a spin budget in wall-clock time
+ *    (LB_MUTEX_SPIN_NS, about one futex sleep + wake round trip on the
+ *    reference machine; converted to lb_cpu_relax() iterations by a
+ *    calibration in lb_mutex_init).  An owner that keeps the lock longer than
+ *    that is presumed preempted, or in a section long enough that sleeping
+ *    costs nothing extra.
  *  - need_resched() (the kernel stops when the spinner itself should yield):
- *    not observable.  Stand-ins: (1) spinners never outnumber the CPUs left
- *    over by the owner (`max_spinners`, default online CPUs - 1; a woken
- *    first waiter may be one more, as in the kernel), so the threads this
- *    lock keeps runnable never exceed the CPUs; (2) the spin loop checks the
- *    clock every few polls, and if far more wall time has passed than its
- *    budget it was itself preempted, so it stops and sleeps.
+ *    not observable.  Stand-ins: (1) the lock is "crowded" when the threads it
+ *    keeps wanting a CPU -- the owner, the spinners, and every sleeping waiter
+ *    (each wants a CPU the moment it is woken) -- outnumber the CPUs; the OSQ
+ *    spinner neither starts nor continues then (a woken first waiter still may:
+ *    a handoff needs it running).  So spinning is for machines with CPUs to
+ *    spare, and on an oversubscribed one contended lockers sleep at once.
+ *    (2) spinners never exceed max_spinners (default CPUs - 1, plus the first
+ *    waiter).  (3) every few polls the spinner reads the clock: far more wall
+ *    time than its budget means it was itself preempted, so it stops.
  *  - preempt_disable(): none.  wait_lock is held for a few dozen instructions;
  *    if its holder is preempted the others yield the CPU after a short spin.
  *
- * The SPINNER bit, a userspace addition: in the kernel every unlock that finds
- * WAITERS wakes the first waiter, and waking a task that is already running
- * costs little.  Here a wake is a futex syscall on the unlocker's path, and on
- * an oversubscribed machine the woken thread then competes for a CPU.  So the
- * word carries SPINNER, a token held by at most one awake contender (the OSQ
- * head, or the waiter an unlock woke) which promises to retry the lock before
- * it sleeps; an unlock that sees SPINNER releases without waking anyone.  The
- * unlock that does wake someone sets SPINNER in the same compare-and-swap and
- * hands the token to the waiter it wakes.  A holder that gives up clears the
- * bit and then tries the lock once more (under wait_lock) before sleeping, so
- * a release it ignored cannot be lost.
+ * The WOKEN bit, a userspace addition: in the kernel every unlock that finds
+ * WAITERS wakes the first waiter, and waking a task that already runs costs
+ * next to nothing.  Here a wake is a futex syscall on the unlocker's path.  So
+ * the unlock that wakes the first waiter sets WOKEN in its releasing
+ * compare-and-swap and hands the waiter a token (its futex word says TOKEN);
+ * while WOKEN is set, unlocks release without waking anyone, because a woken
+ * waiter is on its way and will retry.  The token holder clears WOKEN when it
+ * takes the lock (in the same CAS) or, before sleeping again, under wait_lock
+ * followed by one more try of the lock: a release it caused to be quiet is
+ * never lost.  At most one token is out at a time.
  *
  * Lock word (uintptr_t):
  *
@@ -66,19 +80,22 @@
  *   | 0  (0x01) | WAITERS  | wait list non-empty: unlock may have to wake    |
  *   | 1  (0x02) | HANDOFF  | first waiter asks the next unlock to hand over  |
  *   | 2  (0x04) | PICKUP   | handed over: the named owner must pick it up    |
- *   | 3  (0x08) | SPINNER  | an awake contender holds the wake token         |
+ *   | 3  (0x08) | WOKEN    | the first waiter was woken, holds the token     |
  *
- * Transitions (owner, flags):
+ * Transitions (owner, flags; W/H/P/K = WAITERS/HANDOFF/PICKUP/WOKEN):
  *
- *   lock fast       0,{}      -> self,{}          CAS, acquire
- *   lock steal      0,{W,S}   -> self,{W,S}       CAS, acquire (kept flags)
- *   token acquire   0,{W,S}   -> self,{W}         CAS by the token holder
- *   pickup          self,{P,*}-> self,{*}         CAS by the named waiter
- *   ask handoff     X,{*}     -> X,{H,*}          CAS by the first waiter
- *   unlock fast     self,{}   -> 0,{}             CAS, release
- *   unlock quiet    self,{W?,S} -> 0,{W?,S}       CAS, release, no wake
- *   unlock wake     self,{W}  -> 0,{W,S}          CAS, release, then wake first
- *   unlock handoff  self,{H,*}-> first,{P,*}      under wait_lock, release
+ *   lock fast       0,{}        -> self,{}         CAS, acquire
+ *   lock steal      0,{W?,K?}   -> self,{W?,K?}    CAS, acquire (flags kept)
+ *   token take      0,{W?,K}    -> self,{W?}       CAS by the token holder
+ *   pickup          self,{P,*}  -> self,{*}        CAS by the named waiter
+ *   ask handoff     X,{W,*}     -> X,{W,H,*}       CAS by the first waiter
+ *   withdraw        X,{H,*}     -> X,{*}           CAS, waiter gave up spinning
+ *   token drop      *,{K,*}     -> *,{*}           under wait_lock, then retry
+ *   unlock fast     self,{}     -> 0,{}            CAS, release
+ *   unlock quiet    self,{W?,K} -> 0,{W?,K}        CAS, release, no wake
+ *   unlock wake     self,{W}    -> 0,{W,K}         CAS, release, then wake first
+ *   unlock handoff  self,{H,*}  -> first,{P,*}     under wait_lock, release
+ *   last waiter     *,{W,H?,*}  -> *,{*}           under wait_lock
  *
  * Memory ordering:
  *
@@ -91,22 +108,25 @@
  *   | OSQ prev->next / node->next (acq xchg)   | release store linking a node|
  *   | waiter state load (acquire) after futex  | CAS (release) by the waker  |
  *
- * All flag-only updates (WAITERS, HANDOFF, SPINNER) are read-modify-writes of
+ * All flag-only updates (WAITERS, HANDOFF, WOKEN) are read-modify-writes of
  * the same word, so the modification order of `owner` alone decides every
  * race between an unlock and a waiter or spinner; no fences are needed.
  *
  * Lifetime: a thread record must stay valid while any lock may still touch it
- * (an OSQ neighbour writes into its node, an unlock writes its waiter state
- * after the owner stopped waiting), i.e. until no thread uses these locks.
- * The futex wake itself is issued after wait_lock is dropped; a wake aimed at
+ * (an OSQ neighbour writes into its node), i.e. until no thread uses these
+ * locks.  The futex wake is issued after wait_lock is dropped; a wake aimed at
  * a record whose thread has moved on is harmless (private futex keys are
- * addresses, and every waiter re-checks its state after each wake-up).
+ * addresses, and every waiter re-checks its state after each wake-up).  As in
+ * the kernel, unlock touches the mutex after releasing it: keep the mutex
+ * alive until every unlock has returned.
  *
  * Counters (LB_LOCK_COUNTERS nonzero at compile time; every translation unit
  * including this header must agree): no locked read-modify-write is added.
  * Each counter is written only by a thread that holds either the mutex (fast,
  * spin_won) or wait_lock (the others), so a relaxed load + store is exact;
- * readers (lb_mutex_read_stats) see a slightly stale snapshot while threads run.
+ * readers (lb_mutex_read_stats) see a slightly stale snapshot while threads
+ * run.  `fast` shares the owner's cache line, which the holder has just
+ * written anyway.
  */
 #ifndef LB_MUTEX_H
 #define LB_MUTEX_H
@@ -147,16 +167,27 @@
 #define LB_MUTEX_WAITERS ((uintptr_t)0x01)
 #define LB_MUTEX_HANDOFF ((uintptr_t)0x02)
 #define LB_MUTEX_PICKUP  ((uintptr_t)0x04)
-#define LB_MUTEX_WOKEN ((uintptr_t)0x08)
+#define LB_MUTEX_WOKEN   ((uintptr_t)0x08)
 #define LB_MUTEX_FLAGS   ((uintptr_t)0x0f)
 
 /*
- * Spin budget: how long the OSQ head keeps spinning on an owner before it
- * concludes the owner is not running (see the design note).  Tuned on a
- * 2-vCPU KVM guest (doc/mutex.md); overridable per lock in lb_mutex_attr.
+ * Spin budget: how long a spinner keeps at it before it concludes the owner
+ * is not running (see the design note).  Spinning pays while it is cheaper
+ * than sleeping: on the 2-vCPU KVM reference guest a futex wake reaches a
+ * sleeper on the other vCPU after 13-15 us, so the budget is a bit more than
+ * that (5-40 us measured within noise of each other; doc/mutex.md).
+ * Overridable per lock in lb_mutex_attr.
  */
 #ifndef LB_MUTEX_SPIN_NS
 #define LB_MUTEX_SPIN_NS 20000u
+#endif
+/*
+ * Starvation threshold: a woken first waiter that has waited this long and
+ * still loses sets HANDOFF for good (even while it sleeps), so the next
+ * unlock hands it the lock.  Below it, it asks only while it spins.
+ */
+#ifndef LB_MUTEX_HANDOFF_NS
+#define LB_MUTEX_HANDOFF_NS 1000000u
 #endif
 /* Iterations of lb_cpu_relax() assumed for the budget when not calibrated. */
 #define LB_MUTEX_SPIN_RELAX_DEFAULT 800u
@@ -171,7 +202,7 @@
 #define LB_MUTEX__AWAKE    0u /* running, no wake token (e.g. woken for a pickup) */
 #define LB_MUTEX__QUEUED   1u /* about to sleep; a waker changes it, no syscall */
 #define LB_MUTEX__SLEEPING 2u /* in (or entering) FUTEX_WAIT: a waker must syscall */
-#define LB_MUTEX__TOKEN    3u /* woken by an unlock and given the SPINNER token */
+#define LB_MUTEX__TOKEN    3u /* woken by an unlock and given the WOKEN token */
 
 struct lb_mutex_osq_node {
 	_Atomic(struct lb_mutex_osq_node *) next;
@@ -182,6 +213,7 @@ struct lb_mutex_osq_node {
 struct lb_mutex_waiter {
 	struct lb_mutex_waiter *next, *prev; /* FIFO wait list; wait_lock */
 	_Atomic uint32_t state;              /* futex word, LB_MUTEX__* */
+	uint64_t since;                      /* enqueue time (ns); owner thread only */
 };
 
 /*
@@ -202,8 +234,10 @@ _Static_assert(_Alignof(lb_mutex_thread_t) > LB_MUTEX_FLAGS,
 struct lb_mutex_attr {
 	bool nospin;           /* never spin: contended lockers go straight to sleep */
 	uint32_t spin_ns;      /* spin budget; 0 = LB_MUTEX_SPIN_NS */
+	uint32_t handoff_ns;   /* starvation threshold; 0 = LB_MUTEX_HANDOFF_NS,
+				* 1 = at the first lost race, as the kernel */
 	unsigned int ncpus;    /* CPUs the lock may use; 0 = this thread's affinity */
-	int max_spinners;      /* < 0: ncpus - 1 */
+	int max_spinners;      /* <= 0: ncpus - 1 */
 };
 
 /* Event counts since init; see doc/mutex.md for how to read them. */
@@ -226,21 +260,29 @@ typedef struct lb_mutex {
 	/* Line 1: the sleeping side and the spinner queue. */
 	_Alignas(LB_CACHELINE) _Atomic uint32_t wait_lock;
 	_Atomic int spinners;                          /* threads in an optimistic spin */
+	_Atomic int nr_waiters;                        /* written under wait_lock */
 	_Atomic(struct lb_mutex_osq_node *) osq_tail;  /* spinner queue, NULL = empty */
 	_Atomic(struct lb_mutex_waiter *) wait_head;   /* written under wait_lock */
 	struct lb_mutex_waiter *wait_tail;             /* wait_lock */
 	uint32_t spin_relax; /* budget in lb_cpu_relax() iterations, 0 = never spin */
 	uint32_t spin_ns;    /* budget in wall-clock ns (preemption check) */
+	uint32_t handoff_ns; /* starvation threshold */
 	int max_spinners;
+	int ncpus;
 #if LB_MUTEX_COUNTING
 	_Atomic uint64_t n_spin_gaveup, n_sleeps, n_wakes, n_handoffs, n_timeouts; /* wait_lock */
 #endif
 } lb_mutex_t;
 
-/* Static initializer: spinning with an uncalibrated budget, one spinner. */
+/*
+ * Static initializer: spinning with an uncalibrated budget (800 pauses), one
+ * spinner, and crowding judged as on 2 CPUs; lb_mutex_init sizes all three
+ * for the machine it runs on.
+ */
 #define LB_MUTEX_INITIALIZER                                                   \
 	{ .owner = 0, .spin_relax = LB_MUTEX_SPIN_RELAX_DEFAULT,               \
-	  .spin_ns = LB_MUTEX_SPIN_NS, .max_spinners = 1 }
+	  .spin_ns = LB_MUTEX_SPIN_NS, .handoff_ns = LB_MUTEX_HANDOFF_NS,        \
+	  .max_spinners = 1, .ncpus = 2 }
 
 /* ---- counters ------------------------------------------------------------ */
 
@@ -335,17 +377,20 @@ static inline uint32_t lb_mutex__relax_for_ns(uint32_t ns)
 
 static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr)
 {
-	struct lb_mutex_attr a = attr ? *attr : (struct lb_mutex_attr){ .max_spinners = -1 };
+	struct lb_mutex_attr a = attr ? *attr : (struct lb_mutex_attr){ 0 };
 	unsigned int ncpus = a.ncpus ? a.ncpus : lb_mutex__ncpus();
 
 	atomic_init(&m->owner, 0);
 	atomic_init(&m->wait_lock, 0);
 	atomic_init(&m->spinners, 0);
+	atomic_init(&m->nr_waiters, 0);
 	atomic_init(&m->osq_tail, NULL);
 	atomic_init(&m->wait_head, NULL);
 	m->wait_tail = NULL;
 	m->spin_ns = a.spin_ns ? a.spin_ns : LB_MUTEX_SPIN_NS;
-	m->max_spinners = a.max_spinners >= 0 ? a.max_spinners : (int)ncpus - 1;
+	m->handoff_ns = a.handoff_ns ? a.handoff_ns : LB_MUTEX_HANDOFF_NS;
+	m->ncpus = (int)ncpus;
+	m->max_spinners = a.max_spinners > 0 ? a.max_spinners : (int)ncpus - 1;
 	/* One CPU: the owner cannot run while we spin, so spinning never pays. */
 	m->spin_relax = (a.nospin || m->max_spinners <= 0) ? 0 : lb_mutex__relax_for_ns(m->spin_ns);
 #if LB_MUTEX_COUNTING
@@ -408,12 +453,14 @@ static inline void lb_mutex__enqueue(lb_mutex_t *m, struct lb_mutex_waiter *w)
 {
 	w->next = NULL;
 	w->prev = m->wait_tail;
+	w->since = lb_mutex__now_ns();
 	lb_store_relaxed(&w->state, LB_MUTEX__QUEUED);
 	if (m->wait_tail)
 		m->wait_tail->next = w;
 	else
 		lb_store_relaxed(&m->wait_head, w);
 	m->wait_tail = w;
+	lb_store_relaxed(&m->nr_waiters, lb_load_relaxed(&m->nr_waiters) + 1);
 	/*
 	 * *,{} -> *,{W}.  From here an unlock cannot take its fast path, and it
 	 * takes wait_lock (after us) before it wakes anyone; same-word RMW, so
@@ -435,6 +482,7 @@ static inline void lb_mutex__dequeue(lb_mutex_t *m, struct lb_mutex_waiter *w)
 	else
 		m->wait_tail = w->prev;
 	w->next = w->prev = NULL;
+	lb_store_relaxed(&m->nr_waiters, lb_load_relaxed(&m->nr_waiters) - 1);
 	if (lb_load_relaxed(&m->wait_head) == NULL)
 		atomic_fetch_and_explicit(&m->owner, ~(LB_MUTEX_WAITERS | LB_MUTEX_HANDOFF),
 					  memory_order_relaxed);
@@ -448,6 +496,7 @@ static inline void lb_mutex__dequeue(lb_mutex_t *m, struct lb_mutex_waiter *w)
 static inline bool lb_mutex__wake_waiter(struct lb_mutex_waiter *w, bool token)
 {
 	uint32_t old = lb_load_relaxed(&w->state);
+	/* CAS retry loop (no waiting): the waiter moves QUEUED -> SLEEPING. */
 	for (;;) {
 		uint32_t want;
 		if (token)
@@ -469,26 +518,27 @@ static inline bool lb_mutex__wake_waiter(struct lb_mutex_waiter *w, bool token)
 /* ---- trylock ----------------------------------------------------------------- */
 
 #define LB_MUTEX__TRY_HANDOFF 1u /* first waiter: on failure ask for a handoff */
-#define LB_MUTEX__HAS_TOKEN   2u /* caller holds SPINNER: drop it when taking */
+#define LB_MUTEX__HAS_TOKEN   2u /* caller holds the WOKEN token: drop it when taking */
 
 /*
  * Take the lock if it is free or was handed to us; otherwise, as first
  * waiter, set HANDOFF.  Returns true if we now own it; else *seen is the word
  * that stopped us.
  *
- *   0,{W?,S?}       -> self,{W?,S?}   (S cleared if we held the token)
- *   self,{P,W?,S?}  -> self,{W?,S?}   (pickup; likewise)
- *   X,{W,S?}        -> X,{H,W,S?}     (TRY_HANDOFF; still fails)
+ *   0,{W?,K?}       -> self,{W?,K?}   (K cleared if we held the token)
+ *   self,{P,W?,K?}  -> self,{W?,K?}   (pickup; likewise)
+ *   X,{W,K?}        -> X,{H,W,K?}     (TRY_HANDOFF; still fails)
  */
 static inline bool lb_mutex__trylock_common(lb_mutex_t *m, lb_mutex_thread_t *t,
 					    unsigned int how, uintptr_t *seen)
 {
 	const uintptr_t self = (uintptr_t)t;
 	uintptr_t cur = lb_load_relaxed(&m->owner);
+	/* CAS retry loop (no waiting): flags may change under us. */
 	for (;;) {
 		uintptr_t task = cur & ~LB_MUTEX_FLAGS, want;
 		if (task == 0)
-			want = self | cur; /* only W and S can stand with a free lock */
+			want = self | cur; /* only W and K can stand with a free lock */
 		else if (task == self && (cur & LB_MUTEX_PICKUP))
 			want = cur & ~LB_MUTEX_PICKUP;
 		else if ((how & LB_MUTEX__TRY_HANDOFF) &&
@@ -516,17 +566,32 @@ static inline bool lb_mutex__trylock_common(lb_mutex_t *m, lb_mutex_thread_t *t,
 
 /* ---- spin budget -------------------------------------------------------------- */
 
+/*
+ * Crowded: the threads this lock keeps wanting a CPU -- the owner, the
+ * spinners, and every sleeping waiter (each needs a CPU as soon as it is
+ * woken) -- outnumber the CPUs.  Then a spinner is likely to be preempted, or
+ * to keep the owner or a woken waiter off a CPU: the need_resched stand-in.
+ */
+static inline bool lb_mutex__crowded(lb_mutex_t *m, int spinners)
+{
+	return 1 + spinners + lb_load_relaxed(&m->nr_waiters) > m->ncpus;
+}
+
 struct lb_mutex__budget {
+	lb_mutex_t *m;
 	int64_t relax;     /* lb_cpu_relax() iterations left */
 	uint64_t deadline; /* wall clock: past it we were preempted meanwhile */
 	uint32_t polls;
+	bool waiter;       /* first waiter: exempt from the crowding check */
 };
 
-static inline void lb_mutex__budget_start(struct lb_mutex__budget *b, const lb_mutex_t *m)
+static inline void lb_mutex__budget_start(struct lb_mutex__budget *b, lb_mutex_t *m, bool waiter)
 {
+	b->m = m;
 	b->relax = m->spin_relax;
 	b->deadline = lb_mutex__now_ns() + 2u * (uint64_t)m->spin_ns;
 	b->polls = 0;
+	b->waiter = waiter;
 }
 
 /* Spend n relax iterations; false when the episode should end. */
@@ -534,12 +599,14 @@ static inline bool lb_mutex__budget_spend(struct lb_mutex__budget *b, uint32_t n
 {
 	b->relax -= n;
 	if (b->relax < 0)
-		return false;
+		return false; /* owner held it past the budget: presume it off-CPU */
+	if ((++b->polls & 7) != 0)
+		return true;
 	/* Every 8th poll: twice the budget in wall time means we lost the CPU
-	 * meanwhile (our need_resched stand-in). */
-	if ((++b->polls & 7) == 0 && lb_mutex__now_ns() > b->deadline)
+	 * meanwhile; or waiters queued up behind us (need_resched stand-ins). */
+	if (lb_mutex__now_ns() > b->deadline)
 		return false;
-	return true;
+	return b->waiter || !lb_mutex__crowded(b->m, lb_load_relaxed(&b->m->spinners));
 }
 
 /* ---- OSQ: the MCS queue of optimistic spinners ---------------------------------- */
@@ -681,13 +748,17 @@ static inline bool lb_mutex__spin_on_owner(lb_mutex_t *m, uintptr_t owner, bool 
 	}
 }
 
-/* Join the spinners unless they would outnumber the CPUs (plus `extra`). */
-static inline bool lb_mutex__spin_enter(lb_mutex_t *m, int extra)
+/*
+ * Join the spinners: at most max_spinners of them, and only while the lock
+ * is not crowded; the first waiter may be one more and ignores crowding (a
+ * handoff needs it running, as the kernel lets it spin besides the OSQ head).
+ */
+static inline bool lb_mutex__spin_enter(lb_mutex_t *m, bool waiter)
 {
 	if (m->spin_relax == 0)
 		return false;
-	if (atomic_fetch_add_explicit(&m->spinners, 1, memory_order_relaxed) <
-	    m->max_spinners + extra)
+	int before = atomic_fetch_add_explicit(&m->spinners, 1, memory_order_relaxed);
+	if (before < m->max_spinners + waiter && (waiter || !lb_mutex__crowded(m, before + 1)))
 		return true;
 	atomic_fetch_sub_explicit(&m->spinners, 1, memory_order_relaxed);
 	return false;
@@ -709,9 +780,9 @@ static inline int lb_mutex__optimistic_spin(lb_mutex_t *m, lb_mutex_thread_t *t)
 	bool won = false;
 	uintptr_t seen;
 
-	if (!lb_mutex__spin_enter(m, 0))
+	if (!lb_mutex__spin_enter(m, false))
 		return 0;
-	lb_mutex__budget_start(&b, m);
+	lb_mutex__budget_start(&b, m, false);
 	if (!lb_mutex__osq_lock(m, &t->osq, &b))
 		goto out;
 	for (;;) {
@@ -733,26 +804,49 @@ out:
 
 /*
  * The woken first waiter's spin (kernel: mutex_optimistic_spin with a
- * waiter): no OSQ, HANDOFF is already set, so the next unlock hands the lock
- * to us and we pick it up here.  The token, if we hold one, stays with us.
+ * waiter), no OSQ.  It asks for a handoff (HANDOFF) and keeps polling, so the
+ * next unlock hands the lock to a running thread that picks it up at once.
+ * Giving up, it withdraws the request: handing the lock to a thread that is
+ * not running would leave it idle for a whole wake-up latency while everyone
+ * else queues behind it (a convoy).  Returns 1 if we took the lock, 0 if we
+ * could not spin, -1 if we spun and gave up.
  */
-static inline int lb_mutex__waiter_spin(lb_mutex_t *m, lb_mutex_thread_t *t)
+static inline int lb_mutex__waiter_spin(lb_mutex_t *m, lb_mutex_thread_t *t, bool starving)
 {
 	struct lb_mutex__budget b;
 	uintptr_t seen;
 	int ret = -1;
 
-	if (!lb_mutex__spin_enter(m, 1))
+	if (!lb_mutex__spin_enter(m, true))
 		return 0;
-	lb_mutex__budget_start(&b, m);
+	lb_mutex__budget_start(&b, m, true);
 	for (;;) {
+		/* Our own state: only we change TOKEN (wakers never take it). */
 		bool token = lb_load_relaxed(&t->waiter.state) == LB_MUTEX__TOKEN;
-		if (lb_mutex__trylock_common(m, t, token ? LB_MUTEX__HAS_TOKEN : 0, &seen)) {
+		if (lb_mutex__trylock_common(m, t, LB_MUTEX__TRY_HANDOFF |
+						   (token ? LB_MUTEX__HAS_TOKEN : 0), &seen)) {
 			ret = 1;
 			break;
 		}
 		if (!lb_mutex__spin_on_owner(m, seen & ~LB_MUTEX_FLAGS, true, &b))
 			break;
+	}
+	if (ret < 0 && !starving) {
+		/* X,{H,*} -> X,{*}.  An unlock that already saw HANDOFF may
+		 * still hand it to us (it decides under wait_lock); then the
+		 * trylock below or the loop in our caller picks it up. */
+		seen = lb_load_relaxed(&m->owner);
+		/* CAS retry loop (no waiting): other flags may change under us.
+		 * Relaxed: only the owner word's own order matters. */
+		while ((seen & LB_MUTEX_HANDOFF) &&
+		       !atomic_compare_exchange_weak_explicit(&m->owner, &seen,
+							      seen & ~LB_MUTEX_HANDOFF,
+							      memory_order_relaxed,
+							      memory_order_relaxed))
+			;
+		bool token = lb_load_relaxed(&t->waiter.state) == LB_MUTEX__TOKEN;
+		if (lb_mutex__trylock_common(m, t, token ? LB_MUTEX__HAS_TOKEN : 0, &seen))
+			ret = 1;
 	}
 	lb_mutex__spin_exit(m);
 	return ret;
@@ -850,23 +944,21 @@ LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_thread_t *t,
 
 		uint32_t st = lb_mutex__sleep(w, abs, &nsleeps);
 		if (st != LB_MUTEX__SLEEPING) {
-			/* Woken.  As first waiter that still loses, ask for a
-			 * handoff; then spin for it while the owner runs. */
+			/* Woken.  The first waiter asks for a handoff and spins
+			 * for it (withdrawing the request if it gives up); past
+			 * the starvation threshold the request stands even if
+			 * it cannot spin (mutex-nospin) and goes back to sleep,
+			 * so the next unlock hands the lock over and wakes it. */
 			bool first = lb_load_relaxed(&m->wait_head) == w;
-			unsigned int how = (first ? LB_MUTEX__TRY_HANDOFF : 0) |
+			bool starving = first && lb_mutex__now_ns() - w->since >= m->handoff_ns;
+			unsigned int how = (starving ? LB_MUTEX__TRY_HANDOFF : 0) |
 					   (st == LB_MUTEX__TOKEN ? LB_MUTEX__HAS_TOKEN : 0);
-			if (lb_mutex__trylock_common(m, t, how, &seen)) {
+			r = first ? lb_mutex__waiter_spin(m, t, starving) : 0;
+			won += r > 0;
+			gaveup += r < 0;
+			if (r > 0 || (r == 0 && lb_mutex__trylock_common(m, t, how, &seen))) {
 				lb_mutex__wait_lock(m);
 				break;
-			}
-			if (first) {
-				r = lb_mutex__waiter_spin(m, t);
-				won += r > 0;
-				gaveup += r < 0;
-				if (r > 0) {
-					lb_mutex__wait_lock(m);
-					break;
-				}
 			}
 		}
 		lb_mutex__wait_lock(m);
@@ -891,13 +983,14 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
 	uintptr_t cur = lb_load_relaxed(&m->owner);
 	bool token_to_give = false;
 
+	/* CAS retry loop (no waiting): waiters may set flags under us. */
 	for (;;) {
 		if ((cur & ~LB_MUTEX_FLAGS) != self || (cur & LB_MUTEX_PICKUP))
 			lb_mutex__misuse("unlock of a mutex this thread does not hold");
 		if (cur & LB_MUTEX_HANDOFF)
 			break; /* keep it: it goes to the first waiter below */
-		/* self,{W?,S?} -> 0,{W?,S?}; with W and no S we owe a wake and
-		 * set S for the waiter we are about to wake. */
+		/* self,{W?,K?} -> 0,{W?,K?}; with W and no K we owe a wake and
+		 * set K for the waiter we are about to wake. */
 		token_to_give = (cur & LB_MUTEX_WAITERS) && !(cur & LB_MUTEX_WOKEN);
 		uintptr_t want = (cur & (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN)) |
 				 (token_to_give ? LB_MUTEX_WOKEN : 0);
@@ -913,7 +1006,7 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
 
 	lb_mutex__wait_lock(m);
 	struct lb_mutex_waiter *first = lb_load_relaxed(&m->wait_head);
-	bool syscall = false;
+	bool need_wake = false;
 	if (cur & LB_MUTEX_HANDOFF) {
 		/* self,{H,*} -> first,{P,*} (or 0,{*} if the list emptied).
 		 * Only wait_lock holders touch the word while HANDOFF is set
@@ -928,18 +1021,18 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
 								memory_order_release,
 								memory_order_relaxed));
 		if (first) {
-			syscall = lb_mutex__wake_waiter(first, false);
+			need_wake = lb_mutex__wake_waiter(first, false);
 			LB_MUTEX_COUNT(m, n_handoffs, 1);
 		}
 	} else if (first) {
-		syscall = lb_mutex__wake_waiter(first, true); /* it now holds S */
+		need_wake = lb_mutex__wake_waiter(first, true); /* it now holds the token */
 	} else {
 		/* The list emptied before we got here: nobody to take the token. */
 		atomic_fetch_and_explicit(&m->owner, ~LB_MUTEX_WOKEN, memory_order_relaxed);
 	}
-	LB_MUTEX_COUNT(m, n_wakes, syscall);
+	LB_MUTEX_COUNT(m, n_wakes, need_wake);
 	lb_mutex__wait_unlock(m);
-	if (syscall)
+	if (need_wake)
 		lb_futex_wake(&first->state, 1);
 }
 
@@ -947,17 +1040,13 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
 
 static inline void lb_mutex_lock(lb_mutex_t *m, lb_mutex_thread_t *t)
 {
-	uintptr_t cur = 0;
 	/* 0,{} -> self,{}; or, when the lock is free but flagged (waiters
-	 * asleep, a spinner awake), 0,{W?,S?} -> self,{W?,S?}.  Acquire pairs
-	 * with the release of the previous unlock. */
-	if (LB_LIKELY(atomic_compare_exchange_strong_explicit(&m->owner, &cur, (uintptr_t)t,
-							      memory_order_acquire,
-							      memory_order_relaxed)) ||
-	    ((cur & ~(LB_MUTEX_WAITERS | LB_MUTEX_WOKEN)) == 0 &&
-	     atomic_compare_exchange_strong_explicit(&m->owner, &cur, (uintptr_t)t | cur,
-						     memory_order_acquire,
-						     memory_order_relaxed))) {
+	 * asleep, a woken one on its way), 0,{W?,K?} -> self,{W?,K?}.
+	 * Acquire pairs with the release of the previous unlock. */
+	uintptr_t cur = lb_load_relaxed(&m->owner);
+	if (LB_LIKELY((cur & ~(LB_MUTEX_WAITERS | LB_MUTEX_WOKEN)) == 0) &&
+	    atomic_compare_exchange_strong_explicit(&m->owner, &cur, (uintptr_t)t | cur,
+						    memory_order_acquire, memory_order_relaxed)) {
 		LB_MUTEX_COUNT(m, n_fast, 1); /* we hold it: no RMW needed */
 		return;
 	}
@@ -993,15 +1082,13 @@ static inline bool lb_mutex_trylock(lb_mutex_t *m, lb_mutex_thread_t *t)
 
 static inline void lb_mutex_unlock(lb_mutex_t *m, lb_mutex_thread_t *t)
 {
-	uintptr_t cur = (uintptr_t)t;
-	/* self,{} -> 0,{}; or self,{W?,S} -> 0,{W?,S}: an awake contender
-	 * holds the token, so nobody needs waking.  Release publishes the
-	 * critical section. */
-	if (LB_LIKELY(atomic_compare_exchange_strong_explicit(&m->owner, &cur, 0,
-							      memory_order_release,
-							      memory_order_relaxed)))
-		return;
-	if ((cur & ~LB_MUTEX_WAITERS) == ((uintptr_t)t | LB_MUTEX_WOKEN) &&
+	/* Our own word, normally still in our cache: read it to know which
+	 * single CAS to do.  self,{} -> 0,{}; or self,{W?,K} -> 0,{W?,K}: a
+	 * woken waiter holds the token, so nobody needs waking.  Release
+	 * publishes the critical section to the next owner. */
+	uintptr_t cur = lb_load_relaxed(&m->owner);
+	if (LB_LIKELY((cur & ~(LB_MUTEX_WAITERS | LB_MUTEX_WOKEN)) == (uintptr_t)t) &&
+	    (cur & (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN)) != LB_MUTEX_WAITERS &&
 	    atomic_compare_exchange_strong_explicit(&m->owner, &cur,
 						    cur & (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN),
 						    memory_order_release, memory_order_relaxed))

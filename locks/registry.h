@@ -26,6 +26,7 @@
 	X(futex_pi)           \
 	X(pthread_rwlock)     \
 	X(pthread_rwlock_wp)  \
+	X(qrwlock)            \
 	X(ck_fas)             \
 	X(ck_ticket)          \
 	X(ck_mcs)             \

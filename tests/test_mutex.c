@@ -1,0 +1,565 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_mutex.c - behaviour tests of locks/mutex.h beyond the conformance
+ * suite: exact counts, trylock under contention, bounded starvation through
+ * HANDOFF, and no lost wake-up under heavy churn (32 threads, timed locks,
+ * holders yielding inside the critical section).
+ *
+ * Each check runs on a fixed amount of work and is bounded in time: a
+ * watchdog turns a stuck lock into "not ok" plus a dump of the lock state,
+ * and alarm() ends the whole program if even that fails.  TAP on stdout.
+ */
+#include "mutex.h"
+#include "tap.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#define NS_PER_MS 1000000ull
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static lb_mutex_thread_t *thread_rec(void)
+{
+	lb_mutex_thread_t *t = aligned_alloc(_Alignof(lb_mutex_thread_t), sizeof(*t));
+	if (!t) {
+		tap_diag("out of memory");
+		exit(1);
+	}
+	lb_mutex_thread_init(t);
+	return t;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	static const char msg[] = "Bail out! test_mutex: global time limit hit (a lock is stuck)\n";
+	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(2);
+	_exit(1);
+}
+
+/* A lock under test plus the checks shared by the workers. */
+struct arena {
+	lb_mutex_t m;
+	_Atomic int in_cs;       /* exclusivity probe */
+	_Atomic long overlaps;   /* a holder found another inside */
+	long counter;            /* protected by m */
+	_Atomic int stop;
+};
+
+static void cs_enter(struct arena *a)
+{
+	if (atomic_exchange_explicit(&a->in_cs, 1, memory_order_relaxed) != 0)
+		atomic_fetch_add_explicit(&a->overlaps, 1, memory_order_relaxed);
+}
+
+static void cs_exit(struct arena *a)
+{
+	atomic_store_explicit(&a->in_cs, 0, memory_order_relaxed);
+}
+
+static void dump_lock(const char *name, struct arena *a)
+{
+	uintptr_t w = atomic_load(&a->m.owner);
+	tap_diag("%s: owner word %#lx (task %#lx flags%s%s%s%s) waiters %d spinners %d", name,
+		 (unsigned long)w, (unsigned long)(w & ~LB_MUTEX_FLAGS),
+		 w & LB_MUTEX_WAITERS ? " WAITERS" : "", w & LB_MUTEX_HANDOFF ? " HANDOFF" : "",
+		 w & LB_MUTEX_PICKUP ? " PICKUP" : "", w & LB_MUTEX_WOKEN ? " WOKEN" : "",
+		 atomic_load(&a->m.nr_waiters), atomic_load(&a->m.spinners));
+}
+
+static void report_counters(const char *name, const lb_mutex_t *m)
+{
+#if LB_MUTEX_COUNTING
+	struct lb_mutex_stats s;
+	lb_mutex_read_stats(m, &s);
+	tap_diag("%s: fast %llu spin_won %llu spin_gaveup %llu sleeps %llu wakes %llu "
+		 "handoffs %llu timeouts %llu", name, (unsigned long long)s.fast,
+		 (unsigned long long)s.spin_won, (unsigned long long)s.spin_gaveup,
+		 (unsigned long long)s.sleeps, (unsigned long long)s.wakes,
+		 (unsigned long long)s.handoffs, (unsigned long long)s.timeouts);
+#else
+	(void)name;
+	(void)m;
+#endif
+}
+
+/* ---- workers ------------------------------------------------------------- */
+
+enum { USE_LOCK, USE_TIMED, USE_TRY };
+
+struct worker {
+	pthread_t tid;
+	struct arena *a;
+	_Atomic int *go;    /* start gate: all workers start together */
+	lb_mutex_thread_t *rec;
+	int use;            /* USE_* */
+	long ops;           /* acquisitions to make */
+	int yield_every;    /* sched_yield() inside the section every N ops (0 = never) */
+	unsigned int seed;
+	_Atomic long done;  /* progress, read by the watchdog */
+	long try_ok, timeouts;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *wk = arg;
+	struct arena *a = wk->a;
+	while (wk->go && !atomic_load_explicit(wk->go, memory_order_acquire))
+		usleep(100); /* start gate; acquire pairs with the store releasing it */
+	for (long i = 0; i < wk->ops;) {
+		if (wk->use == USE_TIMED) {
+			struct timespec abs;
+			clock_gettime(CLOCK_MONOTONIC, &abs);
+			abs.tv_nsec += 20000 + (long)(rand_r(&wk->seed) % 180000);
+			if (abs.tv_nsec >= 1000000000) {
+				abs.tv_sec++;
+				abs.tv_nsec -= 1000000000;
+			}
+			if (lb_mutex_timedlock(&a->m, wk->rec, &abs) == ETIMEDOUT) {
+				wk->timeouts++;
+				continue;
+			}
+		} else if (wk->use == USE_TRY) {
+			if (lb_mutex_trylock(&a->m, wk->rec))
+				wk->try_ok++;
+			else
+				lb_mutex_lock(&a->m, wk->rec);
+		} else {
+			lb_mutex_lock(&a->m, wk->rec);
+		}
+		cs_enter(a);
+		a->counter++;
+		if (wk->yield_every && i % wk->yield_every == wk->yield_every - 1)
+			sched_yield(); /* provoke holder preemption and pile-ups */
+		cs_exit(a);
+		lb_mutex_unlock(&a->m, wk->rec);
+		i++;
+		atomic_store_explicit(&wk->done, i, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+/*
+ * Run the workers to completion under a watchdog: no progress for
+ * stall_ms, or more than limit_ms in all, is a stuck lock.  Returns true if
+ * they all finished; on a stall the workers cannot be joined, so the caller
+ * reports and bails out.
+ */
+static bool run_workers(const char *name, struct worker *wk, int n, uint64_t stall_ms,
+			uint64_t limit_ms)
+{
+	_Atomic int go = 0;
+	for (int i = 0; i < n; i++) {
+		wk[i].go = &go;
+		if (pthread_create(&wk[i].tid, NULL, worker_main, &wk[i]) != 0) {
+			tap_diag("%s: pthread_create failed", name);
+			exit(1);
+		}
+	}
+	atomic_store_explicit(&go, 1, memory_order_release);
+	uint64_t start = now_ns(), last_change = start;
+	long last_sum = -1;
+	for (;;) {
+		long sum = 0, want = 0;
+		for (int i = 0; i < n; i++) {
+			sum += atomic_load_explicit(&wk[i].done, memory_order_relaxed);
+			want += wk[i].ops;
+		}
+		uint64_t t = now_ns();
+		if (sum == want)
+			break;
+		if (sum != last_sum) {
+			last_sum = sum;
+			last_change = t;
+		}
+		if (t - last_change > stall_ms * NS_PER_MS || t - start > limit_ms * NS_PER_MS) {
+			tap_ok(false, "%s: no lost wake-up (stuck at %ld of %ld ops for %llu ms)",
+			       name, sum, want, (unsigned long long)((t - last_change) / NS_PER_MS));
+			dump_lock(name, wk[0].a);
+			for (int i = 0; i < n; i++)
+				tap_diag("  thread %d: %ld/%ld ops, waiter state %u", i,
+					 atomic_load(&wk[i].done), wk[i].ops,
+					 atomic_load(&wk[i].rec->waiter.state));
+			printf("Bail out! %s: lock stuck, threads cannot be joined\n", name);
+			fflush(stdout);
+			_exit(1);
+		}
+		usleep(20000);
+	}
+	for (int i = 0; i < n; i++)
+		pthread_join(wk[i].tid, NULL);
+	return true;
+}
+
+static struct arena *arena_new(const struct lb_mutex_attr *attr)
+{
+	struct arena *a = aligned_alloc(_Alignof(struct arena), sizeof(*a));
+	if (!a)
+		exit(1);
+	memset(a, 0, sizeof(*a));
+	lb_mutex_init(&a->m, attr);
+	return a;
+}
+
+/* ---- 1. exact count -------------------------------------------------------- */
+
+static void test_count(const char *name, const struct lb_mutex_attr *attr, int n, long ops)
+{
+	struct arena *a = arena_new(attr);
+	struct worker wk[64];
+	memset(wk, 0, sizeof(wk));
+	for (int i = 0; i < n; i++)
+		wk[i] = (struct worker){ .a = a, .rec = thread_rec(), .use = USE_LOCK, .ops = ops };
+	uint64_t t0 = now_ns();
+	run_workers(name, wk, n, 5000, 20000);
+	tap_ok(a->counter == n * ops && atomic_load(&a->overlaps) == 0,
+	       "%s: %d threads x %ld increments = %ld (expected %ld), %ld overlaps, %.0f ms",
+	       name, n, ops, a->counter, n * ops, atomic_load(&a->overlaps),
+	       (now_ns() - t0) / 1e6);
+	report_counters(name, &a->m);
+	for (int i = 0; i < n; i++)
+		free(wk[i].rec);
+	free(a);
+}
+
+/* ---- 2. trylock under contention ------------------------------------------- */
+
+struct hammer {
+	struct arena *a;
+	lb_mutex_thread_t *rec;
+	_Atomic int *held;   /* main's "I hold it" flag */
+	long tries, bad;     /* bad: succeeded while held */
+};
+
+static void *hammer_main(void *arg)
+{
+	struct hammer *h = arg;
+	while (!atomic_load_explicit(&h->a->stop, memory_order_relaxed)) {
+		h->tries++;
+		if (lb_mutex_trylock(&h->a->m, h->rec)) {
+			if (atomic_load_explicit(h->held, memory_order_relaxed))
+				h->bad++;
+			lb_mutex_unlock(&h->a->m, h->rec);
+		}
+	}
+	return NULL;
+}
+
+static void test_trylock(const char *name, const struct lb_mutex_attr *attr)
+{
+	/* a) The main thread holds the lock (with sleeping waiters queued, so
+	 * the flags are set too) while 3 threads hammer trylock: exactly 0
+	 * successes. */
+	struct arena *a = arena_new(attr);
+	lb_mutex_thread_t *me = thread_rec();
+	_Atomic int held = 0;
+	struct hammer h[3];
+	pthread_t tid[3];
+	struct worker sleepers[2];
+
+	lb_mutex_lock(&a->m, me);
+	atomic_store(&held, 1);
+	for (int i = 0; i < 2; i++) {
+		sleepers[i] = (struct worker){ .a = a, .rec = thread_rec(), .use = USE_LOCK, .ops = 1 };
+		pthread_create(&sleepers[i].tid, NULL, worker_main, &sleepers[i]);
+	}
+	for (int i = 0; i < 3; i++) {
+		h[i] = (struct hammer){ .a = a, .rec = thread_rec(), .held = &held };
+		pthread_create(&tid[i], NULL, hammer_main, &h[i]);
+	}
+	usleep(200000);
+	uintptr_t word = atomic_load(&a->m.owner);
+	atomic_store(&held, 0);
+	atomic_store(&a->stop, 1);
+	for (int i = 0; i < 3; i++)
+		pthread_join(tid[i], NULL);
+	lb_mutex_unlock(&a->m, me);
+	for (int i = 0; i < 2; i++)
+		pthread_join(sleepers[i].tid, NULL);
+	long tries = 0, bad = 0;
+	for (int i = 0; i < 3; i++) {
+		tries += h[i].tries;
+		bad += h[i].bad;
+		free(h[i].rec);
+	}
+	tap_ok(bad == 0 && tries > 1000,
+	       "%s: trylock never succeeds while held (%ld tries, %ld successes, word flags %#lx)",
+	       name, tries, bad, (unsigned long)(word & LB_MUTEX_FLAGS));
+	for (int i = 0; i < 2; i++)
+		free(sleepers[i].rec);
+	free(a);
+
+	/* b) Mixed trylock/lock/timedlock traffic: the count is exact and
+	 * nobody overlaps, and trylock does win sometimes. */
+	a = arena_new(attr);
+	struct worker wk[8];
+	memset(wk, 0, sizeof(wk));
+	for (int i = 0; i < 8; i++)
+		wk[i] = (struct worker){ .a = a, .rec = thread_rec(),
+					 .use = i < 4 ? USE_TRY : (i < 6 ? USE_LOCK : USE_TIMED),
+					 .ops = 40000, .seed = (unsigned int)i + 1 };
+	run_workers(name, wk, 8, 5000, 20000);
+	long try_ok = 0;
+	for (int i = 0; i < 8; i++)
+		try_ok += wk[i].try_ok;
+	tap_ok(a->counter == 8 * 40000 && atomic_load(&a->overlaps) == 0 && try_ok > 0,
+	       "%s: mixed trylock/lock/timedlock: count %ld (expected %d), %ld overlaps, "
+	       "%ld trylock wins", name, a->counter, 8 * 40000, atomic_load(&a->overlaps), try_ok);
+	for (int i = 0; i < 8; i++)
+		free(wk[i].rec);
+	free(me);
+	free(a);
+}
+
+/* ---- 3. handoff: bounded starvation ----------------------------------------- */
+
+struct handoff_waiter {
+	lb_mutex_t *m;
+	lb_mutex_thread_t *rec;
+	int cpu;            /* pin to this CPU first (-1: no) */
+	_Atomic int got;
+	uint64_t t_start, t_got;
+};
+
+static void pin_self(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void *handoff_waiter_main(void *arg)
+{
+	struct handoff_waiter *hw = arg;
+	if (hw->cpu >= 0)
+		pin_self(hw->cpu);
+	hw->t_start = now_ns();
+	lb_mutex_lock(hw->m, hw->rec);
+	hw->t_got = now_ns();
+	atomic_store_explicit(&hw->got, 1, memory_order_relaxed);
+	lb_mutex_unlock(hw->m, hw->rec);
+	return NULL;
+}
+
+/* Can the main thread run SCHED_FIFO?  Probe and restore. */
+static bool fifo_permitted(void)
+{
+	struct sched_param sp = { .sched_priority = 1 }, old;
+	int policy;
+	pthread_getschedparam(pthread_self(), &policy, &old);
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0)
+		return false;
+	pthread_setschedparam(pthread_self(), policy, &old);
+	return true;
+}
+
+/*
+ * A waiter queues up and sleeps; the main thread then re-locks in a loop:
+ * unlock, lock again at once (a barging re-acquire), hold, check.  Each hold
+ * lasts hold_us and then until the waiter has reacted to the wake-up the
+ * unlock gave it (HANDOFF appeared, or it went back to sleep), so every loop
+ * is one "lost wake-up" of the waiter whatever the scheduling delays.
+ *
+ * Deterministic mode (SCHED_FIFO permitted): the main thread runs SCHED_FIFO
+ * and both threads are pinned to one CPU, so the waiter can run only while
+ * the main thread sleeps -- inside its holds, never between its unlock and
+ * its re-lock.  Without HANDOFF the barging holder would win every time.
+ * Otherwise both run SCHED_OTHER anywhere (weaker: a woken waiter may also
+ * win in the unlocker's futex-wake window).  Checked:
+ *  - the handoff rule: once HANDOFF is in the word, the main thread's next
+ *    lock() returns only after the waiter has had the lock;
+ *  - the bound: the waiter gets the lock within max_lost lost wake-ups.
+ */
+static void test_handoff(const char *name, const struct lb_mutex_attr *attr, uint64_t hold_us,
+			 int max_lost, bool rt)
+{
+	lb_mutex_t *m = aligned_alloc(_Alignof(lb_mutex_t), sizeof(*m));
+	lb_mutex_thread_t *me = thread_rec();
+	struct handoff_waiter hw = { .m = m, .rec = thread_rec(), .cpu = rt ? 0 : -1 };
+	cpu_set_t old_set;
+	struct sched_param old_sp, fifo = { .sched_priority = 1 };
+	int old_policy;
+	pthread_t tid;
+
+	lb_mutex_init(m, attr); /* before pinning: it sizes spinning by our CPUs */
+	pthread_getaffinity_np(pthread_self(), sizeof(old_set), &old_set);
+	pthread_getschedparam(pthread_self(), &old_policy, &old_sp);
+	if (rt) {
+		pin_self(0);
+		pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo);
+	}
+	lb_mutex_lock(m, me);
+	pthread_create(&tid, NULL, handoff_waiter_main, &hw);
+	uint64_t deadline = now_ns() + 2000 * NS_PER_MS;
+	while (!(atomic_load(&m->nr_waiters) == 1 &&
+		 atomic_load(&hw.rec->waiter.state) == LB_MUTEX__SLEEPING) &&
+	       now_ns() < deadline)
+		usleep(100); /* sleeping lets the pinned waiter run */
+	bool asleep = atomic_load(&hw.rec->waiter.state) == LB_MUTEX__SLEEPING;
+
+	int lost = 0, violations = 0, handoff_seen_at = 0, slow = 0;
+	const int limit = 200;
+	bool handoff = false;
+	for (;;) {
+		/* Release (waking the waiter, or handing over) and barge back. */
+		lb_mutex_unlock(m, me);
+		lb_mutex_lock(m, me);
+		if (handoff && !atomic_load_explicit(&hw.got, memory_order_relaxed))
+			violations++;
+		if (atomic_load_explicit(&hw.got, memory_order_relaxed) || lost >= limit)
+			break;
+		/* The waiter was woken and lost: hold hold_us, and then until
+		 * it reacted to that wake-up (asked for the lock or slept). */
+		lost++;
+		uint64_t t0 = now_ns();
+		if (hold_us)
+			usleep((useconds_t)hold_us);
+		for (;;) {
+			handoff = atomic_load(&m->owner) & LB_MUTEX_HANDOFF;
+			if (handoff || atomic_load(&hw.rec->waiter.state) == LB_MUTEX__SLEEPING)
+				break;
+			if (now_ns() - t0 > 200 * NS_PER_MS) {
+				slow++; /* it never reacted: count it, go on */
+				break;
+			}
+			usleep(5);
+		}
+		if (handoff && !handoff_seen_at)
+			handoff_seen_at = lost;
+	}
+	lb_mutex_unlock(m, me);
+	pthread_join(tid, NULL);
+	pthread_setschedparam(pthread_self(), old_policy, &old_sp);
+	pthread_setaffinity_np(pthread_self(), sizeof(old_set), &old_set);
+	bool got = atomic_load(&hw.got);
+	tap_ok(asleep && got && lost <= max_lost && violations == 0 && slow == 0,
+	       "%s%s: sleeping waiter gets the lock from a barging holder (hold %llu us): after "
+	       "%d lost wake-ups (limit %d), %.2f ms waited, HANDOFF first seen at %d, %d "
+	       "re-locks despite HANDOFF, %d holds without a reaction", name,
+	       rt ? "" : " (no SCHED_FIFO: weak form)", (unsigned long long)hold_us, lost,
+	       max_lost, got ? (hw.t_got - hw.t_start) / 1e6 : -1.0, handoff_seen_at,
+	       violations, slow);
+	report_counters(name, m);
+	free(hw.rec);
+	free(me);
+	free(m);
+}
+
+/* ---- 4. no lost wake-up under churn -------------------------------------------- */
+
+static void test_churn(const char *name, const struct lb_mutex_attr *attr, int n, long ops)
+{
+	struct arena *a = arena_new(attr);
+	struct worker wk[64];
+	memset(wk, 0, sizeof(wk));
+	for (int i = 0; i < n; i++)
+		wk[i] = (struct worker){ .a = a, .rec = thread_rec(),
+					 .use = i % 4 == 1 ? USE_TIMED : (i % 8 == 2 ? USE_TRY : USE_LOCK),
+					 .ops = ops, .yield_every = 61 + i,
+					 .seed = (unsigned int)i * 7919u + 1 };
+	uint64_t t0 = now_ns();
+	run_workers(name, wk, n, 3000, 20000);
+	long timeouts = 0;
+	for (int i = 0; i < n; i++)
+		timeouts += wk[i].timeouts;
+	tap_ok(a->counter == n * ops && atomic_load(&a->overlaps) == 0,
+	       "%s: no lost wake-up: %d threads x %ld ops (1/4 timed, yields in the section) "
+	       "done in %.0f ms, count %ld, %ld overlaps, %ld timeouts", name, n, ops,
+	       (now_ns() - t0) / 1e6, a->counter, atomic_load(&a->overlaps), timeouts);
+	report_counters(name, &a->m);
+	uintptr_t w = atomic_load(&a->m.owner);
+	tap_ok(w == 0 && atomic_load(&a->m.nr_waiters) == 0 && atomic_load(&a->m.spinners) == 0,
+	       "%s: quiescent afterwards (word %#lx, no waiters, no spinners)", name,
+	       (unsigned long)w);
+	for (int i = 0; i < n; i++)
+		free(wk[i].rec);
+	free(a);
+}
+
+static const char *only; /* argv[1]: run only the tests whose name starts so */
+
+static bool selected(const char *name)
+{
+	return !only || strncmp(name, only, strlen(only)) == 0;
+}
+
+int main(int argc, char **argv)
+{
+	only = argc > 1 ? argv[1] : NULL;
+	signal(SIGALRM, on_alarm);
+	alarm(100);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	const struct lb_mutex_attr spin = { .max_spinners = -1 };
+	const struct lb_mutex_attr nospin = { .nospin = true, .max_spinners = -1 };
+	const struct lb_mutex_attr kernel = { .handoff_ns = 1, .max_spinners = -1 };
+	const struct lb_mutex_attr kernelnospin = { .nospin = true, .handoff_ns = 1,
+						    .max_spinners = -1 };
+	const struct lb_mutex_attr shortspin = { .spin_ns = 2000, .handoff_ns = 1,
+						 .max_spinners = -1 };
+	const struct lb_mutex_attr manyspin = { .ncpus = 64, .max_spinners = 12, .spin_ns = 3000 };
+
+	tap_diag("mutex.h: spin budget %u ns, handoff threshold %u ns, counters %s",
+		 LB_MUTEX_SPIN_NS, LB_MUTEX_HANDOFF_NS, LB_MUTEX_COUNTING ? "on" : "off");
+
+	if (selected("count/spin"))
+		test_count("count/spin", &spin, 8, 100000);
+	if (selected("count/nospin"))
+		test_count("count/nospin", &nospin, 8, 100000);
+	if (selected("count/spin-32"))
+		test_count("count/spin-32", &spin, 32, 20000);
+	/* Pretend many CPUs: up to 12 spinners on 2 CPUs queue on the OSQ and
+	 * give up from the middle of it (unqueue steps A-C). */
+	if (selected("count/osq"))
+		test_count("count/osq", &manyspin, 8, 50000);
+
+	if (selected("trylock/spin"))
+		test_trylock("trylock/spin", &spin);
+	if (selected("trylock/nospin"))
+		test_trylock("trylock/nospin", &nospin);
+
+	/* Handoff.  Holds are naps of the holder; the starvation threshold
+	 * (1 ms) spans about threshold / (hold + timer slack) of them. */
+	bool rt = fifo_permitted();
+	int past_threshold = (int)(LB_MUTEX_HANDOFF_NS / 1000 / 250) + 3;
+	prctl(PR_SET_TIMERSLACK, 1000ul, 0, 0, 0);
+	/* Short holds: the woken waiter spins, asks for the handoff and gets
+	 * it at the very next unlock (1; up to 3 if it is preempted while
+	 * spinning on a busy machine and gives up). */
+	if (selected("handoff/spin-short"))
+		test_handoff("handoff/spin-short", &spin, 0, 3, rt);
+	/* Holds longer than the spin budget: the waiter gives up, withdraws its
+	 * request and sleeps, until it has waited past the threshold; then the
+	 * request stands and the next unlock hands over. */
+	if (selected("handoff/spin-long"))
+		test_handoff("handoff/spin-long", &spin, 200, past_threshold, rt);
+	if (selected("handoff/nospin"))
+		test_handoff("handoff/nospin", &nospin, 200, past_threshold, rt);
+	/* The kernel's rule: the first lost race after a wake-up suffices. */
+	if (selected("handoff/kernel-rule"))
+		test_handoff("handoff/kernel-rule", &kernel, 200, 1, rt);
+	if (selected("handoff/kernel-rule-nospin"))
+		test_handoff("handoff/kernel-rule-nospin", &kernelnospin, 200, 1, rt);
+
+	if (selected("churn/spin"))
+		test_churn("churn/spin", &spin, 32, 20000);
+	if (selected("churn/nospin"))
+		test_churn("churn/nospin", &nospin, 32, 20000);
+	if (selected("churn/kernel-rule"))
+		test_churn("churn/kernel-rule", &shortspin, 32, 20000);
+	if (selected("churn/osq"))
+		test_churn("churn/osq", &manyspin, 16, 20000);
+
+	return tap_done();
+}
