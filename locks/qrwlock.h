@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * qrwlock.h - queued reader/writer lock: one counter word, a fair queue.
+ *
+ * Design
+ * ------
+ * After the Linux qrwlock (Waiman Long, 2013).  The fast paths are one
+ * atomic on one 32-bit word: a reader adds a reference, a writer CASes
+ * 0 -> locked.  Whoever cannot get in on the fast path joins a FIFO queue,
+ * the `wait_lock` (an embedded qspinlock.h lock, so arrival order is kept
+ * and each queued waiter spins on its own node).  Only the thread at the
+ * head of that queue, i.e. the holder of wait_lock, watches the word:
+ *
+ *  - a head reader adds its reference, waits until no writer holds the lock,
+ *    and releases wait_lock at once, so a run of queued readers enters
+ *    together, one hand-over apart;
+ *  - a head writer sets the "writer waiting" bit, which turns every newly
+ *    arriving reader away from the fast path into the queue behind it, waits
+ *    until the active readers have drained, takes the lock, and only then
+ *    releases wait_lock.
+ *
+ * Fairness: waiters are served in queue (arrival) order; a waiting writer
+ * stops new readers, so writers do not starve, and a writer that holds the
+ * lock is followed by the queued readers, so readers do not starve either.
+ * It is fair only because wait_lock is (the kernel says the same).  Threads
+ * that arrive while the lock is free, or readers arriving while only readers
+ * hold it and nobody waits, get in on the fast path without queueing.
+ *
+ * The kernel's interrupt-context reader exception, and what we do instead:
+ * in the kernel a reader running in interrupt context never queues.  It
+ * keeps its reference and spins until no writer *holds* the lock, ignoring
+ * a writer that merely waits.  The reason is recursion: the interrupted
+ * task may itself hold the lock for reading (tasklist_lock is read-locked
+ * from interrupts that can hit a reader), and an interrupt reader queued
+ * behind a waiting writer, which in turn waits for that interrupted reader,
+ * would deadlock.  The price is writer unfairness under interrupt-reader
+ * load.  Userspace has no interrupt context; the analogue is a signal
+ * handler.  We drop the exception: every reader queues when a writer is
+ * active or waiting.  Consequence, stated as a rule: a thread must not take
+ * the read lock recursively, including from a signal handler that interrupts
+ * a read-side critical section of the same lock, or it can deadlock once a
+ * writer waits (block the signal around the critical section instead).
+ *
+ * Waiting policy (LB_QRWLOCK_FUTEX, default on Linux): this tree runs with
+ * more threads than CPUs, where a head that spins while a critical section
+ * runs steals CPU from the very thread it waits for.  So the head waits in
+ * two phases:
+ *   1. spin: re-read the word up to LB_QRWLOCK_SPIN_LOOPS times with
+ *      lb_cpu_relax() (covers short critical sections at no syscall cost);
+ *   2. park: publish what it waits for in `sleeper` (READER: no writer
+ *      holds the lock; WRITER: the word is exactly "writer waiting"), re-read
+ *      the word, and FUTEX_WAIT on it with the value it saw.
+ * Every operation that can make a parked head's condition true checks
+ * `sleeper` after its atomic on the word and, if the condition now holds,
+ * issues FUTEX_WAKE: write unlock always looks; a reader's decrement (unlock,
+ * or the undo of a failed fast path/trylock) looks only when it leaves the
+ * word at exactly "writer waiting".  At most one thread is ever parked (the
+ * wait_lock holder), so a wake wakes one.  Threads queued behind the head
+ * keep spinning on their own MCS nodes (qspinlock.h); with more runnable
+ * threads than CPUs they compete with the holder for CPU time, as every
+ * spinlock does.  Without futexes (-DLB_QRWLOCK_NO_FUTEX, not Linux, or
+ * strict ISO C without _GNU_SOURCE/_DEFAULT_SOURCE, where syscall(2) is not
+ * declared) the head spins with lb_cpu_relax() only; the rest is the same.
+ *
+ * Lock word `cnts` (32 bits):
+ *
+ *   | bits | mask       | meaning                                           |
+ *   |------|------------|---------------------------------------------------|
+ *   | 0-7  | 0x000000ff | 0xff: a writer holds the lock (LB_QRW_WLOCKED)     |
+ *   | 8    | 0x00000100 | a writer waits at the queue head (LB_QRW_WAITING)  |
+ *   | 9-31 | 0xfffffe00 | reader references, LB_QRW_BIAS (1 << 9) each       |
+ *
+ *   Readers include transient references from fast-path attempts that are
+ *   about to be undone.  `sleeper` (futex policy only): 0 nobody parked,
+ *   LB_QRW_SLEEP_READER or LB_QRW_SLEEP_WRITER: the queue head is parked.
+ *
+ * Transitions (R = reader count, '.' = unchanged):
+ *
+ *   read fast      (R, 0, 0)   -> (R+1, 0, 0)         fetch_add, acquire
+ *   read slow      undo, queue, (R+1, ., .) then wait for wlocked == 0
+ *   read unlock    (R+1, w, .) -> (R, w, .)           fetch_sub, release
+ *   write fast     (0, 0, 0)   -> (0, 0, ff)          CAS, acquire
+ *   write slow     queue, (R, 0, x) -> (R, 1, x), wait (0, 1, 0) -> (0, 0, ff)
+ *   write unlock   (R, w, ff)  -> (R, w, 0)           fetch_sub 0xff, release
+ *
+ * Memory-order pairing:
+ *
+ *   | acquire side                              | pairs with (release side)         |
+ *   |-------------------------------------------|-----------------------------------|
+ *   | read fast-path fetch_add                  | write unlock's fetch_sub          |
+ *   | head reader's wait for wlocked == 0       | write unlock's fetch_sub          |
+ *   | write CAS 0 -> ff / waiting -> ff          | read unlocks and write unlock     |
+ *   |                                           | (RMWs on one word: one release    |
+ *   |                                           | sequence, so all of them)         |
+ *   | parking: store sleeper, load cnts         | unlock: RMW cnts, load sleeper    |
+ *   |   (seq_cst, Dekker-style: either the     |   (seq_cst)                       |
+ *   |   head sees the new word or the unlocker  |                                   |
+ *   |   sees the head parked and wakes it)      |                                   |
+ *
+ * Port notes: the kernel releases a writer with a byte store to the locked
+ * byte; here it is fetch_sub(0xff), legal because only the writer holds
+ * 0xff (kernel-locking.md section 2), and it also gives the full ordering
+ * the parking handshake needs.  The kernel's contention tracepoints are not
+ * part of this header.
+ */
+#ifndef LB_QRWLOCK_H
+#define LB_QRWLOCK_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lb_atomic.h"
+#include "qspinlock.h"
+
+/*
+ * Futex policy only where lb_futex.h can be compiled: Linux with syscall(2)
+ * declared (glibc sets _DEFAULT_SOURCE unless strict ISO mode is asked for
+ * without a feature macro; <stdint.h> above has pulled in that decision).
+ */
+#if !defined(LB_QRWLOCK_FUTEX)
+#if defined(__linux__) && !defined(LB_QRWLOCK_NO_FUTEX) && \
+	(defined(_GNU_SOURCE) || defined(_DEFAULT_SOURCE))
+#define LB_QRWLOCK_FUTEX 1
+#else
+#define LB_QRWLOCK_FUTEX 0
+#endif
+#endif
+
+#if LB_QRWLOCK_FUTEX
+#include "lb_futex.h"
+#endif
+
+/* Capability macros. */
+#define LB_F_QRWLOCK_TRYLOCK 1 /* write_trylock and read_trylock */
+#define LB_F_QRWLOCK_READ    1 /* shared read side */
+#define LB_F_QRWLOCK_FAIR    1 /* FIFO queue for everything that waits */
+
+/* Lock word fields (see the table above). */
+#define LB_QRW_WLOCKED 0x000000ffu
+#define LB_QRW_WAITING 0x00000100u
+#define LB_QRW_WMASK   0x000001ffu
+#define LB_QRW_BIAS    (1u << 9)
+
+/* Values of `sleeper`: what a parked queue head is waiting for. */
+#define LB_QRW_SLEEP_NONE   0u
+#define LB_QRW_SLEEP_READER 1u /* wlocked == 0 */
+#define LB_QRW_SLEEP_WRITER 2u /* cnts == LB_QRW_WAITING */
+
+/*
+ * Head spin budget before parking.  Each iteration is one load plus one
+ * lb_cpu_relax() (~25 ns on Zen 4), so 128 is a few microseconds: about
+ * what a FUTEX_WAIT/FUTEX_WAKE round trip costs.
+ */
+#ifndef LB_QRWLOCK_SPIN_LOOPS
+#define LB_QRWLOCK_SPIN_LOOPS 128
+#endif
+
+/* Unlock-side RMW order: seq_cst where the parking handshake needs it. */
+#if LB_QRWLOCK_FUTEX
+#define LB_QRW__UNLOCK_ORDER memory_order_seq_cst
+#else
+#define LB_QRW__UNLOCK_ORDER memory_order_release
+#endif
+
+typedef struct lb_qrwlock {
+	_Atomic uint32_t cnts;    /* the word above */
+	_Atomic uint32_t sleeper; /* LB_QRW_SLEEP_*: parked head (futex policy) */
+	lb_qspin_t wait_lock;     /* FIFO queue of slow-path waiters */
+} lb_qrwlock_t;
+
+#define LB_QRWLOCK_INITIALIZER { 0, 0, LB_QSPIN_INITIALIZER }
+
+static inline void lb_qrwlock_init(lb_qrwlock_t *lock)
+{
+	atomic_init(&lock->cnts, 0);
+	atomic_init(&lock->sleeper, LB_QRW_SLEEP_NONE);
+	lb_qspin_init(&lock->wait_lock);
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* Does word `cnts` satisfy what a head parked as `kind` waits for? */
+static inline bool lb_qrwlock__ready(uint32_t kind, uint32_t cnts)
+{
+	if (kind == LB_QRW_SLEEP_WRITER)
+		return cnts == LB_QRW_WAITING;
+	return !(cnts & LB_QRW_WLOCKED);
+}
+
+#if LB_QRWLOCK_FUTEX
+/*
+ * Called after an RMW left the word at `cnts`: wake the parked head if that
+ * value is what it waits for.  seq_cst load: the other half of the parking
+ * handshake (see lb_qrwlock__wait).  Out of line: rare, and a syscall.
+ */
+LB_SLOWPATH void lb_qrwlock__wake(lb_qrwlock_t *lock, uint32_t cnts)
+{
+	uint32_t kind = atomic_load_explicit(&lock->sleeper, memory_order_seq_cst);
+
+	if (kind != LB_QRW_SLEEP_NONE && lb_qrwlock__ready(kind, cnts))
+		lb_futex_wake(&lock->cnts, 1);
+}
+#endif
+
+/* (R+1, ., .) -> (R, ., .): drop a reader reference, waking a parked writer
+ * head if this left only its "waiting" bit. */
+static inline void lb_qrwlock__sub_reader(lb_qrwlock_t *lock)
+{
+	/* Release: the read-side critical section (if any) happens before the
+	 * writer's acquire CAS; seq_cst under the futex policy, see above. */
+	uint32_t cnts = atomic_fetch_sub_explicit(&lock->cnts, LB_QRW_BIAS, LB_QRW__UNLOCK_ORDER) -
+			LB_QRW_BIAS;
+#if LB_QRWLOCK_FUTEX
+	if (LB_UNLIKELY(cnts == LB_QRW_WAITING))
+		lb_qrwlock__wake(lock, cnts);
+#else
+	(void)cnts;
+#endif
+}
+
+/*
+ * The queue head's wait: return the first word (loaded with acquire) that
+ * satisfies `kind` (LB_QRW_SLEEP_READER or _WRITER).  Spin, then park.
+ */
+LB_SLOWPATH uint32_t lb_qrwlock__wait(lb_qrwlock_t *lock, uint32_t kind)
+{
+	uint32_t cnts;
+
+	/*
+	 * Phase 1: spin.  Acquire pairs with the releasing RMW (read or write
+	 * unlock) that produced the value we accept.
+	 */
+	for (unsigned int i = 0; i < LB_QRWLOCK_SPIN_LOOPS; i++) {
+		cnts = atomic_load_explicit(&lock->cnts, memory_order_acquire);
+		if (lb_qrwlock__ready(kind, cnts))
+			return cnts;
+		lb_cpu_relax();
+	}
+#if LB_QRWLOCK_FUTEX
+	/*
+	 * Phase 2: park.  seq_cst store of `sleeper`, then seq_cst load of the
+	 * word, pairs with the unlockers' seq_cst RMW of the word followed by
+	 * their seq_cst load of `sleeper`: either we see their new word here,
+	 * or they see us parked and wake us.  FUTEX_WAIT re-checks the word in
+	 * the kernel, so a wake that comes before we sleep is not lost; any
+	 * later change that makes our condition true wakes again.  seq_cst
+	 * includes acquire for the value we return.
+	 */
+	for (;;) {
+		atomic_store_explicit(&lock->sleeper, kind, memory_order_seq_cst);
+		cnts = atomic_load_explicit(&lock->cnts, memory_order_seq_cst);
+		if (lb_qrwlock__ready(kind, cnts))
+			break;
+		lb_futex_wait(&lock->cnts, cnts, NULL); /* EAGAIN/EINTR: re-check */
+	}
+	/* Only the wait_lock holder parks, and that is us: plain reset. */
+	atomic_store_explicit(&lock->sleeper, LB_QRW_SLEEP_NONE, memory_order_relaxed);
+	return cnts;
+#else
+	/* No futex: keep spinning; acquire as in phase 1. */
+	while (!lb_qrwlock__ready(kind, cnts = atomic_load_explicit(&lock->cnts,
+								     memory_order_acquire)))
+		lb_cpu_relax();
+	return cnts;
+#endif
+}
+
+/* ---- read side ---------------------------------------------------------- */
+
+/*
+ * Reader slow path (a writer holds or waits for the lock).  Out of line so
+ * the inlined read_lock stays one fetch_add and a branch, and so profiles
+ * name the time spent queueing.
+ */
+LB_SLOWPATH void lb_qrwlock_read_lock_slow(lb_qrwlock_t *lock, const struct lb_qspin_ctx *ctx)
+{
+	/* Give back the fast path's reference: we queue instead. */
+	lb_qrwlock__sub_reader(lock);
+
+	/* Wait our turn in arrival order. */
+	lb_qspin_lock(&lock->wait_lock, ctx);
+
+	/*
+	 * At the head: take our reference now (a writer may not take the lock
+	 * from here on), then wait for an active writer to leave.  Relaxed:
+	 * the wait below does the acquire.
+	 */
+	atomic_fetch_add_explicit(&lock->cnts, LB_QRW_BIAS, memory_order_relaxed);
+	lb_qrwlock__wait(lock, LB_QRW_SLEEP_READER);
+
+	/* In: let the next waiter (often another reader) come to the head. */
+	lb_qspin_unlock(&lock->wait_lock);
+}
+
+static inline void lb_qrwlock_read_lock(lb_qrwlock_t *lock, const struct lb_qspin_ctx *ctx)
+{
+	/* Acquire pairs with the release in lb_qrwlock_write_unlock. */
+	uint32_t cnts = atomic_fetch_add_explicit(&lock->cnts, LB_QRW_BIAS, memory_order_acquire);
+
+	if (LB_LIKELY(!(cnts & LB_QRW_WMASK)))
+		return;
+	lb_qrwlock_read_lock_slow(lock, ctx);
+}
+
+/* Succeeds only if no writer holds or waits for the lock; never queues. */
+static inline bool lb_qrwlock_read_trylock(lb_qrwlock_t *lock)
+{
+	/* Relaxed peek: do not touch the line for ownership if a writer is visible. */
+	uint32_t cnts = atomic_load_explicit(&lock->cnts, memory_order_relaxed);
+
+	if (cnts & LB_QRW_WMASK)
+		return false;
+	/* Acquire pairs with the release in lb_qrwlock_write_unlock. */
+	cnts = atomic_fetch_add_explicit(&lock->cnts, LB_QRW_BIAS, memory_order_acquire);
+	if (LB_LIKELY(!(cnts & LB_QRW_WMASK)))
+		return true;
+	lb_qrwlock__sub_reader(lock); /* a writer got there first: undo */
+	return false;
+}
+
+static inline void lb_qrwlock_read_unlock(lb_qrwlock_t *lock)
+{
+	lb_qrwlock__sub_reader(lock);
+}
+
+/* ---- write side --------------------------------------------------------- */
+
+/* Writer slow path; out of line for the same reasons as the reader's. */
+LB_SLOWPATH void lb_qrwlock_write_lock_slow(lb_qrwlock_t *lock, const struct lb_qspin_ctx *ctx)
+{
+	uint32_t cnts = 0;
+
+	/* Wait our turn in arrival order. */
+	lb_qspin_lock(&lock->wait_lock, ctx);
+
+	/* The lock may have drained while we queued.  Acquire as in the fast path. */
+	if (atomic_load_explicit(&lock->cnts, memory_order_relaxed) == 0 &&
+	    atomic_compare_exchange_strong_explicit(&lock->cnts, &cnts, LB_QRW_WLOCKED,
+						    memory_order_acquire, memory_order_relaxed))
+		goto unlock;
+
+	/* (R, 0, x) -> (R, 1, x): from now on arriving readers queue behind us. */
+	atomic_fetch_or_explicit(&lock->cnts, LB_QRW_WAITING, memory_order_relaxed);
+
+	/*
+	 * (0, 1, 0) -> (0, 0, ff): wait for the readers and any fast-path
+	 * writer to leave, then take it.  The CAS fails if a reader's fast
+	 * path added a transient reference; it will undo it and, leaving the
+	 * word at "waiting" again, wake us if we parked.  Acquire pairs with
+	 * every read unlock and write unlock (one release sequence).
+	 */
+	do
+		cnts = lb_qrwlock__wait(lock, LB_QRW_SLEEP_WRITER);
+	while (!atomic_compare_exchange_weak_explicit(&lock->cnts, &cnts, LB_QRW_WLOCKED,
+						      memory_order_acquire, memory_order_relaxed));
+unlock:
+	lb_qspin_unlock(&lock->wait_lock);
+}
+
+static inline void lb_qrwlock_write_lock(lb_qrwlock_t *lock, const struct lb_qspin_ctx *ctx)
+{
+	uint32_t cnts = 0;
+
+	/* Acquire pairs with the release in read and write unlock. */
+	if (LB_LIKELY(atomic_compare_exchange_strong_explicit(&lock->cnts, &cnts, LB_QRW_WLOCKED,
+							      memory_order_acquire,
+							      memory_order_relaxed)))
+		return;
+	lb_qrwlock_write_lock_slow(lock, ctx);
+}
+
+/* Succeeds only on a completely free word; never queues. */
+static inline bool lb_qrwlock_write_trylock(lb_qrwlock_t *lock)
+{
+	uint32_t cnts = atomic_load_explicit(&lock->cnts, memory_order_relaxed);
+
+	if (cnts)
+		return false;
+	/* Acquire pairs with the release in read and write unlock. */
+	return atomic_compare_exchange_strong_explicit(&lock->cnts, &cnts, LB_QRW_WLOCKED,
+						       memory_order_acquire, memory_order_relaxed);
+}
+
+static inline void lb_qrwlock_write_unlock(lb_qrwlock_t *lock)
+{
+	/*
+	 * (R, w, ff) -> (R, w, 0).  Release: the critical section happens
+	 * before the next reader's or writer's acquire.  seq_cst under the
+	 * futex policy: first half of the parking handshake's unlock side.
+	 */
+	uint32_t cnts = atomic_fetch_sub_explicit(&lock->cnts, LB_QRW_WLOCKED, LB_QRW__UNLOCK_ORDER) -
+			LB_QRW_WLOCKED;
+#if LB_QRWLOCK_FUTEX
+	/* Second half: anyone parked?  (Usually not: one load, same line.) */
+	if (LB_UNLIKELY(atomic_load_explicit(&lock->sleeper, memory_order_seq_cst) !=
+			LB_QRW_SLEEP_NONE))
+		lb_qrwlock__wake(lock, cnts);
+#else
+	(void)cnts;
+#endif
+}
+
+/* ---- snapshots for assertions and statistics (not synchronisation) ------ */
+
+static inline bool lb_qrwlock_is_locked(const lb_qrwlock_t *lock)
+{
+	uint32_t cnts = atomic_load_explicit(&lock->cnts, memory_order_relaxed);
+
+	return (cnts & LB_QRW_WLOCKED) || cnts >= LB_QRW_BIAS;
+}
+
+static inline bool lb_qrwlock_is_write_locked(const lb_qrwlock_t *lock)
+{
+	return (atomic_load_explicit(&lock->cnts, memory_order_relaxed) & LB_QRW_WLOCKED) != 0;
+}
+
+/* Somebody waits in the queue (the kernel's queued_rwlock_is_contended). */
+static inline bool lb_qrwlock_is_contended(const lb_qrwlock_t *lock)
+{
+	return lb_qspin_is_locked(&lock->wait_lock);
+}
+
+#endif /* LB_QRWLOCK_H */
