@@ -354,7 +354,7 @@ int main(int argc, char **argv)
 		nthreads = (ops->flags & LB_LOCK_F_SLEEPS) ? 4 : (unsigned int)(ncpu < 2 ? 2 : ncpu > 8 ? 8 : ncpu);
 	}
 	if (iters == 0)
-		iters = (ops->flags & LB_LOCK_F_SLEEPS) ? 20000 : 200000;
+		iters = (ops->flags & LB_LOCK_F_SLEEPS) ? 20000 : 100000;
 	signal(SIGALRM, on_alarm);
 	alarm(120);
 	tap_diag("lock %s (%s), %u threads, %u iterations", ops->name, ops->summary, nthreads, iters);
