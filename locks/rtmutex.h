@@ -870,7 +870,7 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 		for (unsigned int n = LB_RTMUTEX_SPIN_LOOPS; n; n--) {
 			uintptr_t o = lb_load_relaxed(&m->owner);
 			if (o == 0 && atomic_compare_exchange_weak_explicit(
-					      &m->owner, &o, (uintptr_t)t, memory_order_acquire,
+					      &m->owner, &o, (uintptr_t)t, memory_order_acq_rel,
 					      memory_order_relaxed)) {
 				LB_RT_COUNT_HELD(m, slow);
 				return 0;
@@ -966,14 +966,17 @@ static inline void lb_rtmutex_init(lb_rtmutex_t *m)
 
 /*
  * Lock, deadlock detection off (the kernel's rt_mutex_lock): deadlocks the
- * chain walk runs into abort the process.  Fast path: CAS 0 -> t, acquire
- * (pairs with the release in unlock; we see the previous holder's writes).
+ * chain walk runs into abort the process.  Fast path: CAS 0 -> t, acq_rel:
+ * acquire pairs with the release in unlock (we see the previous holder's
+ * writes); release publishes our task record to waiters that read the owner
+ * word and then lock the record's pi_lock (free on x86: cmpxchg is a full
+ * barrier either way).
  */
 static inline void lb_rtmutex_lock(lb_rtmutex_t *m, struct lb_rt_task *t)
 {
 	uintptr_t z = 0;
 	if (LB_LIKELY(atomic_compare_exchange_strong_explicit(&m->owner, &z, (uintptr_t)t,
-							      memory_order_acquire,
+							      memory_order_acq_rel,
 							      memory_order_relaxed))) {
 		LB_RT_COUNT_HELD(m, fast);
 		return;
@@ -990,9 +993,9 @@ static inline void lb_rtmutex_lock(lb_rtmutex_t *m, struct lb_rt_task *t)
 static inline int lb_rtmutex_lock_check(lb_rtmutex_t *m, struct lb_rt_task *t)
 {
 	uintptr_t z = 0;
-	/* Acquire: as in lb_rtmutex_lock. */
+	/* acq_rel: as in lb_rtmutex_lock. */
 	if (atomic_compare_exchange_strong_explicit(&m->owner, &z, (uintptr_t)t,
-						    memory_order_acquire, memory_order_relaxed)) {
+						    memory_order_acq_rel, memory_order_relaxed)) {
 		LB_RT_COUNT_HELD(m, fast);
 		return 0;
 	}
@@ -1021,9 +1024,9 @@ static LB_UNUSED LB_NOINLINE bool lb_rtmutex_trylock_slow(lb_rtmutex_t *m, struc
 static inline bool lb_rtmutex_trylock(lb_rtmutex_t *m, struct lb_rt_task *t)
 {
 	uintptr_t z = 0;
-	/* Acquire: as in lb_rtmutex_lock. */
+	/* acq_rel: as in lb_rtmutex_lock. */
 	if (atomic_compare_exchange_strong_explicit(&m->owner, &z, (uintptr_t)t,
-						    memory_order_acquire, memory_order_relaxed)) {
+						    memory_order_acq_rel, memory_order_relaxed)) {
 		LB_RT_COUNT_HELD(m, fast);
 		return true;
 	}

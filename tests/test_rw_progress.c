@@ -61,7 +61,7 @@ struct writer_arg {
 	struct shared *s;
 	uint64_t limit_ns;
 	uint64_t max_wait_ns;
-	unsigned int done;
+	_Atomic unsigned int done; /* polled by main */
 };
 
 static void *writer(void *p)
@@ -76,7 +76,7 @@ static void *writer(void *p)
 		w->s->ops->unlock(w->s->lock, tctx);
 		if (waited > w->max_wait_ns)
 			w->max_wait_ns = waited;
-		w->done++;
+		atomic_fetch_add_explicit(&w->done, 1, memory_order_release);
 	}
 	if (w->s->ops->thread_fini)
 		w->s->ops->thread_fini(tctx);
@@ -112,9 +112,10 @@ int main(int argc, char **argv)
 	/* Give the writer 10 limits in all; a starved writer is still waiting
 	 * when we stop the readers, which then lets it in. */
 	uint64_t deadline = lb_now_ns() + 10 * w.limit_ns + WRITES * 20000000ull;
-	while (lb_now_ns() < deadline && w.done < WRITES)
+	while (lb_now_ns() < deadline &&
+	       atomic_load_explicit(&w.done, memory_order_acquire) < WRITES)
 		usleep(1000);
-	unsigned int done_in_time = w.done;
+	unsigned int done_in_time = atomic_load_explicit(&w.done, memory_order_acquire);
 	atomic_store_explicit(&s.stop, 1, memory_order_relaxed);
 	void *ctx;
 	pthread_join(wt, &ctx);
