@@ -30,16 +30,17 @@
  * in the kernel a reader running in interrupt context never queues.  It
  * keeps its reference and spins until no writer *holds* the lock, ignoring
  * a writer that merely waits.  The reason is recursion: the interrupted
- * task may itself hold the lock for reading (tasklist_lock is read-locked
- * from interrupts that can hit a reader), and an interrupt reader queued
- * behind a waiting writer, which in turn waits for that interrupted reader,
- * would deadlock.  The price is writer unfairness under interrupt-reader
- * load.  Userspace has no interrupt context; the analogue is a signal
- * handler.  We drop the exception: every reader queues when a writer is
- * active or waiting.  Consequence, stated as a rule: a thread must not take
- * the read lock recursively, including from a signal handler that interrupts
- * a read-side critical section of the same lock, or it can deadlock once a
- * writer waits (block the signal around the critical section instead).
+ * task may itself hold the lock for reading (rwlocks such as tasklist_lock
+ * are read-locked from interrupts without every reader disabling them), and
+ * an interrupt reader queued behind a waiting writer, which in turn waits
+ * for that interrupted reader, would deadlock.  The price is writer
+ * unfairness under interrupt-reader load.  Userspace has no interrupt
+ * context; the analogue is a signal handler.  We drop the exception: every
+ * reader queues when a writer is active or waiting.  Consequence, stated as
+ * a rule: a thread must not take the read lock recursively, including from
+ * a signal handler that interrupts a read-side critical section of the same
+ * lock, or it can deadlock once a writer waits (block the signal around the
+ * critical section instead).
  *
  * Waiting policy (LB_QRWLOCK_FUTEX, default on Linux): this tree runs with
  * more threads than CPUs, where a head that spins while a critical section
