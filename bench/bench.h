@@ -75,6 +75,7 @@ struct lb_run_result {
 	uint64_t torn_reads;       /* rw: reader saw writers' fields disagree */
 	struct lb_counter counters[LB_MAX_COUNTERS];
 	size_t ncounters;
+	char describe[160];        /* ops->describe() of the run's lock, or "" */
 	struct lb_thread_result *threads; /* nthreads entries */
 };
 

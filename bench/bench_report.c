@@ -186,6 +186,15 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg, const struct 
 		if (cfg->explain)
 			print_counters(out, c);
 	}
+	/* How each lock ran here (once per lock, from its first run). */
+	for (size_t i = 0; i < ncells; i++) {
+		const struct lb_cell *c = &cells[i];
+		bool first = true;
+		for (size_t k = 0; k < i; k++)
+			first &= cells[k].ops != c->ops;
+		if (first && c->runs[0].describe[0])
+			fprintf(out, "# %s: %s\n", c->ops->name, c->runs[0].describe);
+	}
 	if (cfg->repeat > 1)
 		fprintf(out, "# figures are means over %u runs; ±sd%% is the sample standard deviation "
 			     "of ops/s; lat_max is the largest seen\n", cfg->repeat);
@@ -319,6 +328,8 @@ void lb_report_json(FILE *out, const struct lb_bench_config *cfg, const struct l
 		lb_json_kv_string(&j, "lock", c->ops->name);
 		lb_json_kv_string(&j, "family", c->ops->family);
 		lb_json_kv_uint(&j, "threads", c->nthreads);
+		if (c->nruns && c->runs[0].describe[0])
+			lb_json_kv_string(&j, "describe", c->runs[0].describe);
 		lb_json_key(&j, "summary");
 		lb_json_object_begin(&j);
 		for (int m = 0; m < LB_M_COUNT; m++) {

@@ -398,6 +398,8 @@ int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops
 		summarize_run(ctx, w, nthreads, out);
 		if (ops->counters)
 			out->ncounters = ops->counters(lock, out->counters, LB_MAX_COUNTERS);
+		if (ops->describe)
+			ops->describe(lock, out->describe, sizeof(out->describe));
 	}
 	for (unsigned int i = 0; i < nthreads; i++)
 		lb_thread_ctx_free(w[i].tctx);

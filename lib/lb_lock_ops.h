@@ -87,6 +87,13 @@ struct lb_lock_ops {
 	 * locktorture's rt_boost changes it.  NULL: the lock does not care.
 	 */
 	int (*thread_set_prio)(void *tctx, int prio);
+
+	/*
+	 * One line on how an initialised lock runs here (spin budget, whether
+	 * priority boosts reach the scheduler...), printed beside the results
+	 * so figures are never read without it.  NULL: nothing to say.
+	 */
+	void (*describe)(const void *lock, char *buf, size_t len);
 };
 
 #endif /* LB_LOCK_OPS_H */

@@ -14,6 +14,7 @@
 #include "lb_lock_ops.h"
 #include "mutex.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 static uint32_t spin_ns_from_env(void)
@@ -38,6 +39,19 @@ static int mutex_init_nospin(void *lock)
 	struct lb_mutex_attr a = { .nospin = true, .max_spinners = -1 };
 	lb_mutex_init(lock, &a);
 	return 0;
+}
+
+static void mutex_describe(const void *lock, char *buf, size_t len)
+{
+	const lb_mutex_t *m = lock;
+	if (m->spin_relax == 0)
+		snprintf(buf, len, "no optimistic spinning; handoff after %u us",
+			 m->handoff_ns / 1000);
+	else
+		snprintf(buf, len,
+			 "spin budget %u ns (LB_MUTEX_SPIN_NS), at most %d spinner(s); "
+			 "handoff after %u us",
+			 m->spin_ns, m->max_spinners, m->handoff_ns / 1000);
 }
 
 static int mutex_thread_init(void *tctx, unsigned int index)
@@ -103,6 +117,7 @@ static size_t mutex_counters(const void *lock, struct lb_counter *out, size_t ma
 		.unlock = mutex_unlock,                                        \
 		.trylock = mutex_trylock,                                      \
 		.counters = LB_MUTEX_OPS_COUNTERS_FN,                          \
+		.describe = mutex_describe,                                    \
 	};
 
 LB_MUTEX_OPS(mutex, "mutex", "adaptive-spinning mutex (kernel mutex.c port)", mutex_init_spin)

@@ -20,10 +20,21 @@
 #include "rtmutex.h"
 #include "../lib/lb_lock_ops.h"
 
+#include <stdio.h>
+
 static int rt_init(void *lock)
 {
 	lb_rtmutex_init_flags(lock, LB_RTMUTEX_F_LATERAL_STEAL);
 	return 0;
+}
+
+static void rt_describe(const void *lock, char *buf, size_t len)
+{
+	(void)lock;
+	snprintf(buf, len, "%s",
+		 lb_rtmutex_real_boost_available()
+			 ? "PI boosts change the owner's SCHED_FIFO priority (real boosting on)"
+			 : "SCHED_FIFO not permitted: PI boosting is logical only (real boosting off)");
 }
 
 static int rt_thread_init(void *tctx, unsigned int index)
@@ -94,4 +105,5 @@ const struct lb_lock_ops lb_rtmutex_ops = {
 	.trylock = rt_trylock,
 	.counters = LB_RT_COUNTERS_FN,
 	.thread_set_prio = rt_thread_set_prio,
+	.describe = rt_describe,
 };

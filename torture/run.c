@@ -319,6 +319,11 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 		say(run, "", "port jiffy = %llu us, delay model %s, watchdog %d s, CPUs %s",
 		    (unsigned long long)(cfg->jiffy_ns / 1000), lb_torture_delay_model_name(run->delay_model),
 		    cfg->watchdog, cpus);
+		if (!err && run->ops->describe) {
+			char how[160];
+			run->ops->describe(run->lock, how, sizeof(how));
+			say(run, "", "%s", how);
+		}
 	}
 	if ((cfg->rt_boost == 2 || cfg->writer_fifo) && !lb_torture_fifo_allowed(run))
 		say(run, "", "rt_boost/writer_fifo: SCHED_FIFO skipped for a spinning lock (a FIFO "
