@@ -16,6 +16,7 @@
  * spin, so the lock is run like a spinlock.
  */
 #include <errno.h>
+#include <stdio.h>
 
 #include "lb_lock_ops.h"
 #include "qrwlock.h"
@@ -73,6 +74,17 @@ static bool qrw_read_trylock(void *lock, void *tctx)
 	return lb_qrwlock_read_trylock(lock);
 }
 
+static void qrw_describe(const void *lock, char *buf, size_t len)
+{
+	(void)lock;
+	if (LB_QRWLOCK_FUTEX)
+		snprintf(buf, len,
+			 "queue head spins %d relax loops, then parks on a futex; queued waiters spin",
+			 LB_QRWLOCK_SPIN_LOOPS);
+	else
+		snprintf(buf, len, "all waiters spin (built without futex parking)");
+}
+
 const struct lb_lock_ops lb_qrwlock_ops = {
 	.name = "qrwlock",
 	.family = "rwlock",
@@ -90,4 +102,5 @@ const struct lb_lock_ops lb_qrwlock_ops = {
 	.read_lock = qrw_read_lock,
 	.read_unlock = qrw_read_unlock,
 	.read_trylock = qrw_read_trylock,
+	.describe = qrw_describe,
 };

@@ -15,6 +15,7 @@
  * vtable contract); a later thread may reuse an index.
  */
 #include <errno.h>
+#include <stdio.h>
 
 #include "lb_lock_ops.h"
 #include "qspinlock.h"
@@ -55,6 +56,14 @@ static bool qspin_trylock(void *lock, void *tctx)
 	return lb_qspin_trylock(lock);
 }
 
+static void qspin_describe(const void *lock, char *buf, size_t len)
+{
+	(void)lock;
+	snprintf(buf, len, "%s lock word; pending re-reads %d; %d nodes per thread",
+		 LB_QSPIN_SUBWORD ? "sub-word (byte/half-word) accesses to the" : "word-only C11 atomics on the",
+		 LB_QSPIN_PENDING_LOOPS, LB_QSPIN_NESTING);
+}
+
 const struct lb_lock_ops lb_qspinlock_ops = {
 	.name = "qspinlock",
 	.family = "spin",
@@ -69,4 +78,5 @@ const struct lb_lock_ops lb_qspinlock_ops = {
 	.lock = qspin_lock,
 	.unlock = qspin_unlock,
 	.trylock = qspin_trylock,
+	.describe = qspin_describe,
 };
