@@ -38,6 +38,19 @@
 #endif
 
 /*
+ * LB_SLOWPATH - how lock headers declare their contended paths: static,
+ * never inlined (the fast path stays a few instructions with no register
+ * pressure, and profiles name the slow path), and marked unused so a
+ * translation unit that includes a header without calling it stays quiet.
+ * Compilers without the GNU attributes get plain static inline.
+ */
+#if defined(__GNUC__)
+#define LB_SLOWPATH static __attribute__((noinline, unused))
+#else
+#define LB_SLOWPATH static inline
+#endif
+
+/*
  * lb_cpu_relax - the body of every spin loop.  On x86 `pause` tells the core
  * we are spinning (saves power, avoids a memory-order machine clear when the
  * awaited store lands); on arm64 `yield` is the architectural hint.  It is

@@ -144,14 +144,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef LB_SLOWPATH
-#if defined(__GNUC__)
-#define LB_SLOWPATH static __attribute__((noinline, unused))
-#else
-#define LB_SLOWPATH static inline
-#endif
-#endif
-
 #if defined(LB_LOCK_COUNTERS) && LB_LOCK_COUNTERS
 #define LB_MUTEX_COUNTING 1
 #define LB_F_MUTEX_COUNTERS 1

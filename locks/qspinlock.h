@@ -134,19 +134,6 @@
 
 #include "lb_atomic.h"
 
-/*
- * Out-of-line slow paths: static, never inlined, and marked unused so a
- * translation unit that includes the header without calling it stays quiet.
- * Compilers without the GNU attributes get plain static inline.
- */
-#ifndef LB_SLOWPATH
-#if defined(__GNUC__)
-#define LB_SLOWPATH static __attribute__((noinline, unused))
-#else
-#define LB_SLOWPATH static inline
-#endif
-#endif
-
 /* Capability macros. */
 #define LB_F_QSPIN_TRYLOCK 1
 #define LB_F_QSPIN_NESTING 1 /* survives nesting from signal handlers */
