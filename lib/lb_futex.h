@@ -8,6 +8,11 @@
 #ifndef LB_FUTEX_H
 #define LB_FUTEX_H
 
+/* syscall() is not in strict C11/POSIX: the includer must ask for it. */
+#if !defined(_GNU_SOURCE) && !defined(_DEFAULT_SOURCE)
+#error "lb_futex.h (and the sleeping locks) need _GNU_SOURCE or _DEFAULT_SOURCE defined first"
+#endif
+
 #include <errno.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
