@@ -61,7 +61,7 @@ void lb_bench_defaults(struct lb_bench_config *cfg)
 	const struct lb_lock_ops *const *table = lb_lock_table();
 	for (size_t i = 0; i < lb_lock_count() && cfg->nlocks < LB_BENCH_MAX_LOCKS; i++)
 		if ((table[i]->flags & LB_LOCK_F_EXCLUSIVE) && !(table[i]->flags & LB_LOCK_F_RCU) &&
-		    lb_lock_is_default_exclusive(table[i]))
+		    lb_lock_in_default_runs(table[i]))
 			cfg->locks[cfg->nlocks++] = table[i];
 	cfg->threads[0] = 1;
 	cfg->nthread_counts = 1;
@@ -271,7 +271,7 @@ void lb_bench_parse(int argc, char **argv, struct lb_bench_config *cfg)
 			cfg->nlocks = 0;
 			for (size_t i = 0; i < lb_lock_count(); i++)
 				if ((table[i]->flags & LB_LOCK_F_RW) &&
-				    lb_lock_is_default_exclusive(table[i]))
+				    lb_lock_in_default_runs(table[i]))
 					cfg->locks[cfg->nlocks++] = table[i];
 		}
 		for (size_t i = 0; i < cfg->nlocks; i++)

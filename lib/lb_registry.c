@@ -105,7 +105,7 @@ void lb_lock_names(char *buf, size_t len, bool include_unsupported)
 	}
 }
 
-bool lb_lock_is_default_exclusive(const struct lb_lock_ops *o)
+bool lb_lock_in_default_runs(const struct lb_lock_ops *o)
 {
 	return !o->unsupported && !(o->flags & LB_LOCK_F_BUSTED);
 }

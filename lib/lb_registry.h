@@ -23,8 +23,8 @@ int lb_registry_check(FILE *err);
 /* Write the accepted lock names, comma separated, into buf. */
 void lb_lock_names(char *buf, size_t len, bool include_unsupported);
 
-/* Does `ops` take part in a default exclusive-lock comparison? */
-bool lb_lock_is_default_exclusive(const struct lb_lock_ops *ops);
+/* May `ops` take part in a default run (available, and not the busted control)? */
+bool lb_lock_in_default_runs(const struct lb_lock_ops *ops);
 
 /*
  * A lock object on its own cache lines (nothing else shares them), and a
