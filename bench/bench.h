@@ -95,7 +95,10 @@ enum lb_metric {
 	LB_M_LAT_MAX,
 	LB_M_READ_OPS_PER_SEC,
 	LB_M_WRITE_OPS_PER_SEC,
+	LB_M_READ_LAT_P50,
 	LB_M_READ_LAT_P99,
+	LB_M_READ_LAT_P999,
+	LB_M_READ_LAT_MAX,
 	LB_M_WRITE_LAT_P50,
 	LB_M_WRITE_LAT_P99,
 	LB_M_WRITE_LAT_P999,
@@ -127,10 +130,11 @@ void lb_run_result_free(struct lb_run_result *r);
 
 /* bench_report.c */
 void lb_cells_summarize(struct lb_cell *cells, size_t ncells);
-void lb_report_table(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
-		     size_t ncells);
-void lb_report_json(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
-		    size_t ncells);
+struct lb_hostinfo;
+void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
+		     const struct lb_hostinfo *host, const struct lb_cell *cells, size_t ncells);
+void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
+		    const struct lb_hostinfo *host, const struct lb_cell *cells, size_t ncells);
 void lb_report_csv(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
 		   size_t ncells);
 

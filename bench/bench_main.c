@@ -9,6 +9,7 @@
  */
 #include "bench.h"
 #include "lb_cli.h"
+#include "lb_hostinfo.h"
 #include "lb_outfile.h"
 #include "lb_registry.h"
 #include "lb_time.h"
@@ -125,10 +126,12 @@ static int run_all(struct lb_bench_config *cfg)
 	if (!cfg->quiet)
 		fprintf(stderr, "\r%60s\r", "");
 	lb_cells_summarize(cells, ncells);
-	lb_report_table(stdout, cfg, cells, ncells);
+	struct lb_hostinfo host;
+	lb_hostinfo_get(&host);
+	lb_report_table(stdout, cfg, &host, cells, ncells);
 	fflush(stdout);
 	if (cfg->json_path) {
-		lb_report_json(json.fp, cfg, cells, ncells);
+		lb_report_json(json.fp, cfg, &host, cells, ncells);
 		rc |= finish_output(cfg->json_path, &json, 0) ? 1 : 0;
 	}
 	if (cfg->csv_path) {

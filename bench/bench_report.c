@@ -28,7 +28,10 @@ static const char *const metric_names[LB_M_COUNT] = {
 	[LB_M_LAT_MAX] = "lat_max_ns",
 	[LB_M_READ_OPS_PER_SEC] = "read_ops_per_sec",
 	[LB_M_WRITE_OPS_PER_SEC] = "write_ops_per_sec",
+	[LB_M_READ_LAT_P50] = "read_lat_p50_ns",
 	[LB_M_READ_LAT_P99] = "read_lat_p99_ns",
+	[LB_M_READ_LAT_P999] = "read_lat_p999_ns",
+	[LB_M_READ_LAT_MAX] = "read_lat_max_ns",
 	[LB_M_WRITE_LAT_P50] = "write_lat_p50_ns",
 	[LB_M_WRITE_LAT_P99] = "write_lat_p99_ns",
 	[LB_M_WRITE_LAT_P999] = "write_lat_p999_ns",
@@ -61,7 +64,10 @@ double lb_metric_value(const struct lb_run_result *r, enum lb_metric m)
 	case LB_M_LAT_MAX: return all->lat_max_ns;
 	case LB_M_READ_OPS_PER_SEC: return rd->ops_per_sec;
 	case LB_M_WRITE_OPS_PER_SEC: return w->ops_per_sec;
+	case LB_M_READ_LAT_P50: return rd->lat_p50_ns;
 	case LB_M_READ_LAT_P99: return rd->lat_p99_ns;
+	case LB_M_READ_LAT_P999: return rd->lat_p999_ns;
+	case LB_M_READ_LAT_MAX: return rd->lat_max_ns;
 	case LB_M_WRITE_LAT_P50: return w->lat_p50_ns;
 	case LB_M_WRITE_LAT_P99: return w->lat_p99_ns;
 	case LB_M_WRITE_LAT_P999: return w->lat_p999_ns;
@@ -94,13 +100,12 @@ static double sd_pct(const struct lb_cell *c, enum lb_metric m)
 	return c->summary[m].mean != 0 ? 100.0 * c->summary[m].sd / fabs(c->summary[m].mean) : 0;
 }
 
-static void print_header(FILE *out, const struct lb_bench_config *cfg)
+static void print_header(FILE *out, const struct lb_bench_config *cfg,
+			 const struct lb_hostinfo *h)
 {
-	struct lb_hostinfo h;
-	lb_hostinfo_get(&h);
 	fprintf(out, "# lockbench %s (%s, %s) on %s: %d CPUs, %d NUMA node%s, kernel %s\n",
-		h.version, h.git_rev, h.build_type, h.cpu_model, h.ncpus_online, h.numa_nodes,
-		h.numa_nodes == 1 ? "" : "s", h.kernel);
+		h->version, h->git_rev, h->build_type, h->cpu_model, h->ncpus_online, h->numa_nodes,
+		h->numa_nodes == 1 ? "" : "s", h->kernel);
 	fprintf(out,
 		"# duration %.3fs  cs %llu it (%.0f ns)  par %llu it (%.0f ns)  cs-lines %u  pin %s"
 		"  repeat %u  latency 1/%u ops  clock %s %.3f cycles/ns\n",
@@ -147,18 +152,19 @@ static void print_flags_note(FILE *out, const struct lb_cell *c)
 	fputc('\n', out);
 }
 
-void lb_report_table(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
-		     size_t ncells)
+void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
+		     const struct lb_hostinfo *host, const struct lb_cell *cells, size_t ncells)
 {
-	print_header(out, cfg);
+	print_header(out, cfg, host);
 	if (cfg->read_pct < 0)
 		fprintf(out, "%-18s %4s %13s %6s %9s %8s %8s %8s %6s %7s %6s %8s %8s %8s %9s\n",
 			"lock", "thr", "ops/s", "±sd%", "ns/op", "cyc/op", "cpu_ns", "ovh_ns", "cov",
 			"min/max", "ovlap", "lat_p50", "lat_p99", "p99.9", "lat_max");
 	else
-		fprintf(out, "%-18s %4s %4s %13s %6s %12s %12s %6s %7s %8s %8s %8s %8s %9s\n",
+		fprintf(out, "%-18s %4s %4s %13s %6s %12s %12s %6s %7s %8s %8s %9s %8s %8s %8s %9s\n",
 			"lock", "thr", "rd%", "ops/s", "±sd%", "rd_ops/s", "wr_ops/s", "cov",
-			"min/max", "rd_p99", "wr_p50", "wr_p99", "wr_p99.9", "wr_max");
+			"min/max", "rd_p50", "rd_p99", "rd_max", "wr_p50", "wr_p99", "wr_p99.9",
+			"wr_max");
 	for (size_t i = 0; i < ncells; i++) {
 		const struct lb_cell *c = &cells[i];
 		if (cfg->read_pct < 0)
@@ -175,11 +181,12 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg, const struct 
 		else
 			fprintf(out,
 				"%-18s %4u %4d %13.0f %6.1f %12.0f %12.0f %6.3f %7.3f %8.0f %8.0f "
-				"%8.0f %8.0f %9.0f",
+				"%9.0f %8.0f %8.0f %8.0f %9.0f",
 				c->ops->name, c->nthreads, cfg->read_pct, mean(c, LB_M_OPS_PER_SEC),
 				sd_pct(c, LB_M_OPS_PER_SEC), mean(c, LB_M_READ_OPS_PER_SEC),
 				mean(c, LB_M_WRITE_OPS_PER_SEC), mean(c, LB_M_FAIRNESS_COV),
-				mean(c, LB_M_MIN_MAX_RATIO), mean(c, LB_M_READ_LAT_P99),
+				mean(c, LB_M_MIN_MAX_RATIO), mean(c, LB_M_READ_LAT_P50),
+				mean(c, LB_M_READ_LAT_P99), c->summary[LB_M_READ_LAT_MAX].max,
 				mean(c, LB_M_WRITE_LAT_P50), mean(c, LB_M_WRITE_LAT_P99),
 				mean(c, LB_M_WRITE_LAT_P999), c->summary[LB_M_WRITE_LAT_MAX].max);
 		print_flags_note(out, c);
@@ -263,12 +270,11 @@ static void json_run(struct lb_json *j, const struct lb_run_result *r)
 	lb_json_object_end(j);
 }
 
-void lb_report_json(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
-		    size_t ncells)
+void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
+		    const struct lb_hostinfo *host, const struct lb_cell *cells, size_t ncells)
 {
-	struct lb_hostinfo h;
+	const struct lb_hostinfo h = *host;
 	struct lb_json j;
-	lb_hostinfo_get(&h);
 	lb_json_init(&j, out);
 	lb_json_object_begin(&j);
 	lb_json_kv_string(&j, "schema", "lockbench-bench-1");
