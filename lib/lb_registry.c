@@ -2,6 +2,7 @@
 /* lb_registry.c - the explicit lock table and its start-up checks. */
 #include "lb_registry.h"
 #include "lb_atomic.h"
+#include "lb_topo.h"
 #include "../locks/registry.h"
 
 #include <stdlib.h>
@@ -110,25 +111,13 @@ bool lb_lock_in_default_runs(const struct lb_lock_ops *o)
 	return !o->unsupported && !(o->flags & LB_LOCK_F_BUSTED);
 }
 
-/* Round up to whole cache lines so no neighbour shares the object's lines. */
-static void *alloc_lines(size_t size, size_t align)
-{
-	if (align < LB_CACHELINE)
-		align = LB_CACHELINE;
-	size = (size + align - 1) / align * align;
-	if (size == 0)
-		size = align;
-	void *p = aligned_alloc(align, size);
-	if (p)
-		memset(p, 0, size);
-	return p;
-}
-
+/* Whole cache lines of ordinary memory (node -1): no neighbour shares them. */
 void *lb_lock_alloc(const struct lb_lock_ops *ops)
 {
-	return alloc_lines(ops->lock_size, ops->lock_align);
+	return lb_mem_alloc(ops->lock_size, ops->lock_align, -1);
 }
 
+/* Node -1 memory is plain aligned_alloc memory: free() is lb_mem_free for it. */
 void lb_lock_free(void *lock)
 {
 	free(lock);
@@ -136,7 +125,7 @@ void lb_lock_free(void *lock)
 
 void *lb_thread_ctx_alloc(const struct lb_lock_ops *ops)
 {
-	return ops->thread_ctx_size ? alloc_lines(ops->thread_ctx_size, LB_CACHELINE) : NULL;
+	return ops->thread_ctx_size ? lb_mem_alloc(ops->thread_ctx_size, LB_CACHELINE, -1) : NULL;
 }
 
 void lb_thread_ctx_free(void *tctx)

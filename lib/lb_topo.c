@@ -164,6 +164,8 @@ void *lb_mem_alloc(size_t size, size_t align, int node)
 	if (align < LB_CACHELINE)
 		align = LB_CACHELINE;
 	size = (size + align - 1) / align * align;
+	if (size == 0)
+		size = align;
 	void *p;
 	if (placed_on_node(node))
 		p = numa_alloc_onnode(size, node); /* page aligned */
