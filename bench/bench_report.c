@@ -6,6 +6,8 @@
 #include "bench.h"
 #include "lb_hostinfo.h"
 #include "lb_json.h"
+#include "lb_schema.h"
+#include "schemas.h"
 #include "lb_time.h"
 #include "lb_work.h"
 
@@ -13,34 +15,49 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const metric_names[LB_M_COUNT] = {
-	[LB_M_OPS_PER_SEC] = "ops_per_sec",
-	[LB_M_NS_PER_OP] = "ns_per_op",
-	[LB_M_CYCLES_PER_OP] = "cycles_per_op",
-	[LB_M_CPU_NS_PER_OP] = "cpu_ns_per_op",
-	[LB_M_OVERHEAD_NS] = "overhead_ns",
-	[LB_M_FAIRNESS_COV] = "fairness_cov",
-	[LB_M_MIN_MAX_RATIO] = "min_max_ratio",
-	[LB_M_OVERLAP] = "overlap",
-	[LB_M_LAT_P50] = "lat_p50_ns",
-	[LB_M_LAT_P99] = "lat_p99_ns",
-	[LB_M_LAT_P999] = "lat_p999_ns",
-	[LB_M_LAT_MAX] = "lat_max_ns",
-	[LB_M_READ_OPS_PER_SEC] = "read_ops_per_sec",
-	[LB_M_WRITE_OPS_PER_SEC] = "write_ops_per_sec",
-	[LB_M_READ_LAT_P50] = "read_lat_p50_ns",
-	[LB_M_READ_LAT_P99] = "read_lat_p99_ns",
-	[LB_M_READ_LAT_P999] = "read_lat_p999_ns",
-	[LB_M_READ_LAT_MAX] = "read_lat_max_ns",
-	[LB_M_WRITE_LAT_P50] = "write_lat_p50_ns",
-	[LB_M_WRITE_LAT_P99] = "write_lat_p99_ns",
-	[LB_M_WRITE_LAT_P999] = "write_lat_p999_ns",
-	[LB_M_WRITE_LAT_MAX] = "write_lat_max_ns",
+/*
+ * The bench workload's metric table: one entry per enum lb_metric, in enum
+ * order, with the unit and which direction is better (lib/lb_schema.h).
+ */
+static const struct lb_metric_desc bench_metrics[LB_M_COUNT] = {
+	[LB_M_OPS_PER_SEC] = { "ops_per_sec", "ops/s", LB_BETTER_HIGHER, "throughput" },
+	[LB_M_NS_PER_OP] = { "ns_per_op", "ns", LB_BETTER_LOWER, "wall time per op" },
+	[LB_M_CYCLES_PER_OP] = { "cycles_per_op", "cycles", LB_BETTER_LOWER, "cycles per op" },
+	[LB_M_CPU_NS_PER_OP] = { "cpu_ns_per_op", "ns", LB_BETTER_LOWER, "CPU time per op" },
+	[LB_M_OVERHEAD_NS] = { "overhead_ns", "ns", LB_BETTER_LOWER, "lock overhead per acquire" },
+	[LB_M_FAIRNESS_COV] = { "fairness_cov", "", LB_BETTER_LOWER, "per-thread ops CoV" },
+	[LB_M_MIN_MAX_RATIO] = { "min_max_ratio", "", LB_BETTER_HIGHER, "min/max thread ops" },
+	[LB_M_OVERLAP] = { "overlap", "", LB_BETTER_NONE, "threads running at once" },
+	[LB_M_LAT_P50] = { "lat_p50_ns", "ns", LB_BETTER_LOWER, "acquire latency p50" },
+	[LB_M_LAT_P99] = { "lat_p99_ns", "ns", LB_BETTER_LOWER, "acquire latency p99" },
+	[LB_M_LAT_P999] = { "lat_p999_ns", "ns", LB_BETTER_LOWER, "acquire latency p99.9" },
+	[LB_M_LAT_MAX] = { "lat_max_ns", "ns", LB_BETTER_LOWER, "acquire latency max" },
+	[LB_M_READ_OPS_PER_SEC] = { "read_ops_per_sec", "ops/s", LB_BETTER_HIGHER, "read throughput" },
+	[LB_M_WRITE_OPS_PER_SEC] = { "write_ops_per_sec", "ops/s", LB_BETTER_HIGHER, "write throughput" },
+	[LB_M_READ_LAT_P50] = { "read_lat_p50_ns", "ns", LB_BETTER_LOWER, "read acquire p50" },
+	[LB_M_READ_LAT_P99] = { "read_lat_p99_ns", "ns", LB_BETTER_LOWER, "read acquire p99" },
+	[LB_M_READ_LAT_P999] = { "read_lat_p999_ns", "ns", LB_BETTER_LOWER, "read acquire p99.9" },
+	[LB_M_READ_LAT_MAX] = { "read_lat_max_ns", "ns", LB_BETTER_LOWER, "read acquire max" },
+	[LB_M_WRITE_LAT_P50] = { "write_lat_p50_ns", "ns", LB_BETTER_LOWER, "write acquire p50" },
+	[LB_M_WRITE_LAT_P99] = { "write_lat_p99_ns", "ns", LB_BETTER_LOWER, "write acquire p99" },
+	[LB_M_WRITE_LAT_P999] = { "write_lat_p999_ns", "ns", LB_BETTER_LOWER, "write acquire p99.9" },
+	[LB_M_WRITE_LAT_MAX] = { "write_lat_max_ns", "ns", LB_BETTER_LOWER, "write acquire max" },
+};
+
+static const char *const bench_params[] = { "lock", "threads", "read_pct", "cs_ns", "par_ns",
+					    "cs_lines", "pin", NULL };
+
+const struct lb_workload_schema lb_schema_bench = {
+	.name = "lockbench-bench",
+	.version = 1,
+	.params = bench_params,
+	.metrics = bench_metrics,
+	.nmetrics = LB_M_COUNT,
 };
 
 const char *lb_metric_name(enum lb_metric m)
 {
-	return metric_names[m];
+	return bench_metrics[m].key;
 }
 
 double lb_metric_value(const struct lb_run_result *r, enum lb_metric m)
@@ -277,25 +294,7 @@ void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
 	struct lb_json j;
 	lb_json_init(&j, out);
 	lb_json_object_begin(&j);
-	lb_json_kv_string(&j, "schema", "lockbench-bench-1");
-	lb_json_key(&j, "host");
-	lb_json_object_begin(&j);
-	lb_json_kv_string(&j, "cpu_model", h.cpu_model);
-	lb_json_kv_int(&j, "cpus_online", h.ncpus_online);
-	lb_json_kv_int(&j, "cpus_allowed", h.ncpus_allowed);
-	lb_json_kv_int(&j, "numa_nodes", h.numa_nodes);
-	lb_json_kv_string(&j, "kernel", h.kernel);
-	lb_json_kv_string(&j, "hostname", h.hostname);
-	lb_json_kv_string(&j, "compiler", h.compiler);
-	lb_json_kv_string(&j, "build_type", h.build_type);
-	lb_json_kv_string(&j, "git_revision", h.git_rev);
-	lb_json_kv_string(&j, "version", h.version);
-	lb_json_kv_string(&j, "cpufreq_governor", h.cpufreq_governor);
-	lb_json_kv_string(&j, "clocksource", h.clocksource);
-	lb_json_kv_string(&j, "cycle_counter", lb_cycles_source());
-	lb_json_kv_double(&j, "cycles_per_ns", lb_cycles_per_ns());
-	lb_json_kv_double(&j, "work_ns_per_iter", lb_work_ns_per_iter());
-	lb_json_object_end(&j);
+	lb_schema_write_head(&j, &lb_schema_bench, &h);
 
 	lb_json_key(&j, "config");
 	lb_json_object_begin(&j);
@@ -331,6 +330,19 @@ void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
 	for (size_t i = 0; i < ncells; i++) {
 		const struct lb_cell *c = &cells[i];
 		lb_json_object_begin(&j);
+		lb_json_key(&j, "params");
+		lb_json_object_begin(&j);
+		lb_json_kv_string(&j, "lock", c->ops->name);
+		lb_json_kv_uint(&j, "threads", c->nthreads);
+		if (cfg->read_pct >= 0)
+			lb_json_kv_int(&j, "read_pct", cfg->read_pct);
+		else
+			lb_json_kv_string(&j, "read_pct", NULL);
+		lb_json_kv_double(&j, "cs_ns", (double)cfg->cs.iters * lb_work_ns_per_iter());
+		lb_json_kv_double(&j, "par_ns", (double)cfg->par.iters * lb_work_ns_per_iter());
+		lb_json_kv_uint(&j, "cs_lines", cfg->cs_lines);
+		lb_json_kv_string(&j, "pin", cfg->pin.text);
+		lb_json_object_end(&j);
 		lb_json_kv_string(&j, "lock", c->ops->name);
 		lb_json_kv_string(&j, "family", c->ops->family);
 		lb_json_kv_uint(&j, "threads", c->nthreads);

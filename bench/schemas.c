@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* schemas.c - the list of workload schemas (see schemas.h). */
+#include "schemas.h"
+
+#include <string.h>
+
+const struct lb_workload_schema *const lb_workload_schemas[] = {
+	&lb_schema_bench,
+	NULL,
+};
+
+const struct lb_workload_schema *lb_schema_find(const char *name)
+{
+	for (size_t i = 0; lb_workload_schemas[i]; i++)
+		if (!strcmp(lb_workload_schemas[i]->name, name))
+			return lb_workload_schemas[i];
+	return NULL;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* lb_schema.c - the common head of every result file (see lb_schema.h). */
+#include "lb_schema.h"
+
+#include "lb_hostinfo.h"
+#include "lb_json.h"
+#include "lb_time.h"
+#include "lb_work.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *lb_better_name(enum lb_better b)
+{
+	switch (b) {
+	case LB_BETTER_HIGHER: return "higher";
+	case LB_BETTER_LOWER: return "lower";
+	case LB_BETTER_NONE: break;
+	}
+	return "none";
+}
+
+const struct lb_metric_desc *lb_schema_metric(const struct lb_workload_schema *s, const char *key)
+{
+	for (size_t i = 0; i < s->nmetrics; i++)
+		if (!strcmp(s->metrics[i].key, key))
+			return &s->metrics[i];
+	return NULL;
+}
+
+void lb_schema_write_host(struct lb_json *j, const struct lb_hostinfo *h)
+{
+	lb_json_key(j, "host");
+	lb_json_object_begin(j);
+	lb_json_kv_string(j, "cpu_model", h->cpu_model);
+	lb_json_kv_int(j, "cpus_online", h->ncpus_online);
+	lb_json_kv_int(j, "cpus_allowed", h->ncpus_allowed);
+	lb_json_kv_int(j, "numa_nodes", h->numa_nodes);
+	lb_json_kv_string(j, "kernel", h->kernel);
+	lb_json_kv_string(j, "hostname", h->hostname);
+	lb_json_kv_string(j, "compiler", h->compiler);
+	lb_json_kv_string(j, "build_type", h->build_type);
+	lb_json_kv_string(j, "git_revision", h->git_rev);
+	lb_json_kv_string(j, "version", h->version);
+	lb_json_kv_string(j, "cpufreq_governor", h->cpufreq_governor);
+	lb_json_kv_string(j, "clocksource", h->clocksource);
+	lb_json_kv_string(j, "cycle_counter", lb_cycles_source());
+	lb_json_kv_double(j, "cycles_per_ns", lb_cycles_per_ns());
+	lb_json_kv_double(j, "work_ns_per_iter", lb_work_ns_per_iter());
+	lb_json_object_end(j);
+}
+
+void lb_schema_write_head(struct lb_json *j, const struct lb_workload_schema *s,
+			  const struct lb_hostinfo *host)
+{
+	char full[96];
+	snprintf(full, sizeof(full), "%s-%u", s->name, s->version);
+	lb_json_kv_string(j, "schema", full);
+	lb_json_kv_string(j, "schema_name", s->name);
+	lb_json_kv_uint(j, "schema_version", s->version);
+	lb_schema_write_host(j, host);
+	lb_json_key(j, "metrics");
+	lb_json_object_begin(j);
+	for (size_t i = 0; i < s->nmetrics; i++) {
+		const struct lb_metric_desc *m = &s->metrics[i];
+		lb_json_key(j, m->key);
+		lb_json_object_begin(j);
+		lb_json_kv_string(j, "unit", m->unit);
+		lb_json_kv_string(j, "better", lb_better_name(m->better));
+		lb_json_kv_string(j, "title", m->title);
+		lb_json_object_end(j);
+	}
+	lb_json_object_end(j);
+}
