@@ -153,12 +153,6 @@ static const struct option bench_long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* The spelling the user typed for the option getopt just rejected. */
-static const char *failed_option(char **argv)
-{
-	return argv[optind - 1] ? argv[optind - 1] : "?";
-}
-
 void lb_bench_parse(int argc, char **argv, struct lb_bench_config *cfg)
 {
 	unsigned int v;
@@ -244,12 +238,9 @@ void lb_bench_parse(int argc, char **argv, struct lb_bench_config *cfg)
 		case 'h':
 			lb_bench_usage(stdout);
 			exit(0);
-		case ':':
-			lb_usage_error("option '%s' needs a value; see 'lockbench bench --help'",
-				       failed_option(argv));
-		default:
-			lb_usage_error("unknown option '%s'; see 'lockbench bench --help'",
-				       failed_option(argv));
+		default: /* '?' or ':' */
+			lb_cli_getopt_fail(c, argc, argv, "l:t:d:r:qh", bench_long_opts,
+					   "lockbench bench --help");
 		}
 	}
 	if (optind < argc)

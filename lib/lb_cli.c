@@ -4,6 +4,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -196,4 +198,100 @@ int lb_split_names(char *s, char **out, size_t cap, size_t *n)
 	}
 	*n = count;
 	return 0;
+}
+
+/* The long option's name as typed: "--name" or "--name=value" -> "name", len. */
+static size_t long_name_len(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	return eq ? (size_t)(eq - arg) : strlen(arg);
+}
+
+/* Append ", --name" for every long option (aliases with the same val once). */
+static void list_long_options(char *buf, size_t len, const struct option *longopts,
+			      const char *prefix, size_t prefix_len, size_t *count)
+{
+	size_t used = strlen(buf);
+	*count = 0;
+	for (const struct option *o = longopts; o->name; o++) {
+		if (prefix && strncmp(o->name, prefix, prefix_len))
+			continue;
+		bool twin = false; /* an alias or dashed twin of one already listed */
+		for (const struct option *p = longopts; p < o && !twin; p++)
+			twin = p->val == o->val && p->flag == o->flag &&
+			       (!prefix || !strncmp(p->name, prefix, prefix_len));
+		if (twin)
+			continue;
+		int n = snprintf(buf + used, used < len ? len - used : 0, "%s--%s",
+				 *count ? ", " : "", o->name);
+		if (n > 0)
+			used += (size_t)n;
+		(*count)++;
+	}
+	if (used >= len && len > 4)
+		strcpy(buf + len - 4, "...");
+}
+
+void lb_cli_getopt_fail(int c, int argc, char **argv, const char *shortopts,
+			const struct option *longopts, const char *help)
+{
+	char see[160] = "";
+	if (help)
+		snprintf(see, sizeof(see), "; see '%s'", help);
+	/* getopt_long has advanced optind past a finished argument; an unknown
+	 * letter inside a group ("-zq") leaves it on the group. */
+	const char *arg = optind > 0 && optind - 1 < argc ? argv[optind - 1] : NULL;
+	const char *cur = optind < argc ? argv[optind] : NULL;
+	bool is_long = arg && !strncmp(arg, "--", 2) && arg[2];
+
+	if (c == ':') {
+		if (is_long)
+			lb_usage_error("option '%.*s' needs a value%s", (int)long_name_len(arg), arg,
+				       see);
+		lb_usage_error("option '-%c' needs a value%s", optopt, see);
+	}
+	if (is_long) {
+		const char *name = arg + 2;
+		size_t nlen = long_name_len(arg) - 2;
+		const struct option *exact = NULL;
+		for (const struct option *o = longopts; o->name; o++)
+			if (strlen(o->name) == nlen && !strncmp(o->name, name, nlen))
+				exact = o;
+		size_t nmatch = 0;
+		char cands[512] = "";
+		list_long_options(cands, sizeof(cands), longopts, name, nlen, &nmatch);
+		bool given_value = strchr(arg, '=') != NULL;
+		if (given_value && (exact ? exact->has_arg == no_argument
+					  : (nmatch == 1 && optopt != 0)))
+			lb_usage_error("option '%.*s' takes no value%s", (int)(nlen + 2), arg, see);
+		if (!exact && nmatch > 1)
+			lb_usage_error("option '%.*s' is ambiguous; candidates: %s%s", (int)(nlen + 2),
+				       arg, cands, see);
+		char all[1024] = "";
+		size_t nall;
+		list_long_options(all, sizeof(all), longopts, NULL, 0, &nall);
+		lb_usage_error("unknown option '%.*s'; accepted: %s%s", (int)(nlen + 2), arg, all,
+			       see);
+	}
+	/* A short option letter. */
+	const char *group = NULL;
+	if (cur && cur[0] == '-' && cur[1] != '-' && strchr(cur + 1, optopt))
+		group = cur;  /* optind still on the group: more letters follow */
+	else if (arg && arg[0] == '-' && arg[1] != '-' && strchr(arg + 1, optopt))
+		group = arg;
+	char letters[128] = "";
+	size_t k = 0;
+	for (const char *p = shortopts ? shortopts : ""; *p && k + 4 < sizeof(letters); p++) {
+		if (*p == ':')
+			continue;
+		k += (size_t)snprintf(letters + k, sizeof(letters) - k, "%s-%c", k ? ", " : "", *p);
+	}
+	if (optopt && isprint(optopt)) {
+		if (group && strlen(group) > 2)
+			lb_usage_error("unknown option '-%c' in '%s'; accepted short options: %s%s",
+				       optopt, group, letters[0] ? letters : "none", see);
+		lb_usage_error("unknown option '-%c'; accepted short options: %s%s", optopt,
+			       letters[0] ? letters : "none", see);
+	}
+	lb_usage_error("unknown option '%s'%s", arg ? arg : "?", see);
 }

@@ -24,6 +24,23 @@ __attribute__((format(printf, 1, 2), noreturn))
 #endif
 void lb_usage_error(const char *fmt, ...);
 
+/*
+ * The one-line error for an option getopt_long() rejected, then exit(2).
+ * Call it when getopt_long (with an optstring that starts with ':' and
+ * opterr = 0) returns '?' or ':'.  It names the option as the user wrote it:
+ * "unknown option '--foo'; accepted: --lock, --threads, ...",
+ * "option '--c' is ambiguous; candidates: --cs, --cs-lines, --csv",
+ * "option '--explain' takes no value", "option '--json' needs a value",
+ * "unknown option '-z' in '-zq'".  `help` is appended as
+ * "; see '<help>'" when not NULL (e.g. "lockbench bench --help").
+ */
+struct option;
+#if defined(__GNUC__)
+__attribute__((noreturn))
+#endif
+void lb_cli_getopt_fail(int c, int argc, char **argv, const char *shortopts,
+			const struct option *longopts, const char *help);
+
 /* Decimal unsigned integer in [min, max]. */
 int lb_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int lb_parse_uint(const char *s, unsigned int min, unsigned int max, unsigned int *out);

@@ -361,13 +361,10 @@ void lb_torture_parse_options(int argc, char **argv, struct lb_torture_config *c
 	set_defaults(cfg);
 	opterr = 0; /* we print our own one-line errors */
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		const char *arg = argv[optind - 1];
 		if (c == 'h')
 			c = OPT_HELP;
-		if (c == '?')
-			lb_usage_error("unknown option '%s' (accepted: see --help)", arg);
-		if (c == ':')
-			lb_usage_error("option '%s' needs a value (accepted: see --help)", arg);
+		if (c == '?' || c == ':')
+			lb_cli_getopt_fail(c, argc, argv, "h", longopts, "locktorture --help");
 		apply_option(c, optarg, cfg, &raw);
 	}
 	if (optind < argc)
