@@ -245,10 +245,12 @@ void lb_cli_getopt_fail(int c, int argc, char **argv, const char *shortopts,
 	bool is_long = arg && !strncmp(arg, "--", 2) && arg[2];
 
 	if (c == ':') {
+		/* The accepted values are the option's own: point at the help. */
+		const char *h = help ? help : "--help";
 		if (is_long)
-			lb_usage_error("option '%.*s' needs a value%s", (int)long_name_len(arg), arg,
-				       see);
-		lb_usage_error("option '-%c' needs a value%s", optopt, see);
+			lb_usage_error("option '%.*s' needs a value; accepted values: see '%s'",
+				       (int)long_name_len(arg), arg, h);
+		lb_usage_error("option '-%c' needs a value; accepted values: see '%s'", optopt, h);
 	}
 	if (is_long) {
 		const char *name = arg + 2;
