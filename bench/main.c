@@ -5,6 +5,7 @@
  * else so a malformed lock entry can never produce figures.
  */
 #include "bench.h"
+#include "compare/compare.h"
 #include "lb_cli.h"
 #include "lb_registry.h"
 
@@ -20,6 +21,7 @@ struct lb_command {
 static const struct lb_command commands[] = {
 	{ "bench", "fixed-time throughput, fairness and latency of locks", lb_cmd_bench },
 	{ "list", "the registered locks (--json for machine-readable)", lb_cmd_list },
+	{ "compare", "A/B result files side by side: deltas, Welch t and U test verdicts", lb_cmd_compare },
 };
 
 static void usage(FILE *out)
@@ -53,5 +55,5 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	lb_usage_error("unknown command '%s'; accepted: bench, list, --help, --version", argv[1]);
+	lb_usage_error("unknown command '%s'; accepted: bench, list, compare, --help, --version", argv[1]);
 }

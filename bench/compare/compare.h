@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compare.h - `lockbench compare`: groups of samples (one cell's metric, or
+ * one column of plain numbers) from two or more sides, their summaries, the
+ * delta of each side against the first, and the verdict (Welch's t at the
+ * chosen confidence, Mann-Whitney U p-value); written as the kernel-list
+ * table, JSON or CSV.
+ */
+#ifndef LB_COMPARE_H
+#define LB_COMPARE_H
+
+#include "lb_schema.h"
+#include "lb_stats.h"
+#include "lb_ttest.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#define LB_CMP_MAX_SIDES 8
+/* Fewer runs than this on a side: the verdict carries a warning. */
+#define LB_CMP_MIN_RUNS 5
+
+struct lb_cmp_side {
+	const double *v;
+	size_t n;
+	struct lb_summary s;
+	/* Against side 0 (unset for side 0): */
+	bool tested;            /* both sides had >= 2 values */
+	struct lb_welch welch;
+	struct lb_mwu mwu;
+};
+
+struct lb_cmp_group {
+	char label[256];        /* cell label and metric */
+	char cell[200];         /* cell label alone */
+	const char *metric, *unit;
+	enum lb_better better;
+	struct lb_cmp_side side[LB_CMP_MAX_SIDES];
+};
+
+struct lb_cmp_report {
+	double confidence;      /* fraction, e.g. 0.95 */
+	size_t nsides;
+	const char *side_label[LB_CMP_MAX_SIDES];
+	const char *side_path[LB_CMP_MAX_SIDES];
+	const char *schema;     /* "lockbench-bench-1", or "plain" */
+	struct lb_cmp_group *groups;
+	size_t ngroups;
+	/* Cells not present in every file: "(A) label" lines. */
+	char **unmatched;
+	size_t nunmatched;
+};
+
+/* Summaries and tests of every group. */
+void lb_cmp_compute(struct lb_cmp_report *r);
+
+void lb_cmp_write_table(FILE *out, const struct lb_cmp_report *r);
+void lb_cmp_write_json(FILE *out, const struct lb_cmp_report *r);
+void lb_cmp_write_csv(FILE *out, const struct lb_cmp_report *r);
+
+/* The verdict text of side i of a group ("difference ..." / "no difference ..."). */
+void lb_cmp_verdict(const struct lb_cmp_report *r, const struct lb_cmp_group *g, size_t i,
+		    char *buf, size_t len);
+
+int lb_cmd_compare(int argc, char **argv);
+
+#endif /* LB_COMPARE_H */

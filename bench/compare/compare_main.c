@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compare_main.c - `lockbench compare A.json B.json [C.json ...]` and the
+ * ministat-like `lockbench compare --column N a.txt b.txt`: options, reading
+ * the inputs, matching cells by their params, building the groups.
+ */
+#include "compare.h"
+#include "lb_cli.h"
+#include "lb_outfile.h"
+#include "result_file.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LIST 64
+
+struct cmp_opts {
+	double confidence;
+	const char *metrics_arg, *match_arg, *labels_arg, *json_path, *csv_path;
+	unsigned int column; /* 0: result files; N: plain numbers, field N */
+	enum lb_better better;
+	const char *paths[LB_CMP_MAX_SIDES];
+	size_t npaths;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: lockbench compare [options] A.json B.json [C.json ...]\n"
+		"       lockbench compare --column N [options] a.txt b.txt [c.txt ...]\n"
+		"\n"
+		"Put two or more result files side by side: for every cell present in\n"
+		"all of them (matched by its params: lock, threads, ...) and every chosen\n"
+		"metric, COUNT, MIN, MAX, MEAN, MEDIAN and STDDEV of each file's runs, the\n"
+		"change against the first file (A) in %%, and a verdict: Welch's t-test\n"
+		"(\"difference X%% +/- Y%%\" or \"no difference proven\") with the\n"
+		"Mann-Whitney U p-value.  Cells missing from a file are listed.\n"
+		"\n"
+		"  -m, --metric LIST      metrics to compare, comma separated, or 'all'\n"
+		"                         (default: the workload's headline metric, e.g.\n"
+		"                         ops_per_sec for bench)\n"
+		"  -c, --confidence P     confidence level in %% for the verdict (default 95;\n"
+		"                         50..99.99)\n"
+		"      --match KEYS       params that identify a cell, comma separated\n"
+		"                         (default: all of them)\n"
+		"  -L, --label LIST       names of the files in the table, comma separated,\n"
+		"                         one per file (default: the file names)\n"
+		"  -C, --column N         plain-number mode: read field N (1-based, split on\n"
+		"                         blanks) of every line of each text file; lines\n"
+		"                         starting with '#' and blank lines are skipped\n"
+		"      --better DIR       plain-number mode: higher or lower is better\n"
+		"                         (default: no direction)\n"
+		"      --json FILE        also write the comparison as JSON (atomically)\n"
+		"      --csv FILE         also write one CSV row per file and comparison\n"
+		"  -h, --help             this text\n"
+		"\n"
+		"At most %d files; fewer than %d runs on a side gives a warning.\n",
+		LB_CMP_MAX_SIDES, LB_CMP_MIN_RUNS);
+}
+
+enum { OPT_MATCH = 256, OPT_BETTER, OPT_JSON, OPT_CSV };
+
+static const struct option long_opts[] = {
+	{ "metric", required_argument, NULL, 'm' },
+	{ "confidence", required_argument, NULL, 'c' },
+	{ "match", required_argument, NULL, OPT_MATCH },
+	{ "label", required_argument, NULL, 'L' },
+	{ "column", required_argument, NULL, 'C' },
+	{ "better", required_argument, NULL, OPT_BETTER },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "csv", required_argument, NULL, OPT_CSV },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void parse(int argc, char **argv, struct cmp_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->confidence = 0.95;
+	opterr = 0;
+	optind = 1;
+	for (;;) {
+		int c = getopt_long(argc, argv, ":m:c:L:C:h", long_opts, NULL);
+		if (c == -1)
+			break;
+		switch (c) {
+		case 'm':
+			o->metrics_arg = optarg;
+			break;
+		case 'c': {
+			double pctv;
+			if (lb_parse_double(optarg, 50, 99.99, &pctv))
+				lb_usage_error("--confidence: '%s' is not valid; accepted: a percentage "
+					       "50..99.99, e.g. 95 or 99.5", optarg);
+			o->confidence = pctv / 100;
+			break;
+		}
+		case OPT_MATCH:
+			o->match_arg = optarg;
+			break;
+		case 'L':
+			o->labels_arg = optarg;
+			break;
+		case 'C':
+			if (lb_parse_uint(optarg, 1, 1000, &o->column))
+				lb_usage_error("--column: '%s' is not valid; accepted: a field number "
+					       "1..1000", optarg);
+			break;
+		case OPT_BETTER:
+			if (!strcmp(optarg, "higher"))
+				o->better = LB_BETTER_HIGHER;
+			else if (!strcmp(optarg, "lower"))
+				o->better = LB_BETTER_LOWER;
+			else
+				lb_usage_error("--better: '%s' is not valid; accepted: higher, lower",
+					       optarg);
+			break;
+		case OPT_JSON:
+			if (!*optarg)
+				lb_usage_error("--json: needs a file name");
+			o->json_path = optarg;
+			break;
+		case OPT_CSV:
+			if (!*optarg)
+				lb_usage_error("--csv: needs a file name");
+			o->csv_path = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			lb_cli_getopt_fail(c, argc, argv, "m:c:L:C:h", long_opts,
+					   "lockbench compare --help");
+		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (o->npaths == LB_CMP_MAX_SIDES)
+			lb_usage_error("too many files (%d given); accepted: 2..%d files",
+				       argc - optind, LB_CMP_MAX_SIDES);
+		o->paths[o->npaths++] = argv[i];
+	}
+	if (o->npaths < 2)
+		lb_usage_error("needs two files or more to compare, %zu given; see 'lockbench compare "
+			       "--help'", o->npaths);
+	if (!o->column && o->better != LB_BETTER_NONE)
+		lb_usage_error("--better: only with --column (result files carry their directions)");
+	if (o->column && (o->metrics_arg || o->match_arg))
+		lb_usage_error("%s: not with --column (plain numbers have one metric and no cells)",
+			       o->metrics_arg ? "--metric" : "--match");
+}
+
+/* The file name without directories and a .json/.txt extension. */
+static char *default_label(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	char *s = strdup(base);
+	if (!s)
+		lb_usage_error("out of memory");
+	char *dot = strrchr(s, '.');
+	if (dot && dot != s && (!strcmp(dot, ".json") || !strcmp(dot, ".txt")))
+		*dot = '\0';
+	return s;
+}
+
+static void set_labels(const struct cmp_opts *o, struct lb_cmp_report *r, char **owned)
+{
+	r->nsides = o->npaths;
+	for (size_t i = 0; i < o->npaths; i++) {
+		r->side_path[i] = o->paths[i];
+		owned[i] = default_label(o->paths[i]);
+		r->side_label[i] = owned[i];
+	}
+	if (!o->labels_arg)
+		return;
+	static char buf[1024];
+	char *items[LB_CMP_MAX_SIDES + 1];
+	size_t n;
+	if (strlen(o->labels_arg) >= sizeof(buf))
+		lb_usage_error("--label: list too long");
+	strcpy(buf, o->labels_arg);
+	if (lb_split_names(buf, items, LB_CMP_MAX_SIDES + 1, &n) || n != o->npaths)
+		lb_usage_error("--label: '%s' does not name each of the %zu files; accepted: %zu "
+			       "comma-separated names", o->labels_arg, o->npaths, o->npaths);
+	for (size_t i = 0; i < n; i++)
+		r->side_label[i] = items[i];
+}
+
+/* Plain numbers: field `column` of every line. */
+static double *read_plain(const char *path, unsigned int column, size_t *n)
+{
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		lb_usage_error("%s: cannot read: %s", path, strerror(errno));
+	size_t cap = 64, count = 0, lineno = 0;
+	double *v = malloc(cap * sizeof(*v));
+	char line[4096];
+	while (v && fgets(line, sizeof(line), fp)) {
+		lineno++;
+		char *save, *tok = strtok_r(line, " \t\r\n", &save);
+		if (!tok || tok[0] == '#')
+			continue;
+		for (unsigned int f = 1; tok && f < column; f++)
+			tok = strtok_r(NULL, " \t\r\n", &save);
+		if (!tok) {
+			fclose(fp);
+			lb_usage_error("--column: %s line %zu has fewer than %u fields; accepted: "
+				       "lines with a number in field %u", path, lineno, column, column);
+		}
+		char *end;
+		errno = 0;
+		double x = strtod(tok, &end);
+		if (*end || end == tok || errno || !isfinite(x)) {
+			fclose(fp);
+			lb_usage_error("--column: %s line %zu field %u is '%s', not a number", path,
+				       lineno, column, tok);
+		}
+		if (count == cap) {
+			cap *= 2;
+			double *bigger = realloc(v, cap * sizeof(*v));
+			if (!bigger)
+				free(v);
+			v = bigger;
+			if (!v)
+				break;
+		}
+		v[count++] = x;
+	}
+	fclose(fp);
+	if (!v)
+		lb_usage_error("out of memory");
+	if (count == 0)
+		lb_usage_error("%s: no numbers in field %u", path, column);
+	*n = count;
+	return v;
+}
+
+static void build_plain(const struct cmp_opts *o, struct lb_cmp_report *r, double **owned)
+{
+	r->schema = "plain";
+	r->groups = calloc(1, sizeof(*r->groups));
+	if (!r->groups)
+		lb_usage_error("out of memory");
+	r->ngroups = 1;
+	struct lb_cmp_group *g = &r->groups[0];
+	snprintf(g->cell, sizeof(g->cell), "column %u", o->column);
+	snprintf(g->label, sizeof(g->label), "column %u", o->column);
+	g->metric = "value";
+	g->unit = "";
+	g->better = o->better;
+	for (size_t i = 0; i < o->npaths; i++) {
+		owned[i] = read_plain(o->paths[i], o->column, &g->side[i].n);
+		g->side[i].v = owned[i];
+	}
+}
+
+/* Comma list validated against accepted[]; "all" when allow_all. */
+static size_t parse_key_list(const char *opt, const char *arg, const char *const *accepted,
+			     size_t naccepted, const char **out, bool allow_all)
+{
+	static char buf[2048];
+	char list[1024] = "";
+	char *items[MAX_LIST];
+	size_t n;
+	for (size_t i = 0; i < naccepted; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
+			 accepted[i]);
+	if (allow_all && !strcmp(arg, "all")) {
+		for (size_t i = 0; i < naccepted; i++)
+			out[i] = accepted[i];
+		return naccepted;
+	}
+	if (strlen(arg) >= sizeof(buf) || lb_split_names(strcpy(buf, arg), items, MAX_LIST, &n))
+		lb_usage_error("%s: '%s' is not a comma-separated list; accepted: %s%s", opt, arg,
+			       allow_all ? "all, " : "", list);
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		while (k < naccepted && strcmp(items[i], accepted[k]))
+			k++;
+		if (k == naccepted)
+			lb_usage_error("%s: unknown name '%s'; accepted: %s%s", opt, items[i],
+				       allow_all ? "all, " : "", list);
+		out[i] = accepted[k];
+	}
+	return n;
+}
+
+/* Params whose value differs between cells: the ones a label needs. */
+static void cell_label(const struct lb_rfile *files, size_t nfiles, const json_t *params,
+		       char *buf, size_t len)
+{
+	const char *key;
+	const json_t *v;
+	size_t used = 0;
+	bool first_key = true;
+	buf[0] = '\0';
+	json_object_foreach((json_t *)params, key, v) {
+		char mine[128], other[128];
+		bool varies = false;
+		lb_param_text(v, mine, sizeof(mine));
+		for (size_t f = 0; f < nfiles && !varies; f++)
+			for (size_t c = 0; c < files[f].ncells && !varies; c++) {
+				lb_param_text(json_object_get(files[f].cells[c].params, key), other,
+					      sizeof(other));
+				varies = strcmp(mine, other) != 0;
+			}
+		bool is_first = first_key;
+		first_key = false;
+		if (!varies || used >= len)
+			continue;
+		int w = is_first ? snprintf(buf + used, len - used, "%s%s", used ? " " : "", mine)
+				 : snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", key, mine);
+		used += w > 0 ? (size_t)w : 0;
+	}
+	if (!buf[0]) { /* one cell everywhere: name it by its first param */
+		json_object_foreach((json_t *)params, key, v) {
+			lb_param_text(v, buf, len);
+			break;
+		}
+	}
+}
+
+static void add_unmatched(struct lb_cmp_report *r, char letter, const char *side,
+			  const char *label)
+{
+	char **grown = realloc(r->unmatched, (r->nunmatched + 1) * sizeof(*grown));
+	if (!grown)
+		lb_usage_error("out of memory");
+	r->unmatched = grown;
+	size_t len = strlen(label) + strlen(side) + 16;
+	r->unmatched[r->nunmatched] = malloc(len);
+	if (!r->unmatched[r->nunmatched])
+		lb_usage_error("out of memory");
+	snprintf(r->unmatched[r->nunmatched++], len, "(%c) %s: %s", letter, side, label);
+}
+
+static void build_results(const struct cmp_opts *o, struct lb_cmp_report *r,
+			  struct lb_rfile *files)
+{
+	char err[1024];
+	for (size_t i = 0; i < o->npaths; i++) {
+		if (lb_rfile_load(o->paths[i], &files[i], err, sizeof(err)))
+			lb_usage_error("%s", err);
+		if (files[i].schema != files[0].schema)
+			lb_usage_error("%s holds %s results but %s holds %s; accepted: files of one "
+				       "workload", o->paths[i], files[i].schema->name, o->paths[0],
+				       files[0].schema->name);
+	}
+	const struct lb_workload_schema *s = files[0].schema;
+	static char schema_full[128];
+	snprintf(schema_full, sizeof(schema_full), "%s-%u", s->name, s->version);
+	r->schema = schema_full;
+
+	const char *metric_keys[MAX_LIST], *match_keys[MAX_LIST + 1];
+	const char *all_metrics[MAX_LIST];
+	size_t nall = s->nmetrics < MAX_LIST ? s->nmetrics : MAX_LIST, nmetrics = 1;
+	for (size_t m = 0; m < nall; m++)
+		all_metrics[m] = s->metrics[m].key;
+	metric_keys[0] = all_metrics[0];
+	if (o->metrics_arg)
+		nmetrics = parse_key_list("--metric", o->metrics_arg, all_metrics, nall, metric_keys,
+					  true);
+	const char *const *match = NULL;
+	if (o->match_arg) {
+		size_t nparams = 0;
+		while (s->params[nparams] && nparams < MAX_LIST)
+			nparams++;
+		size_t n = parse_key_list("--match", o->match_arg, (const char *const *)s->params,
+					  nparams, match_keys, false);
+		match_keys[n] = NULL;
+		match = match_keys;
+	}
+
+	r->groups = calloc(files[0].ncells * nmetrics + 1, sizeof(*r->groups));
+	if (!r->groups)
+		lb_usage_error("out of memory");
+	for (size_t c = 0; c < files[0].ncells; c++) {
+		struct lb_rcell *cells[LB_CMP_MAX_SIDES] = { &files[0].cells[c] };
+		char label[200];
+		bool everywhere = true;
+		cell_label(files, o->npaths, cells[0]->params, label, sizeof(label));
+		for (size_t f = 1; f < o->npaths; f++) {
+			cells[f] = NULL;
+			for (size_t k = 0; k < files[f].ncells && !cells[f]; k++)
+				if (!files[f].cells[k].matched &&
+				    lb_params_match(cells[0]->params, files[f].cells[k].params, match))
+					cells[f] = &files[f].cells[k];
+			everywhere &= cells[f] != NULL;
+		}
+		if (!everywhere) {
+			add_unmatched(r, 'A', r->side_label[0], label);
+			continue;
+		}
+		for (size_t f = 0; f < o->npaths; f++)
+			cells[f]->matched = true;
+		for (size_t m = 0; m < nmetrics; m++) {
+			const struct lb_metric_desc *md = lb_schema_metric(s, metric_keys[m]);
+			size_t mi = (size_t)(md - s->metrics), total = 0;
+			for (size_t f = 0; f < o->npaths; f++)
+				total += cells[f]->nvalues[mi];
+			if (total == 0)
+				continue; /* not measured anywhere: nothing to say */
+			struct lb_cmp_group *g = &r->groups[r->ngroups++];
+			snprintf(g->cell, sizeof(g->cell), "%s", label);
+			snprintf(g->label, sizeof(g->label), "%s: %s", label, md->key);
+			g->metric = md->key;
+			g->unit = md->unit;
+			g->better = md->better;
+			for (size_t f = 0; f < o->npaths; f++) {
+				g->side[f].v = cells[f]->values[mi];
+				g->side[f].n = cells[f]->nvalues[mi];
+			}
+		}
+	}
+	for (size_t f = 1; f < o->npaths; f++)
+		for (size_t k = 0; k < files[f].ncells; k++)
+			if (!files[f].cells[k].matched) {
+				char label[200];
+				cell_label(files, o->npaths, files[f].cells[k].params, label, sizeof(label));
+				add_unmatched(r, (char)('A' + f), r->side_label[f], label);
+			}
+}
+
+static void open_out(const char *opt, const char *path, struct lb_outfile *f,
+		     struct lb_outfile *other)
+{
+	int err = lb_outfile_open(f, path);
+	if (err) {
+		if (other && other->fp)
+			lb_outfile_abort(other);
+		lb_usage_error("%s: cannot write '%s': %s; accepted: a file in an existing, writable "
+			       "directory", opt, path, strerror(err));
+	}
+}
+
+int lb_cmd_compare(int argc, char **argv)
+{
+	struct cmp_opts o;
+	struct lb_cmp_report r = { 0 };
+	struct lb_rfile files[LB_CMP_MAX_SIDES] = { 0 };
+	double *plain[LB_CMP_MAX_SIDES] = { 0 };
+	char *labels[LB_CMP_MAX_SIDES] = { 0 };
+	struct lb_outfile json = { 0 }, csv = { 0 };
+	int rc = 0;
+
+	parse(argc, argv, &o);
+	r.confidence = o.confidence;
+	set_labels(&o, &r, labels);
+	if (o.column)
+		build_plain(&o, &r, plain);
+	else
+		build_results(&o, &r, files);
+	if (o.json_path)
+		open_out("--json", o.json_path, &json, NULL);
+	if (o.csv_path)
+		open_out("--csv", o.csv_path, &csv, &json);
+
+	lb_cmp_compute(&r);
+	if (r.ngroups == 0)
+		fprintf(stderr, "%s: no cell is present in every file%s\n", lb_cli_prog(),
+			o.match_arg ? "" : " (see --match)");
+	lb_cmp_write_table(stdout, &r);
+	fflush(stdout);
+	if (o.json_path) {
+		lb_cmp_write_json(json.fp, &r);
+		int err = lb_outfile_commit(&json);
+		if (err) {
+			fprintf(stderr, "%s: writing %s failed: %s\n", lb_cli_prog(), o.json_path,
+				strerror(err));
+			rc = 1;
+		}
+	}
+	if (o.csv_path) {
+		lb_cmp_write_csv(csv.fp, &r);
+		int err = lb_outfile_commit(&csv);
+		if (err) {
+			fprintf(stderr, "%s: writing %s failed: %s\n", lb_cli_prog(), o.csv_path,
+				strerror(err));
+			rc = 1;
+		}
+	}
+	for (size_t i = 0; i < LB_CMP_MAX_SIDES; i++) {
+		lb_rfile_free(&files[i]);
+		free(plain[i]);
+		free(labels[i]);
+	}
+	for (size_t i = 0; i < r.nunmatched; i++)
+		free(r.unmatched[i]);
+	free(r.unmatched);
+	free(r.groups);
+	return rc;
+}

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compare_out.c - the statistics of each group and the three ways of
+ * writing them: the kernel-list table (LABEL | COUNT | MIN | MAX | MEAN |
+ * MEDIAN | STDDEV | DIRECTION, (A)/(B) rows, a delta row in %) with a
+ * VERDICT column, JSON and CSV.
+ */
+#include "compare.h"
+#include "lb_json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void lb_cmp_compute(struct lb_cmp_report *r)
+{
+	for (size_t g = 0; g < r->ngroups; g++) {
+		struct lb_cmp_group *grp = &r->groups[g];
+		for (size_t i = 0; i < r->nsides; i++) {
+			struct lb_cmp_side *s = &grp->side[i];
+			lb_summarize(s->v, s->n, &s->s);
+			if (i == 0)
+				continue;
+			const struct lb_cmp_side *a = &grp->side[0];
+			s->tested = lb_welch_test(a->v, a->n, s->v, s->n, r->confidence, &s->welch) == 0;
+			if (s->tested)
+				lb_mann_whitney(a->v, a->n, s->v, s->n, &s->mwu);
+		}
+	}
+}
+
+/* ~5 significant digits in at most 11 characters. */
+static void fmt_value(double v, char *buf, size_t len)
+{
+	double a = fabs(v);
+	if (!isfinite(v))
+		snprintf(buf, len, "n/a");
+	else if (a >= 1e10)
+		snprintf(buf, len, "%.4e", v);
+	else if (a >= 1000 || v == 0)
+		snprintf(buf, len, "%.0f", v);
+	else if (a >= 100)
+		snprintf(buf, len, "%.1f", v);
+	else if (a >= 10)
+		snprintf(buf, len, "%.2f", v);
+	else
+		snprintf(buf, len, "%.3f", v);
+}
+
+/* Standard deviations below 1 keep 5 decimals, as in the seed table. */
+static void fmt_sd(double v, char *buf, size_t len)
+{
+	if (isfinite(v) && fabs(v) < 1)
+		snprintf(buf, len, "%.5f", v);
+	else
+		fmt_value(v, buf, len);
+}
+
+static void fmt_pct(double base, double v, char *buf, size_t len)
+{
+	double p = 100 * (v - base) / fabs(base);
+	if (v == base || (isfinite(p) && fabs(p) < 0.005))
+		p = 0; /* never "-0.00%" */
+	if (!isfinite(p))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%+.2f%%", p);
+}
+
+static const char *direction_text(enum lb_better b)
+{
+	return b == LB_BETTER_HIGHER ? "+ is good" : b == LB_BETTER_LOWER ? "- is good" : "";
+}
+
+void lb_cmp_verdict(const struct lb_cmp_report *r, const struct lb_cmp_group *g, size_t i,
+		    char *buf, size_t len)
+{
+	const struct lb_cmp_side *a = &g->side[0], *s = &g->side[i];
+	size_t used = 0;
+	if (!s->tested) {
+		snprintf(buf, len, "no test: needs 2 or more runs on each side (%zu vs %zu)", a->n, s->n);
+		return;
+	}
+	const struct lb_welch *w = &s->welch;
+	double base = fabs(w->mean_a);
+	if (w->significant) {
+		const char *judge = "";
+		if (g->better != LB_BETTER_NONE)
+			judge = (w->diff > 0) == (g->better == LB_BETTER_HIGHER) ? ", better" : ", worse";
+		if (base > 0)
+			used = (size_t)snprintf(buf, len, "difference %+.2f%% +/- %.2f%%%s",
+						100 * w->diff / base, 100 * w->half_width / base, judge);
+		else
+			used = (size_t)snprintf(buf, len, "difference %+.4g +/- %.4g%s", w->diff,
+						w->half_width, judge);
+	} else {
+		used = (size_t)snprintf(buf, len, "no difference proven");
+	}
+	if (used < len)
+		used += (size_t)snprintf(buf + used, len - used, " at %.4g%%; Welch p=%.3g, U p=%.3g",
+					 100 * r->confidence, w->p, s->mwu.p);
+	if (used < len && (a->n < LB_CMP_MIN_RUNS || s->n < LB_CMP_MIN_RUNS))
+		snprintf(buf + used, len - used, "; WARNING: %zu vs %zu runs, take %d or more", a->n,
+			 s->n, LB_CMP_MIN_RUNS);
+}
+
+/* Print a row, then trim the trailing blanks. */
+static void row(FILE *out, const char *label, const char *cols[7], const char *direction,
+		const char *verdict)
+{
+	char line[1024];
+	int n = snprintf(line, sizeof(line), "%-32s| %-6s| %-11s| %-11s| %-11s| %-11s| %-10s| %-15s| %s",
+			 label, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], direction, verdict);
+	size_t len = n < 0 ? 0 : (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
+	while (len && line[len - 1] == ' ')
+		len--;
+	fprintf(out, "%.*s\n", (int)len, line);
+}
+
+void lb_cmp_write_table(FILE *out, const struct lb_cmp_report *r)
+{
+	static const char letters[] = "ABCDEFGH";
+	const char *head[7] = { "COUNT", "MIN", "MAX", "MEAN", "MEDIAN", "STDDEV", NULL };
+	row(out, "LABEL", head, "DIRECTION", "VERDICT");
+	fprintf(out, "--------------------------------+-------+------------+------------+------------"
+		     "+------------+-----------+----------------+-----------------------------------"
+		     "-----\n");
+	for (size_t g = 0; g < r->ngroups; g++) {
+		const struct lb_cmp_group *grp = &r->groups[g];
+		const char *empty[7] = { "", "", "", "", "", "", NULL };
+		row(out, grp->label, empty, "", "");
+		for (size_t i = 0; i < r->nsides; i++) {
+			const struct lb_cmp_side *s = &grp->side[i];
+			char label[128], cnt[16], v[6][32];
+			snprintf(label, sizeof(label), "  (%c) %s", letters[i], r->side_label[i]);
+			snprintf(cnt, sizeof(cnt), "%zu", s->n);
+			fmt_value(s->s.min, v[0], sizeof(v[0]));
+			fmt_value(s->s.max, v[1], sizeof(v[1]));
+			fmt_value(s->s.mean, v[2], sizeof(v[2]));
+			fmt_value(s->s.median, v[3], sizeof(v[3]));
+			fmt_sd(s->s.sd, v[4], sizeof(v[4]));
+			const char *cols[7] = { cnt, v[0], v[1], v[2], v[3], v[4], NULL };
+			if (s->n == 0)
+				cols[1] = cols[2] = cols[3] = cols[4] = cols[5] = "-";
+			row(out, label, cols, "", "");
+			if (i == 0)
+				continue;
+			const struct lb_cmp_side *a = &grp->side[0];
+			char d[5][32], verdict[384];
+			fmt_pct(a->s.min, s->s.min, d[0], sizeof(d[0]));
+			fmt_pct(a->s.max, s->s.max, d[1], sizeof(d[1]));
+			fmt_pct(a->s.mean, s->s.mean, d[2], sizeof(d[2]));
+			fmt_pct(a->s.median, s->s.median, d[3], sizeof(d[3]));
+			fmt_pct(a->s.sd, s->s.sd, d[4], sizeof(d[4]));
+			lb_cmp_verdict(r, grp, i, verdict, sizeof(verdict));
+			const char *dcols[7] = { "", d[0], d[1], d[2], d[3], d[4], NULL };
+			row(out, "", dcols, direction_text(grp->better), verdict);
+		}
+	}
+	fputc('\n', out);
+	for (size_t i = 0; i < r->nsides; i++)
+		fprintf(out, "(%c) %s: %s\n", letters[i], r->side_label[i], r->side_path[i]);
+	fprintf(out, "Deltas are (X - A) / A.  Verdict: Welch's t-test at %.4g%% confidence on the "
+		     "means (the difference with the half-width of its interval, in %% of A's mean;\n"
+		     "\"no difference proven\" when the interval includes 0) and the two-sided "
+		     "Mann-Whitney U p-value.\n", 100 * r->confidence);
+	for (size_t i = 0; i < r->nunmatched; i++)
+		fprintf(out, "Only in %s\n", r->unmatched[i]);
+}
+
+static void json_summary(struct lb_json *j, const struct lb_summary *s)
+{
+	lb_json_kv_uint(j, "n", s->n);
+	lb_json_kv_double(j, "min", s->n ? s->min : NAN);
+	lb_json_kv_double(j, "max", s->n ? s->max : NAN);
+	lb_json_kv_double(j, "mean", s->n ? s->mean : NAN);
+	lb_json_kv_double(j, "median", s->n ? s->median : NAN);
+	lb_json_kv_double(j, "sd", s->n > 1 ? s->sd : NAN);
+}
+
+static double pct(double base, double v)
+{
+	return base != 0 ? 100 * (v - base) / fabs(base) : NAN;
+}
+
+void lb_cmp_write_json(FILE *out, const struct lb_cmp_report *r)
+{
+	struct lb_json j;
+	lb_json_init(&j, out);
+	lb_json_object_begin(&j);
+	lb_json_kv_string(&j, "schema", "lockbench-compare-1");
+	lb_json_kv_string(&j, "input_schema", r->schema);
+	lb_json_kv_double(&j, "confidence", r->confidence);
+	lb_json_key(&j, "sides");
+	lb_json_array_begin(&j);
+	for (size_t i = 0; i < r->nsides; i++) {
+		lb_json_object_begin(&j);
+		lb_json_kv_string(&j, "label", r->side_label[i]);
+		lb_json_kv_string(&j, "path", r->side_path[i]);
+		lb_json_object_end(&j);
+	}
+	lb_json_array_end(&j);
+	lb_json_key(&j, "comparisons");
+	lb_json_array_begin(&j);
+	for (size_t g = 0; g < r->ngroups; g++) {
+		const struct lb_cmp_group *grp = &r->groups[g];
+		lb_json_object_begin(&j);
+		lb_json_kv_string(&j, "cell", grp->cell);
+		lb_json_kv_string(&j, "metric", grp->metric);
+		lb_json_kv_string(&j, "unit", grp->unit);
+		lb_json_kv_string(&j, "better", lb_better_name(grp->better));
+		lb_json_key(&j, "sides");
+		lb_json_array_begin(&j);
+		for (size_t i = 0; i < r->nsides; i++) {
+			const struct lb_cmp_side *s = &grp->side[i], *a = &grp->side[0];
+			lb_json_object_begin(&j);
+			lb_json_kv_string(&j, "label", r->side_label[i]);
+			json_summary(&j, &s->s);
+			if (i > 0) {
+				lb_json_kv_double(&j, "delta_mean_pct", pct(a->s.mean, s->s.mean));
+				lb_json_kv_double(&j, "delta_median_pct", pct(a->s.median, s->s.median));
+				lb_json_kv_bool(&j, "tested", s->tested);
+				if (s->tested) {
+					const struct lb_welch *w = &s->welch;
+					char verdict[384];
+					lb_json_key(&j, "welch");
+					lb_json_object_begin(&j);
+					lb_json_kv_double(&j, "diff", w->diff);
+					lb_json_kv_double(&j, "half_width", w->half_width);
+					lb_json_kv_double(&j, "diff_pct", pct(w->mean_a, w->mean_b));
+					lb_json_kv_double(&j, "half_width_pct",
+							  w->mean_a != 0 ? 100 * w->half_width / fabs(w->mean_a) : NAN);
+					lb_json_kv_double(&j, "t", w->t);
+					lb_json_kv_double(&j, "df", w->df);
+					lb_json_kv_double(&j, "p", w->p);
+					lb_json_kv_bool(&j, "difference", w->significant);
+					lb_json_object_end(&j);
+					lb_json_key(&j, "mann_whitney");
+					lb_json_object_begin(&j);
+					lb_json_kv_double(&j, "u", s->mwu.u);
+					lb_json_kv_double(&j, "p", s->mwu.p);
+					lb_json_kv_bool(&j, "exact", s->mwu.exact);
+					lb_json_object_end(&j);
+					lb_cmp_verdict(r, grp, i, verdict, sizeof(verdict));
+					lb_json_kv_string(&j, "verdict", verdict);
+				}
+				lb_json_kv_bool(&j, "few_runs",
+						a->n < LB_CMP_MIN_RUNS || s->n < LB_CMP_MIN_RUNS);
+			}
+			lb_json_object_end(&j);
+		}
+		lb_json_array_end(&j);
+		lb_json_object_end(&j);
+	}
+	lb_json_array_end(&j);
+	lb_json_key(&j, "unmatched");
+	lb_json_array_begin(&j);
+	for (size_t i = 0; i < r->nunmatched; i++)
+		lb_json_string(&j, r->unmatched[i]);
+	lb_json_array_end(&j);
+	lb_json_object_end(&j);
+	fputc('\n', out);
+}
+
+/* CSV field: quoted, with quotes doubled. */
+static void csv_text(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+void lb_cmp_write_csv(FILE *out, const struct lb_cmp_report *r)
+{
+	fprintf(out, "cell,metric,unit,better,side,label,n,min,max,mean,median,sd,delta_mean_pct,"
+		     "diff_pct,half_width_pct,welch_t,welch_df,welch_p,difference,u,u_p,u_exact\n");
+	for (size_t g = 0; g < r->ngroups; g++) {
+		const struct lb_cmp_group *grp = &r->groups[g];
+		for (size_t i = 0; i < r->nsides; i++) {
+			const struct lb_cmp_side *s = &grp->side[i], *a = &grp->side[0];
+			csv_text(out, grp->cell);
+			fprintf(out, ",%s,", grp->metric);
+			csv_text(out, grp->unit);
+			fprintf(out, ",%s,%c,", lb_better_name(grp->better), (char)('A' + i));
+			csv_text(out, r->side_label[i]);
+			fprintf(out, ",%zu,%.10g,%.10g,%.10g,%.10g,%.10g", s->n, s->s.min, s->s.max,
+				s->s.mean, s->s.median, s->s.sd);
+			if (i > 0 && s->tested) {
+				const struct lb_welch *w = &s->welch;
+				fprintf(out, ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%.6g,%.6g,%d\n",
+					pct(a->s.mean, s->s.mean), pct(w->mean_a, w->mean_b),
+					w->mean_a != 0 ? 100 * w->half_width / fabs(w->mean_a) : NAN,
+					w->t, w->df, w->p, w->significant, s->mwu.u, s->mwu.p, s->mwu.exact);
+			} else {
+				fprintf(out, ",,,,,,,,,,\n");
+			}
+		}
+	}
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""lockbench compare end to end: the table against a golden file (the kernel
+list's LABEL | COUNT | ... | DIRECTION layout plus the verdict column), the
+ministat-like plain-number mode, the JSON and CSV outputs, and the errors of
+the schema reader and the options (one stderr line, exit 2, no output file).
+TAP output.  usage: test_compare_cli.py LOCKBENCH DATADIR GOLDENDIR"""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+LB, DATA, GOLDEN = (os.path.abspath(a) for a in sys.argv[1:4])
+count = failed = 0
+
+
+def ok(cond, desc):
+    global count, failed
+    count += 1
+    failed += 0 if cond else 1
+    print(("ok" if cond else "not ok") + f" {count} - {desc}", flush=True)
+    return cond
+
+
+def run(args, cwd):
+    return subprocess.run([LB, "compare"] + args, capture_output=True, text=True, timeout=30,
+                          cwd=cwd)
+
+
+def golden(name, args, cwd):
+    r = run(args, cwd)
+    with open(os.path.join(GOLDEN, name)) as f:
+        want = f.read()
+    if not ok(r.returncode == 0 and r.stdout == want, f"table matches golden/{name}"):
+        for a, b in zip(want.splitlines(), r.stdout.splitlines()):
+            if a != b:
+                print(f"# want: {a}\n# got:  {b}")
+                break
+        print(f"# rc {r.returncode} stderr {r.stderr.strip()}")
+
+
+def bad(args, word, cwd, desc):
+    r = run(args, cwd)
+    lines = r.stderr.strip().splitlines()
+    good = r.returncode == 2 and len(lines) == 1 and word in lines[0] and r.stdout == ""
+    if not ok(good, f"{desc}: exit 2, one line naming '{word}'"):
+        print(f"# rc {r.returncode} stderr {r.stderr!r} stdout {r.stdout[:200]!r}")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    for f in os.listdir(DATA):
+        shutil.copy(os.path.join(DATA, f), tmp)
+    golden("pre-post.txt", ["pre.json", "post.json"], tmp)
+    golden("plain.txt", ["--column", "2", "--better", "lower", "-L", "v6.1.30,patched",
+                         "times-a.txt", "times-b.txt"], tmp)
+    golden("three-metrics.txt", ["-m", "ops_per_sec,lat_p99_ns", "-c", "99", "pre.json",
+                                 "post.json", "pre.json"], tmp)
+
+    # JSON and CSV outputs.
+    r = run(["pre.json", "post.json", "--json", "cmp.json", "--csv", "cmp.csv"], tmp)
+    ok(r.returncode == 0, "compare with --json and --csv exits 0")
+    doc = json.load(open(os.path.join(tmp, "cmp.json")))
+    comps = doc["comparisons"]
+    ok(doc["schema"] == "lockbench-compare-1" and doc["input_schema"] == "lockbench-bench-1",
+       "JSON names its own and its input's schema")
+    ok(len(comps) == 3 and len(doc["unmatched"]) == 2, "JSON: 3 comparisons, 2 unmatched cells")
+    tas2 = [c for c in comps if c["cell"] == "tas threads=2"][0]["sides"][1]
+    ok(tas2["welch"]["difference"] and tas2["welch"]["p"] < 0.001 and
+       9 < tas2["welch"]["diff_pct"] < 13, "JSON: the 10 % shift is a difference")
+    tas1 = [c for c in comps if c["cell"] == "tas threads=1"][0]["sides"][1]
+    ok(not tas1["welch"]["difference"], "JSON: the unchanged cell is no difference")
+    tick = [c for c in comps if c["cell"] == "ticket threads=2"][0]["sides"][1]
+    ok(tick["few_runs"] and "WARNING" in tick["verdict"], "JSON: 3 runs a side carries a warning")
+    rows = list(csv.DictReader(open(os.path.join(tmp, "cmp.csv"))))
+    ok(len(rows) == 6 and rows[3]["difference"] == "1" and rows[3]["side"] == "B",
+       "CSV: one row per side and comparison")
+
+    # Schema reader errors.
+    base = json.load(open(os.path.join(tmp, "pre.json")))
+
+    def variant(name, mutate):
+        d = json.loads(json.dumps(base))
+        mutate(d)
+        with open(os.path.join(tmp, name), "w") as f:
+            json.dump(d, f)
+        return name
+
+    unknown = variant("unknown.json", lambda d: d.update(schema="lockbench-nosuch-1",
+                                                         schema_name="lockbench-nosuch"))
+    newer = variant("newer.json", lambda d: d.update(schema="lockbench-bench-99",
+                                                     schema_version=99))
+    noschema = variant("noschema.json", lambda d: [d.pop("schema"), d.pop("schema_name")])
+    noresults = variant("noresults.json", lambda d: d.pop("results"))
+    noparams = variant("noparams.json", lambda d: d["results"][0].pop("params"))
+    badrun = variant("badrun.json",
+                     lambda d: d["results"][0]["runs"][0].update(ops_per_sec="fast"))
+    with open(os.path.join(tmp, "broken.json"), "w") as f:
+        f.write('{"schema": "lockbench-bench-1", "results": [\n')
+    with open(os.path.join(tmp, "dup.json"), "w") as f:
+        f.write('{"schema": "lockbench-bench-1", "schema": "lockbench-bench-1"}\n')
+    bad([unknown, "post.json"], "unknown schema 'lockbench-nosuch'", tmp, "unknown schema")
+    bad(["pre.json", newer], "version 99", tmp, "newer schema version")
+    bad([noschema, "post.json"], "no \"schema\" key", tmp, "no schema key")
+    bad([noresults, "post.json"], "no \"results\" array", tmp, "no results")
+    bad([noparams, "post.json"], "\"params\"", tmp, "cell without params")
+    bad([badrun, "post.json"], "is not a number", tmp, "metric value not a number")
+    bad(["broken.json", "post.json"], "not valid JSON (line 2", tmp, "truncated JSON")
+    bad(["dup.json", "post.json"], "duplicate", tmp, "duplicate keys")
+    bad(["missing.json", "post.json"], "cannot read", tmp, "missing file")
+    bad(["pre.json"], "two files", tmp, "one file")
+    bad(["-m", "nosuch", "pre.json", "post.json"], "--metric", tmp, "unknown metric")
+    bad(["--match", "colour", "pre.json", "post.json"], "--match", tmp, "unknown match key")
+    bad(["-c", "101", "pre.json", "post.json"], "--confidence", tmp, "confidence out of range")
+    bad(["-c", "abc", "pre.json", "post.json"], "--confidence", tmp, "confidence not a number")
+    bad(["--column", "0", "times-a.txt", "times-b.txt"], "--column", tmp, "column 0")
+    bad(["--column", "3", "times-a.txt", "times-b.txt"], "fewer than 3 fields", tmp,
+        "column past the end")
+    bad(["--column", "1", "times-a.txt", "times-b.txt"], "not a number", tmp,
+        "non-numeric column")
+    bad(["--better", "lower", "pre.json", "post.json"], "--better", tmp, "--better without --column")
+    bad(["--column", "2", "--better", "up", "times-a.txt", "times-b.txt"], "--better", tmp,
+        "bad --better")
+    bad(["-L", "one", "pre.json", "post.json"], "--label", tmp, "label count")
+    bad(["--frobnicate", "pre.json", "post.json"], "--frobnicate", tmp, "unknown option")
+    bad(["pre.json", "post.json", "--json", "nodir/x.json"], "--json", tmp, "unwritable --json")
+    bad([unknown, "post.json", "--json", "err.json"], "unknown schema", tmp,
+        "error with --json")
+    ok(not os.path.exists(os.path.join(tmp, "err.json")) and
+       not [f for f in os.listdir(tmp) if ".tmp." in f], "no output file after an error")
+
+print(f"1..{count}")
+sys.exit(1 if failed else 0)
