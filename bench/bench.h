@@ -44,6 +44,7 @@ struct lb_bench_config {
 	bool quiet;              /* no progress lines on stderr */
 	const char *json_path, *csv_path;
 	const char *argv_joined; /* the command line, for the JSON */
+	bool json_gbench;        /* --format gbench: --json writes Google Benchmark's JSON */
 };
 
 enum lb_side { LB_SIDE_WRITE, LB_SIDE_READ, LB_SIDES };

@@ -8,6 +8,7 @@
  * SIGTERM) or an error removes them, so no half-written file is ever left.
  */
 #include "bench.h"
+#include "compare/gbench_export.h"
 #include "lb_cli.h"
 #include "lb_hostinfo.h"
 #include "lb_outfile.h"
@@ -131,7 +132,10 @@ static int run_all(struct lb_bench_config *cfg)
 	lb_report_table(stdout, cfg, &host, cells, ncells);
 	fflush(stdout);
 	if (cfg->json_path) {
-		lb_report_json(json.fp, cfg, &host, cells, ncells);
+		if (cfg->json_gbench)
+			rc |= lb_report_gbench(json.fp, cfg, &host, cells, ncells) ? 1 : 0;
+		else
+			lb_report_json(json.fp, cfg, &host, cells, ncells);
 		rc |= finish_output(cfg->json_path, &json, 0) ? 1 : 0;
 	}
 	if (cfg->csv_path) {

@@ -45,6 +45,8 @@ void lb_bench_usage(FILE *out)
 		"                         handoffs...) beside the figures\n"
 		"      --json FILE        write every result as JSON (atomically)\n"
 		"      --csv FILE         write one CSV row per run (atomically)\n"
+		"      --format FMT       what --json writes: lockbench (default) or gbench\n"
+		"                         (Google Benchmark's JSON, for its compare.py)\n"
 		"  -q, --quiet            no progress lines on stderr\n"
 		"  -h, --help             this text\n",
 		LB_BENCH_MAX_THREADS, LB_BENCH_MAX_CS_LINES);
@@ -132,6 +134,7 @@ enum {
 	OPT_EXPLAIN,
 	OPT_JSON,
 	OPT_CSV,
+	OPT_FORMAT,
 };
 
 static const struct option bench_long_opts[] = {
@@ -148,6 +151,7 @@ static const struct option bench_long_opts[] = {
 	{ "explain", no_argument, NULL, OPT_EXPLAIN },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "csv", required_argument, NULL, OPT_CSV },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -232,6 +236,12 @@ void lb_bench_parse(int argc, char **argv, struct lb_bench_config *cfg)
 				lb_usage_error("--csv: needs a file name");
 			cfg->csv_path = optarg;
 			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "lockbench") && strcmp(optarg, "gbench"))
+				lb_usage_error("--format: '%s' is not valid; accepted: lockbench, gbench",
+					       optarg);
+			cfg->json_gbench = !strcmp(optarg, "gbench");
+			break;
 		case 'q':
 			cfg->quiet = true;
 			break;
@@ -247,6 +257,8 @@ void lb_bench_parse(int argc, char **argv, struct lb_bench_config *cfg)
 		lb_usage_error("unexpected argument '%s'; see 'lockbench bench --help'", argv[optind]);
 	if (cfg->nlocks == 0)
 		lb_usage_error("--lock: no lock can run here");
+	if (cfg->json_gbench && !cfg->json_path)
+		lb_usage_error("--format: gbench names what --json writes; accepted: with --json FILE");
 	if (cfg->read_pct >= 0) {
 		char with_rw[1024] = "";
 		/* Readers check that writers' fields agree: that needs two at least. */

@@ -128,20 +128,38 @@ static int read_cell(struct lb_rfile *f, size_t index, json_t *cell, char *err, 
 	return 0;
 }
 
+static int load_root(struct lb_rfile *f, const char *path, const json_error_t *jerr, char *err,
+		     size_t len);
+
 int lb_rfile_load(const char *path, struct lb_rfile *f, char *err, size_t len)
 {
 	json_error_t jerr;
 	memset(f, 0, sizeof(*f));
+	/* Duplicate keys would make "which value counts" a guess: refuse them. */
+	f->root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	return load_root(f, path, &jerr, err, len);
+}
+
+int lb_rfile_load_string(const char *text, const char *name, struct lb_rfile *f, char *err,
+			 size_t len)
+{
+	json_error_t jerr;
+	memset(f, 0, sizeof(*f));
+	f->root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+	return load_root(f, name, &jerr, err, len);
+}
+
+static int load_root(struct lb_rfile *f, const char *path, const json_error_t *jerr, char *err,
+		     size_t len)
+{
 	f->path = strdup(path);
 	if (!f->path)
 		return fail(err, len, "out of memory");
-	/* Duplicate keys would make "which value counts" a guess: refuse them. */
-	f->root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
 	if (!f->root) {
-		if (jerr.line < 0 || jerr.position == 0)
-			return fail(err, len, "%s: cannot read: %s", path, jerr.text);
-		return fail(err, len, "%s: not valid JSON (line %d, column %d: %s)", path, jerr.line,
-			    jerr.column, jerr.text);
+		if (jerr->line < 0 || jerr->position == 0)
+			return fail(err, len, "%s: cannot read: %s", path, jerr->text);
+		return fail(err, len, "%s: not valid JSON (line %d, column %d: %s)", path, jerr->line,
+			    jerr->column, jerr->text);
 	}
 	if (!json_is_object(f->root))
 		return fail(err, len, "%s: not a lockbench result file (the top level is not an "

@@ -41,6 +41,9 @@ struct lb_rfile {
  * (not JSON, no schema, unknown schema or version, malformed results).
  */
 int lb_rfile_load(const char *path, struct lb_rfile *f, char *err, size_t errlen);
+/* The same from a JSON text in memory; `name` stands for the path in messages. */
+int lb_rfile_load_string(const char *text, const char *name, struct lb_rfile *f, char *err,
+			 size_t errlen);
 void lb_rfile_free(struct lb_rfile *f);
 
 /* The accepted schema names with versions, comma separated, for messages. */
