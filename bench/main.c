@@ -6,6 +6,7 @@
  */
 #include "bench.h"
 #include "compare/compare.h"
+#include "plot/plot.h"
 #include "lb_cli.h"
 #include "lb_registry.h"
 
@@ -22,6 +23,7 @@ static const struct lb_command commands[] = {
 	{ "bench", "fixed-time throughput, fairness and latency of locks", lb_cmd_bench },
 	{ "list", "the registered locks (--json for machine-readable)", lb_cmd_list },
 	{ "compare", "A/B result files side by side: deltas, Welch t and U test verdicts", lb_cmd_compare },
+	{ "plot", "pictures of result files through gnuplot (SVG, PNG)", lb_cmd_plot },
 };
 
 static void usage(FILE *out)
@@ -55,5 +57,5 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	lb_usage_error("unknown command '%s'; accepted: bench, list, compare, --help, --version", argv[1]);
+	lb_usage_error("unknown command '%s'; accepted: bench, list, compare, plot, --help, --version", argv[1]);
 }

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plot_main.c - `lockbench plot FILE.json... -o DIR`: read every file first
+ * (a bad one stops everything with exit 2), write one gnuplot script per
+ * file, run gnuplot, and move the pictures into place only when it
+ * succeeded (no half-drawn picture is ever left under its final name).
+ */
+#include "plot.h"
+#include "lb_cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_FILES 64
+
+extern char **environ;
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: lockbench plot [options] -o DIR FILE.json [FILE.json ...]\n"
+		"\n"
+		"Draw result files with gnuplot (Debian package gnuplot-nox).  For each\n"
+		"file, into DIR as NAME-PICTURE.svg and .png (NAME: the file's name):\n"
+		"  bench: ops/s against threads per lock with +-1 sd error bars; the\n"
+		"         acquisition-latency distribution per lock on log axes, one\n"
+		"         picture per thread count; the per-thread share of operations\n"
+		"         at the largest thread count (fairness)\n"
+		"  aim7:  jobs/min against users\n"
+		"  other workloads: their headline metric against their first numeric\n"
+		"         param\n"
+		"Every picture is titled with what it shows, the host and the command\n"
+		"that produced the data; NAME.gp keeps the gnuplot script.\n"
+		"\n"
+		"  -o, --output DIR       directory for the pictures (created if missing;\n"
+		"                         its parent must exist)\n"
+		"  -f, --format LIST      svg, png or svg,png (default svg,png)\n"
+		"  -h, --help             this text\n");
+}
+
+static const struct option long_opts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_formats(const char *arg)
+{
+	char buf[64], *items[4];
+	size_t n;
+	int formats = 0;
+	if (strlen(arg) >= sizeof(buf) || lb_split_names(strcpy(buf, arg), items, 4, &n))
+		lb_usage_error("--format: '%s' is not valid; accepted: svg, png, svg,png", arg);
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(items[i], "svg"))
+			formats |= LB_PLOT_SVG;
+		else if (!strcmp(items[i], "png"))
+			formats |= LB_PLOT_PNG;
+		else
+			lb_usage_error("--format: unknown format '%s'; accepted: svg, png, svg,png",
+				       items[i]);
+	}
+	return formats;
+}
+
+/* gnuplot's path on PATH, or NULL. */
+static char *find_gnuplot(void)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		return NULL;
+	char *copy = strdup(path), *save = NULL;
+	for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		size_t len = strlen(dir) + sizeof("/gnuplot");
+		char *cand = malloc(len);
+		if (!cand)
+			break;
+		snprintf(cand, len, "%s/gnuplot", dir);
+		if (access(cand, X_OK) == 0) {
+			free(copy);
+			return cand;
+		}
+		free(cand);
+	}
+	free(copy);
+	return NULL;
+}
+
+static char *prefix_of(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	char *s = strdup(base);
+	if (!s)
+		lb_usage_error("out of memory");
+	char *dot = strrchr(s, '.');
+	if (dot && dot != s && !strcmp(dot, ".json"))
+		*dot = '\0';
+	return s;
+}
+
+static int run_gnuplot(const char *gnuplot, const char *script)
+{
+	pid_t pid;
+	char *argv[] = { (char *)"gnuplot", (char *)script, NULL };
+	int err = posix_spawn(&pid, gnuplot, NULL, NULL, argv, environ);
+	if (err) {
+		fprintf(stderr, "%s: cannot run %s: %s\n", lb_cli_prog(), gnuplot, strerror(err));
+		return -1;
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "%s: gnuplot failed on %s (see above)\n", lb_cli_prog(), script);
+		return -1;
+	}
+	return 0;
+}
+
+static void discard(struct lb_plot_outputs *o)
+{
+	for (size_t i = 0; i < o->n; i++) {
+		unlink(o->tmp[i]);
+		free(o->tmp[i]);
+		free(o->final[i]);
+	}
+	free(o->tmp);
+	free(o->final);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Rename every temporary into place; each picture must be non-empty. */
+static int publish(struct lb_plot_outputs *o)
+{
+	int rc = 0;
+	for (size_t i = 0; i < o->n; i++) {
+		struct stat st;
+		if (stat(o->tmp[i], &st) || st.st_size == 0) {
+			fprintf(stderr, "%s: gnuplot wrote no %s\n", lb_cli_prog(), o->final[i]);
+			rc = -1;
+		} else if (rename(o->tmp[i], o->final[i])) {
+			fprintf(stderr, "%s: cannot write %s: %s\n", lb_cli_prog(), o->final[i],
+				strerror(errno));
+			rc = -1;
+		} else {
+			printf("%s\n", o->final[i]);
+		}
+	}
+	return rc;
+}
+
+static int plot_one(const char *gnuplot, const struct lb_rfile *f, const char *dir,
+		    const char *prefix, int formats)
+{
+	struct lb_plot_desc d;
+	struct lb_plot_outputs o = { 0 };
+	size_t len = strlen(dir) + strlen(prefix) + 16;
+	char *script = malloc(len), *tmp_script = malloc(len + 8);
+	int rc = -1;
+	if (!script || !tmp_script)
+		goto out;
+	snprintf(script, len, "%s/%s.gp", dir, prefix);
+	snprintf(tmp_script, len + 8, "%s/.%s.gp.tmp", dir, prefix);
+	FILE *gp = fopen(tmp_script, "w");
+	if (!gp) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", lb_cli_prog(), tmp_script, strerror(errno));
+		goto out;
+	}
+	lb_plot_describe(f, &d);
+	size_t pictures = lb_plot_script(gp, f, &d, dir, prefix, formats, &o);
+	if (fclose(gp) || pictures == 0) {
+		if (pictures == 0)
+			fprintf(stderr, "%s: %s: nothing to draw (no cells with a numeric param)\n",
+				lb_cli_prog(), f->path);
+		unlink(tmp_script);
+		goto out;
+	}
+	if (run_gnuplot(gnuplot, tmp_script)) {
+		unlink(tmp_script);
+		goto out;
+	}
+	rename(tmp_script, script);
+	rc = publish(&o);
+out:
+	discard(&o);
+	free(script);
+	free(tmp_script);
+	return rc;
+}
+
+int lb_cmd_plot(int argc, char **argv)
+{
+	const char *dir = NULL;
+	int formats = LB_PLOT_SVG | LB_PLOT_PNG;
+	opterr = 0;
+	optind = 1;
+	for (;;) {
+		int c = getopt_long(argc, argv, ":o:f:h", long_opts, NULL);
+		if (c == -1)
+			break;
+		switch (c) {
+		case 'o':
+			if (!*optarg)
+				lb_usage_error("--output: needs a directory");
+			dir = optarg;
+			break;
+		case 'f':
+			formats = parse_formats(optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			lb_cli_getopt_fail(c, argc, argv, "o:f:h", long_opts, "lockbench plot --help");
+		}
+	}
+	if (!dir)
+		lb_usage_error("--output: needs a directory for the pictures; accepted: -o DIR");
+	size_t nfiles = (size_t)(argc - optind);
+	if (nfiles == 0)
+		lb_usage_error("needs a result file to draw; see 'lockbench plot --help'");
+	if (nfiles > MAX_FILES)
+		lb_usage_error("too many files (%zu); accepted: 1..%d", nfiles, MAX_FILES);
+	char *gnuplot = find_gnuplot();
+	if (!gnuplot)
+		lb_usage_error("gnuplot is not installed (not found on PATH); install the Debian "
+			       "package gnuplot-nox: apt-get install gnuplot-nox");
+
+	struct lb_rfile *files = calloc(nfiles, sizeof(*files));
+	char **prefixes = calloc(nfiles, sizeof(*prefixes));
+	char err[1024];
+	if (!files || !prefixes)
+		lb_usage_error("out of memory");
+	for (size_t i = 0; i < nfiles; i++) {
+		if (lb_rfile_load(argv[optind + i], &files[i], err, sizeof(err)))
+			lb_usage_error("%s", err);
+		prefixes[i] = prefix_of(argv[optind + i]);
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(prefixes[k], prefixes[i]))
+				lb_usage_error("two files named '%s' would draw over each other; "
+					       "accepted: files with different names", prefixes[i]);
+	}
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		lb_usage_error("--output: cannot create '%s': %s; accepted: a directory whose parent "
+			       "exists", dir, strerror(errno));
+	struct stat st;
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK))
+		lb_usage_error("--output: '%s' is not a writable directory", dir);
+
+	int rc = 0;
+	for (size_t i = 0; i < nfiles; i++)
+		if (plot_one(gnuplot, &files[i], dir, prefixes[i], formats))
+			rc = 1;
+	for (size_t i = 0; i < nfiles; i++) {
+		lb_rfile_free(&files[i]);
+		free(prefixes[i]);
+	}
+	free(files);
+	free(prefixes);
+	free(gnuplot);
+	return rc;
+}

@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plot_script.c - the per-schema plot descriptions and the gnuplot script
+ * for one result file (see plot.h).  Data go inline as gnuplot datablocks,
+ * so one gnuplot process draws every picture of a file.
+ */
+#include "plot.h"
+#include "lb_stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const bench_curves[] = { "ops_per_sec", NULL };
+static const struct lb_plot_quantile bench_quantiles[] = {
+	{ "lat_p50_ns", 0.5 }, { "lat_p99_ns", 0.99 }, { "lat_p999_ns", 0.999 }, { "lat_max_ns", 1 },
+};
+static const char *const aim7_curves[] = { "jobs_per_min", NULL };
+
+static const struct lb_plot_desc descs[] = {
+	{ "lockbench-bench", "threads", bench_curves, bench_quantiles, 4, "write_side", "per_thread",
+	  "ops" },
+	{ "lockbench-aim7", "users", aim7_curves, NULL, 0, NULL, NULL, NULL },
+};
+
+static bool has_param(const struct lb_rfile *f, const char *key)
+{
+	return f->ncells && json_object_get(f->cells[0].params, key);
+}
+
+static bool has_metric(const struct lb_rfile *f, const char *key)
+{
+	return lb_schema_metric(f->schema, key) != NULL;
+}
+
+void lb_plot_describe(const struct lb_rfile *f, struct lb_plot_desc *out)
+{
+	static const char *generic_curves[2];
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < sizeof(descs) / sizeof(descs[0]); i++)
+		if (!strcmp(descs[i].schema, f->schema->name) && has_param(f, descs[i].x_param) &&
+		    has_metric(f, descs[i].curves[0])) {
+			*out = descs[i];
+			return;
+		}
+	/* Generic: the headline metric against the first numeric param. */
+	out->schema = f->schema->name;
+	generic_curves[0] = f->schema->nmetrics ? f->schema->metrics[0].key : NULL;
+	out->curves = generic_curves;
+	for (size_t i = 0; f->schema->params[i] && !out->x_param; i++)
+		if (f->ncells && json_is_number(json_object_get(f->cells[0].params, f->schema->params[i])))
+			out->x_param = f->schema->params[i];
+	if (!out->x_param && f->ncells) {
+		const char *key;
+		json_t *v;
+		json_object_foreach(f->cells[0].params, key, v)
+			if (json_is_number(v)) {
+				out->x_param = key;
+				break;
+			}
+	}
+}
+
+/* A gnuplot double-quoted string: backslashes and quotes escaped. */
+static void gp_string(FILE *gp, const char *s)
+{
+	fputc('"', gp);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', gp);
+		if (*s == '\n')
+			fputs("\\n", gp);
+		else
+			fputc(*s, gp);
+	}
+	fputc('"', gp);
+}
+
+/* Series: cells that share every param but x; labelled by the params that vary. */
+struct series {
+	char label[160];
+	size_t *cells;
+	size_t n;
+};
+
+static bool same_but(const json_t *a, const json_t *b, const char *skip)
+{
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)a, key, v) {
+		if (skip && !strcmp(key, skip))
+			continue;
+		char x[128], y[128];
+		lb_param_text(v, x, sizeof(x));
+		lb_param_text(json_object_get(b, key), y, sizeof(y));
+		if (strcmp(x, y))
+			return false;
+	}
+	return true;
+}
+
+static void series_label(const struct lb_rfile *f, const json_t *params, const char *skip,
+			 char *buf, size_t len)
+{
+	const char *key;
+	json_t *v;
+	size_t used = 0;
+	bool first = true;
+	buf[0] = '\0';
+	json_object_foreach((json_t *)params, key, v) {
+		bool is_first = first;
+		first = false;
+		if (skip && !strcmp(key, skip))
+			continue;
+		char mine[128], other[128];
+		bool varies = false;
+		lb_param_text(v, mine, sizeof(mine));
+		for (size_t c = 0; c < f->ncells && !varies; c++) {
+			lb_param_text(json_object_get(f->cells[c].params, key), other, sizeof(other));
+			varies = strcmp(mine, other) != 0;
+		}
+		if (!varies || used >= len)
+			continue;
+		int w = is_first ? snprintf(buf + used, len - used, "%s%s", used ? " " : "", mine)
+				 : snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", key, mine);
+		used += w > 0 ? (size_t)w : 0;
+	}
+	if (!buf[0])
+		snprintf(buf, len, "all");
+}
+
+static size_t make_series(const struct lb_rfile *f, const char *x, struct series **out)
+{
+	struct series *s = calloc(f->ncells ? f->ncells : 1, sizeof(*s));
+	size_t n = 0;
+	if (!s)
+		return 0;
+	for (size_t c = 0; c < f->ncells; c++) {
+		size_t k = 0;
+		while (k < n && !same_but(f->cells[s[k].cells[0]].params, f->cells[c].params, x))
+			k++;
+		if (k == n) {
+			s[n].cells = calloc(f->ncells, sizeof(size_t));
+			if (!s[n].cells)
+				break;
+			series_label(f, f->cells[c].params, x, s[n].label, sizeof(s[n].label));
+			n++;
+		}
+		s[k].cells[s[k].n++] = c;
+	}
+	/* Each series in ascending x. */
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 1; i < s[k].n; i++)
+			for (size_t j = i; j > 0 && lb_param_number(f->cells[s[k].cells[j - 1]].params, x) >
+							lb_param_number(f->cells[s[k].cells[j]].params, x);
+			     j--) {
+				size_t t = s[k].cells[j];
+				s[k].cells[j] = s[k].cells[j - 1];
+				s[k].cells[j - 1] = t;
+			}
+	*out = s;
+	return n;
+}
+
+static void free_series(struct series *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(s[i].cells);
+	free(s);
+}
+
+static void add_output(struct lb_plot_outputs *o, const char *dir, const char *prefix,
+		       const char *picture, const char *ext)
+{
+	char **t = realloc(o->tmp, (o->n + 1) * sizeof(*t));
+	char **fin = t ? realloc(o->final, (o->n + 1) * sizeof(*fin)) : NULL;
+	if (t)
+		o->tmp = t;
+	if (!t || !fin)
+		return;
+	o->final = fin;
+	size_t len = strlen(dir) + strlen(prefix) + strlen(picture) + 32;
+	o->tmp[o->n] = malloc(len);
+	o->final[o->n] = malloc(len);
+	if (!o->tmp[o->n] || !o->final[o->n])
+		return;
+	snprintf(o->tmp[o->n], len, "%s/.%s-%s.tmp.%s", dir, prefix, picture, ext);
+	snprintf(o->final[o->n], len, "%s/%s-%s.%s", dir, prefix, picture, ext);
+	o->n++;
+}
+
+/* set terminal/output for each format, then the same body. */
+static void emit(FILE *gp, const char *body, const char *dir, const char *prefix,
+		 const char *picture, int formats, struct lb_plot_outputs *o)
+{
+	static const struct { int bit; const char *ext, *term; } fmts[] = {
+		{ LB_PLOT_SVG, "svg", "svg size 1000,650 dynamic noenhanced font 'sans,11' background '#ffffff'" },
+		{ LB_PLOT_PNG, "png", "pngcairo size 1000,650 noenhanced font 'sans,10'" },
+	};
+	for (size_t i = 0; i < 2; i++) {
+		if (!(formats & fmts[i].bit))
+			continue;
+		add_output(o, dir, prefix, picture, fmts[i].ext);
+		fprintf(gp, "set terminal %s\nset output ", fmts[i].term);
+		gp_string(gp, o->tmp[o->n - 1]);
+		fprintf(gp, "\n%sunset output\n", body);
+	}
+}
+
+static void title(FILE *b, const char *what, const struct lb_rfile *f)
+{
+	char t[1024], cmd[160];
+	snprintf(cmd, sizeof(cmd), "%.150s%s", f->command, strlen(f->command) > 150 ? "..." : "");
+	snprintf(t, sizeof(t), "%s\n%s\nlockbench %s%s", what, f->host_line, cmd,
+		 f->interrupted ? "  (interrupted run)" : "");
+	fputs("set title ", b);
+	gp_string(b, t);
+	fputs("\n", b);
+}
+
+static const char *metric_axis(const struct lb_rfile *f, const char *key, char *buf, size_t len)
+{
+	const struct lb_metric_desc *m = lb_schema_metric(f->schema, key);
+	if (!m)
+		snprintf(buf, len, "%s", key);
+	else if (m->unit[0])
+		snprintf(buf, len, "%s (%s)", m->title, m->unit);
+	else
+		snprintf(buf, len, "%s", m->title);
+	return buf;
+}
+
+static void scaling(FILE *gp, const struct lb_rfile *f, const struct lb_plot_desc *d,
+		    const char *metric, struct series *s, size_t ns, const char *dir,
+		    const char *prefix, int formats, struct lb_plot_outputs *o)
+{
+	const struct lb_metric_desc *md = lb_schema_metric(f->schema, metric);
+	size_t mi = (size_t)(md - f->schema->metrics);
+	char axis[256], picture[128], what[384];
+	double smallest = INFINITY;
+	for (size_t k = 0; k < ns; k++) {
+		fprintf(gp, "$%s_s%zu << EOD\n", metric, k);
+		for (size_t i = 0; i < s[k].n; i++) {
+			const struct lb_rcell *c = &f->cells[s[k].cells[i]];
+			struct lb_summary sum;
+			lb_summarize(c->values[mi], c->nvalues[mi], &sum);
+			if (!sum.n)
+				continue;
+			fprintf(gp, "%.10g %.10g %.10g\n", lb_param_number(c->params, d->x_param),
+				sum.mean, sum.sd);
+			smallest = fmin(smallest, fabs(sum.mean));
+		}
+		fputs("EOD\n", gp);
+	}
+	char *body = NULL;
+	size_t blen = 0;
+	FILE *b = open_memstream(&body, &blen);
+	if (!b)
+		return;
+	snprintf(what, sizeof(what), "%s vs %s (mean of the runs; error bars: +-1 sample sd)",
+		 md->title, d->x_param);
+	title(b, what, f);
+	fprintf(b, "set xlabel '%s'\nset ylabel ", d->x_param);
+	gp_string(b, metric_axis(f, metric, axis, sizeof(axis)));
+	fputs("\nset key outside right top\nset grid\nset logscale x 2\nset yrange [0:*]\n", b);
+	/* Large figures with SI prefixes (45.8M ops/s); small ones as they are. */
+	fputs(smallest >= 1000 ? "set format y '%.1s%c'\nplot " : "set format y '%g'\nplot ", b);
+	for (size_t k = 0; k < ns; k++) {
+		fprintf(b, "%s$%s_s%zu using 1:2:3 with yerrorlines lw 1.5 title ", k ? ", " : "",
+			metric, k);
+		gp_string(b, s[k].label);
+	}
+	fputs("\nunset logscale\nunset yrange\nset format y '%g'\n", b);
+	fclose(b);
+	snprintf(picture, sizeof(picture), "%s", metric);
+	for (char *p = picture; *p; p++)
+		*p = *p == '_' ? '-' : *p;
+	snprintf(picture + strlen(picture), sizeof(picture) - strlen(picture), "-vs-%s", d->x_param);
+	emit(gp, body, dir, prefix, picture, formats, o);
+	free(body);
+}
+
+/* Latency distribution: one line per series at each x value. */
+static size_t latency(FILE *gp, const struct lb_rfile *f, const struct lb_plot_desc *d,
+		      struct series *s, size_t ns, const char *dir, const char *prefix, int formats,
+		      struct lb_plot_outputs *o)
+{
+	size_t pictures = 0;
+	/* The distinct x values. */
+	double xs[256];
+	size_t nx = 0;
+	for (size_t c = 0; c < f->ncells && nx < 256; c++) {
+		double x = lb_param_number(f->cells[c].params, d->x_param);
+		size_t k = 0;
+		while (k < nx && xs[k] != x)
+			k++;
+		if (k == nx)
+			xs[nx++] = x;
+	}
+	for (size_t xi = 0; xi < nx; xi++) {
+		bool any = false;
+		for (size_t k = 0; k < ns; k++) {
+			fprintf(gp, "$lat_x%zu_s%zu << EOD\n", xi, k);
+			for (size_t i = 0; i < s[k].n; i++) {
+				const struct lb_rcell *c = &f->cells[s[k].cells[i]];
+				if (lb_param_number(c->params, d->x_param) != xs[xi])
+					continue;
+				double samples = 0;
+				const json_t *runs = json_object_get(c->cell, "runs");
+				for (size_t r = 0; r < c->nruns; r++)
+					samples += json_number_value(json_object_get(
+						json_object_get(json_array_get(runs, r), d->samples_key),
+						"latency_samples"));
+				samples = c->nruns ? samples / (double)c->nruns : 0;
+				for (size_t q = 0; q < d->nquantiles; q++) {
+					const struct lb_metric_desc *md =
+						lb_schema_metric(f->schema, d->quantiles[q].metric);
+					if (!md)
+						continue;
+					size_t mi = (size_t)(md - f->schema->metrics);
+					struct lb_summary sum;
+					lb_summarize(c->values[mi], c->nvalues[mi], &sum);
+					/* x: "1 in N acquisitions waits this long or longer" */
+					double one_in = d->quantiles[q].q < 1 ? 1 / (1 - d->quantiles[q].q)
+									      : samples;
+					if (sum.n && sum.mean > 0 && one_in >= 1) {
+						fprintf(gp, "%.10g %.10g\n", one_in, sum.mean);
+						any = true;
+					}
+				}
+			}
+			fputs("EOD\n", gp);
+		}
+		if (!any)
+			continue;
+		char *body = NULL, what[256], picture[96];
+		size_t blen = 0;
+		FILE *b = open_memstream(&body, &blen);
+		if (!b)
+			continue;
+		snprintf(what, sizeof(what), "lock acquisition latency distribution at %s = %g "
+			 "(p50, p99, p99.9, max; mean of the runs)", d->x_param, xs[xi]);
+		title(b, what, f);
+		fputs("set xlabel '1 in N sampled acquisitions waits this long or longer (N)'\n"
+		      "set ylabel 'acquisition latency (ns)'\nset logscale xy 10\nset grid xtics ytics mxtics mytics\n"
+		      "set key outside right top\nplot ", b);
+		for (size_t k = 0; k < ns; k++) {
+			fprintf(b, "%s$lat_x%zu_s%zu using 1:2 with linespoints lw 1.5 title ", k ? ", " : "",
+				xi, k);
+			gp_string(b, s[k].label);
+		}
+		fputs("\nunset logscale\n", b);
+		fclose(b);
+		snprintf(picture, sizeof(picture), "latency-%s%g", d->x_param, xs[xi]);
+		emit(gp, body, dir, prefix, picture, formats, o);
+		free(body);
+		pictures++;
+	}
+	return pictures;
+}
+
+/* Per-thread share of the operations at the largest x, from each cell's first run. */
+static size_t fairness(FILE *gp, const struct lb_rfile *f, const struct lb_plot_desc *d,
+		       struct series *s, size_t ns, const char *dir, const char *prefix, int formats,
+		       struct lb_plot_outputs *o)
+{
+	double xmax = -INFINITY;
+	for (size_t c = 0; c < f->ncells; c++)
+		xmax = fmax(xmax, lb_param_number(f->cells[c].params, d->x_param));
+	bool any = false;
+	for (size_t k = 0; k < ns; k++) {
+		fprintf(gp, "$fair_s%zu << EOD\n", k);
+		for (size_t i = 0; i < s[k].n; i++) {
+			const struct lb_rcell *c = &f->cells[s[k].cells[i]];
+			if (lb_param_number(c->params, d->x_param) != xmax)
+				continue;
+			const json_t *threads = json_object_get(
+				json_array_get(json_object_get(c->cell, "runs"), 0), d->per_thread_key);
+			size_t n = json_array_size(threads);
+			double total = 0;
+			for (size_t t = 0; t < n; t++)
+				total += json_number_value(
+					json_object_get(json_array_get(threads, t), d->per_thread_ops));
+			for (size_t t = 0; t < n && total > 0; t++) {
+				double ops = json_number_value(
+					json_object_get(json_array_get(threads, t), d->per_thread_ops));
+				fprintf(gp, "%zu %.10g\n", t, ops * (double)n / total);
+				any = true;
+			}
+		}
+		fputs("EOD\n", gp);
+	}
+	if (!any)
+		return 0;
+	char *body = NULL, what[256];
+	size_t blen = 0;
+	FILE *b = open_memstream(&body, &blen);
+	if (!b)
+		return 0;
+	snprintf(what, sizeof(what), "per-thread fairness at %s = %g: each thread's operations / "
+		 "the mean (1 = fair share; first run)", d->x_param, xmax);
+	title(b, what, f);
+	fputs("set xlabel 'thread index'\nset ylabel 'share of operations (x fair share)'\n"
+	      "set key outside right top\nset grid\nset yrange [0:*]\nplot ", b);
+	for (size_t k = 0; k < ns; k++) {
+		fprintf(b, "%s$fair_s%zu using 1:2 with linespoints lw 1.5 title ", k ? ", " : "", k);
+		gp_string(b, s[k].label);
+	}
+	fputs(", 1 with lines dt 2 lc 'black' title 'fair share'\nunset yrange\n", b);
+	fclose(b);
+	emit(gp, body, dir, prefix, "fairness", formats, o);
+	free(body);
+	return 1;
+}
+
+size_t lb_plot_script(FILE *gp, const struct lb_rfile *f, const struct lb_plot_desc *d,
+		      const char *dir, const char *prefix, int formats, struct lb_plot_outputs *o)
+{
+	struct series *s = NULL;
+	size_t pictures = 0;
+	if (!d->x_param || !f->ncells)
+		return 0;
+	size_t ns = make_series(f, d->x_param, &s);
+	fputs("# lockbench plot: generated gnuplot script\nset encoding utf8\n", gp);
+	for (size_t i = 0; d->curves[i]; i++)
+		if (lb_schema_metric(f->schema, d->curves[i])) {
+			scaling(gp, f, d, d->curves[i], s, ns, dir, prefix, formats, o);
+			pictures++;
+		}
+	if (d->quantiles)
+		pictures += latency(gp, f, d, s, ns, dir, prefix, formats, o);
+	if (d->per_thread_key)
+		pictures += fairness(gp, f, d, s, ns, dir, prefix, formats, o);
+	free_series(s, ns);
+	return pictures;
+}
