@@ -43,6 +43,7 @@ struct lb_cmp_report {
 	size_t nsides;
 	const char *side_label[LB_CMP_MAX_SIDES];
 	const char *side_path[LB_CMP_MAX_SIDES];
+	bool side_interrupted[LB_CMP_MAX_SIDES]; /* the file says "interrupted": true */
 	const char *schema;     /* "lockbench-bench-1", or "plain" */
 	struct lb_cmp_group *groups;
 	size_t ngroups;

@@ -345,6 +345,7 @@ static void build_results(const struct cmp_opts *o, struct lb_cmp_report *r,
 	for (size_t i = 0; i < o->npaths; i++) {
 		if (lb_rfile_load(o->paths[i], &files[i], err, sizeof(err)))
 			lb_usage_error("%s", err);
+		r->side_interrupted[i] = files[i].interrupted;
 		if (files[i].schema != files[0].schema)
 			lb_usage_error("%s holds %s results but %s holds %s; accepted: files of one "
 				       "workload", o->paths[i], files[i].schema->name, o->paths[0],

@@ -159,7 +159,8 @@ void lb_cmp_write_table(FILE *out, const struct lb_cmp_report *r)
 	}
 	fputc('\n', out);
 	for (size_t i = 0; i < r->nsides; i++)
-		fprintf(out, "(%c) %s: %s\n", letters[i], r->side_label[i], r->side_path[i]);
+		fprintf(out, "(%c) %s: %s%s\n", letters[i], r->side_label[i], r->side_path[i],
+			r->side_interrupted[i] ? " (interrupted run: the cells it finished)" : "");
 	fprintf(out, "Deltas are (X - A) / A.  Verdict: Welch's t-test at %.4g%% confidence on the "
 		     "means (the difference with the half-width of its interval, in %% of A's mean;\n"
 		     "\"no difference proven\" when the interval includes 0) and the two-sided "
@@ -197,6 +198,7 @@ void lb_cmp_write_json(FILE *out, const struct lb_cmp_report *r)
 		lb_json_object_begin(&j);
 		lb_json_kv_string(&j, "label", r->side_label[i]);
 		lb_json_kv_string(&j, "path", r->side_path[i]);
+		lb_json_kv_bool(&j, "interrupted", r->side_interrupted[i]);
 		lb_json_object_end(&j);
 	}
 	lb_json_array_end(&j);

@@ -97,6 +97,10 @@ with tempfile.TemporaryDirectory() as tmp:
     noparams = variant("noparams.json", lambda d: d["results"][0].pop("params"))
     badrun = variant("badrun.json",
                      lambda d: d["results"][0]["runs"][0].update(ops_per_sec="fast"))
+    cut = variant("cut.json", lambda d: d.update(interrupted=True))
+    r = run(["pre.json", cut], tmp)
+    ok(r.returncode == 0 and "(B) cut: cut.json (interrupted run" in r.stdout,
+       "an interrupted file is marked in the table")
     with open(os.path.join(tmp, "broken.json"), "w") as f:
         f.write('{"schema": "lockbench-bench-1", "results": [\n')
     with open(os.path.join(tmp, "dup.json"), "w") as f:
