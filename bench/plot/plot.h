@@ -6,8 +6,9 @@
  * Generic over the workloads: a small per-schema description names the
  * x-axis param (threads for bench, users for aim7) and the metrics to draw;
  * a schema without one gets the scaling curve of its headline metric against
- * its first numeric param.  bench files also get the latency distribution
- * (per lock, log axes) and per-thread fairness.
+ * its first numeric param (or, when no numeric param varies, one bar per
+ * cell).  bench files also get the latency distribution (per lock, log
+ * axes) and per-thread fairness; rt files their latency histograms.
  */
 #ifndef LB_PLOT_H
 #define LB_PLOT_H
@@ -31,6 +32,8 @@ struct lb_plot_desc {
 	const char *samples_key;       /* run key: where "latency_samples" lives, or NULL */
 	const char *per_thread_key;    /* run key of the per-thread array, or NULL */
 	const char *per_thread_ops;    /* its count field */
+	const char *hist_key;          /* cell key: array of objects with a "histogram" */
+	const char *hist_unit;         /* unit of the histogram's bucket keys */
 };
 
 /* The description for a file (a generic one built from the file if none). */

@@ -16,11 +16,15 @@ static const struct lb_plot_quantile bench_quantiles[] = {
 	{ "lat_p50_ns", 0.5 }, { "lat_p99_ns", 0.99 }, { "lat_p999_ns", 0.999 }, { "lat_max_ns", 1 },
 };
 static const char *const aim7_curves[] = { "jobs_per_min", NULL };
+static const char *const rt_curves[] = { "rt_wake_max_us", "rt_wake_avg_us", "rt_alloc_p99_us",
+					 "elapsed_s", NULL };
 
 static const struct lb_plot_desc descs[] = {
 	{ "lockbench-bench", "threads", bench_curves, bench_quantiles, 4, "write_side", "per_thread",
-	  "ops" },
-	{ "lockbench-aim7", "users", aim7_curves, NULL, 0, NULL, NULL, NULL },
+	  "ops", NULL, NULL },
+	{ "lockbench-aim7", "users", aim7_curves, NULL, 0, NULL, NULL, NULL, NULL, NULL },
+	/* One cell per list lock: bars, and cyclictest-like histograms (--histogram). */
+	{ "lockbench-rt", "groups", rt_curves, NULL, 0, NULL, NULL, NULL, "rt_threads", "us" },
 };
 
 static bool has_param(const struct lb_rfile *f, const char *key)
@@ -230,6 +234,127 @@ static const char *metric_axis(const struct lb_rfile *f, const char *key, char *
 	return buf;
 }
 
+/* How many distinct values x takes over the cells. */
+static size_t distinct_x(const struct lb_rfile *f, const char *x)
+{
+	size_t n = 0;
+	for (size_t c = 0; c < f->ncells; c++) {
+		double v = lb_param_number(f->cells[c].params, x);
+		bool seen = false;
+		for (size_t k = 0; k < c && !seen; k++)
+			seen = lb_param_number(f->cells[k].params, x) == v;
+		n += !seen;
+	}
+	return n;
+}
+
+/* x does not vary: one bar per cell (mean, +-1 sd). */
+static void bars(FILE *gp, const struct lb_rfile *f, const char *metric, const char *dir,
+		 const char *prefix, int formats, struct lb_plot_outputs *o)
+{
+	const struct lb_metric_desc *md = lb_schema_metric(f->schema, metric);
+	size_t mi = (size_t)(md - f->schema->metrics);
+	char axis[256], picture[128], what[384], label[160];
+	double smallest = INFINITY;
+	fprintf(gp, "$%s_bars << EOD\n", metric);
+	for (size_t c = 0; c < f->ncells; c++) {
+		const struct lb_rcell *cell = &f->cells[c];
+		struct lb_summary sum;
+		lb_summarize(cell->values[mi], cell->nvalues[mi], &sum);
+		series_label(f, cell->params, NULL, label, sizeof(label));
+		for (char *p = label; *p; p++)
+			*p = *p == '"' ? '\'' : *p;
+		if (!sum.n)
+			continue;
+		fprintf(gp, "%zu %.10g %.10g \"%s\"\n", c, sum.mean, sum.sd, label);
+		smallest = fmin(smallest, fabs(sum.mean));
+	}
+	fputs("EOD\n", gp);
+	char *body = NULL;
+	size_t blen = 0;
+	FILE *b = open_memstream(&body, &blen);
+	if (!b)
+		return;
+	snprintf(what, sizeof(what), "%s (mean of the runs; error bars: +-1 sample sd)", md->title);
+	title(b, what, f);
+	fputs("set ylabel ", b);
+	gp_string(b, metric_axis(f, metric, axis, sizeof(axis)));
+	fputs("\nset style fill solid 0.5\nset boxwidth 0.6\nset grid ytics\nset yrange [0:*]\n"
+	      "set xtics rotate by -30\nset xrange [-0.7:*]\n", b);
+	fputs(smallest >= 1000 ? "set format y '%.1s%c'\n" : "set format y '%g'\n", b);
+	fprintf(b, "plot $%s_bars using 1:2:xtic(4) with boxes notitle, "
+		   "$%s_bars using 1:2:3 with yerrorbars lc 'black' title 'mean +- sd'\n"
+		   "unset yrange\nunset xrange\nset xtics norotate\nset format y '%%g'\n", metric,
+		metric);
+	fclose(b);
+	snprintf(picture, sizeof(picture), "%s", metric);
+	for (char *p = picture; *p; p++)
+		*p = *p == '_' ? '-' : *p;
+	emit(gp, body, dir, prefix, picture, formats, o);
+	free(body);
+}
+
+/* Latency histograms: per cell, the buckets of every entry of cell[hist_key]
+ * summed ({"<bucket>": count, ...}, cyclictest style), log count axis. */
+static size_t histograms(FILE *gp, const struct lb_rfile *f, const struct lb_plot_desc *d,
+			 const char *dir, const char *prefix, int formats,
+			 struct lb_plot_outputs *o)
+{
+	bool any = false;
+	for (size_t c = 0; c < f->ncells; c++) {
+		const json_t *entries = json_object_get(f->cells[c].cell, d->hist_key);
+		size_t maxb = 0;
+		for (size_t e = 0; e < json_array_size(entries); e++) {
+			const char *key;
+			json_t *v;
+			json_object_foreach(json_object_get(json_array_get(entries, e), "histogram"), key,
+					    v) {
+				size_t bkt = strtoul(key, NULL, 10);
+				maxb = bkt + 1 > maxb ? bkt + 1 : maxb;
+			}
+		}
+		double *sum = calloc(maxb ? maxb : 1, sizeof(double));
+		if (!sum)
+			return 0;
+		for (size_t e = 0; e < json_array_size(entries); e++) {
+			const char *key;
+			json_t *v;
+			json_object_foreach(json_object_get(json_array_get(entries, e), "histogram"), key,
+					    v) sum[strtoul(key, NULL, 10)] += json_number_value(v);
+		}
+		fprintf(gp, "$hist_c%zu << EOD\n", c);
+		for (size_t k = 0; k < maxb; k++)
+			if (sum[k] > 0) {
+				fprintf(gp, "%zu %.10g\n", k, sum[k]);
+				any = true;
+			}
+		fputs("EOD\n", gp);
+		free(sum);
+	}
+	if (!any)
+		return 0;
+	char *body = NULL, what[256], label[160];
+	size_t blen = 0;
+	FILE *b = open_memstream(&body, &blen);
+	if (!b)
+		return 0;
+	snprintf(what, sizeof(what), "latency histogram (every %s entry of each cell summed)",
+		 d->hist_key);
+	title(b, what, f);
+	fprintf(b, "set xlabel 'latency (%s)'\nset ylabel 'samples (count)'\nset logscale y 10\n"
+		   "set grid\nset key outside right top\nplot ", d->hist_unit);
+	for (size_t c = 0; c < f->ncells; c++) {
+		series_label(f, f->cells[c].params, NULL, label, sizeof(label));
+		fprintf(b, "%s$hist_c%zu using 1:2 with steps lw 1.5 title ", c ? ", " : "", c);
+		gp_string(b, label);
+	}
+	fputs("\nunset logscale\n", b);
+	fclose(b);
+	emit(gp, body, dir, prefix, "histogram", formats, o);
+	free(body);
+	return 1;
+}
+
 static void scaling(FILE *gp, const struct lb_rfile *f, const struct lb_plot_desc *d,
 		    const char *metric, struct series *s, size_t ns, const char *dir,
 		    const char *prefix, int formats, struct lb_plot_outputs *o)
@@ -418,18 +543,24 @@ size_t lb_plot_script(FILE *gp, const struct lb_rfile *f, const struct lb_plot_d
 {
 	struct series *s = NULL;
 	size_t pictures = 0;
-	if (!d->x_param || !f->ncells)
+	if (!f->ncells)
 		return 0;
 	size_t ns = make_series(f, d->x_param, &s);
 	fputs("# lockbench plot: generated gnuplot script\nset encoding utf8\n", gp);
+	bool varies = d->x_param && distinct_x(f, d->x_param) > 1;
 	for (size_t i = 0; d->curves[i]; i++)
 		if (lb_schema_metric(f->schema, d->curves[i])) {
-			scaling(gp, f, d, d->curves[i], s, ns, dir, prefix, formats, o);
+			if (varies)
+				scaling(gp, f, d, d->curves[i], s, ns, dir, prefix, formats, o);
+			else
+				bars(gp, f, d->curves[i], dir, prefix, formats, o);
 			pictures++;
 		}
-	if (d->quantiles)
+	if (d->hist_key)
+		pictures += histograms(gp, f, d, dir, prefix, formats, o);
+	if (d->quantiles && d->x_param)
 		pictures += latency(gp, f, d, s, ns, dir, prefix, formats, o);
-	if (d->per_thread_key)
+	if (d->per_thread_key && d->x_param)
 		pictures += fairness(gp, f, d, s, ns, dir, prefix, formats, o);
 	free_series(s, ns);
 	return pictures;

@@ -95,6 +95,14 @@ with tempfile.TemporaryDirectory() as tmp:
     ok(r.returncode == 0 and not [f for f in os.listdir(os.path.join(tmp, "svgonly"))
                                   if f.endswith(".png")], "--format svg draws SVG only")
 
+    # One thread count: the x param does not vary, so one bar per lock.
+    flat = os.path.join(tmp, "flat.json")
+    synthetic(flat, 4, [8], 2)
+    r = plot(["-o", os.path.join(tmp, "flat"), flat])
+    bars = os.path.join(tmp, "flat", "flat-ops-per-sec.svg")
+    ok(r.returncode == 0 and os.path.exists(bars) and "lock03" in open(bars).read(),
+       "a single thread count draws one bar per lock")
+
     # Errors: one line, exit 2, nothing drawn.
     def bad(args, word, desc, env=None):
         r = plot(args, env)
