@@ -81,6 +81,8 @@ static void write_context(struct lb_json *j, const struct lb_rfile *f)
 	lb_json_kv_string(j, "cpu_model", host_string(f, "cpu_model"));
 	lb_json_kv_string(j, "kernel", host_string(f, "kernel"));
 	lb_json_kv_string(j, "git_revision", host_string(f, "git_revision"));
+	if (f->interrupted) /* only the cells a signal let finish */
+		lb_json_kv_bool(j, "lockbench_interrupted", true);
 	lb_json_object_end(j);
 }
 
