@@ -22,7 +22,7 @@ struct lb_command {
 static const struct lb_command commands[] = {
 	{ "bench", "fixed-time throughput, fairness and latency of locks", lb_cmd_bench },
 	{ "list", "the registered locks (--json for machine-readable)", lb_cmd_list },
-	{ "compare", "A/B result files side by side: deltas, Welch t and U test verdicts", lb_cmd_compare },
+	{ "compare", "result files side by side: deltas, Welch t and U test verdicts", lb_cmd_compare },
 	{ "plot", "pictures of result files through gnuplot (SVG, PNG)", lb_cmd_plot },
 };
 
@@ -57,5 +57,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	lb_usage_error("unknown command '%s'; accepted: bench, list, compare, plot, --help, --version", argv[1]);
+	lb_usage_error("unknown command '%s'; accepted: bench, list, compare, plot, --help, --version",
+		       argv[1]);
 }

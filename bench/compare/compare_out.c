@@ -104,13 +104,22 @@ void lb_cmp_verdict(const struct lb_cmp_report *r, const struct lb_cmp_group *g,
 			 s->n, LB_CMP_MIN_RUNS);
 }
 
-/* Print a row, then trim the trailing blanks. */
+/*
+ * Print a row, then trim the trailing blanks.  Rows with neither direction
+ * nor verdict (the label and (A)/(B) rows) end after STDDEV's bar, exactly
+ * as in the kernel list's table.
+ */
 static void row(FILE *out, const char *label, const char *cols[7], const char *direction,
 		const char *verdict)
 {
 	char line[1024];
-	int n = snprintf(line, sizeof(line), "%-32s| %-6s| %-11s| %-11s| %-11s| %-11s| %-10s| %-15s| %s",
-			 label, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], direction, verdict);
+	int n = *direction || *verdict
+			? snprintf(line, sizeof(line),
+				   "%-32s| %-6s| %-11s| %-11s| %-11s| %-11s| %-10s| %-15s| %s", label,
+				   cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], direction,
+				   verdict)
+			: snprintf(line, sizeof(line), "%-32s| %-6s| %-11s| %-11s| %-11s| %-11s| %-10s|",
+				   label, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5]);
 	size_t len = n < 0 ? 0 : (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
 	while (len && line[len - 1] == ' ')
 		len--;

@@ -50,9 +50,41 @@ def bad(args, word, cwd, desc):
         print(f"# rc {r.returncode} stderr {r.stderr!r} stdout {r.stdout[:200]!r}")
 
 
+# The seed table of issue 11 (hackbench on v6.1.30 vs a patch), verbatim.
+SEED = [
+    "LABEL                           | COUNT | MIN        | MAX        | MEAN       | MEDIAN     | STDDEV    | DIRECTION",
+    "--------------------------------+-------+------------+------------+------------+------------+-----------+----------------",
+    "hackbench_thread_pipes_234      |       |            |            |            |            |           |",
+    "  (A) v6.1.30                   | 7     | 2.146      | 2.677      | 2.410      | 2.418      | 0.18143   |",
+    "  (B)                           | 7     | 2.016      | 2.514      | 2.268      | 2.241      | 0.17474   |",
+    "                                |       | -6.06%     | -6.09%     | -5.88%     | -7.32%     | -3.69%    | - is good",
+]
+
+
+def bars(line):
+    return [i for i, ch in enumerate(line) if ch == "|"]
+
+
+def seed_layout(cwd):
+    """Our table has the seed's columns exactly, plus VERDICT after DIRECTION."""
+    out = run(["--column", "2", "--better", "lower", "-L", "v6.1.30,x", "times-a.txt",
+               "times-b.txt"], cwd).stdout.splitlines()
+    ok(out[0].startswith(SEED[0] + " ") and out[1].startswith(SEED[1] + "+"),
+       "header and rule are the seed's, then the verdict column")
+    ok(bars(out[2]) == bars(SEED[2]) and bars(out[3]) == bars(SEED[3]) and
+       bars(out[4]) == bars(SEED[4]), "label and (A)/(B) rows end where the seed's do")
+    ok(out[3].startswith("  (A) v6.1.30                   | 7     | 2.146      | 2.677      |"),
+       "(A) row: label, count, min and max formatted as in the seed")
+    ok(bars(out[5])[:7] == bars(SEED[5]) and
+       out[5][bars(SEED[5])[-1]:].startswith("| - is good") and
+       out[5].startswith("                                |       | -6.06%     | -6.09%     |"),
+       "delta row: percentages and '- is good' where the seed has them")
+
+
 with tempfile.TemporaryDirectory() as tmp:
     for f in os.listdir(DATA):
         shutil.copy(os.path.join(DATA, f), tmp)
+    seed_layout(tmp)
     golden("pre-post.txt", ["pre.json", "post.json"], tmp)
     golden("plain.txt", ["--column", "2", "--better", "lower", "-L", "v6.1.30,patched",
                          "times-a.txt", "times-b.txt"], tmp)
