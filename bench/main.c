@@ -7,6 +7,7 @@
 #include "bench.h"
 #include "lb_cli.h"
 #include "lb_registry.h"
+#include "rt/rt.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +21,7 @@ struct lb_command {
 static const struct lb_command commands[] = {
 	{ "bench", "fixed-time throughput, fairness and latency of locks", lb_cmd_bench },
 	{ "list", "the registered locks (--json for machine-readable)", lb_cmd_list },
+	{ "rt", "hackbench + cyclictest on a SLUB-like allocator: raw vs PI list_lock", lb_cmd_rt },
 };
 
 static void usage(FILE *out)
@@ -53,5 +55,5 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	lb_usage_error("unknown command '%s'; accepted: bench, list, --help, --version", argv[1]);
+	lb_usage_error("unknown command '%s'; accepted: bench, list, rt, --help, --version", argv[1]);
 }
