@@ -91,8 +91,9 @@ def scenario_cli(tmp):
        "--help lists the options")
 
 
-T_LINE = re.compile(r"^T:( \d|\d\d) \( *\d+\) P:( \d|\d\d) I:\d+ C: {0,6}\d+ Min: {0,6}\d+ "
-                    r"Act: {0,4}\d+ Avg: {0,4}\d+ Max: {0,7}\d+$")
+# cyclictest's "T:%2d (%5d) P:%2d I:%ld C:%7lu Min:%7ld Act:%5ld Avg:%5ld Max:%8ld"
+T_LINE = re.compile(r"^T:[ \d]{2} \([ \d]{5}\) P:[ \d]{2} I:\d+ C:[ \d]{7} Min:[ \d]{7} "
+                    r"Act:[ \d]{5} Avg:[ \d]{5} Max:[ \d]{8}$")
 
 
 def check_perf_block(out):
