@@ -123,10 +123,10 @@ int lb_cmd_rt(int argc, char **argv)
 			}
 			if (err < 0)
 				status = 1; /* invariants failed: reported by the run */
-			if (cfg.nlocks == 1) {
+			if (cfg.nlocks == 1 && cfg.groups) {
 				lb_rt_print_run_line(stdout, run);
 				fflush(stdout);
-			} else if (!cfg.quiet) {
+			} else if (!cfg.quiet && cfg.groups) {
 				fprintf(stderr, "lockbench: rt: [%u/%u] %-12s ", r + 1, cfg.repeat,
 					cfg.locks[l]->name);
 				lb_rt_print_run_line(stderr, run);

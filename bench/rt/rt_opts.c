@@ -37,7 +37,8 @@ static void usage(FILE *out)
 		"                         priority, where FIFO spinlocks convoy; 0..98)\n"
 		"  -s, --datasize BYTES   message size (default 100; 16..65536)\n"
 		"  -p, --pipe             pipes instead of socketpairs\n"
-		"  -r, --repeat N         runs per lock, like perf stat -r (default 5; 1..%d)\n"
+		"  -r, --repeat N         runs per lock, like perf stat -r (default 5, or 1\n"
+		"                         with --groups 0; 1..%d)\n"
 		"  -t, --rt-threads N     cyclictest-alike threads, one per CPU in turn\n"
 		"                         (default: one per CPU; 0..%d)\n"
 		"      --priority PRIO    their SCHED_FIFO priority (default 99; 1..99)\n"
@@ -149,7 +150,7 @@ void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
 {
 	static const char shortopts[] = ":L:g:f:l:s:pr:t:i:d:mD:qh";
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	bool explicit_lock = false;
+	bool explicit_lock = false, explicit_repeat = false;
 	char *compare_list = NULL;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -203,6 +204,7 @@ void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
 			break;
 		case 'r':
 			cfg->repeat = parse_uint("--repeat", optarg, 1, LB_RT_MAX_REPEAT);
+			explicit_repeat = true;
 			break;
 		case 't':
 			cfg->rt_threads = parse_uint("--rt-threads", optarg, 0, LB_RT_MAX_RT_THREADS);
@@ -301,6 +303,8 @@ void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
 	if (cfg->groups * cfg->fds * 2 > LB_RT_MAX_TASKS)
 		lb_usage_error("--groups/--fds: %u x %u x 2 = %u threads; accepted: at most %d",
 			       cfg->groups, cfg->fds, cfg->groups * cfg->fds * 2, LB_RT_MAX_TASKS);
+	if (!cfg->groups && !explicit_repeat)
+		cfg->repeat = 1; /* RT threads alone: one --duration, as cyclictest -D */
 	if (!cfg->groups && !cfg->rt_threads)
 		lb_usage_error("--groups 0 needs RT threads; accepted: --rt-threads 1..%d",
 			       LB_RT_MAX_RT_THREADS);
