@@ -151,10 +151,18 @@ void lb_rt_print_header(FILE *out, const struct lb_rt_config *cfg, const struct 
 	for (size_t i = 1; i < cfg->nlocks; i++)
 		fprintf(out, " vs %s", cfg->locks[i]->name);
 	fprintf(out, "; %u run(s) each%s\n", cfg->repeat, cfg->nlocks > 1 ? ", interleaved" : "");
-	if (cfg->groups)
-		fprintf(out, "# load: %u groups x %u senders + %u receivers, %u loops, %u bytes, %s\n",
+	if (cfg->groups) {
+		fprintf(out, "# load: %u groups x %u senders + %u receivers, %u loops, %u bytes, %s, ",
 			cfg->groups, cfg->fds, cfg->fds, cfg->loops, cfg->datasize,
 			cfg->pipe ? "pipes" : "socketpairs");
+		if (cfg->load_prio && f->fifo_permitted)
+			fprintf(out, "SCHED_FIFO %d (only the RT threads preempt a list_lock holder)\n",
+				cfg->load_prio);
+		else
+			fprintf(out, "normal priority%s\n",
+				cfg->load_prio ? " (SCHED_FIFO not permitted)"
+					       : " (--load-fifo 0: FIFO spinlocks may convoy)");
+	}
 	else
 		fprintf(out, "# load: none (RT threads alone for %.1f s)\n",
 			(double)cfg->duration_ns / 1e9);
@@ -508,6 +516,7 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 	lb_json_kv_double(&j, "duration_s", cfg->groups ? 0 : (double)cfg->duration_ns / 1e9);
 	lb_json_kv_bool(&j, "sched_fifo_permitted", f->fifo_permitted);
 	lb_json_kv_bool(&j, "rt_threads_fifo", f->fifo_permitted && !cfg->sched_other);
+	lb_json_kv_int(&j, "load_fifo_prio", f->fifo_permitted ? cfg->load_prio : 0);
 	lb_json_kv_string(&j, "preemption", f->preempt_model);
 	lb_json_kv_int(&j, "sched_rt_runtime_us", f->rt_runtime_us);
 	lb_json_kv_int(&j, "sched_rt_period_us", f->rt_period_us);
