@@ -8,6 +8,9 @@
 #include "lb_hostinfo.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -91,6 +94,18 @@ void lb_rt_facts_get(const struct lb_rt_config *cfg, struct lb_rt_facts *f)
 	f->rt_period_us = read_long("/proc/sys/kernel/sched_rt_period_us", -2);
 	lb_hostinfo_get(&h);
 	snprintf(f->clocksource, sizeof(f->clocksource), "%s", h.clocksource);
+	/* As cyclictest does by default: ask for no deep idle states while we
+	 * run (the request lasts as long as the file stays open, i.e. until
+	 * exit); wake-up latencies out of a deep C-state are not the lock's. */
+	f->dma_latency_fd = -1;
+	if (cfg->rt_threads) {
+		int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+		int32_t zero = 0;
+		if (fd >= 0 && write(fd, &zero, sizeof(zero)) == (ssize_t)sizeof(zero))
+			f->dma_latency_fd = fd;
+		else if (fd >= 0)
+			close(fd);
+	}
 	if (cfg->mlockall) {
 		/* ONFAULT: pages lock as they are touched; the reserved 1 GiB pool
 		 * and hundreds of thread stacks would otherwise be faulted in whole. */

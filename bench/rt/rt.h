@@ -57,6 +57,7 @@ struct lb_rt_facts {
 	char clocksource[32];
 	bool mlocked;
 	int mlock_errno;
+	int dma_latency_fd;          /* /dev/cpu_dma_latency held at 0 us, or -1 */
 };
 
 /* One RT thread's measures over a run (or merged over repeats). */

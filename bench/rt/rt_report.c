@@ -186,6 +186,10 @@ void lb_rt_print_header(FILE *out, const struct lb_rt_config *cfg, const struct 
 				"real-time latencies\n", strerror(f->fifo_errno));
 	}
 	fprintf(out, "# kernel preemption: %s; clocksource: %s\n", f->preempt_model, f->clocksource);
+	if (cfg->rt_threads)
+		fprintf(out, "# /dev/cpu_dma_latency %s\n",
+			f->dma_latency_fd >= 0 ? "set to 0us (as cyclictest)"
+					       : "not writable: idle states unrestricted");
 	if (f->rt_runtime_us == -1)
 		fprintf(out, "# RT throttling: OFF (sched_rt_runtime_us = -1): a spinning RT thread "
 			"can starve everything else\n");
@@ -522,6 +526,7 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 	lb_json_kv_int(&j, "sched_rt_period_us", f->rt_period_us);
 	lb_json_kv_string(&j, "clocksource", f->clocksource);
 	lb_json_kv_bool(&j, "memory_locked", f->mlocked);
+	lb_json_kv_bool(&j, "cpu_dma_latency_zero", f->dma_latency_fd >= 0);
 	lb_json_object_end(&j);
 
 	lb_json_key(&j, "results");
