@@ -147,7 +147,8 @@ def scenario_format(tmp):
        "header: preemption model, RT throttling, clocksource")
     try:
         with open(js) as f:
-            doc = json.load(f)
+            doc = json.load(f, parse_constant=lambda c: (_ for _ in ()).throw(
+                ValueError("non-standard JSON constant " + c)))
         ok(doc.get("schema") == "lockbench-rt-1", "JSON schema lockbench-rt-1")
         res = doc["results"][0]
         ok(res["params"]["list_lock"] == "qspinlock" and res["params"]["ipc"] == "socket",
@@ -158,6 +159,9 @@ def scenario_format(tmp):
                   "context_switches", "task_clock_ms"):
             ok(k in doc["metrics"] and k in res["runs"][0], "JSON metric " + k)
         ok(doc["config"]["command"].startswith("lockbench rt "), "JSON config.command")
+        ok(all(isinstance(run_[m], (int, float)) or run_[m] is None
+               for run_ in res["runs"] for m in doc["metrics"]),
+           "every metric of the table is a number (or null) in every run")
         ok(res["rt_threads"][0].get("histogram") is not None, "JSON histogram")
     except (OSError, ValueError, KeyError, IndexError) as e:
         ok(False, "JSON readable: %s" % e)
