@@ -279,6 +279,9 @@ static void *rt_main(void *arg)
 		return NULL;
 
 	uint64_t interval_ns = (uint64_t)w->st.interval_us * 1000u;
+	/* Alone (no load), each thread keeps its own --duration, as cyclictest
+	 * -D: the main thread may be kept off the CPU by other work. */
+	uint64_t end_ns = cfg->groups ? UINT64_MAX : lb_now_ns() + cfg->duration_ns;
 	struct timespec next, now;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	ts_add_ns(&next, interval_ns);
@@ -307,6 +310,8 @@ static void *rt_main(void *arg)
 		atomic_fetch_add_explicit(&w->info.done, 1, RLX);
 		if (!cfg->groups)
 			atomic_fetch_add_explicit(&rs->progress, 1, RLX);
+		if ((uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec >= end_ns)
+			break;
 		ts_add_ns(&next, interval_ns);
 		/* Missed wake-ups (a long stall) are skipped, as cyclictest does. */
 		while (ts_diff_ns(&now, &next) > 0)
