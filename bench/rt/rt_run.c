@@ -574,6 +574,11 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	int64_t pv[LB_PERF_NEVENTS];
 	lb_perf_read_close(&pc, pv);
 
+	/* Every thread is joined: no lock can touch a context any more. */
+	for (unsigned int i = 0; i < created; i++)
+		lb_slab_cpu_release(&tasks[i].slab);
+	for (unsigned int i = 0; i < rt_created; i++)
+		lb_slab_cpu_release(&rtw[i].slab);
 	for (unsigned int i = 0; i < created && !err; i++)
 		err = tasks[i].err;
 	for (unsigned int i = 0; i < rt_created && !err; i++)

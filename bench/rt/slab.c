@@ -611,9 +611,13 @@ void lb_slab_cpu_fini(struct lb_slab_cpu *cpu)
 		;
 	if (c->ops->thread_fini)
 		c->ops->thread_fini(cpu->tctx);
+	cpu->cache = NULL;
+}
+
+void lb_slab_cpu_release(struct lb_slab_cpu *cpu)
+{
 	lb_thread_ctx_free(cpu->tctx);
 	cpu->tctx = NULL;
-	cpu->cache = NULL;
 }
 
 /* ---- invariants ------------------------------------------------------ */

@@ -93,8 +93,13 @@ void lb_slab_cache_destroy(struct lb_slab_cache *c);
 
 /* On the thread that will use it: the lock context and thread_init.  0 or errno. */
 int lb_slab_cpu_init(struct lb_slab_cache *c, struct lb_slab_cpu *cpu, unsigned int thread_index);
-/* Return the cpu slab to the lists, fold the counts in, release the context. */
+/* On the thread, when it is done with the cache: return the cpu slab to the
+ * lists, fold the counts in, and the lock's thread_fini. */
 void lb_slab_cpu_fini(struct lb_slab_cpu *cpu);
+/* Free the lock context.  Only once no thread can be inside list_lock any
+ * more (after the joins): an unlocker may still write into the context of
+ * a waiter that has already left (see lib/lb_lock_ops.h). */
+void lb_slab_cpu_release(struct lb_slab_cpu *cpu);
 /* The calling thread changed its priority (0 normal, 1..99 FIFO): tell a PI lock. */
 void lb_slab_cpu_set_prio(struct lb_slab_cpu *cpu, int prio);
 /* Wait for a spin-only list_lock by trylock, sleeping 50 us between tries once
