@@ -526,16 +526,15 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	lb_barrier_init(&rs->start, ntasks + nrt + 1);
 	struct lb_perf_counters pc;
 	lb_perf_open(&pc); /* before any thread of the run: inherit counts them all */
-	for (; rt_created < nrt && !err; rt_created++)
-		err = spawn(&tids[ntasks + rt_created], rt_main, &rtw[rt_created]);
-	if (err)
-		rt_created--;
-	for (; created < ntasks && !err; created++)
-		err = spawn(&tids[created], tasks[created].info.role == LB_RT_SENDER ? sender_main
-										  : receiver_main,
-			    &tasks[created]);
+	for (; rt_created < nrt; rt_created++)
+		if ((err = spawn(&tids[ntasks + rt_created], rt_main, &rtw[rt_created])))
+			break;
+	for (; !err && created < ntasks; created++)
+		if ((err = spawn(&tids[created], tasks[created].info.role == LB_RT_SENDER
+							 ? sender_main : receiver_main,
+				 &tasks[created])))
+			break;
 	if (err) {
-		created--;
 		/* Stand in for the threads never created; the others see the
 		 * error through stop_rt / their own failures and finish. */
 		for (unsigned int i = created + rt_created; i < ntasks + nrt; i++)
