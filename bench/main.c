@@ -9,6 +9,7 @@
 #include "plot/plot.h"
 #include "lb_cli.h"
 #include "lb_registry.h"
+#include "rt/rt.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +25,7 @@ static const struct lb_command commands[] = {
 	{ "list", "the registered locks (--json for machine-readable)", lb_cmd_list },
 	{ "compare", "result files side by side: deltas, Welch t and U test verdicts", lb_cmd_compare },
 	{ "plot", "pictures of result files through gnuplot (SVG, PNG)", lb_cmd_plot },
+	{ "rt", "hackbench + cyclictest on a SLUB-like allocator: raw vs PI list_lock", lb_cmd_rt },
 };
 
 static void usage(FILE *out)
@@ -57,6 +59,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	lb_usage_error("unknown command '%s'; accepted: bench, list, compare, plot, --help, --version",
-		       argv[1]);
+	lb_usage_error("unknown command '%s'; accepted: bench, list, compare, plot, rt, --help, "
+		       "--version", argv[1]);
 }

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rt.h - `lockbench rt`: a hackbench-alike whose message buffers come from a
+ * SLUB-like allocator (slab.h) with the lock under test as its list_lock,
+ * cyclictest-alike RT threads measuring wake-up and allocation latency
+ * alongside, and perf-stat-like counters.  See doc/rt.md.
+ */
+#ifndef LB_RT_H
+#define LB_RT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lb_lock_ops.h"
+#include "lb_stats.h"
+
+#define LB_RT_MAX_LOCKS 16
+#define LB_RT_MAX_TASKS 4000     /* hackbench threads per run */
+#define LB_RT_MAX_RT_THREADS 64
+#define LB_RT_MAX_REPEAT 100
+
+struct lb_rt_config {
+	const struct lb_lock_ops *locks[LB_RT_MAX_LOCKS];
+	size_t nlocks;
+	bool compare;
+	/* hackbench */
+	unsigned int groups, fds, loops, datasize;
+	bool pipe;
+	unsigned int repeat;
+	/* cyclictest */
+	unsigned int rt_threads;
+	int priority;                /* SCHED_FIFO priority of the RT threads */
+	unsigned int interval_us, distance_us;
+	bool mlockall;
+	bool rt_alloc;
+	unsigned int histogram_us;   /* 0: none */
+	uint64_t duration_ns;        /* RT threads alone (groups == 0) */
+	bool sched_other;            /* RT threads at normal priority on purpose */
+	int load_prio;               /* >0: hackbench threads at SCHED_FIFO load_prio */
+	uint64_t spin_budget_ns;
+	/* safety */
+	uint64_t watchdog_ns, run_timeout_ns;
+	bool inject_hang;
+	/* output */
+	const char *json_path, *csv_path;
+	bool quiet;
+	const char *argv_joined;
+};
+
+/* Facts printed in the header and stored in the JSON. */
+struct lb_rt_facts {
+	bool fifo_permitted;
+	int fifo_errno;              /* why not */
+	char preempt_model[96];
+	long rt_runtime_us, rt_period_us;
+	char clocksource[32];
+	bool mlocked;
+	int mlock_errno;
+	int dma_latency_fd;          /* /dev/cpu_dma_latency held at 0 us, or -1 */
+};
+
+/* One RT thread's measures over a run (or merged over repeats). */
+struct lb_rt_thread_stats {
+	int tid, prio, cpu;
+	unsigned int interval_us;
+	uint64_t cycles;
+	long wake_min_us, wake_act_us, wake_max_us;
+	double wake_sum_us;
+	uint64_t alloc_n;
+	double alloc_min_us, alloc_act_us, alloc_max_us, alloc_sum_us;
+	uint64_t alloc_failed;
+	struct lb_hist *alloc_hist;  /* ns */
+	uint64_t *hist;              /* histogram_us buckets of wake latency, or NULL */
+	uint64_t overflows;
+	uint64_t *overflow_cycles;   /* the first histogram_us cycle numbers */
+	uint64_t noverflow_kept;
+};
+
+/* Everything one run (one lock, one repeat) measured. */
+struct lb_rt_run {
+	const struct lb_lock_ops *ops;
+	unsigned int repeat_index;
+	double elapsed_s;            /* hackbench Time: release -> every task done */
+	/* perf-stat counters (software), -1 when not counted */
+	double task_clock_ms;
+	int64_t context_switches, cpu_migrations, page_faults;
+	bool hw_supported;
+	uint64_t allocs, remote_frees, lock_acquires, budget_exhausted;
+	double max_hold_us;
+	unsigned int nrt;
+	struct lb_rt_thread_stats rt[LB_RT_MAX_RT_THREADS];
+	char describe[160];
+};
+
+/* Parse argv (argv[0] == "rt"); exits 2 on bad input, 0 after --help. */
+void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg);
+
+/* Host facts; probes SCHED_FIFO and applies --mlockall. */
+void lb_rt_facts_get(const struct lb_rt_config *cfg, struct lb_rt_facts *f);
+
+/*
+ * One run: a fresh allocator with `ops` as list_lock, the hackbench load
+ * and the RT threads.  0, or -1 when the invariants failed (reported on
+ * stderr; out is filled), or an errno value when it could not run.
+ */
+int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *facts,
+		  const struct lb_lock_ops *ops, unsigned int repeat_index, struct lb_rt_run *out);
+void lb_rt_run_free(struct lb_rt_run *r);
+
+/* Merge per-thread RT stats of src into dst (same threads, later repeat). */
+void lb_rt_stats_merge(struct lb_rt_thread_stats *dst, const struct lb_rt_thread_stats *src,
+		       unsigned int histogram_us);
+
+/* Watchdog (watchdog.c): one thread for the whole command. */
+struct lb_rt_task_info;
+int lb_rt_watchdog_start(const struct lb_rt_config *cfg, bool fifo);
+/* The current run's tasks, for progress and the thread dump; NULL between runs. */
+void lb_rt_watchdog_arm(struct lb_rt_task_info *const *tasks, unsigned int ntasks, const char *lock,
+			_Atomic uint64_t *progress);
+void lb_rt_watchdog_disarm(void);
+/* A temporary output file to remove if the watchdog ends the process. */
+void lb_rt_watchdog_cleanup_path(int slot, const char *tmp_path);
+
+/* What a task is doing, for the thread dump. */
+enum lb_rt_task_role { LB_RT_SENDER, LB_RT_RECEIVER, LB_RT_RT };
+struct lb_slab_cpu;
+struct lb_rt_task_info {
+	enum lb_rt_task_role role;
+	unsigned int group, index;
+	_Atomic int tid;
+	_Atomic uint64_t done;       /* messages, or RT cycles */
+	uint64_t total;              /* messages to do (0 for RT threads) */
+	_Atomic int state;           /* enum lb_rt_task_state */
+	struct lb_slab_cpu *slab;    /* for the list_lock state */
+};
+enum lb_rt_task_state {
+	LB_RT_ST_START, LB_RT_ST_RUN, LB_RT_ST_WRITE, LB_RT_ST_READ, LB_RT_ST_SLEEP,
+	LB_RT_ST_ALLOC, LB_RT_ST_DONE, LB_RT_ST_HUNG
+};
+
+/* Reports (rt_report.c). */
+void lb_rt_print_header(FILE *out, const struct lb_rt_config *cfg, const struct lb_rt_facts *f);
+void lb_rt_print_run_line(FILE *out, const struct lb_rt_run *r);
+void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg,
+			    const struct lb_rt_run *runs, size_t nruns,
+			    const struct lb_rt_thread_stats *merged, unsigned int nrt);
+void lb_rt_print_histogram(FILE *out, const struct lb_rt_thread_stats *rt, unsigned int nrt,
+			   unsigned int histogram_us);
+void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
+			 struct lb_rt_run *const *runs_by_lock, size_t nrepeat,
+			 struct lb_rt_thread_stats *const *merged_by_lock, unsigned int nrt);
+void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb_rt_facts *f,
+		      struct lb_rt_run *const *runs_by_lock, size_t nrepeat,
+		      struct lb_rt_thread_stats *const *merged_by_lock, unsigned int nrt,
+		      bool interrupted);
+void lb_rt_write_csv(FILE *out, const struct lb_rt_config *cfg,
+		     struct lb_rt_run *const *runs_by_lock, size_t nrepeat);
+
+/* perf-stat style "X +- Y" over n samples: the standard error of the mean. */
+double lb_rt_sem(const double *v, size_t n, double *mean);
+
+/* The `T:` line of cyclictest for one thread (no newline). */
+void lb_rt_format_t_line(char *buf, size_t len, unsigned int index,
+			 const struct lb_rt_thread_stats *s);
+
+int lb_cmd_rt(int argc, char **argv);
+
+#endif /* LB_RT_H */

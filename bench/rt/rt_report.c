@@ -1,0 +1,633 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rt_report.c - what `lockbench rt` prints and writes: the header, the
+ * hackbench, cyclictest and perf-stat lines in those tools' formats, the
+ * --compare table with its verdicts, and the JSON (lib/lb_schema.h) and CSV
+ * files.
+ */
+#include "rt.h"
+#include "lb_hostinfo.h"
+#include "lb_json.h"
+#include "lb_schema.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum rt_metric {
+	M_ELAPSED, M_TASK_CLOCK, M_CTX, M_MIGR, M_FAULTS, M_WAKE_MIN, M_WAKE_AVG, M_WAKE_MAX,
+	M_ALLOC_AVG, M_ALLOC_P99, M_ALLOC_MAX, M_HOLD_MAX, M_LOCK_ACQ, M_BUDGET, M_COUNT
+};
+
+static const struct lb_metric_desc rt_metrics[M_COUNT] = {
+	[M_ELAPSED] = { "elapsed_s", "s", LB_BETTER_LOWER, "hackbench time" },
+	[M_TASK_CLOCK] = { "task_clock_ms", "ms", LB_BETTER_LOWER, "task-clock" },
+	[M_CTX] = { "context_switches", "", LB_BETTER_NONE, "context-switches" },
+	[M_MIGR] = { "cpu_migrations", "", LB_BETTER_NONE, "cpu-migrations" },
+	[M_FAULTS] = { "page_faults", "", LB_BETTER_NONE, "page-faults" },
+	[M_WAKE_MIN] = { "rt_wake_min_us", "us", LB_BETTER_LOWER, "RT wake-up latency min" },
+	[M_WAKE_AVG] = { "rt_wake_avg_us", "us", LB_BETTER_LOWER, "RT wake-up latency avg" },
+	[M_WAKE_MAX] = { "rt_wake_max_us", "us", LB_BETTER_LOWER, "RT wake-up latency max" },
+	[M_ALLOC_AVG] = { "rt_alloc_avg_us", "us", LB_BETTER_LOWER, "RT alloc+free latency avg" },
+	[M_ALLOC_P99] = { "rt_alloc_p99_us", "us", LB_BETTER_LOWER, "RT alloc+free latency p99" },
+	[M_ALLOC_MAX] = { "rt_alloc_max_us", "us", LB_BETTER_LOWER, "RT alloc+free latency max" },
+	[M_HOLD_MAX] = { "list_lock_hold_max_us", "us", LB_BETTER_LOWER, "longest list_lock hold" },
+	[M_LOCK_ACQ] = { "list_lock_acquires", "", LB_BETTER_NONE, "list_lock acquisitions" },
+	[M_BUDGET] = { "rt_spin_budget_exhausted", "", LB_BETTER_NONE,
+		       "RT waits that outlived the spin budget" },
+};
+
+static const char *const rt_params[] = { "list_lock", "groups", "fds", "loops", "size", "ipc",
+					 "rt_threads", "rt_prio", "interval_us", "rt_alloc",
+					 NULL };
+
+const struct lb_workload_schema lb_schema_rt = {
+	.name = "lockbench-rt",
+	.version = 1,
+	.params = rt_params,
+	.metrics = rt_metrics,
+	.nmetrics = M_COUNT,
+};
+
+/* ---- per-run figures ------------------------------------------------- */
+
+/* Over every RT thread of one run (or merged set): NAN when there are none. */
+static double rt_agg(const struct lb_rt_thread_stats *rt, unsigned int nrt, enum rt_metric m)
+{
+	double v = NAN, sum = 0;
+	uint64_t n = 0;
+	struct lb_hist all;
+	if (m == M_ALLOC_P99)
+		lb_hist_init(&all);
+	for (unsigned int i = 0; i < nrt; i++) {
+		const struct lb_rt_thread_stats *s = &rt[i];
+		switch (m) {
+		case M_WAKE_MIN:
+			if (s->cycles && (isnan(v) || s->wake_min_us < v))
+				v = (double)s->wake_min_us;
+			break;
+		case M_WAKE_MAX:
+			if (s->cycles && (isnan(v) || s->wake_max_us > v))
+				v = (double)s->wake_max_us;
+			break;
+		case M_WAKE_AVG:
+			sum += s->wake_sum_us;
+			n += s->cycles;
+			break;
+		case M_ALLOC_AVG:
+			sum += s->alloc_sum_us;
+			n += s->alloc_n;
+			break;
+		case M_ALLOC_MAX:
+			if (s->alloc_n && (isnan(v) || s->alloc_max_us > v))
+				v = s->alloc_max_us;
+			break;
+		case M_ALLOC_P99:
+			if (s->alloc_hist)
+				lb_hist_merge(&all, s->alloc_hist);
+			break;
+		default:
+			break;
+		}
+	}
+	if (m == M_WAKE_AVG || m == M_ALLOC_AVG)
+		v = n ? sum / (double)n : NAN;
+	if (m == M_ALLOC_P99)
+		v = all.count ? (double)lb_hist_quantile(&all, 0.99) / 1e3 : NAN;
+	return v;
+}
+
+static double metric(const struct lb_rt_run *r, enum rt_metric m)
+{
+	switch (m) {
+	case M_ELAPSED: return r->elapsed_s;
+	case M_TASK_CLOCK: return r->task_clock_ms >= 0 ? r->task_clock_ms : NAN;
+	case M_CTX: return r->context_switches >= 0 ? (double)r->context_switches : NAN;
+	case M_MIGR: return r->cpu_migrations >= 0 ? (double)r->cpu_migrations : NAN;
+	case M_FAULTS: return r->page_faults >= 0 ? (double)r->page_faults : NAN;
+	case M_HOLD_MAX: return r->max_hold_us;
+	case M_LOCK_ACQ: return (double)r->lock_acquires;
+	case M_BUDGET: return (double)r->budget_exhausted;
+	default: return rt_agg(r->rt, r->nrt, m);
+	}
+}
+
+double lb_rt_sem(const double *v, size_t n, double *mean)
+{
+	double m = 0, m2 = 0;
+	for (size_t i = 0; i < n; i++)
+		m += v[i];
+	m = n ? m / (double)n : 0;
+	for (size_t i = 0; i < n; i++)
+		m2 += (v[i] - m) * (v[i] - m);
+	if (mean)
+		*mean = m;
+	/* perf's stddev_stats(): sqrt((M2 / (n - 1)) / n), the standard error. */
+	return n > 1 ? sqrt(m2 / (double)(n - 1) / (double)n) : 0;
+}
+
+/* Mean and SEM of metric m over the runs of one lock (NAN-free values only). */
+static double mean_sem(const struct lb_rt_run *runs, size_t n, enum rt_metric m, double *sem)
+{
+	double *v = malloc(sizeof(double) * (n ? n : 1)), mean = NAN;
+	size_t k = 0;
+	for (size_t i = 0; v && i < n; i++) {
+		double x = metric(&runs[i], m);
+		if (!isnan(x))
+			v[k++] = x;
+	}
+	double s = k ? lb_rt_sem(v, k, &mean) : NAN;
+	if (sem)
+		*sem = s;
+	free(v);
+	return k ? mean : NAN;
+}
+
+/* ---- text ------------------------------------------------------------ */
+
+void lb_rt_print_header(FILE *out, const struct lb_rt_config *cfg, const struct lb_rt_facts *f)
+{
+	fprintf(out, "# lockbench rt: list_lock %s", cfg->locks[0]->name);
+	for (size_t i = 1; i < cfg->nlocks; i++)
+		fprintf(out, " vs %s", cfg->locks[i]->name);
+	fprintf(out, "; %u run(s) each%s\n", cfg->repeat, cfg->nlocks > 1 ? ", interleaved" : "");
+	if (cfg->groups) {
+		fprintf(out, "# load: %u groups x %u senders + %u receivers, %u loops, %u bytes, %s, ",
+			cfg->groups, cfg->fds, cfg->fds, cfg->loops, cfg->datasize,
+			cfg->pipe ? "pipes" : "socketpairs");
+		if (cfg->load_prio && f->fifo_permitted)
+			fprintf(out, "SCHED_FIFO %d (only the RT threads preempt a list_lock holder)\n",
+				cfg->load_prio);
+		else
+			fprintf(out, "normal priority%s\n",
+				cfg->load_prio ? " (SCHED_FIFO not permitted)"
+					       : " (--load-fifo 0: FIFO spinlocks may convoy)");
+	}
+	else
+		fprintf(out, "# load: none (RT threads alone for %.1f s)\n",
+			(double)cfg->duration_ns / 1e9);
+	if (cfg->rt_threads) {
+		bool fifo = f->fifo_permitted && !cfg->sched_other;
+		fprintf(out, "# RT threads: %u, %s, interval %u us, distance %u us%s%s\n",
+			cfg->rt_threads, fifo ? "SCHED_FIFO" : "SCHED_OTHER (normal priority)",
+			cfg->interval_us, cfg->histogram_us ? 0 : cfg->distance_us,
+			cfg->rt_alloc ? ", alloc+free through list_lock each wake-up" : "",
+			cfg->mlockall ? (f->mlocked ? ", memory locked" : ", mlockall FAILED") : "");
+		if (fifo)
+			fprintf(out, "# RT priority: SCHED_FIFO %d (permitted); spin-only list_locks are "
+				"waited for by spinning %.0f us, then sleeping 50 us between tries\n",
+				cfg->priority, (double)cfg->spin_budget_ns / 1e3);
+		else if (cfg->sched_other)
+			fprintf(out, "# RT priority: NONE - the RT threads run at normal priority "
+				"(--sched-other): their latencies are not real-time latencies\n");
+		else
+			fprintf(out, "# RT priority: NONE - SCHED_FIFO is not permitted here (%s): the "
+				"RT threads run at normal priority and their latencies are not "
+				"real-time latencies\n", strerror(f->fifo_errno));
+	}
+	fprintf(out, "# kernel preemption: %s; clocksource: %s\n", f->preempt_model, f->clocksource);
+	if (cfg->rt_threads)
+		fprintf(out, "# /dev/cpu_dma_latency %s\n",
+			f->dma_latency_fd >= 0 ? "set to 0us (as cyclictest)"
+					       : "not writable: idle states unrestricted");
+	if (f->rt_runtime_us == -1)
+		fprintf(out, "# RT throttling: OFF (sched_rt_runtime_us = -1): a spinning RT thread "
+			"can starve everything else\n");
+	else if (f->rt_runtime_us >= 0)
+		fprintf(out, "# RT throttling: on, sched_rt_runtime_us = %ld of sched_rt_period_us = "
+			"%ld\n", f->rt_runtime_us, f->rt_period_us);
+	else
+		fprintf(out, "# RT throttling: unknown (/proc/sys/kernel/sched_rt_runtime_us not "
+			"readable)\n");
+	for (size_t i = 0; i < cfg->nlocks; i++) {
+		const struct lb_lock_ops *ops = cfg->locks[i];
+		const char *pi;
+		if (!(ops->flags & LB_LOCK_F_PI))
+			pi = "no priority inheritance";
+		else if (ops->thread_set_prio)
+			pi = "PI in userspace (see its line below)";
+		else
+			pi = f->fifo_permitted && !cfg->sched_other
+				     ? "kernel PI (FUTEX_LOCK_PI): real boosting on"
+				     : "kernel PI (FUTEX_LOCK_PI): nothing to boost (no RT threads)";
+		fprintf(out, "# %-10s %s, %s%s\n", ops->name, ops->family, pi,
+			(ops->flags & LB_LOCK_F_SLEEPS) ? "" : "; waiters only spin");
+	}
+}
+
+void lb_rt_format_t_line(char *buf, size_t len, unsigned int index,
+			 const struct lb_rt_thread_stats *s)
+{
+	long avg = s->cycles ? (long)(s->wake_sum_us / (double)s->cycles) : 0;
+	snprintf(buf, len, "T:%2u (%5d) P:%2d I:%ld C:%7lu Min:%7ld Act:%5ld Avg:%5ld Max:%8ld",
+		 index, s->tid, s->prio, (long)s->interval_us, (unsigned long)s->cycles,
+		 s->wake_min_us, s->wake_act_us, avg, s->wake_max_us);
+}
+
+static void print_a_line(FILE *out, unsigned int index, const struct lb_rt_thread_stats *s)
+{
+	double avg = s->alloc_n ? s->alloc_sum_us / (double)s->alloc_n : 0;
+	double p99 = s->alloc_hist && s->alloc_hist->count
+			     ? (double)lb_hist_quantile(s->alloc_hist, 0.99) / 1e3 : 0;
+	fprintf(out, "A:%2u (%5d) P:%2d I:%ld C:%7lu Min:%7.1f Act:%5.1f Avg:%5.1f Max:%8.1f "
+		"P99:%7.1f\n", index, s->tid, s->prio, (long)s->interval_us,
+		(unsigned long)s->alloc_n, s->alloc_min_us, s->alloc_act_us, avg, s->alloc_max_us,
+		p99);
+}
+
+void lb_rt_print_histogram(FILE *out, const struct lb_rt_thread_stats *rt, unsigned int nrt,
+			   unsigned int histogram_us)
+{
+	fprintf(out, "# Histogram\n");
+	for (unsigned int b = 0; b < histogram_us; b++) {
+		fprintf(out, "%06u ", b);
+		for (unsigned int j = 0; j < nrt; j++)
+			fprintf(out, "%06llu%s", (unsigned long long)rt[j].hist[b],
+				j + 1 < nrt ? "\t" : "");
+		fputc('\n', out);
+	}
+	fprintf(out, "# Total:");
+	for (unsigned int j = 0; j < nrt; j++)
+		fprintf(out, " %09llu", (unsigned long long)(rt[j].cycles - rt[j].overflows));
+	fprintf(out, "\n# Min Latencies:");
+	for (unsigned int j = 0; j < nrt; j++)
+		fprintf(out, " %05ld", rt[j].wake_min_us);
+	fprintf(out, "\n# Avg Latencies:");
+	for (unsigned int j = 0; j < nrt; j++)
+		fprintf(out, " %05ld",
+			rt[j].cycles ? (long)(rt[j].wake_sum_us / (double)rt[j].cycles) : 0);
+	fprintf(out, "\n# Max Latencies:");
+	for (unsigned int j = 0; j < nrt; j++)
+		fprintf(out, " %05ld", rt[j].wake_max_us);
+	fprintf(out, "\n# Histogram Overflows:");
+	for (unsigned int j = 0; j < nrt; j++)
+		fprintf(out, " %05llu", (unsigned long long)rt[j].overflows);
+	fprintf(out, "\n# Histogram Overflow at cycle number:\n");
+	for (unsigned int j = 0; j < nrt; j++) {
+		fprintf(out, "# Thread %u:", j);
+		for (uint64_t k = 0; k < rt[j].noverflow_kept; k++)
+			fprintf(out, " %05llu", (unsigned long long)rt[j].overflow_cycles[k]);
+		if (rt[j].overflows > rt[j].noverflow_kept)
+			fprintf(out, " # %05llu others",
+				(unsigned long long)(rt[j].overflows - rt[j].noverflow_kept));
+		fputc('\n', out);
+	}
+}
+
+/* perf's rate column: "93.505 K/sec". */
+static void rate(char *buf, size_t len, double per_sec)
+{
+	const char *unit = "";
+	if (per_sec >= 1e9) {
+		per_sec /= 1e9;
+		unit = "G";
+	} else if (per_sec >= 1e6) {
+		per_sec /= 1e6;
+		unit = "M";
+	} else if (per_sec >= 1e3) {
+		per_sec /= 1e3;
+		unit = "K";
+	}
+	snprintf(buf, len, "%8.3f %s/sec", per_sec, unit);
+}
+
+static void print_noise(FILE *out, double mean, double sem, size_t n)
+{
+	if (n > 1 && mean != 0 && sem != 0)
+		fprintf(out, "  ( +-%6.2f%% )", 100.0 * sem / mean);
+	fputc('\n', out);
+}
+
+static void print_perf_block(FILE *out, const struct lb_rt_config *cfg, const char *lock,
+			     const struct lb_rt_run *runs, size_t n)
+{
+	double sem, tc = mean_sem(runs, n, M_TASK_CLOCK, &sem), el_sem;
+	double el = mean_sem(runs, n, M_ELAPSED, &el_sem);
+	char r[48];
+	fprintf(out, "\n Performance counter stats for 'lockbench rt --list-lock %s'", lock);
+	if (n > 1)
+		fprintf(out, " (%zu runs)", n);
+	fprintf(out, ":\n\n");
+	if (isnan(tc))
+		fprintf(out, "%18s      %-32s\n", "<not counted>", "task-clock");
+	else {
+		fprintf(out, "%18.2f msec %-32s #  %8.3f CPUs utilized         ", tc, "task-clock",
+			el > 0 ? tc / 1e3 / el : 0);
+		print_noise(out, tc, sem, n);
+	}
+	static const struct {
+		enum rt_metric m;
+		const char *name;
+	} counts[] = { { M_CTX, "context-switches" }, { M_MIGR, "cpu-migrations" },
+		       { M_FAULTS, "page-faults" } };
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		double v = mean_sem(runs, n, counts[i].m, &sem);
+		if (isnan(v)) {
+			fprintf(out, "%18s      %-32s\n", "<not counted>", counts[i].name);
+			continue;
+		}
+		rate(r, sizeof(r), !isnan(tc) && tc > 0 ? v / (tc / 1e3) : 0);
+		fprintf(out, "%18.0f      %-32s #  %-28s", v, counts[i].name, r);
+		print_noise(out, v, sem, n);
+	}
+	bool hw = n && runs[0].hw_supported;
+	fprintf(out, "%18s      %s\n", hw ? "<not counted>" : "<not supported>", "cycles");
+	fprintf(out, "%18s      %s\n", hw ? "<not counted>" : "<not supported>", "instructions");
+	/* perf's precision: enough decimals to show the error to ~3 digits. */
+	int prec = el_sem > 0 && el_sem < 1 ? (int)floor(-log10(el_sem)) + 3 : 3;
+	prec = prec < 1 ? 1 : prec > 9 ? 9 : prec;
+	fprintf(out, "\n%18.*f +- %.*f seconds time elapsed", prec, el, prec, el_sem);
+	if (n > 1 && el != 0)
+		fprintf(out, "  ( +-%6.2f%% )", 100.0 * el_sem / el);
+	fprintf(out, "\n\n");
+	(void)cfg;
+}
+
+void lb_rt_print_run_line(FILE *out, const struct lb_rt_run *r)
+{
+	/* hackbench's "Time: %lu.%03lu": seconds, milliseconds truncated. */
+	unsigned long ms = (unsigned long)(r->elapsed_s * 1000.0);
+	fprintf(out, "Time: %lu.%03lu\n", ms / 1000, ms % 1000);
+}
+
+void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg,
+			    const struct lb_rt_run *runs, size_t nruns,
+			    const struct lb_rt_thread_stats *merged, unsigned int nrt)
+{
+	char line[160];
+	const char *lock = runs[0].ops->name;
+	if (cfg->nlocks > 1)
+		fprintf(out, "\n## list_lock %s\n", lock);
+	if (runs[0].describe[0])
+		fprintf(out, "# %s: %s\n", lock, runs[0].describe);
+	for (unsigned int i = 0; i < nrt; i++) {
+		lb_rt_format_t_line(line, sizeof(line), i, &merged[i]);
+		fprintf(out, "%s\n", line);
+	}
+	if (cfg->rt_alloc)
+		for (unsigned int i = 0; i < nrt; i++)
+			print_a_line(out, i, &merged[i]);
+	if (cfg->histogram_us && nrt)
+		lb_rt_print_histogram(out, merged, nrt, cfg->histogram_us);
+	double hold = 0;
+	uint64_t budget = 0, acq = 0;
+	for (size_t i = 0; i < nruns; i++) {
+		hold = runs[i].max_hold_us > hold ? runs[i].max_hold_us : hold;
+		budget += runs[i].budget_exhausted;
+		acq += runs[i].lock_acquires;
+	}
+	fprintf(out, "# allocator: %.0f list_lock acquisitions per run, longest hold %.1f us",
+		nruns ? (double)acq / (double)nruns : 0, hold);
+	if (budget)
+		fprintf(out, "; %llu RT wait(s) outlived the %.0f us spin budget",
+			(unsigned long long)budget, (double)cfg->spin_budget_ns / 1e3);
+	fputc('\n', out);
+	if (cfg->groups)
+		print_perf_block(out, cfg, lock, runs, nruns);
+}
+
+static void fmt_us(char *buf, size_t len, double us)
+{
+	if (isnan(us))
+		snprintf(buf, len, "-");
+	else if (us >= 1000)
+		snprintf(buf, len, "%.3g ms", us / 1000);
+	else
+		snprintf(buf, len, "%.3g µs", us);
+}
+
+void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
+			 struct lb_rt_run *const *runs_by_lock, size_t nrepeat,
+			 struct lb_rt_thread_stats *const *merged_by_lock, unsigned int nrt)
+{
+	fprintf(out, "\n%-18s %-22s %12s %10s %18s %20s\n", "list_lock", "hackbench elapsed",
+		"ctx-switches", "cpu-migr", "RT wake avg/max us", "RT alloc p99/max us");
+	double base_el = 0, base_max = NAN;
+	for (size_t l = 0; l < cfg->nlocks; l++) {
+		const struct lb_rt_run *runs = runs_by_lock[l];
+		double sem, el = mean_sem(runs, nrepeat, M_ELAPSED, &sem);
+		char elbuf[40];
+		snprintf(elbuf, sizeof(elbuf), "%.4f s +- %.2f%%", el, el ? 100 * sem / el : 0);
+		double wavg = rt_agg(merged_by_lock[l], nrt, M_WAKE_AVG);
+		double wmax = rt_agg(merged_by_lock[l], nrt, M_WAKE_MAX);
+		double ap99 = rt_agg(merged_by_lock[l], nrt, M_ALLOC_P99);
+		double amax = rt_agg(merged_by_lock[l], nrt, M_ALLOC_MAX);
+		char wb[40], ab[40];
+		snprintf(wb, sizeof(wb), "%.0f / %.0f", wavg, wmax);
+		snprintf(ab, sizeof(ab), "%.1f / %.1f", ap99, amax);
+		fprintf(out, "%-18s %-22s %12.0f %10.0f %18s %20s\n", cfg->locks[l]->name, elbuf,
+			mean_sem(runs, nrepeat, M_CTX, NULL), mean_sem(runs, nrepeat, M_MIGR, NULL),
+			nrt ? wb : "-", nrt ? ab : "-");
+		if (l == 0) {
+			base_el = el;
+			base_max = amax;
+		}
+	}
+	fputc('\n', out);
+	for (size_t l = 1; l < cfg->nlocks; l++) {
+		const struct lb_rt_run *runs = runs_by_lock[l];
+		double sem0, sem, el0 = mean_sem(runs_by_lock[0], nrepeat, M_ELAPSED, &sem0);
+		double el = mean_sem(runs, nrepeat, M_ELAPSED, &sem);
+		double amax = rt_agg(merged_by_lock[l], nrt, M_ALLOC_MAX);
+		char a[32], b[32];
+		fmt_us(a, sizeof(a), amax);
+		fmt_us(b, sizeof(b), base_max);
+		fprintf(out, "%s: RT alloc max %s vs %s", cfg->locks[l]->name, a, b);
+		if (!isnan(amax) && !isnan(base_max) && amax > 0 && base_max > 0)
+			fprintf(out, " (%.1fx %s)", amax < base_max ? base_max / amax : amax / base_max,
+				amax < base_max ? "lower" : "higher");
+		double d = base_el > 0 ? 100.0 * (el - base_el) / base_el : 0;
+		/* Two standard errors of the difference: below that it is noise. */
+		double noise = base_el > 0 ? 200.0 * sqrt(sem0 * sem0 + sem * sem) / base_el : 0;
+		fprintf(out, ", elapsed %+.0f %%%s (vs %s)\n", d,
+			fabs(d) <= noise ? " (within noise)" : "", cfg->locks[0]->name);
+		(void)el0;
+	}
+}
+
+/* ---- files ----------------------------------------------------------- */
+
+static void json_number(struct lb_json *j, const char *key, double v)
+{
+	lb_json_key(j, key);
+	if (isnan(v))
+		lb_json_null(j);
+	else
+		lb_json_double(j, v);
+}
+
+static void json_rt_thread(struct lb_json *j, unsigned int i, const struct lb_rt_thread_stats *s,
+			   unsigned int histogram_us)
+{
+	lb_json_object_begin(j);
+	lb_json_kv_uint(j, "index", i);
+	lb_json_kv_int(j, "tid", s->tid);
+	lb_json_kv_int(j, "prio", s->prio);
+	lb_json_kv_int(j, "cpu", s->cpu);
+	lb_json_kv_uint(j, "interval_us", s->interval_us);
+	lb_json_kv_uint(j, "cycles", s->cycles);
+	lb_json_kv_int(j, "wake_min_us", s->wake_min_us);
+	lb_json_kv_int(j, "wake_act_us", s->wake_act_us);
+	json_number(j, "wake_avg_us", s->cycles ? s->wake_sum_us / (double)s->cycles : NAN);
+	lb_json_kv_int(j, "wake_max_us", s->wake_max_us);
+	lb_json_kv_uint(j, "alloc_n", s->alloc_n);
+	if (s->alloc_n) {
+		lb_json_kv_double(j, "alloc_min_us", s->alloc_min_us);
+		lb_json_kv_double(j, "alloc_avg_us", s->alloc_sum_us / (double)s->alloc_n);
+		lb_json_kv_double(j, "alloc_p99_us",
+				  (double)lb_hist_quantile(s->alloc_hist, 0.99) / 1e3);
+		lb_json_kv_double(j, "alloc_max_us", s->alloc_max_us);
+	}
+	if (histogram_us && s->hist) {
+		lb_json_key(j, "histogram");
+		lb_json_object_begin(j);
+		for (unsigned int b = 0; b < histogram_us; b++)
+			if (s->hist[b]) {
+				char k[16];
+				snprintf(k, sizeof(k), "%u", b);
+				lb_json_kv_uint(j, k, s->hist[b]);
+			}
+		lb_json_object_end(j);
+		lb_json_kv_uint(j, "histogram_overflows", s->overflows);
+	}
+	lb_json_object_end(j);
+}
+
+void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb_rt_facts *f,
+		      struct lb_rt_run *const *runs_by_lock, size_t nrepeat,
+		      struct lb_rt_thread_stats *const *merged_by_lock, unsigned int nrt,
+		      bool interrupted)
+{
+	struct lb_hostinfo host;
+	struct lb_json j;
+	lb_hostinfo_get(&host);
+	lb_json_init(&j, out);
+	lb_json_object_begin(&j);
+	lb_schema_write_head(&j, &lb_schema_rt, &host);
+	lb_json_key(&j, "config");
+	lb_json_object_begin(&j);
+	lb_json_kv_string(&j, "command", cfg->argv_joined);
+	lb_json_key(&j, "list_locks");
+	lb_json_array_begin(&j);
+	for (size_t i = 0; i < cfg->nlocks; i++)
+		lb_json_string(&j, cfg->locks[i]->name);
+	lb_json_array_end(&j);
+	lb_json_kv_bool(&j, "compare", cfg->compare);
+	lb_json_kv_uint(&j, "repeat", cfg->repeat);
+	lb_json_kv_uint(&j, "histogram_us", cfg->histogram_us);
+	lb_json_kv_bool(&j, "mlockall", cfg->mlockall);
+	lb_json_kv_double(&j, "rt_spin_budget_us", (double)cfg->spin_budget_ns / 1e3);
+	lb_json_kv_double(&j, "duration_s", cfg->groups ? 0 : (double)cfg->duration_ns / 1e9);
+	lb_json_kv_bool(&j, "sched_fifo_permitted", f->fifo_permitted);
+	lb_json_kv_bool(&j, "rt_threads_fifo", f->fifo_permitted && !cfg->sched_other);
+	lb_json_kv_int(&j, "load_fifo_prio", f->fifo_permitted ? cfg->load_prio : 0);
+	lb_json_kv_string(&j, "preemption", f->preempt_model);
+	lb_json_kv_int(&j, "sched_rt_runtime_us", f->rt_runtime_us);
+	lb_json_kv_int(&j, "sched_rt_period_us", f->rt_period_us);
+	lb_json_kv_string(&j, "clocksource", f->clocksource);
+	lb_json_kv_bool(&j, "memory_locked", f->mlocked);
+	lb_json_kv_bool(&j, "cpu_dma_latency_zero", f->dma_latency_fd >= 0);
+	lb_json_object_end(&j);
+
+	lb_json_key(&j, "results");
+	lb_json_array_begin(&j);
+	for (size_t l = 0; l < cfg->nlocks; l++) {
+		const struct lb_rt_run *runs = runs_by_lock[l];
+		lb_json_object_begin(&j);
+		lb_json_key(&j, "params");
+		lb_json_object_begin(&j);
+		lb_json_kv_string(&j, "list_lock", cfg->locks[l]->name);
+		lb_json_kv_uint(&j, "groups", cfg->groups);
+		lb_json_kv_uint(&j, "fds", cfg->fds);
+		lb_json_kv_uint(&j, "loops", cfg->loops);
+		lb_json_kv_uint(&j, "size", cfg->datasize);
+		lb_json_kv_string(&j, "ipc", cfg->pipe ? "pipe" : "socket");
+		lb_json_kv_uint(&j, "rt_threads", cfg->rt_threads);
+		lb_json_kv_int(&j, "rt_prio", f->fifo_permitted && !cfg->sched_other ? cfg->priority
+										   : 0);
+		lb_json_kv_uint(&j, "interval_us", cfg->interval_us);
+		lb_json_kv_bool(&j, "rt_alloc", cfg->rt_alloc);
+		lb_json_object_end(&j);
+		if (nrepeat && runs[0].describe[0])
+			lb_json_kv_string(&j, "list_lock_describe", runs[0].describe);
+		lb_json_key(&j, "summary");
+		lb_json_object_begin(&j);
+		for (int m = 0; m < M_COUNT; m++) {
+			double *v = malloc(sizeof(double) * (nrepeat ? nrepeat : 1));
+			size_t k = 0;
+			for (size_t r = 0; v && r < nrepeat; r++) {
+				double x = metric(&runs[r], (enum rt_metric)m);
+				if (!isnan(x))
+					v[k++] = x;
+			}
+			struct lb_summary s;
+			double mean;
+			double sem = k ? lb_rt_sem(v, k, &mean) : 0;
+			lb_summarize(v, k, &s);
+			lb_json_key(&j, rt_metrics[m].key);
+			lb_json_object_begin(&j);
+			lb_json_kv_double(&j, "mean", s.mean);
+			lb_json_kv_double(&j, "sd", s.sd);
+			lb_json_kv_double(&j, "sd_pct", s.mean != 0 ? 100.0 * s.sd / fabs(s.mean) : 0);
+			lb_json_kv_double(&j, "sem", sem);
+			lb_json_kv_double(&j, "sem_pct", s.mean != 0 ? 100.0 * sem / fabs(s.mean) : 0);
+			lb_json_kv_double(&j, "median", s.median);
+			lb_json_kv_double(&j, "min", s.min);
+			lb_json_kv_double(&j, "max", s.max);
+			lb_json_kv_uint(&j, "n", k);
+			lb_json_object_end(&j);
+			free(v);
+		}
+		lb_json_object_end(&j);
+		lb_json_key(&j, "runs");
+		lb_json_array_begin(&j);
+		for (size_t r = 0; r < nrepeat; r++) {
+			lb_json_object_begin(&j);
+			lb_json_kv_uint(&j, "repeat_index", runs[r].repeat_index);
+			for (int m = 0; m < M_COUNT; m++)
+				json_number(&j, rt_metrics[m].key, metric(&runs[r], (enum rt_metric)m));
+			lb_json_key(&j, "rt");
+			lb_json_array_begin(&j);
+			for (unsigned int i = 0; i < runs[r].nrt; i++)
+				json_rt_thread(&j, i, &runs[r].rt[i], 0);
+			lb_json_array_end(&j);
+			lb_json_object_end(&j);
+		}
+		lb_json_array_end(&j);
+		lb_json_key(&j, "rt_threads");
+		lb_json_array_begin(&j);
+		for (unsigned int i = 0; i < nrt; i++)
+			json_rt_thread(&j, i, &merged_by_lock[l][i], cfg->histogram_us);
+		lb_json_array_end(&j);
+		lb_json_object_end(&j);
+	}
+	lb_json_array_end(&j);
+	if (interrupted)
+		lb_json_kv_bool(&j, "interrupted", true);
+	lb_json_object_end(&j);
+	fputc('\n', out);
+}
+
+void lb_rt_write_csv(FILE *out, const struct lb_rt_config *cfg,
+		     struct lb_rt_run *const *runs_by_lock, size_t nrepeat)
+{
+	fprintf(out, "list_lock,groups,fds,loops,size,ipc,rt_threads,rt_alloc,repeat_index");
+	for (int m = 0; m < M_COUNT; m++)
+		fprintf(out, ",%s", rt_metrics[m].key);
+	fputc('\n', out);
+	for (size_t l = 0; l < cfg->nlocks; l++)
+		for (size_t r = 0; r < nrepeat; r++) {
+			const struct lb_rt_run *run = &runs_by_lock[l][r];
+			fprintf(out, "%s,%u,%u,%u,%u,%s,%u,%d,%u", cfg->locks[l]->name, cfg->groups,
+				cfg->fds, cfg->loops, cfg->datasize, cfg->pipe ? "pipe" : "socket",
+				cfg->rt_threads, cfg->rt_alloc ? 1 : 0, run->repeat_index);
+			for (int m = 0; m < M_COUNT; m++) {
+				double v = metric(run, (enum rt_metric)m);
+				if (isnan(v))
+					fprintf(out, ",");
+				else
+					fprintf(out, ",%.9g", v);
+			}
+			fputc('\n', out);
+		}
+}

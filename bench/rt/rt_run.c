@@ -1,0 +1,643 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rt_run.c - one run of `lockbench rt`: a fresh allocator with the lock
+ * under test as list_lock, the hackbench-alike load (threaded mode: -g
+ * groups of -f senders and -f receivers over socketpairs or pipes; every
+ * message is an object the sender allocated and the receiver frees), the
+ * cyclictest-alike RT threads running alongside, and the perf counters
+ * around it all.
+ */
+#include "rt.h"
+#include "perf_counters.h"
+#include "slab.h"
+#include "lb_atomic.h"
+#include "lb_thread.h"
+#include "lb_time.h"
+#include "lb_topo.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RLX memory_order_relaxed
+#define MSG_MAGIC UINT64_C(0x6c6f636b62656e63) /* "lockbenc" */
+#define TASK_STACK (512u * 1024u)
+/* The pool reserves address space only; pages are touched when used. */
+#define POOL_BYTES ((size_t)1 << 30)
+
+struct run_state;
+
+struct task {
+	struct run_state *rs;
+	struct lb_rt_task_info info;
+	struct lb_slab_cpu slab;
+	int rfd;                 /* receivers: the read end */
+	const int *wfds;         /* senders: the group's receivers' write ends */
+	unsigned int thread_index;
+	int err;
+	uint64_t start_ns, end_ns; /* the run's time: first start to last end */
+};
+
+struct rt_worker {
+	struct run_state *rs;
+	unsigned int index;
+	int cpu;
+	struct lb_rt_task_info info;
+	struct lb_slab_cpu slab;
+	struct lb_rt_thread_stats st;
+	int err;
+};
+
+struct run_state {
+	const struct lb_rt_config *cfg;
+	const struct lb_rt_facts *facts;
+	struct lb_slab_cache cache;
+	struct lb_barrier start;
+	_Atomic int stop_rt;
+	_Atomic uint64_t progress;
+	_Atomic uint64_t bad_messages, io_errors, alloc_failures;
+};
+
+static int write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	while (len) {
+		ssize_t n = read(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* --load-fifo: the load runs at a low SCHED_FIFO priority, so a thread is
+ * never preempted by another load thread while it holds or waits for
+ * list_lock (only by the RT threads) - the nearest userspace gets to the
+ * kernel's preemption-disabled spinlock sections. */
+static int load_sched(struct task *t)
+{
+	const struct lb_rt_config *cfg = t->rs->cfg;
+	int prio = 0;
+	if (cfg->load_prio && t->rs->facts->fifo_permitted) {
+		struct sched_param sp = { .sched_priority = cfg->load_prio };
+		if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0)
+			prio = cfg->load_prio;
+	}
+	int err = lb_slab_cpu_init(&t->rs->cache, &t->slab, t->thread_index);
+	if (!err && prio)
+		lb_slab_cpu_set_prio(&t->slab, prio);
+	return err;
+}
+
+static void *sender_main(void *arg)
+{
+	struct task *t = arg;
+	struct run_state *rs = t->rs;
+	const struct lb_rt_config *cfg = rs->cfg;
+	atomic_store_explicit(&t->info.tid, (int)gettid(), RLX);
+	t->err = load_sched(t);
+	lb_barrier_wait(&rs->start);
+	if (t->err)
+		return NULL;
+	/* Relaxed: set before the barrier released us (a failed start). */
+	t->start_ns = lb_now_ns();
+	if (atomic_load_explicit(&rs->stop_rt, RLX))
+		goto out;
+	atomic_store_explicit(&t->info.state, LB_RT_ST_RUN, RLX);
+	for (unsigned int l = 0; l < cfg->loops; l++) {
+		for (unsigned int r = 0; r < cfg->fds; r++) {
+			atomic_store_explicit(&t->info.state, LB_RT_ST_ALLOC, RLX);
+			uint64_t *msg = lb_slab_alloc(&t->slab);
+			if (!msg) {
+				atomic_fetch_add_explicit(&rs->alloc_failures, 1, RLX);
+				goto out;
+			}
+			/* The message carries its own address (the receiver frees
+			 * it) and a check word; the rest is whatever the object held. */
+			msg[0] = (uint64_t)(uintptr_t)msg;
+			msg[1] = (uint64_t)(uintptr_t)msg ^ MSG_MAGIC;
+			atomic_store_explicit(&t->info.state, LB_RT_ST_WRITE, RLX);
+			if (write_full(t->wfds[r], msg, cfg->datasize)) {
+				atomic_fetch_add_explicit(&rs->io_errors, 1, RLX);
+				lb_slab_free(&t->slab, msg);
+				goto out;
+			}
+			atomic_fetch_add_explicit(&t->info.done, 1, RLX);
+		}
+	}
+out:
+	t->end_ns = lb_now_ns();
+	atomic_store_explicit(&t->info.state, LB_RT_ST_DONE, RLX);
+	lb_slab_cpu_fini(&t->slab);
+	return NULL;
+}
+
+static void *receiver_main(void *arg)
+{
+	struct task *t = arg;
+	struct run_state *rs = t->rs;
+	const struct lb_rt_config *cfg = rs->cfg;
+	char *buf = malloc(cfg->datasize);
+	atomic_store_explicit(&t->info.tid, (int)gettid(), RLX);
+	t->err = buf ? load_sched(t) : ENOMEM;
+	lb_barrier_wait(&rs->start);
+	if (t->err) {
+		free(buf);
+		return NULL;
+	}
+	/* Relaxed: set before the barrier released us (a failed start). */
+	uint64_t todo = atomic_load_explicit(&rs->stop_rt, RLX) ? 0 : t->info.total;
+	t->start_ns = lb_now_ns();
+	for (uint64_t n = 0; n < todo; n++) {
+		uint64_t word[2];
+		atomic_store_explicit(&t->info.state, LB_RT_ST_READ, RLX);
+		if (read_full(t->rfd, buf, cfg->datasize)) {
+			atomic_fetch_add_explicit(&rs->io_errors, 1, RLX);
+			break;
+		}
+		memcpy(word, buf, sizeof(word));
+		atomic_store_explicit(&t->info.state, LB_RT_ST_RUN, RLX);
+		if ((word[0] ^ MSG_MAGIC) != word[1])
+			atomic_fetch_add_explicit(&rs->bad_messages, 1, RLX);
+		else
+			lb_slab_free(&t->slab, (void *)(uintptr_t)word[0]);
+		atomic_fetch_add_explicit(&t->info.done, 1, RLX);
+		atomic_fetch_add_explicit(&rs->progress, 1, RLX);
+		if (cfg->inject_hang && t->info.group == 0 && t->info.index == 0) {
+			atomic_store_explicit(&t->info.state, LB_RT_ST_HUNG, RLX);
+			lb_slab_debug_hold_lock(&t->slab); /* never returns */
+		}
+	}
+	t->end_ns = lb_now_ns();
+	atomic_store_explicit(&t->info.state, LB_RT_ST_DONE, RLX);
+	lb_slab_cpu_fini(&t->slab);
+	free(buf);
+	return NULL;
+}
+
+/* ---- the cyclictest-alike -------------------------------------------- */
+
+static void ts_add_ns(struct timespec *ts, uint64_t ns)
+{
+	uint64_t t = (uint64_t)ts->tv_nsec + ns;
+	ts->tv_sec += (time_t)(t / 1000000000u);
+	ts->tv_nsec = (long)(t % 1000000000u);
+}
+
+static int64_t ts_diff_ns(const struct timespec *a, const struct timespec *b)
+{
+	return (int64_t)(a->tv_sec - b->tv_sec) * 1000000000 + (a->tv_nsec - b->tv_nsec);
+}
+
+static void rt_record_wake(struct rt_worker *w, long us, unsigned int hist_us)
+{
+	struct lb_rt_thread_stats *s = &w->st;
+	if (!s->cycles || us < s->wake_min_us)
+		s->wake_min_us = us;
+	if (us > s->wake_max_us)
+		s->wake_max_us = us;
+	s->wake_act_us = us;
+	s->wake_sum_us += (double)us;
+	if (hist_us) {
+		if ((unsigned long)us >= hist_us) {
+			if (s->noverflow_kept < hist_us)
+				s->overflow_cycles[s->noverflow_kept++] = s->cycles;
+			s->overflows++;
+		} else {
+			s->hist[us]++;
+		}
+	}
+	s->cycles++;
+}
+
+static void rt_record_alloc(struct rt_worker *w, uint64_t ns)
+{
+	struct lb_rt_thread_stats *s = &w->st;
+	double us = (double)ns / 1000.0;
+	if (!s->alloc_n || us < s->alloc_min_us)
+		s->alloc_min_us = us;
+	if (us > s->alloc_max_us)
+		s->alloc_max_us = us;
+	s->alloc_act_us = us;
+	s->alloc_sum_us += us;
+	s->alloc_n++;
+	lb_hist_record(s->alloc_hist, ns);
+}
+
+static void *rt_main(void *arg)
+{
+	struct rt_worker *w = arg;
+	struct run_state *rs = w->rs;
+	const struct lb_rt_config *cfg = rs->cfg;
+	int prio = 0;
+
+	lb_pin_self(w->cpu);
+	atomic_store_explicit(&w->info.tid, (int)gettid(), RLX);
+	if (rs->facts->fifo_permitted && !cfg->sched_other) {
+		struct sched_param sp = { .sched_priority = cfg->priority };
+		if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0)
+			prio = cfg->priority;
+	}
+	w->st.prio = prio;
+	w->st.tid = atomic_load_explicit(&w->info.tid, RLX);
+	w->st.cpu = w->cpu;
+	/* The lock context after the priority change, so a PI lock records
+	 * the right base priority; and told explicitly as well. */
+	w->err = lb_slab_cpu_init(&rs->cache, &w->slab, w->info.index);
+	if (!w->err) {
+		lb_slab_cpu_set_prio(&w->slab, prio);
+		if (prio)
+			lb_slab_cpu_set_spin_budget(&w->slab, cfg->spin_budget_ns);
+	}
+	lb_barrier_wait(&rs->start);
+	if (w->err)
+		return NULL;
+
+	uint64_t interval_ns = (uint64_t)w->st.interval_us * 1000u;
+	/* Alone (no load), each thread keeps its own --duration, as cyclictest
+	 * -D: the main thread may be kept off the CPU by other work. */
+	uint64_t end_ns = cfg->groups ? UINT64_MAX : lb_now_ns() + cfg->duration_ns;
+	struct timespec next, now;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	ts_add_ns(&next, interval_ns);
+	/* Relaxed: the flag only ends the loop; the stats are read after join. */
+	while (!atomic_load_explicit(&rs->stop_rt, RLX)) {
+		atomic_store_explicit(&w->info.state, LB_RT_ST_SLEEP, RLX);
+		int e;
+		while ((e = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL)) == EINTR)
+			;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		atomic_store_explicit(&w->info.state, LB_RT_ST_RUN, RLX);
+		/* cyclictest's µs difference: truncated. */
+		int64_t diff = ts_diff_ns(&now, &next);
+		rt_record_wake(w, diff > 0 ? (long)(diff / 1000) : 0, cfg->histogram_us);
+		if (cfg->rt_alloc) {
+			atomic_store_explicit(&w->info.state, LB_RT_ST_ALLOC, RLX);
+			uint64_t t0 = lb_now_ns();
+			void *p = lb_slab_alloc_nocache(&w->slab);
+			if (p)
+				lb_slab_free_nocache(&w->slab, p);
+			else
+				w->st.alloc_failed++;
+			rt_record_alloc(w, lb_now_ns() - t0);
+			clock_gettime(CLOCK_MONOTONIC, &now);
+		}
+		atomic_fetch_add_explicit(&w->info.done, 1, RLX);
+		if (!cfg->groups)
+			atomic_fetch_add_explicit(&rs->progress, 1, RLX);
+		if ((uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec >= end_ns)
+			break;
+		ts_add_ns(&next, interval_ns);
+		/* Missed wake-ups (a long stall) are skipped, as cyclictest does. */
+		while (ts_diff_ns(&now, &next) > 0)
+			ts_add_ns(&next, interval_ns);
+	}
+	atomic_store_explicit(&w->info.state, LB_RT_ST_DONE, RLX);
+	if (prio) {
+		/* Back to normal before the context is torn down. */
+		struct sched_param sp = { .sched_priority = 0 };
+		pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+		lb_slab_cpu_set_prio(&w->slab, 0);
+	}
+	lb_slab_cpu_fini(&w->slab);
+	return NULL;
+}
+
+/* ---- the run --------------------------------------------------------- */
+
+static int spawn(pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, TASK_STACK);
+	int err = pthread_create(tid, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return err;
+}
+
+/* The CPUs this process may use, in order; how many. */
+static unsigned int allowed_cpus(int *out, unsigned int cap)
+{
+	cpu_set_t set;
+	unsigned int n = 0;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (int c = 0; c < CPU_SETSIZE && n < cap; c++)
+			if (CPU_ISSET(c, &set))
+				out[n++] = c;
+	if (!n)
+		out[n++] = -1;
+	return n;
+}
+
+static int stats_alloc(struct lb_rt_thread_stats *s, unsigned int hist_us)
+{
+	s->alloc_hist = malloc(sizeof(*s->alloc_hist));
+	if (!s->alloc_hist)
+		return ENOMEM;
+	lb_hist_init(s->alloc_hist);
+	if (hist_us) {
+		s->hist = calloc(hist_us, sizeof(uint64_t));
+		s->overflow_cycles = calloc(hist_us, sizeof(uint64_t));
+		if (!s->hist || !s->overflow_cycles)
+			return ENOMEM;
+	}
+	return 0;
+}
+
+static void stats_free(struct lb_rt_thread_stats *s)
+{
+	free(s->alloc_hist);
+	free(s->hist);
+	free(s->overflow_cycles);
+	s->alloc_hist = NULL;
+	s->hist = NULL;
+	s->overflow_cycles = NULL;
+}
+
+void lb_rt_run_free(struct lb_rt_run *r)
+{
+	for (unsigned int i = 0; i < r->nrt; i++)
+		stats_free(&r->rt[i]);
+	r->nrt = 0;
+}
+
+void lb_rt_stats_merge(struct lb_rt_thread_stats *dst, const struct lb_rt_thread_stats *src,
+		       unsigned int histogram_us)
+{
+	if (!dst->cycles || (src->cycles && src->wake_min_us < dst->wake_min_us))
+		dst->wake_min_us = src->wake_min_us;
+	if (src->wake_max_us > dst->wake_max_us)
+		dst->wake_max_us = src->wake_max_us;
+	if (src->cycles)
+		dst->wake_act_us = src->wake_act_us;
+	dst->wake_sum_us += src->wake_sum_us;
+	if (!dst->alloc_n || (src->alloc_n && src->alloc_min_us < dst->alloc_min_us))
+		dst->alloc_min_us = src->alloc_min_us;
+	if (src->alloc_max_us > dst->alloc_max_us)
+		dst->alloc_max_us = src->alloc_max_us;
+	if (src->alloc_n)
+		dst->alloc_act_us = src->alloc_act_us;
+	dst->alloc_sum_us += src->alloc_sum_us;
+	dst->alloc_failed += src->alloc_failed;
+	if (dst->alloc_hist && src->alloc_hist)
+		lb_hist_merge(dst->alloc_hist, src->alloc_hist);
+	for (unsigned int b = 0; dst->hist && src->hist && b < histogram_us; b++)
+		dst->hist[b] += src->hist[b];
+	for (uint64_t k = 0; dst->overflow_cycles && k < src->noverflow_kept &&
+			     dst->noverflow_kept < histogram_us; k++)
+		dst->overflow_cycles[dst->noverflow_kept++] = dst->cycles + src->overflow_cycles[k];
+	dst->overflows += src->overflows;
+	dst->alloc_n += src->alloc_n;
+	dst->cycles += src->cycles;
+	dst->tid = src->tid;
+	dst->prio = src->prio;
+	dst->cpu = src->cpu;
+	dst->interval_us = src->interval_us;
+}
+
+/* Enough descriptors for every socketpair: raise the soft limit to the hard one. */
+static int ensure_fds(unsigned int need)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return errno;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need + 64) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need + 64 ? need + 64
+										 : rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			return errno;
+		if (rl.rlim_cur < need + 64)
+			return EMFILE;
+	}
+	return 0;
+}
+
+int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *facts,
+		  const struct lb_lock_ops *ops, unsigned int repeat_index, struct lb_rt_run *out)
+{
+	unsigned int nrecv = cfg->groups * cfg->fds, ntasks = 2 * nrecv, nrt = cfg->rt_threads;
+	struct run_state *rs = calloc(1, sizeof(*rs));
+	struct task *tasks = calloc(ntasks ? ntasks : 1, sizeof(*tasks));
+	struct rt_worker *rtw = calloc(nrt ? nrt : 1, sizeof(*rtw));
+	int *fds = malloc(sizeof(int) * 2 * (nrecv ? nrecv : 1));
+	pthread_t *tids = calloc(ntasks + nrt + 1, sizeof(pthread_t));
+	struct lb_rt_task_info **infos = calloc(ntasks + nrt + 1, sizeof(*infos));
+	int cpus[LB_RT_MAX_RT_THREADS];
+	unsigned int ncpus = allowed_cpus(cpus, LB_RT_MAX_RT_THREADS);
+	unsigned int nfds_open = 0, created = 0, rt_created = 0;
+	int *wfds = NULL;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->ops = ops;
+	out->repeat_index = repeat_index;
+	if (!rs || !tasks || !rtw || !fds || !tids || !infos) {
+		err = ENOMEM;
+		goto free_mem;
+	}
+	rs->cfg = cfg;
+	rs->facts = facts;
+	err = ensure_fds(2 * nrecv);
+	if (err)
+		goto free_mem;
+	err = lb_slab_cache_init(&rs->cache, ops, cfg->datasize, POOL_BYTES);
+	if (err)
+		goto free_mem;
+	for (; nfds_open < nrecv; nfds_open++) {
+		int *p = &fds[2 * nfds_open];
+		int e = cfg->pipe ? pipe2(p, O_CLOEXEC)
+				  : socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p);
+		if (e) {
+			err = errno;
+			goto close_fds;
+		}
+	}
+	/* Receivers read fds[2r], senders write fds[2r+1] (pipe order). */
+	wfds = malloc(sizeof(int) * (nrecv ? nrecv : 1));
+	if (!wfds) {
+		err = ENOMEM;
+		goto close_fds;
+	}
+	for (unsigned int r = 0; r < nrecv; r++)
+		wfds[r] = fds[2 * r + 1];
+	for (unsigned int g = 0; g < cfg->groups; g++) {
+		for (unsigned int i = 0; i < cfg->fds; i++) {
+			struct task *rcv = &tasks[2 * (g * cfg->fds + i)];
+			struct task *snd = rcv + 1;
+			*rcv = (struct task){ .rs = rs, .rfd = fds[2 * (g * cfg->fds + i)],
+					      .thread_index = 2 * (g * cfg->fds + i) };
+			rcv->info.role = LB_RT_RECEIVER;
+			rcv->info.group = g;
+			rcv->info.index = i;
+			rcv->info.total = (uint64_t)cfg->fds * cfg->loops;
+			rcv->info.slab = &rcv->slab;
+			*snd = (struct task){ .rs = rs, .wfds = &wfds[g * cfg->fds],
+					      .thread_index = 2 * (g * cfg->fds + i) + 1 };
+			snd->info.role = LB_RT_SENDER;
+			snd->info.group = g;
+			snd->info.index = i;
+			snd->info.total = (uint64_t)cfg->fds * cfg->loops;
+			snd->info.slab = &snd->slab;
+		}
+	}
+	for (unsigned int i = 0; i < nrt; i++) {
+		rtw[i].rs = rs;
+		rtw[i].index = i;
+		rtw[i].cpu = cpus[i % ncpus];
+		rtw[i].info.role = LB_RT_RT;
+		rtw[i].info.index = ntasks + i;
+		rtw[i].info.group = i;
+		rtw[i].info.slab = &rtw[i].slab;
+		rtw[i].st.interval_us = cfg->interval_us + (cfg->histogram_us ? 0 : i * cfg->distance_us);
+		err = stats_alloc(&rtw[i].st, cfg->histogram_us);
+		if (err)
+			goto free_stats;
+	}
+	for (unsigned int i = 0; i < ntasks; i++)
+		infos[i] = &tasks[i].info;
+	for (unsigned int i = 0; i < nrt; i++)
+		infos[ntasks + i] = &rtw[i].info;
+
+	lb_barrier_init(&rs->start, ntasks + nrt + 1);
+	struct lb_perf_counters pc;
+	lb_perf_open(&pc); /* before any thread of the run: inherit counts them all */
+	for (; rt_created < nrt; rt_created++)
+		if ((err = spawn(&tids[ntasks + rt_created], rt_main, &rtw[rt_created])))
+			break;
+	for (; !err && created < ntasks; created++)
+		if ((err = spawn(&tids[created], tasks[created].info.role == LB_RT_SENDER
+							 ? sender_main : receiver_main,
+				 &tasks[created])))
+			break;
+	if (err) {
+		/* Stand in for the threads never created; the others see the
+		 * error through stop_rt / their own failures and finish. */
+		for (unsigned int i = created + rt_created; i < ntasks + nrt; i++)
+			lb_barrier_arrive(&rs->start);
+		atomic_store_explicit(&rs->stop_rt, 1, RLX);
+	}
+	lb_rt_watchdog_arm(infos, ntasks + nrt, ops->name, &rs->progress);
+	lb_barrier_wait(&rs->start);
+	/* Each task stamps its own start and end: the main thread may not run
+	 * at all while a SCHED_FIFO load does. */
+	uint64_t t0 = lb_now_ns(), t1 = t0;
+	for (unsigned int i = 0; i < created; i++)
+		pthread_join(tids[i], NULL);
+	if (created) {
+		t0 = UINT64_MAX;
+		t1 = 0;
+	}
+	for (unsigned int i = 0; i < created; i++) {
+		t0 = tasks[i].start_ns && tasks[i].start_ns < t0 ? tasks[i].start_ns : t0;
+		t1 = tasks[i].end_ns > t1 ? tasks[i].end_ns : t1;
+	}
+	if (t1 < t0)
+		t1 = t0;
+	if (!cfg->groups && !err) {
+		struct timespec ts = { (time_t)(cfg->duration_ns / 1000000000u),
+				       (long)(cfg->duration_ns % 1000000000u) };
+		t0 = lb_now_ns();
+		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+			;
+		t1 = lb_now_ns();
+	}
+	atomic_store_explicit(&rs->stop_rt, 1, RLX);
+	for (unsigned int i = 0; i < rt_created; i++)
+		pthread_join(tids[ntasks + i], NULL);
+	lb_rt_watchdog_disarm();
+	int64_t pv[LB_PERF_NEVENTS];
+	lb_perf_read_close(&pc, pv);
+
+	/* Every thread is joined: no lock can touch a context any more. */
+	for (unsigned int i = 0; i < created; i++)
+		lb_slab_cpu_release(&tasks[i].slab);
+	for (unsigned int i = 0; i < rt_created; i++)
+		lb_slab_cpu_release(&rtw[i].slab);
+	for (unsigned int i = 0; i < created && !err; i++)
+		err = tasks[i].err;
+	for (unsigned int i = 0; i < rt_created && !err; i++)
+		err = rtw[i].err;
+	if (!err) {
+		out->elapsed_s = (double)(t1 - t0) / 1e9;
+		out->task_clock_ms = pv[LB_PERF_TASK_CLOCK] >= 0 ? (double)pv[LB_PERF_TASK_CLOCK] / 1e6
+								 : -1.0;
+		out->context_switches = pv[LB_PERF_CONTEXT_SWITCHES];
+		out->cpu_migrations = pv[LB_PERF_CPU_MIGRATIONS];
+		out->page_faults = pv[LB_PERF_PAGE_FAULTS];
+		out->hw_supported = pv[LB_PERF_CYCLES] >= 0;
+		out->allocs = atomic_load_explicit(&rs->cache.allocs, RLX);
+		out->remote_frees = atomic_load_explicit(&rs->cache.remote_frees, RLX);
+		out->lock_acquires = atomic_load_explicit(&rs->cache.lock_acquires, RLX);
+		out->budget_exhausted = atomic_load_explicit(&rs->cache.budget_exhausted, RLX);
+		out->max_hold_us = (double)atomic_load_explicit(&rs->cache.max_hold_ns, RLX) / 1e3;
+		if (ops->describe)
+			ops->describe(rs->cache.list_lock, out->describe, sizeof(out->describe));
+		/* The invariants: exit status 1 when any fails. */
+		unsigned long problems = lb_slab_check(&rs->cache, 0, stderr);
+		uint64_t bad = atomic_load_explicit(&rs->bad_messages, RLX);
+		uint64_t ioe = atomic_load_explicit(&rs->io_errors, RLX);
+		uint64_t af = atomic_load_explicit(&rs->alloc_failures, RLX);
+		if (bad)
+			fprintf(stderr, "  invariant: %llu message(s) arrived damaged\n",
+				(unsigned long long)bad);
+		if (ioe || af)
+			fprintf(stderr, "  %llu I/O error(s), %llu failed allocation(s)\n",
+				(unsigned long long)ioe, (unsigned long long)af);
+		if (problems || bad || ioe || af) {
+			fprintf(stderr, "%s: rt: list_lock '%s' repeat %u: allocator invariants FAILED "
+				"(%lu problem(s))\n", "lockbench", ops->name, repeat_index + 1,
+				problems + (bad != 0) + (ioe || af));
+			err = -1;
+		}
+		out->nrt = nrt;
+		for (unsigned int i = 0; i < nrt; i++) {
+			out->rt[i] = rtw[i].st;
+			rtw[i].st.alloc_hist = NULL;
+			rtw[i].st.hist = NULL;
+			rtw[i].st.overflow_cycles = NULL;
+		}
+	}
+free_stats:
+	for (unsigned int i = 0; i < nrt; i++)
+		stats_free(&rtw[i].st);
+	free(wfds);
+close_fds:
+	for (unsigned int i = 0; i < nfds_open; i++) {
+		close(fds[2 * i]);
+		close(fds[2 * i + 1]);
+	}
+	lb_slab_cache_destroy(&rs->cache);
+free_mem:
+	free(infos);
+	free(tids);
+	free(fds);
+	free(rtw);
+	free(tasks);
+	free(rs);
+	return err;
+}

@@ -1,0 +1,717 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * slab.c - the SLUB-like allocator of slab.h.  Objects are named by a
+ * global index (page * objs_per_page + slot); freelists link them through
+ * the index + 1 kept in each object's header, so a link damaged by a broken
+ * list_lock is caught by a range check instead of being followed.
+ */
+#include "slab.h"
+#include "lb_atomic.h"
+#include "lb_registry.h"
+#include "lb_time.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#define OBJ_FREE  UINT32_C(0x46524545) /* "FREE" */
+#define OBJ_ALLOC UINT32_C(0x414c4c43) /* "ALLC" */
+#define HDR_SIZE  16u
+
+struct obj_hdr {
+	_Atomic uint32_t state;  /* OBJ_FREE / OBJ_ALLOC; 0 before the page was carved */
+	_Atomic uint32_t next;   /* freelist link: global index + 1, 0 = end */
+	uint64_t unused;
+};
+
+#define RLX memory_order_relaxed
+
+static void violation(struct lb_slab_cache *c, const char *fmt, ...)
+{
+	atomic_fetch_add_explicit(&c->violations, 1, RLX);
+	/* exchange: exactly one thread writes the first message; relaxed, the
+	 * text is read only after every thread was joined. */
+	if (atomic_exchange_explicit(&c->first_violation_set, 1, RLX))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->first_violation, sizeof(c->first_violation), fmt, ap);
+	va_end(ap);
+}
+
+static inline struct obj_hdr *hdr_of(const struct lb_slab_cache *c, uint32_t idx)
+{
+	uint32_t page = idx / c->objs_per_page, slot = idx % c->objs_per_page;
+	return (struct obj_hdr *)(c->base + (size_t)page * c->page_bytes +
+				  (size_t)slot * c->obj_size);
+}
+
+static inline bool index_valid(const struct lb_slab_cache *c, uint32_t idx)
+{
+	return idx / c->objs_per_page < atomic_load_explicit(&c->pages_used, RLX);
+}
+
+/* The global index of a payload pointer, or UINT32_MAX when it is none of ours. */
+static uint32_t index_of(const struct lb_slab_cache *c, const void *obj)
+{
+	uintptr_t p = (uintptr_t)obj, b = (uintptr_t)c->base;
+	if (p < b + HDR_SIZE)
+		return UINT32_MAX;
+	size_t off = p - HDR_SIZE - b, page = off / c->page_bytes, in = off % c->page_bytes;
+	if (page >= atomic_load_explicit(&c->pages_used, RLX) || in % c->obj_size ||
+	    in / c->obj_size >= c->objs_per_page)
+		return UINT32_MAX;
+	return (uint32_t)(page * c->objs_per_page + in / c->obj_size);
+}
+
+int lb_slab_cache_init(struct lb_slab_cache *c, const struct lb_lock_ops *ops, size_t payload,
+		       size_t max_bytes)
+{
+	memset(c, 0, sizeof(*c));
+	if (!payload || payload > LB_SLAB_MAX_PAYLOAD || !(ops->flags & LB_LOCK_F_EXCLUSIVE))
+		return EINVAL;
+	c->ops = ops;
+	c->payload = payload;
+	c->obj_size = (HDR_SIZE + payload + 15) / 16 * 16;
+	c->page_bytes = (c->obj_size * LB_SLAB_MIN_OBJECTS + 4095) / 4096 * 4096;
+	c->objs_per_page = (uint32_t)(c->page_bytes / c->obj_size);
+	size_t cap = max_bytes / c->page_bytes;
+	if (cap > UINT32_MAX / c->objs_per_page - 1)
+		cap = UINT32_MAX / c->objs_per_page - 1;
+	if (cap < 1)
+		return EINVAL;
+	c->capacity = (uint32_t)cap;
+	c->map_bytes = cap * c->page_bytes;
+	c->base = mmap(NULL, c->map_bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (c->base == MAP_FAILED) {
+		c->base = NULL;
+		return ENOMEM;
+	}
+	c->pages = calloc(cap, sizeof(*c->pages));
+	c->list_lock = lb_lock_alloc(ops);
+	if (!c->pages || !c->list_lock) {
+		lb_slab_cache_destroy(c);
+		return ENOMEM;
+	}
+	int err = ops->init(c->list_lock);
+	if (err) {
+		lb_lock_free(c->list_lock);
+		c->list_lock = NULL;
+		lb_slab_cache_destroy(c);
+	}
+	return err;
+}
+
+void lb_slab_cache_destroy(struct lb_slab_cache *c)
+{
+	if (c->list_lock) {
+		if (c->ops->destroy)
+			c->ops->destroy(c->list_lock);
+		lb_lock_free(c->list_lock);
+	}
+	if (c->base)
+		munmap(c->base, c->map_bytes);
+	free(c->pages);
+	c->list_lock = NULL;
+	c->base = NULL;
+	c->pages = NULL;
+}
+
+/* ---- list_lock ------------------------------------------------------- */
+
+static void sleep_us(long us)
+{
+	struct timespec ts = { 0, us * 1000 };
+	nanosleep(&ts, NULL);
+}
+
+static void list_lock(struct lb_slab_cpu *cpu)
+{
+	struct lb_slab_cache *c = cpu->cache;
+	atomic_store_explicit(&cpu->lock_state, 1, RLX);
+	if (cpu->spin_budget_ns) {
+		/*
+		 * An RT thread and a lock whose waiters only spin: the holder may
+		 * be a normal thread this one preempted on its own CPU, which
+		 * cannot run again while we spin (livelock until RT throttling).
+		 * Spin for the budget, then sleep 50 us between tries so the
+		 * holder can finish: every wait stays bounded.
+		 */
+		uint64_t t0 = lb_now_ns();
+		bool exhausted = false;
+		while (!c->ops->trylock(c->list_lock, cpu->tctx)) {
+			if (exhausted || lb_now_ns() - t0 > cpu->spin_budget_ns) {
+				if (!exhausted)
+					cpu->budget_exhausted++;
+				exhausted = true;
+				sleep_us(50);
+			} else {
+				lb_cpu_relax(); /* spin-wait: the holder runs elsewhere */
+			}
+		}
+	} else {
+		c->ops->lock(c->list_lock, cpu->tctx);
+	}
+	atomic_store_explicit(&cpu->lock_state, 2, RLX);
+	cpu->lock_acquires++;
+	cpu->hold_start = lb_cycles();
+}
+
+static void list_unlock(struct lb_slab_cpu *cpu)
+{
+	uint64_t held = lb_cycles() - cpu->hold_start;
+	if (held > cpu->max_hold_cycles)
+		cpu->max_hold_cycles = held;
+	cpu->cache->ops->unlock(cpu->cache->list_lock, cpu->tctx);
+	atomic_store_explicit(&cpu->lock_state, 0, RLX);
+}
+
+void lb_slab_debug_hold_lock(struct lb_slab_cpu *cpu)
+{
+	list_lock(cpu);
+	for (;;)
+		sleep_us(100000); /* the injected hang: only the watchdog ends it */
+}
+
+/* ---- lists (list_lock held) ------------------------------------------ */
+
+static void partial_add(struct lb_slab_cache *c, uint32_t page)
+{
+	struct lb_slab_page *pg = &c->pages[page];
+	uint32_t tail = atomic_load_explicit(&c->partial_tail, RLX);
+	atomic_store_explicit(&pg->prev, tail, RLX);
+	atomic_store_explicit(&pg->next, 0, RLX);
+	if (tail && tail <= c->capacity)
+		atomic_store_explicit(&c->pages[tail - 1].next, page + 1, RLX);
+	else
+		atomic_store_explicit(&c->partial_head, page + 1, RLX);
+	atomic_store_explicit(&c->partial_tail, page + 1, RLX);
+	atomic_store_explicit(&pg->on_list, 1, RLX);
+	atomic_fetch_add_explicit(&c->nr_partial, 1, RLX);
+}
+
+static void partial_del(struct lb_slab_cache *c, uint32_t page)
+{
+	struct lb_slab_page *pg = &c->pages[page];
+	uint32_t prev = atomic_load_explicit(&pg->prev, RLX);
+	uint32_t next = atomic_load_explicit(&pg->next, RLX);
+	if (prev && prev <= c->capacity)
+		atomic_store_explicit(&c->pages[prev - 1].next, next, RLX);
+	else
+		atomic_store_explicit(&c->partial_head, next, RLX);
+	if (next && next <= c->capacity)
+		atomic_store_explicit(&c->pages[next - 1].prev, prev, RLX);
+	else
+		atomic_store_explicit(&c->partial_tail, prev, RLX);
+	atomic_store_explicit(&pg->on_list, 0, RLX);
+	atomic_fetch_sub_explicit(&c->nr_partial, 1, RLX);
+}
+
+static void empty_push(struct lb_slab_cache *c, uint32_t page)
+{
+	struct lb_slab_page *pg = &c->pages[page];
+	atomic_store_explicit(&pg->next, atomic_load_explicit(&c->empty_head, RLX), RLX);
+	atomic_store_explicit(&c->empty_head, page + 1, RLX);
+	atomic_store_explicit(&pg->on_list, 2, RLX);
+	atomic_fetch_add_explicit(&c->nr_empty, 1, RLX);
+}
+
+/* An empty page off the pool's list (page index + 1), 0 when none. */
+static uint32_t empty_pop(struct lb_slab_cache *c)
+{
+	uint32_t head = atomic_load_explicit(&c->empty_head, RLX);
+	if (!head)
+		return 0;
+	if (head > atomic_load_explicit(&c->pages_used, RLX)) {
+		violation(c, "empty-page list points outside the pool (%u)", head);
+		atomic_store_explicit(&c->empty_head, 0, RLX);
+		return 0;
+	}
+	struct lb_slab_page *pg = &c->pages[head - 1];
+	atomic_store_explicit(&c->empty_head, atomic_load_explicit(&pg->next, RLX), RLX);
+	atomic_store_explicit(&pg->on_list, 0, RLX);
+	atomic_fetch_sub_explicit(&c->nr_empty, 1, RLX);
+	return head;
+}
+
+/* A fresh page from the pool with every object on its freelist; no lock
+ * needed (the bump index hands each page to one thread).  0 when full. */
+static uint32_t page_new(struct lb_slab_cache *c)
+{
+	uint32_t page = atomic_fetch_add_explicit(&c->pages_used, 1, RLX);
+	if (page >= c->capacity) {
+		atomic_fetch_sub_explicit(&c->pages_used, 1, RLX);
+		return 0;
+	}
+	uint32_t first = page * c->objs_per_page;
+	for (uint32_t i = 0; i < c->objs_per_page; i++) {
+		struct obj_hdr *h = hdr_of(c, first + i);
+		atomic_store_explicit(&h->state, OBJ_FREE, RLX);
+		atomic_store_explicit(&h->next, i + 1 < c->objs_per_page ? first + i + 2 : 0, RLX);
+	}
+	struct lb_slab_page *pg = &c->pages[page];
+	atomic_store_explicit(&pg->freelist, first + 1, RLX);
+	atomic_store_explicit(&pg->inuse, 0, RLX);
+	return page + 1;
+}
+
+/* Make `page` (index + 1) the cpu slab: all its free objects become ours. */
+static void freeze(struct lb_slab_cpu *cpu, uint32_t page)
+{
+	struct lb_slab_cache *c = cpu->cache;
+	struct lb_slab_page *pg = &c->pages[page - 1];
+	atomic_store_explicit(&pg->frozen, cpu->id + 1, RLX);
+	cpu->page = page;
+	cpu->freelist = atomic_exchange_explicit(&pg->freelist, 0, RLX);
+	atomic_store_explicit(&pg->inuse, c->objs_per_page, RLX);
+}
+
+/* Put a page that is not frozen and on no list where its count says. */
+static void place_page(struct lb_slab_cache *c, uint32_t page)
+{
+	uint32_t inuse = atomic_load_explicit(&c->pages[page].inuse, RLX);
+	if (inuse == 0 && atomic_load_explicit(&c->nr_partial, RLX) >= LB_SLAB_MIN_PARTIAL)
+		empty_push(c, page);
+	else if (inuse < c->objs_per_page)
+		partial_add(c, page);
+	/* else full: on no list, as in SLUB without debugging */
+}
+
+/* Pop one object off a page's shared freelist (list_lock held); 0 if empty. */
+static uint32_t page_pop(struct lb_slab_cache *c, uint32_t page)
+{
+	struct lb_slab_page *pg = &c->pages[page];
+	uint32_t head = atomic_load_explicit(&pg->freelist, RLX);
+	if (!head)
+		return 0;
+	if (!index_valid(c, head - 1) || (head - 1) / c->objs_per_page != page) {
+		violation(c, "page %u freelist points at object %u of another page", page, head - 1);
+		atomic_store_explicit(&pg->freelist, 0, RLX);
+		return 0;
+	}
+	struct obj_hdr *h = hdr_of(c, head - 1);
+	atomic_store_explicit(&pg->freelist, atomic_load_explicit(&h->next, RLX), RLX);
+	atomic_fetch_add_explicit(&pg->inuse, 1, RLX);
+	return head;
+}
+
+/* ---- allocation ------------------------------------------------------ */
+
+static void *claim(struct lb_slab_cpu *cpu, uint32_t idx)
+{
+	struct lb_slab_cache *c = cpu->cache;
+	struct obj_hdr *h = hdr_of(c, idx);
+	/* exchange: the one atomic step that catches an object handed out twice;
+	 * relaxed, the lock (or the cpu slab's privacy) orders the payload. */
+	uint32_t old = atomic_exchange_explicit(&h->state, OBJ_ALLOC, RLX);
+	if (old != OBJ_FREE)
+		violation(c, "object %u handed out while %s", idx,
+			  old == OBJ_ALLOC ? "already allocated" : "never carved");
+	cpu->allocs++;
+	return (char *)h + HDR_SIZE;
+}
+
+/* The cpu freelist ran dry: collect remote frees of the frozen page, or
+ * freeze another page.  False when the pool is exhausted. */
+static bool refill(struct lb_slab_cpu *cpu)
+{
+	struct lb_slab_cache *c = cpu->cache;
+	uint32_t page = 0;
+
+	list_lock(cpu);
+	if (cpu->page) {
+		struct lb_slab_page *pg = &c->pages[cpu->page - 1];
+		uint32_t got = atomic_exchange_explicit(&pg->freelist, 0, RLX);
+		if (got) {
+			cpu->freelist = got;
+			atomic_store_explicit(&pg->inuse, c->objs_per_page, RLX);
+			list_unlock(cpu);
+			return true;
+		}
+		/* Full: unfreeze; it belongs to no list until a free arrives. */
+		atomic_store_explicit(&pg->frozen, 0, RLX);
+		cpu->page = 0;
+	}
+	page = atomic_load_explicit(&c->partial_head, RLX);
+	if (page > atomic_load_explicit(&c->pages_used, RLX)) {
+		violation(c, "partial list points outside the pool (%u)", page);
+		atomic_store_explicit(&c->partial_head, 0, RLX);
+		page = 0;
+	}
+	if (page)
+		partial_del(c, page - 1);
+	else
+		page = empty_pop(c);
+	if (page)
+		freeze(cpu, page);
+	list_unlock(cpu);
+	if (page)
+		return true; /* the caller retries if the page had nothing after all */
+	page = page_new(c);
+	if (!page)
+		return false;
+	freeze(cpu, page); /* a new page is private until frozen: no lock */
+	return true;
+}
+
+/* Pop the cpu freelist (which must be non-empty); 0 when its link is bad. */
+static uint32_t cpu_pop(struct lb_slab_cpu *cpu)
+{
+	struct lb_slab_cache *c = cpu->cache;
+	uint32_t head = cpu->freelist;
+	if (!index_valid(c, head - 1) || (head - 1) / c->objs_per_page != cpu->page - 1) {
+		violation(c, "cpu slab %u freelist points at object %u of another page", cpu->id,
+			  head - 1);
+		cpu->freelist = 0;
+		return 0;
+	}
+	cpu->freelist = atomic_load_explicit(&hdr_of(c, head - 1)->next, RLX);
+	return head;
+}
+
+void *lb_slab_alloc(struct lb_slab_cpu *cpu)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		if (!cpu->freelist && !refill(cpu))
+			return NULL;
+		uint32_t head = cpu->freelist ? cpu_pop(cpu) : 0;
+		if (head)
+			return claim(cpu, head - 1);
+	}
+	return NULL;
+}
+
+size_t lb_slab_alloc_bulk(struct lb_slab_cpu *cpu, size_t n, void **out)
+{
+	size_t got = 0;
+	while (got < n) {
+		void *p = lb_slab_alloc(cpu);
+		if (!p)
+			break;
+		out[got++] = p;
+	}
+	return got;
+}
+
+void *lb_slab_alloc_nocache(struct lb_slab_cpu *cpu)
+{
+	struct lb_slab_cache *c = cpu->cache;
+	for (int tries = 0; tries < 4; tries++) {
+		uint32_t idx = 0;
+		list_lock(cpu);
+		uint32_t page = atomic_load_explicit(&c->partial_head, RLX);
+		if (page > atomic_load_explicit(&c->pages_used, RLX)) {
+			violation(c, "partial list points outside the pool (%u)", page);
+			atomic_store_explicit(&c->partial_head, 0, RLX);
+			page = 0;
+		}
+		if (!page) {
+			page = empty_pop(c);
+			if (page)
+				partial_add(c, page - 1);
+		}
+		if (page) {
+			idx = page_pop(c, page - 1);
+			struct lb_slab_page *pg = &c->pages[page - 1];
+			if (atomic_load_explicit(&pg->inuse, RLX) >= c->objs_per_page ||
+			    !atomic_load_explicit(&pg->freelist, RLX))
+				partial_del(c, page - 1); /* now full */
+		}
+		list_unlock(cpu);
+		if (idx)
+			return claim(cpu, idx - 1);
+		if (!page) {
+			uint32_t fresh = page_new(c);
+			if (!fresh)
+				return NULL;
+			list_lock(cpu);
+			partial_add(c, fresh - 1);
+			list_unlock(cpu);
+		}
+	}
+	return NULL;
+}
+
+/* ---- free ------------------------------------------------------------ */
+
+/* Check and mark a payload pointer free; its index, or UINT32_MAX. */
+static uint32_t release(struct lb_slab_cpu *cpu, void *obj)
+{
+	struct lb_slab_cache *c = cpu->cache;
+	uint32_t idx = index_of(c, obj);
+	if (idx == UINT32_MAX) {
+		violation(c, "free of %p, which is no object of this cache", obj);
+		return UINT32_MAX;
+	}
+	/* exchange: catches a double free; relaxed as in claim(). */
+	uint32_t old = atomic_exchange_explicit(&hdr_of(c, idx)->state, OBJ_FREE, RLX);
+	if (old != OBJ_ALLOC) {
+		violation(c, "object %u freed while %s", idx, old == OBJ_FREE ? "free" : "never carved");
+		return UINT32_MAX;
+	}
+	cpu->frees++;
+	return idx;
+}
+
+/* An object of a page that is not ours goes to its page (list_lock held). */
+static void remote_free_locked(struct lb_slab_cpu *cpu, uint32_t idx)
+{
+	struct lb_slab_cache *c = cpu->cache;
+	uint32_t page = idx / c->objs_per_page;
+	struct lb_slab_page *pg = &c->pages[page];
+	atomic_store_explicit(&hdr_of(c, idx)->next, atomic_load_explicit(&pg->freelist, RLX), RLX);
+	atomic_store_explicit(&pg->freelist, idx + 1, RLX);
+	uint32_t inuse = atomic_load_explicit(&pg->inuse, RLX);
+	if (inuse == 0) {
+		violation(c, "page %u count went below zero", page);
+		return;
+	}
+	atomic_store_explicit(&pg->inuse, inuse - 1, RLX);
+	cpu->remote_frees++;
+	if (atomic_load_explicit(&pg->frozen, RLX))
+		return; /* its owner collects it on its next refill */
+	uint32_t on = atomic_load_explicit(&pg->on_list, RLX);
+	if (on == 0) {
+		place_page(c, page); /* was full */
+	} else if (on == 1 && inuse - 1 == 0 &&
+		   atomic_load_explicit(&c->nr_partial, RLX) > LB_SLAB_MIN_PARTIAL) {
+		partial_del(c, page);
+		empty_push(c, page);
+	}
+}
+
+void lb_slab_free(struct lb_slab_cpu *cpu, void *obj)
+{
+	uint32_t idx = release(cpu, obj);
+	if (idx == UINT32_MAX)
+		return;
+	struct lb_slab_cache *c = cpu->cache;
+	if (cpu->page && idx / c->objs_per_page == cpu->page - 1) {
+		/* Our own cpu slab: the lockless fast path. */
+		atomic_store_explicit(&hdr_of(c, idx)->next, cpu->freelist, RLX);
+		cpu->freelist = idx + 1;
+		return;
+	}
+	list_lock(cpu);
+	remote_free_locked(cpu, idx);
+	list_unlock(cpu);
+}
+
+void lb_slab_free_nocache(struct lb_slab_cpu *cpu, void *obj)
+{
+	uint32_t idx = release(cpu, obj);
+	if (idx == UINT32_MAX)
+		return;
+	list_lock(cpu);
+	remote_free_locked(cpu, idx);
+	list_unlock(cpu);
+}
+
+void lb_slab_free_bulk(struct lb_slab_cpu *cpu, size_t n, void *const *objs)
+{
+	struct lb_slab_cache *c = cpu->cache;
+	bool locked = false;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t idx = release(cpu, objs[i]);
+		if (idx == UINT32_MAX)
+			continue;
+		if (cpu->page && idx / c->objs_per_page == cpu->page - 1) {
+			atomic_store_explicit(&hdr_of(c, idx)->next, cpu->freelist, RLX);
+			cpu->freelist = idx + 1;
+			continue;
+		}
+		if (!locked) {
+			list_lock(cpu);
+			locked = true;
+		}
+		remote_free_locked(cpu, idx);
+	}
+	if (locked)
+		list_unlock(cpu);
+}
+
+/* ---- per-thread state ------------------------------------------------ */
+
+int lb_slab_cpu_init(struct lb_slab_cache *c, struct lb_slab_cpu *cpu, unsigned int thread_index)
+{
+	memset(cpu, 0, sizeof(*cpu));
+	cpu->cache = c;
+	cpu->id = atomic_fetch_add_explicit(&c->next_cpu_id, 1, RLX);
+	cpu->tctx = lb_thread_ctx_alloc(c->ops);
+	if (c->ops->thread_ctx_size && !cpu->tctx)
+		return ENOMEM;
+	int err = c->ops->thread_init ? c->ops->thread_init(cpu->tctx, thread_index) : 0;
+	if (err) {
+		lb_thread_ctx_free(cpu->tctx);
+		cpu->tctx = NULL;
+		cpu->cache = NULL;
+	}
+	return err;
+}
+
+void lb_slab_cpu_set_prio(struct lb_slab_cpu *cpu, int prio)
+{
+	if (cpu->cache->ops->thread_set_prio)
+		cpu->cache->ops->thread_set_prio(cpu->tctx, prio);
+}
+
+void lb_slab_cpu_set_spin_budget(struct lb_slab_cpu *cpu, uint64_t budget_ns)
+{
+	const struct lb_lock_ops *ops = cpu->cache->ops;
+	bool spins_only = !(ops->flags & LB_LOCK_F_SLEEPS);
+	cpu->spin_budget_ns = spins_only && ops->trylock ? budget_ns : 0;
+}
+
+static void flush(struct lb_slab_cpu *cpu)
+{
+	struct lb_slab_cache *c = cpu->cache;
+	if (!cpu->page)
+		return;
+	uint32_t page = cpu->page - 1, n = 0;
+	list_lock(cpu);
+	struct lb_slab_page *pg = &c->pages[page];
+	while (cpu->freelist && n <= c->objs_per_page) {
+		uint32_t head = cpu_pop(cpu);
+		if (!head)
+			break;
+		atomic_store_explicit(&hdr_of(c, head - 1)->next,
+				      atomic_load_explicit(&pg->freelist, RLX), RLX);
+		atomic_store_explicit(&pg->freelist, head, RLX);
+		n++;
+	}
+	uint32_t inuse = atomic_load_explicit(&pg->inuse, RLX);
+	atomic_store_explicit(&pg->inuse, inuse >= n ? inuse - n : 0, RLX);
+	atomic_store_explicit(&pg->frozen, 0, RLX);
+	cpu->page = 0;
+	cpu->freelist = 0;
+	place_page(c, page);
+	list_unlock(cpu);
+}
+
+void lb_slab_cpu_fini(struct lb_slab_cpu *cpu)
+{
+	struct lb_slab_cache *c = cpu->cache;
+	if (!c)
+		return;
+	flush(cpu);
+	atomic_fetch_add_explicit(&c->allocs, cpu->allocs, RLX);
+	atomic_fetch_add_explicit(&c->frees, cpu->frees, RLX);
+	atomic_fetch_add_explicit(&c->remote_frees, cpu->remote_frees, RLX);
+	atomic_fetch_add_explicit(&c->lock_acquires, cpu->lock_acquires, RLX);
+	atomic_fetch_add_explicit(&c->budget_exhausted, cpu->budget_exhausted, RLX);
+	uint64_t hold = (uint64_t)lb_cycles_to_ns(cpu->max_hold_cycles);
+	uint64_t cur = atomic_load_explicit(&c->max_hold_ns, RLX);
+	/* CAS loop: raise the maximum; relaxed, read after the joins. */
+	while (hold > cur &&
+	       !atomic_compare_exchange_weak_explicit(&c->max_hold_ns, &cur, hold, RLX, RLX))
+		;
+	if (c->ops->thread_fini)
+		c->ops->thread_fini(cpu->tctx);
+	cpu->cache = NULL;
+}
+
+void lb_slab_cpu_release(struct lb_slab_cpu *cpu)
+{
+	lb_thread_ctx_free(cpu->tctx);
+	cpu->tctx = NULL;
+}
+
+/* ---- invariants ------------------------------------------------------ */
+
+#define PROBLEM(...)                                                          \
+	do {                                                                  \
+		if (problems++ < 5 && err)                                    \
+			fprintf(err, "  invariant: " __VA_ARGS__);            \
+	} while (0)
+
+unsigned long lb_slab_check(struct lb_slab_cache *c, uint64_t outstanding, FILE *err)
+{
+	unsigned long problems = 0;
+	uint32_t used = atomic_load_explicit(&c->pages_used, RLX);
+	uint64_t nobj = (uint64_t)used * c->objs_per_page, allocated = 0;
+	unsigned char *seen = calloc(nobj ? nobj : 1, 1);
+	if (!seen) {
+		PROBLEM("out of memory for the check\n");
+		return problems;
+	}
+	uint64_t v = atomic_load_explicit(&c->violations, RLX);
+	if (v)
+		PROBLEM("%llu violation(s) during the run, first: %s\n", (unsigned long long)v,
+			c->first_violation);
+	for (uint32_t p = 0; p < used; p++) {
+		struct lb_slab_page *pg = &c->pages[p];
+		uint32_t nfree = 0, idx = atomic_load_explicit(&pg->freelist, RLX);
+		while (idx) {
+			if ((idx - 1) / c->objs_per_page != p || ++nfree > c->objs_per_page) {
+				PROBLEM("page %u: freelist leaves the page or loops\n", p);
+				break;
+			}
+			if (seen[idx - 1]++)
+				PROBLEM("object %u twice on a freelist\n", idx - 1);
+			if (atomic_load_explicit(&hdr_of(c, idx - 1)->state, RLX) != OBJ_FREE)
+				PROBLEM("object %u on a freelist but not free\n", idx - 1);
+			idx = atomic_load_explicit(&hdr_of(c, idx - 1)->next, RLX);
+		}
+		if (atomic_load_explicit(&pg->frozen, RLX))
+			PROBLEM("page %u still frozen after every cpu slab was flushed\n", p);
+		if (nfree + atomic_load_explicit(&pg->inuse, RLX) != c->objs_per_page)
+			PROBLEM("page %u: %u free + %u in use != %u objects\n", p, nfree,
+				atomic_load_explicit(&pg->inuse, RLX), c->objs_per_page);
+		uint32_t on = atomic_load_explicit(&pg->on_list, RLX);
+		if (on == 0 && nfree)
+			PROBLEM("page %u has %u free objects but is on no list\n", p, nfree);
+		if (on == 2 && nfree != c->objs_per_page)
+			PROBLEM("page %u in the empty pool with objects in use\n", p);
+		for (uint32_t s = 0; s < c->objs_per_page; s++) {
+			uint32_t i = p * c->objs_per_page + s;
+			uint32_t st = atomic_load_explicit(&hdr_of(c, i)->state, RLX);
+			if (st == OBJ_ALLOC)
+				allocated++;
+			else if (st == OBJ_FREE && !seen[i])
+				PROBLEM("object %u free but on no freelist (lost)\n", i);
+		}
+	}
+	uint32_t n = 0, prev = 0;
+	for (uint32_t pp = atomic_load_explicit(&c->partial_head, RLX); pp; n++) {
+		if (pp > used || n > used) {
+			PROBLEM("partial list leaves the pool or loops\n");
+			break;
+		}
+		struct lb_slab_page *pg = &c->pages[pp - 1];
+		if (atomic_load_explicit(&pg->on_list, RLX) != 1)
+			PROBLEM("page %u on the partial list but not marked so\n", pp - 1);
+		if (atomic_load_explicit(&pg->prev, RLX) != prev)
+			PROBLEM("page %u: partial list back link broken\n", pp - 1);
+		prev = pp;
+		pp = atomic_load_explicit(&pg->next, RLX);
+	}
+	if (n != atomic_load_explicit(&c->nr_partial, RLX))
+		PROBLEM("nr_partial %u but %u pages on the list\n",
+			atomic_load_explicit(&c->nr_partial, RLX), n);
+	n = 0;
+	for (uint32_t pp = atomic_load_explicit(&c->empty_head, RLX); pp; n++) {
+		if (pp > used || n > used) {
+			PROBLEM("empty list leaves the pool or loops\n");
+			break;
+		}
+		if (atomic_load_explicit(&c->pages[pp - 1].on_list, RLX) != 2)
+			PROBLEM("page %u in the empty pool but not marked so\n", pp - 1);
+		pp = atomic_load_explicit(&c->pages[pp - 1].next, RLX);
+	}
+	if (n != atomic_load_explicit(&c->nr_empty, RLX))
+		PROBLEM("nr_empty %u but %u pages on the list\n",
+			atomic_load_explicit(&c->nr_empty, RLX), n);
+	uint64_t a = atomic_load_explicit(&c->allocs, RLX), f = atomic_load_explicit(&c->frees, RLX);
+	if (a - f != outstanding)
+		PROBLEM("%llu allocations - %llu frees != %llu outstanding\n", (unsigned long long)a,
+			(unsigned long long)f, (unsigned long long)outstanding);
+	if (allocated != outstanding)
+		PROBLEM("%llu objects marked allocated, %llu expected\n",
+			(unsigned long long)allocated, (unsigned long long)outstanding);
+	free(seen);
+	return problems;
+}

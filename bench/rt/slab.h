@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * slab.h - a SLUB-like object allocator in userspace, whose shared
+ * list_lock is any exclusive lock of the registry (through the vtable).
+ *
+ * Layout (doc/rt.md has the mapping to the kernel's SLUB):
+ *  - One cache serves objects of one size.  Slab pages come from a page pool:
+ *    one reserved mapping, handed out by a bump index, and pages that became
+ *    empty are kept on an empty list and reused ("the page allocator").
+ *  - Every thread has a cpu slab (struct lb_slab_cpu): one frozen page whose
+ *    free objects it owns on a private freelist.  Allocation and frees of
+ *    objects of that page need no lock ("lockless fast path").
+ *  - The node's partial list (pages with some free objects) is guarded by
+ *    list_lock, the lock under test.  A thread whose cpu slab ran out takes
+ *    list_lock to collect the objects others freed into its page, or to
+ *    freeze a partial (or empty, or new) page.
+ *  - A remote free (an object of a page that is not the freeing thread's cpu
+ *    slab) takes list_lock, puts the object on its page's freelist and moves
+ *    the page between lists: a full page becomes partial; an empty one goes
+ *    back to the pool once min_partial pages are kept.
+ *
+ * Every page field that list_lock guards is a relaxed atomic: the lock
+ * provides the ordering, and a broken lock (the `busted` control) then
+ * yields wrong lists and counts that lb_slab_check() reports, instead of
+ * undefined behaviour.  Each object carries a header word FREE/ALLOCATED,
+ * swapped atomically on every allocation and free, so an object handed out
+ * twice or freed twice is caught at once.
+ */
+#ifndef LB_RT_SLAB_H
+#define LB_RT_SLAB_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lb_lock_ops.h"
+
+/* SLUB's MIN_PARTIAL: empty pages kept on the partial list before the pool. */
+#define LB_SLAB_MIN_PARTIAL 5
+/* At least this many objects per slab page (SLUB's min_objects idea). */
+#define LB_SLAB_MIN_OBJECTS 8
+#define LB_SLAB_MAX_PAYLOAD (1u << 20)
+
+struct lb_slab_page {
+	_Atomic uint32_t freelist;  /* first free object (global index + 1), 0: none */
+	_Atomic uint32_t inuse;     /* objects not on freelist */
+	_Atomic uint32_t frozen;    /* cpu slab id + 1 of the owner, 0: not frozen */
+	_Atomic uint32_t on_list;   /* 0 none (full or frozen), 1 partial, 2 empty pool */
+	_Atomic uint32_t prev, next; /* partial list links (page index + 1) */
+};
+
+struct lb_slab_cache {
+	const struct lb_lock_ops *ops;
+	void *list_lock;             /* lb_lock_alloc()'d, ops->init()'d */
+	size_t payload, obj_size, page_bytes;
+	uint32_t objs_per_page;
+	uint32_t capacity;           /* pages the pool can hold */
+	char *base;                  /* the pool mapping */
+	size_t map_bytes;
+	struct lb_slab_page *pages;
+	_Atomic uint32_t pages_used; /* bump index of the pool */
+	_Atomic uint32_t next_cpu_id;
+	/* Guarded by list_lock. */
+	_Atomic uint32_t partial_head, partial_tail, nr_partial;
+	_Atomic uint32_t empty_head, nr_empty;
+	/* Totals folded in by lb_slab_cpu_fini(), and problems seen on the way. */
+	_Atomic uint64_t allocs, frees, remote_frees, lock_acquires, budget_exhausted;
+	_Atomic uint64_t max_hold_ns, violations;
+	_Atomic int first_violation_set;
+	char first_violation[200];
+};
+
+/* Per-thread state: the cpu slab and the thread's list_lock context. */
+struct lb_slab_cpu {
+	struct lb_slab_cache *cache;
+	void *tctx;                  /* the lock's per-thread context (may be NULL) */
+	uint32_t id;
+	uint32_t page;               /* frozen page index + 1, 0: none */
+	uint32_t freelist;           /* private freelist (global object index + 1) */
+	uint64_t spin_budget_ns;     /* >0: bounded trylock wait (RT threads, spin locks) */
+	uint64_t hold_start;         /* cycles at acquisition */
+	uint64_t allocs, frees, remote_frees, lock_acquires, budget_exhausted, max_hold_cycles;
+	/* 0 outside list_lock, 1 waiting for it, 2 holding it: for thread dumps. */
+	_Atomic int lock_state;
+};
+
+/* 0 or an errno value.  max_bytes bounds the pool (reserved, not committed). */
+int lb_slab_cache_init(struct lb_slab_cache *c, const struct lb_lock_ops *ops, size_t payload,
+		       size_t max_bytes);
+void lb_slab_cache_destroy(struct lb_slab_cache *c);
+
+/* On the thread that will use it: the lock context and thread_init.  0 or errno. */
+int lb_slab_cpu_init(struct lb_slab_cache *c, struct lb_slab_cpu *cpu, unsigned int thread_index);
+/* On the thread, when it is done with the cache: return the cpu slab to the
+ * lists, fold the counts in, and the lock's thread_fini. */
+void lb_slab_cpu_fini(struct lb_slab_cpu *cpu);
+/* Free the lock context.  Only once no thread can be inside list_lock any
+ * more (after the joins): an unlocker may still write into the context of
+ * a waiter that has already left (see lib/lb_lock_ops.h). */
+void lb_slab_cpu_release(struct lb_slab_cpu *cpu);
+/* The calling thread changed its priority (0 normal, 1..99 FIFO): tell a PI lock. */
+void lb_slab_cpu_set_prio(struct lb_slab_cpu *cpu, int prio);
+/* Wait for a spin-only list_lock by trylock, sleeping 50 us between tries once
+ * budget_ns of spinning has passed (0: plain ops->lock). */
+void lb_slab_cpu_set_spin_budget(struct lb_slab_cpu *cpu, uint64_t budget_ns);
+
+/* One object of the cache's payload size, or NULL when the pool is exhausted. */
+void *lb_slab_alloc(struct lb_slab_cpu *cpu);
+void lb_slab_free(struct lb_slab_cpu *cpu, void *obj);
+/* Up to n objects into out[]; returns how many (n unless the pool ran out). */
+size_t lb_slab_alloc_bulk(struct lb_slab_cpu *cpu, size_t n, void **out);
+/* Free n objects; the remote ones under one list_lock acquisition. */
+void lb_slab_free_bulk(struct lb_slab_cpu *cpu, size_t n, void *const *objs);
+/* Bypass the cpu slab: both go straight to the partial list under list_lock
+ * (what an RT thread's allocation looks like when its cpu slab is empty). */
+void *lb_slab_alloc_nocache(struct lb_slab_cpu *cpu);
+void lb_slab_free_nocache(struct lb_slab_cpu *cpu, void *obj);
+
+/* Testing (--inject-hang): take list_lock and never give it back. */
+#if defined(__GNUC__)
+__attribute__((noreturn))
+#endif
+void lb_slab_debug_hold_lock(struct lb_slab_cpu *cpu);
+
+/*
+ * The invariants, once every cpu slab is finalised: every object exactly
+ * once either free on its page's freelist or still allocated
+ * (`outstanding` expected), page counts add up, the partial and empty lists
+ * hold exactly the pages that say so, allocs - frees == outstanding, and no
+ * violation was seen during the run.  Prints up to 5 problems to err;
+ * returns their number (0: all good).
+ */
+unsigned long lb_slab_check(struct lb_slab_cache *c, uint64_t outstanding, FILE *err);
+
+#endif /* LB_RT_SLAB_H */

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * watchdog.c - ends a run that stopped making progress (a deadlock, a lost
+ * wake-up, an RT livelock) or that outlived --run-timeout: prints a thread
+ * dump on stderr, removes half-written output files and exits with status 1.
+ *
+ * One thread for the whole command, at the highest SCHED_FIFO priority when
+ * that is permitted, so spinning RT threads cannot keep it off a CPU (it is
+ * not pinned: it runs wherever a CPU is free).  It polls every 50 ms; the
+ * run in progress publishes its task table and progress counter through
+ * arm/disarm.  This is the one module-level state of the rt workload: the
+ * watchdog must see whatever run is current.
+ */
+#include "rt.h"
+#include "slab.h"
+#include "lb_time.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RLX memory_order_relaxed
+#define DUMP_MAX_LINES 24
+
+static struct {
+	pthread_mutex_t mu;          /* guards the fields below */
+	struct lb_rt_task_info *const *tasks;
+	unsigned int ntasks;
+	const char *lock;
+	_Atomic uint64_t *progress;
+	uint64_t armed_at, last_progress_at, last_progress;
+	uint64_t watchdog_ns, run_timeout_ns;
+	char tmp_paths[2][4096];
+} wd = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+static const char *state_name(int s)
+{
+	static const char *const names[] = { "start", "run", "write", "read", "sleep",
+					     "alloc", "done", "hung(inject)" };
+	return s >= 0 && s <= LB_RT_ST_HUNG ? names[s] : "?";
+}
+
+static const char *role_name(enum lb_rt_task_role r)
+{
+	return r == LB_RT_SENDER ? "sender" : r == LB_RT_RECEIVER ? "receiver" : "rt";
+}
+
+static const char *lock_state_name(const struct lb_rt_task_info *t)
+{
+	int s = t->slab ? atomic_load_explicit(&t->slab->lock_state, RLX) : 0;
+	return s == 1 ? "waiting" : s == 2 ? "HOLDS" : "-";
+}
+
+/* The dump; wd.mu held.  Tasks still active first, up to DUMP_MAX_LINES. */
+static void dump(const char *why)
+{
+	unsigned int count[3][LB_RT_ST_HUNG + 1] = { { 0 } }, holders = 0, waiters = 0, shown = 0;
+	fprintf(stderr, "\nlockbench: rt: WATCHDOG: %s (list_lock '%s'); thread dump:\n", why,
+		wd.lock ? wd.lock : "?");
+	for (unsigned int i = 0; i < wd.ntasks; i++) {
+		const struct lb_rt_task_info *t = wd.tasks[i];
+		int st = atomic_load_explicit(&t->state, RLX);
+		if (st >= 0 && st <= LB_RT_ST_HUNG)
+			count[t->role][st]++;
+		const char *ls = lock_state_name(t);
+		holders += !strcmp(ls, "HOLDS");
+		waiters += !strcmp(ls, "waiting");
+	}
+	/* Lock holders and waiters first, then anything not done. */
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned int i = 0; i < wd.ntasks && shown < DUMP_MAX_LINES; i++) {
+			const struct lb_rt_task_info *t = wd.tasks[i];
+			int st = atomic_load_explicit(&t->state, RLX);
+			bool in_lock = strcmp(lock_state_name(t), "-") != 0;
+			if ((pass == 0) != in_lock || st == LB_RT_ST_DONE)
+				continue;
+			fprintf(stderr, "  %-8s g%u/%-4u tid %6d  state %-12s list_lock %-7s done %llu",
+				role_name(t->role), t->group, t->index,
+				atomic_load_explicit(&t->tid, RLX), state_name(st), lock_state_name(t),
+				(unsigned long long)atomic_load_explicit(&t->done, RLX));
+			if (t->total)
+				fprintf(stderr, "/%llu", (unsigned long long)t->total);
+			fputc('\n', stderr);
+			shown++;
+		}
+	fprintf(stderr, "  (%u tasks; list_lock held by %u, waited for by %u)\n", wd.ntasks, holders,
+		waiters);
+	for (int r = 0; r < 3; r++)
+		for (int s = 0; s <= LB_RT_ST_HUNG; s++)
+			if (count[r][s])
+				fprintf(stderr, "  %u %s task(s) in state %s\n", count[r][s],
+					role_name((enum lb_rt_task_role)r), state_name(s));
+}
+
+static void *watchdog_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct timespec ts = { 0, 50 * 1000000 };
+		nanosleep(&ts, NULL);
+		pthread_mutex_lock(&wd.mu);
+		if (wd.progress) {
+			uint64_t now = lb_now_ns();
+			uint64_t p = atomic_load_explicit(wd.progress, RLX);
+			char why[160] = "";
+			if (p != wd.last_progress) {
+				wd.last_progress = p;
+				wd.last_progress_at = now;
+			} else if (now - wd.last_progress_at > wd.watchdog_ns) {
+				snprintf(why, sizeof(why),
+					 "no progress for %.1f s (deadlock, lost wake-up or livelock?)",
+					 (double)(now - wd.last_progress_at) / 1e9);
+			}
+			if (!*why && now - wd.armed_at > wd.run_timeout_ns)
+				snprintf(why, sizeof(why), "the run took longer than --run-timeout %.1f s",
+					 (double)wd.run_timeout_ns / 1e9);
+			if (*why) {
+				dump(why);
+				for (int i = 0; i < 2; i++)
+					if (wd.tmp_paths[i][0])
+						unlink(wd.tmp_paths[i]);
+				fflush(stdout);
+				fflush(stderr);
+				_exit(1);
+			}
+		}
+		pthread_mutex_unlock(&wd.mu);
+	}
+	return NULL;
+}
+
+int lb_rt_watchdog_start(const struct lb_rt_config *cfg, bool fifo)
+{
+	pthread_t tid;
+	pthread_attr_t attr;
+	pthread_mutexattr_t ma;
+	/* Priority inheritance: the FIFO watchdog never waits behind a
+	 * preempted normal-priority arm/disarm. */
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(&wd.mu, &ma);
+	pthread_mutexattr_destroy(&ma);
+	wd.watchdog_ns = cfg->watchdog_ns;
+	wd.run_timeout_ns = cfg->run_timeout_ns;
+	pthread_attr_init(&attr);
+	if (fifo) {
+		struct sched_param sp = { .sched_priority = sched_get_priority_max(SCHED_FIFO) };
+		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+		pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+		pthread_attr_setschedparam(&attr, &sp);
+	}
+	int err = pthread_create(&tid, &attr, watchdog_main, NULL);
+	if (err && fifo) {
+		pthread_attr_destroy(&attr);
+		pthread_attr_init(&attr);
+		err = pthread_create(&tid, &attr, watchdog_main, NULL);
+	}
+	pthread_attr_destroy(&attr);
+	if (!err)
+		pthread_detach(tid);
+	return err;
+}
+
+void lb_rt_watchdog_arm(struct lb_rt_task_info *const *tasks, unsigned int ntasks,
+			const char *lock, _Atomic uint64_t *progress)
+{
+	pthread_mutex_lock(&wd.mu);
+	wd.tasks = tasks;
+	wd.ntasks = ntasks;
+	wd.lock = lock;
+	wd.progress = progress;
+	wd.armed_at = wd.last_progress_at = lb_now_ns();
+	wd.last_progress = atomic_load_explicit(progress, RLX);
+	pthread_mutex_unlock(&wd.mu);
+}
+
+void lb_rt_watchdog_disarm(void)
+{
+	pthread_mutex_lock(&wd.mu);
+	wd.tasks = NULL;
+	wd.ntasks = 0;
+	wd.progress = NULL;
+	pthread_mutex_unlock(&wd.mu);
+}
+
+void lb_rt_watchdog_cleanup_path(int slot, const char *tmp_path)
+{
+	pthread_mutex_lock(&wd.mu);
+	snprintf(wd.tmp_paths[slot], sizeof(wd.tmp_paths[slot]), "%s", tmp_path ? tmp_path : "");
+	pthread_mutex_unlock(&wd.mu);
+}

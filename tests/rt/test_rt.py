@@ -1,0 +1,252 @@
+# SPDX-License-Identifier: MIT
+"""`lockbench rt` end to end, as TAP.
+
+    test_rt.py LOCKBENCH SCENARIO
+
+cli         option errors: one line on stderr naming the option, exit 2, no file
+format      hackbench, cyclictest (T:, histogram) and perf-stat lines; JSON, CSV
+busted      the busted list_lock is caught (exit 1)
+watchdog    an injected hang ends in a thread dump and exit 1, quickly
+permission  without CAP_SYS_NICE the RT threads run at normal priority, said so
+fifo        the RT threads really run SCHED_FIFO (skips where not permitted)
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+EXE = sys.argv[1]
+SCENARIO = sys.argv[2]
+SMALL = ["-g", "1", "-f", "2", "-l", "300", "-r", "2", "-t", "1", "-i", "1000"]
+count = 0
+failed = 0
+
+
+def skip_all(reason):
+    """Meson's TAP protocol: a "1..0 # SKIP" plan with status 0 is a skip."""
+    print("1..0 # SKIP " + reason)
+    sys.exit(0)
+
+
+def ok(cond, what):
+    global count, failed
+    count += 1
+    if not cond:
+        failed += 1
+    print(("ok" if cond else "not ok") + " %d - %s" % (count, what))
+    sys.stdout.flush()
+    return cond
+
+
+def diag(text):
+    for line in str(text).splitlines():
+        print("# " + line)
+
+
+def run(args, timeout=60, prefix=()):
+    return subprocess.run(list(prefix) + [EXE, "rt"] + args, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def fifo_permitted():
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+    except PermissionError:
+        return False
+    os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+    return True
+
+
+def scenario_cli(tmp):
+    bad = [
+        (["--groups", "x"], "--groups"),
+        (["--groups", "201"], "--groups"),
+        (["--fds", "0"], "--fds"),
+        (["--datasize", "8"], "--datasize"),
+        (["--priority", "100"], "--priority"),
+        (["--interval", "10"], "--interval"),
+        (["--histogram", "0"], "--histogram"),
+        (["--duration", "5 parsecs"], "--duration"),
+        (["--rt-spin-budget", "1ns"], "--rt-spin-budget"),
+        (["--list-lock", "nosuch"], "--list-lock"),
+        (["--list-lock", "urcu"], "--list-lock"),
+        (["--compare", "qspinlock"], "--compare"),
+        (["--compare", "qspinlock,qspinlock"], "--compare"),
+        (["--compare", "qspinlock,rtmutex", "-L", "tas"], "--compare"),
+        (["--load-fifo", "99"], "--load-fifo"),
+        (["--nosuch"], "--nosuch"),
+        (["--groups"], "--groups"),
+        (["stray"], "stray"),
+        (["-g", "0", "-t", "0"], "--groups 0"),
+        (["--json", os.path.join(tmp, "nodir", "x.json")], "--json"),
+    ]
+    for args, name in bad:
+        r = run(args, timeout=20)
+        lines = r.stderr.strip().splitlines()
+        ok(r.returncode == 2 and len(lines) == 1 and name in lines[0] and not r.stdout,
+           "%s: exit 2 with one line naming %s" % (" ".join(args), name))
+        if r.returncode != 2 or len(lines) != 1:
+            diag("rc %d stderr %r" % (r.returncode, r.stderr))
+    ok(not os.path.exists(os.path.join(tmp, "nodir")), "no file left by a bad --json path")
+    r = run(["--help"], timeout=20)
+    ok(r.returncode == 0 and "--list-lock" in r.stdout and "--compare" in r.stdout,
+       "--help lists the options")
+
+
+# cyclictest's "T:%2d (%5d) P:%2d I:%ld C:%7lu Min:%7ld Act:%5ld Avg:%5ld Max:%8ld"
+T_LINE = re.compile(r"^T:[ \d]{2} \([ \d]{5}\) P:[ \d]{2} I:\d+ C:[ \d]{7} Min:[ \d]{7} "
+                    r"Act:[ \d]{5} Avg:[ \d]{5} Max:[ \d]{8}$")
+
+
+def check_perf_block(out):
+    ok(re.search(r"^ Performance counter stats for 'lockbench rt --list-lock \S+' \(2 runs\):$",
+                 out, re.M), "perf stat title line")
+    ok(re.search(r"^ +\d+\.\d\d msec task-clock +# +\d+\.\d{3} CPUs utilized +"
+                 r"\( \+- *\d+\.\d\d% \)$", out, re.M), "task-clock line")
+    for ev in ("context-switches", "cpu-migrations", "page-faults"):
+        ok(re.search(r"^ +\d+ +%s +# +\d+\.\d{3} [KMG]?/sec" % ev, out, re.M), ev + " line")
+    ok(re.search(r"^ +(<not supported>|<not counted>|\d+) +cycles$", out, re.M), "cycles line")
+    m = re.search(r"^ +(\d+\.\d+) \+- (\d+\.\d+) seconds time elapsed  \( \+- *(\d+\.\d\d)% \)$",
+                  out, re.M)
+    ok(m, "elapsed line: X +- Y seconds time elapsed  ( +- Z% )")
+    if m:
+        x, y, z = float(m.group(1)), float(m.group(2)), float(m.group(3))
+        ok(x > 0 and abs(100 * y / x - z) < 0.02 + 0.01 * z, "the % is the SEM relative to the mean")
+
+
+def scenario_format(tmp):
+    js, cs = os.path.join(tmp, "r.json"), os.path.join(tmp, "r.csv")
+    r = run(SMALL + ["--rt-alloc", "--histogram", "20", "--json", js, "--csv", cs], timeout=60)
+    out = r.stdout
+    ok(r.returncode == 0, "small run exits 0")
+    if r.returncode:
+        diag(r.stderr)
+    ok("Running in threaded mode with 1 groups using 4 file descriptors each (== 4 tasks)\n"
+       in out, "hackbench 'Running in threaded mode' line")
+    ok("Each sender will pass 300 messages of 100 bytes\n" in out, "hackbench 'Each sender' line")
+    ok(len(re.findall(r"^Time: \d+\.\d{3}$", out, re.M)) == 2, "two 'Time: X.XXX' lines")
+    tl = [l for l in out.splitlines() if l.startswith("T:")]
+    ok(len(tl) == 1 and T_LINE.match(tl[0]), "cyclictest T: line: %r" % (tl[:1],))
+    ok(re.search(r"^A: 0 \( *\d+\) P:", out, re.M), "RT alloc A: line")
+    ok("# Histogram\n" in out, "# Histogram")
+    buckets = re.findall(r"^(\d{6}) (\d{6})$", out, re.M)
+    ok(len(buckets) == 20 and buckets[0][0] == "000000" and buckets[-1][0] == "000019",
+       "20 bucket lines %06d %06lu")
+    for key in ("Total", "Min Latencies", "Avg Latencies", "Max Latencies",
+                "Histogram Overflows"):
+        width = 9 if key == "Total" else 5
+        ok(re.search(r"^# %s: \d{%d}$" % (key, width), out, re.M), "# %s: line" % key)
+    m = re.search(r"^T: 0 .* C: *(\d+) ", out, re.M)
+    tot = re.search(r"^# Total: (\d+)$", out, re.M)
+    ovf = re.search(r"^# Histogram Overflows: (\d+)$", out, re.M)
+    if m and tot and ovf:
+        ok(int(tot.group(1)) + int(ovf.group(1)) == int(m.group(1)),
+           "Total + Overflows == cycles")
+    ok("# Histogram Overflow at cycle number:\n# Thread 0:" in out, "overflow cycle lines")
+    check_perf_block(out)
+    ok(re.search(r"^# RT throttling: ", out, re.M) and
+       re.search(r"^# kernel preemption: .*; clocksource: ", out, re.M),
+       "header: preemption model, RT throttling, clocksource")
+    try:
+        with open(js) as f:
+            doc = json.load(f, parse_constant=lambda c: (_ for _ in ()).throw(
+                ValueError("non-standard JSON constant " + c)))
+        ok(doc.get("schema") == "lockbench-rt-1", "JSON schema lockbench-rt-1")
+        res = doc["results"][0]
+        ok(res["params"]["list_lock"] == "qspinlock" and res["params"]["ipc"] == "socket",
+           "JSON params")
+        ok(len(res["runs"]) == 2 and all(isinstance(run_["elapsed_s"], float)
+                                           for run_ in res["runs"]), "JSON runs with elapsed_s")
+        for k in ("rt_wake_avg_us", "rt_wake_max_us", "rt_alloc_p99_us", "rt_alloc_max_us",
+                  "context_switches", "task_clock_ms"):
+            ok(k in doc["metrics"] and k in res["runs"][0], "JSON metric " + k)
+        ok(doc["config"]["command"].startswith("lockbench rt "), "JSON config.command")
+        ok(all(isinstance(run_[m], (int, float)) or run_[m] is None
+               for run_ in res["runs"] for m in doc["metrics"]),
+           "every metric of the table is a number (or null) in every run")
+        ok(res["rt_threads"][0].get("histogram") is not None, "JSON histogram")
+    except (OSError, ValueError, KeyError, IndexError) as e:
+        ok(False, "JSON readable: %s" % e)
+    with open(cs) as f:
+        rows = f.read().splitlines()
+    ok(len(rows) == 3 and rows[0].startswith("list_lock,") and "elapsed_s" in rows[0],
+       "CSV: header + one row per run")
+    # --compare prints a table and a verdict line
+    r = run(["--compare", "qspinlock,rtmutex", "-g", "1", "-f", "2", "-l", "200", "-r", "2",
+             "-t", "1", "-q"], timeout=60)
+    ok(r.returncode == 0 and re.search(r"^list_lock +hackbench elapsed", r.stdout, re.M) and
+       re.search(r"^rtmutex: RT alloc max .* vs .*, elapsed [+-]\d+ %", r.stdout, re.M),
+       "--compare: table and verdict line")
+    if r.returncode:
+        diag(r.stderr)
+
+
+def scenario_busted(tmp):
+    js = os.path.join(tmp, "b.json")
+    r = run(["-L", "busted", "-t", "0", "-r", "1", "--watchdog", "2s", "--json", js], timeout=60)
+    ok(r.returncode == 1, "busted list_lock: exit 1 (got %d)" % r.returncode)
+    ok("invariant" in r.stderr or "WATCHDOG" in r.stderr, "the failure is explained on stderr")
+    ok(not os.path.exists(js) and not [f for f in os.listdir(tmp) if ".tmp." in f],
+       "no JSON file (nor temporary) left")
+    r = run(["-L", "ticket", "-t", "0", "-g", "1", "-f", "2", "-l", "2000", "-r", "1"],
+            timeout=60)
+    ok(r.returncode == 0, "a real list_lock (ticket) passes the same checks")
+
+
+def scenario_watchdog(tmp):
+    js = os.path.join(tmp, "w.json")
+    t0 = time.monotonic()
+    r = run(SMALL + ["--inject-hang", "--watchdog", "1s", "--rt-alloc", "--json", js],
+            timeout=60)
+    took = time.monotonic() - t0
+    ok(r.returncode == 1, "injected hang: exit 1 (got %d)" % r.returncode)
+    ok("WATCHDOG: no progress" in r.stderr, "watchdog names the cause")
+    ok(re.search(r"receiver g0/0 .*hung.*HOLDS", r.stderr), "thread dump shows the holder")
+    ok(took < 20, "ended within 20 s (%.1f s)" % took)
+    ok(not os.path.exists(js) and not [f for f in os.listdir(tmp) if ".tmp." in f],
+       "no JSON file (nor temporary) left")
+
+
+def scenario_permission(tmp):
+    setpriv = shutil.which("setpriv")
+    if os.geteuid() != 0 or not setpriv:
+        skip_all("needs root and setpriv to drop CAP_SYS_NICE")
+    drop = [setpriv, "--inh-caps=-sys_nice", "--bounding-set=-sys_nice", "--"]
+    r = run(SMALL, timeout=60, prefix=drop)
+    if "SCHED_FIFO 99 (permitted)" in r.stdout:
+        skip_all("SCHED_FIFO still permitted without CAP_SYS_NICE (RLIMIT_RTPRIO?)")
+    ok(r.returncode == 0, "without CAP_SYS_NICE the run still completes (rc %d)" % r.returncode)
+    if r.returncode:
+        diag(r.stderr)
+    ok("SCHED_FIFO is not permitted here" in r.stdout and "normal priority" in r.stdout,
+       "the header says so in words")
+    ok(re.search(r"^T: 0 \( *\d+\) P: 0 ", r.stdout, re.M), "T: line shows P: 0")
+    r = run(SMALL + ["--sched-other"], timeout=60)
+    ok(r.returncode == 0 and "--sched-other" in r.stdout, "--sched-other is stated too")
+
+
+def scenario_fifo(tmp):
+    if not fifo_permitted():
+        skip_all("SCHED_FIFO not permitted here")
+    r = run(SMALL + ["--priority", "80", "-t", "2", "--rt-alloc"], timeout=60)
+    ok(r.returncode == 0, "FIFO run exits 0")
+    ok(len(re.findall(r"^T: [01] \( *\d+\) P:80 I:(1000|1500) ", r.stdout, re.M)) == 2,
+       "two RT threads at P:80, intervals 1000 and 1500 (distance 500)")
+    ok("SCHED_FIFO 80 (permitted)" in r.stdout, "header states the priority")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        {"cli": scenario_cli, "format": scenario_format, "busted": scenario_busted,
+         "watchdog": scenario_watchdog, "permission": scenario_permission,
+         "fifo": scenario_fifo}[SCENARIO](tmp)
+    print("1..%d" % count)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
