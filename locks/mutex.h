@@ -181,6 +181,15 @@
 #ifndef LB_MUTEX_HANDOFF_NS
 #define LB_MUTEX_HANDOFF_NS 1000000u
 #endif
+/*
+ * A WOKEN token older than this is presumed lost: its unlocker was
+ * preempted between the releasing CAS and FUTEX_WAKE.  The next unlock that
+ * finds it wakes the first waiter itself (at most one extra wake per this
+ * period; a wake for a waiter that is already up is harmless).
+ */
+#ifndef LB_MUTEX_TOKEN_STALE_NS
+#define LB_MUTEX_TOKEN_STALE_NS 50000u
+#endif
 /* Iterations of lb_cpu_relax() assumed for the budget when not calibrated. */
 #define LB_MUTEX_SPIN_RELAX_DEFAULT 800u
 /* Longest pause between two polls of the lock word, in lb_cpu_relax(). */
@@ -246,6 +255,7 @@ struct lb_mutex_stats {
 typedef struct lb_mutex {
 	/* Line 0: the word every contender polls; written by holders only. */
 	_Alignas(LB_CACHELINE) _Atomic uintptr_t owner;
+	_Atomic uint64_t token_ns; /* when the WOKEN token was last given; holders only */
 #if LB_MUTEX_COUNTING
 	_Atomic uint64_t n_fast, n_spin_won; /* written only by the holder */
 #endif
@@ -373,6 +383,7 @@ static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr
 	unsigned int ncpus = a.ncpus ? a.ncpus : lb_mutex__ncpus();
 
 	atomic_init(&m->owner, 0);
+	atomic_init(&m->token_ns, 0);
 	atomic_init(&m->wait_lock, 0);
 	atomic_init(&m->spinners, 0);
 	atomic_init(&m->nr_waiters, 0);
@@ -777,16 +788,31 @@ static inline int lb_mutex__optimistic_spin(lb_mutex_t *m, lb_mutex_thread_t *t)
 	lb_mutex__budget_start(&b, m, false);
 	if (!lb_mutex__osq_lock(m, &t->osq, &b))
 		goto out;
+	/*
+	 * Spin loop (bounded by the budget through osq_lock and
+	 * spin_on_owner).  Unlike the kernel, we leave the OSQ *before* the
+	 * trylock that may win: osq_unlock can have to wait for a successor
+	 * preempted between its tail exchange and its link, and that wait must
+	 * not happen while we hold the mutex.  A lost trylock rejoins the OSQ.
+	 */
 	for (;;) {
-		if (lb_mutex__trylock_common(m, t, 0, &seen)) {
-			won = true;
-			break;
-		}
+		seen = lb_load_relaxed(&m->owner);
 		/* Promised to the first waiter: nothing left to win. */
 		if (seen & (LB_MUTEX_HANDOFF | LB_MUTEX_PICKUP))
 			break;
-		if (!lb_mutex__spin_on_owner(m, seen & ~LB_MUTEX_FLAGS, false, &b))
-			break;
+		if ((seen & ~LB_MUTEX_FLAGS) != 0) {
+			if (!lb_mutex__spin_on_owner(m, seen & ~LB_MUTEX_FLAGS, false, &b))
+				break;
+			continue;
+		}
+		lb_mutex__osq_unlock(m, &t->osq);
+		if (lb_mutex__trylock_common(m, t, 0, &seen)) {
+			won = true;
+			goto out;
+		}
+		if ((seen & (LB_MUTEX_HANDOFF | LB_MUTEX_PICKUP)) ||
+		    !lb_mutex__osq_lock(m, &t->osq, &b))
+			goto out;
 	}
 	lb_mutex__osq_unlock(m, &t->osq);
 out:
@@ -955,6 +981,13 @@ LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_thread_t *t,
 		}
 		lb_mutex__wait_lock(m);
 	}
+	/* Leaving without the lock as first waiter: withdraw a HANDOFF we may
+	 * have left standing (starving), so no unlock hands the lock to a
+	 * waiter that did not ask.  An unlock already committed to a handoff
+	 * (it saw HANDOFF and waits for wait_lock) still hands it to the next
+	 * first waiter.  Relaxed: same-word RMW, as every flag update. */
+	if (ret != 0 && lb_load_relaxed(&m->wait_head) == w)
+		atomic_fetch_and_explicit(&m->owner, ~LB_MUTEX_HANDOFF, memory_order_relaxed);
 	lb_mutex__dequeue(m, w);
 	lb_store_relaxed(&w->state, LB_MUTEX__AWAKE);
 	LB_MUTEX_COUNT(m, n_sleeps, nsleeps);
@@ -973,7 +1006,8 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
 {
 	const uintptr_t self = (uintptr_t)t;
 	uintptr_t cur = lb_load_relaxed(&m->owner);
-	bool token_to_give = false;
+	bool token_to_give = false, stale = false;
+	uint64_t now = 0;
 
 	/* CAS retry loop (no waiting): waiters may set flags under us. */
 	for (;;) {
@@ -981,11 +1015,26 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
 			lb_mutex__misuse("unlock of a mutex this thread does not hold");
 		if (cur & LB_MUTEX_HANDOFF)
 			break; /* keep it: it goes to the first waiter below */
-		/* self,{W?,K?} -> 0,{W?,K?}; with W and no K we owe a wake and
-		 * set K for the waiter we are about to wake. */
-		token_to_give = (cur & LB_MUTEX_WAITERS) && !(cur & LB_MUTEX_WOKEN);
+		/* A token in flight for too long was lost with a preempted
+		 * unlocker: treat it as absent (we hold the lock, so token_ns,
+		 * written by holders only, is stable). */
+		if ((cur & (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN)) ==
+		    (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN)) {
+			if (now == 0)
+				now = lb_mutex__now_ns();
+			stale = now - lb_load_relaxed(&m->token_ns) > LB_MUTEX_TOKEN_STALE_NS;
+		} else {
+			stale = false;
+		}
+		/* self,{W?,K?} -> 0,{W?,K?}; with W and no (fresh) K we owe a
+		 * wake and set K for the waiter we are about to wake. */
+		token_to_give = (cur & LB_MUTEX_WAITERS) && (!(cur & LB_MUTEX_WOKEN) || stale);
 		uintptr_t want = (cur & (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN)) |
 				 (token_to_give ? LB_MUTEX_WOKEN : 0);
+		/* Date the token while we still hold the lock: the next holder,
+		 * which acquires after our release, reads a current value. */
+		if (token_to_give)
+			lb_store_relaxed(&m->token_ns, now ? now : lb_mutex__now_ns());
 		/* Release: publishes the critical section to the next owner. */
 		if (atomic_compare_exchange_weak_explicit(&m->owner, &cur, want,
 							  memory_order_release,
@@ -1018,6 +1067,9 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
 		}
 	} else if (first) {
 		need_wake = lb_mutex__wake_waiter(first, true); /* it now holds the token */
+		/* Renewing a stale token: its first wake may never have been
+		 * issued, so wake even if the state already says TOKEN. */
+		need_wake |= stale;
 	} else {
 		/* The list emptied before we got here: nobody to take the token. */
 		atomic_fetch_and_explicit(&m->owner, ~LB_MUTEX_WOKEN, memory_order_relaxed);
@@ -1075,14 +1127,13 @@ static inline bool lb_mutex_trylock(lb_mutex_t *m, lb_mutex_thread_t *t)
 static inline void lb_mutex_unlock(lb_mutex_t *m, lb_mutex_thread_t *t)
 {
 	/* Our own word, normally still in our cache: read it to know which
-	 * single CAS to do.  self,{} -> 0,{}; or self,{W?,K} -> 0,{W?,K}: a
-	 * woken waiter holds the token, so nobody needs waking.  Release
-	 * publishes the critical section to the next owner. */
+	 * single CAS to do.  self,{} -> 0,{}; or self,{K} -> 0,{K}: nobody
+	 * waits.  With waiters the slow path decides (a quiet unlock needs a
+	 * fresh token, see LB_MUTEX_TOKEN_STALE_NS).  Release publishes the
+	 * critical section to the next owner. */
 	uintptr_t cur = lb_load_relaxed(&m->owner);
-	if (LB_LIKELY((cur & ~(LB_MUTEX_WAITERS | LB_MUTEX_WOKEN)) == (uintptr_t)t) &&
-	    (cur & (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN)) != LB_MUTEX_WAITERS &&
-	    atomic_compare_exchange_strong_explicit(&m->owner, &cur,
-						    cur & (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN),
+	if (LB_LIKELY((cur & ~LB_MUTEX_WOKEN) == (uintptr_t)t) &&
+	    atomic_compare_exchange_strong_explicit(&m->owner, &cur, cur & LB_MUTEX_WOKEN,
 						    memory_order_release, memory_order_relaxed))
 		return;
 	lb_mutex__unlock_slow(m, t);
