@@ -190,6 +190,10 @@
 #ifndef LB_MUTEX_TOKEN_STALE_NS
 #define LB_MUTEX_TOKEN_STALE_NS 50000u
 #endif
+/* Quiet unlocks (waiters, token out) between two clock reads for that
+ * check: a clock read costs several times a whole uncontended lock+unlock,
+ * so only every 256th quiet unlock takes the slow path to look. */
+#define LB_MUTEX_TOKEN_CHECK_EVERY 256u
 /* Iterations of lb_cpu_relax() assumed for the budget when not calibrated. */
 #define LB_MUTEX_SPIN_RELAX_DEFAULT 800u
 /* Longest pause between two polls of the lock word, in lb_cpu_relax(). */
@@ -256,6 +260,7 @@ typedef struct lb_mutex {
 	/* Line 0: the word every contender polls; written by holders only. */
 	_Alignas(LB_CACHELINE) _Atomic uintptr_t owner;
 	_Atomic uint64_t token_ns; /* when the WOKEN token was last given; holders only */
+	_Atomic uint32_t quiet;    /* quiet unlocks with waiters (mod 2^32); holders only */
 #if LB_MUTEX_COUNTING
 	_Atomic uint64_t n_fast, n_spin_won; /* written only by the holder */
 #endif
@@ -384,6 +389,7 @@ static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr
 
 	atomic_init(&m->owner, 0);
 	atomic_init(&m->token_ns, 0);
+	atomic_init(&m->quiet, 0);
 	atomic_init(&m->wait_lock, 0);
 	atomic_init(&m->spinners, 0);
 	atomic_init(&m->nr_waiters, 0);
@@ -1127,15 +1133,29 @@ static inline bool lb_mutex_trylock(lb_mutex_t *m, lb_mutex_thread_t *t)
 static inline void lb_mutex_unlock(lb_mutex_t *m, lb_mutex_thread_t *t)
 {
 	/* Our own word, normally still in our cache: read it to know which
-	 * single CAS to do.  self,{} -> 0,{}; or self,{K} -> 0,{K}: nobody
-	 * waits.  With waiters the slow path decides (a quiet unlock needs a
-	 * fresh token, see LB_MUTEX_TOKEN_STALE_NS).  Release publishes the
-	 * critical section to the next owner. */
+	 * single CAS to do.  self,{} -> 0,{}; or self,{W?,K} -> 0,{W?,K}: a
+	 * woken waiter holds the token, so nobody needs waking -- except that
+	 * every LB_MUTEX_TOKEN_CHECK_EVERY-th such quiet unlock with waiters
+	 * goes to the slow path, which renews a token older than
+	 * LB_MUTEX_TOKEN_STALE_NS.  `quiet` is written by holders only (plain
+	 * relaxed load and store).  Release publishes the critical section to
+	 * the next owner. */
 	uintptr_t cur = lb_load_relaxed(&m->owner);
-	if (LB_LIKELY((cur & ~LB_MUTEX_WOKEN) == (uintptr_t)t) &&
-	    atomic_compare_exchange_strong_explicit(&m->owner, &cur, cur & LB_MUTEX_WOKEN,
-						    memory_order_release, memory_order_relaxed))
-		return;
+	uintptr_t wk = cur & (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN);
+	if (LB_LIKELY((cur & ~(LB_MUTEX_WAITERS | LB_MUTEX_WOKEN)) == (uintptr_t)t) &&
+	    wk != LB_MUTEX_WAITERS) {
+		if (wk == (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN)) {
+			uint32_t q = lb_load_relaxed(&m->quiet) + 1;
+			lb_store_relaxed(&m->quiet, q);
+			if (LB_UNLIKELY(q % LB_MUTEX_TOKEN_CHECK_EVERY == 0))
+				goto slow;
+		}
+		if (atomic_compare_exchange_strong_explicit(&m->owner, &cur, wk,
+							    memory_order_release,
+							    memory_order_relaxed))
+			return;
+	}
+slow:
 	lb_mutex__unlock_slow(m, t);
 }
 
