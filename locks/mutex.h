@@ -44,8 +44,9 @@
  *    not observable, and the owner record cannot even be dereferenced safely
  *    (its thread may be gone).  Stand-in: a spin budget in wall-clock time
  *    (LB_MUTEX_SPIN_NS, about one futex sleep + wake round trip on the
- *    reference machine; converted to lb_cpu_relax() iterations by a
- *    calibration in lb_mutex_init).  An owner that keeps the lock longer than
+ *    reference machine; converted to lb_cpu_relax() iterations in
+ *    lb_mutex_init by the shared calibration, lib/lb_spin_budget.h).
+ *    An owner that keeps the lock longer than
  *    that is presumed preempted, or in a section long enough that sleeping
  *    costs nothing extra.
  *  - need_resched() (the kernel stops when the spinner itself should yield):
@@ -133,6 +134,7 @@
 
 #include "lb_atomic.h"
 #include "lb_futex.h"
+#include "lb_spin_budget.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -200,8 +202,11 @@
 #ifndef LB_MUTEX_POLL_MAX
 #define LB_MUTEX_POLL_MAX 16u
 #endif
-/* wait_lock: spins before sched_yield() lets a preempted holder run. */
-#define LB_MUTEX_WAIT_LOCK_SPINS 200u
+/* wait_lock: how long to spin before sched_yield() lets a preempted holder
+ * run, in ns (was 200 loops, ~5 us). */
+#define LB_MUTEX_WAIT_LOCK_SPIN_NS 5000u
+/* OSQ: how long to wait for a successor to link in before yielding. */
+#define LB_MUTEX_OSQ_LINK_SPIN_NS 25000u
 
 /* Waiter futex-word states. */
 #define LB_MUTEX__AWAKE    0u /* running, no wake token (e.g. woken for a pickup) */
@@ -359,25 +364,13 @@ static inline unsigned int lb_mutex__ncpus(void)
 }
 
 /*
- * How many lb_cpu_relax() iterations fit in ns: best of three timed runs (a
- * run that was preempted or interrupted only reads slower).  About 5 us on
- * a CPU whose pause takes 25 ns.
+ * How many lb_cpu_relax() iterations fit in ns: the shared, once-per-
+ * process calibration (lib/lb_spin_budget.h), which started as this
+ * header's own and now serves every spinning lock.
  */
 static inline uint32_t lb_mutex__relax_for_ns(uint32_t ns)
 {
-	uint64_t best = UINT64_MAX;
-	for (int run = 0; run < 3; run++) {
-		uint64_t t0 = lb_mutex__now_ns();
-		for (int i = 0; i < 64; i++)
-			lb_cpu_relax(); /* the loop being timed */
-		uint64_t dt = lb_mutex__now_ns() - t0;
-		if (dt < best)
-			best = dt;
-	}
-	if (best == 0)
-		best = 1;
-	uint64_t n = (uint64_t)ns * 64u / best;
-	return n > UINT32_MAX ? UINT32_MAX : (n ? (uint32_t)n : 1u);
+	return lb_spin_loops(ns);
 }
 
 /* ---- init ------------------------------------------------------------------ */
@@ -438,13 +431,15 @@ static inline bool lb_mutex_is_owner(const lb_mutex_t *m, const lb_mutex_thread_
 
 static inline void lb_mutex__wait_lock(lb_mutex_t *m)
 {
-	unsigned int spins = 0;
+	uint32_t spins = 0, every = 0;
 	/* xchg acquire pairs with the release store in __wait_unlock. */
 	while (atomic_exchange_explicit(&m->wait_lock, 1, memory_order_acquire)) {
+		if (every == 0)
+			every = lb_spin_loops(LB_MUTEX_WAIT_LOCK_SPIN_NS);
 		/* Spin read-only until it looks free; no preempt_disable here, so
 		 * a holder may be preempted: yield to let it finish. */
 		while (lb_load_relaxed(&m->wait_lock)) {
-			if (++spins % LB_MUTEX_WAIT_LOCK_SPINS == 0)
+			if (++spins % every == 0)
 				sched_yield();
 			else
 				lb_cpu_relax();
@@ -628,7 +623,7 @@ static inline bool lb_mutex__budget_spend(struct lb_mutex__budget *b, uint32_t n
 static inline struct lb_mutex_osq_node *
 lb_mutex__osq_wait_next(lb_mutex_t *m, struct lb_mutex_osq_node *node, struct lb_mutex_osq_node *prev)
 {
-	unsigned int spins = 0;
+	uint32_t spins = 0, every = lb_spin_loops(LB_MUTEX_OSQ_LINK_SPIN_NS);
 	for (;;) {
 		struct lb_mutex_osq_node *expect = node;
 		/* We are the tail: nobody follows, hand the tail back to prev.
@@ -648,7 +643,7 @@ lb_mutex__osq_wait_next(lb_mutex_t *m, struct lb_mutex_osq_node *node, struct lb
 		}
 		/* Spin: a successor swapped the tail but has not linked yet (a
 		 * two-store window); if it was preempted there, let it run. */
-		if (++spins % 1024 == 0)
+		if (++spins % every == 0)
 			sched_yield();
 		else
 			lb_cpu_relax();
