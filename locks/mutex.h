@@ -71,7 +71,19 @@
  * waiter is on its way and will retry.  The token holder clears WOKEN when it
  * takes the lock (in the same CAS) or, before sleeping again, under wait_lock
  * followed by one more try of the lock: a release it caused to be quiet is
- * never lost.  At most one token is out at a time.
+ * never lost.  At most one token is out at a time.  A token can be lost in
+ * flight: its unlocker may be preempted between the releasing CAS and the
+ * FUTEX_WAKE, and then every later unlock stays quiet while the first waiter
+ * sleeps.  So the token is dated (token_ns, written by the unlocker while it
+ * still holds the lock) and every LB_MUTEX_TOKEN_CHECK_EVERY-th quiet unlock
+ * with waiters (counted in `quiet`, holders only) takes the slow path, which
+ * renews a token older than LB_MUTEX_TOKEN_STALE_NS and wakes the first
+ * waiter itself (an extra wake of a running waiter is harmless).
+ *
+ * The OSQ head leaves the spinner queue before the trylock that may win
+ * (the kernel leaves it after): osq_unlock may have to wait for a successor
+ * preempted between its tail exchange and its link, and that wait must not
+ * happen while the mutex is held.  A lost trylock rejoins the queue.
  *
  * Lock word (uintptr_t):
  *
@@ -93,10 +105,13 @@
  *   withdraw        X,{H,*}     -> X,{*}           CAS, waiter gave up spinning
  *   token drop      *,{K,*}     -> *,{*}           under wait_lock, then retry
  *   unlock fast     self,{}     -> 0,{}            CAS, release
- *   unlock quiet    self,{W?,K} -> 0,{W?,K}        CAS, release, no wake
+ *   unlock quiet    self,{W?,K} -> 0,{W?,K}        CAS, release, no wake (token fresh)
+ *   token renew     self,{W,K}  -> 0,{W,K}         CAS, release, then wake first
+ *                                                  (token older than STALE_NS)
  *   unlock wake     self,{W}    -> 0,{W,K}         CAS, release, then wake first
  *   unlock handoff  self,{H,*}  -> first,{P,*}     under wait_lock, release
  *   last waiter     *,{W,H?,*}  -> *,{*}           under wait_lock
+ *   timeout         X,{H,*}     -> X,{*}           first waiter leaving unserved
  *
  * Memory ordering:
  *
