@@ -20,6 +20,7 @@ struct lb_command {
 static const struct lb_command commands[] = {
 	{ "bench", "fixed-time throughput, fairness and latency of locks", lb_cmd_bench },
 	{ "list", "the registered locks (--json for machine-readable)", lb_cmd_list },
+	{ "aim7", "AIM7/re-aim work-alike: jobs/min of a simulated kernel on the locks", lb_cmd_aim7 },
 };
 
 static void usage(FILE *out)
@@ -53,5 +54,5 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	lb_usage_error("unknown command '%s'; accepted: bench, list, --help, --version", argv[1]);
+	lb_usage_error("unknown command '%s'; accepted: bench, list, aim7, --help, --version", argv[1]);
 }
