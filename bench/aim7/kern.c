@@ -26,10 +26,16 @@ void aim_lock(struct aim_ctx *c, struct aim_lock *l)
 	ops->lock(l->obj, c->tctx[l->role]);
 	c->wait_cycles[l->role] += lb_cycles() - t0;
 	c->acquires[l->role]++;
+	/* Relaxed: under a working lock no reader is inside; the lock's own
+	 * acquire ordering covers everything else. */
+	if (l->writers || atomic_load_explicit(&l->readers, memory_order_relaxed))
+		l->overlaps++;
+	l->writers++;
 }
 
 void aim_unlock(struct aim_ctx *c, struct aim_lock *l)
 {
+	l->writers--;
 	c->k->ops[l->role]->unlock(l->obj, c->tctx[l->role]);
 }
 
@@ -43,11 +49,16 @@ void aim_read_lock(struct aim_ctx *c, struct aim_lock *l)
 		ops->lock(l->obj, c->tctx[l->role]);
 	c->wait_cycles[l->role] += lb_cycles() - t0;
 	c->acquires[l->role]++;
+	/* Relaxed: a count of readers inside, ordered by the lock itself. */
+	atomic_fetch_add_explicit(&l->readers, 1, memory_order_relaxed);
+	if (l->writers)
+		l->overlaps++;
 }
 
 void aim_read_unlock(struct aim_ctx *c, struct aim_lock *l)
 {
 	const struct lb_lock_ops *ops = c->k->ops[l->role];
+	atomic_fetch_sub_explicit(&l->readers, 1, memory_order_relaxed);
 	if (ops->read_unlock)
 		ops->read_unlock(l->obj, c->tctx[l->role]);
 	else
@@ -158,18 +169,17 @@ static int new_lock(struct aim_kernel *k, struct aim_lock *l, int role)
 	const struct lb_lock_ops *ops = k->ops[role];
 	if (k->nlocks == k->cap_locks) {
 		size_t cap = k->cap_locks ? 2 * k->cap_locks : 256;
-		void **nl = realloc(k->locks, cap * sizeof(*nl));
+		struct aim_lock **nl = realloc(k->locks, cap * sizeof(*nl));
 		if (!nl)
 			return ENOMEM;
 		k->locks = nl;
-		uint8_t *nr = realloc(k->lock_role, cap);
-		if (!nr)
-			return ENOMEM;
-		k->lock_role = nr;
 		k->cap_locks = cap;
 	}
 	l->obj = lb_lock_alloc(ops);
 	l->role = (uint8_t)role;
+	l->writers = 0;
+	l->overlaps = 0;
+	atomic_init(&l->readers, 0);
 	if (!l->obj)
 		return ENOMEM;
 	int e = ops->init(l->obj);
@@ -178,8 +188,7 @@ static int new_lock(struct aim_kernel *k, struct aim_lock *l, int role)
 		l->obj = NULL;
 		return e;
 	}
-	k->locks[k->nlocks] = l->obj;
-	k->lock_role[k->nlocks++] = (uint8_t)role;
+	k->locks[k->nlocks++] = l;
 	return 0;
 }
 
@@ -257,13 +266,12 @@ int aim_kernel_init(struct aim_kernel *k, const struct lb_lock_ops *const *ops,
 void aim_kernel_destroy(struct aim_kernel *k)
 {
 	for (size_t i = 0; i < k->nlocks; i++) {
-		const struct lb_lock_ops *ops = k->ops[k->lock_role[i]];
+		const struct lb_lock_ops *ops = k->ops[k->locks[i]->role];
 		if (ops->destroy)
-			ops->destroy(k->locks[i]);
-		lb_lock_free(k->locks[i]);
+			ops->destroy(k->locks[i]->obj);
+		lb_lock_free(k->locks[i]->obj);
 	}
 	free(k->locks);
-	free(k->lock_role);
 	pool_free(&k->dir.pool);
 	pool_free(&k->itable.pool);
 	pool_free(&k->files);
@@ -288,10 +296,10 @@ size_t aim_kernel_counters(const struct aim_kernel *k, int role, struct lb_count
 	if (!ops->counters)
 		return 0;
 	for (size_t i = 0; i < k->nlocks; i++) {
-		if (k->lock_role[i] != role)
+		if (k->locks[i]->role != role)
 			continue;
 		struct lb_counter c[LB_MAX_COUNTERS];
-		size_t m = ops->counters(k->locks[i], c, LB_MAX_COUNTERS);
+		size_t m = ops->counters(k->locks[i]->obj, c, LB_MAX_COUNTERS);
 		for (size_t j = 0; j < m; j++) {
 			size_t s = 0;
 			while (s < n && strcmp(out[s].name, c[j].name))
@@ -1041,6 +1049,15 @@ void aim_file_truncate(struct aim_ctx *c, struct aim_fdata *f)
 unsigned long aim_kernel_check(struct aim_kernel *k, FILE *err)
 {
 	unsigned long bad = 0;
+
+	/* Exclusion itself: nobody entered a lock somebody else was inside. */
+	uint64_t overlaps[AIM_NROLES] = { 0, 0, 0 };
+	for (size_t i = 0; i < k->nlocks; i++)
+		overlaps[k->locks[i]->role] += k->locks[i]->overlaps;
+	for (int r = 0; r < AIM_NROLES; r++)
+		CHECK(overlaps[r] == 0, "%s role (%s): %llu time(s) a lock was entered while "
+		      "another thread was inside\n", aim_role_name(r), k->ops[r]->name,
+		      (unsigned long long)overlaps[r]);
 
 	/* Directory: chains hold nentries distinct names, each entry in use;
 	 * per inode, the entries naming it equal its link count. */

@@ -40,10 +40,18 @@
 
 #define AIM_NONE UINT32_MAX
 
-/* A lock object of one role. */
+/*
+ * A lock object of one role, with the kernel's debug check of who is
+ * inside: a writer finding anyone inside, or a reader finding a writer,
+ * counts an overlap (plain fields written only by the exclusive holder;
+ * the reader count is atomic since readers share the lock legitimately).
+ */
 struct aim_lock {
 	void *obj;
 	uint8_t role;
+	uint32_t writers;
+	_Atomic uint32_t readers;
+	uint64_t overlaps;
 };
 
 /* Whoever runs kernel code: a child, or its helper (the other end of its
@@ -187,8 +195,7 @@ struct aim_kernel {
 	struct aim_pipe *pipe;      /* 2 per child: private, and the shell pipe */
 	struct aim_sighand *sig;
 	struct aim_fdata *fdata;    /* 2 per child */
-	void **locks;               /* every lock object, for counters/free */
-	uint8_t *lock_role;
+	struct aim_lock **locks;    /* every lock, for counters/checks/free */
 	size_t nlocks, cap_locks;
 	_Atomic int *stop;          /* set by the watchdog / on error */
 };

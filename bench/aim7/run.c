@@ -367,7 +367,7 @@ int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const 
 	}
 	if (lb_threads_join_timeout(&threads, UINT64_C(5000000000)) == ETIMEDOUT ||
 	    lb_threads_join_timeout(&helpers, UINT64_C(5000000000)) == ETIMEDOUT) {
-		fprintf(stderr, "aim7: %u children did not stop (stuck in a lock); giving up\n",
+		fprintf(stderr, "aim7: %u thread(s) did not stop (stuck in a lock); giving up\n",
 			threads.n + helpers.n);
 		fflush(NULL);
 		_Exit(1); /* their memory is still in use: nothing can be freed */

@@ -125,7 +125,10 @@ int aim_workfile_parse(const char *text, struct aim_workfile *wf, char *err, siz
 		}
 		int idx = aim_test_index(name);
 		if (idx < 0) {
-			snprintf(err, errlen, "%u: unknown test '%s'", lineno, name);
+			int w = snprintf(err, errlen, "%u: unknown test '%s'; accepted:", lineno, name);
+			for (size_t i = 0; i < aim_ntests() && w > 0 && (size_t)w < errlen; i++)
+				w += snprintf(err + w, errlen - (size_t)w, "%s %s", i ? "," : "",
+					      aim_test_at(i)->name);
 			return -1;
 		}
 		wf->total_hits += (unsigned long)hits;
@@ -223,7 +226,7 @@ int aim_workfile_load(const char *spec, struct aim_workfile *wf, char *err, size
 	char *text = read_file(wf->path, err, errlen);
 	if (!text)
 		return -1;
-	char perr[480];
+	char perr[2048];
 	int rc = aim_workfile_parse(text, wf, perr, sizeof(perr));
 	free(text);
 	if (rc)
