@@ -182,7 +182,7 @@ def busted(d):
             if caught or r.returncode not in (0, 1, TSAN_EXIT):
                 break
         ok(caught, f"--{role} busted fails the invariant check (exit codes {tries}) "
-           f"{short([l for l in r.stderr.splitlines() if 'invariant' in l][:2])}")
+           f"{short(' | '.join([l for l in r.stderr.splitlines() if 'invariant' in l][:2]))}")
 
 
 with tempfile.TemporaryDirectory() as d:
