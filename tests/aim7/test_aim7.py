@@ -50,6 +50,12 @@ def cli(d):
             "--time", "--repeat", "--mutex", "--spinlock", "--rwlock", "--ab", "--ab-role",
             "--check", "--explain", "--seed", "--json", "--csv", "--quiet", "--help"]
     ok(r.returncode == 0 and all(o in r.stdout for o in opts), "--help exits 0 and names every option")
+    man = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "doc",
+                       "lockbench-aim7.1.scd")
+    text = open(man).read() if os.path.exists(man) else ""
+    ok(all(f"*{o}" in text or f", {o}*" in text for o in opts),
+       "the man page source documents every option: " +
+       ",".join(o for o in opts if f"*{o}" not in text and f", {o}*" not in text))
 
     bad_wf = os.path.join(d, "bad.wf")
     with open(bad_wf, "w") as f:
