@@ -12,36 +12,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* add_*, mul_*, div_*: a dependent chain of operations of one type. */
-#define ARITH(name, type, op, iters)                                 \
+/* add_*, mul_*, div_*: a dependent chain of operations of one type.  The
+ * integer kinds compute in the unsigned type of the same width (wrapping,
+ * as the hardware does) so an overflow is never undefined behaviour. */
+#define ARITH(name, type, calc, op, iters)                           \
 	static uint64_t t_##name(struct aim_task *t)                 \
 	{                                                            \
 		volatile type seed = (type)(t->index % 7 + 3);       \
-		type a = seed, b = (type)1, acc = (type)0;           \
+		calc a = (calc)seed, b = (calc)1, acc = (calc)0;     \
 		for (int i = 0; i < (iters); i++) {                  \
-			acc = (type)(acc op a);                      \
-			acc = (type)(acc op b);                      \
+			acc = (calc)(type)(acc op a);                \
+			acc = (calc)(type)(acc op b);                \
 			if ((i & 255) == 255)                        \
-				acc = (type)(acc == 0 ? 7 : acc);    \
+				acc = (calc)(acc == 0 ? 7 : acc);    \
 		}                                                    \
 		return (uint64_t)acc;                                \
 	}
 
-ARITH(add_double, double, +, 60000)
-ARITH(add_float, float, +, 60000)
-ARITH(add_long, long, +, 60000)
-ARITH(add_int, int, +, 60000)
-ARITH(add_short, short, +, 60000)
-ARITH(mul_double, double, *, 20000)
-ARITH(mul_float, float, *, 20000)
-ARITH(mul_long, long, *, 20000)
-ARITH(mul_int, int, *, 20000)
-ARITH(mul_short, short, *, 20000)
-ARITH(div_double, double, /, 10000)
-ARITH(div_float, float, /, 10000)
-ARITH(div_long, long, /, 10000)
-ARITH(div_int, int, /, 10000)
-ARITH(div_short, short, /, 10000)
+ARITH(add_double, double, double, +, 60000)
+ARITH(add_float, float, float, +, 60000)
+ARITH(add_long, long, unsigned long, +, 60000)
+ARITH(add_int, int, unsigned int, +, 60000)
+ARITH(add_short, short, unsigned short, +, 60000)
+ARITH(mul_double, double, double, *, 20000)
+ARITH(mul_float, float, float, *, 20000)
+ARITH(mul_long, long, unsigned long, *, 20000)
+ARITH(mul_int, int, unsigned int, *, 20000)
+ARITH(mul_short, short, unsigned short, *, 20000)
+ARITH(div_double, double, double, /, 10000)
+ARITH(div_float, float, float, /, 10000)
+ARITH(div_long, long, unsigned long, /, 10000)
+ARITH(div_int, int, unsigned int, /, 10000)
+ARITH(div_short, short, unsigned short, /, 10000)
 
 /* sieve: primes below 65536 (the original: 1000000, 5 rounds). */
 static uint64_t t_sieve(struct aim_task *t)

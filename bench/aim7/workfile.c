@@ -197,11 +197,11 @@ static bool is_file(const char *path)
 int aim_workfile_load(const char *spec, struct aim_workfile *wf, char *err, size_t errlen)
 {
 	memset(wf, 0, sizeof(*wf));
-	snprintf(wf->name, sizeof(wf->name), "%s", spec);
-	if (!*spec) {
+	if (!spec || !*spec) {
 		snprintf(err, errlen, "empty workfile name");
 		return -1;
 	}
+	snprintf(wf->name, sizeof(wf->name), "%s", spec);
 	if (strchr(spec, '/') || is_file(spec)) {
 		snprintf(wf->path, sizeof(wf->path), "%s", spec);
 		/* report a path by its last component */
