@@ -136,6 +136,7 @@ struct aim_point {
 	unsigned int repeat_index;
 	struct aim_figures fig;
 	double child_cpu_s;       /* user + sys over all children */
+	uint64_t vol_csw, invol_csw; /* children's sleeps / preemptions */
 	struct aim_role_stats role[AIM_NROLES];
 	unsigned long long invariant_errors;
 };

@@ -324,7 +324,7 @@ static void explain(const struct aim_point *p, const char *prefix,
 {
 	for (int r = 0; r < AIM_NROLES; r++) {
 		const struct aim_role_stats *s = &p->role[r];
-		printf("%s  %-8s %-16s %12llu acquisitions, %5.1f%% of child time waiting "
+		printf("%s  %-8s %-16s %12llu acquisitions, %5.1f%% of child time in lock() "
 		       "(%.0f ns/acquisition)",
 		       prefix, aim_role_name(r), ops[r]->name, (unsigned long long)s->acquires,
 		       aim_wait_pct(p, r), s->acquires ? (double)s->wait_ns / (double)s->acquires : 0);
@@ -335,10 +335,13 @@ static void explain(const struct aim_point *p, const char *prefix,
 			printf("; no counters");
 		printf("\n");
 	}
-	printf("%s  CPU: children used %.2f s of %.2f s wall x %u children (%.1f%%); the rest "
-	       "was sleeping or waiting for a CPU\n",
+	printf("%s  CPU: children used %.2f s of %.2f s wall x %u children (%.1f%%), i.e. %.2f "
+	       "CPUs; %llu sleeps (voluntary switches), %llu preemptions; time in lock() "
+	       "includes being preempted there\n",
 	       prefix, p->child_cpu_s, p->fig.parent_s, p->users,
-	       p->fig.parent_s > 0 ? 100 * p->child_cpu_s / (p->fig.parent_s * p->users) : 0);
+	       p->fig.parent_s > 0 ? 100 * p->child_cpu_s / (p->fig.parent_s * p->users) : 0,
+	       p->fig.parent_s > 0 ? p->child_cpu_s / p->fig.parent_s : 0,
+	       (unsigned long long)p->vol_csw, (unsigned long long)p->invol_csw);
 }
 
 static void summarize_cell(const struct aim_cell *c, const char *prefix)

@@ -203,6 +203,8 @@ void aim_write_json(FILE *out, const struct aim_config *cfg, const struct aim_ce
 			for (int m = 0; m < M_COUNT; m++)
 				lb_json_kv_double(&j, aim7_metrics[m].key, metric(&c->run[r], m));
 			lb_json_kv_uint(&j, "invariant_errors", c->run[r].invariant_errors);
+			lb_json_kv_uint(&j, "voluntary_switches", c->run[r].vol_csw);
+			lb_json_kv_uint(&j, "involuntary_switches", c->run[r].invol_csw);
 			json_roles(&j, &c->run[r]);
 			lb_json_object_end(&j);
 		}

@@ -29,6 +29,7 @@ struct child {
 	unsigned int njobs;
 	uint64_t start_ns, end_ns;
 	double user_s, sys_s, helper_user_s, helper_sys_s;
+	long vcsw, ivcsw;          /* context switches: child + helper */
 	int err;
 };
 
@@ -50,14 +51,19 @@ static double tv_s(struct timeval tv)
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
-static void thread_times(double *user, double *sys)
+/* This thread's CPU times and context switches: voluntary ones are its
+ * sleeps (lock and pipe waits), involuntary ones its preemptions. */
+static void thread_times(double *user, double *sys, long *vcsw, long *ivcsw)
 {
 	struct rusage ru;
 	if (getrusage(RUSAGE_THREAD, &ru) == 0) {
 		*user = tv_s(ru.ru_utime);
 		*sys = tv_s(ru.ru_stime);
+		*vcsw = ru.ru_nvcsw;
+		*ivcsw = ru.ru_nivcsw;
 	} else {
 		*user = *sys = 0;
+		*vcsw = *ivcsw = 0;
 	}
 }
 
@@ -130,6 +136,9 @@ static void *helper_main(void *arg)
 	if (err)
 		ch->err = err;
 	lb_barrier_wait(&pt->ready);
+	long v0, iv0, v1, iv1;
+	double u0, s0;
+	thread_times(&u0, &s0, &v0, &iv0);
 	for (;;) {
 		/* acquire: pairs with the release in aim_shell_pipeline, so
 		 * `bytes` is the posted request's. */
@@ -149,7 +158,13 @@ static void *helper_main(void *arg)
 		atomic_fetch_add_explicit(&h->done, 1, memory_order_release);
 		lb_futex_wake(&h->done, 1);
 	}
-	thread_times(&ch->helper_user_s, &ch->helper_sys_s);
+	thread_times(&ch->helper_user_s, &ch->helper_sys_s, &v1, &iv1);
+	ch->helper_user_s -= u0;
+	ch->helper_sys_s -= s0;
+	/* Added to the child's (written after the child's own, which ends
+	 * before it posts our exit). */
+	ch->vcsw += v1 - v0;
+	ch->ivcsw += iv1 - iv0;
 	lb_barrier_wait(&pt->done);
 	if (!err)
 		ctx_teardown(&h->ctx);
@@ -205,7 +220,8 @@ static void *child_main(void *arg)
 	}
 	lb_barrier_wait(&pt->ready);
 	double u0, s0;
-	thread_times(&u0, &s0);
+	long v0, iv0, v1, iv1;
+	thread_times(&u0, &s0, &v0, &iv0);
 	ch->start_ns = lb_now_ns();
 	for (unsigned int j = 0; j < ch->njobs && !err && !stopping(pt); j++) {
 		if (pt->cfg->check_ns)
@@ -215,9 +231,11 @@ static void *child_main(void *arg)
 	}
 	ch->end_ns = lb_now_ns();
 	double u1, s1;
-	thread_times(&u1, &s1);
+	thread_times(&u1, &s1, &v1, &iv1);
 	ch->user_s = u1 - u0;
 	ch->sys_s = s1 - s0;
+	ch->vcsw += v1 - v0;
+	ch->ivcsw += iv1 - iv0;
 	/* release: the main thread reads our figures after seeing the count. */
 	atomic_fetch_add_explicit(&pt->finished, 1, memory_order_release);
 	lb_futex_wake(&pt->finished, 1);
@@ -391,6 +409,8 @@ int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const 
 			child_s[i] = (double)(ch->end_ns - pt->start_ns) / 1e9;
 		user += ch->user_s + ch->helper_user_s;
 		sys += ch->sys_s + ch->helper_sys_s;
+		out->vol_csw += (uint64_t)(ch->vcsw > 0 ? ch->vcsw : 0);
+		out->invol_csw += (uint64_t)(ch->ivcsw > 0 ? ch->ivcsw : 0);
 	}
 	out->users = users;
 	out->jobs_per_child = njobs;
