@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,6 +25,19 @@
 #define AIM_DEFAULT_RWLOCK "pthread-rwlock-wp"
 
 int lb_cmd_aim7(int argc, char **argv);
+
+/* Temporaries to remove if a signal ends the run (as bench_main.c does): the
+ * one acceptable global state, since a signal handler gets no context. */
+static struct lb_outfile *volatile pending_outfiles[2];
+
+static void on_fatal_signal(int sig)
+{
+	for (int i = 0; i < 2; i++)
+		if (pending_outfiles[i] && pending_outfiles[i]->tmp_path)
+			unlink(pending_outfiles[i]->tmp_path); /* async-signal-safe */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
 
 static void usage(FILE *out)
 {
@@ -386,12 +400,18 @@ static int run_all(struct aim_config *cfg)
 		return 1;
 	}
 	if (cfg->json_path && (e = lb_outfile_open(&json, cfg->json_path)))
-		lb_usage_error("--json: cannot write '%s': %s", cfg->json_path, strerror(e));
+		lb_usage_error("--json: cannot write '%s': %s; accepted: a file in an existing, "
+			       "writable directory", cfg->json_path, strerror(e));
 	if (cfg->csv_path && (e = lb_outfile_open(&csv, cfg->csv_path))) {
 		if (json.fp)
 			lb_outfile_abort(&json);
-		lb_usage_error("--csv: cannot write '%s': %s", cfg->csv_path, strerror(e));
+		lb_usage_error("--csv: cannot write '%s': %s; accepted: a file in an existing, "
+			       "writable directory", cfg->csv_path, strerror(e));
 	}
+	pending_outfiles[0] = json.fp ? &json : NULL;
+	pending_outfiles[1] = csv.fp ? &csv : NULL;
+	signal(SIGINT, on_fatal_signal);
+	signal(SIGTERM, on_fatal_signal);
 	cfg->progress = !cfg->quiet && isatty(2);
 
 	printf("lockbench aim7: workfile %s (%zu tests, %lu hits), locks: mutex=%s spinlock=%s "
@@ -475,6 +495,7 @@ static int run_all(struct aim_config *cfg)
 	if (rc > 1) /* a setup failure (errno value) */
 		fprintf(stderr, "lockbench aim7: cannot run: %s\n", strerror(rc));
 	if (rc) {
+		pending_outfiles[0] = pending_outfiles[1] = NULL;
 		if (json.fp)
 			lb_outfile_abort(&json);
 		if (csv.fp)
@@ -497,6 +518,7 @@ static int run_all(struct aim_config *cfg)
 			strerror(e));
 		rc = 1;
 	}
+	pending_outfiles[0] = pending_outfiles[1] = NULL;
 	free(cells);
 	return rc;
 }

@@ -16,6 +16,7 @@ usage: test_aim7.py LOCKBENCH cli|locks|busted
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -143,6 +144,18 @@ def cli(d):
     ok(r.returncode == 0, f"--check 10ms: periodic checks pass on working locks {short(r.stderr)}")
     r = aim7("--users", "2", "--time", "200ms")
     ok(r.returncode == 0 and HEADER in r.stdout, f"jobs sized from --time {short(r.stderr)}")
+
+    idir = os.path.join(d, "interrupted")
+    os.mkdir(idir)
+    p = subprocess.Popen([LB, "aim7", "-q", "--users", "8", "--time", "10s", "--json",
+                          os.path.join(idir, "x.json"), "--csv", os.path.join(idir, "x.csv")],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        p.wait(timeout=0.7)
+    except subprocess.TimeoutExpired:
+        p.send_signal(signal.SIGINT)
+    p.wait(timeout=60)
+    ok(os.listdir(idir) == [], f"SIGINT mid-run leaves no output or temporary file: {os.listdir(idir)}")
 
 
 def all_tests_workfile(d):
