@@ -330,6 +330,9 @@ static int calibrate(const struct aim_config *cfg, unsigned int users, double *c
 		double c = p.fig.parent_s / ((double)cal_users * p.jobs_per_child);
 		*cost = c > *cost ? c : *cost;
 	}
+	if (*cost < 1e-7) { /* a clock that did not move: never size from 0 */
+		*cost = 1e-7;
+	}
 	return 0;
 }
 
