@@ -352,12 +352,12 @@ static void explain(const struct aim_point *p, const char *prefix,
 			printf("; no counters");
 		printf("\n");
 	}
-	printf("%s  CPU: children used %.2f s of %.2f s wall x %u children (%.1f%%), i.e. %.2f "
-	       "CPUs; %llu sleeps (voluntary switches), %llu preemptions; time in lock() "
-	       "includes being preempted there\n",
+	printf("%s  CPU: children used %.2f s of %.2f s wall x %u children, i.e. %.2f CPUs "
+	       "(%.0f jobs per CPU-second); %llu sleeps (voluntary switches), %llu preemptions; "
+	       "time in lock() includes being preempted there\n",
 	       prefix, p->child_cpu_s, p->fig.parent_s, p->users,
-	       p->fig.parent_s > 0 ? 100 * p->child_cpu_s / (p->fig.parent_s * p->users) : 0,
 	       p->fig.parent_s > 0 ? p->child_cpu_s / p->fig.parent_s : 0,
+	       p->child_cpu_s > 0 ? (double)p->jobs_per_child * p->users / p->child_cpu_s : 0,
 	       (unsigned long long)p->vol_csw, (unsigned long long)p->invol_csw);
 }
 
