@@ -181,14 +181,12 @@ void aim_shell_pipeline(struct aim_task *t, uint32_t bytes)
 	lb_futex_wake(&h->cmd, 1);
 	size_t sent = aim_pipe_write(&t->ctx, h->pipe, bytes);
 	/* wait(2) for the pipeline's last process */
-	while (sent == bytes) {
+	while (sent == bytes) { /* a short write means the run is stopping */
 		uint32_t d = atomic_load_explicit(&h->done, memory_order_acquire);
 		if (d != done0 || aim_stopping(t->k))
 			break;
 		wait_change(&h->done, d);
 	}
-	if (sent != bytes) /* stopping: the pipe state is of no interest now */
-		return;
 }
 
 static void park_if_paused(struct point *pt)
