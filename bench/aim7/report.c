@@ -27,10 +27,10 @@ static const struct lb_metric_desc aim7_metrics[M_COUNT] = {
 	[M_JTI] = { "jti", "%", LB_BETTER_HIGHER, "Jain-like fairness index (JTI)" },
 	[M_MAX] = { "max_child_s", "s", LB_BETTER_LOWER, "slowest child" },
 	[M_MIN] = { "min_child_s", "s", LB_BETTER_LOWER, "fastest child" },
-	[M_WAIT_MUTEX] = { "wait_mutex_pct", "%", LB_BETTER_LOWER, "time waiting on the mutex role" },
+	[M_WAIT_MUTEX] = { "wait_mutex_pct", "%", LB_BETTER_LOWER, "time in lock(), mutex role" },
 	[M_WAIT_SPIN] = { "wait_spinlock_pct", "%", LB_BETTER_LOWER,
-			  "time waiting on the spinlock role" },
-	[M_WAIT_RW] = { "wait_rwlock_pct", "%", LB_BETTER_LOWER, "time waiting on the rwlock role" },
+			  "time in lock(), spinlock role" },
+	[M_WAIT_RW] = { "wait_rwlock_pct", "%", LB_BETTER_LOWER, "time in lock(), rwlock role" },
 	[M_JOBS] = { "jobs_per_child", "jobs", LB_BETTER_NONE, "jobs per child" },
 };
 

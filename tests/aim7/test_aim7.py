@@ -140,6 +140,17 @@ def cli(d):
         sides = []
     ok(sides == ["POST", "PRE"], f"JSON cells carry the side: {sides}")
 
+    js = os.path.join(d, "abrole.json")
+    r = aim7("--users", "2", "--jobs", "3", "--ab", "tas,pthread-spin", "--ab-role", "spinlock",
+             "--json", js)
+    try:
+        cells = {c["params"]["side"]: c["params"] for c in json.load(open(js))["results"]}
+    except (OSError, ValueError, KeyError):
+        cells = {}
+    ok(r.returncode == 0 and cells.get("PRE", {}).get("spinlock") == "tas" and
+       cells.get("POST", {}).get("spinlock") == "pthread-spin" and cells["PRE"].get("mutex") == "mutex",
+       f"--ab-role spinlock swaps the spin role only: {cells}")
+
     r = aim7("--users", "2", "--jobs", "20", "--check", "10ms")
     ok(r.returncode == 0, f"--check 10ms: periodic checks pass on working locks {short(r.stderr)}")
     r = aim7("--users", "2", "--time", "200ms")
