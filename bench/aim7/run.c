@@ -398,13 +398,18 @@ int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const 
 	if (err)
 		goto out_free;
 
-	uint64_t last_end = pt->start_ns;
+	/* The common start: the first child out of the barrier (the main
+	 * thread may be scheduled after a short child has already finished). */
+	uint64_t t0 = pt->start_ns;
+	for (unsigned int i = 0; i < users; i++)
+		t0 = pt->child[i].start_ns < t0 ? pt->child[i].start_ns : t0;
+	uint64_t last_end = t0;
 	double *child_s = calloc(users, sizeof(double)), user = 0, sys = 0;
 	for (unsigned int i = 0; i < users; i++) {
 		struct child *ch = &pt->child[i];
 		last_end = ch->end_ns > last_end ? ch->end_ns : last_end;
 		if (child_s)
-			child_s[i] = (double)(ch->end_ns - pt->start_ns) / 1e9;
+			child_s[i] = (double)(ch->end_ns - t0) / 1e9;
 		user += ch->user_s + ch->helper_user_s;
 		sys += ch->sys_s + ch->helper_sys_s;
 		out->vol_csw += (uint64_t)(ch->vcsw > 0 ? ch->vcsw : 0);
@@ -413,7 +418,7 @@ int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const 
 	out->users = users;
 	out->jobs_per_child = njobs;
 	if (child_s)
-		aim_figures_compute(users, njobs, (double)(last_end - pt->start_ns) / 1e9, child_s,
+		aim_figures_compute(users, njobs, (double)(last_end - t0) / 1e9, child_s,
 				    user, sys, &out->fig);
 	free(child_s);
 	out->child_cpu_s = user + sys;

@@ -146,7 +146,9 @@ int aim_workfile_parse(const char *text, struct aim_workfile *wf, char *err, siz
 		wf->hits[slot] = (unsigned int)hits; /* re-aim: the last weight wins */
 	}
 	if (wf->total_hits == 0) {
-		snprintf(err, errlen, "%u: no test with a non-zero weight", lineno);
+		(void)lineno;
+		snprintf(err, errlen, " no test with a non-zero weight; accepted: lines "
+			 "'<hits> <test name>' with hits > 0");
 		return -1;
 	}
 	return 0;
@@ -198,7 +200,8 @@ int aim_workfile_load(const char *spec, struct aim_workfile *wf, char *err, size
 {
 	memset(wf, 0, sizeof(*wf));
 	if (!spec || !*spec) {
-		snprintf(err, errlen, "empty workfile name");
+		snprintf(err, errlen, "empty workfile name; accepted: %s, or a path",
+			 aim_workfile_shipped());
 		return -1;
 	}
 	snprintf(wf->name, sizeof(wf->name), "%s", spec);

@@ -118,6 +118,15 @@ def cli(d):
         want = run["jobs_per_child"] / run["parent_time_s"] * 60 * 2
         ok(abs(jpm - want) <= 1e-6 * want, f"Jobs/min = jobs/child / parent s * 60 * children ({jpm:.2f})")
 
+    tiny = os.path.join(d, "tiny.wf")
+    with open(tiny, "w") as f:
+        f.write("10 sieve\r\n")  # a CRLF line too
+    jpms = []
+    for _ in range(5):  # a child may finish before the parent reads the clock
+        r = aim7("--workfile", tiny, "--users", "1", "--jobs", "1")
+        jpms += [float(l.split()[1]) for l in r.stdout.splitlines() if re.match(r"^1\s+\d", l)]
+    ok(len(jpms) == 5 and min(jpms) > 0, f"a job of microseconds still gets a wall time: {jpms}")
+
     r = aim7("-s", "1", "-e", "3", "-i", "2", "--jobs", "3")
     rows = [l.split()[0] for l in r.stdout.splitlines() if re.match(r"^\d+\s+\d", l)]
     ok(r.returncode == 0 and rows == ["1", "3"], f"-s 1 -e 3 -i 2 runs 1 and 3 users: {rows}")
