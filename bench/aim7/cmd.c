@@ -21,7 +21,7 @@
 
 #define NS_PER_S UINT64_C(1000000000)
 #define HELP "lockbench aim7 --help"
-#define AIM_DEFAULT_SPINLOCK "pthread-spin"
+#define AIM_DEFAULT_SPINLOCK "pthread-adaptive"
 #define AIM_DEFAULT_RWLOCK "pthread-rwlock-wp"
 
 int lb_cmd_aim7(int argc, char **argv);
