@@ -223,6 +223,11 @@ int aim_kernel_init(struct aim_kernel *k, const struct lb_lock_ops *const *ops,
 	    (e = pool_init(&k->pages, (2 * AIM_MM_MAX_PAGES + 2 * AIM_FILE_PAGES) * per)) ||
 	    (e = pool_init(&k->tasks.pids, 4 * per)))
 		return e;
+	if ((e = pool_init(&k->dcache.pool, k->dir.pool.n)))
+		return e;
+	k->dcache.ent = calloc(k->dcache.pool.n, sizeof(*k->dcache.ent));
+	if (!k->dcache.ent)
+		return ENOMEM;
 	k->dir.ent = calloc(k->dir.pool.n, sizeof(*k->dir.ent));
 	k->itable.nlink = calloc(k->itable.pool.n, sizeof(*k->itable.nlink));
 	k->tasks.next = calloc(k->tasks.pids.n + 1, sizeof(uint32_t));
@@ -230,11 +235,12 @@ int aim_kernel_init(struct aim_kernel *k, const struct lb_lock_ops *const *ops,
 	if (!k->dir.ent || !k->itable.nlink || !k->tasks.next || !k->tasks.prev)
 		return ENOMEM;
 	for (int b = 0; b < AIM_DIR_BUCKETS; b++)
-		k->dir.bucket[b] = AIM_NONE;
+		k->dir.bucket[b] = k->dcache.bucket[b] = AIM_NONE;
 	uint32_t head = k->tasks.pids.n;
 	k->tasks.next[head] = k->tasks.prev[head] = head;
 
 	if ((e = new_lock(k, &k->dir.i_mutex, AIM_ROLE_MUTEX)) ||
+	    (e = new_lock(k, &k->dcache.lock, AIM_ROLE_RW)) ||
 	    (e = new_lock(k, &k->itable.lock, AIM_ROLE_SPIN)) ||
 	    (e = new_lock(k, &k->files_lock, AIM_ROLE_SPIN)) ||
 	    (e = new_lock(k, &k->zone_lock, AIM_ROLE_SPIN)) ||
@@ -273,6 +279,8 @@ void aim_kernel_destroy(struct aim_kernel *k)
 	}
 	free(k->locks);
 	pool_free(&k->dir.pool);
+	pool_free(&k->dcache.pool);
+	free(k->dcache.ent);
 	pool_free(&k->itable.pool);
 	pool_free(&k->files);
 	pool_free(&k->pages);
@@ -362,6 +370,71 @@ static uint32_t name_hash(const char *s)
 	return h % AIM_DIR_BUCKETS;
 }
 
+/* A dcache chain walk, bounded like dir_find; the entry or AIM_NONE. */
+static uint32_t d_find(struct aim_dcache *dc, const char *name, uint32_t *prevp)
+{
+	uint32_t prev = AIM_NONE, e = dc->bucket[name_hash(name)];
+	for (uint32_t steps = 0; e != AIM_NONE; steps++) {
+		if (e >= dc->pool.n || steps > dc->pool.n) {
+			dc->errors++;
+			return AIM_NONE;
+		}
+		if (!strncmp(dc->ent[e].name, name, sizeof(dc->ent[e].name)))
+			break;
+		prev = e;
+		e = dc->ent[e].next;
+	}
+	if (prevp)
+		*prevp = prev;
+	return e;
+}
+
+/* d_lookup: the path walk's step, on the read side. */
+static bool d_lookup(struct aim_ctx *c, const char *name)
+{
+	struct aim_dcache *dc = &c->k->dcache;
+	aim_read_lock(c, &dc->lock);
+	bool hit = d_find(dc, name, NULL) != AIM_NONE;
+	aim_read_unlock(c, &dc->lock);
+	return hit;
+}
+
+static void d_add(struct aim_ctx *c, const char *name)
+{
+	struct aim_dcache *dc = &c->k->dcache;
+	aim_lock(c, &dc->lock);
+	if (d_find(dc, name, NULL) == AIM_NONE) {
+		uint32_t e = aim_pool_get(&dc->pool, 1);
+		if (e != AIM_NONE) {
+			uint32_t b = name_hash(name);
+			snprintf(dc->ent[e].name, sizeof(dc->ent[e].name), "%s", name);
+			dc->ent[e].next = dc->bucket[b];
+			dc->bucket[b] = e;
+			dc->n++;
+		}
+	}
+	aim_unlock(c, &dc->lock);
+}
+
+static void d_drop(struct aim_ctx *c, const char *name)
+{
+	struct aim_dcache *dc = &c->k->dcache;
+	uint32_t prev;
+	aim_lock(c, &dc->lock);
+	uint32_t e = d_find(dc, name, &prev);
+	if (e != AIM_NONE) {
+		if (prev == AIM_NONE)
+			dc->bucket[name_hash(name)] = dc->ent[e].next;
+		else
+			dc->ent[prev].next = dc->ent[e].next;
+		dc->n--;
+		aim_pool_put(&dc->pool, e, 1);
+	} else {
+		dc->errors++; /* every name in the directory is cached */
+	}
+	aim_unlock(c, &dc->lock);
+}
+
 /* Find `name` in its chain; *prevp gets the predecessor (AIM_NONE = head).
  * Bounded by the pool size: a cycle made by a broken lock is counted. */
 static uint32_t dir_find(struct aim_dir *d, const char *name, uint32_t *prevp)
@@ -401,6 +474,7 @@ int aim_sys_creat(struct aim_ctx *c, const char *name, uint32_t tag)
 {
 	struct aim_dir *d = &c->k->dir;
 	int rc = 0;
+	d_lookup(c, name); /* the path walk */
 	aim_lock(c, &d->i_mutex);
 	uint32_t e = dir_find(d, name, NULL);
 	if (e == AIM_NONE) {
@@ -409,6 +483,8 @@ int aim_sys_creat(struct aim_ctx *c, const char *name, uint32_t tag)
 			if (ino != AIM_NONE)
 				inode_unlink(c, ino);
 			rc = -1;
+		} else {
+			d_add(c, name);
 		}
 	}
 	aim_unlock(c, &d->i_mutex);
@@ -419,12 +495,14 @@ int aim_sys_link(struct aim_ctx *c, const char *old, const char *new_name)
 {
 	struct aim_dir *d = &c->k->dir;
 	int rc = -1;
+	d_lookup(c, old);
 	aim_lock(c, &d->i_mutex);
 	uint32_t e = dir_find(d, old, NULL);
 	if (e != AIM_NONE && dir_find(d, new_name, NULL) == AIM_NONE) {
 		uint32_t ino = d->ent[e].ino;
 		if (dir_insert(c, d, new_name, ino) == 0) {
 			inode_link(c, ino);
+			d_add(c, new_name);
 			rc = 0;
 		}
 	}
@@ -436,9 +514,11 @@ int aim_sys_unlink(struct aim_ctx *c, const char *name)
 {
 	struct aim_dir *d = &c->k->dir;
 	uint32_t prev, ino = AIM_NONE;
+	d_lookup(c, name);
 	aim_lock(c, &d->i_mutex);
 	uint32_t e = dir_find(d, name, &prev);
 	if (e != AIM_NONE) {
+		d_drop(c, name);
 		if (prev == AIM_NONE)
 			d->bucket[name_hash(name)] = d->ent[e].next;
 		else
@@ -477,6 +557,8 @@ uint32_t aim_sys_readdir(struct aim_ctx *c)
 bool aim_sys_lookup(struct aim_ctx *c, const char *name)
 {
 	struct aim_dir *d = &c->k->dir;
+	if (d_lookup(c, name))
+		return true; /* a dcache hit: no i_mutex */
 	aim_lock(c, &d->i_mutex);
 	bool found = dir_find(d, name, NULL) != AIM_NONE;
 	aim_unlock(c, &d->i_mutex);
@@ -1096,6 +1178,26 @@ unsigned long aim_kernel_check(struct aim_kernel *k, FILE *err)
 		CHECK(wrong == 0, "inodes: %u link count(s) disagree with the directory\n", wrong);
 	}
 	free(links);
+
+	/* Dentry cache: exactly the directory's names, chains intact. */
+	struct aim_dcache *dc = &k->dcache;
+	uint32_t dn = 0, missing = 0;
+	bool dc_ok = true;
+	for (int b = 0; b < AIM_DIR_BUCKETS && dc_ok; b++)
+		for (uint32_t e = dc->bucket[b]; e != AIM_NONE; e = dc->ent[e].next) {
+			if (e >= dc->pool.n || dn > dc->pool.n || !dc->pool.owner[e]) {
+				dc_ok = false;
+				break;
+			}
+			dn++;
+			missing += chain_ok && dir_find(d, dc->ent[e].name, NULL) == AIM_NONE;
+		}
+	CHECK(dc_ok && dn == dc->n && dc->errors == 0,
+	      "dentry cache: %u linked, %u counted, %llu inconsistencies seen\n", dn, dc->n,
+	      (unsigned long long)dc->errors);
+	CHECK(!dc_ok || !chain_ok || (dn == n && missing == 0),
+	      "dentry cache: %u names cached, %u in the directory, %u stale\n", dn, n, missing);
+	bad += pool_check(&dc->pool, "dentry cache", err);
 	CHECK(k->itable.errors == 0, "inodes: %llu link/unlink of a free inode\n",
 	      (unsigned long long)k->itable.errors);
 	bad += pool_check(&k->itable.pool, "inode table", err);

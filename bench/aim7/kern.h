@@ -14,6 +14,7 @@
  *   object          lock (role)              shared by       re-aim tests
  *   directory       i_mutex (mutex)          every child     creat_clo, link_test,
  *                                                            dir_rtns_1, disk_src, shell
+ *   dentry cache    dcache lock (rw)         every child     every path walk
  *   inode table     inode_lock (spin)        every child     creat/link/unlink
  *   file table      files_lock (spin)        every child     open/close everywhere
  *   page allocator  zone lock (spin)         every child     page_test, exec, fork, disk
@@ -91,6 +92,17 @@ struct aim_dir {
 	struct aim_dentry *ent;
 	uint32_t bucket[AIM_DIR_BUCKETS];
 	uint32_t nentries;
+	uint64_t errors;
+};
+
+/* The dentry cache: the names the directory holds, looked up on every path
+ * walk under the read side, added and dropped under the write side. */
+struct aim_dcache {
+	struct aim_lock lock;       /* rw role */
+	struct aim_pool pool;
+	struct aim_dentry *ent;     /* ino unused */
+	uint32_t bucket[AIM_DIR_BUCKETS];
+	uint32_t n;
 	uint64_t errors;
 };
 
@@ -179,6 +191,7 @@ struct aim_kernel {
 	const struct lb_lock_ops *ops[AIM_NROLES];
 	unsigned int users;
 	struct aim_dir dir;
+	struct aim_dcache dcache;
 	struct aim_itable itable;
 	struct aim_pool files;      /* guarded by files_lock */
 	struct aim_lock files_lock;

@@ -240,6 +240,9 @@ static void test_kernel_check(void)
 	aim_pipe_read(&c, &k->pipe[0], 100);
 	tap_ok(aim_kernel_check(k, devnull) > 0, "a corrupt byte in a pipe is caught");
 	k->pipe[0].errors = 0;
+	k->dcache.n--;
+	tap_ok(aim_kernel_check(k, devnull) > 0, "a dentry cache count off by one is caught");
+	k->dcache.n++;
 	k->dir.i_mutex.overlaps = 1;
 	tap_ok(aim_kernel_check(k, devnull) > 0, "two threads inside one lock are caught");
 	k->dir.i_mutex.overlaps = 0;
