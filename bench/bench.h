@@ -145,5 +145,7 @@ int lb_cmd_bench(int argc, char **argv);
 int lb_cmd_default(int argc, char **argv);
 /* lockbench list [--json] */
 int lb_cmd_list(int argc, char **argv);
+/* `lockbench aim7` (bench/aim7/cmd.c). */
+int lb_cmd_aim7(int argc, char **argv);
 
 #endif /* LB_BENCH_H */

@@ -23,6 +23,7 @@ struct lb_command {
 static const struct lb_command commands[] = {
 	{ "bench", "fixed-time throughput, fairness and latency of locks", lb_cmd_bench },
 	{ "list", "the registered locks (--json for machine-readable)", lb_cmd_list },
+	{ "aim7", "AIM7/re-aim work-alike: jobs/min of a simulated kernel on the locks", lb_cmd_aim7 },
 	{ "compare", "result files side by side: deltas, Welch t and U test verdicts", lb_cmd_compare },
 	{ "plot", "pictures of result files through gnuplot (SVG, PNG)", lb_cmd_plot },
 	{ "rt", "hackbench + cyclictest on a SLUB-like allocator: raw vs PI list_lock", lb_cmd_rt },
@@ -59,6 +60,11 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	lb_usage_error("unknown command '%s'; accepted: bench, list, compare, plot, rt, --help, "
-		       "--version", argv[1]);
+	/* The accepted list is the table itself, so it can never go stale. */
+	char accepted[256] = "";
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		strncat(accepted, commands[i].name, sizeof(accepted) - strlen(accepted) - 1);
+		strncat(accepted, ", ", sizeof(accepted) - strlen(accepted) - 1);
+	}
+	lb_usage_error("unknown command '%s'; accepted: %s--help, --version", argv[1], accepted);
 }

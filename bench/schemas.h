@@ -11,6 +11,7 @@
 
 extern const struct lb_workload_schema lb_schema_bench;
 extern const struct lb_workload_schema lb_schema_rt;
+extern const struct lb_workload_schema lb_schema_aim7;
 
 /* NULL-terminated. */
 extern const struct lb_workload_schema *const lb_workload_schemas[];

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * aim7.h - `lockbench aim7`: an AIM7/re-aim work-alike whose "system" work
+ * runs on a small simulated kernel (kern.c) guarded by locks from the
+ * registry.  Pieces:
+ *
+ *   workfile.c  re-aim workfiles: parse, look up tests, assign jobs
+ *   figures.c   re-aim's figures (Jobs/min, JTI...) from child times
+ *   kern.c      the simulated kernel objects and their invariant checks
+ *   tests_sys.c the system tests (creat_clo, link_test, page_test...)
+ *   tests_user.c the user-time tests (add_*, sieve, ...): no locks
+ *   run.c       one load point: N children (threads), barrier, watchdog
+ *   report.c    the log table, CSV and JSON
+ *   cmd.c       options, users sweep, --ab, --explain
+ */
+#ifndef LB_AIM7_H
+#define LB_AIM7_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lb_lock_ops.h"
+#include "lb_schema.h"
+
+/* ---- roles: which registry lock guards which kind of kernel object ---- */
+enum aim_role { AIM_ROLE_MUTEX, AIM_ROLE_SPIN, AIM_ROLE_RW, AIM_NROLES };
+const char *aim_role_name(int role); /* "mutex", "spinlock", "rwlock" */
+
+/* ---- tests ---- */
+struct aim_task;
+typedef uint64_t (*aim_test_fn)(struct aim_task *t);
+
+struct aim_test {
+	const char *name;
+	aim_test_fn fn;
+	bool system;       /* takes kernel locks */
+	const char *what;  /* one line: what the analogue does */
+};
+/* Every test: the system tests (tests_sys.c), then the user-time ones. */
+size_t aim_ntests(void);
+const struct aim_test *aim_test_at(size_t i);
+int aim_test_index(const char *name); /* -1 when unknown */
+extern const struct aim_test aim_sys_tests[], aim_user_tests[];
+extern const size_t aim_nsys_tests, aim_nuser_tests;
+
+/* ---- workfiles ---- */
+#define AIM_MAX_WORKFILE_TESTS 128
+struct aim_workfile {
+	char name[64];            /* as given (name or path) */
+	char path[4096];          /* the file read */
+	size_t ntests;
+	int test[AIM_MAX_WORKFILE_TESTS];       /* index into aim_tests */
+	unsigned int hits[AIM_MAX_WORKFILE_TESTS]; /* last weight wins (re-aim) */
+	unsigned long total_hits;  /* every line counts (re-aim) */
+	unsigned long filesize_kb, poolsize_kb; /* 0 when not given */
+};
+
+/*
+ * Parse workfile text.  0 on success; on error -1 with a one-line message
+ * ("LINE: unknown test 'x'") in err.
+ */
+int aim_workfile_parse(const char *text, struct aim_workfile *wf, char *err, size_t errlen);
+/*
+ * Find and read a workfile: NAME|PATH.  A PATH (contains '/' or names an
+ * existing file) is read as is; a NAME is looked up as workfile.NAME, then
+ * NAME, in: explicit_dir (--workfile-dir), the source tree's workfiles/
+ * (baked in at build time), the installed datadir.  0 or -1 with err set.
+ */
+int aim_workfile_load(const char *spec, struct aim_workfile *wf, char *err, size_t errlen);
+/* The shipped workfile names, comma separated. */
+const char *aim_workfile_shipped(void);
+
+/*
+ * re-aim's job assignment: runs of test i = round(hits_i / total * jobs), at
+ * least 1 when hits_i > 0.  counts[] gets wf->ntests entries; returns the sum.
+ */
+unsigned int aim_assign_jobs(const struct aim_workfile *wf, unsigned int jobs,
+			     unsigned int *counts);
+/* Fill order[] (length sum of counts) with the workfile slots in a random
+ * order drawn with the given seed (Fisher-Yates). */
+void aim_shuffle_jobs(const struct aim_workfile *wf, const unsigned int *counts,
+		      uint64_t seed, uint16_t *order, unsigned int n);
+
+/* ---- figures (re-aim driver.c semantics) ---- */
+struct aim_figures {
+	unsigned int children;
+	unsigned int jobs_per_child;
+	double parent_s;          /* wall time of the load point */
+	double jobs_per_min, jobs_per_min_child, jobs_per_sec_child;
+	double child_user_s, child_sys_s;
+	double std_dev, cov_pct, jti;
+	double max_child_s, min_child_s;
+};
+/* child_s: each child's elapsed time from the common start. */
+void aim_figures_compute(unsigned int children, unsigned int jobs_per_child, double parent_s,
+			 const double *child_s, double user_s, double sys_s,
+			 struct aim_figures *out);
+
+/* ---- configuration ---- */
+#define AIM_MAX_USERS 2000
+#define AIM_MAX_USER_POINTS 256
+
+struct aim_config {
+	const struct lb_lock_ops *role_ops[AIM_NROLES];
+	struct aim_workfile wf;
+	unsigned int users[AIM_MAX_USER_POINTS];
+	size_t npoints;
+	unsigned int jobs;        /* per child; 0 = size from --time */
+	uint64_t time_ns;         /* target length of a load point */
+	unsigned int repeat;
+	/* --ab A,B on ab_role: side 0 = PRE (A), side 1 = POST (B) */
+	bool ab;
+	int ab_role;
+	const struct lb_lock_ops *ab_ops[2];
+	uint64_t check_ns;        /* --check period; 0 = only at the end */
+	bool explain, quiet, progress;
+	uint64_t seed;
+	const char *json_path, *csv_path;
+	const char *argv_joined;
+};
+
+/* ---- one load point ---- */
+struct aim_role_stats {
+	uint64_t acquires;        /* write/exclusive + read acquisitions */
+	uint64_t wait_ns;         /* time inside ops->lock / read_lock */
+	struct lb_counter counters[LB_MAX_COUNTERS]; /* summed over the role's locks */
+	size_t ncounters;
+};
+
+struct aim_point {
+	unsigned int users, jobs_per_child;
+	int side;                 /* -1, or 0 (PRE) / 1 (POST) with --ab */
+	unsigned int repeat_index;
+	struct aim_figures fig;
+	double child_cpu_s;       /* user + sys over all children */
+	uint64_t vol_csw, invol_csw; /* children's sleeps / preemptions */
+	struct aim_role_stats role[AIM_NROLES];
+	unsigned long long invariant_errors;
+};
+
+/*
+ * Run one load point: `users` children each running `jobs` jobs of the
+ * workfile.  role_ops gives the lock of each role.  Returns 0, or 1 when an
+ * invariant failed or the watchdog fired (already reported on stderr), or
+ * an errno value for a setup failure.
+ */
+int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const *role_ops,
+		  unsigned int users, unsigned int jobs, uint64_t seed, struct aim_point *out);
+
+/* ---- output ---- */
+#define AIM_MAX_REPEAT 100
+/* One cell of the results: a load point (users, side) and its repeats. */
+struct aim_cell {
+	unsigned int users;
+	int side;                 /* -1, or 0 (PRE) / 1 (POST) */
+	const struct lb_lock_ops *role_ops[AIM_NROLES];
+	struct aim_point run[AIM_MAX_REPEAT];
+	size_t nruns;
+};
+
+extern const struct lb_workload_schema lb_schema_aim7;
+void aim_print_header(FILE *out);
+void aim_print_row(FILE *out, const char *prefix, const struct aim_figures *f);
+void aim_csv_header(FILE *out);
+void aim_csv_row(FILE *out, const struct aim_figures *f);
+struct lb_hostinfo;
+void aim_write_json(FILE *out, const struct aim_config *cfg, const struct aim_cell *cells,
+		    size_t ncells, const struct lb_hostinfo *host);
+/* Share (%) of the children's CPU+wait time spent waiting on a role. */
+double aim_wait_pct(const struct aim_point *p, int role);
+
+#endif /* LB_AIM7_H */

@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd.c - `lockbench aim7`: options, job sizing, the users sweep with
+ * interleaved repeats (and PRE/POST sides with --ab), the table, --explain
+ * and the output files.
+ */
+#include "aim7.h"
+#include "lb_cli.h"
+#include "lb_hostinfo.h"
+#include "lb_outfile.h"
+#include "lb_registry.h"
+#include "lb_stats.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NS_PER_S UINT64_C(1000000000)
+#define HELP "lockbench aim7 --help"
+#define AIM_DEFAULT_SPINLOCK "pthread-adaptive"
+#define AIM_DEFAULT_RWLOCK "pthread-rwlock-wp"
+
+int lb_cmd_aim7(int argc, char **argv);
+
+/* Temporaries to remove if a signal ends the run (as bench_main.c does): the
+ * one acceptable global state, since a signal handler gets no context. */
+static struct lb_outfile *volatile pending_outfiles[2];
+
+static void on_fatal_signal(int sig)
+{
+	for (int i = 0; i < 2; i++)
+		if (pending_outfiles[i] && pending_outfiles[i]->tmp_path)
+			unlink(pending_outfiles[i]->tmp_path); /* async-signal-safe */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: lockbench aim7 [options]\n"
+		"\n"
+		"An AIM7/re-aim work-alike: N children (threads) run a workfile's mix of\n"
+		"tests; the system tests run on a simulated kernel whose objects are guarded\n"
+		"by the locks under test.  Prints re-aim's table (Jobs/min, JTI...).\n"
+		"\n"
+		"  -f, --workfile NAME|PATH  the job mix (default high_systime); shipped: %s\n"
+		"  -u, --users LIST       children per load point: N, A-B, A-B:STEP, comma\n"
+		"                         separated (default 1,10,50,100; 1..%d)\n"
+		"  -s, --startusers N     re-aim's sweep: first child count (with -e, -i)\n"
+		"  -e, --endusers N       last child count (default: the start)\n"
+		"  -i, --increment N      step (default 1)\n"
+		"  -j, --jobs N           jobs per child (default: sized from a short\n"
+		"                         calibration so a load point takes about --time)\n"
+		"  -t, --time TIME        target length of a load point: 500ms, 2s, 1.5 (s)\n"
+		"                         (default 3s; 100ms..10m)\n"
+		"  -r, --repeat N         runs per load point, interleaved (default 1; 1..%d)\n"
+		"      --mutex LOCK       the sleeping-lock role: directory i_mutex, pipe\n"
+		"                         mutex, the shm semaphore (default mutex)\n"
+		"      --spinlock LOCK    the spin role: zone, LRU, inode, file table,\n"
+		"                         siglock, page table, port table (default %s)\n"
+		"      --rwlock LOCK      the rw role: task list, dentry cache, mmap lock\n"
+		"                         (default %s); a lock without a read side takes\n"
+		"                         its write side\n"
+		"      --ab A,B           A/B in one run: PRE = A, POST = B on --ab-role;\n"
+		"                         repeats interleave A B A B\n"
+		"      --ab-role ROLE     mutex, spinlock or rwlock (default mutex)\n"
+		"      --check TIME       also check the invariants every TIME while the\n"
+		"                         children run (they pause between jobs)\n"
+		"      --explain          per role: acquisitions, share of time waiting,\n"
+		"                         and the lock's counters (spins, sleeps, wakes...)\n"
+		"      --seed N           seed of the children's job orders (default 1)\n"
+		"      --json FILE        write the results as JSON (atomically)\n"
+		"      --csv FILE         write re-aim's CSV (atomically)\n"
+		"  -q, --quiet            no progress on stderr\n"
+		"  -h, --help             this text\n"
+		"\n"
+		"Locks: see `lockbench list`.  Exit status: 0, 1 when an invariant of the\n"
+		"simulated kernel failed or the watchdog fired, 2 on bad input.\n",
+		aim_workfile_shipped(), AIM_MAX_USERS, AIM_MAX_REPEAT, AIM_DEFAULT_SPINLOCK,
+		AIM_DEFAULT_RWLOCK);
+}
+
+enum {
+	OPT_MUTEX = 256, OPT_SPIN, OPT_RW, OPT_AB, OPT_AB_ROLE, OPT_CHECK, OPT_EXPLAIN, OPT_SEED,
+	OPT_JSON, OPT_CSV,
+};
+
+static const struct option long_opts[] = {
+	{ "workfile", required_argument, NULL, 'f' },
+	{ "users", required_argument, NULL, 'u' },
+	{ "startusers", required_argument, NULL, 's' },
+	{ "endusers", required_argument, NULL, 'e' },
+	{ "increment", required_argument, NULL, 'i' },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "time", required_argument, NULL, 't' },
+	{ "repeat", required_argument, NULL, 'r' },
+	{ "mutex", required_argument, NULL, OPT_MUTEX },
+	{ "spinlock", required_argument, NULL, OPT_SPIN },
+	{ "rwlock", required_argument, NULL, OPT_RW },
+	{ "ab", required_argument, NULL, OPT_AB },
+	{ "ab-role", required_argument, NULL, OPT_AB_ROLE },
+	{ "check", required_argument, NULL, OPT_CHECK },
+	{ "explain", no_argument, NULL, OPT_EXPLAIN },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "csv", required_argument, NULL, OPT_CSV },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct lb_lock_ops *parse_lock(const char *opt, const char *name)
+{
+	char names[2048];
+	lb_lock_names(names, sizeof(names), false);
+	const struct lb_lock_ops *ops = lb_lock_find(name);
+	if (!ops)
+		lb_usage_error("%s: unknown lock '%s'; accepted: %s", opt, name, names);
+	if (ops->unsupported)
+		lb_usage_error("%s: lock '%s' cannot run here (%s); accepted: %s", opt, name,
+			       ops->unsupported, names);
+	if (!(ops->flags & LB_LOCK_F_EXCLUSIVE) || (ops->flags & LB_LOCK_F_RCU))
+		lb_usage_error("%s: lock '%s' does not exclude %s; accepted: an exclusive lock "
+			       "(see `lockbench list`)", opt, name,
+			       ops->flags & LB_LOCK_F_RCU ? "readers from writers" : "writers");
+	return ops;
+}
+
+static int parse_role(const char *s)
+{
+	for (int r = 0; r < AIM_NROLES; r++)
+		if (!strcmp(s, aim_role_name(r)))
+			return r;
+	lb_usage_error("--ab-role: unknown role '%s'; accepted: mutex, spinlock, rwlock", s);
+}
+
+static char *join_args(int argc, char **argv)
+{
+	size_t len = 1;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	char *s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+static void parse(int argc, char **argv, struct aim_config *cfg)
+{
+	const char *workfile = "high_systime", *ab = NULL;
+	unsigned int start = 0, end = 0, incr = 1;
+	bool have_users = false, have_sweep = false, have_end = false;
+	const char *shortopts = ":f:u:s:e:i:j:t:r:qh";
+	char err[8192];
+	size_t n;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->role_ops[AIM_ROLE_MUTEX] = lb_lock_find("mutex");
+	/* Not qspinlock/qrwlock: their FIFO hand-over to waiters that are not
+	 * running collapses with more children than CPUs (doc/aim7.md). */
+	cfg->role_ops[AIM_ROLE_SPIN] = lb_lock_find(AIM_DEFAULT_SPINLOCK);
+	cfg->role_ops[AIM_ROLE_RW] = lb_lock_find(AIM_DEFAULT_RWLOCK);
+	cfg->time_ns = 3 * NS_PER_S;
+	cfg->repeat = 1;
+	cfg->seed = 1;
+	static const unsigned int default_users[] = { 1, 10, 50, 100 };
+	memcpy(cfg->users, default_users, sizeof(default_users));
+	cfg->npoints = 4;
+
+	opterr = 0;
+	optind = 1;
+	for (;;) {
+		int c = getopt_long(argc, argv, shortopts, long_opts, NULL);
+		if (c == -1)
+			break;
+		switch (c) {
+		case 'f':
+			workfile = optarg;
+			break;
+		case 'u':
+			if (lb_parse_uint_list(optarg, 1, AIM_MAX_USERS, cfg->users, AIM_MAX_USER_POINTS,
+					       &n))
+				lb_usage_error("--users: '%s' is not a valid list; accepted: child counts "
+					       "1..%d as N, A-B or A-B:STEP, comma separated, at most %d",
+					       optarg, AIM_MAX_USERS, AIM_MAX_USER_POINTS);
+			cfg->npoints = n;
+			have_users = true;
+			break;
+		case 's':
+		case 'e':
+		case 'i': {
+			unsigned int v;
+			const char *name = c == 's' ? "--startusers" : c == 'e' ? "--endusers" : "--increment";
+			if (lb_parse_uint(optarg, 1, AIM_MAX_USERS, &v))
+				lb_usage_error("%s: '%s' is not a valid count; accepted: 1..%d", name, optarg,
+					       AIM_MAX_USERS);
+			if (c == 's')
+				start = v;
+			else if (c == 'e')
+				end = v, have_end = true;
+			else
+				incr = v;
+			have_sweep = true;
+			break;
+		}
+		case 'j':
+			if (lb_parse_uint(optarg, 1, 1000000, &cfg->jobs))
+				lb_usage_error("--jobs: '%s' is not a valid count; accepted: 1..1000000",
+					       optarg);
+			break;
+		case 't':
+			if (lb_parse_duration_ns(optarg, NS_PER_S, NS_PER_S / 10, 600 * NS_PER_S,
+						 &cfg->time_ns))
+				lb_usage_error("--time: '%s' is not a valid duration; accepted: 100ms..10m, "
+					       "e.g. 500ms, 2s, 1.5 (seconds)", optarg);
+			break;
+		case 'r':
+			if (lb_parse_uint(optarg, 1, AIM_MAX_REPEAT, &cfg->repeat))
+				lb_usage_error("--repeat: '%s' is not a valid count; accepted: 1..%d", optarg,
+					       AIM_MAX_REPEAT);
+			break;
+		case OPT_MUTEX:
+			cfg->role_ops[AIM_ROLE_MUTEX] = parse_lock("--mutex", optarg);
+			break;
+		case OPT_SPIN:
+			cfg->role_ops[AIM_ROLE_SPIN] = parse_lock("--spinlock", optarg);
+			break;
+		case OPT_RW:
+			cfg->role_ops[AIM_ROLE_RW] = parse_lock("--rwlock", optarg);
+			break;
+		case OPT_AB:
+			ab = optarg;
+			break;
+		case OPT_AB_ROLE:
+			cfg->ab_role = parse_role(optarg);
+			break;
+		case OPT_CHECK:
+			if (lb_parse_duration_ns(optarg, NS_PER_S, NS_PER_S / 100, 600 * NS_PER_S,
+						 &cfg->check_ns))
+				lb_usage_error("--check: '%s' is not a valid period; accepted: 10ms..10m, "
+					       "e.g. 100ms, 1s", optarg);
+			break;
+		case OPT_EXPLAIN:
+			cfg->explain = true;
+			break;
+		case OPT_SEED:
+			if (lb_parse_u64(optarg, 0, UINT64_MAX, &cfg->seed))
+				lb_usage_error("--seed: '%s' is not a valid number; accepted: 0..%llu", optarg,
+					       (unsigned long long)UINT64_MAX);
+			break;
+		case OPT_JSON:
+			cfg->json_path = optarg;
+			break;
+		case OPT_CSV:
+			cfg->csv_path = optarg;
+			break;
+		case 'q':
+			cfg->quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			lb_cli_getopt_fail(c, argc, argv, shortopts + 1, long_opts, HELP);
+		}
+	}
+	if (optind < argc)
+		lb_usage_error("unexpected argument '%s'; see '" HELP "'", argv[optind]);
+	if (have_sweep) {
+		if (have_users)
+			lb_usage_error("--users and -s/-e/-i: give one or the other; see '" HELP "'");
+		if (!start)
+			start = 1;
+		if (!have_end)
+			end = start;
+		if (end < start)
+			lb_usage_error("--endusers: %u is below --startusers %u; accepted: >= the start",
+				       end, start);
+		cfg->npoints = 0;
+		for (unsigned int u = start; u <= end; u += incr) {
+			if (cfg->npoints == AIM_MAX_USER_POINTS)
+				lb_usage_error("-s/-e/-i: more than %d load points; accepted: a sweep of at "
+					       "most %d", AIM_MAX_USER_POINTS, AIM_MAX_USER_POINTS);
+			cfg->users[cfg->npoints++] = u;
+			if (u > UINT32_MAX - incr)
+				break;
+		}
+	}
+	if (ab) {
+		char *copy = strdup(ab), *names[3];
+		if (!copy || lb_split_names(copy, names, 3, &n) || n != 2)
+			lb_usage_error("--ab: '%s' is not two lock names; accepted: A,B e.g. "
+				       "mutex-nospin,mutex", ab);
+		cfg->ab = true;
+		cfg->ab_ops[0] = parse_lock("--ab", names[0]);
+		cfg->ab_ops[1] = parse_lock("--ab", names[1]);
+		free(copy);
+	}
+	if (aim_workfile_load(workfile, &cfg->wf, err, sizeof(err)))
+		lb_usage_error("--workfile: %s", err);
+}
+
+/* Wall seconds one child spends per job per child running, from a short
+ * load point of each side: a load point of U users x J jobs takes about
+ * U * J * cost on this machine. */
+static int calibrate(const struct aim_config *cfg, unsigned int users, double *cost)
+{
+	unsigned int cal_users = users < 16 ? users : 16;
+	unsigned int jobs = (unsigned int)cfg->wf.ntests;
+	*cost = 0;
+	for (int side = 0; side < (cfg->ab ? 2 : 1); side++) {
+		const struct lb_lock_ops *ops[AIM_NROLES];
+		memcpy(ops, cfg->role_ops, sizeof(ops));
+		if (cfg->ab)
+			ops[cfg->ab_role] = cfg->ab_ops[side];
+		struct aim_point p;
+		int rc = aim_run_point(cfg, ops, cal_users, jobs, cfg->seed + 977, &p);
+		if (rc)
+			return rc;
+		double c = p.fig.parent_s / ((double)cal_users * p.jobs_per_child);
+		*cost = c > *cost ? c : *cost;
+	}
+	if (*cost < 1e-7) { /* a clock that did not move: never size from 0 */
+		*cost = 1e-7;
+	}
+	return 0;
+}
+
+static void explain(const struct aim_point *p, const char *prefix,
+		    const struct lb_lock_ops *const *ops)
+{
+	for (int r = 0; r < AIM_NROLES; r++) {
+		const struct aim_role_stats *s = &p->role[r];
+		printf("%s  %-8s %-16s %12llu acquisitions, %5.1f%% of child time in lock() "
+		       "(%.0f ns/acquisition)",
+		       prefix, aim_role_name(r), ops[r]->name, (unsigned long long)s->acquires,
+		       aim_wait_pct(p, r), s->acquires ? (double)s->wait_ns / (double)s->acquires : 0);
+		for (size_t c = 0; c < s->ncounters; c++)
+			printf("%s %s=%llu", c ? "" : ";", s->counters[c].name,
+			       (unsigned long long)s->counters[c].value);
+		if (!s->ncounters && !ops[r]->counters)
+			printf("; no counters");
+		printf("\n");
+	}
+	printf("%s  CPU: children used %.2f s of %.2f s wall x %u children, i.e. %.2f CPUs "
+	       "(%.0f jobs per CPU-second); %llu sleeps (voluntary switches), %llu preemptions; "
+	       "time in lock() includes being preempted there\n",
+	       prefix, p->child_cpu_s, p->fig.parent_s, p->users,
+	       p->fig.parent_s > 0 ? p->child_cpu_s / p->fig.parent_s : 0,
+	       p->child_cpu_s > 0 ? (double)p->jobs_per_child * p->users / p->child_cpu_s : 0,
+	       (unsigned long long)p->vol_csw, (unsigned long long)p->invol_csw);
+}
+
+static void summarize_cell(const struct aim_cell *c, const char *prefix)
+{
+	double v[AIM_MAX_REPEAT], j[AIM_MAX_REPEAT];
+	struct lb_summary s, sj;
+	for (size_t r = 0; r < c->nruns; r++) {
+		v[r] = c->run[r].fig.jobs_per_min;
+		j[r] = c->run[r].fig.jti;
+	}
+	lb_summarize(v, c->nruns, &s);
+	lb_summarize(j, c->nruns, &sj);
+	printf("%s%-5u mean Jobs/min %.2f +- %.2f (CoV %.1f%%, n=%zu), JTI %.1f +- %.1f\n", prefix,
+	       c->users, s.mean, s.sd, 100 * s.cov, s.n, sj.mean, sj.sd);
+}
+
+static void summarize_ab(const struct aim_cell *pre, const struct aim_cell *post, int role)
+{
+	double ratio[AIM_MAX_REPEAT];
+	size_t n = pre->nruns < post->nruns ? pre->nruns : post->nruns;
+	for (size_t r = 0; r < n; r++)
+		ratio[r] = pre->run[r].fig.jobs_per_min > 0
+				   ? post->run[r].fig.jobs_per_min / pre->run[r].fig.jobs_per_min
+				   : 0;
+	struct lb_summary s;
+	lb_summarize(ratio, n, &s);
+	printf("POST/PRE Jobs/min at %u users: %.2fx", pre->users, s.mean);
+	if (n > 1)
+		printf(" +- %.2f (pairs: min %.2fx, max %.2fx, n=%zu)", s.sd, s.min, s.max, n);
+	printf("  [PRE %s, POST %s]\n", pre->role_ops[role]->name, post->role_ops[role]->name);
+}
+
+static int run_all(struct aim_config *cfg)
+{
+	struct lb_outfile json = { 0 }, csv = { 0 };
+	int rc = 0, e;
+	int nsides = cfg->ab ? 2 : 1;
+	size_t ncells = cfg->npoints * (size_t)nsides;
+	struct aim_cell *cells = calloc(ncells, sizeof(*cells));
+	if (!cells) {
+		fprintf(stderr, "lockbench aim7: out of memory\n");
+		return 1;
+	}
+	if (cfg->json_path && (e = lb_outfile_open(&json, cfg->json_path)))
+		lb_usage_error("--json: cannot write '%s': %s; accepted: a file in an existing, "
+			       "writable directory", cfg->json_path, strerror(e));
+	if (cfg->csv_path && (e = lb_outfile_open(&csv, cfg->csv_path))) {
+		if (json.fp)
+			lb_outfile_abort(&json);
+		lb_usage_error("--csv: cannot write '%s': %s; accepted: a file in an existing, "
+			       "writable directory", cfg->csv_path, strerror(e));
+	}
+	pending_outfiles[0] = json.fp ? &json : NULL;
+	pending_outfiles[1] = csv.fp ? &csv : NULL;
+	signal(SIGINT, on_fatal_signal);
+	signal(SIGTERM, on_fatal_signal);
+	cfg->progress = !cfg->quiet && isatty(2);
+
+	printf("lockbench aim7: workfile %s (%zu tests, %lu hits), locks: mutex=%s spinlock=%s "
+	       "rwlock=%s", cfg->wf.name, cfg->wf.ntests, cfg->wf.total_hits,
+	       cfg->role_ops[0]->name, cfg->role_ops[1]->name, cfg->role_ops[2]->name);
+	if (cfg->ab)
+		printf("; A/B on %s: PRE=%s POST=%s", aim_role_name(cfg->ab_role),
+		       cfg->ab_ops[0]->name, cfg->ab_ops[1]->name);
+	printf("\n");
+	aim_print_header(stdout);
+	if (csv.fp)
+		aim_csv_header(csv.fp);
+	fflush(stdout);
+
+	double max_jpm[2] = { 0, 0 };
+	for (size_t pi = 0; pi < cfg->npoints && rc == 0; pi++) {
+		unsigned int users = cfg->users[pi];
+		unsigned int jobs = cfg->jobs;
+		if (!jobs) {
+			double cost;
+			if (cfg->progress)
+				fprintf(stderr, "aim7: %u users: calibrating...\r", users);
+			rc = calibrate(cfg, users, &cost);
+			if (rc)
+				break;
+			/* 0.7: leave room for contention beyond the calibration's. */
+			double j = 0.7 * ((double)cfg->time_ns / 1e9) / (cost * users);
+			jobs = j < 1 ? 1 : j > 1e6 ? 1000000 : (unsigned int)j;
+		}
+		for (unsigned int r = 0; r < cfg->repeat && rc == 0; r++)
+			for (int side = 0; side < nsides && rc == 0; side++) {
+				struct aim_cell *c = &cells[pi * (size_t)nsides + (size_t)side];
+				c->users = users;
+				c->side = cfg->ab ? side : -1;
+				memcpy(c->role_ops, cfg->role_ops, sizeof(c->role_ops));
+				if (cfg->ab)
+					c->role_ops[cfg->ab_role] = cfg->ab_ops[side];
+				if (cfg->progress)
+					fprintf(stderr, "aim7: %u users%s, run %u/%u...          \r", users,
+						cfg->ab ? (side ? " POST" : " PRE") : "", r + 1,
+						cfg->repeat);
+				struct aim_point *p = &c->run[c->nruns];
+				rc = aim_run_point(cfg, c->role_ops, users, jobs,
+						   cfg->seed + 7919u * r, p);
+				if (rc)
+					break;
+				p->side = c->side;
+				p->repeat_index = r;
+				c->nruns++;
+				if (cfg->progress)
+					fprintf(stderr, "%60s\r", "");
+				const char *prefix = !cfg->ab ? "" : side ? "POST: " : "PRE:  ";
+				aim_print_row(stdout, prefix, &p->fig);
+				if (cfg->explain)
+					explain(p, prefix, c->role_ops);
+				if (csv.fp)
+					aim_csv_row(csv.fp, &p->fig);
+				int m = side > 0;
+				max_jpm[m] = p->fig.jobs_per_min > max_jpm[m] ? p->fig.jobs_per_min
+									      : max_jpm[m];
+				fflush(stdout);
+			}
+		if (rc)
+			break;
+		struct aim_cell *c0 = &cells[pi * (size_t)nsides];
+		if (cfg->repeat > 1)
+			for (int side = 0; side < nsides; side++)
+				summarize_cell(&c0[side], !cfg->ab ? "" : side ? "POST: " : "PRE:  ");
+		if (cfg->ab) {
+			summarize_ab(&c0[0], &c0[1], cfg->ab_role);
+		}
+	}
+	if (rc == 0) {
+		if (cfg->ab) {
+			printf("PRE:  Max Jobs per Minute %.2f\n", max_jpm[0]);
+			printf("POST: Max Jobs per Minute %.2f\n", max_jpm[1]);
+		} else {
+			printf("Max Jobs per Minute %.2f\n", max_jpm[0]);
+		}
+	}
+	if (rc > 1) /* a setup failure (errno value) */
+		fprintf(stderr, "lockbench aim7: cannot run: %s\n", strerror(rc));
+	if (rc) {
+		pending_outfiles[0] = pending_outfiles[1] = NULL;
+		if (json.fp)
+			lb_outfile_abort(&json);
+		if (csv.fp)
+			lb_outfile_abort(&csv);
+		free(cells);
+		return 1;
+	}
+	if (json.fp) {
+		struct lb_hostinfo host;
+		lb_hostinfo_get(&host);
+		aim_write_json(json.fp, cfg, cells, ncells, &host);
+		if ((e = lb_outfile_commit(&json))) {
+			fprintf(stderr, "lockbench aim7: --json: cannot write '%s': %s\n", cfg->json_path,
+				strerror(e));
+			rc = 1;
+		}
+	}
+	if (csv.fp && (e = lb_outfile_commit(&csv))) {
+		fprintf(stderr, "lockbench aim7: --csv: cannot write '%s': %s\n", cfg->csv_path,
+			strerror(e));
+		rc = 1;
+	}
+	pending_outfiles[0] = pending_outfiles[1] = NULL;
+	free(cells);
+	return rc;
+}
+
+int lb_cmd_aim7(int argc, char **argv)
+{
+	struct aim_config *cfg = calloc(1, sizeof(*cfg));
+	if (!cfg)
+		return 1;
+	parse(argc, argv, cfg);
+	char *joined = join_args(argc, argv);
+	cfg->argv_joined = joined;
+	int rc = run_all(cfg);
+	free(joined);
+	free(cfg);
+	return rc;
+}

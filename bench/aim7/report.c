@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.c - aim7 output: re-aim's log table on stdout, re-aim's CSV, and
+ * the lockbench JSON (lib/lb_schema.h) with the aim7 metric table.
+ */
+#include "aim7.h"
+#include "lb_json.h"
+#include "lb_schema.h"
+#include "lb_stats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	M_JPM, M_JPM_C, M_JPS_C, M_PARENT, M_USER, M_SYS, M_SD, M_JTI, M_MAX, M_MIN,
+	M_WAIT_MUTEX, M_WAIT_SPIN, M_WAIT_RW, M_JOBS, M_COUNT
+};
+
+static const struct lb_metric_desc aim7_metrics[M_COUNT] = {
+	[M_JPM] = { "jobs_per_min", "jobs/min", LB_BETTER_HIGHER, "Jobs/min" },
+	[M_JPM_C] = { "jobs_per_min_child", "jobs/min", LB_BETTER_HIGHER, "Jobs/min per child" },
+	[M_JPS_C] = { "jobs_per_sec_child", "jobs/s", LB_BETTER_HIGHER, "Jobs/s per child" },
+	[M_PARENT] = { "parent_time_s", "s", LB_BETTER_LOWER, "parent (wall) time" },
+	[M_USER] = { "child_user_s", "s", LB_BETTER_LOWER, "children's user time" },
+	[M_SYS] = { "child_sys_s", "s", LB_BETTER_LOWER, "children's system time" },
+	[M_SD] = { "std_dev", "s", LB_BETTER_LOWER, "std dev of child times" },
+	[M_JTI] = { "jti", "%", LB_BETTER_HIGHER, "Jain-like fairness index (JTI)" },
+	[M_MAX] = { "max_child_s", "s", LB_BETTER_LOWER, "slowest child" },
+	[M_MIN] = { "min_child_s", "s", LB_BETTER_LOWER, "fastest child" },
+	[M_WAIT_MUTEX] = { "wait_mutex_pct", "%", LB_BETTER_LOWER, "time in lock(), mutex role" },
+	[M_WAIT_SPIN] = { "wait_spinlock_pct", "%", LB_BETTER_LOWER,
+			  "time in lock(), spinlock role" },
+	[M_WAIT_RW] = { "wait_rwlock_pct", "%", LB_BETTER_LOWER, "time in lock(), rwlock role" },
+	[M_JOBS] = { "jobs_per_child", "jobs", LB_BETTER_NONE, "jobs per child" },
+};
+
+static const char *const aim7_params[] = { "workfile", "users", "mutex", "spinlock", "rwlock",
+					   "side", NULL };
+
+const struct lb_workload_schema lb_schema_aim7 = {
+	.name = "lockbench-aim7",
+	.version = 1,
+	.params = aim7_params,
+	.metrics = aim7_metrics,
+	.nmetrics = M_COUNT,
+};
+
+const char *aim_role_name(int role)
+{
+	static const char *const names[AIM_NROLES] = { "mutex", "spinlock", "rwlock" };
+	return role >= 0 && role < AIM_NROLES ? names[role] : "?";
+}
+
+double aim_wait_pct(const struct aim_point *p, int role)
+{
+	/* Waiting time over the children's total elapsed time (a sleeping
+	 * waiter uses no CPU, so CPU time alone would hide it). */
+	double total_s = 0;
+	total_s = p->fig.parent_s * (double)p->users;
+	if (total_s <= 0)
+		return 0;
+	return 100.0 * ((double)p->role[role].wait_ns / 1e9) / total_s;
+}
+
+static double metric(const struct aim_point *p, int m)
+{
+	const struct aim_figures *f = &p->fig;
+	switch (m) {
+	case M_JPM: return f->jobs_per_min;
+	case M_JPM_C: return f->jobs_per_min_child;
+	case M_JPS_C: return f->jobs_per_sec_child;
+	case M_PARENT: return f->parent_s;
+	case M_USER: return f->child_user_s;
+	case M_SYS: return f->child_sys_s;
+	case M_SD: return f->std_dev;
+	case M_JTI: return f->jti;
+	case M_MAX: return f->max_child_s;
+	case M_MIN: return f->min_child_s;
+	case M_WAIT_MUTEX: return aim_wait_pct(p, AIM_ROLE_MUTEX);
+	case M_WAIT_SPIN: return aim_wait_pct(p, AIM_ROLE_SPIN);
+	case M_WAIT_RW: return aim_wait_pct(p, AIM_ROLE_RW);
+	case M_JOBS: return (double)p->jobs_per_child;
+	}
+	return 0;
+}
+
+void aim_print_header(FILE *out)
+{
+	fprintf(out, "Forks  Jobs/min   child     child parent  childU childS  std_dev   JTI"
+		     "   :max  :min\n");
+}
+
+void aim_print_row(FILE *out, const char *prefix, const struct aim_figures *f)
+{
+	fprintf(out, "%s%-5u %8.2f %9.2f %9.2f %8.2f  %6.2f %6.2f%8.2f  %6.2f %5.2f %5.2f\n",
+		prefix, f->children, f->jobs_per_min, f->jobs_per_min_child, f->jobs_per_sec_child,
+		f->parent_s, f->child_user_s, f->child_sys_s, f->std_dev, f->jti, f->max_child_s,
+		f->min_child_s);
+}
+
+void aim_csv_header(FILE *out)
+{
+	fprintf(out, "Forks,JPM,JPM_C,JPS_C,parent_tm,childU_tm,childS_tm,std_dev,JTI,max_c,min_c\n");
+}
+
+void aim_csv_row(FILE *out, const struct aim_figures *f)
+{
+	fprintf(out, "%u,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", f->children,
+		f->jobs_per_min, f->jobs_per_min_child, f->jobs_per_sec_child, f->parent_s,
+		f->child_user_s, f->child_sys_s, f->std_dev, f->jti, f->max_child_s,
+		f->min_child_s);
+}
+
+static void json_summary(struct lb_json *j, const double *v, size_t n)
+{
+	struct lb_summary s;
+	lb_summarize(v, n, &s);
+	lb_json_object_begin(j);
+	lb_json_kv_double(j, "mean", s.mean);
+	lb_json_kv_double(j, "sd", s.sd);
+	lb_json_kv_double(j, "sd_pct", s.mean != 0 ? 100.0 * s.sd / s.mean : 0);
+	lb_json_kv_double(j, "median", s.median);
+	lb_json_kv_double(j, "min", s.min);
+	lb_json_kv_double(j, "max", s.max);
+	lb_json_kv_uint(j, "n", s.n);
+	lb_json_object_end(j);
+}
+
+static void json_roles(struct lb_json *j, const struct aim_point *p)
+{
+	lb_json_key(j, "roles");
+	lb_json_object_begin(j);
+	for (int r = 0; r < AIM_NROLES; r++) {
+		lb_json_key(j, aim_role_name(r));
+		lb_json_object_begin(j);
+		lb_json_kv_uint(j, "acquires", p->role[r].acquires);
+		lb_json_kv_uint(j, "wait_ns", p->role[r].wait_ns);
+		lb_json_key(j, "counters");
+		lb_json_object_begin(j);
+		for (size_t c = 0; c < p->role[r].ncounters; c++)
+			lb_json_kv_uint(j, p->role[r].counters[c].name, p->role[r].counters[c].value);
+		lb_json_object_end(j);
+		lb_json_object_end(j);
+	}
+	lb_json_object_end(j);
+}
+
+void aim_write_json(FILE *out, const struct aim_config *cfg, const struct aim_cell *cells,
+		    size_t ncells, const struct lb_hostinfo *host)
+{
+	struct lb_json j;
+	lb_json_init(&j, out);
+	lb_json_object_begin(&j);
+	lb_schema_write_head(&j, &lb_schema_aim7, host);
+	lb_json_key(&j, "config");
+	lb_json_object_begin(&j);
+	lb_json_kv_string(&j, "command", cfg->argv_joined);
+	lb_json_kv_string(&j, "workfile", cfg->wf.name);
+	lb_json_kv_string(&j, "workfile_path", cfg->wf.path);
+	lb_json_kv_uint(&j, "total_hits", cfg->wf.total_hits);
+	for (int r = 0; r < AIM_NROLES; r++)
+		lb_json_kv_string(&j, aim_role_name(r), cfg->role_ops[r]->name);
+	if (cfg->ab) {
+		lb_json_kv_string(&j, "ab_role", aim_role_name(cfg->ab_role));
+		lb_json_kv_string(&j, "pre", cfg->ab_ops[0]->name);
+		lb_json_kv_string(&j, "post", cfg->ab_ops[1]->name);
+	}
+	lb_json_kv_uint(&j, "repeat", cfg->repeat);
+	lb_json_kv_double(&j, "time_s", (double)cfg->time_ns / 1e9);
+	lb_json_kv_uint(&j, "jobs", cfg->jobs);
+	lb_json_kv_uint(&j, "seed", cfg->seed);
+	lb_json_object_end(&j);
+
+	lb_json_key(&j, "results");
+	lb_json_array_begin(&j);
+	double *v = calloc(AIM_MAX_REPEAT, sizeof(double));
+	for (size_t i = 0; i < ncells && v; i++) {
+		const struct aim_cell *c = &cells[i];
+		lb_json_object_begin(&j);
+		lb_json_key(&j, "params");
+		lb_json_object_begin(&j);
+		lb_json_kv_string(&j, "workfile", cfg->wf.name);
+		lb_json_kv_uint(&j, "users", c->users);
+		for (int r = 0; r < AIM_NROLES; r++)
+			lb_json_kv_string(&j, aim_role_name(r), c->role_ops[r]->name);
+		if (c->side >= 0)
+			lb_json_kv_string(&j, "side", c->side ? "POST" : "PRE");
+		lb_json_object_end(&j);
+		lb_json_key(&j, "summary");
+		lb_json_object_begin(&j);
+		for (int m = 0; m < M_COUNT; m++) {
+			for (size_t r = 0; r < c->nruns; r++)
+				v[r] = metric(&c->run[r], m);
+			lb_json_key(&j, aim7_metrics[m].key);
+			json_summary(&j, v, c->nruns);
+		}
+		lb_json_object_end(&j);
+		lb_json_key(&j, "runs");
+		lb_json_array_begin(&j);
+		for (size_t r = 0; r < c->nruns; r++) {
+			lb_json_object_begin(&j);
+			lb_json_kv_uint(&j, "repeat_index", c->run[r].repeat_index);
+			for (int m = 0; m < M_COUNT; m++)
+				lb_json_kv_double(&j, aim7_metrics[m].key, metric(&c->run[r], m));
+			lb_json_kv_uint(&j, "invariant_errors", c->run[r].invariant_errors);
+			lb_json_kv_uint(&j, "voluntary_switches", c->run[r].vol_csw);
+			lb_json_kv_uint(&j, "involuntary_switches", c->run[r].invol_csw);
+			json_roles(&j, &c->run[r]);
+			lb_json_object_end(&j);
+		}
+		lb_json_array_end(&j);
+		lb_json_object_end(&j);
+	}
+	free(v);
+	lb_json_array_end(&j);
+	lb_json_object_end(&j);
+	fputc('\n', out);
+}

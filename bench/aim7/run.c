@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run.c - one load point: `users` children, each a thread with its own
+ * helper thread (the other end of its shell pipelines), started together
+ * after a barrier, each running its shuffled job list.  A watchdog bounds
+ * the whole point: a lock that deadlocks or loses a wake-up ends the run
+ * with a message and exit status 1, never a hang.
+ */
+#include "task.h"
+#include "lb_cli.h"
+#include "lb_futex.h"
+#include "lb_registry.h"
+#include "lb_thread.h"
+#include "lb_time.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+struct point;
+
+struct child {
+	struct aim_task task;
+	struct aim_helper helper;
+	struct point *pt;
+	uint16_t *order;
+	unsigned int njobs;
+	uint64_t start_ns, end_ns;
+	double user_s, sys_s, helper_user_s, helper_sys_s;
+	long vcsw, ivcsw;          /* context switches: child + helper */
+	int err;
+};
+
+struct point {
+	const struct aim_config *cfg;
+	struct aim_kernel k;
+	struct child *child;
+	unsigned int users;
+	struct lb_barrier ready, done;
+	_Atomic int stop;
+	_Atomic uint32_t finished;  /* children done with their jobs; futex word */
+	_Atomic uint32_t pause;     /* --check: park between jobs; futex word */
+	_Atomic uint32_t parked;
+	uint64_t start_ns;
+};
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/* This thread's CPU times and context switches: voluntary ones are its
+ * sleeps (lock and pipe waits), involuntary ones its preemptions. */
+static void thread_times(double *user, double *sys, long *vcsw, long *ivcsw)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+		*user = tv_s(ru.ru_utime);
+		*sys = tv_s(ru.ru_stime);
+		*vcsw = ru.ru_nvcsw;
+		*ivcsw = ru.ru_nivcsw;
+	} else {
+		*user = *sys = 0;
+		*vcsw = *ivcsw = 0;
+	}
+}
+
+/* Per-role lock contexts for one thread; roles with the same lock type
+ * share one context, as the vtable contract asks. */
+static int ctx_setup(struct aim_ctx *c, struct aim_kernel *k, unsigned int index)
+{
+	memset(c, 0, sizeof(*c));
+	c->k = k;
+	for (int r = 0; r < AIM_NROLES; r++) {
+		int same = -1;
+		for (int q = 0; q < r; q++)
+			if (k->ops[q] == k->ops[r])
+				same = q;
+		if (same >= 0) {
+			c->tctx[r] = c->tctx[same];
+			continue;
+		}
+		const struct lb_lock_ops *ops = k->ops[r];
+		if (!ops->thread_ctx_size)
+			continue;
+		c->tctx[r] = lb_thread_ctx_alloc(ops);
+		if (!c->tctx[r])
+			return ENOMEM;
+		if (ops->thread_init) {
+			int e = ops->thread_init(c->tctx[r], index);
+			if (e)
+				return e;
+		}
+	}
+	return 0;
+}
+
+static void ctx_teardown(struct aim_ctx *c)
+{
+	for (int r = 0; r < AIM_NROLES; r++) {
+		bool first = true;
+		for (int q = 0; q < r; q++)
+			first &= c->k->ops[q] != c->k->ops[r];
+		if (!first || !c->tctx[r])
+			continue;
+		if (c->k->ops[r]->thread_fini)
+			c->k->ops[r]->thread_fini(c->tctx[r]);
+		lb_thread_ctx_free(c->tctx[r]);
+	}
+}
+
+/* Bounded futex sleep: 20 ms at most, so the stop flag is seen. */
+static void wait_change(_Atomic uint32_t *word, uint32_t seen)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	lb_futex_wait(word, seen, &ts);
+}
+
+static bool stopping(struct point *pt)
+{
+	/* Relaxed: the flag only ends the run early; it publishes nothing. */
+	return atomic_load_explicit(&pt->stop, memory_order_relaxed) != 0;
+}
+
+/* The helper: the reading side of its child's shell pipelines. */
+static void *helper_main(void *arg)
+{
+	struct child *ch = arg;
+	struct aim_helper *h = &ch->helper;
+	struct point *pt = ch->pt;
+	uint32_t seen = 0;
+	h->pipe = &pt->k.pipe[pt->users + ch->task.index];
+	int err = ctx_setup(&h->ctx, &pt->k, pt->users + ch->task.index);
+	if (err)
+		ch->err = err;
+	lb_barrier_wait(&pt->ready);
+	long v0, iv0, v1, iv1;
+	double u0, s0;
+	thread_times(&u0, &s0, &v0, &iv0);
+	for (;;) {
+		/* acquire: pairs with the release in aim_shell_pipeline, so
+		 * `bytes` is the posted request's. */
+		uint32_t cmd = atomic_load_explicit(&h->cmd, memory_order_acquire);
+		if (cmd == seen) {
+			if (stopping(pt) && err)
+				break;
+			wait_change(&h->cmd, seen);
+			continue;
+		}
+		seen = cmd;
+		if (h->bytes == UINT32_MAX)
+			break;
+		if (!err)
+			aim_pipe_read(&h->ctx, h->pipe, h->bytes);
+		/* release: the child may read our counters after seeing it. */
+		atomic_fetch_add_explicit(&h->done, 1, memory_order_release);
+		lb_futex_wake(&h->done, 1);
+	}
+	thread_times(&ch->helper_user_s, &ch->helper_sys_s, &v1, &iv1);
+	ch->helper_user_s -= u0;
+	ch->helper_sys_s -= s0;
+	/* Added to the child's (written after the child's own, which ends
+	 * before it posts our exit). */
+	ch->vcsw += v1 - v0;
+	ch->ivcsw += iv1 - iv0;
+	lb_barrier_wait(&pt->done);
+	if (!err)
+		ctx_teardown(&h->ctx);
+	return NULL;
+}
+
+void aim_shell_pipeline(struct aim_task *t, uint32_t bytes)
+{
+	struct aim_helper *h = t->helper;
+	uint32_t done0 = atomic_load_explicit(&h->done, memory_order_acquire);
+	h->bytes = bytes;
+	/* release: publishes `bytes` to the helper's acquire load. */
+	atomic_fetch_add_explicit(&h->cmd, 1, memory_order_release);
+	lb_futex_wake(&h->cmd, 1);
+	size_t sent = aim_pipe_write(&t->ctx, h->pipe, bytes);
+	/* wait(2) for the pipeline's last process */
+	while (sent == bytes) { /* a short write means the run is stopping */
+		uint32_t d = atomic_load_explicit(&h->done, memory_order_acquire);
+		if (d != done0 || aim_stopping(t->k))
+			break;
+		wait_change(&h->done, d);
+	}
+}
+
+static void park_if_paused(struct point *pt)
+{
+	/* acquire: pairs with the main thread's release when it unpauses after
+	 * the check, so kernel data it read or wrote is ordered with ours. */
+	if (!atomic_load_explicit(&pt->pause, memory_order_acquire))
+		return;
+	atomic_fetch_add_explicit(&pt->parked, 1, memory_order_acq_rel);
+	lb_futex_wake(&pt->parked, 1);
+	uint32_t p;
+	while ((p = atomic_load_explicit(&pt->pause, memory_order_acquire)) != 0 && !stopping(pt))
+		wait_change(&pt->pause, p);
+	atomic_fetch_sub_explicit(&pt->parked, 1, memory_order_acq_rel);
+}
+
+static void *child_main(void *arg)
+{
+	struct child *ch = arg;
+	struct point *pt = ch->pt;
+	struct aim_task *t = &ch->task;
+	int err = ctx_setup(&t->ctx, &pt->k, t->index);
+	if (!err) {
+		aim_mm_exec(&t->ctx, &pt->k.mm[t->index]); /* the child's image */
+		t->pid = aim_task_fork(&t->ctx, t->tag);
+	} else {
+		ch->err = err;
+		atomic_store_explicit(&pt->stop, 1, memory_order_relaxed);
+	}
+	lb_barrier_wait(&pt->ready);
+	double u0, s0;
+	long v0, iv0, v1, iv1;
+	thread_times(&u0, &s0, &v0, &iv0);
+	ch->start_ns = lb_now_ns();
+	for (unsigned int j = 0; j < ch->njobs && !err && !stopping(pt); j++) {
+		if (pt->cfg->check_ns)
+			park_if_paused(pt);
+		const struct aim_test *test = aim_test_at((size_t)pt->cfg->wf.test[ch->order[j]]);
+		t->sink += test->fn(t);
+	}
+	ch->end_ns = lb_now_ns();
+	double u1, s1;
+	thread_times(&u1, &s1, &v1, &iv1);
+	ch->user_s = u1 - u0;
+	ch->sys_s = s1 - s0;
+	ch->vcsw += v1 - v0;
+	ch->ivcsw += iv1 - iv0;
+	/* release: the main thread reads our figures after seeing the count. */
+	atomic_fetch_add_explicit(&pt->finished, 1, memory_order_release);
+	lb_futex_wake(&pt->finished, 1);
+	/* Tell the helper to exit. */
+	ch->helper.bytes = UINT32_MAX;
+	atomic_fetch_add_explicit(&ch->helper.cmd, 1, memory_order_release);
+	lb_futex_wake(&ch->helper.cmd, 1);
+	/* Nobody may still be inside a lock when contexts are torn down. */
+	lb_barrier_wait(&pt->done);
+	if (!err)
+		ctx_teardown(&t->ctx);
+	return NULL;
+}
+
+static void sum_stats(struct point *pt, struct aim_point *out)
+{
+	double cps = lb_cycles_per_ns();
+	for (unsigned int i = 0; i < pt->users; i++) {
+		struct aim_ctx *cs[2] = { &pt->child[i].task.ctx, &pt->child[i].helper.ctx };
+		for (int c = 0; c < 2; c++)
+			for (int r = 0; r < AIM_NROLES; r++) {
+				out->role[r].acquires += cs[c]->acquires[r];
+				out->role[r].wait_ns += (uint64_t)((double)cs[c]->wait_cycles[r] / cps);
+			}
+	}
+	for (int r = 0; r < AIM_NROLES; r++)
+		out->role[r].ncounters = aim_kernel_counters(&pt->k, r, out->role[r].counters,
+							      LB_MAX_COUNTERS);
+}
+
+/* Wait until every child finished, running --check pauses on the way;
+ * false when the deadline passed first. */
+static bool supervise(struct point *pt, uint64_t deadline_ns, unsigned long *violations)
+{
+	uint64_t next_check = pt->cfg->check_ns ? lb_now_ns() + pt->cfg->check_ns : UINT64_MAX;
+	for (;;) {
+		uint32_t f = atomic_load_explicit(&pt->finished, memory_order_acquire);
+		if (f >= pt->users)
+			return true;
+		uint64_t now = lb_now_ns();
+		if (now > deadline_ns)
+			return false;
+		if (now >= next_check) {
+			atomic_store_explicit(&pt->pause, 1, memory_order_release);
+			/* Children park between jobs; finished ones count too. */
+			while (!stopping(pt) && lb_now_ns() < deadline_ns) {
+				uint32_t parked = atomic_load_explicit(&pt->parked, memory_order_acquire);
+				f = atomic_load_explicit(&pt->finished, memory_order_acquire);
+				if (parked + f >= pt->users)
+					break;
+				wait_change(&pt->parked, parked);
+			}
+			if (lb_now_ns() >= deadline_ns)
+				return false;
+			*violations += aim_kernel_check(&pt->k, stderr);
+			if (*violations)
+				atomic_store_explicit(&pt->stop, 1, memory_order_relaxed);
+			/* release: pairs with the parked children's acquire. */
+			atomic_store_explicit(&pt->pause, 0, memory_order_release);
+			lb_futex_wake(&pt->pause, INT32_MAX);
+			next_check = lb_now_ns() + pt->cfg->check_ns;
+			continue;
+		}
+		wait_change(&pt->finished, f);
+	}
+}
+
+int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const *role_ops,
+		  unsigned int users, unsigned int jobs, uint64_t seed, struct aim_point *out)
+{
+	struct point *pt = calloc(1, sizeof(*pt));
+	unsigned int *counts = calloc(AIM_MAX_WORKFILE_TESTS, sizeof(unsigned int));
+	struct lb_threads threads = { 0 }, helpers = { 0 };
+	int err = 0;
+	memset(out, 0, sizeof(*out));
+	if (!pt || !counts) {
+		free(pt);
+		free(counts);
+		return ENOMEM;
+	}
+	pt->cfg = cfg;
+	pt->users = users;
+	atomic_init(&pt->stop, 0);
+	atomic_init(&pt->finished, 0);
+	atomic_init(&pt->pause, 0);
+	atomic_init(&pt->parked, 0);
+	unsigned int njobs = aim_assign_jobs(&cfg->wf, jobs, counts);
+	pt->child = aligned_alloc(64, ((size_t)users * sizeof(struct child) + 63) / 64 * 64);
+	if (!pt->child || (err = aim_kernel_init(&pt->k, role_ops, users, &pt->stop)))
+		goto out_free;
+	memset(pt->child, 0, (size_t)users * sizeof(struct child));
+	for (unsigned int i = 0; i < users; i++) {
+		struct child *ch = &pt->child[i];
+		ch->pt = pt;
+		ch->task.k = &pt->k;
+		ch->task.index = i;
+		ch->task.tag = i + 1;
+		ch->task.rng = (seed + i) * 0x9e3779b97f4a7c15ull + 1;
+		ch->task.helper = &ch->helper;
+		ch->helper.pipe = &pt->k.pipe[users + i];
+		atomic_init(&ch->helper.cmd, 0);
+		atomic_init(&ch->helper.done, 0);
+		ch->njobs = njobs;
+		ch->order = malloc(njobs * sizeof(uint16_t));
+		if (!ch->order) {
+			err = ENOMEM;
+			goto out_free;
+		}
+		/* re-aim seeds each child's order from its pid; ours from the
+		 * run's seed and the child number. */
+		aim_shuffle_jobs(&cfg->wf, counts, ch->task.rng, ch->order, njobs);
+	}
+	lb_barrier_init(&pt->ready, 2 * users + 1);
+	lb_barrier_init(&pt->done, 2 * users);
+	err = lb_threads_create(&helpers, users, helper_main, pt->child, sizeof(struct child));
+	if (!err)
+		err = lb_threads_create(&threads, users, child_main, pt->child,
+					sizeof(struct child));
+	if (err) {
+		fprintf(stderr, "aim7: cannot start %u children: %s\n", users, strerror(err));
+		/* Stand in for the threads that never started and let the
+		 * others run through: stop at once. */
+		atomic_store_explicit(&pt->stop, 1, memory_order_relaxed);
+		for (unsigned int i = helpers.n + threads.n; i < 2 * users; i++) {
+			lb_barrier_arrive(&pt->ready);
+			lb_barrier_arrive(&pt->done);
+		}
+		for (unsigned int i = threads.n; i < users; i++) {
+			atomic_fetch_add_explicit(&pt->finished, 1, memory_order_relaxed);
+			pt->child[i].helper.bytes = UINT32_MAX;
+			atomic_fetch_add_explicit(&pt->child[i].helper.cmd, 1, memory_order_release);
+			lb_futex_wake(&pt->child[i].helper.cmd, 1);
+		}
+	}
+	lb_barrier_wait(&pt->ready);
+	pt->start_ns = lb_now_ns();
+	/* The watchdog: far beyond any sane load point. */
+	uint64_t budget = cfg->time_ns ? cfg->time_ns : UINT64_C(5000000000);
+	uint64_t deadline = pt->start_ns + 20 * budget + UINT64_C(20000000000);
+	unsigned long violations = 0;
+	bool in_time = supervise(pt, deadline, &violations);
+	if (!in_time) {
+		atomic_store_explicit(&pt->stop, 1, memory_order_relaxed);
+		fprintf(stderr, "aim7: watchdog: load point of %u users still running %.0f s after "
+			"its start (deadlock or lost wake-up?)\n", users,
+			(double)(lb_now_ns() - pt->start_ns) / 1e9);
+	}
+	if (lb_threads_join_timeout(&threads, UINT64_C(5000000000)) == ETIMEDOUT ||
+	    lb_threads_join_timeout(&helpers, UINT64_C(5000000000)) == ETIMEDOUT) {
+		fprintf(stderr, "aim7: %u thread(s) did not stop (stuck in a lock); giving up\n",
+			threads.n + helpers.n);
+		fflush(NULL);
+		_Exit(1); /* their memory is still in use: nothing can be freed */
+	}
+	if (!in_time) {
+		err = 1;
+		goto out_free;
+	}
+	for (unsigned int i = 0; i < users && !err; i++)
+		if (pt->child[i].err)
+			err = pt->child[i].err;
+	if (err)
+		goto out_free;
+
+	/* The common start: the first child out of the barrier (the main
+	 * thread may be scheduled after a short child has already finished). */
+	uint64_t t0 = pt->start_ns;
+	for (unsigned int i = 0; i < users; i++)
+		t0 = pt->child[i].start_ns < t0 ? pt->child[i].start_ns : t0;
+	uint64_t last_end = t0;
+	double *child_s = calloc(users, sizeof(double)), user = 0, sys = 0;
+	for (unsigned int i = 0; i < users; i++) {
+		struct child *ch = &pt->child[i];
+		last_end = ch->end_ns > last_end ? ch->end_ns : last_end;
+		if (child_s)
+			child_s[i] = (double)(ch->end_ns - t0) / 1e9;
+		user += ch->user_s + ch->helper_user_s;
+		sys += ch->sys_s + ch->helper_sys_s;
+		out->vol_csw += (uint64_t)(ch->vcsw > 0 ? ch->vcsw : 0);
+		out->invol_csw += (uint64_t)(ch->ivcsw > 0 ? ch->ivcsw : 0);
+	}
+	out->users = users;
+	out->jobs_per_child = njobs;
+	if (child_s)
+		aim_figures_compute(users, njobs, (double)(last_end - t0) / 1e9, child_s,
+				    user, sys, &out->fig);
+	free(child_s);
+	out->child_cpu_s = user + sys;
+	sum_stats(pt, out);
+	violations += aim_kernel_check(&pt->k, stderr);
+	out->invariant_errors = violations;
+	if (violations) {
+		fprintf(stderr, "aim7: invariant check FAILED at %u users (%lu violation(s)); locks: "
+			"mutex=%s spinlock=%s rwlock=%s\n", users, violations, role_ops[0]->name,
+			role_ops[1]->name, role_ops[2]->name);
+		err = 1;
+	}
+out_free:
+	if (pt->k.ops[0])
+		aim_kernel_destroy(&pt->k);
+	for (unsigned int i = 0; pt->child && i < users; i++)
+		free(pt->child[i].order);
+	free(pt->child);
+	free(pt);
+	free(counts);
+	return err;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * task.h - what a test function gets: its child ("user") and that child's
+ * helper thread, the other process of its shell pipelines.
+ */
+#ifndef LB_AIM7_TASK_H
+#define LB_AIM7_TASK_H
+
+#include "kern.h"
+
+#include <pthread.h>
+
+/* The helper sleeps on `cmd` until its child posts a pipeline to drain. */
+struct aim_helper {
+	struct aim_ctx ctx;
+	struct aim_pipe *pipe;
+	_Atomic uint32_t cmd;      /* futex word: bumped per request */
+	_Atomic uint32_t done;     /* futex word: bumped per completion */
+	uint32_t bytes;            /* this request's size; UINT32_MAX = exit */
+	pthread_t tid;
+	bool started;
+};
+
+struct aim_task {
+	struct aim_ctx ctx;
+	struct aim_kernel *k;
+	unsigned int index;        /* child number */
+	uint32_t tag;              /* owner tag of its files/ports/tasks */
+	uint32_t pid;              /* its entry in the task list */
+	uint32_t seq;              /* makes file names unique */
+	uint64_t rng;
+	struct aim_helper *helper;
+	uint8_t buf[4096], buf2[4096];
+	uint64_t sink;
+};
+
+static inline uint64_t aim_rand(struct aim_task *t)
+{
+	uint64_t x = t->rng; /* xorshift64 */
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return t->rng = x;
+}
+
+/* Post a pipeline of `bytes` to the helper and feed it; returns when the
+ * helper has drained it (or the run stops). */
+void aim_shell_pipeline(struct aim_task *t, uint32_t bytes);
+
+#endif /* LB_AIM7_TASK_H */

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_aim7_units.c - the parts of `lockbench aim7` that need no threads:
+ * the workfile parser (every shipped file, every error), re-aim's job
+ * assignment and shuffle, the figure formulas on fixed child times, and the
+ * simulated kernel's invariant check on a kernel corrupted by hand.
+ */
+#include "../../bench/aim7/kern.h"
+#include "../tap.h"
+#include "lb_registry.h"
+
+#include <math.h>
+#include <string.h>
+
+static bool close_to(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * (fabs(b) + 1);
+}
+
+static void shipped(const char *name, size_t lines, unsigned long total)
+{
+	struct aim_workfile wf;
+	char err[4600] = "";
+	int rc = aim_workfile_load(name, &wf, err, sizeof(err));
+	tap_ok(rc == 0 && wf.total_hits == total,
+	       "workfile %s loads: %zu distinct tests, total hits %lu (want %lu) %s", name,
+	       wf.ntests, wf.total_hits, total, err);
+	(void)lines;
+}
+
+static void parse_error(const char *text, const char *want)
+{
+	struct aim_workfile wf;
+	char err[512] = "";
+	int rc = aim_workfile_parse(text, &wf, err, sizeof(err));
+	tap_ok(rc == -1 && strstr(err, want) != NULL, "bad workfile rejected: '%s' (want '%s')", err,
+	       want);
+}
+
+static void test_workfiles(void)
+{
+	shipped("high_systime", 18, 260);
+	shipped("shared", 53, 780);
+	shipped("compute", 26, 820);
+	shipped("fserver", 31, 595);
+	shipped("new_fserver", 28, 580);
+	shipped("alltests", 63, 1000);
+	shipped("five_sec", 11, 220);
+	shipped("workfile.high_systime", 18, 260);
+
+	struct aim_workfile wf;
+	char err[4600];
+	aim_workfile_load("high_systime", &wf, err, sizeof(err));
+	int cc = aim_test_index("creat_clo"), pc = aim_test_index("pipe_cpy");
+	bool weights = wf.ntests == 18;
+	for (size_t i = 0; i < wf.ntests; i++) {
+		if (wf.test[i] == cc)
+			weights &= wf.hits[i] == 20;
+		if (wf.test[i] == pc)
+			weights &= wf.hits[i] == 30;
+	}
+	tap_ok(weights, "high_systime: creat_clo 20, pipe_cpy 30, 18 tests");
+
+	/* alltests names string_rtns twice: 20 then 30; the last weight wins
+	 * and both count in the total (re-aim's check_name). */
+	aim_workfile_load("alltests", &wf, err, sizeof(err));
+	unsigned long eff = 0;
+	for (size_t i = 0; i < wf.ntests; i++)
+		eff += wf.hits[i];
+	tap_ok(wf.ntests == 62 && wf.total_hits == 1000 && eff == 980,
+	       "alltests: 62 distinct tests, total 1000, effective weights 980 (got %zu, %lu, %lu)",
+	       wf.ntests, wf.total_hits, eff);
+
+	tap_ok(aim_workfile_parse("# c\n\n 10 sieve\nFILESIZE: 10K\nPOOLSIZE: 2M\n5 add_int # x\n", &wf,
+				  err, sizeof(err)) == 0 &&
+		       wf.ntests == 2 && wf.total_hits == 15 && wf.filesize_kb == 10 &&
+		       wf.poolsize_kb == 2048,
+	       "comments, blank lines, FILESIZE/POOLSIZE and trailing comments accepted");
+	parse_error("10 sieve\n3 nosuch_test\n", "2: unknown test 'nosuch_test'");
+	parse_error("sieve 10\n", "1: expected '<hits> <test name>'");
+	parse_error("10\n", "1: expected '<hits> <test name>'");
+	parse_error("-5 sieve\n", "1: expected");
+	parse_error("10 sieve extra\n", "1: unexpected 'extra'");
+	parse_error("FILESIZE: lots\n10 sieve\n", "1: bad size");
+	parse_error("# nothing\n", "no test with a non-zero weight; accepted");
+	parse_error("0 sieve\n", "no test with a non-zero weight; accepted");
+	parse_error("99999999999 sieve\n", "1: expected");
+	tap_ok(aim_workfile_load("no_such_workfile", &wf, err, sizeof(err)) == -1 &&
+		       strstr(err, "unknown workfile 'no_such_workfile'") && strstr(err, "high_systime"),
+	       "unknown workfile name lists the shipped ones: %s", err);
+	tap_ok(aim_workfile_load("/nonexistent/dir/wf", &wf, err, sizeof(err)) == -1 &&
+		       strstr(err, "/nonexistent/dir/wf"),
+	       "unreadable path named: %s", err);
+
+	/* Every test a shipped workfile names exists (else load fails above);
+	 * every registered test has a function and a description. */
+	bool table = aim_ntests() >= 60;
+	for (size_t i = 0; i < aim_ntests(); i++)
+		table &= aim_test_at(i)->fn && aim_test_at(i)->what && aim_test_at(i)->name &&
+			 aim_test_index(aim_test_at(i)->name) == (int)i;
+	tap_ok(table, "%zu tests registered, names unique, each with a function", aim_ntests());
+}
+
+static void test_jobs(void)
+{
+	struct aim_workfile wf;
+	char err[4600];
+	unsigned int counts[AIM_MAX_WORKFILE_TESTS];
+	aim_workfile_load("high_systime", &wf, err, sizeof(err));
+
+	/* jobs == total hits: each test runs exactly its hits. */
+	unsigned int sum = aim_assign_jobs(&wf, 260, counts);
+	bool exact = sum == 260;
+	for (size_t i = 0; i < wf.ntests; i++)
+		exact &= counts[i] == wf.hits[i];
+	tap_ok(exact, "260 jobs over high_systime: each test its hits (sum %u)", sum);
+
+	/* 26 jobs: 20/260*26 = 2, 30/260*26 = 3, 10/260*26 = 1. */
+	sum = aim_assign_jobs(&wf, 26, counts);
+	bool tenth = true;
+	for (size_t i = 0; i < wf.ntests; i++)
+		tenth &= counts[i] == wf.hits[i] / 10;
+	tap_ok(tenth && sum == 26, "26 jobs: hits/10 each (sum %u)", sum);
+
+	/* 1 job: every test still runs once (re-aim's minimum of 1). */
+	sum = aim_assign_jobs(&wf, 1, counts);
+	tap_ok(sum == wf.ntests, "1 job: each test at least once (sum %u of %zu)", sum, wf.ntests);
+
+	/* 13 jobs: 20/260*13 = 1.0, 30/260*13 = 1.5 -> 2 (round half away), 10 -> 0.5 -> 1. */
+	aim_assign_jobs(&wf, 13, counts);
+	bool rounding = true;
+	for (size_t i = 0; i < wf.ntests; i++)
+		rounding &= counts[i] == (wf.hits[i] == 30 ? 2u : 1u);
+	tap_ok(rounding, "13 jobs: round(hits/total*jobs) with halves rounded up");
+
+	/* The shuffle is a permutation of the assignment, seed-dependent. */
+	sum = aim_assign_jobs(&wf, 260, counts);
+	uint16_t a[260], b[260];
+	aim_shuffle_jobs(&wf, counts, 1, a, sum);
+	aim_shuffle_jobs(&wf, counts, 2, b, sum);
+	unsigned int seen[AIM_MAX_WORKFILE_TESTS] = { 0 };
+	for (unsigned int i = 0; i < sum; i++)
+		seen[a[i]]++;
+	bool perm = true;
+	for (size_t i = 0; i < wf.ntests; i++)
+		perm &= seen[i] == counts[i];
+	tap_ok(perm && memcmp(a, b, sizeof(a)) != 0,
+	       "shuffled order holds every job once; two seeds give two orders");
+}
+
+static void test_figures(void)
+{
+	struct aim_figures f;
+	const double t4[] = { 2.0, 2.0, 2.0, 2.0 };
+	aim_figures_compute(4, 100, 2.0, t4, 1.5, 0.5, &f);
+	tap_ok(close_to(f.jobs_per_min, 100.0 / 2.0 * 60 * 4) && close_to(f.jobs_per_min_child, 3000) &&
+		       close_to(f.jobs_per_sec_child, 50) && close_to(f.jti, 100) &&
+		       close_to(f.std_dev, 0) && close_to(f.max_child_s, 2) && close_to(f.min_child_s, 2),
+	       "equal children: JPM %.2f (want 12000), JPM/child %.2f, JPS/child %.2f, JTI %.1f",
+	       f.jobs_per_min, f.jobs_per_min_child, f.jobs_per_sec_child, f.jti);
+
+	/* Times 1 and 3: mean 2, population sd 1, CoV 0.5 -> JTI 50. */
+	const double t2[] = { 1.0, 3.0 };
+	aim_figures_compute(2, 10, 3.0, t2, 0, 0, &f);
+	tap_ok(close_to(f.std_dev, 1.0) && close_to(f.jti, 50.0) && close_to(f.jobs_per_min, 400.0) &&
+		       close_to(f.max_child_s, 3) && close_to(f.min_child_s, 1),
+	       "times 1,3: std_dev %.3f (want 1), JTI %.1f (want 50), JPM %.1f (want 400)", f.std_dev,
+	       f.jti, f.jobs_per_min);
+
+	/* CoV above 1 clamps JTI at 0 (re-aim's cast bug would go negative). */
+	const double t3[] = { 0.01, 0.01, 0.01, 10.0 };
+	aim_figures_compute(4, 1, 10.0, t3, 0, 0, &f);
+	tap_ok(f.jti == 0.0, "CoV > 1: JTI clamped to 0 (got %.2f, CoV %.0f%%)", f.jti, f.cov_pct);
+
+	const double t1[] = { 5.0 };
+	aim_figures_compute(1, 7, 5.0, t1, 0, 0, &f);
+	tap_ok(close_to(f.jti, 100) && close_to(f.jobs_per_min, 7.0 / 5.0 * 60),
+	       "one child: JTI 100, JPM %.2f (want 84)", f.jobs_per_min);
+}
+
+/* Drive the kernel single-threaded, then break it by hand: the check must
+ * pass first and name each corruption after. */
+static void test_kernel_check(void)
+{
+	const struct lb_lock_ops *ops[AIM_NROLES] = { lb_lock_find("mutex"),
+						      lb_lock_find("qspinlock"),
+						      lb_lock_find("qrwlock") };
+	struct aim_kernel *k = calloc(1, sizeof(*k));
+	_Atomic int stop = 0;
+	FILE *devnull = fopen("/dev/null", "w");
+	if (!k || !devnull || aim_kernel_init(k, ops, 2, &stop)) {
+		tap_ok(false, "kernel init");
+		return;
+	}
+	struct aim_ctx c = { .k = k };
+	for (int r = 0; r < AIM_NROLES; r++) {
+		if (!ops[r]->thread_ctx_size)
+			continue;
+		c.tctx[r] = lb_thread_ctx_alloc(ops[r]);
+		if (ops[r]->thread_init)
+			ops[r]->thread_init(c.tctx[r], (unsigned int)r);
+	}
+	aim_mm_exec(&c, &k->mm[0]);
+	aim_mm_brk(&c, &k->mm[0], 8);
+	aim_mm_fault(&c, &k->mm[0], 57);
+	aim_sys_creat(&c, "a", 1);
+	aim_sys_link(&c, "a", "b");
+	aim_sys_creat(&c, "c", 1);
+	aim_sys_unlink(&c, "c");
+	uint32_t pid = aim_task_fork(&c, 1);
+	uint8_t buf[4096];
+	aim_file_write(&c, &k->fdata[0], 0, 4, buf);
+	aim_pipe_write(&c, &k->pipe[0], 100);
+	aim_pipe_read(&c, &k->pipe[0], 100);
+	aim_sig_send(&c, &k->sig[0], 3);
+	tap_ok(aim_sys_readdir(&c) == 2 && aim_task_walk(&c) == 1 && aim_sys_lookup(&c, "b"),
+	       "directory holds 2 names, the task list 1 task");
+	tap_ok(aim_kernel_check(k, stderr) == 0, "a kernel driven correctly passes the check");
+
+	/* Corruptions a broken lock causes, one at a time. */
+	uint32_t ino = AIM_NONE;
+	for (uint32_t i = 0; i < k->itable.pool.n; i++)
+		if (k->itable.pool.owner[i])
+			ino = i;
+	k->itable.nlink[ino]++;
+	tap_ok(aim_kernel_check(k, devnull) > 0, "a lost unlink (link count too high) is caught");
+	k->itable.nlink[ino]--;
+	k->dir.nentries++;
+	tap_ok(aim_kernel_check(k, devnull) > 0, "a directory count off by one is caught");
+	k->dir.nentries--;
+	k->pages.nfree--;
+	tap_ok(aim_kernel_check(k, devnull) > 0, "a page lost from the free list is caught");
+	k->pages.nfree++;
+	k->tasks.nr++;
+	tap_ok(aim_kernel_check(k, devnull) > 0, "a task count off by one is caught");
+	k->tasks.nr--;
+	k->pipe[0].buf[0] ^= 1;
+	k->pipe[0].rseq = 0;
+	k->pipe[0].tail -= 100;
+	aim_pipe_read(&c, &k->pipe[0], 100);
+	tap_ok(aim_kernel_check(k, devnull) > 0, "a corrupt byte in a pipe is caught");
+	k->pipe[0].errors = 0;
+	k->dcache.n--;
+	tap_ok(aim_kernel_check(k, devnull) > 0, "a dentry cache count off by one is caught");
+	k->dcache.n++;
+	k->dir.i_mutex.overlaps = 1;
+	tap_ok(aim_kernel_check(k, devnull) > 0, "two threads inside one lock are caught");
+	k->dir.i_mutex.overlaps = 0;
+	tap_ok(aim_kernel_check(k, devnull) == 0, "and the repaired kernel passes again");
+
+	aim_task_exit(&c, pid, 1);
+	for (int r = 0; r < AIM_NROLES; r++)
+		if (c.tctx[r]) {
+			if (ops[r]->thread_fini)
+				ops[r]->thread_fini(c.tctx[r]);
+			lb_thread_ctx_free(c.tctx[r]);
+		}
+	aim_kernel_destroy(k);
+	free(k);
+	fclose(devnull);
+}
+
+int main(void)
+{
+	test_workfiles();
+	test_jobs();
+	test_figures();
+	test_kernel_check();
+	return tap_done();
+}
