@@ -43,10 +43,16 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return lb_cmd_default(argc, argv);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		if (argc > 2)
+			lb_usage_error("%s: unexpected argument '%s'; accepted: '%s' alone, or "
+				       "'lockbench COMMAND --help'", argv[1], argv[2], argv[1]);
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--version")) {
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		if (argc > 2)
+			lb_usage_error("%s: unexpected argument '%s'; accepted: '%s' alone", argv[1],
+				       argv[2], argv[1]);
 		printf("lockbench %s\n", LB_VERSION);
 		return 0;
 	}

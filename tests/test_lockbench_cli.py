@@ -77,6 +77,18 @@ BAD = [
     (["bench", "stray"], "stray"),
     (["nosuchcommand"], "nosuchcommand"),
     (["list", "--yaml"], "--yaml"),
+    # Issue 15: wrap-around in a range step, messages, stray arguments.
+    (["bench", "--threads", "1-2:18446744073709551616"], "--threads"),
+    (["bench", "--threads", "0-2:18446744073709551615"], "--threads"),
+    (["bench", "--explain=1"], "'--explain' takes no value"),
+    (["bench", "-zq"], "'-z' in '-zq'"),
+    (["bench", "--c", "1"], "candidates: --cs, --cs-lines, --csv"),
+    (["bench", "--pin", "0-1023"], "within the allowed "),
+    (["bench", "--help", "extra"], "extra"),
+    (["--version", "extra"], "extra"),
+    (["--help", "extra"], "extra"),
+    (["help", "extra"], "extra"),
+    (["list", "--help", "--json"], "--help"),
 ]
 
 
@@ -160,6 +172,19 @@ def check_outputs(outdir):
         ok(False, f"list --json parses: {e}")
 
 
+def check_wrapped_step(outdir):
+    """A step of 2^64-1 used to wrap to a 0-thread cell (and an ASan overflow)."""
+    js = os.path.join(outdir, "w.json")
+    r = run(["bench", "--lock", "none", "--threads", "1-2:18446744073709551615", "--duration",
+             "10ms", "-q", "--json", js])
+    try:
+        threads = [c["threads"] for c in json.load(open(js))["results"]]
+    except (OSError, ValueError, KeyError):
+        threads = None
+    ok(r.returncode == 0 and threads == [1],
+       f"--threads 1-2:UINT64_MAX runs one 1-thread cell: rc {r.returncode}, cells {threads}")
+
+
 def check_interrupt(outdir):
     js = os.path.join(outdir, "int.json")
     p = subprocess.Popen([LB, "bench", "--lock", "tas", "--threads", "1", "--duration", "5s",
@@ -179,6 +204,8 @@ def main():
         check_unwritable(d)
     with tempfile.TemporaryDirectory() as d:
         check_outputs(d)
+    with tempfile.TemporaryDirectory() as d:
+        check_wrapped_step(d)
     with tempfile.TemporaryDirectory() as d:
         check_interrupt(d)
     print(f"1..{count}")

@@ -81,6 +81,7 @@ struct raw_options {
 	const char *type;
 	int nwriters, nreaders;
 	bool bind_readers_given, bind_writers_given;
+	bool help, list;     /* acted on after parsing, so stray arguments are refused */
 };
 
 static void print_help(void)
@@ -173,8 +174,8 @@ static void cpulist_value(const char *opt, const char *val, const struct lb_tort
 		if (CPU_COUNT(&usable) > 0)
 			return;
 	}
-	lb_usage_error("%s: Bad CPU range '%s' (accepted: a CPU list within %s, e.g. %s)", opt,
-		       val, allowed, allowed);
+	lb_usage_error("--%s: Bad CPU range '%s' (accepted: a CPU list within the allowed CPUs %s)",
+		       opt, val, allowed);
 }
 
 static void set_defaults(struct lb_torture_config *cfg)
@@ -206,16 +207,19 @@ static const char *opt_name(int id)
 	return "?";
 }
 
-static void apply_option(int id, const char *val, struct lb_torture_config *cfg,
-			 struct raw_options *raw)
+/*
+ * `name` is the option as the user spelled it (an alias such as
+ * readers_bind, or a dashed twin), so messages name what was typed.
+ */
+static void apply_option(int id, const char *name, const char *val,
+			 struct lb_torture_config *cfg, struct raw_options *raw)
 {
-	const char *name = opt_name(id);
 	uint64_t u;
 
 	switch (id) {
 	case OPT_TYPE: raw->type = val; break;
-	case OPT_LIST: print_list(); exit(0);
-	case OPT_HELP: print_help(); exit(0);
+	case OPT_LIST: raw->list = true; break;
+	case OPT_HELP: raw->help = true; break;
 	case OPT_NWRITERS: raw->nwriters = stress_value(name, val); break;
 	case OPT_NREADERS: raw->nreaders = stress_value(name, val); break;
 	case OPT_STAT_INTERVAL: cfg->stat_interval = seconds_value(name, val, 86400); break;
@@ -356,20 +360,31 @@ void lb_torture_parse_options(int argc, char **argv, struct lb_torture_config *c
 {
 	struct raw_options raw = { .nwriters = -1, .nreaders = -1 };
 	struct option *longopts = build_longopts();
-	int c;
+	int c, idx;
 
 	set_defaults(cfg);
 	opterr = 0; /* we print our own one-line errors */
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == 'h')
+	while ((idx = -1, c = getopt_long(argc, argv, ":h", longopts, &idx)) != -1) {
+		const char *name = idx >= 0 ? longopts[idx].name : opt_name(c);
+		if (c == 'h') {
 			c = OPT_HELP;
+			name = "h";
+		}
 		if (c == '?' || c == ':')
 			lb_cli_getopt_fail(c, argc, argv, "h", longopts, "locktorture --help");
-		apply_option(c, optarg, cfg, &raw);
+		apply_option(c, name, optarg, cfg, &raw);
 	}
 	if (optind < argc)
 		lb_usage_error("unexpected argument '%s' (accepted: options only, see --help)",
 			       argv[optind]);
+	if (raw.help) {
+		print_help();
+		exit(0);
+	}
+	if (raw.list) {
+		print_list();
+		exit(0);
+	}
 	resolve_type(cfg, raw.type);
 	resolve_threads(cfg, &raw);
 	check_combinations(cfg);
