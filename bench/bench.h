@@ -70,6 +70,7 @@ struct lb_run_result {
 	uint64_t total_ops, elapsed_ns;
 	double ops_per_sec, ns_per_op, cycles_per_op, cpu_ns_per_op, overhead_ns;
 	double fairness_cov, min_max_ratio, overlap;
+	bool overhead_clamped;     /* overhead_ns came out < 0 and is shown as 0 */
 	struct lb_side_result side[LB_SIDES];
 	uint64_t lost_updates;     /* exclusive: increments missing from shared data */
 	uint64_t torn_reads;       /* rw: reader saw writers' fields disagree */

@@ -182,16 +182,24 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 			"lock", "thr", "rd%", "ops/s", "±sd%", "rd_ops/s", "wr_ops/s", "cov",
 			"min/max", "rd_p50", "rd_p99", "rd_max", "wr_p50", "wr_p99", "wr_p99.9",
 			"wr_max");
+	bool any_clamped = false;
 	for (size_t i = 0; i < ncells; i++) {
 		const struct lb_cell *c = &cells[i];
+		char ovh[32];
+		bool clamped = false;
+		for (unsigned int r = 0; r < c->nruns; r++)
+			clamped |= c->runs[r].overhead_clamped;
+		any_clamped |= clamped;
+		/* A '*' marks a mean that includes runs clamped at 0 (see the footnote). */
+		snprintf(ovh, sizeof(ovh), "%.2f%s", mean(c, LB_M_OVERHEAD_NS), clamped ? "*" : "");
 		if (cfg->read_pct < 0)
 			fprintf(out,
-				"%-18s %4u %13.0f %6.1f %9.2f %8.1f %8.2f %8.2f %6.3f %7.3f %6.3f "
+				"%-18s %4u %13.0f %6.1f %9.2f %8.1f %8.2f %8s %6.3f %7.3f %6.3f "
 				"%8.0f %8.0f %8.0f %9.0f",
 				c->ops->name, c->nthreads, mean(c, LB_M_OPS_PER_SEC),
 				sd_pct(c, LB_M_OPS_PER_SEC), mean(c, LB_M_NS_PER_OP),
 				mean(c, LB_M_CYCLES_PER_OP), mean(c, LB_M_CPU_NS_PER_OP),
-				mean(c, LB_M_OVERHEAD_NS), mean(c, LB_M_FAIRNESS_COV),
+				ovh, mean(c, LB_M_FAIRNESS_COV),
 				mean(c, LB_M_MIN_MAX_RATIO), mean(c, LB_M_OVERLAP),
 				mean(c, LB_M_LAT_P50), mean(c, LB_M_LAT_P99), mean(c, LB_M_LAT_P999),
 				c->summary[LB_M_LAT_MAX].max);
@@ -219,6 +227,9 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 		if (first && c->runs[0].describe[0])
 			fprintf(out, "# %s: %s\n", c->ops->name, c->runs[0].describe);
 	}
+	if (any_clamped)
+		fprintf(out, "# ovh_ns *: below timer/calibration resolution: CPU time per op came out "
+			     "below the calibrated --cs/--par work, so the overhead is shown as 0\n");
 	if (cfg->repeat > 1)
 		fprintf(out, "# figures are means over %u runs; ±sd%% is the sample standard deviation "
 			     "of ops/s; lat_max is the largest seen\n", cfg->repeat);
@@ -262,6 +273,8 @@ static void json_run(struct lb_json *j, const struct lb_run_result *r)
 				  lb_metric_value(r, (enum lb_metric)m));
 	json_side(j, "write_side", &r->side[LB_SIDE_WRITE]);
 	json_side(j, "read_side", &r->side[LB_SIDE_READ]);
+	/* 1: overhead_ns came out negative (below calibration resolution), shown as 0. */
+	lb_json_kv_uint(j, "overhead_clamped", r->overhead_clamped ? 1 : 0);
 	lb_json_kv_uint(j, "lost_updates", r->lost_updates);
 	lb_json_kv_uint(j, "torn_reads", r->torn_reads);
 	lb_json_key(j, "counters");

@@ -276,8 +276,9 @@ static void summarize_run(const struct run_ctx *ctx, struct worker *w, unsigned 
 	out->cycles_per_op = out->ns_per_op * lb_cycles_per_ns();
 	out->cpu_ns_per_op = (double)cpu_ns / ops;
 	double ns_per_iter = lb_work_ns_per_iter();
-	out->overhead_ns = out->cpu_ns_per_op - (double)cfg->cs.iters * ns_per_iter -
-			   (double)cfg->par.iters * ns_per_iter;
+	out->overhead_ns = lb_work_overhead_ns(out->cpu_ns_per_op,
+					       (double)(cfg->cs.iters + cfg->par.iters) * ns_per_iter,
+					       &out->overhead_clamped);
 	if (per_thread) {
 		struct lb_summary s;
 		lb_summarize(per_thread, n, &s);
