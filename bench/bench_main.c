@@ -41,8 +41,10 @@ static void open_output(const char *opt, const char *path, struct lb_outfile *f,
 		for (int i = 0; i < 2; i++)
 			if (pending_outfiles[i])
 				lb_outfile_abort(pending_outfiles[i]);
-		lb_usage_error("%s: cannot write '%s': %s; accepted: a file in an existing, "
-			       "writable directory", opt, path, strerror(err));
+		lb_usage_error("%s: cannot write '%s': %s%s; accepted: '-' (standard output), a "
+			       "writable file, device or FIFO, or a new file in an existing, "
+			       "writable directory", opt, path, strerror(err),
+			       err == ENXIO ? " (a FIFO nobody reads)" : "");
 	}
 	pending_outfiles[slot] = f;
 }
@@ -86,6 +88,9 @@ static int run_all(struct lb_bench_config *cfg)
 	}
 	signal(SIGINT, on_fatal_signal);
 	signal(SIGTERM, on_fatal_signal);
+	if (cfg->json_path && cfg->csv_path && lb_outfile_same_target(cfg->json_path, cfg->csv_path))
+		lb_usage_error("--json '%s' and --csv '%s' name the same file; accepted: two "
+			       "different files", cfg->json_path, cfg->csv_path);
 	if (cfg->json_path)
 		open_output("--json", cfg->json_path, &json, 0);
 	if (cfg->csv_path)
@@ -128,8 +133,12 @@ static int run_all(struct lb_bench_config *cfg)
 	lb_cells_summarize(cells, ncells);
 	struct lb_hostinfo host;
 	lb_hostinfo_get(&host);
-	lb_report_table(stdout, cfg, &host, cells, ncells);
-	fflush(stdout);
+	/* A result file on standard output ('-', /dev/stdout) gets stdout to
+	 * itself, so it stays parseable: the table then goes to stderr. */
+	FILE *table = (json.is_std && json.fp == stdout) || (csv.is_std && csv.fp == stdout)
+			      ? stderr : stdout;
+	lb_report_table(table, cfg, &host, cells, ncells);
+	fflush(table);
 	if (cfg->json_path) {
 		lb_report_json(json.fp, cfg, &host, cells, ncells);
 		rc |= finish_output(cfg->json_path, &json, 0) ? 1 : 0;

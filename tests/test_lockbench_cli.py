@@ -185,6 +185,55 @@ def check_wrapped_step(outdir):
        f"--threads 1-2:UINT64_MAX runs one 1-thread cell: rc {r.returncode}, cells {threads}")
 
 
+def check_output_targets(outdir):
+    """Issue 15 item 2: what --json/--csv do with devices, links, read-only files."""
+    base = ["bench", "--lock", "none", "--threads", "1", "--duration", "10ms", "-q"]
+    same = os.path.join(outdir, "same")
+    r = run(base + ["--json", same, "--csv", same])
+    ok(r.returncode == 2 and "same file" in r.stderr and not os.listdir(outdir),
+       f"--json F --csv F refused up front: rc {r.returncode} {r.stderr.strip()}")
+    r = run(base + ["--json", same, "--csv", os.path.join(outdir, ".", "same")])
+    ok(r.returncode == 2 and "same file" in r.stderr, "--json F --csv ./F refused too")
+    for spelled in ["-", "/dev/stdout"]:
+        r = run(base + ["--json", spelled])
+        try:
+            doc = json.loads(r.stdout)
+            good = r.returncode == 0 and len(doc["results"]) == 1 and "ops/s" in r.stderr
+        except (ValueError, KeyError):
+            good = False
+        ok(good, f"--json {spelled}: stdout is the JSON alone, the table on stderr "
+           f"(rc {r.returncode}, stdout {r.stdout[:60]!r})")
+    dev = os.path.join(outdir, "null")
+    try:
+        os.mknod(dev, 0o666 | 0o020000, os.makedev(1, 3))
+        r = run(base + ["--json", dev])
+        st = os.stat(dev)
+        ok(r.returncode == 0 and (st.st_mode & 0o170000) == 0o020000
+           and sorted(os.listdir(outdir)) == ["null"],
+           "--json on a /dev/null copy: still a device afterwards, no temporary")
+        os.unlink(dev)
+    except PermissionError:
+        ok(True, "# SKIP mknod not permitted")
+    target = os.path.join(outdir, "target.json")
+    link = os.path.join(outdir, "link.json")
+    open(target, "w").write("old")
+    os.symlink("target.json", link)
+    r = run(base + ["--json", link])
+    ok(r.returncode == 0 and os.path.islink(link) and json.load(open(target))["results"],
+       "--json through a symlink: the link stays, its target gets the JSON")
+    os.unlink(link)
+    os.chmod(target, 0o444)
+    r = run(base + ["--csv", target])
+    ok(r.returncode == 2 and "--csv" in r.stderr and open(target).read().startswith("{")
+       and sorted(os.listdir(outdir)) == ["target.json"],
+       f"--csv on a 0444 file: refused before the run, file kept ({r.stderr.strip()})")
+    os.chmod(target, 0o644)
+    fifo = os.path.join(outdir, "fifo")
+    os.mkfifo(fifo)
+    r = run(base + ["--json", fifo], timeout=20)
+    ok(r.returncode == 2 and "FIFO" in r.stderr, "--json on a FIFO nobody reads: refused, no hang")
+
+
 def check_interrupt(outdir):
     js = os.path.join(outdir, "int.json")
     p = subprocess.Popen([LB, "bench", "--lock", "tas", "--threads", "1", "--duration", "5s",
@@ -206,6 +255,8 @@ def main():
         check_outputs(d)
     with tempfile.TemporaryDirectory() as d:
         check_wrapped_step(d)
+    with tempfile.TemporaryDirectory() as d:
+        check_output_targets(d)
     with tempfile.TemporaryDirectory() as d:
         check_interrupt(d)
     print(f"1..{count}")
