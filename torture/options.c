@@ -20,6 +20,7 @@ enum opt_id {
 	OPT_ONOFF_HOLDOFF, OPT_RT_BOOST, OPT_RT_BOOST_FACTOR, OPT_WRITER_FIFO, OPT_NESTED,
 	OPT_CHAINS, OPT_BIND_READERS, OPT_BIND_WRITERS, OPT_VERBOSE, OPT_ACQ_LIM, OPT_JIFFY,
 	OPT_WATCHDOG, OPT_INJECT_HANG, OPT_HOLDERS, OPT_FAIL_FAST, OPT_RT_SPINNERS,
+	OPT_TRYLOCK_PCT, OPT_STALL_SECS,
 };
 
 struct opt_def {
@@ -66,6 +67,10 @@ static const struct opt_def opt_defs[] = {
 	  "report write acquisitions taking this many jiffies or more; 0 = off (0)" },
 	{ "jiffy", NULL, OPT_JIFFY, "DUR", "length of a port jiffy, e.g. 1ms, 250us (1ms)" },
 	{ "watchdog", NULL, OPT_WATCHDOG, "S", "FAILURE after S s without progress; 0 = off (10)" },
+	{ "stall_secs", NULL, OPT_STALL_SECS, "S",
+	  "FAILURE when one waiter is stuck S s while others progress; 0 = off (5)" },
+	{ "trylock_pct", NULL, OPT_TRYLOCK_PCT, "P",
+	  "% of acquisitions made by trylock-and-retry, where the lock has one (10)" },
 	{ "holders_check", NULL, OPT_HOLDERS, NULL,
 	  "also check with a fetch_add holders counter (deterministic)" },
 	{ "fail_fast", NULL, OPT_FAIL_FAST, NULL, "end the test as soon as a failure is seen" },
@@ -195,6 +200,8 @@ static void set_defaults(struct lb_torture_config *cfg)
 	cfg->verbose = 1;
 	cfg->jiffy_ns = 1000000;
 	cfg->watchdog = 10;
+	cfg->stall_secs = 5;
+	cfg->trylock_pct = 10;
 	cfg->inject_hang = -1;
 }
 
@@ -255,6 +262,8 @@ static void apply_option(int id, const char *name, const char *val,
 				       "number is ms)", name, val);
 		break;
 	case OPT_WATCHDOG: cfg->watchdog = seconds_value(name, val, 3600); break;
+	case OPT_STALL_SECS: cfg->stall_secs = seconds_value(name, val, 3600); break;
+	case OPT_TRYLOCK_PCT: cfg->trylock_pct = int_value(name, val, 0, 100, "%"); break;
 	case OPT_INJECT_HANG:
 		if (lb_parse_u64(val, 0, LONG_MAX, &u))
 			lb_usage_error("--%s: invalid value '%s' (accepted: 0..%ld acquisitions)",
@@ -266,13 +275,19 @@ static void apply_option(int id, const char *name, const char *val,
 	}
 }
 
-static void resolve_type(struct lb_torture_config *cfg, const char *type)
+static void resolve_type(struct lb_torture_config *cfg, const char *type,
+			 const struct lb_lock_ops *const *extra)
 {
 	char names[2048];
 	lb_lock_names(names, sizeof(names), false);
 	if (!type)
 		lb_usage_error("--type is required (accepted: %s)", names);
-	const struct lb_lock_ops *ops = lb_lock_find(type);
+	const struct lb_lock_ops *ops = NULL;
+	for (size_t i = 0; extra && extra[i] && !ops; i++)
+		if (strcmp(extra[i]->name, type) == 0)
+			ops = extra[i];
+	if (!ops)
+		ops = lb_lock_find(type);
 	if (!ops)
 		lb_usage_error("invalid torture type: \"%s\" (--type accepts: %s)", type, names);
 	if (ops->unsupported)
@@ -326,6 +341,9 @@ static void check_combinations(struct lb_torture_config *cfg)
 	if (cfg->watchdog && (unsigned int)cfg->watchdog < min_wd)
 		lb_usage_error("--watchdog: %d s is too short for %u ms holds (accepted: 0, or %u..3600)",
 			       cfg->watchdog, hold_ms, min_wd);
+	if (cfg->stall_secs && (unsigned int)cfg->stall_secs < min_wd)
+		lb_usage_error("--stall_secs: %d s is too short for %u ms holds (accepted: 0, or "
+			       "%u..3600)", cfg->stall_secs, hold_ms, min_wd);
 }
 
 /* getopt_long table: every name, its dashed twin, and the aliases. */
@@ -358,6 +376,12 @@ static struct option *build_longopts(void)
 
 void lb_torture_parse_options(int argc, char **argv, struct lb_torture_config *cfg)
 {
+	lb_torture_parse_options_extra(argc, argv, cfg, NULL);
+}
+
+void lb_torture_parse_options_extra(int argc, char **argv, struct lb_torture_config *cfg,
+				    const struct lb_lock_ops *const *extra)
+{
 	struct raw_options raw = { .nwriters = -1, .nreaders = -1 };
 	struct option *longopts = build_longopts();
 	int c, idx;
@@ -385,7 +409,7 @@ void lb_torture_parse_options(int argc, char **argv, struct lb_torture_config *c
 		print_list();
 		exit(0);
 	}
-	resolve_type(cfg, raw.type);
+	resolve_type(cfg, raw.type, extra);
 	resolve_threads(cfg, &raw);
 	check_combinations(cfg);
 }

@@ -4,10 +4,12 @@
 #include "affinity.h"
 #include "clock.h"
 #include "delay.h"
+#include "fatal.h"
 #include "prio.h"
 #include "rcu_chains.h"
 #include "stats.h"
 #include "stutter.h"
+#include "tsan_hook.h"
 #include "watchdog.h"
 #include "workers.h"
 #include "lb_cpulist.h"
@@ -150,6 +152,17 @@ static int verdict(struct lb_torture_run *run, int errors, bool hard_fail)
 			    r.fails, (double)(first - 1) / 1e9);
 		else
 			say(run, "", "failures: writers=%ld readers=%ld", w.fails, r.fails);
+		long tw = 0, tr = 0;
+		for (int i = 0; i < run->nthreads; i++) {
+			long n = atomic_load_explicit(&run->threads[i].n_trylock, memory_order_relaxed);
+			if (run->threads[i].writer)
+				tw += n;
+			else
+				tr += n;
+		}
+		say(run, "", "trylock: %d%% of acquisitions tried, granted writers=%ld readers=%ld%s",
+		    run->cfg.trylock_pct, tw, tr,
+		    run->ops->trylock ? "" : " (this lock has no trylock)");
 		if (run->cfg.onoff_interval && run->affinity) {
 			char buf[128];
 			lb_torture_onoff_stats(run, buf, sizeof(buf));
@@ -158,6 +171,12 @@ static int verdict(struct lb_torture_run *run, int errors, bool hard_fail)
 		if (run->cfg.call_rcu_chains)
 			say(run, "", "call_rcu_chains: %llu callbacks",
 			    (unsigned long long)lb_torture_rcu_chains_progress(run));
+	}
+	long races = lb_torture_tsan_reports();
+	if (races) {
+		say(run, "!!!", "ThreadSanitizer reported %ld data race(s) (see stderr): a lock whose "
+		    "acquire/release does not order its critical sections", races);
+		errors++;
 	}
 	bool failed = errors || hard_fail;
 	lb_torture_print_banner(run, failed ? "End of test: FAILURE" : "End of test: SUCCESS");
@@ -249,6 +268,7 @@ static int monitor(struct lb_torture_run *run)
 	uint64_t stat_ns = (uint64_t)cfg->stat_interval * NS_PER_S;
 	uint64_t next_stats = stat_ns ? start + stat_ns : UINT64_MAX;
 	uint64_t wd_ns = (uint64_t)cfg->watchdog * NS_PER_S;
+	uint64_t stall_ns = (uint64_t)cfg->stall_secs * NS_PER_S;
 	uint64_t chains_seen = 0, chains_moved = start;
 	int errors = 0;
 
@@ -270,9 +290,21 @@ static int monitor(struct lb_torture_run *run)
 				errors++;
 			next_stats += stat_ns;
 		}
+		uint64_t idle = lb_torture_idle_ns(run, lb_torture_coarse_ns());
+		if (stall_ns) {
+			uint64_t waited;
+			const struct lb_torture_thread *t =
+				lb_torture_stalled(run, lb_torture_coarse_ns(), stall_ns, &waited);
+			if (t) {
+				say(run, "!!!", "stall: %s %d waiting for the lock for %.1f s while "
+				    "others progress (limit --stall_secs %d s): a lost wake-up or "
+				    "starvation; thread states:", lb_torture_role(t), t->id,
+				    (double)waited / 1e9, cfg->stall_secs);
+				fail_and_leave(run, errors);
+			}
+		}
 		if (!wd_ns)
 			continue;
-		uint64_t idle = lb_torture_idle_ns(run, lb_torture_coarse_ns());
 		if (idle >= wd_ns) {
 			say(run, "!!!", "watchdog: no lock progress for %.1f s (limit %d s); thread states:",
 			    (double)idle / 1e9, cfg->watchdog);
@@ -335,6 +367,7 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 		return err;
 	}
 
+	lb_torture_fatal_install(run);
 	/* Workers inherit a mask with SIGINT/SIGTERM blocked: main takes them. */
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigemptyset(&sa.sa_mask);

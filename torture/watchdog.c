@@ -21,6 +21,39 @@ uint64_t lb_torture_idle_ns(const struct lb_torture_run *run, uint64_t now)
 	return now - latest;
 }
 
+const struct lb_torture_thread *lb_torture_stalled(const struct lb_torture_run *run, uint64_t now,
+					       uint64_t limit_ns, uint64_t *waited_ns)
+{
+	const struct lb_torture_thread *worst = NULL;
+	uint64_t worst_since = UINT64_MAX;
+	for (int i = 0; i < run->nthreads; i++) {
+		const struct lb_torture_thread *t = &run->threads[i];
+		/* Racy snapshot: a stale state only delays the verdict by a tick. */
+		if (atomic_load_explicit(&t->state, memory_order_relaxed) != LB_TORTURE_WAITING)
+			continue;
+		uint64_t since = atomic_load_explicit(&t->state_since_ns, memory_order_relaxed);
+		if (since < worst_since) {
+			worst_since = since;
+			worst = t;
+		}
+	}
+	if (!worst || now < worst_since || now - worst_since < limit_ns)
+		return NULL;
+	/* Others must have moved on well after it began waiting: otherwise the
+	 * whole test is stuck, which is the global watchdog's verdict. */
+	for (int i = 0; i < run->nthreads; i++) {
+		const struct lb_torture_thread *t = &run->threads[i];
+		if (t == worst)
+			continue;
+		uint64_t p = atomic_load_explicit(&t->last_progress_ns, memory_order_relaxed);
+		if (p > worst_since + limit_ns / 2) {
+			*waited_ns = now - worst_since;
+			return worst;
+		}
+	}
+	return NULL;
+}
+
 static const char *state_name(int s)
 {
 	switch (s) {

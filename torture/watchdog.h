@@ -21,4 +21,14 @@ uint64_t lb_torture_idle_ns(const struct lb_torture_run *run, uint64_t now);
 /* One "!!!" line per worker: role, state, lock, since when, progress, count. */
 void lb_torture_dump_threads(const struct lb_torture_run *run);
 
+/*
+ * The per-thread starvation check (--stall_secs): the worker that has been
+ * waiting for a lock the longest, when that is at least limit_ns and some
+ * other worker made progress more than limit_ns / 2 after it began waiting
+ * (one waiter stranded while the others go on: a lost wake-up).  NULL when
+ * none; *waited_ns is set when one is returned.
+ */
+const struct lb_torture_thread *lb_torture_stalled(const struct lb_torture_run *run, uint64_t now,
+					       uint64_t limit_ns, uint64_t *waited_ns);
+
 #endif /* LB_TORTURE_WATCHDOG_H */
