@@ -76,6 +76,24 @@ static bool trylock_ignores(void *lock, void *tctx)
 	return true;
 }
 
+/*
+ * BUG: test, then set, as two steps: correct whenever it runs alone (fails
+ * on a held lock, succeeds on a free one) but two racing callers, or a
+ * caller racing lock(), can both get in.
+ */
+static bool trylock_racy(void *lock, void *tctx)
+{
+	(void)tctx;
+	struct broken_lock *l = lock;
+	if (atomic_load_explicit(&l->word, memory_order_acquire))
+		return false;
+	/* Widen the window between the test and the set, as preemption would. */
+	for (int i = 0; i < 32; i++)
+		lb_cpu_relax();
+	atomic_store_explicit(&l->word, 1, memory_order_relaxed);
+	return true;
+}
+
 /* BUG: relaxed instead of release: invisible on x86, a race under TSan. */
 static void unlock_relaxed(void *lock, void *tctx)
 {
@@ -151,6 +169,14 @@ static const struct lb_lock_ops trylock_ignores_ops = {
 	.lock = tas_lock, .unlock = tas_unlock, .trylock = trylock_ignores,
 };
 
+static const struct lb_lock_ops racy_trylock_ops = {
+	TAS_BASE,
+	.name = "tas-racy-trylock",
+	.summary = "tas whose trylock tests, then sets, in two steps",
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK,
+	.lock = tas_lock, .unlock = tas_unlock, .trylock = trylock_racy,
+};
+
 static const struct lb_lock_ops relaxed_unlock_ops = {
 	TAS_BASE,
 	.name = "tas-relaxed-unlock",
@@ -187,5 +213,5 @@ static const struct lb_lock_ops abort_ops = {
 };
 
 const struct lb_lock_ops *const lb_test_broken_locks[] = {
-	&trylock_ignores_ops, &relaxed_unlock_ops, &strand_ops, &segv_ops, &abort_ops, NULL,
+	&trylock_ignores_ops, &racy_trylock_ops, &relaxed_unlock_ops, &strand_ops, &segv_ops, &abort_ops, NULL,
 };

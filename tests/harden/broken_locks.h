@@ -4,6 +4,7 @@
  * programs (never into the registry), each with a bug today's torture or
  * a weaker one would miss:
  *   tas-trylock-ignores  trylock() takes the lock without looking at it
+ *   tas-racy-trylock     trylock() tests, then sets: right alone, racy
  *   tas-relaxed-unlock   unlock() stores with relaxed order (no release)
  *   mutex-strand-one     one waiter's wake-up is lost: it sleeps forever
  *                        while the others go on
