@@ -44,6 +44,7 @@ struct lb_bench_config {
 	bool quiet;              /* no progress lines on stderr */
 	const char *json_path, *csv_path;
 	const char *argv_joined; /* the command line, for the JSON */
+	int interrupted_by;      /* the signal that ended the run early; 0 = none */
 };
 
 enum lb_side { LB_SIDE_WRITE, LB_SIDE_READ, LB_SIDES };
@@ -128,6 +129,15 @@ void lb_bench_usage(FILE *out);
 int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops *ops,
 		     unsigned int nthreads, struct lb_run_result *out);
 void lb_run_result_free(struct lb_run_result *r);
+
+/*
+ * Interrupted runs (SIGINT, SIGTERM, SIGHUP, SIGQUIT): the handler calls
+ * lb_bench_request_stop(sig) (async-signal-safe); the run in progress ends
+ * at once and lb_bench_run_one() returns EINTR for it; lb_bench_stop_signal()
+ * says which signal asked (0 = none).
+ */
+void lb_bench_request_stop(int sig);
+int lb_bench_stop_signal(void);
 
 /* bench_report.c */
 void lb_cells_summarize(struct lb_cell *cells, size_t ncells);

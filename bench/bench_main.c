@@ -4,8 +4,14 @@
  * output paths before anything runs, run every (lock, threads) cell R times
  * (repeats interleaved so slow drift spreads over all cells), then report.
  *
- * Output files are opened as temporaries first; an interrupt (SIGINT,
- * SIGTERM) or an error removes them, so no half-written file is ever left.
+ * Output files are opened as temporaries first and committed atomically at
+ * the end.  An interrupt (SIGINT, SIGTERM, SIGHUP, SIGQUIT) stops the run in
+ * progress at once (it is dropped), then the runs that finished are printed
+ * and written as usual (JSON "interrupted": true) and the exit status is
+ * 128 + the signal number (130 SIGINT, 143 SIGTERM, 129 SIGHUP, 131
+ * SIGQUIT).  A second signal before the outputs are written leaves at
+ * once, removing the temporaries.  An error removes them too, so no
+ * half-written file is ever left.
  */
 #include "bench.h"
 #include "lb_cli.h"
@@ -25,13 +31,40 @@
  * state, because a signal handler cannot be handed a context. */
 static struct lb_outfile *volatile pending_outfiles[2];
 
-static void on_fatal_signal(int sig)
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void on_stop_signal(int sig)
 {
+	if (!lb_bench_stop_signal()) {
+		lb_bench_request_stop(sig); /* finish with what was measured */
+		return;
+	}
+	/* Asked twice: leave now, with nothing half-written left behind. */
 	for (int i = 0; i < 2; i++)
 		if (pending_outfiles[i] && pending_outfiles[i]->tmp_path)
 			unlink(pending_outfiles[i]->tmp_path); /* async-signal-safe */
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+static void install_stop_handlers(void)
+{
+	/* No SA_RESTART: the signal must cut the run's sleep short (EINTR). */
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaction(stop_signals[i], &sa, NULL);
+}
+
+/* From the end of the measurements on, signals wait until we exit: the
+ * outputs are written completely, then the status says we were stopped. */
+static void block_stop_signals(void)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaddset(&set, stop_signals[i]);
+	sigprocmask(SIG_BLOCK, &set, NULL);
 }
 
 static void open_output(const char *opt, const char *path, struct lb_outfile *f, int slot)
@@ -86,8 +119,7 @@ static int run_all(struct lb_bench_config *cfg)
 		fprintf(stderr, "%s: out of memory\n", lb_cli_prog());
 		return 1;
 	}
-	signal(SIGINT, on_fatal_signal);
-	signal(SIGTERM, on_fatal_signal);
+	install_stop_handlers();
 	if (cfg->json_path && cfg->csv_path && lb_outfile_same_target(cfg->json_path, cfg->csv_path))
 		lb_usage_error("--json '%s' and --csv '%s' name the same file; accepted: two "
 			       "different files", cfg->json_path, cfg->csv_path);
@@ -112,13 +144,15 @@ static int run_all(struct lb_bench_config *cfg)
 				goto out;
 			}
 		}
-	for (unsigned int r = 0; r < cfg->repeat; r++)
-		for (size_t i = 0; i < ncells; i++) {
+	for (unsigned int r = 0; r < cfg->repeat && !lb_bench_stop_signal(); r++)
+		for (size_t i = 0; i < ncells && !lb_bench_stop_signal(); i++) {
 			struct lb_cell *c = &cells[i];
 			if (!cfg->quiet)
 				fprintf(stderr, "\r%s: run %u/%u: %-18s %4u threads   ", lb_cli_prog(),
 					r + 1, cfg->repeat, c->ops->name, c->nthreads);
 			int err = lb_bench_run_one(cfg, c->ops, c->nthreads, &c->runs[r]);
+			if (err == EINTR && lb_bench_stop_signal())
+				break; /* cut short by a signal: dropped, not a failure */
 			if (err) {
 				fprintf(stderr, "\n%s: lock '%s' at %u threads failed: %s\n",
 					lb_cli_prog(), c->ops->name, c->nthreads, strerror(err));
@@ -128,25 +162,43 @@ static int run_all(struct lb_bench_config *cfg)
 			c->runs[r].repeat_index = r;
 			c->nruns = r + 1;
 		}
-	if (!cfg->quiet)
+	block_stop_signals();
+	cfg->interrupted_by = lb_bench_stop_signal();
+	if (!cfg->quiet || cfg->interrupted_by)
 		fprintf(stderr, "\r%60s\r", "");
-	lb_cells_summarize(cells, ncells);
+	size_t nreport = ncells;
+	if (cfg->interrupted_by) {
+		/* Keep the cells with at least one finished run, in their order. */
+		nreport = 0;
+		for (size_t i = 0; i < ncells; i++)
+			if (cells[i].nruns) {
+				struct lb_cell tmp = cells[nreport];
+				cells[nreport++] = cells[i];
+				if (nreport - 1 != i)
+					cells[i] = tmp;
+			}
+		fprintf(stderr, "%s: interrupted by SIG%s: reporting the %zu cell(s) with finished "
+			"runs\n", lb_cli_prog(), sigabbrev_np(cfg->interrupted_by), nreport);
+	}
+	lb_cells_summarize(cells, nreport);
 	struct lb_hostinfo host;
 	lb_hostinfo_get(&host);
 	/* A result file on standard output ('-', /dev/stdout) gets stdout to
 	 * itself, so it stays parseable: the table then goes to stderr. */
 	FILE *table = (json.is_std && json.fp == stdout) || (csv.is_std && csv.fp == stdout)
 			      ? stderr : stdout;
-	lb_report_table(table, cfg, &host, cells, ncells);
+	lb_report_table(table, cfg, &host, cells, nreport);
 	fflush(table);
 	if (cfg->json_path) {
-		lb_report_json(json.fp, cfg, &host, cells, ncells);
+		lb_report_json(json.fp, cfg, &host, cells, nreport);
 		rc |= finish_output(cfg->json_path, &json, 0) ? 1 : 0;
 	}
 	if (cfg->csv_path) {
-		lb_report_csv(csv.fp, cfg, cells, ncells);
+		lb_report_csv(csv.fp, cfg, cells, nreport);
 		rc |= finish_output(cfg->csv_path, &csv, 1) ? 1 : 0;
 	}
+	if (cfg->interrupted_by)
+		rc = 128 + cfg->interrupted_by; /* the shell's convention for "killed by" */
 out:
 	for (int i = 0; i < 2; i++)
 		if (pending_outfiles[i]) {

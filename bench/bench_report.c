@@ -173,6 +173,14 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 		     const struct lb_hostinfo *host, const struct lb_cell *cells, size_t ncells)
 {
 	print_header(out, cfg, host);
+	if (cfg->interrupted_by) {
+		unsigned int runs = 0;
+		for (size_t i = 0; i < ncells; i++)
+			runs += cells[i].nruns;
+		fprintf(out, "# INTERRUPTED by SIG%s: %u of %zu runs finished; the figures cover "
+			     "those only\n", sigabbrev_np(cfg->interrupted_by), runs,
+			(size_t)cfg->nlocks * cfg->nthread_counts * cfg->repeat);
+	}
 	if (cfg->read_pct < 0)
 		fprintf(out, "%-18s %4s %13s %6s %9s %8s %8s %8s %6s %7s %6s %8s %8s %8s %9s\n",
 			"lock", "thr", "ops/s", "±sd%", "ns/op", "cyc/op", "cpu_ns", "ovh_ns", "cov",
@@ -230,7 +238,11 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 	if (any_clamped)
 		fprintf(out, "# ovh_ns *: below timer/calibration resolution: CPU time per op came out "
 			     "below the calibrated --cs/--par work, so the overhead is shown as 0\n");
-	if (cfg->repeat > 1)
+	if (cfg->repeat > 1 && cfg->interrupted_by)
+		fprintf(out, "# figures are means over each cell's finished runs (of %u); ±sd%% is the "
+			     "sample standard deviation of ops/s; lat_max is the largest seen\n",
+			cfg->repeat);
+	else if (cfg->repeat > 1)
 		fprintf(out, "# figures are means over %u runs; ±sd%% is the sample standard deviation "
 			     "of ops/s; lat_max is the largest seen\n", cfg->repeat);
 }
@@ -308,6 +320,14 @@ void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
 	lb_json_init(&j, out);
 	lb_json_object_begin(&j);
 	lb_schema_write_head(&j, &lb_schema_bench, &h);
+	/* true: a signal ended the run; "results" holds the runs that finished. */
+	lb_json_kv_bool(&j, "interrupted", cfg->interrupted_by != 0);
+	if (cfg->interrupted_by)
+	{
+		char name[32];
+		snprintf(name, sizeof(name), "SIG%s", sigabbrev_np(cfg->interrupted_by));
+		lb_json_kv_string(&j, "interrupted_by", name);
+	}
 
 	lb_json_key(&j, "config");
 	lb_json_object_begin(&j);

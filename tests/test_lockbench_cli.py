@@ -194,15 +194,21 @@ def check_output_targets(outdir):
        f"--json F --csv F refused up front: rc {r.returncode} {r.stderr.strip()}")
     r = run(base + ["--json", same, "--csv", os.path.join(outdir, ".", "same")])
     ok(r.returncode == 2 and "same file" in r.stderr, "--json F --csv ./F refused too")
-    for spelled in ["-", "/dev/stdout"]:
+    # A link to /proc/self/fd/1 inside the test directory, not /dev/stdout
+    # itself: a broken lockbench would replace the system's /dev/stdout.
+    stdout_link = os.path.join(outdir, "stdout")
+    os.symlink("/proc/self/fd/1", stdout_link)
+    for spelled in ["-", stdout_link]:
         r = run(base + ["--json", spelled])
         try:
             doc = json.loads(r.stdout)
             good = r.returncode == 0 and len(doc["results"]) == 1 and "ops/s" in r.stderr
         except (ValueError, KeyError):
             good = False
-        ok(good, f"--json {spelled}: stdout is the JSON alone, the table on stderr "
+        ok(good and os.path.islink(stdout_link),
+           f"--json {spelled}: stdout is the JSON alone, the table on stderr "
            f"(rc {r.returncode}, stdout {r.stdout[:60]!r})")
+    os.unlink(stdout_link)
     dev = os.path.join(outdir, "null")
     try:
         os.mknod(dev, 0o666 | 0o020000, os.makedev(1, 3))
@@ -235,14 +241,45 @@ def check_output_targets(outdir):
 
 
 def check_interrupt(outdir):
-    js = os.path.join(outdir, "int.json")
+    """Issue 11 item 6: a signal keeps the finished runs (JSON "interrupted": true),
+    still written atomically, exit 128 + signal; nothing temporary is left."""
+    for sig, name in [(signal.SIGINT, "SIGINT"), (signal.SIGTERM, "SIGTERM"),
+                      (signal.SIGHUP, "SIGHUP"), (signal.SIGQUIT, "SIGQUIT")]:
+        js, cs = os.path.join(outdir, f"{name}.json"), os.path.join(outdir, f"{name}.csv")
+        p = subprocess.Popen([LB, "bench", "--lock", "tas,ticket", "--threads", "1",
+                              "--duration", "150ms", "--repeat", "40", "-q", "--json", js,
+                              "--csv", cs], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+        time.sleep(1.2)
+        p.send_signal(sig)
+        out, err = p.communicate(timeout=30)
+        try:
+            doc = json.load(open(js))
+            runs = [r for c in doc["results"] for r in c["runs"]]
+            rows = list(csv.DictReader(open(cs)))
+            good = doc["interrupted"] is True and doc["interrupted_by"] == name \
+                and 1 <= len(runs) < 80 and len(rows) == len(runs) \
+                and all(r["total_ops"] > 0 for r in runs)
+        except (OSError, ValueError, KeyError) as e:
+            good, runs = False, str(e)
+        left = sorted(f for f in os.listdir(outdir) if ".tmp." in f)
+        ok(good and p.returncode == 128 + sig and "INTERRUPTED" in out and not left,
+           f"{name} mid-run: exit {p.returncode} (want {128 + sig}), finished runs kept "
+           f"({len(runs) if isinstance(runs, list) else runs}), temporaries left: {left}")
+    js = os.path.join(outdir, "early.json")
     p = subprocess.Popen([LB, "bench", "--lock", "tas", "--threads", "1", "--duration", "5s",
                           "-q", "--json", js], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(0.7)
+    t0 = time.monotonic()
     p.send_signal(signal.SIGINT)
     p.wait(timeout=20)
-    ok(p.returncode != 0 and not os.listdir(outdir),
-       f"SIGINT mid-run: exit {p.returncode}, nothing left: {os.listdir(outdir)}")
+    try:
+        doc = json.load(open(js))
+        good = doc["interrupted"] is True and doc["results"] == []
+    except (OSError, ValueError, KeyError):
+        good = False
+    ok(good and p.returncode == 130 and time.monotonic() - t0 < 2,
+       f"SIGINT before any run finished: exit {p.returncode}, at once, JSON with no results")
 
 
 def main():
