@@ -7,6 +7,7 @@ file behind.  TAP output.  usage: test_lockbench_cli.py LOCKBENCH"""
 import csv
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -247,12 +248,20 @@ def check_interrupt(outdir):
                       (signal.SIGHUP, "SIGHUP"), (signal.SIGQUIT, "SIGQUIT")]:
         js, cs = os.path.join(outdir, f"{name}.json"), os.path.join(outdir, f"{name}.csv")
         p = subprocess.Popen([LB, "bench", "--lock", "tas,ticket", "--threads", "1",
-                              "--duration", "150ms", "--repeat", "40", "-q", "--json", js,
-                              "--csv", cs], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True)
-        time.sleep(1.2)
+                              "--duration", "150ms", "--repeat", "40", "--json", js,
+                              "--csv", cs], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        # The progress line says when round 2 began: at least two runs finished
+        # (a loaded machine may take a while to calibrate before the first).
+        seen, deadline = b"", time.monotonic() + 20
+        while b"run 2/40" not in seen and time.monotonic() < deadline:
+            if select.select([p.stderr], [], [], 0.5)[0]:
+                chunk = os.read(p.stderr.fileno(), 4096)
+                if not chunk:
+                    break
+                seen += chunk
         p.send_signal(sig)
         out, err = p.communicate(timeout=30)
+        out = out.decode(errors="replace")
         try:
             doc = json.load(open(js))
             runs = [r for c in doc["results"] for r in c["runs"]]
