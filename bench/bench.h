@@ -45,6 +45,9 @@ struct lb_bench_config {
 	const char *json_path, *csv_path;
 	const char *argv_joined; /* the command line, for the JSON */
 	int interrupted_by;      /* the signal that ended the run early; 0 = none */
+	bool table_median;       /* the table shows medians across repeats, not means */
+	bool table_tail;         /* the table shows p99.9 and max latency (default true) */
+	const char *table_note;  /* "# ..." lines printed under the table header, or NULL */
 };
 
 enum lb_side { LB_SIDE_WRITE, LB_SIDE_READ, LB_SIDES };

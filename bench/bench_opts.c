@@ -75,6 +75,7 @@ void lb_bench_defaults(struct lb_bench_config *cfg)
 	cfg->repeat = 1;
 	cfg->read_pct = -1;
 	cfg->sample_shift = 6;
+	cfg->table_tail = true;
 }
 
 /* "N" = iterations, "N<unit>" = time (ns, us, ms). */

@@ -107,9 +107,11 @@ void lb_cells_summarize(struct lb_cell *cells, size_t ncells)
 	}
 }
 
-static double mean(const struct lb_cell *c, enum lb_metric m)
+/* The figure the table shows: the mean, or the median (--repeat with few
+ * runs, as the default comparison uses, where one outlier moves a mean). */
+static double fig(const struct lb_bench_config *cfg, const struct lb_cell *c, enum lb_metric m)
 {
-	return c->summary[m].mean;
+	return cfg->table_median ? c->summary[m].median : c->summary[m].mean;
 }
 
 static double sd_pct(const struct lb_cell *c, enum lb_metric m)
@@ -173,6 +175,8 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 		     const struct lb_hostinfo *host, const struct lb_cell *cells, size_t ncells)
 {
 	print_header(out, cfg, host);
+	if (cfg->table_note)
+		fputs(cfg->table_note, out);
 	if (cfg->interrupted_by) {
 		unsigned int runs = 0;
 		for (size_t i = 0; i < ncells; i++)
@@ -181,11 +185,14 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 			     "those only\n", sigabbrev_np(cfg->interrupted_by), runs,
 			(size_t)cfg->nlocks * cfg->nthread_counts * cfg->repeat);
 	}
-	if (cfg->read_pct < 0)
-		fprintf(out, "%-18s %4s %13s %6s %9s %8s %8s %8s %6s %7s %6s %8s %8s %8s %9s\n",
+	if (cfg->read_pct < 0) {
+		fprintf(out, "%-18s %4s %13s %6s %9s %8s %8s %8s %6s %7s %6s %8s %8s",
 			"lock", "thr", "ops/s", "±sd%", "ns/op", "cyc/op", "cpu_ns", "ovh_ns", "cov",
-			"min/max", "ovlap", "lat_p50", "lat_p99", "p99.9", "lat_max");
-	else
+			"min/max", "ovlap", "lat_p50", "lat_p99");
+		if (cfg->table_tail)
+			fprintf(out, " %8s %9s", "p99.9", "lat_max");
+		fputc('\n', out);
+	} else
 		fprintf(out, "%-18s %4s %4s %13s %6s %12s %12s %6s %7s %8s %8s %9s %8s %8s %8s %9s\n",
 			"lock", "thr", "rd%", "ops/s", "±sd%", "rd_ops/s", "wr_ops/s", "cov",
 			"min/max", "rd_p50", "rd_p99", "rd_max", "wr_p50", "wr_p99", "wr_p99.9",
@@ -199,29 +206,31 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 			clamped |= c->runs[r].overhead_clamped;
 		any_clamped |= clamped;
 		/* A '*' marks a mean that includes runs clamped at 0 (see the footnote). */
-		snprintf(ovh, sizeof(ovh), "%.2f%s", mean(c, LB_M_OVERHEAD_NS), clamped ? "*" : "");
-		if (cfg->read_pct < 0)
+		snprintf(ovh, sizeof(ovh), "%.2f%s", fig(cfg, c, LB_M_OVERHEAD_NS), clamped ? "*" : "");
+		if (cfg->read_pct < 0) {
 			fprintf(out,
 				"%-18s %4u %13.0f %6.1f %9.2f %8.1f %8.2f %8s %6.3f %7.3f %6.3f "
-				"%8.0f %8.0f %8.0f %9.0f",
-				c->ops->name, c->nthreads, mean(c, LB_M_OPS_PER_SEC),
-				sd_pct(c, LB_M_OPS_PER_SEC), mean(c, LB_M_NS_PER_OP),
-				mean(c, LB_M_CYCLES_PER_OP), mean(c, LB_M_CPU_NS_PER_OP),
-				ovh, mean(c, LB_M_FAIRNESS_COV),
-				mean(c, LB_M_MIN_MAX_RATIO), mean(c, LB_M_OVERLAP),
-				mean(c, LB_M_LAT_P50), mean(c, LB_M_LAT_P99), mean(c, LB_M_LAT_P999),
-				c->summary[LB_M_LAT_MAX].max);
-		else
+				"%8.0f %8.0f",
+				c->ops->name, c->nthreads, fig(cfg, c, LB_M_OPS_PER_SEC),
+				sd_pct(c, LB_M_OPS_PER_SEC), fig(cfg, c, LB_M_NS_PER_OP),
+				fig(cfg, c, LB_M_CYCLES_PER_OP), fig(cfg, c, LB_M_CPU_NS_PER_OP),
+				ovh, fig(cfg, c, LB_M_FAIRNESS_COV),
+				fig(cfg, c, LB_M_MIN_MAX_RATIO), fig(cfg, c, LB_M_OVERLAP),
+				fig(cfg, c, LB_M_LAT_P50), fig(cfg, c, LB_M_LAT_P99));
+			if (cfg->table_tail)
+				fprintf(out, " %8.0f %9.0f", fig(cfg, c, LB_M_LAT_P999),
+					c->summary[LB_M_LAT_MAX].max);
+		} else
 			fprintf(out,
 				"%-18s %4u %4d %13.0f %6.1f %12.0f %12.0f %6.3f %7.3f %8.0f %8.0f "
 				"%9.0f %8.0f %8.0f %8.0f %9.0f",
-				c->ops->name, c->nthreads, cfg->read_pct, mean(c, LB_M_OPS_PER_SEC),
-				sd_pct(c, LB_M_OPS_PER_SEC), mean(c, LB_M_READ_OPS_PER_SEC),
-				mean(c, LB_M_WRITE_OPS_PER_SEC), mean(c, LB_M_FAIRNESS_COV),
-				mean(c, LB_M_MIN_MAX_RATIO), mean(c, LB_M_READ_LAT_P50),
-				mean(c, LB_M_READ_LAT_P99), c->summary[LB_M_READ_LAT_MAX].max,
-				mean(c, LB_M_WRITE_LAT_P50), mean(c, LB_M_WRITE_LAT_P99),
-				mean(c, LB_M_WRITE_LAT_P999), c->summary[LB_M_WRITE_LAT_MAX].max);
+				c->ops->name, c->nthreads, cfg->read_pct, fig(cfg, c, LB_M_OPS_PER_SEC),
+				sd_pct(c, LB_M_OPS_PER_SEC), fig(cfg, c, LB_M_READ_OPS_PER_SEC),
+				fig(cfg, c, LB_M_WRITE_OPS_PER_SEC), fig(cfg, c, LB_M_FAIRNESS_COV),
+				fig(cfg, c, LB_M_MIN_MAX_RATIO), fig(cfg, c, LB_M_READ_LAT_P50),
+				fig(cfg, c, LB_M_READ_LAT_P99), c->summary[LB_M_READ_LAT_MAX].max,
+				fig(cfg, c, LB_M_WRITE_LAT_P50), fig(cfg, c, LB_M_WRITE_LAT_P99),
+				fig(cfg, c, LB_M_WRITE_LAT_P999), c->summary[LB_M_WRITE_LAT_MAX].max);
 		print_flags_note(out, c);
 		if (cfg->explain)
 			print_counters(out, c);
@@ -238,7 +247,11 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 	if (any_clamped)
 		fprintf(out, "# ovh_ns *: below timer/calibration resolution: CPU time per op came out "
 			     "below the calibrated --cs/--par work, so the overhead is shown as 0\n");
-	if (cfg->repeat > 1 && cfg->interrupted_by)
+	if (cfg->repeat > 1 && cfg->table_median)
+		fprintf(out, "# figures are medians over %u runs; ±sd%% is the sample standard deviation "
+			     "of ops/s%s\n", cfg->repeat,
+			cfg->table_tail ? "; lat_max is the largest seen" : "");
+	else if (cfg->repeat > 1 && cfg->interrupted_by)
 		fprintf(out, "# figures are means over each cell's finished runs (of %u); ±sd%% is the "
 			     "sample standard deviation of ops/s; lat_max is the largest seen\n",
 			cfg->repeat);

@@ -25,8 +25,9 @@ static const struct lb_command commands[] = {
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: lockbench [COMMAND [options]]\n\n"
-		     "With no command: the default comparison of every exclusive lock at\n"
-		     "1, NCPU and 4xNCPU threads (about 5 s).\n\nCommands:\n");
+		     "With no command: the default comparison, a few common locks at 1 and\n"
+		     "NCPU threads, medians of 3 short runs (under 5 s); its header names\n"
+		     "what it leaves out and the command for the full comparison.\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\n'lockbench COMMAND --help' describes each command's options.\n"

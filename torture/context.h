@@ -177,6 +177,10 @@ struct lb_torture_run {
 	_Atomic uint64_t first_fail_ns;          /* ns after start_ns + 1; 0 = none */
 
 	uint64_t start_ns;                       /* CLOCK_MONOTONIC at "go" */
+	/* The stall tracker's longest wait, for the summary (main thread only). */
+	uint64_t longest_wait_ns;
+	long long longest_wait_others;
+	int longest_wait_thread;                 /* dense index, -1 = none */
 	_Atomic uint64_t rcu_callbacks;          /* call_rcu chain callbacks run */
 
 	struct lb_torture_stutter *stutter;

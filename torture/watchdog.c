@@ -5,6 +5,7 @@
 #include "workers.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 uint64_t lb_torture_idle_ns(const struct lb_torture_run *run, uint64_t now)
 {
@@ -21,37 +22,61 @@ uint64_t lb_torture_idle_ns(const struct lb_torture_run *run, uint64_t now)
 	return now - latest;
 }
 
-const struct lb_torture_thread *lb_torture_stalled(const struct lb_torture_run *run, uint64_t now,
-					       uint64_t limit_ns, uint64_t *waited_ns)
+int lb_torture_stall_init(struct lb_torture_stall *st, int nthreads)
 {
-	const struct lb_torture_thread *worst = NULL;
-	uint64_t worst_since = UINT64_MAX;
-	for (int i = 0; i < run->nthreads; i++) {
+	*st = (struct lb_torture_stall){ .nthreads = nthreads, .longest_thread = -1 };
+	st->since = calloc((size_t)nthreads, sizeof(*st->since));
+	st->acq_at = calloc((size_t)nthreads, sizeof(*st->acq_at));
+	return st->since && st->acq_at ? 0 : -1;
+}
+
+void lb_torture_stall_free(struct lb_torture_stall *st)
+{
+	free(st->since);
+	free(st->acq_at);
+	st->since = NULL;
+	st->acq_at = NULL;
+}
+
+const struct lb_torture_thread *lb_torture_stall_check(struct lb_torture_stall *st,
+						   const struct lb_torture_run *run, uint64_t now,
+						   uint64_t limit_ns, uint64_t *waited_ns,
+						   long long *others)
+{
+	const struct lb_torture_thread *stalled = NULL;
+	long long total = 0;
+	/* A FIFO lock lets each other thread in at most about once while one
+	 * waits; more than two full rounds means it is being passed over. */
+	long long min_others = 2LL * run->nthreads + 2;
+
+	for (int i = 0; i < run->nthreads; i++)
+		total += atomic_load_explicit(&run->threads[i].n_lock_acquired, memory_order_relaxed);
+	for (int i = 0; i < run->nthreads && st->since; i++) {
 		const struct lb_torture_thread *t = &run->threads[i];
 		/* Racy snapshot: a stale state only delays the verdict by a tick. */
 		if (atomic_load_explicit(&t->state, memory_order_relaxed) != LB_TORTURE_WAITING)
 			continue;
 		uint64_t since = atomic_load_explicit(&t->state_since_ns, memory_order_relaxed);
-		if (since < worst_since) {
-			worst_since = since;
-			worst = t;
+		if (since != st->since[i]) { /* a new wait: count from here */
+			st->since[i] = since;
+			st->acq_at[i] = total;
 		}
-	}
-	if (!worst || now < worst_since || now - worst_since < limit_ns)
-		return NULL;
-	/* Others must have moved on well after it began waiting: otherwise the
-	 * whole test is stuck, which is the global watchdog's verdict. */
-	for (int i = 0; i < run->nthreads; i++) {
-		const struct lb_torture_thread *t = &run->threads[i];
-		if (t == worst)
+		if (now <= since)
 			continue;
-		uint64_t p = atomic_load_explicit(&t->last_progress_ns, memory_order_relaxed);
-		if (p > worst_since + limit_ns / 2) {
-			*waited_ns = now - worst_since;
-			return worst;
+		uint64_t waited = now - since;
+		long long passed = total - st->acq_at[i];
+		if (waited > st->longest_ns) {
+			st->longest_ns = waited;
+			st->longest_others = passed;
+			st->longest_thread = i;
+		}
+		if (limit_ns && waited >= limit_ns && passed >= min_others && !stalled) {
+			stalled = t;
+			*waited_ns = waited;
+			*others = passed;
 		}
 	}
-	return NULL;
+	return stalled;
 }
 
 static const char *state_name(int s)

@@ -22,13 +22,31 @@ uint64_t lb_torture_idle_ns(const struct lb_torture_run *run, uint64_t now);
 void lb_torture_dump_threads(const struct lb_torture_run *run);
 
 /*
- * The per-thread starvation check (--stall_secs): the worker that has been
- * waiting for a lock the longest, when that is at least limit_ns and some
- * other worker made progress more than limit_ns / 2 after it began waiting
- * (one waiter stranded while the others go on: a lost wake-up).  NULL when
- * none; *waited_ns is set when one is returned.
+ * The per-thread starvation check (--stall_secs), run by the monitor every
+ * tick: a worker waiting for a lock at least limit_ns while the others got
+ * the main lock more than 2 x threads + 2 times meanwhile (a FIFO lock lets
+ * each other thread in about once per waiter, however slow the hand-overs
+ * on an oversubscribed machine; a lost wake-up or a starving unfair lock
+ * lets them in again and again).  The tracker notes when each wait began
+ * and the acquisition total then; it also keeps the longest wait seen.
  */
-const struct lb_torture_thread *lb_torture_stalled(const struct lb_torture_run *run, uint64_t now,
-					       uint64_t limit_ns, uint64_t *waited_ns);
+struct lb_torture_stall {
+	int nthreads;
+	uint64_t *since;          /* state_since_ns of the wait being tracked */
+	long long *acq_at;        /* total acquisitions when it was first seen */
+	uint64_t longest_ns;      /* the longest wait seen, and what passed it */
+	long long longest_others;
+	int longest_thread;       /* dense index, -1 = none */
+};
+
+int lb_torture_stall_init(struct lb_torture_stall *st, int nthreads);
+void lb_torture_stall_free(struct lb_torture_stall *st);
+
+/* The first stalled worker (sets *waited_ns, *others), or NULL; limit_ns 0
+ * only tracks the longest wait. */
+const struct lb_torture_thread *lb_torture_stall_check(struct lb_torture_stall *st,
+						   const struct lb_torture_run *run, uint64_t now,
+						   uint64_t limit_ns, uint64_t *waited_ns,
+						   long long *others);
 
 #endif /* LB_TORTURE_WATCHDOG_H */
