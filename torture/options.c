@@ -68,7 +68,7 @@ static const struct opt_def opt_defs[] = {
 	{ "jiffy", NULL, OPT_JIFFY, "DUR", "length of a port jiffy, e.g. 1ms, 250us (1ms)" },
 	{ "watchdog", NULL, OPT_WATCHDOG, "S", "FAILURE after S s without progress; 0 = off (10)" },
 	{ "stall_secs", NULL, OPT_STALL_SECS, "S",
-	  "FAILURE when one waiter is stuck S s while others progress; 0 = off (5)" },
+	  "FAILURE when one waiter is stuck S s while the writers progress; 0 = off (10)" },
 	{ "trylock_pct", NULL, OPT_TRYLOCK_PCT, "P",
 	  "% of acquisitions made by trylock-and-retry, where the lock has one (10)" },
 	{ "holders_check", NULL, OPT_HOLDERS, NULL,
@@ -200,7 +200,7 @@ static void set_defaults(struct lb_torture_config *cfg)
 	cfg->verbose = 1;
 	cfg->jiffy_ns = 1000000;
 	cfg->watchdog = 10;
-	cfg->stall_secs = 5;
+	cfg->stall_secs = 10;
 	cfg->trylock_pct = 10;
 	cfg->inject_hang = -1;
 }
