@@ -164,9 +164,9 @@ static int verdict(struct lb_torture_run *run, int errors, bool hard_fail)
 		}
 		if (run->longest_wait_thread >= 0) {
 			const struct lb_torture_thread *t = &run->threads[run->longest_wait_thread];
-			say(run, "", "longest wait for a lock: %.2f s (%s %d; writers got it %lld "
+			say(run, "", "longest wait for a lock: %.2f s (%s %d; other %ss got it %lld "
 			    "times meanwhile); --stall_secs %d", (double)run->longest_wait_ns / 1e9,
-			    lb_torture_role(t), t->id, run->longest_wait_others, run->cfg.stall_secs);
+			    lb_torture_role(t), t->id, lb_torture_role(t), run->longest_wait_others, run->cfg.stall_secs);
 		}
 		say(run, "", "trylock: %d%% of acquisitions tried, granted writers=%ld readers=%ld%s",
 		    run->cfg.trylock_pct, tw, tr,
@@ -326,10 +326,10 @@ static int monitor(struct lb_torture_run *run, struct lb_torture_stall *stall)
 		const struct lb_torture_thread *t = lb_torture_stall_check(
 			stall, run, lb_torture_coarse_ns(), stall_ns, &waited, &others);
 		if (t) {
-			say(run, "!!!", "stall: %s %d waiting for the lock for %.1f s while writers "
+			say(run, "!!!", "stall: %s %d waiting for the lock for %.1f s while other %ss "
 			    "got it %lld times (limit --stall_secs %d s): a lost wake-up or "
 			    "starvation; thread states:", lb_torture_role(t), t->id,
-			    (double)waited / 1e9, others, cfg->stall_secs);
+			    (double)waited / 1e9, lb_torture_role(t), others, cfg->stall_secs);
 			fail_and_leave(run, errors);
 		}
 		if (!wd_ns)

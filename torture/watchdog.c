@@ -44,22 +44,28 @@ const struct lb_torture_thread *lb_torture_stall_check(struct lb_torture_stall *
 						   long long *others)
 {
 	const struct lb_torture_thread *stalled = NULL;
-	long long total = 0;
-	/* Write-side acquisitions only: readers share the lock, so many of them
-	 * may get in during one turn of a fair lock.  A FIFO lock lets each
-	 * other writer in at most about once while one thread waits; more than
-	 * two full rounds means the waiter is being passed over. */
+	/*
+	 * A wait is compared with its own side's progress: writers with the
+	 * writers' acquisitions, readers with the readers'.  A FIFO lock lets
+	 * each other thread of the side in at most about once while one waits;
+	 * more than two full rounds means the waiter is being passed over.  A
+	 * lock that prefers one side starves the whole other side together
+	 * (no progress on that side), which is its policy, not a stall.
+	 */
 	int nwriters = run->cfg.nwriters_stress;
-	long long min_others = 2LL * nwriters + 2;
-
-	for (int i = 0; i < nwriters; i++)
-		total += atomic_load_explicit(&run->threads[i].n_lock_acquired, memory_order_relaxed);
+	long long side_total[2] = { 0, 0 }; /* [1] writers, [0] readers */
+	for (int i = 0; i < run->nthreads; i++)
+		side_total[i < nwriters] += atomic_load_explicit(&run->threads[i].n_lock_acquired,
+								 memory_order_relaxed);
 	for (int i = 0; i < run->nthreads && st->since; i++) {
 		const struct lb_torture_thread *t = &run->threads[i];
 		/* Racy snapshot: a stale state only delays the verdict by a tick. */
 		if (atomic_load_explicit(&t->state, memory_order_relaxed) != LB_TORTURE_WAITING)
 			continue;
 		uint64_t since = atomic_load_explicit(&t->state_since_ns, memory_order_relaxed);
+		bool writer = i < nwriters;
+		long long total = side_total[writer];
+		long long min_others = 2LL * (writer ? nwriters : run->nthreads - nwriters) + 2;
 		if (since != st->since[i]) { /* a new wait: count from here */
 			st->since[i] = since;
 			st->acq_at[i] = total;

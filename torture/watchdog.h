@@ -23,13 +23,14 @@ void lb_torture_dump_threads(const struct lb_torture_run *run);
 
 /*
  * The per-thread starvation check (--stall_secs), run by the monitor every
- * tick: a worker waiting for a lock at least limit_ns while the writers got
- * the main lock more than 2 x writers + 2 times meanwhile (a FIFO lock lets
- * each other writer in about once per waiter, however slow the hand-overs
+ * tick: a worker waiting for a lock at least limit_ns while the threads of
+ * its own side (writers for a writer, readers for a reader) got the main
+ * lock more than 2 x (threads of that side) + 2 times meanwhile (a FIFO lock
+ * lets each of them in about once per waiter, however slow the hand-overs
  * on an oversubscribed machine; a lost wake-up or a starving unfair lock
- * lets them in again and again).  Readers' acquisitions do not count: many
- * share one turn, and a reader-preferring rwlock starving its writers has
- * no writer progress to show.  The tracker notes when each wait began
+ * lets them in again and again).  A lock that prefers one side starves the
+ * other side as a whole, which shows no progress on that side: its policy,
+ * not a stall.  The tracker notes when each wait began
  * and the acquisition total then; it also keeps the longest wait seen.
  */
 struct lb_torture_stall {

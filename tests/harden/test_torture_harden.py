@@ -94,7 +94,7 @@ def scenario_strand():
     rc, out, err, secs = run(["--type", "mutex-strand-one", "--duration", "30",
                               "--stall_secs", "3"] + BASE, 45)
     good = rc == 1 and verdict(out) == "FAILURE" and secs < 12 \
-        and re.search(r"!!! stall: writer 1 waiting for the lock for \d+\.\d s while writers "
+        and re.search(r"!!! stall: writer 1 waiting for the lock for \d+\.\d s while other writers "
                       r"got it \d+ times", out) \
         and re.search(r"!!! writer 1: waiting for mutex-strand-one since", out)
     if not ok(good, f"lost wake-up of one waiter: stall FAILURE with the thread dump in "
