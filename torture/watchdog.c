@@ -4,7 +4,9 @@
 #include "clock.h"
 #include "workers.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 
 uint64_t lb_torture_idle_ns(const struct lb_torture_run *run, uint64_t now)
@@ -27,15 +29,37 @@ int lb_torture_stall_init(struct lb_torture_stall *st, int nthreads)
 	*st = (struct lb_torture_stall){ .nthreads = nthreads, .longest_thread = -1 };
 	st->since = calloc((size_t)nthreads, sizeof(*st->since));
 	st->acq_at = calloc((size_t)nthreads, sizeof(*st->acq_at));
-	return st->since && st->acq_at ? 0 : -1;
+	st->cpu_at = calloc((size_t)nthreads, sizeof(*st->cpu_at));
+	return st->since && st->acq_at && st->cpu_at ? 0 : -1;
 }
 
 void lb_torture_stall_free(struct lb_torture_stall *st)
 {
 	free(st->since);
 	free(st->acq_at);
+	free(st->cpu_at);
 	st->since = NULL;
 	st->acq_at = NULL;
+	st->cpu_at = NULL;
+}
+
+/* CPU time a worker has used; UINT64_MAX when it cannot be read. */
+static uint64_t thread_cpu_ns(const struct lb_torture_thread *t)
+{
+	clockid_t clock;
+	struct timespec ts;
+	if (!t->created || pthread_getcpuclockid(t->handle, &clock) != 0 ||
+	    clock_gettime(clock, &ts) != 0)
+		return UINT64_MAX;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Acquisitions through lock()/read_lock(): trylock may legitimately jump a
+ * fair lock's queue, so its successes do not count as passing a waiter. */
+static long long queued_acquisitions(const struct lb_torture_thread *t)
+{
+	return atomic_load_explicit(&t->n_lock_acquired, memory_order_relaxed) -
+	       atomic_load_explicit(&t->n_trylock, memory_order_relaxed);
 }
 
 const struct lb_torture_thread *lb_torture_stall_check(struct lb_torture_stall *st,
@@ -55,8 +79,7 @@ const struct lb_torture_thread *lb_torture_stall_check(struct lb_torture_stall *
 	int nwriters = run->cfg.nwriters_stress;
 	long long side_total[2] = { 0, 0 }; /* [1] writers, [0] readers */
 	for (int i = 0; i < run->nthreads; i++)
-		side_total[i < nwriters] += atomic_load_explicit(&run->threads[i].n_lock_acquired,
-								 memory_order_relaxed);
+		side_total[i < nwriters] += queued_acquisitions(&run->threads[i]);
 	for (int i = 0; i < run->nthreads && st->since; i++) {
 		const struct lb_torture_thread *t = &run->threads[i];
 		/* Racy snapshot: a stale state only delays the verdict by a tick. */
@@ -69,6 +92,7 @@ const struct lb_torture_thread *lb_torture_stall_check(struct lb_torture_stall *
 		if (since != st->since[i]) { /* a new wait: count from here */
 			st->since[i] = since;
 			st->acq_at[i] = total;
+			st->cpu_at[i] = thread_cpu_ns(t);
 		}
 		if (now <= since)
 			continue;
@@ -80,11 +104,19 @@ const struct lb_torture_thread *lb_torture_stall_check(struct lb_torture_stall *
 			st->longest_others = passed;
 			st->longest_thread = i;
 		}
-		if (limit_ns && waited >= limit_ns && passed >= min_others && !stalled) {
-			stalled = t;
-			*waited_ns = waited;
-			*others = passed;
-		}
+		if (!limit_ns || waited < limit_ns || passed < min_others || stalled)
+			continue;
+		/* Asleep, not spinning: a waiter that keeps burning CPU while it is
+		 * passed over is an unfair lock starving it (its policy under heavy
+		 * oversubscription), a waiter that sleeps through it all was not
+		 * woken.  Only the first is left to the longest-wait line. */
+		uint64_t cpu = thread_cpu_ns(t);
+		if (cpu == UINT64_MAX || st->cpu_at[i] == UINT64_MAX ||
+		    cpu - st->cpu_at[i] > LB_TORTURE_STALL_MAX_CPU_NS)
+			continue;
+		stalled = t;
+		*waited_ns = waited;
+		*others = passed;
 	}
 	return stalled;
 }
