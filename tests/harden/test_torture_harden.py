@@ -105,10 +105,14 @@ def scenario_strand():
 def scenario_segv():
     rc, out, err, secs = run(["--type", "tas-segv", "--duration", "10"] + BASE)
     lines = out.splitlines()
-    good = rc == 1 \
-        and any(l.endswith("-torture:!!! fatal signal SIGSEGV in writer 3") for l in lines) \
-        and STATS_RE.search(out) and verdict(out) == "FAILURE" \
-        and lines[-1].startswith("tas-segv-torture:--- End of test: FAILURE")
+    reason = [i for i, l in enumerate(lines)
+              if l.endswith("-torture:!!! fatal signal SIGSEGV in writer 3")]
+    end = [i for i, l in enumerate(lines)
+           if l.startswith("tas-segv-torture:--- End of test: FAILURE")]
+    # Other workers may still print a line of their own before _exit: the
+    # End banner need not be the very last line, but it must follow the reason.
+    good = rc == 1 and len(reason) == 1 and len(end) == 1 and end[0] > reason[0] \
+        and STATS_RE.search(out) and verdict(out) == "FAILURE"
     if not ok(good, f"SIGSEGV in writer 3: stats, the reason, End of test: FAILURE, exit 1 "
                     f"(rc {rc}, {secs:.1f} s)"):
         diag(out + err)
