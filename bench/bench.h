@@ -48,6 +48,7 @@ struct lb_bench_config {
 	bool table_median;       /* the table shows medians across repeats, not means */
 	bool table_tail;         /* the table shows p99.9 and max latency (default true) */
 	const char *table_note;  /* "# ..." lines printed under the table header, or NULL */
+	double load_before;      /* 1-min load average before the first run; < 0 unknown */
 };
 
 enum lb_side { LB_SIDE_WRITE, LB_SIDE_READ, LB_SIDES };

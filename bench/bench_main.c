@@ -128,6 +128,14 @@ static int run_all(struct lb_bench_config *cfg)
 	if (cfg->csv_path)
 		open_output("--csv", cfg->csv_path, &csv, 1);
 
+	/* Other work on the CPUs makes every figure vary: note it in the header. */
+	cfg->load_before = -1;
+	FILE *loadavg = fopen("/proc/loadavg", "r");
+	if (loadavg) {
+		if (fscanf(loadavg, "%lf", &cfg->load_before) != 1)
+			cfg->load_before = -1;
+		fclose(loadavg);
+	}
 	/* Calibrate before the first run so no run pays for it. */
 	lb_cycles_per_ns();
 	lb_work_ns_per_iter();

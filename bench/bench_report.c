@@ -177,6 +177,12 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 	print_header(out, cfg, host);
 	if (cfg->table_note)
 		fputs(cfg->table_note, out);
+	/* Busy CPUs before we started: half a CPU's worth of other work already
+	 * moves contended figures by large factors between runs. */
+	if (cfg->load_before >= 0.5 * host->ncpus_online && host->ncpus_online > 0)
+		fprintf(out, "# WARNING: load average %.1f on %d CPUs before the run: other work "
+			     "shares these CPUs, so figures (contended ones most) vary between runs\n",
+			cfg->load_before, host->ncpus_online);
 	if (cfg->interrupted_by) {
 		unsigned int runs = 0;
 		for (size_t i = 0; i < ncells; i++)
@@ -369,6 +375,11 @@ void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
 		lb_json_kv_string(&j, "read_pct", NULL);
 	lb_json_kv_uint(&j, "latency_sample_every", 1u << cfg->sample_shift);
 	lb_json_kv_bool(&j, "explain", cfg->explain);
+	/* 1-min load average just before the first run (null: unknown). */
+	if (cfg->load_before >= 0)
+		lb_json_kv_double(&j, "load_average_before", cfg->load_before);
+	else
+		lb_json_kv_string(&j, "load_average_before", NULL);
 	lb_json_object_end(&j);
 
 	lb_json_key(&j, "results");
