@@ -45,6 +45,11 @@ struct lb_bench_config {
 	const char *json_path, *csv_path;
 	const char *argv_joined; /* the command line, for the JSON */
 	bool json_gbench;        /* --format gbench: --json writes Google Benchmark's JSON */
+	int interrupted_by;      /* the signal that ended the run early; 0 = none */
+	bool table_median;       /* the table shows medians across repeats, not means */
+	bool table_tail;         /* the table shows p99.9 and max latency (default true) */
+	const char *table_note;  /* "# ..." lines printed under the table header, or NULL */
+	double load_before;      /* 1-min load average before the first run; < 0 unknown */
 };
 
 enum lb_side { LB_SIDE_WRITE, LB_SIDE_READ, LB_SIDES };
@@ -71,6 +76,7 @@ struct lb_run_result {
 	uint64_t total_ops, elapsed_ns;
 	double ops_per_sec, ns_per_op, cycles_per_op, cpu_ns_per_op, overhead_ns;
 	double fairness_cov, min_max_ratio, overlap;
+	bool overhead_clamped;     /* overhead_ns came out < 0 and is shown as 0 */
 	struct lb_side_result side[LB_SIDES];
 	uint64_t lost_updates;     /* exclusive: increments missing from shared data */
 	uint64_t torn_reads;       /* rw: reader saw writers' fields disagree */
@@ -128,6 +134,15 @@ void lb_bench_usage(FILE *out);
 int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops *ops,
 		     unsigned int nthreads, struct lb_run_result *out);
 void lb_run_result_free(struct lb_run_result *r);
+
+/*
+ * Interrupted runs (SIGINT, SIGTERM, SIGHUP, SIGQUIT): the handler calls
+ * lb_bench_request_stop(sig) (async-signal-safe); the run in progress ends
+ * at once and lb_bench_run_one() returns EINTR for it; lb_bench_stop_signal()
+ * says which signal asked (0 = none).
+ */
+void lb_bench_request_stop(int sig);
+int lb_bench_stop_signal(void);
 
 /* bench_report.c */
 void lb_cells_summarize(struct lb_cell *cells, size_t ncells);

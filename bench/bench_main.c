@@ -4,8 +4,14 @@
  * output paths before anything runs, run every (lock, threads) cell R times
  * (repeats interleaved so slow drift spreads over all cells), then report.
  *
- * Output files are opened as temporaries first; an interrupt (SIGINT,
- * SIGTERM) or an error removes them, so no half-written file is ever left.
+ * Output files are opened as temporaries first and committed atomically at
+ * the end.  An interrupt (SIGINT, SIGTERM, SIGHUP, SIGQUIT) stops the run in
+ * progress at once (it is dropped), then the runs that finished are printed
+ * and written as usual (JSON "interrupted": true) and the exit status is
+ * 128 + the signal number (130 SIGINT, 143 SIGTERM, 129 SIGHUP, 131
+ * SIGQUIT).  A second signal before the outputs are written leaves at
+ * once, removing the temporaries.  An error removes them too, so no
+ * half-written file is ever left.
  */
 #include "bench.h"
 #include "compare/gbench_export.h"
@@ -26,13 +32,40 @@
  * state, because a signal handler cannot be handed a context. */
 static struct lb_outfile *volatile pending_outfiles[2];
 
-static void on_fatal_signal(int sig)
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void on_stop_signal(int sig)
 {
+	if (!lb_bench_stop_signal()) {
+		lb_bench_request_stop(sig); /* finish with what was measured */
+		return;
+	}
+	/* Asked twice: leave now, with nothing half-written left behind. */
 	for (int i = 0; i < 2; i++)
 		if (pending_outfiles[i] && pending_outfiles[i]->tmp_path)
 			unlink(pending_outfiles[i]->tmp_path); /* async-signal-safe */
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+static void install_stop_handlers(void)
+{
+	/* No SA_RESTART: the signal must cut the run's sleep short (EINTR). */
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaction(stop_signals[i], &sa, NULL);
+}
+
+/* From the end of the measurements on, signals wait until we exit: the
+ * outputs are written completely, then the status says we were stopped. */
+static void block_stop_signals(void)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaddset(&set, stop_signals[i]);
+	sigprocmask(SIG_BLOCK, &set, NULL);
 }
 
 static void open_output(const char *opt, const char *path, struct lb_outfile *f, int slot)
@@ -42,8 +75,10 @@ static void open_output(const char *opt, const char *path, struct lb_outfile *f,
 		for (int i = 0; i < 2; i++)
 			if (pending_outfiles[i])
 				lb_outfile_abort(pending_outfiles[i]);
-		lb_usage_error("%s: cannot write '%s': %s; accepted: a file in an existing, "
-			       "writable directory", opt, path, strerror(err));
+		lb_usage_error("%s: cannot write '%s': %s%s; accepted: '-' (standard output), a "
+			       "writable file, device or FIFO, or a new file in an existing, "
+			       "writable directory", opt, path, strerror(err),
+			       err == ENXIO ? " (a FIFO nobody reads)" : "");
 	}
 	pending_outfiles[slot] = f;
 }
@@ -85,13 +120,23 @@ static int run_all(struct lb_bench_config *cfg)
 		fprintf(stderr, "%s: out of memory\n", lb_cli_prog());
 		return 1;
 	}
-	signal(SIGINT, on_fatal_signal);
-	signal(SIGTERM, on_fatal_signal);
+	install_stop_handlers();
+	if (cfg->json_path && cfg->csv_path && lb_outfile_same_target(cfg->json_path, cfg->csv_path))
+		lb_usage_error("--json '%s' and --csv '%s' name the same file; accepted: two "
+			       "different files", cfg->json_path, cfg->csv_path);
 	if (cfg->json_path)
 		open_output("--json", cfg->json_path, &json, 0);
 	if (cfg->csv_path)
 		open_output("--csv", cfg->csv_path, &csv, 1);
 
+	/* Other work on the CPUs makes every figure vary: note it in the header. */
+	cfg->load_before = -1;
+	FILE *loadavg = fopen("/proc/loadavg", "r");
+	if (loadavg) {
+		if (fscanf(loadavg, "%lf", &cfg->load_before) != 1)
+			cfg->load_before = -1;
+		fclose(loadavg);
+	}
 	/* Calibrate before the first run so no run pays for it. */
 	lb_cycles_per_ns();
 	lb_work_ns_per_iter();
@@ -108,13 +153,15 @@ static int run_all(struct lb_bench_config *cfg)
 				goto out;
 			}
 		}
-	for (unsigned int r = 0; r < cfg->repeat; r++)
-		for (size_t i = 0; i < ncells; i++) {
+	for (unsigned int r = 0; r < cfg->repeat && !lb_bench_stop_signal(); r++)
+		for (size_t i = 0; i < ncells && !lb_bench_stop_signal(); i++) {
 			struct lb_cell *c = &cells[i];
 			if (!cfg->quiet)
 				fprintf(stderr, "\r%s: run %u/%u: %-18s %4u threads   ", lb_cli_prog(),
 					r + 1, cfg->repeat, c->ops->name, c->nthreads);
 			int err = lb_bench_run_one(cfg, c->ops, c->nthreads, &c->runs[r]);
+			if (err == EINTR && lb_bench_stop_signal())
+				break; /* cut short by a signal: dropped, not a failure */
 			if (err) {
 				fprintf(stderr, "\n%s: lock '%s' at %u threads failed: %s\n",
 					lb_cli_prog(), c->ops->name, c->nthreads, strerror(err));
@@ -124,24 +171,46 @@ static int run_all(struct lb_bench_config *cfg)
 			c->runs[r].repeat_index = r;
 			c->nruns = r + 1;
 		}
-	if (!cfg->quiet)
+	block_stop_signals();
+	cfg->interrupted_by = lb_bench_stop_signal();
+	if (!cfg->quiet || cfg->interrupted_by)
 		fprintf(stderr, "\r%60s\r", "");
-	lb_cells_summarize(cells, ncells);
+	size_t nreport = ncells;
+	if (cfg->interrupted_by) {
+		/* Keep the cells with at least one finished run, in their order. */
+		nreport = 0;
+		for (size_t i = 0; i < ncells; i++)
+			if (cells[i].nruns) {
+				struct lb_cell tmp = cells[nreport];
+				cells[nreport++] = cells[i];
+				if (nreport - 1 != i)
+					cells[i] = tmp;
+			}
+		fprintf(stderr, "%s: interrupted by SIG%s: reporting the %zu cell(s) with finished "
+			"runs\n", lb_cli_prog(), sigabbrev_np(cfg->interrupted_by), nreport);
+	}
+	lb_cells_summarize(cells, nreport);
 	struct lb_hostinfo host;
 	lb_hostinfo_get(&host);
-	lb_report_table(stdout, cfg, &host, cells, ncells);
-	fflush(stdout);
+	/* A result file on standard output ('-', /dev/stdout) gets stdout to
+	 * itself, so it stays parseable: the table then goes to stderr. */
+	FILE *table = (json.is_std && json.fp == stdout) || (csv.is_std && csv.fp == stdout)
+			      ? stderr : stdout;
+	lb_report_table(table, cfg, &host, cells, nreport);
+	fflush(table);
 	if (cfg->json_path) {
 		if (cfg->json_gbench)
-			rc |= lb_report_gbench(json.fp, cfg, &host, cells, ncells) ? 1 : 0;
+			rc |= lb_report_gbench(json.fp, cfg, &host, cells, nreport) ? 1 : 0;
 		else
-			lb_report_json(json.fp, cfg, &host, cells, ncells);
+			lb_report_json(json.fp, cfg, &host, cells, nreport);
 		rc |= finish_output(cfg->json_path, &json, 0) ? 1 : 0;
 	}
 	if (cfg->csv_path) {
-		lb_report_csv(csv.fp, cfg, cells, ncells);
+		lb_report_csv(csv.fp, cfg, cells, nreport);
 		rc |= finish_output(cfg->csv_path, &csv, 1) ? 1 : 0;
 	}
+	if (cfg->interrupted_by)
+		rc = 128 + cfg->interrupted_by; /* the shell's convention for "killed by" */
 out:
 	for (int i = 0; i < 2; i++)
 		if (pending_outfiles[i]) {
@@ -169,25 +238,74 @@ int lb_cmd_bench(int argc, char **argv)
 }
 
 /*
- * `lockbench` with no arguments: every exclusive lock except busted, plus
- * the `none` baseline, at 1, NCPU and 4xNCPU threads, in about 3.5 s of
- * measurement so the whole thing stays under 5 s.
+ * `lockbench` with no arguments: a first look that does not mislead.
+ * Short cells make contended and fairness figures artefacts of scheduling
+ * (a thread that was not run in a 60 ms cell shows min/max 0), so the
+ * default measures few cells, each several times, and prints medians:
+ * DEFAULT_LOCKS at 1 and NCPU threads, DEFAULT_REPEAT runs of about
+ * DEFAULT_BUDGET_NS / runs each.  Oversubscription (4xNCPU) and tail
+ * latency (p99.9, max: they grow with the run length) are left out; the
+ * header names what was left out and the command for the full comparison.
  */
+#define DEFAULT_REPEAT 3
+#define DEFAULT_BUDGET_NS UINT64_C(3600000000) /* the rest of 5 s: start-up, calibration */
+static const char *const default_locks[] = { "pthread-mutex", "ticket", "qspinlock", "mutex" };
+
 int lb_cmd_default(int argc, char **argv)
 {
 	struct lb_bench_config cfg;
 	(void)argc;
 	lb_bench_defaults(&cfg);
-	const struct lb_lock_ops *none = lb_lock_find("none");
-	if (none && cfg.nlocks < LB_BENCH_MAX_LOCKS) {
-		memmove(&cfg.locks[1], &cfg.locks[0], cfg.nlocks * sizeof(cfg.locks[0]));
-		cfg.locks[0] = none;
-		cfg.nlocks++;
+	const struct lb_lock_ops *all[LB_BENCH_MAX_LOCKS];
+	size_t nall = cfg.nlocks;
+	memcpy(all, cfg.locks, nall * sizeof(all[0]));
+
+	cfg.nlocks = 0;
+	for (size_t i = 0; i < sizeof(default_locks) / sizeof(default_locks[0]); i++) {
+		const struct lb_lock_ops *ops = lb_lock_find(default_locks[i]);
+		if (ops && !ops->unsupported)
+			cfg.locks[cfg.nlocks++] = ops;
 	}
-	uint64_t runs = cfg.nlocks * cfg.nthread_counts;
-	cfg.duration_ns = UINT64_C(3500000000) / (runs ? runs : 1);
+	if (cfg.nlocks == 0)
+		cfg.locks[cfg.nlocks++] = all[0];
+	/* 1 and NCPU threads: lb_bench_defaults put 4xNCPU last. */
+	unsigned int oversubscribed = cfg.threads[cfg.nthread_counts - 1];
+	if (cfg.nthread_counts > 1)
+		cfg.nthread_counts--;
+	cfg.repeat = DEFAULT_REPEAT;
+	cfg.table_median = true;
+	cfg.table_tail = false;
+	uint64_t runs = (uint64_t)cfg.nlocks * cfg.nthread_counts * cfg.repeat;
+	cfg.duration_ns = DEFAULT_BUDGET_NS / runs;
 	if (cfg.duration_ns < 20000000)
 		cfg.duration_ns = 20000000;
+
+	/* The header lines: what was measured, what was left out, the full run. */
+	char left[1024] = "";
+	for (size_t i = 0; i < nall; i++) {
+		bool shown = false;
+		for (size_t k = 0; k < cfg.nlocks; k++)
+			shown |= cfg.locks[k] == all[i];
+		if (!shown)
+			snprintf(left + strlen(left), sizeof(left) - strlen(left), "%s%s",
+				 *left ? ", " : "", all[i]->name);
+	}
+	char threads[64];
+	if (cfg.nthread_counts > 1)
+		snprintf(threads, sizeof(threads), "%u and %u threads", cfg.threads[0], cfg.threads[1]);
+	else
+		snprintf(threads, sizeof(threads), "%u thread", cfg.threads[0]);
+	static char note[2048];
+	snprintf(note, sizeof(note),
+		 "# default comparison: %zu locks at %s, %u runs of %.0f ms per cell, medians "
+		 "shown\n"
+		 "# left out: %s; %u threads (oversubscribed); p99.9 and max latency (they grow "
+		 "with run length)\n"
+		 "# the full comparison (every exclusive lock, 1 s runs, 5 repeats): lockbench bench "
+		 "--repeat 5\n",
+		 cfg.nlocks, threads, cfg.repeat, (double)cfg.duration_ns / 1e6,
+		 *left ? left : "no other lock", oversubscribed);
+	cfg.table_note = note;
 	cfg.argv_joined = argv[0];
 	return run_all(&cfg);
 }

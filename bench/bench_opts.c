@@ -2,6 +2,7 @@
 /* bench_opts.c - `lockbench bench` options: defaults, parsing, range checks. */
 #include "bench.h"
 #include "lb_cli.h"
+#include "lb_cpulist.h"
 #include "lb_registry.h"
 #include "lb_work.h"
 
@@ -76,6 +77,7 @@ void lb_bench_defaults(struct lb_bench_config *cfg)
 	cfg->repeat = 1;
 	cfg->read_pct = -1;
 	cfg->sample_shift = 6;
+	cfg->table_tail = true;
 }
 
 /* "N" = iterations, "N<unit>" = time (ns, us, ms). */
@@ -161,7 +163,7 @@ void lb_bench_parse(int argc, char **argv, struct lb_bench_config *cfg)
 {
 	unsigned int v;
 	size_t n;
-	bool explicit_locks = false, explicit_lines = false;
+	bool explicit_locks = false, explicit_lines = false, help = false;
 	lb_bench_defaults(cfg);
 	opterr = 0; /* we print our own one-line errors */
 	optind = 1;
@@ -202,9 +204,15 @@ void lb_bench_parse(int argc, char **argv, struct lb_bench_config *cfg)
 			explicit_lines = true;
 			break;
 		case OPT_PIN:
-			if (lb_pin_parse(optarg, &cfg->pin))
+			if (lb_pin_parse(optarg, &cfg->pin)) {
+				char allowed[256];
+				cpu_set_t set;
+				lb_cpulist_allowed(&set);
+				lb_cpulist_format(&set, allowed, sizeof(allowed));
 				lb_usage_error("--pin: '%s' is not valid; accepted: none, compact, "
-					       "scatter, or a list of allowed CPUs like 0,2-3", optarg);
+					       "scatter, or a list of CPUs within the allowed %s",
+					       optarg, allowed);
+			}
 			break;
 		case 'r':
 			if (lb_parse_uint(optarg, 1, 1000, &cfg->repeat))
@@ -246,8 +254,8 @@ void lb_bench_parse(int argc, char **argv, struct lb_bench_config *cfg)
 			cfg->quiet = true;
 			break;
 		case 'h':
-			lb_bench_usage(stdout);
-			exit(0);
+			help = true; /* after the loop: stray arguments are refused first */
+			break;
 		default: /* '?' or ':' */
 			lb_cli_getopt_fail(c, argc, argv, "l:t:d:r:qh", bench_long_opts,
 					   "lockbench bench --help");
@@ -255,6 +263,10 @@ void lb_bench_parse(int argc, char **argv, struct lb_bench_config *cfg)
 	}
 	if (optind < argc)
 		lb_usage_error("unexpected argument '%s'; see 'lockbench bench --help'", argv[optind]);
+	if (help) {
+		lb_bench_usage(stdout);
+		exit(0);
+	}
 	if (cfg->nlocks == 0)
 		lb_usage_error("--lock: no lock can run here");
 	if (cfg->json_gbench && !cfg->json_path)

@@ -107,9 +107,11 @@ void lb_cells_summarize(struct lb_cell *cells, size_t ncells)
 	}
 }
 
-static double mean(const struct lb_cell *c, enum lb_metric m)
+/* The figure the table shows: the mean, or the median (--repeat with few
+ * runs, as the default comparison uses, where one outlier moves a mean). */
+static double fig(const struct lb_bench_config *cfg, const struct lb_cell *c, enum lb_metric m)
 {
-	return c->summary[m].mean;
+	return cfg->table_median ? c->summary[m].median : c->summary[m].mean;
 }
 
 static double sd_pct(const struct lb_cell *c, enum lb_metric m)
@@ -173,39 +175,68 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 		     const struct lb_hostinfo *host, const struct lb_cell *cells, size_t ncells)
 {
 	print_header(out, cfg, host);
-	if (cfg->read_pct < 0)
-		fprintf(out, "%-18s %4s %13s %6s %9s %8s %8s %8s %6s %7s %6s %8s %8s %8s %9s\n",
+	if (cfg->table_note)
+		fputs(cfg->table_note, out);
+	/* Busy CPUs before we started: half a CPU's worth of other work already
+	 * moves contended figures by large factors between runs. */
+	if (cfg->load_before >= 0.5 * host->ncpus_online && host->ncpus_online > 0)
+		fprintf(out, "# WARNING: load average %.1f on %d CPUs before the run: other work "
+			     "shares these CPUs, so figures (contended ones most) vary between runs\n",
+			cfg->load_before, host->ncpus_online);
+	if (cfg->interrupted_by) {
+		unsigned int runs = 0;
+		for (size_t i = 0; i < ncells; i++)
+			runs += cells[i].nruns;
+		fprintf(out, "# INTERRUPTED by SIG%s: %u of %zu runs finished; the figures cover "
+			     "those only\n", sigabbrev_np(cfg->interrupted_by), runs,
+			(size_t)cfg->nlocks * cfg->nthread_counts * cfg->repeat);
+	}
+	if (cfg->read_pct < 0) {
+		fprintf(out, "%-18s %4s %13s %6s %9s %8s %8s %8s %6s %7s %6s %8s %8s",
 			"lock", "thr", "ops/s", "±sd%", "ns/op", "cyc/op", "cpu_ns", "ovh_ns", "cov",
-			"min/max", "ovlap", "lat_p50", "lat_p99", "p99.9", "lat_max");
-	else
+			"min/max", "ovlap", "lat_p50", "lat_p99");
+		if (cfg->table_tail)
+			fprintf(out, " %8s %9s", "p99.9", "lat_max");
+		fputc('\n', out);
+	} else
 		fprintf(out, "%-18s %4s %4s %13s %6s %12s %12s %6s %7s %8s %8s %9s %8s %8s %8s %9s\n",
 			"lock", "thr", "rd%", "ops/s", "±sd%", "rd_ops/s", "wr_ops/s", "cov",
 			"min/max", "rd_p50", "rd_p99", "rd_max", "wr_p50", "wr_p99", "wr_p99.9",
 			"wr_max");
+	bool any_clamped = false;
 	for (size_t i = 0; i < ncells; i++) {
 		const struct lb_cell *c = &cells[i];
-		if (cfg->read_pct < 0)
+		char ovh[32];
+		bool clamped = false;
+		for (unsigned int r = 0; r < c->nruns; r++)
+			clamped |= c->runs[r].overhead_clamped;
+		any_clamped |= clamped;
+		/* A '*' marks a mean that includes runs clamped at 0 (see the footnote). */
+		snprintf(ovh, sizeof(ovh), "%.2f%s", fig(cfg, c, LB_M_OVERHEAD_NS), clamped ? "*" : "");
+		if (cfg->read_pct < 0) {
 			fprintf(out,
-				"%-18s %4u %13.0f %6.1f %9.2f %8.1f %8.2f %8.2f %6.3f %7.3f %6.3f "
-				"%8.0f %8.0f %8.0f %9.0f",
-				c->ops->name, c->nthreads, mean(c, LB_M_OPS_PER_SEC),
-				sd_pct(c, LB_M_OPS_PER_SEC), mean(c, LB_M_NS_PER_OP),
-				mean(c, LB_M_CYCLES_PER_OP), mean(c, LB_M_CPU_NS_PER_OP),
-				mean(c, LB_M_OVERHEAD_NS), mean(c, LB_M_FAIRNESS_COV),
-				mean(c, LB_M_MIN_MAX_RATIO), mean(c, LB_M_OVERLAP),
-				mean(c, LB_M_LAT_P50), mean(c, LB_M_LAT_P99), mean(c, LB_M_LAT_P999),
-				c->summary[LB_M_LAT_MAX].max);
-		else
+				"%-18s %4u %13.0f %6.1f %9.2f %8.1f %8.2f %8s %6.3f %7.3f %6.3f "
+				"%8.0f %8.0f",
+				c->ops->name, c->nthreads, fig(cfg, c, LB_M_OPS_PER_SEC),
+				sd_pct(c, LB_M_OPS_PER_SEC), fig(cfg, c, LB_M_NS_PER_OP),
+				fig(cfg, c, LB_M_CYCLES_PER_OP), fig(cfg, c, LB_M_CPU_NS_PER_OP),
+				ovh, fig(cfg, c, LB_M_FAIRNESS_COV),
+				fig(cfg, c, LB_M_MIN_MAX_RATIO), fig(cfg, c, LB_M_OVERLAP),
+				fig(cfg, c, LB_M_LAT_P50), fig(cfg, c, LB_M_LAT_P99));
+			if (cfg->table_tail)
+				fprintf(out, " %8.0f %9.0f", fig(cfg, c, LB_M_LAT_P999),
+					c->summary[LB_M_LAT_MAX].max);
+		} else
 			fprintf(out,
 				"%-18s %4u %4d %13.0f %6.1f %12.0f %12.0f %6.3f %7.3f %8.0f %8.0f "
 				"%9.0f %8.0f %8.0f %8.0f %9.0f",
-				c->ops->name, c->nthreads, cfg->read_pct, mean(c, LB_M_OPS_PER_SEC),
-				sd_pct(c, LB_M_OPS_PER_SEC), mean(c, LB_M_READ_OPS_PER_SEC),
-				mean(c, LB_M_WRITE_OPS_PER_SEC), mean(c, LB_M_FAIRNESS_COV),
-				mean(c, LB_M_MIN_MAX_RATIO), mean(c, LB_M_READ_LAT_P50),
-				mean(c, LB_M_READ_LAT_P99), c->summary[LB_M_READ_LAT_MAX].max,
-				mean(c, LB_M_WRITE_LAT_P50), mean(c, LB_M_WRITE_LAT_P99),
-				mean(c, LB_M_WRITE_LAT_P999), c->summary[LB_M_WRITE_LAT_MAX].max);
+				c->ops->name, c->nthreads, cfg->read_pct, fig(cfg, c, LB_M_OPS_PER_SEC),
+				sd_pct(c, LB_M_OPS_PER_SEC), fig(cfg, c, LB_M_READ_OPS_PER_SEC),
+				fig(cfg, c, LB_M_WRITE_OPS_PER_SEC), fig(cfg, c, LB_M_FAIRNESS_COV),
+				fig(cfg, c, LB_M_MIN_MAX_RATIO), fig(cfg, c, LB_M_READ_LAT_P50),
+				fig(cfg, c, LB_M_READ_LAT_P99), c->summary[LB_M_READ_LAT_MAX].max,
+				fig(cfg, c, LB_M_WRITE_LAT_P50), fig(cfg, c, LB_M_WRITE_LAT_P99),
+				fig(cfg, c, LB_M_WRITE_LAT_P999), c->summary[LB_M_WRITE_LAT_MAX].max);
 		print_flags_note(out, c);
 		if (cfg->explain)
 			print_counters(out, c);
@@ -219,7 +250,18 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 		if (first && c->runs[0].describe[0])
 			fprintf(out, "# %s: %s\n", c->ops->name, c->runs[0].describe);
 	}
-	if (cfg->repeat > 1)
+	if (any_clamped)
+		fprintf(out, "# ovh_ns *: below timer/calibration resolution: CPU time per op came out "
+			     "below the calibrated --cs/--par work, so the overhead is shown as 0\n");
+	if (cfg->repeat > 1 && cfg->table_median)
+		fprintf(out, "# figures are medians over %u runs; ±sd%% is the sample standard deviation "
+			     "of ops/s%s\n", cfg->repeat,
+			cfg->table_tail ? "; lat_max is the largest seen" : "");
+	else if (cfg->repeat > 1 && cfg->interrupted_by)
+		fprintf(out, "# figures are means over each cell's finished runs (of %u); ±sd%% is the "
+			     "sample standard deviation of ops/s; lat_max is the largest seen\n",
+			cfg->repeat);
+	else if (cfg->repeat > 1)
 		fprintf(out, "# figures are means over %u runs; ±sd%% is the sample standard deviation "
 			     "of ops/s; lat_max is the largest seen\n", cfg->repeat);
 }
@@ -262,6 +304,8 @@ static void json_run(struct lb_json *j, const struct lb_run_result *r)
 				  lb_metric_value(r, (enum lb_metric)m));
 	json_side(j, "write_side", &r->side[LB_SIDE_WRITE]);
 	json_side(j, "read_side", &r->side[LB_SIDE_READ]);
+	/* 1: overhead_ns came out negative (below calibration resolution), shown as 0. */
+	lb_json_kv_uint(j, "overhead_clamped", r->overhead_clamped ? 1 : 0);
 	lb_json_kv_uint(j, "lost_updates", r->lost_updates);
 	lb_json_kv_uint(j, "torn_reads", r->torn_reads);
 	lb_json_key(j, "counters");
@@ -295,6 +339,14 @@ void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
 	lb_json_init(&j, out);
 	lb_json_object_begin(&j);
 	lb_schema_write_head(&j, &lb_schema_bench, &h);
+	/* true: a signal ended the run; "results" holds the runs that finished. */
+	lb_json_kv_bool(&j, "interrupted", cfg->interrupted_by != 0);
+	if (cfg->interrupted_by)
+	{
+		char name[32];
+		snprintf(name, sizeof(name), "SIG%s", sigabbrev_np(cfg->interrupted_by));
+		lb_json_kv_string(&j, "interrupted_by", name);
+	}
 
 	lb_json_key(&j, "config");
 	lb_json_object_begin(&j);
@@ -323,6 +375,11 @@ void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
 		lb_json_kv_string(&j, "read_pct", NULL);
 	lb_json_kv_uint(&j, "latency_sample_every", 1u << cfg->sample_shift);
 	lb_json_kv_bool(&j, "explain", cfg->explain);
+	/* 1-min load average just before the first run (null: unknown). */
+	if (cfg->load_before >= 0)
+		lb_json_kv_double(&j, "load_average_before", cfg->load_before);
+	else
+		lb_json_kv_string(&j, "load_average_before", NULL);
 	lb_json_object_end(&j);
 
 	lb_json_key(&j, "results");

@@ -22,6 +22,8 @@
 #include "lb_work.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,12 +236,28 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* Set from a signal handler (lb_bench_request_stop): the one global here. */
+static volatile sig_atomic_t bench_stop_signal;
+
+void lb_bench_request_stop(int sig)
+{
+	bench_stop_signal = sig; /* async-signal-safe: a plain sig_atomic_t store */
+}
+
+int lb_bench_stop_signal(void)
+{
+	return bench_stop_signal;
+}
+
+/* Sleep the run's length; a stop request (the handler interrupts the
+ * sleep with EINTR) ends it early. */
 static void sleep_ns(uint64_t ns)
 {
 	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
 			       .tv_nsec = (long)(ns % 1000000000u) };
 	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-		;
+		if (bench_stop_signal)
+			return;
 }
 
 static void summarize_run(const struct run_ctx *ctx, struct worker *w, unsigned int n,
@@ -276,8 +294,9 @@ static void summarize_run(const struct run_ctx *ctx, struct worker *w, unsigned 
 	out->cycles_per_op = out->ns_per_op * lb_cycles_per_ns();
 	out->cpu_ns_per_op = (double)cpu_ns / ops;
 	double ns_per_iter = lb_work_ns_per_iter();
-	out->overhead_ns = out->cpu_ns_per_op - (double)cfg->cs.iters * ns_per_iter -
-			   (double)cfg->par.iters * ns_per_iter;
+	out->overhead_ns = lb_work_overhead_ns(out->cpu_ns_per_op,
+					       (double)(cfg->cs.iters + cfg->par.iters) * ns_per_iter,
+					       &out->overhead_clamped);
 	if (per_thread) {
 		struct lb_summary s;
 		lb_summarize(per_thread, n, &s);
@@ -367,7 +386,17 @@ int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops
 		w[i].res.cpu = cpus[i];
 	}
 
+	/* Workers block the stop signals, so they reach this thread and cut its
+	 * sleep short; the mask is inherited at creation. */
+	sigset_t stop_sigs, old_mask;
+	sigemptyset(&stop_sigs);
+	sigaddset(&stop_sigs, SIGINT);
+	sigaddset(&stop_sigs, SIGTERM);
+	sigaddset(&stop_sigs, SIGHUP);
+	sigaddset(&stop_sigs, SIGQUIT);
+	pthread_sigmask(SIG_BLOCK, &stop_sigs, &old_mask);
 	err = lb_threads_create(&threads, nthreads, worker_main, w, sizeof(*w));
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	if (err) {
 		/* Stand in for the threads that never started, so the ones that
 		 * did get through both barriers and stop at once. */
@@ -394,6 +423,8 @@ int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops
 	}
 	for (unsigned int i = 0; i < nthreads && !err; i++)
 		err = w[i].err;
+	if (!err && bench_stop_signal)
+		err = EINTR; /* cut short: not a measurement, the caller drops it */
 	if (!err) {
 		summarize_run(ctx, w, nthreads, out);
 		if (ops->counters)

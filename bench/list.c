@@ -9,15 +9,21 @@
 
 int lb_cmd_list(int argc, char **argv)
 {
-	bool json = false;
+	bool json = false, help = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = true;
-		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf("usage: lockbench list [--json]\n");
-			return 0;
-		} else
-			lb_usage_error("list: unknown argument '%s'; accepted: --json", argv[i]);
+		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			help = true;
+		else
+			lb_usage_error("list: unknown argument '%s'; accepted: --json, --help", argv[i]);
+	}
+	if (help) {
+		if (argc > 2) /* --help with anything else: refuse, as for every command */
+			lb_usage_error("list: --help takes no other arguments; accepted: "
+				       "'lockbench list --help' alone");
+		printf("usage: lockbench list [--json]\n");
+		return 0;
 	}
 	const struct lb_lock_ops *const *table = lb_lock_table();
 	char flags[160];

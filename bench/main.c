@@ -32,8 +32,9 @@ static const struct lb_command commands[] = {
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: lockbench [COMMAND [options]]\n\n"
-		     "With no command: the default comparison of every exclusive lock at\n"
-		     "1, NCPU and 4xNCPU threads (about 5 s).\n\nCommands:\n");
+		     "With no command: the default comparison, a few common locks at 1 and\n"
+		     "NCPU threads, medians of 3 short runs (under 5 s); its header names\n"
+		     "what it leaves out and the command for the full comparison.\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\n'lockbench COMMAND --help' describes each command's options.\n"
@@ -50,10 +51,16 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return lb_cmd_default(argc, argv);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		if (argc > 2)
+			lb_usage_error("%s: unexpected argument '%s'; accepted: '%s' alone, or "
+				       "'lockbench COMMAND --help'", argv[1], argv[2], argv[1]);
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--version")) {
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		if (argc > 2)
+			lb_usage_error("%s: unexpected argument '%s'; accepted: '%s' alone", argv[1],
+				       argv[2], argv[1]);
 		printf("lockbench %s\n", LB_VERSION);
 		return 0;
 	}

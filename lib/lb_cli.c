@@ -132,10 +132,15 @@ int lb_parse_duration_ns(const char *s, uint64_t default_unit_ns, uint64_t min_n
 			return -1;
 		mult = units[i].ns;
 	}
-	double ns = v * mult;
-	if (!(ns >= (double)min_ns && ns <= (double)max_ns))
+	double ns = v * mult + 0.5; /* rounded to the nearest ns below */
+	/* 2^64 is exact as a double; anything at or above it cannot convert
+	 * (undefined behaviour), and (double)max_ns may round up to it. */
+	if (!(ns >= 0.0 && ns < 18446744073709551616.0))
 		return -1;
-	*out_ns = (uint64_t)(ns + 0.5);
+	uint64_t r = (uint64_t)ns;
+	if (r < min_ns || r > max_ns)
+		return -1;
+	*out_ns = r;
 	return 0;
 }
 
@@ -165,10 +170,14 @@ int lb_parse_uint_list(const char *s, unsigned int min, unsigned int max, unsign
 		}
 		if (a < min || b > max)
 			return -1;
-		for (uint64_t v = a; v <= b; v += step) {
+		/* Stop before the step would pass b: `v += step` must never wrap
+		 * (A-B:18446744073709551615 would otherwise restart below A). */
+		for (uint64_t v = a;; v += step) {
 			if (count == cap)
 				return -1;
 			out[count++] = (unsigned int)v;
+			if (b - v < step)
+				break;
 		}
 		if (*p == '\0')
 			break;

@@ -1,9 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lb_outfile.h - output files written atomically: data goes to a temporary
- * file in the same directory ("<path>.tmp.XXXXXX"), which is fsync'ed and
- * renamed over <path> on commit, or removed on abort.  A reader therefore
- * sees either the old file or the complete new one, never a half-written one.
+ * lb_outfile.h - output files that never leave a half-written file and
+ * never replace what they should not.
+ *
+ * What the path names decides how it is written:
+ *  - "-": standard output, written in place.
+ *  - a new name, or an existing regular file: atomically.  Data goes to a
+ *    temporary in the same directory ("<name>.tmp.XXXXXX"), which is
+ *    fsync'ed and renamed over <name> on commit, or removed on abort; a
+ *    reader sees the old file or the complete new one, never a half.
+ *  - a symbolic link: followed (every level); the file it points to is
+ *    what gets replaced atomically, the link itself stays.  A dangling link
+ *    creates its target.
+ *  - an existing non-regular file (character device such as /dev/null, a
+ *    FIFO, a socket, a terminal, /dev/stdout): opened and written directly,
+ *    never replaced.  A FIFO without a reader is refused (ENXIO) instead of
+ *    blocking.  A path that is this process's standard output or error
+ *    (/dev/stdout, /proc/self/fd/1, the file a shell redirected stdout to)
+ *    writes through that stream, after what the program already printed.
+ *  - a directory: refused (EISDIR).  An existing regular file without
+ *    write permission: refused (EACCES), even for root, whom the kernel
+ *    would let replace it: a 0444 file is the user saying "keep this".
+ * Every refusal happens in lb_outfile_open(), so callers open their outputs
+ * BEFORE the run and a bad path costs nothing.
  */
 #ifndef LB_OUTFILE_H
 #define LB_OUTFILE_H
@@ -13,22 +32,36 @@
 
 struct lb_outfile {
 	FILE *fp;        /* write here */
-	char *path;      /* final name */
-	char *tmp_path;  /* temporary name */
+	char *path;      /* final name (symlinks resolved) */
+	char *tmp_path;  /* temporary name; NULL when written directly */
+	bool direct;     /* non-regular target or a standard stream: no temporary */
+	bool is_std;     /* fp is stdout/stderr: flushed, never closed */
 };
 
 /*
- * Open the temporary file.  Returns 0 or an errno value (the directory does
- * not exist or is not writable, ...); on error nothing is left on disk.
- * Also usable as an up-front check that `path` can be written at all.
+ * Prepare writing `path` (see above).  Returns 0 or an errno value (EISDIR,
+ * EACCES, ENOENT for a missing directory, ENXIO for a FIFO nobody reads...);
+ * on error nothing is left on disk.  Also usable as an up-front check that
+ * `path` can be written at all.
  */
 int lb_outfile_open(struct lb_outfile *f, const char *path);
 
-/* Flush, fsync, close and rename into place.  0 or errno; on error the
- * temporary is removed and nothing is left at `path` that was not there. */
+/* Flush, fsync, close and rename into place (atomic case), or flush and
+ * close (direct case).  0 or errno; on error the temporary is removed and
+ * nothing is left at `path` that was not there. */
 int lb_outfile_commit(struct lb_outfile *f);
 
-/* Close and remove the temporary. */
+/* Close and remove the temporary (nothing to remove when direct). */
 void lb_outfile_abort(struct lb_outfile *f);
+
+/*
+ * Whether two output paths name the same file, so that one output would
+ * overwrite the other: equal after following symlinks and resolving the
+ * directory ("./a.json" and "a.json", a link and its target), the same
+ * existing inode (hard links, /dev/stdout and "-"), or both "-".  Call it
+ * for every pair of a command's outputs before opening them and refuse
+ * the command (exit 2) when it says true.
+ */
+bool lb_outfile_same_target(const char *a, const char *b);
 
 #endif /* LB_OUTFILE_H */

@@ -71,3 +71,11 @@ uint64_t lb_work_iters_for_ns(uint64_t ns)
 	uint64_t iters = (uint64_t)((double)ns / lb_work_ns_per_iter() + 0.5);
 	return iters ? iters : 1;
 }
+
+double lb_work_overhead_ns(double cpu_ns_per_op, double work_ns_per_op, bool *below_resolution)
+{
+	double overhead = cpu_ns_per_op - work_ns_per_op;
+	/* !(x >= 0) also catches NaN (no ops at all): report 0, flagged. */
+	*below_resolution = !(overhead >= 0.0);
+	return *below_resolution ? 0.0 : overhead;
+}

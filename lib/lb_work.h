@@ -10,6 +10,7 @@
 #ifndef LB_WORK_H
 #define LB_WORK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Run `iters` iterations of the busy loop; returns a value to sink. */
@@ -20,5 +21,15 @@ double lb_work_ns_per_iter(void);
 
 /* Iterations that take about ns nanoseconds (0 for 0). */
 uint64_t lb_work_iters_for_ns(uint64_t ns);
+
+/*
+ * Lock overhead per operation, lockhammer's definition: CPU time per op minus
+ * the calibrated work inside and outside the lock.  The calibration has its
+ * own error (a few %, and the CPU's clock may change between calibration and
+ * run), so with long sections the difference can come out below zero: the
+ * overhead is then below what the calibration can resolve.  Returns the
+ * difference clamped at 0 and sets *below_resolution when it was negative.
+ */
+double lb_work_overhead_ns(double cpu_ns_per_op, double work_ns_per_op, bool *below_resolution);
 
 #endif /* LB_WORK_H */

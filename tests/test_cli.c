@@ -101,6 +101,66 @@ static void test_list(void)
 	tap_ok(lb_parse_uint_list("4294967296", 0, UINT32_MAX, out, 4, &n) != 0, "list value beyond uint rejected");
 }
 
+/* Issue 15 item 1: no form wraps around.  Each case failed before the fix
+ * (the range step wrapped below the start; a duration of 2^64 ns converted
+ * with undefined behaviour). */
+static void test_wrap_around(void)
+{
+	unsigned int out[64];
+	size_t n = 99;
+	/* Range with a step of UINT64_MAX: v += step wraps to v - 1. */
+	tap_ok(lb_parse_uint_list("1-2:18446744073709551615", 1, 1024, out, 64, &n) == 0 && n == 1 &&
+		       out[0] == 1,
+	       "list 1-2:UINT64_MAX is just 1 (step never wraps below the start; got n=%zu)", n);
+	n = 99;
+	tap_ok(lb_parse_uint_list("1-1024:18446744073709551615", 1, 1024, out, 64, &n) == 0 && n == 1 &&
+		       out[0] == 1,
+	       "list 1-1024:UINT64_MAX is just 1");
+	n = 99;
+	tap_ok(lb_parse_uint_list("3-5:18446744073709551614", 1, 1024, out, 64, &n) == 0 && n == 1 &&
+		       out[0] == 3,
+	       "list 3-5:UINT64_MAX-1 is just 3");
+	bool all_ge_min = true;
+	if (lb_parse_uint_list("2-9:9223372036854775808", 2, 1024, out, 64, &n) == 0)
+		for (size_t i = 0; i < n; i++)
+			all_ge_min &= out[i] >= 2;
+	tap_ok(all_ge_min, "list 2-9:2^63: every value at least the minimum");
+	tap_ok(lb_parse_uint_list("1-2:18446744073709551616", 1, 1024, out, 64, &n) != 0,
+	       "list step 2^64 (overflow) rejected");
+	tap_ok(lb_parse_uint_list("18446744073709551615-18446744073709551615", 0, 1024, out, 64, &n) != 0,
+	       "list range at UINT64_MAX rejected by max");
+	tap_ok(lb_parse_uint_list("0-18446744073709551616", 0, 1024, out, 64, &n) != 0,
+	       "list range end 2^64 (overflow) rejected");
+	n = 0;
+	tap_ok(lb_parse_uint_list("1023-1023:1", 0, 1023, out, 64, &n) == 0 && n == 1 && out[0] == 1023,
+	       "list range at max with step");
+	/* uint: a value beyond unsigned int must not truncate into range. */
+	unsigned int u = 7;
+	tap_ok(lb_parse_uint("4294967297", 0, 4294967295u, &u) != 0 && u == 7,
+	       "uint: 2^32 + 1 rejected, not truncated to 1");
+	/* Durations: the product with the unit must not wrap or overflow. */
+	uint64_t ns = 7;
+	tap_ok(lb_parse_duration_ns("18446744073709551616ns", 1, 0, UINT64_MAX, &ns) != 0 && ns == 7,
+	       "duration 2^64 ns rejected (no undefined conversion)");
+	tap_ok(lb_parse_duration_ns("18446744073709551615ns", 1, 0, UINT64_MAX, &ns) != 0,
+	       "duration UINT64_MAX ns (rounds to 2^64 as a double) rejected");
+	tap_ok(lb_parse_duration_ns("5124095576030432h", NS_S, 0, UINT64_MAX, &ns) != 0,
+	       "duration hours beyond 2^64 ns rejected");
+	tap_ok(lb_parse_duration_ns("99999999999999999999999999999999999999999s", NS_S, 0, UINT64_MAX,
+				    &ns) != 0,
+	       "duration 1e41 s rejected");
+	tap_ok(lb_parse_duration_ns("1e400", NS_S, 0, UINT64_MAX, &ns) != 0, "duration 1e400 rejected");
+	tap_ok(lb_parse_duration_ns("9223372036.854775807s", NS_S, 0, UINT64_MAX, &ns) == 0 &&
+		       ns > 9223372036000000000ull,
+	       "duration near 2^63 ns accepted when max allows");
+	tap_ok(lb_parse_duration_ns("0.4ns", 1, 1, UINT64_MAX, &ns) != 0,
+	       "duration 0.4ns rounds to 0, below min 1, rejected");
+	/* Doubles: huge and tiny. */
+	double d;
+	tap_ok(lb_parse_double("1e308", 0, 1e300, &d) != 0, "double: exponent form rejected");
+	tap_ok(lb_parse_double("18446744073709551616", 0, 100, &d) != 0, "double: 2^64 above max rejected");
+}
+
 static void test_names(void)
 {
 	char s1[] = "ticket,mcs,pthread", s2[] = "one", s3[] = "a,,b", s4[] = "a,b,c", s5[] = "a,", s6[] = "";
@@ -124,6 +184,7 @@ int main(void)
 	test_u64();
 	test_duration();
 	test_list();
+	test_wrap_around();
 	test_names();
 	return tap_done();
 }

@@ -9,6 +9,10 @@
  *      deterministically;
  *   3. trylock (TRYLOCK locks): fails while another thread holds the lock,
  *      succeeds once it is free;
+ *   3b. trylock racing lock (TRYLOCK locks): half the threads acquire by
+ *      trylock-and-retry, half by lock(), on one lock; the count must be
+ *      exact and no holders may overlap (a racy trylock passes 3 but not
+ *      this);
  *   4. reader/writer (RW locks): writers exclude readers and each other,
  *      readers see no writer, two readers may hold the lock together, and
  *      read_trylock fails while a writer holds it.
@@ -94,8 +98,21 @@ static void reader_section(struct shared *s)
 struct worker_arg {
 	struct shared *s;
 	bool mixed;   /* RW lock: every third op is a read */
+	bool by_try;  /* acquire with trylock-and-retry instead of lock() */
 	void *tctx;
 };
+
+/* trylock until it succeeds; the holder may be preempted, so yield now and then. */
+static void try_until_locked(struct shared *s, void *tctx)
+{
+	for (unsigned int n = 1; !s->ops->trylock(s->lock, tctx); n++) {
+		/* Spin-wait hint between attempts; every 16th, give the CPU away. */
+		if (n % 16 == 0)
+			sched_yield();
+		else
+			lb_cpu_relax();
+	}
+}
 
 static void *count_worker(void *p)
 {
@@ -113,7 +130,10 @@ static void *count_worker(void *p)
 			reader_section(s);
 			s->ops->read_unlock(s->lock, a->tctx);
 		}
-		s->ops->lock(s->lock, a->tctx);
+		if (a->by_try)
+			try_until_locked(s, a->tctx);
+		else
+			s->ops->lock(s->lock, a->tctx);
 		writer_section(s);
 		s->ops->unlock(s->lock, a->tctx);
 	}
@@ -138,9 +158,12 @@ static void free_lock(const struct lb_lock_ops *ops, void *lock)
 	lb_lock_free(lock);
 }
 
+enum count_mode { COUNT_LOCK, COUNT_MIXED_RW, COUNT_TRY_VS_LOCK };
+
 static void check_counting(const struct lb_lock_ops *ops, unsigned int nthreads, unsigned int iters,
-			   bool mixed)
+			   enum count_mode mode)
 {
+	bool mixed = mode == COUNT_MIXED_RW;
 	struct shared *s = aligned_alloc(LB_CACHELINE, sizeof(*s));
 	memset(s, 0, sizeof(*s));
 	s->ops = ops;
@@ -151,7 +174,8 @@ static void check_counting(const struct lb_lock_ops *ops, unsigned int nthreads,
 	pthread_t tid[64];
 	struct worker_arg args[64];
 	for (unsigned int i = 0; i < nthreads; i++) {
-		args[i] = (struct worker_arg){ .s = s, .mixed = mixed };
+		args[i] = (struct worker_arg){ .s = s, .mixed = mixed,
+					       .by_try = mode == COUNT_TRY_VS_LOCK && i % 2 == 0 };
 		pthread_create(&tid[i], NULL, count_worker, &args[i]);
 	}
 	for (unsigned int i = 0; i < nthreads; i++)
@@ -159,7 +183,10 @@ static void check_counting(const struct lb_lock_ops *ops, unsigned int nthreads,
 	uint64_t expect = (uint64_t)nthreads * iters;
 	uint64_t got = atomic_load_explicit(&s->counter, memory_order_relaxed);
 	tap_ok(got == expect, "%s: %u threads x %u %s: count %llu, expected %llu", ops->name,
-	       nthreads, iters, mixed ? "mixed read/write ops" : "increments",
+	       nthreads, iters,
+	       mixed ? "mixed read/write ops"
+	       : mode == COUNT_TRY_VS_LOCK ? "increments, half by trylock racing lock()"
+				   : "increments",
 	       (unsigned long long)got, (unsigned long long)expect);
 	uint64_t v = atomic_load_explicit(&s->violations, memory_order_relaxed);
 	tap_ok(v == 0, "%s: no overlapping holders (%llu overlaps seen)", ops->name,
@@ -315,6 +342,21 @@ static void on_alarm(int sig)
 	_exit(1);
 }
 
+#ifdef LB_TEST_BROKEN_LOCKS
+#include "broken_locks.h"
+#endif
+
+/* The registry; test builds with LB_TEST_BROKEN_LOCKS also see broken copies. */
+static const struct lb_lock_ops *find_lock(const char *name)
+{
+#ifdef LB_TEST_BROKEN_LOCKS
+	for (size_t i = 0; lb_test_broken_locks[i]; i++)
+		if (!strcmp(lb_test_broken_locks[i]->name, name))
+			return lb_test_broken_locks[i];
+#endif
+	return lb_lock_find(name);
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = NULL;
@@ -330,7 +372,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--expect-locks"))
 			return check_coverage(argv[i + 1]);
 	}
-	const struct lb_lock_ops *ops = name ? lb_lock_find(name) : NULL;
+	const struct lb_lock_ops *ops = name ? find_lock(name) : NULL;
 	if (!ops) {
 		printf("Bail out! unknown or missing --lock\n");
 		return 1;
@@ -358,12 +400,14 @@ int main(int argc, char **argv)
 	signal(SIGALRM, on_alarm);
 	alarm(120);
 	tap_diag("lock %s (%s), %u threads, %u iterations", ops->name, ops->summary, nthreads, iters);
-	check_counting(ops, nthreads, iters, false);
+	check_counting(ops, nthreads, iters, COUNT_LOCK);
 	if (ops->flags & LB_LOCK_F_RW) {
-		check_counting(ops, nthreads, iters / 2, true);
+		check_counting(ops, nthreads, iters / 2, COUNT_MIXED_RW);
 		check_shared_readers(ops);
 	}
-	if (ops->flags & LB_LOCK_F_TRYLOCK)
+	if (ops->flags & LB_LOCK_F_TRYLOCK) {
 		check_trylock(ops);
+		check_counting(ops, nthreads, iters / 4, COUNT_TRY_VS_LOCK);
+	}
 	return tap_done();
 }

@@ -7,6 +7,7 @@ file behind.  TAP output.  usage: test_lockbench_cli.py LOCKBENCH"""
 import csv
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -77,6 +78,18 @@ BAD = [
     (["bench", "stray"], "stray"),
     (["nosuchcommand"], "nosuchcommand"),
     (["list", "--yaml"], "--yaml"),
+    # Issue 15: wrap-around in a range step, messages, stray arguments.
+    (["bench", "--threads", "1-2:18446744073709551616"], "--threads"),
+    (["bench", "--threads", "0-2:18446744073709551615"], "--threads"),
+    (["bench", "--explain=1"], "'--explain' takes no value"),
+    (["bench", "-zq"], "'-z' in '-zq'"),
+    (["bench", "--c", "1"], "candidates: --cs, --cs-lines, --csv"),
+    (["bench", "--pin", "0-1023"], "within the allowed "),
+    (["bench", "--help", "extra"], "extra"),
+    (["--version", "extra"], "extra"),
+    (["--help", "extra"], "extra"),
+    (["help", "extra"], "extra"),
+    (["list", "--help", "--json"], "--help"),
 ]
 
 
@@ -160,15 +173,122 @@ def check_outputs(outdir):
         ok(False, f"list --json parses: {e}")
 
 
+def check_wrapped_step(outdir):
+    """A step of 2^64-1 used to wrap to a 0-thread cell (and an ASan overflow)."""
+    js = os.path.join(outdir, "w.json")
+    r = run(["bench", "--lock", "none", "--threads", "1-2:18446744073709551615", "--duration",
+             "10ms", "-q", "--json", js])
+    try:
+        threads = [c["threads"] for c in json.load(open(js))["results"]]
+    except (OSError, ValueError, KeyError):
+        threads = None
+    ok(r.returncode == 0 and threads == [1],
+       f"--threads 1-2:UINT64_MAX runs one 1-thread cell: rc {r.returncode}, cells {threads}")
+
+
+def check_output_targets(outdir):
+    """Issue 15 item 2: what --json/--csv do with devices, links, read-only files."""
+    base = ["bench", "--lock", "none", "--threads", "1", "--duration", "10ms", "-q"]
+    same = os.path.join(outdir, "same")
+    r = run(base + ["--json", same, "--csv", same])
+    ok(r.returncode == 2 and "same file" in r.stderr and not os.listdir(outdir),
+       f"--json F --csv F refused up front: rc {r.returncode} {r.stderr.strip()}")
+    r = run(base + ["--json", same, "--csv", os.path.join(outdir, ".", "same")])
+    ok(r.returncode == 2 and "same file" in r.stderr, "--json F --csv ./F refused too")
+    # A link to /proc/self/fd/1 inside the test directory, not /dev/stdout
+    # itself: a broken lockbench would replace the system's /dev/stdout.
+    stdout_link = os.path.join(outdir, "stdout")
+    os.symlink("/proc/self/fd/1", stdout_link)
+    for spelled in ["-", stdout_link]:
+        r = run(base + ["--json", spelled])
+        try:
+            doc = json.loads(r.stdout)
+            good = r.returncode == 0 and len(doc["results"]) == 1 and "ops/s" in r.stderr
+        except (ValueError, KeyError):
+            good = False
+        ok(good and os.path.islink(stdout_link),
+           f"--json {spelled}: stdout is the JSON alone, the table on stderr "
+           f"(rc {r.returncode}, stdout {r.stdout[:60]!r})")
+    os.unlink(stdout_link)
+    dev = os.path.join(outdir, "null")
+    try:
+        os.mknod(dev, 0o666 | 0o020000, os.makedev(1, 3))
+        r = run(base + ["--json", dev])
+        st = os.stat(dev)
+        ok(r.returncode == 0 and (st.st_mode & 0o170000) == 0o020000
+           and sorted(os.listdir(outdir)) == ["null"],
+           "--json on a /dev/null copy: still a device afterwards, no temporary")
+        os.unlink(dev)
+    except PermissionError:
+        ok(True, "# SKIP mknod not permitted")
+    target = os.path.join(outdir, "target.json")
+    link = os.path.join(outdir, "link.json")
+    open(target, "w").write("old")
+    os.symlink("target.json", link)
+    r = run(base + ["--json", link])
+    ok(r.returncode == 0 and os.path.islink(link) and json.load(open(target))["results"],
+       "--json through a symlink: the link stays, its target gets the JSON")
+    os.unlink(link)
+    os.chmod(target, 0o444)
+    r = run(base + ["--csv", target])
+    ok(r.returncode == 2 and "--csv" in r.stderr and open(target).read().startswith("{")
+       and sorted(os.listdir(outdir)) == ["target.json"],
+       f"--csv on a 0444 file: refused before the run, file kept ({r.stderr.strip()})")
+    os.chmod(target, 0o644)
+    fifo = os.path.join(outdir, "fifo")
+    os.mkfifo(fifo)
+    r = run(base + ["--json", fifo], timeout=20)
+    ok(r.returncode == 2 and "FIFO" in r.stderr, "--json on a FIFO nobody reads: refused, no hang")
+
+
 def check_interrupt(outdir):
-    js = os.path.join(outdir, "int.json")
+    """Issue 11 item 6: a signal keeps the finished runs (JSON "interrupted": true),
+    still written atomically, exit 128 + signal; nothing temporary is left."""
+    for sig, name in [(signal.SIGINT, "SIGINT"), (signal.SIGTERM, "SIGTERM"),
+                      (signal.SIGHUP, "SIGHUP"), (signal.SIGQUIT, "SIGQUIT")]:
+        js, cs = os.path.join(outdir, f"{name}.json"), os.path.join(outdir, f"{name}.csv")
+        p = subprocess.Popen([LB, "bench", "--lock", "tas,ticket", "--threads", "1",
+                              "--duration", "150ms", "--repeat", "40", "--json", js,
+                              "--csv", cs], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        # The progress line says when round 2 began: at least two runs finished
+        # (a loaded machine may take a while to calibrate before the first).
+        seen, deadline = b"", time.monotonic() + 20
+        while b"run 2/40" not in seen and time.monotonic() < deadline:
+            if select.select([p.stderr], [], [], 0.5)[0]:
+                chunk = os.read(p.stderr.fileno(), 4096)
+                if not chunk:
+                    break
+                seen += chunk
+        p.send_signal(sig)
+        out, err = p.communicate(timeout=30)
+        out = out.decode(errors="replace")
+        try:
+            doc = json.load(open(js))
+            runs = [r for c in doc["results"] for r in c["runs"]]
+            rows = list(csv.DictReader(open(cs)))
+            good = doc["interrupted"] is True and doc["interrupted_by"] == name \
+                and 1 <= len(runs) < 80 and len(rows) == len(runs) \
+                and all(r["total_ops"] > 0 for r in runs)
+        except (OSError, ValueError, KeyError) as e:
+            good, runs = False, str(e)
+        left = sorted(f for f in os.listdir(outdir) if ".tmp." in f)
+        ok(good and p.returncode == 128 + sig and "INTERRUPTED" in out and not left,
+           f"{name} mid-run: exit {p.returncode} (want {128 + sig}), finished runs kept "
+           f"({len(runs) if isinstance(runs, list) else runs}), temporaries left: {left}")
+    js = os.path.join(outdir, "early.json")
     p = subprocess.Popen([LB, "bench", "--lock", "tas", "--threads", "1", "--duration", "5s",
                           "-q", "--json", js], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(0.7)
+    t0 = time.monotonic()
     p.send_signal(signal.SIGINT)
     p.wait(timeout=20)
-    ok(p.returncode != 0 and not os.listdir(outdir),
-       f"SIGINT mid-run: exit {p.returncode}, nothing left: {os.listdir(outdir)}")
+    try:
+        doc = json.load(open(js))
+        good = doc["interrupted"] is True and doc["results"] == []
+    except (OSError, ValueError, KeyError):
+        good = False
+    ok(good and p.returncode == 130 and time.monotonic() - t0 < 2,
+       f"SIGINT before any run finished: exit {p.returncode}, at once, JSON with no results")
 
 
 def main():
@@ -179,6 +299,10 @@ def main():
         check_unwritable(d)
     with tempfile.TemporaryDirectory() as d:
         check_outputs(d)
+    with tempfile.TemporaryDirectory() as d:
+        check_wrapped_step(d)
+    with tempfile.TemporaryDirectory() as d:
+        check_output_targets(d)
     with tempfile.TemporaryDirectory() as d:
         check_interrupt(d)
     print(f"1..{count}")

@@ -11,10 +11,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 static char dir[] = "/tmp/lb-test-outfile.XXXXXX";
@@ -130,6 +132,131 @@ static void test_bad_paths(void)
 	expect_fail("", "empty path");
 }
 
+/* Issue 15 item 2: non-regular targets, symlinks, read-only files, "-". */
+static void test_targets(void)
+{
+	char path[PATH_MAX], lnk[PATH_MAX], link2[PATH_MAX], fifo[PATH_MAX];
+	struct lb_outfile f;
+	struct stat st, before;
+
+	/* A copy of /dev/null (a character device node) is written, not replaced. */
+	snprintf(path, sizeof(path), "%s/null", dir);
+	if (mknod(path, S_IFCHR | 0666, makedev(1, 3)) == 0) {
+		stat(path, &before);
+		int err = lb_outfile_open(&f, path);
+		if (!err)
+			fputs("{}\n", f.fp);
+		err = err ? err : lb_outfile_commit(&f);
+		tap_ok(err == 0 && stat(path, &st) == 0 && S_ISCHR(st.st_mode) &&
+			       st.st_ino == before.st_ino && dir_entries(dir) == 1,
+		       "device node: written in place, still the same device, no temporary (%s)",
+		       strerror(err));
+		unlink(path);
+	} else {
+		tap_ok(true, "# SKIP mknod not permitted: %s", strerror(errno));
+	}
+	/* A copy of /dev/full: the write error comes back from commit. */
+	snprintf(path, sizeof(path), "%s/full", dir);
+	if (mknod(path, S_IFCHR | 0666, makedev(1, 7)) == 0) {
+		int err = lb_outfile_open(&f, path);
+		if (!err)
+			for (int i = 0; i < 10000; i++)
+				fputs("0123456789", f.fp);
+		int cerr = err ? 0 : lb_outfile_commit(&f);
+		tap_ok(err == 0 && cerr == ENOSPC && stat(path, &st) == 0 && S_ISCHR(st.st_mode),
+		       "/dev/full copy: commit reports ENOSPC, the node stays (%s)", strerror(cerr));
+		unlink(path);
+	} else {
+		tap_ok(true, "# SKIP mknod not permitted: %s", strerror(errno));
+	}
+	/* A FIFO with a reader gets the data; without one, open refuses (no hang). */
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	tap_ok(mkfifo(fifo, 0644) == 0, "mkfifo");
+	int err = lb_outfile_open(&f, fifo);
+	tap_ok(err == ENXIO && f.fp == NULL, "FIFO without a reader: ENXIO, not a hang (%s)",
+	       strerror(err));
+	int rfd = open(fifo, O_RDONLY | O_NONBLOCK);
+	err = lb_outfile_open(&f, fifo);
+	if (!err)
+		fputs("through the fifo\n", f.fp);
+	err = err ? err : lb_outfile_commit(&f);
+	char buf[64] = "";
+	ssize_t n = rfd >= 0 ? read(rfd, buf, sizeof(buf) - 1) : -1;
+	buf[n > 0 ? n : 0] = '\0';
+	tap_ok(err == 0 && strcmp(buf, "through the fifo\n") == 0 && stat(fifo, &st) == 0 &&
+		       S_ISFIFO(st.st_mode) && dir_entries(dir) == 1,
+	       "FIFO with a reader: data arrives, FIFO stays, no temporary");
+	if (rfd >= 0)
+		close(rfd);
+	unlink(fifo);
+
+	/* A symlink is followed: its target is replaced atomically, the link stays. */
+	snprintf(path, sizeof(path), "%s/real.json", dir);
+	snprintf(lnk, sizeof(lnk), "%s/link.json", dir);
+	snprintf(link2, sizeof(link2), "%s/link2.json", dir);
+	FILE *fp = fopen(path, "w");
+	if (fp) {
+		fputs("old\n", fp);
+		fclose(fp);
+	}
+	tap_ok(symlink("real.json", lnk) == 0 && symlink(lnk, link2) == 0, "relative and absolute links");
+	err = lb_outfile_open(&f, link2);
+	if (!err)
+		fputs("new\n", f.fp);
+	err = err ? err : lb_outfile_commit(&f);
+	tap_ok(err == 0 && lstat(lnk, &st) == 0 && S_ISLNK(st.st_mode) && lstat(link2, &st) == 0 &&
+		       S_ISLNK(st.st_mode) && file_is(path, "new\n") && dir_entries(dir) == 3,
+	       "link -> link -> file: both links stay, the file has the new content");
+	unlink(path);
+	err = lb_outfile_open(&f, lnk);
+	if (!err)
+		fputs("created\n", f.fp);
+	err = err ? err : lb_outfile_commit(&f);
+	tap_ok(err == 0 && lstat(lnk, &st) == 0 && S_ISLNK(st.st_mode) && file_is(path, "created\n"),
+	       "dangling link: its target is created, the link stays");
+	tap_ok(lb_outfile_same_target(link2, path) && lb_outfile_same_target(lnk, "/nonexistent") == false,
+	       "same_target: a link and its target are the same; different files are not");
+	unlink(lnk);
+	unlink(link2);
+
+	/* Read-only regular file: refused up front, even as root, and untouched. */
+	chmod(path, 0444);
+	err = lb_outfile_open(&f, path);
+	tap_ok(err == EACCES && f.fp == NULL && file_is(path, "created\n") && dir_entries(dir) == 1,
+	       "0444 file: EACCES at open, content kept, no temporary (%s)", strerror(err));
+	lb_outfile_abort(&f);
+	chmod(path, 0644);
+
+	/* Same file under two names. */
+	char dotted[PATH_MAX], hard[PATH_MAX], other[PATH_MAX];
+	snprintf(dotted, sizeof(dotted), "%s/./real.json", dir);
+	snprintf(hard, sizeof(hard), "%s/hard.json", dir);
+	snprintf(other, sizeof(other), "%s/other.json", dir);
+	tap_ok(link(path, hard) == 0 && lb_outfile_same_target(path, hard), "same_target: hard links");
+	tap_ok(lb_outfile_same_target(path, dotted), "same_target: ./ in the path");
+	tap_ok(!lb_outfile_same_target(path, other) && !lb_outfile_same_target(other, path),
+	       "same_target: a new file is not an existing one");
+	char new1[PATH_MAX];
+	snprintf(new1, sizeof(new1), "%s/sub/../new.json", dir);
+	mkdir(strcat(strcpy(lnk, dir), "/sub"), 0755);
+	snprintf(other, sizeof(other), "%s/new.json", dir);
+	tap_ok(lb_outfile_same_target(new1, other), "same_target: two spellings of one new file");
+	tap_ok(lb_outfile_same_target("-", "-") && lb_outfile_same_target("-", "/dev/stdout"),
+	       "same_target: '-' twice, '-' and /dev/stdout");
+	rmdir(lnk);
+	unlink(hard);
+	unlink(path);
+
+	/* "-" is standard output, written directly and never closed. */
+	err = lb_outfile_open(&f, "-");
+	tap_ok(err == 0 && f.fp == stdout, "'-' is stdout");
+	if (!err)
+		fputs("# written through '-'\n", f.fp);
+	tap_ok(!err && lb_outfile_commit(&f) == 0 && fileno(stdout) == 1 && fflush(stdout) == 0,
+	       "commit of '-' leaves stdout open");
+	tap_ok(dir_entries(dir) == 0, "nothing left in the directory");
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -137,6 +264,7 @@ int main(void)
 	tap_diag("test_outfile: dir=%s", dir);
 	test_commit_abort();
 	test_bad_paths();
+	test_targets();
 	rmdir(dir);
 	return tap_done();
 }

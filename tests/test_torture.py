@@ -65,7 +65,7 @@ def scenario_usage():
         (["--type", "no-such-lock"], "--type"),
         ([], "--type"),
         (["--type", "busted", "--nwriters_stress", "-2"], "nwriters_stress"),
-        (["--type", "busted", "--nwriters-stress", "x"], "nwriters_stress"),
+        (["--type", "busted", "--nwriters-stress", "x"], "--nwriters-stress:"),
         (["--type", "busted", "--long_hold", "abc"], "long_hold"),
         (["--type", "busted", "--long_hold", "-5"], "long_hold"),
         (["--type", "busted", "--long_hold", "99999999999999999999999"], "long_hold"),
@@ -77,7 +77,16 @@ def scenario_usage():
         (["--type", "busted", "--nested_locks", "9"], "nested_locks"),
         (["--type", "pthread-rwlock", "--nested_locks", "2"], "nested_locks"),
         (["--type", "busted", "--bind_readers", "0-x"], "bind_readers"),
-        (["--type", "busted", "--bind-writers", "4095"], "bind_writers"),
+        (["--type", "busted", "--bind-writers", "4095"], "--bind-writers"),
+        (["--type", "busted", "--readers_bind", "4095"], "--readers_bind:"),
+        (["--type", "busted", "--writers-bind", "x"], "--writers-bind:"),
+        (["--type", "busted", "--shutdown_secs", "x"], "--shutdown_secs:"),
+        (["--type", "busted", "--torture_type", "busted", "--nwriters-stress", "x"],
+         "--nwriters-stress:"),
+        (["--help", "stray"], "stray"),
+        (["--list", "extra"], "extra"),
+        (["-zh"], "'-z' in '-zh'"),
+        (["--type", "busted", "--holders_check=1"], "'--holders_check' takes no value"),
         (["--type", "busted", "--bind_writers", ""], "bind_writers"),
         (["--type", "busted", "--jiffy", "0"], "jiffy"),
         (["--type", "busted", "--writer_fifo", "2"], "writer_fifo"),
@@ -92,7 +101,13 @@ def scenario_usage():
         rc, out, err, _ = run(args, 10)
         lines = err.splitlines()
         good = rc == 2 and out == "" and len(lines) == 1 and needle in lines[0] \
-            and lines[0].startswith("locktorture: ") and "accept" in lines[0]
+            and lines[0].startswith("locktorture: ") \
+            and ("accept" in lines[0] or "takes no value" in lines[0])
+        # An alias is named as typed, never as its canonical twin.
+        for alias, canon in [("readers_bind", "bind_readers"), ("writers-bind", "bind_writers"),
+                             ("shutdown_secs", "--duration")]:
+            if any(alias in a for a in args) and canon in err:
+                good = False
         if not ok(good, f"rejected: {' '.join(args) or '(no options)'}"):
             diag(f"rc={rc} stdout={out!r} stderr={err!r}")
     rc, out, err, _ = run(["--type", "nope"], 10)
@@ -103,6 +118,9 @@ def scenario_usage():
     ok(rc == 0 and "busted" in names and "pthread-mutex" in names, "--list names the locks")
     rc, out, _, _ = run(["--help"], 10)
     ok(rc == 0 and "--nwriters_stress" in out and "--watchdog" in out, "--help from the table")
+    rc, out, err, _ = run(["--type", "busted", "--bind_readers", "4095"], 10)
+    allowed = re.search(r"allowed CPUs ([0-9,-]+)", err)
+    ok(rc == 2 and allowed is not None, f"CPU-list error prints the allowed CPUs: {err.strip()}")
 
 
 def scenario_busted():

@@ -70,6 +70,9 @@ struct lb_torture_config {
 	bool holders_check;          /* deterministic fetch_add holders counter */
 	bool fail_fast;              /* end the test at the first failure */
 	bool rt_spinners;            /* allow SCHED_FIFO with spinning locks anyway */
+	int trylock_pct;             /* % of acquisitions through trylock-and-retry */
+	int stall_secs;              /* one waiter stuck this long while others progress
+				      * = FAILURE; 0 = off */
 
 	cpu_set_t allowed;           /* the CPUs this process may use at start */
 	int ncpus;                   /* CPU_COUNT(&allowed) */
@@ -103,6 +106,7 @@ struct lb_torture_thread {
 	_Atomic bool init_failed;
 	_Atomic bool exited;            /* release: the thread touches nothing after it */
 	_Atomic uint64_t rcu_reader;    /* RCU locks: generation seen << 1 | inside */
+	_Atomic long n_trylock;         /* acquisitions that came through trylock */
 
 	/* Owner-private from here on (main reads tctx only after joining). */
 	_Alignas(LB_CACHELINE) struct lb_torture_run *run;
@@ -148,6 +152,18 @@ struct lb_torture_run {
 	_Alignas(LB_CACHELINE) _Atomic uint64_t rcu_gen;   /* RCU locks: writer generation */
 	bool rcu;                                /* LB_LOCK_F_RCU: readers overlap writers */
 
+	/*
+	 * Plain (non-atomic) data written by writers and read by readers inside
+	 * their critical sections, deliberately NOT atomic: only the lock's
+	 * acquire/release orders these accesses, so under ThreadSanitizer a lock
+	 * that lost its ordering shows up as a data race, and without TSan a
+	 * torn pair (first != second) shows a missing exclusion.  RCU readers
+	 * skip it (they overlap writers by design).
+	 */
+	_Alignas(LB_CACHELINE) struct {
+		uint64_t first, second;
+	} plain;
+
 	/* Control words, polled with relaxed loads (they publish no data). */
 	_Alignas(LB_CACHELINE) _Atomic bool stop;
 	_Atomic int stutter_pause;               /* 0 run, 1 sleep-pause, 2 spin-pause */
@@ -156,10 +172,15 @@ struct lb_torture_run {
 
 	/* Print-once flags (WARN_ON_ONCE) and the first failure's time. */
 	_Atomic bool warned_write_held, warned_read_held, warned_reader, warned_holders;
+	_Atomic bool warned_plain;
 	_Atomic bool warned_boost, warned_fifo;
 	_Atomic uint64_t first_fail_ns;          /* ns after start_ns + 1; 0 = none */
 
 	uint64_t start_ns;                       /* CLOCK_MONOTONIC at "go" */
+	/* The stall tracker's longest wait, for the summary (main thread only). */
+	uint64_t longest_wait_ns;
+	long long longest_wait_others;
+	int longest_wait_thread;                 /* dense index, -1 = none */
 	_Atomic uint64_t rcu_callbacks;          /* call_rcu chain callbacks run */
 
 	struct lb_torture_stutter *stutter;

@@ -20,6 +20,7 @@ enum opt_id {
 	OPT_ONOFF_HOLDOFF, OPT_RT_BOOST, OPT_RT_BOOST_FACTOR, OPT_WRITER_FIFO, OPT_NESTED,
 	OPT_CHAINS, OPT_BIND_READERS, OPT_BIND_WRITERS, OPT_VERBOSE, OPT_ACQ_LIM, OPT_JIFFY,
 	OPT_WATCHDOG, OPT_INJECT_HANG, OPT_HOLDERS, OPT_FAIL_FAST, OPT_RT_SPINNERS,
+	OPT_TRYLOCK_PCT, OPT_STALL_SECS,
 };
 
 struct opt_def {
@@ -66,6 +67,10 @@ static const struct opt_def opt_defs[] = {
 	  "report write acquisitions taking this many jiffies or more; 0 = off (0)" },
 	{ "jiffy", NULL, OPT_JIFFY, "DUR", "length of a port jiffy, e.g. 1ms, 250us (1ms)" },
 	{ "watchdog", NULL, OPT_WATCHDOG, "S", "FAILURE after S s without progress; 0 = off (10)" },
+	{ "stall_secs", NULL, OPT_STALL_SECS, "S",
+	  "FAILURE when one waiter is stuck S s while the writers progress; 0 = off (10)" },
+	{ "trylock_pct", NULL, OPT_TRYLOCK_PCT, "P",
+	  "% of acquisitions made by trylock-and-retry, where the lock has one (10)" },
 	{ "holders_check", NULL, OPT_HOLDERS, NULL,
 	  "also check with a fetch_add holders counter (deterministic)" },
 	{ "fail_fast", NULL, OPT_FAIL_FAST, NULL, "end the test as soon as a failure is seen" },
@@ -81,6 +86,7 @@ struct raw_options {
 	const char *type;
 	int nwriters, nreaders;
 	bool bind_readers_given, bind_writers_given;
+	bool help, list;     /* acted on after parsing, so stray arguments are refused */
 };
 
 static void print_help(void)
@@ -173,8 +179,8 @@ static void cpulist_value(const char *opt, const char *val, const struct lb_tort
 		if (CPU_COUNT(&usable) > 0)
 			return;
 	}
-	lb_usage_error("%s: Bad CPU range '%s' (accepted: a CPU list within %s, e.g. %s)", opt,
-		       val, allowed, allowed);
+	lb_usage_error("--%s: Bad CPU range '%s' (accepted: a CPU list within the allowed CPUs %s)",
+		       opt, val, allowed);
 }
 
 static void set_defaults(struct lb_torture_config *cfg)
@@ -194,6 +200,8 @@ static void set_defaults(struct lb_torture_config *cfg)
 	cfg->verbose = 1;
 	cfg->jiffy_ns = 1000000;
 	cfg->watchdog = 10;
+	cfg->stall_secs = 10;
+	cfg->trylock_pct = 10;
 	cfg->inject_hang = -1;
 }
 
@@ -206,16 +214,19 @@ static const char *opt_name(int id)
 	return "?";
 }
 
-static void apply_option(int id, const char *val, struct lb_torture_config *cfg,
-			 struct raw_options *raw)
+/*
+ * `name` is the option as the user spelled it (an alias such as
+ * readers_bind, or a dashed twin), so messages name what was typed.
+ */
+static void apply_option(int id, const char *name, const char *val,
+			 struct lb_torture_config *cfg, struct raw_options *raw)
 {
-	const char *name = opt_name(id);
 	uint64_t u;
 
 	switch (id) {
 	case OPT_TYPE: raw->type = val; break;
-	case OPT_LIST: print_list(); exit(0);
-	case OPT_HELP: print_help(); exit(0);
+	case OPT_LIST: raw->list = true; break;
+	case OPT_HELP: raw->help = true; break;
 	case OPT_NWRITERS: raw->nwriters = stress_value(name, val); break;
 	case OPT_NREADERS: raw->nreaders = stress_value(name, val); break;
 	case OPT_STAT_INTERVAL: cfg->stat_interval = seconds_value(name, val, 86400); break;
@@ -251,6 +262,8 @@ static void apply_option(int id, const char *val, struct lb_torture_config *cfg,
 				       "number is ms)", name, val);
 		break;
 	case OPT_WATCHDOG: cfg->watchdog = seconds_value(name, val, 3600); break;
+	case OPT_STALL_SECS: cfg->stall_secs = seconds_value(name, val, 3600); break;
+	case OPT_TRYLOCK_PCT: cfg->trylock_pct = int_value(name, val, 0, 100, "%"); break;
 	case OPT_INJECT_HANG:
 		if (lb_parse_u64(val, 0, LONG_MAX, &u))
 			lb_usage_error("--%s: invalid value '%s' (accepted: 0..%ld acquisitions)",
@@ -262,13 +275,19 @@ static void apply_option(int id, const char *val, struct lb_torture_config *cfg,
 	}
 }
 
-static void resolve_type(struct lb_torture_config *cfg, const char *type)
+static void resolve_type(struct lb_torture_config *cfg, const char *type,
+			 const struct lb_lock_ops *const *extra)
 {
 	char names[2048];
 	lb_lock_names(names, sizeof(names), false);
 	if (!type)
 		lb_usage_error("--type is required (accepted: %s)", names);
-	const struct lb_lock_ops *ops = lb_lock_find(type);
+	const struct lb_lock_ops *ops = NULL;
+	for (size_t i = 0; extra && extra[i] && !ops; i++)
+		if (strcmp(extra[i]->name, type) == 0)
+			ops = extra[i];
+	if (!ops)
+		ops = lb_lock_find(type);
 	if (!ops)
 		lb_usage_error("invalid torture type: \"%s\" (--type accepts: %s)", type, names);
 	if (ops->unsupported)
@@ -322,6 +341,9 @@ static void check_combinations(struct lb_torture_config *cfg)
 	if (cfg->watchdog && (unsigned int)cfg->watchdog < min_wd)
 		lb_usage_error("--watchdog: %d s is too short for %u ms holds (accepted: 0, or %u..3600)",
 			       cfg->watchdog, hold_ms, min_wd);
+	if (cfg->stall_secs && (unsigned int)cfg->stall_secs < min_wd)
+		lb_usage_error("--stall_secs: %d s is too short for %u ms holds (accepted: 0, or "
+			       "%u..3600)", cfg->stall_secs, hold_ms, min_wd);
 }
 
 /* getopt_long table: every name, its dashed twin, and the aliases. */
@@ -354,23 +376,40 @@ static struct option *build_longopts(void)
 
 void lb_torture_parse_options(int argc, char **argv, struct lb_torture_config *cfg)
 {
+	lb_torture_parse_options_extra(argc, argv, cfg, NULL);
+}
+
+void lb_torture_parse_options_extra(int argc, char **argv, struct lb_torture_config *cfg,
+				    const struct lb_lock_ops *const *extra)
+{
 	struct raw_options raw = { .nwriters = -1, .nreaders = -1 };
 	struct option *longopts = build_longopts();
-	int c;
+	int c, idx;
 
 	set_defaults(cfg);
 	opterr = 0; /* we print our own one-line errors */
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == 'h')
+	while ((idx = -1, c = getopt_long(argc, argv, ":h", longopts, &idx)) != -1) {
+		const char *name = idx >= 0 ? longopts[idx].name : opt_name(c);
+		if (c == 'h') {
 			c = OPT_HELP;
+			name = "h";
+		}
 		if (c == '?' || c == ':')
 			lb_cli_getopt_fail(c, argc, argv, "h", longopts, "locktorture --help");
-		apply_option(c, optarg, cfg, &raw);
+		apply_option(c, name, optarg, cfg, &raw);
 	}
 	if (optind < argc)
 		lb_usage_error("unexpected argument '%s' (accepted: options only, see --help)",
 			       argv[optind]);
-	resolve_type(cfg, raw.type);
+	if (raw.help) {
+		print_help();
+		exit(0);
+	}
+	if (raw.list) {
+		print_list();
+		exit(0);
+	}
+	resolve_type(cfg, raw.type, extra);
 	resolve_threads(cfg, &raw);
 	check_combinations(cfg);
 }

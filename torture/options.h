@@ -16,4 +16,12 @@
  */
 void lb_torture_parse_options(int argc, char **argv, struct lb_torture_config *cfg);
 
+/*
+ * The same, with `extra` (NULL-terminated, may be NULL) searched before the
+ * registry for --type.  For test programs only: deliberately broken locks
+ * live in tests/ and reach the torture this way, never through the registry.
+ */
+void lb_torture_parse_options_extra(int argc, char **argv, struct lb_torture_config *cfg,
+				    const struct lb_lock_ops *const *extra);
+
 #endif /* LB_TORTURE_OPTIONS_H */

@@ -4,10 +4,12 @@
 #include "affinity.h"
 #include "clock.h"
 #include "delay.h"
+#include "fatal.h"
 #include "prio.h"
 #include "rcu_chains.h"
 #include "stats.h"
 #include "stutter.h"
+#include "tsan_hook.h"
 #include "watchdog.h"
 #include "workers.h"
 #include "lb_cpulist.h"
@@ -25,6 +27,7 @@
 #define TICK_NS 10000000ull           /* the monitor's polling period */
 #define READY_TIMEOUT_NS (10 * NS_PER_S)
 #define DRAIN_TIMEOUT_NS (5 * NS_PER_S)
+#define DRAIN_CAP_NS (120 * NS_PER_S)   /* workers leaving, however slowly: at most this */
 #define MONITOR_FIFO_PRIO 60          /* above the workers' SCHED_FIFO 50 */
 
 /* The one global: which signal asked us to stop (0 = none). */
@@ -55,6 +58,7 @@ static struct lb_torture_run *run_alloc(const struct lb_torture_config *cfg)
 	run->delay_model = lb_torture_delay_model_for(cfg->ops);
 	run->rcu = cfg->ops->flags & LB_LOCK_F_RCU;
 	run->nthreads = cfg->nwriters_stress + cfg->nreaders_stress;
+	run->longest_wait_thread = -1;
 	run->threads = alloc_lines(sizeof(*run->threads) * (size_t)run->nthreads);
 	if (!run->threads) {
 		free(run);
@@ -150,6 +154,23 @@ static int verdict(struct lb_torture_run *run, int errors, bool hard_fail)
 			    r.fails, (double)(first - 1) / 1e9);
 		else
 			say(run, "", "failures: writers=%ld readers=%ld", w.fails, r.fails);
+		long tw = 0, tr = 0;
+		for (int i = 0; i < run->nthreads; i++) {
+			long n = atomic_load_explicit(&run->threads[i].n_trylock, memory_order_relaxed);
+			if (run->threads[i].writer)
+				tw += n;
+			else
+				tr += n;
+		}
+		if (run->longest_wait_thread >= 0) {
+			const struct lb_torture_thread *t = &run->threads[run->longest_wait_thread];
+			say(run, "", "longest wait for a lock: %.2f s (%s %d; other %ss got it %lld "
+			    "times meanwhile); --stall_secs %d", (double)run->longest_wait_ns / 1e9,
+			    lb_torture_role(t), t->id, lb_torture_role(t), run->longest_wait_others, run->cfg.stall_secs);
+		}
+		say(run, "", "trylock: %d%% of acquisitions tried, granted writers=%ld readers=%ld%s",
+		    run->cfg.trylock_pct, tw, tr,
+		    run->ops->trylock ? "" : " (this lock has no trylock)");
 		if (run->cfg.onoff_interval && run->affinity) {
 			char buf[128];
 			lb_torture_onoff_stats(run, buf, sizeof(buf));
@@ -158,6 +179,12 @@ static int verdict(struct lb_torture_run *run, int errors, bool hard_fail)
 		if (run->cfg.call_rcu_chains)
 			say(run, "", "call_rcu_chains: %llu callbacks",
 			    (unsigned long long)lb_torture_rcu_chains_progress(run));
+	}
+	long races = lb_torture_tsan_reports();
+	if (races) {
+		say(run, "!!!", "ThreadSanitizer reported %ld data race(s) (see stderr): a lock whose "
+		    "acquire/release does not order its critical sections", races);
+		errors++;
 	}
 	bool failed = errors || hard_fail;
 	lb_torture_print_banner(run, failed ? "End of test: FAILURE" : "End of test: SUCCESS");
@@ -184,11 +211,33 @@ static bool all_exited(const struct lb_torture_run *run)
 	return true;
 }
 
-static bool wait_all_exited(const struct lb_torture_run *run, uint64_t timeout_ns)
+static int count_exited(const struct lb_torture_run *run)
 {
-	uint64_t deadline = lb_torture_now_ns() + timeout_ns;
+	int n = 0;
+	for (int i = 0; i < run->nthreads; i++)
+		n += atomic_load_explicit(&run->threads[i].exited, memory_order_relaxed);
+	return n;
+}
+
+/*
+ * Wait for every worker to leave.  False when none left and none got a lock
+ * for quiet_ns (a thread stuck for good), or after cap_ns in all.  Progress
+ * rather than a fixed deadline: on an oversubscribed machine a FIFO spinlock
+ * lets one waiter in per scheduler time slice or so, and 64 of them may
+ * need many seconds to drain, while they all still move.
+ */
+static bool wait_all_exited(const struct lb_torture_run *run, uint64_t quiet_ns, uint64_t cap_ns)
+{
+	uint64_t start = lb_torture_now_ns(), moved = start;
+	int exited = count_exited(run);
 	while (!all_exited(run)) {
-		if (lb_torture_now_ns() >= deadline)
+		uint64_t now = lb_torture_now_ns();
+		int n = count_exited(run);
+		if (n != exited || lb_torture_idle_ns(run, lb_torture_coarse_ns()) < 2 * TICK_NS) {
+			exited = n;
+			moved = now;
+		}
+		if (now - moved >= quiet_ns || now - start >= cap_ns)
 			return false;
 		lb_torture_sleep_ns(TICK_NS);
 	}
@@ -241,7 +290,7 @@ static int start_threads(struct lb_torture_run *run)
 }
 
 /* The stats/shutdown/watchdog loop; returns the stats errors counted. */
-static int monitor(struct lb_torture_run *run)
+static int monitor(struct lb_torture_run *run, struct lb_torture_stall *stall)
 {
 	const struct lb_torture_config *cfg = &run->cfg;
 	uint64_t start = run->start_ns;
@@ -249,6 +298,7 @@ static int monitor(struct lb_torture_run *run)
 	uint64_t stat_ns = (uint64_t)cfg->stat_interval * NS_PER_S;
 	uint64_t next_stats = stat_ns ? start + stat_ns : UINT64_MAX;
 	uint64_t wd_ns = (uint64_t)cfg->watchdog * NS_PER_S;
+	uint64_t stall_ns = (uint64_t)cfg->stall_secs * NS_PER_S;
 	uint64_t chains_seen = 0, chains_moved = start;
 	int errors = 0;
 
@@ -270,9 +320,20 @@ static int monitor(struct lb_torture_run *run)
 				errors++;
 			next_stats += stat_ns;
 		}
+		uint64_t idle = lb_torture_idle_ns(run, lb_torture_coarse_ns());
+		uint64_t waited;
+		long long others;
+		const struct lb_torture_thread *t = lb_torture_stall_check(
+			stall, run, lb_torture_coarse_ns(), stall_ns, &waited, &others);
+		if (t) {
+			say(run, "!!!", "stall: %s %d waiting for the lock for %.1f s while other %ss "
+			    "got it %lld times (limit --stall_secs %d s): a lost wake-up or "
+			    "starvation; thread states:", lb_torture_role(t), t->id,
+			    (double)waited / 1e9, lb_torture_role(t), others, cfg->stall_secs);
+			fail_and_leave(run, errors);
+		}
 		if (!wd_ns)
 			continue;
-		uint64_t idle = lb_torture_idle_ns(run, lb_torture_coarse_ns());
 		if (idle >= wd_ns) {
 			say(run, "!!!", "watchdog: no lock progress for %.1f s (limit %d s); thread states:",
 			    (double)idle / 1e9, cfg->watchdog);
@@ -335,6 +396,7 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 		return err;
 	}
 
+	lb_torture_fatal_install(run);
 	/* Workers inherit a mask with SIGINT/SIGTERM blocked: main takes them. */
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigemptyset(&sa.sa_mask);
@@ -361,8 +423,15 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 	/* Release: workers that see go also see start_ns. */
 	atomic_store_explicit(&run->go, true, memory_order_release);
 
+	struct lb_torture_stall stall;
+	if (lb_torture_stall_init(&stall, run->nthreads))
+		say(run, "", "stall check off: out of memory");
 	if (!setup_failed)
-		errors = monitor(run);
+		errors = monitor(run, &stall);
+	run->longest_wait_ns = stall.longest_ns;
+	run->longest_wait_others = stall.longest_others;
+	run->longest_wait_thread = stall.longest_thread;
+	lb_torture_stall_free(&stall);
 
 	/* Stop: background threads first (they touch worker handles), then workers. */
 	atomic_store_explicit(&run->stop, true, memory_order_relaxed);
@@ -370,9 +439,11 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 	lb_torture_affinity_stop(run);
 	unsigned int hold_ms = lb_torture_delay_max_hold_ms(run->delay_model, cfg->long_hold);
 	uint64_t exit_ns = 5 * NS_PER_S + 2 * (uint64_t)hold_ms * 1000000u;
-	if (!wait_all_exited(run, exit_ns)) {
-		say(run, "!!!", "workers still running %.1f s after the end of the test; thread states:",
-		    (double)exit_ns / 1e9);
+	uint64_t drain_start = lb_torture_now_ns();
+	if (!wait_all_exited(run, exit_ns, DRAIN_CAP_NS)) {
+		say(run, "!!!", "workers still running %.1f s after the end of the test, none of them "
+		    "leaving or getting the lock for the last %.1f s; thread states:",
+		    (double)(lb_torture_now_ns() - drain_start) / 1e9, (double)exit_ns / 1e9);
 		fail_and_leave(run, errors);
 	}
 	for (int i = 0; i < run->nthreads; i++)

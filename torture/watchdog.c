@@ -4,7 +4,10 @@
 #include "clock.h"
 #include "workers.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <time.h>
+#include <stdlib.h>
 
 uint64_t lb_torture_idle_ns(const struct lb_torture_run *run, uint64_t now)
 {
@@ -19,6 +22,103 @@ uint64_t lb_torture_idle_ns(const struct lb_torture_run *run, uint64_t now)
 	if (latest == 0 || now <= latest)
 		return 0;
 	return now - latest;
+}
+
+int lb_torture_stall_init(struct lb_torture_stall *st, int nthreads)
+{
+	*st = (struct lb_torture_stall){ .nthreads = nthreads, .longest_thread = -1 };
+	st->since = calloc((size_t)nthreads, sizeof(*st->since));
+	st->acq_at = calloc((size_t)nthreads, sizeof(*st->acq_at));
+	st->cpu_at = calloc((size_t)nthreads, sizeof(*st->cpu_at));
+	return st->since && st->acq_at && st->cpu_at ? 0 : -1;
+}
+
+void lb_torture_stall_free(struct lb_torture_stall *st)
+{
+	free(st->since);
+	free(st->acq_at);
+	free(st->cpu_at);
+	st->since = NULL;
+	st->acq_at = NULL;
+	st->cpu_at = NULL;
+}
+
+/* CPU time a worker has used; UINT64_MAX when it cannot be read. */
+static uint64_t thread_cpu_ns(const struct lb_torture_thread *t)
+{
+	clockid_t clock;
+	struct timespec ts;
+	if (!t->created || pthread_getcpuclockid(t->handle, &clock) != 0 ||
+	    clock_gettime(clock, &ts) != 0)
+		return UINT64_MAX;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Acquisitions through lock()/read_lock(): trylock may legitimately jump a
+ * fair lock's queue, so its successes do not count as passing a waiter. */
+static long long queued_acquisitions(const struct lb_torture_thread *t)
+{
+	return atomic_load_explicit(&t->n_lock_acquired, memory_order_relaxed) -
+	       atomic_load_explicit(&t->n_trylock, memory_order_relaxed);
+}
+
+const struct lb_torture_thread *lb_torture_stall_check(struct lb_torture_stall *st,
+						   const struct lb_torture_run *run, uint64_t now,
+						   uint64_t limit_ns, uint64_t *waited_ns,
+						   long long *others)
+{
+	const struct lb_torture_thread *stalled = NULL;
+	/*
+	 * A wait is compared with its own side's progress: writers with the
+	 * writers' acquisitions, readers with the readers'.  A FIFO lock lets
+	 * each other thread of the side in at most about once while one waits;
+	 * more than two full rounds means the waiter is being passed over.  A
+	 * lock that prefers one side starves the whole other side together
+	 * (no progress on that side), which is its policy, not a stall.
+	 */
+	int nwriters = run->cfg.nwriters_stress;
+	long long side_total[2] = { 0, 0 }; /* [1] writers, [0] readers */
+	for (int i = 0; i < run->nthreads; i++)
+		side_total[i < nwriters] += queued_acquisitions(&run->threads[i]);
+	for (int i = 0; i < run->nthreads && st->since; i++) {
+		const struct lb_torture_thread *t = &run->threads[i];
+		/* Racy snapshot: a stale state only delays the verdict by a tick. */
+		if (atomic_load_explicit(&t->state, memory_order_relaxed) != LB_TORTURE_WAITING)
+			continue;
+		uint64_t since = atomic_load_explicit(&t->state_since_ns, memory_order_relaxed);
+		bool writer = i < nwriters;
+		long long total = side_total[writer];
+		long long min_others = 2LL * (writer ? nwriters : run->nthreads - nwriters) + 2;
+		if (since != st->since[i]) { /* a new wait: count from here */
+			st->since[i] = since;
+			st->acq_at[i] = total;
+			st->cpu_at[i] = thread_cpu_ns(t);
+		}
+		if (now <= since)
+			continue;
+		uint64_t waited = now - since;
+		/* Its own acquisitions cannot have grown while it waited. */
+		long long passed = total - st->acq_at[i];
+		if (waited > st->longest_ns) {
+			st->longest_ns = waited;
+			st->longest_others = passed;
+			st->longest_thread = i;
+		}
+		if (!limit_ns || waited < limit_ns || passed < min_others || stalled)
+			continue;
+		/* Asleep, not spinning: a waiter that keeps burning CPU while it is
+		 * passed over is an unfair lock starving it (its policy under heavy
+		 * oversubscription), a waiter that sleeps through it all was not
+		 * woken.  Only the first is left to the longest-wait line. */
+		uint64_t cpu = thread_cpu_ns(t);
+		if (cpu == UINT64_MAX || st->cpu_at[i] == UINT64_MAX ||
+		    cpu - st->cpu_at[i] > LB_TORTURE_STALL_MAX_CPU_NS)
+			continue;
+		stalled = t;
+		*waited_ns = waited;
+		*others = passed;
+	}
+	return stalled;
 }
 
 static const char *state_name(int s)

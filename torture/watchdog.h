@@ -21,4 +21,42 @@ uint64_t lb_torture_idle_ns(const struct lb_torture_run *run, uint64_t now);
 /* One "!!!" line per worker: role, state, lock, since when, progress, count. */
 void lb_torture_dump_threads(const struct lb_torture_run *run);
 
+/*
+ * The per-thread starvation check (--stall_secs), run by the monitor every
+ * tick: a worker waiting for a lock at least limit_ns while the threads of
+ * its own side (writers for a writer, readers for a reader) got the main
+ * lock more than 2 x (threads of that side) + 2 times meanwhile (a FIFO lock
+ * lets each of them in about once per waiter, however slow the hand-overs
+ * on an oversubscribed machine; a lost wake-up lets them in again and
+ * again), counting acquisitions through lock() only (trylock may jump a
+ * fair queue), and while the waiter itself used at most
+ * LB_TORTURE_STALL_MAX_CPU_NS of CPU: it sleeps, and nobody wakes it.  A
+ * waiter that spins while passed over is an unfair lock's starvation, and
+ * a lock that prefers one side starves the other side as a whole (no
+ * progress on that side): their policies, shown in the longest-wait line,
+ * not stalls.  The tracker notes when each wait began
+ * and the acquisition total then; it also keeps the longest wait seen.
+ */
+#define LB_TORTURE_STALL_MAX_CPU_NS (5 * 1000000ull) /* 5 ms */
+
+struct lb_torture_stall {
+	int nthreads;
+	uint64_t *since;          /* state_since_ns of the wait being tracked */
+	long long *acq_at;        /* total acquisitions when it was first seen */
+	uint64_t *cpu_at;         /* its CPU time then (UINT64_MAX: unknown) */
+	uint64_t longest_ns;      /* the longest wait seen, and what passed it */
+	long long longest_others;
+	int longest_thread;       /* dense index, -1 = none */
+};
+
+int lb_torture_stall_init(struct lb_torture_stall *st, int nthreads);
+void lb_torture_stall_free(struct lb_torture_stall *st);
+
+/* The first stalled worker (sets *waited_ns, *others), or NULL; limit_ns 0
+ * only tracks the longest wait. */
+const struct lb_torture_thread *lb_torture_stall_check(struct lb_torture_stall *st,
+						   const struct lb_torture_run *run, uint64_t now,
+						   uint64_t limit_ns, uint64_t *waited_ns,
+						   long long *others);
+
 #endif /* LB_TORTURE_WATCHDOG_H */

@@ -3,12 +3,14 @@
 #include "workers.h"
 #include "clock.h"
 #include "delay.h"
+#include "fatal.h"
 #include "prio.h"
 #include "state.h"
 #include "stutter.h"
 #include "lb_registry.h"
 
 #include <execinfo.h>
+#include <sched.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -161,6 +163,71 @@ static void check_grace_period(struct lb_torture_thread *t, uint64_t gen)
 	}
 }
 
+/* Failed trylocks before falling back to lock(): a fair lock never grants a
+ * trylock while its queue is non-empty, so an unbounded retry would starve. */
+#define TRYLOCK_TRIES 64
+
+/* Whether this acquisition goes through trylock (--trylock_pct). */
+static bool use_trylock(struct lb_torture_thread *t, bool (*try_op)(void *, void *))
+{
+	int pct = t->run->cfg.trylock_pct;
+	return try_op && pct && (int)(lb_torture_random(&t->rng) % 100) < pct;
+}
+
+/*
+ * trylock-and-retry: up to TRYLOCK_TRIES attempts, yielding between them
+ * (the holder may be preempted on an oversubscribed machine), then the
+ * blocking op.  Every success goes through the same checks as lock().
+ */
+static void acquire(struct lb_torture_thread *t, bool (*try_op)(void *, void *),
+		    void (*lock_op)(void *, void *))
+{
+	struct lb_torture_run *run = t->run;
+	if (use_trylock(t, try_op)) {
+		for (int i = 0; i < TRYLOCK_TRIES; i++) {
+			if (try_op(run->lock, t->tctx[0])) {
+				long n = atomic_load_explicit(&t->n_trylock, memory_order_relaxed);
+				atomic_store_explicit(&t->n_trylock, n + 1, memory_order_relaxed);
+				return;
+			}
+			/* Spin-wait hint only: nothing is published by a failed trylock. */
+			if (i % 8 == 7)
+				sched_yield();
+			else
+				lb_cpu_relax();
+		}
+	}
+	lock_op(run->lock, t->tctx[0]);
+}
+
+/*
+ * The plain-data check (see context.h): the write side reads the pair,
+ * which the previous holder left equal, and writes a new value into both
+ * halves with the hold-time delay in between, so an overlapping holder
+ * sees them differ.
+ */
+static void plain_write_begin(struct lb_torture_thread *t)
+{
+	struct lb_torture_run *run = t->run;
+	uint64_t first = run->plain.first, second = run->plain.second;
+	if (first != second)
+		record_fail(t, &run->warned_plain, "plain shared data torn under the write lock");
+	run->plain.first = first + 1;
+}
+
+static void plain_write_end(struct lb_torture_thread *t)
+{
+	struct lb_torture_run *run = t->run;
+	run->plain.second = run->plain.first;
+}
+
+static void plain_read(struct lb_torture_thread *t)
+{
+	struct lb_torture_run *run = t->run;
+	if (run->plain.first != run->plain.second)
+		record_fail(t, &run->warned_plain, "plain shared data torn under the read lock");
+}
+
 /* One write-side critical section on the main lock; false after a hang. */
 static bool write_section(struct lb_torture_thread *t)
 {
@@ -169,7 +236,7 @@ static bool write_section(struct lb_torture_thread *t)
 	uint64_t t0 = cfg->acq_writer_lim ? lb_torture_now_ns() : 0;
 
 	lb_torture_set_state(t, LB_TORTURE_WAITING, LB_TORTURE_MAIN_LOCK);
-	run->ops->lock(run->lock, t->tctx[0]);
+	acquire(t, run->ops->trylock, run->ops->lock);
 	lb_torture_set_state(t, LB_TORTURE_HOLDING, LB_TORTURE_MAIN_LOCK);
 
 	if (atomic_load_explicit(&run->lock_is_write_held, memory_order_relaxed))
@@ -198,7 +265,9 @@ static bool write_section(struct lb_torture_thread *t)
 	atomic_store_explicit(&t->n_lock_acquired, n + 1, memory_order_relaxed);
 	lb_torture_note_progress(t);
 
+	plain_write_begin(t);
 	lb_torture_write_delay(run, &t->rng);
+	plain_write_end(t);
 
 	if (cfg->holders_check)
 		atomic_fetch_sub_explicit(&run->holders, HOLDERS_WRITER, memory_order_relaxed);
@@ -215,8 +284,11 @@ void *lb_torture_writer(void *arg)
 	struct lb_torture_run *run = t->run;
 	const struct lb_torture_config *cfg = &run->cfg;
 
-	if (thread_setup(t, cfg->nested_locks))
+	lb_torture_fatal_enter_thread(t);
+	if (thread_setup(t, cfg->nested_locks)) {
+		lb_torture_fatal_leave_thread();
 		return NULL;
+	}
 	lb_torture_writer_sched_init(t);
 	if (cfg->verbose)
 		printf("%s%s lock_torture_writer task started\n", cfg->type, LB_TORTURE_FLAG);
@@ -242,6 +314,7 @@ void *lb_torture_writer(void *arg)
 	lb_torture_rt_boost(t, true);
 out:
 	finish(t);
+	lb_torture_fatal_leave_thread();
 	return NULL;
 }
 
@@ -251,8 +324,11 @@ void *lb_torture_reader(void *arg)
 	struct lb_torture_run *run = t->run;
 	const struct lb_torture_config *cfg = &run->cfg;
 
-	if (thread_setup(t, 0))
+	lb_torture_fatal_enter_thread(t);
+	if (thread_setup(t, 0)) {
+		lb_torture_fatal_leave_thread();
 		return NULL;
+	}
 	lb_torture_set_nice(LB_TORTURE_MAX_NICE);
 	if (cfg->verbose)
 		printf("%s%s lock_torture_reader task started\n", cfg->type, LB_TORTURE_FLAG);
@@ -263,7 +339,7 @@ void *lb_torture_reader(void *arg)
 			lb_torture_sleep_ns(cfg->jiffy_ns);
 
 		lb_torture_set_state(t, LB_TORTURE_WAITING, LB_TORTURE_MAIN_LOCK);
-		run->ops->read_lock(run->lock, t->tctx[0]);
+		acquire(t, run->ops->read_trylock, run->ops->read_lock);
 		lb_torture_set_state(t, LB_TORTURE_HOLDING, LB_TORTURE_MAIN_LOCK);
 
 		atomic_fetch_add_explicit(&run->lock_is_read_held, 1, memory_order_relaxed);
@@ -286,7 +362,11 @@ void *lb_torture_reader(void *arg)
 		atomic_store_explicit(&t->n_lock_acquired, n + 1, memory_order_relaxed);
 		lb_torture_note_progress(t);
 
+		if (!run->rcu)
+			plain_read(t);
 		lb_torture_read_delay(run, &t->rng);
+		if (!run->rcu)
+			plain_read(t);
 
 		if (run->rcu)
 			atomic_store_explicit(&t->rcu_reader,
@@ -303,5 +383,6 @@ void *lb_torture_reader(void *arg)
 	} while (!lb_torture_must_stop(run));
 out:
 	finish(t);
+	lb_torture_fatal_leave_thread();
 	return NULL;
 }

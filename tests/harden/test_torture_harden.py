@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""test_torture_harden.py - locktorture catches the broken locks of
+broken_locks.c (issue 15 items 5 and 6).  TAP output.
+
+    test_torture_harden.py TORTURE_BROKEN SCENARIO {tsan|plain}
+
+trylock  a trylock that ignores the lock word: FAILURE via the trylock share;
+         with --trylock_pct 0 (what locktorture did before) it passes.
+plain    ThreadSanitizer build: a relaxed unlock is a data race on the plain
+         shared data and the verdict is FAILURE; a correct lock passes.
+         Other builds: the correct lock passes (the race is invisible there).
+strand   one waiter's wake-up lost: "stall:" FAILURE within --stall_secs,
+         long before the end of the test, with the thread-state dump.
+segv     SIGSEGV in writer 3: stats, "!!! fatal signal SIGSEGV in writer 3",
+         End of test: FAILURE, exit 1.
+abort    the lock's own abort in writer 2: its message, SIGABRT named, FAILURE.
+"""
+import re
+import subprocess
+import sys
+import time
+
+EXE, SCENARIO, BUILD = sys.argv[1], sys.argv[2], sys.argv[3]
+count = failed = 0
+END_RE = re.compile(r"^\S+-torture:--- End of test: (SUCCESS|FAILURE)(?: \[debug\])?: ", re.M)
+STATS_RE = re.compile(r"^Writes:  Total: \d+  Max/Min: \d+/\d+ (\?\?\?|)  Fail: [01] (!!!|)$", re.M)
+
+
+def ok(cond, what):
+    global count, failed
+    count += 1
+    failed += 0 if cond else 1
+    print(f"{'ok' if cond else 'not ok'} {count} - {what}", flush=True)
+    return cond
+
+
+def diag(text):
+    for line in str(text).splitlines()[-40:]:
+        print(f"# {line}", flush=True)
+
+
+def run(args, timeout=40):
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run([EXE] + args, capture_output=True, text=True, timeout=timeout)
+        return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        return None, out, "", time.monotonic() - t0
+
+
+def verdict(out):
+    ends = END_RE.findall(out)
+    return ends[-1] if ends else None
+
+
+BASE = ["--stat_interval", "0", "--nwriters_stress", "4"]
+
+
+def scenario_trylock():
+    rc, out, err, secs = run(["--type", "tas-trylock-ignores", "--duration", "3"] + BASE)
+    if not ok(rc == 1 and verdict(out) == "FAILURE" and "!!!" in out,
+              f"trylock ignoring the lock word: FAILURE with the default trylock share "
+              f"(rc {rc}, {secs:.1f} s)"):
+        diag(out + err)
+    rc, out, err, _ = run(["--type", "tas-trylock-ignores", "--duration", "2",
+                           "--trylock_pct", "0"] + BASE)
+    ok(rc == 0 and verdict(out) == "SUCCESS",
+       "the same lock passes with --trylock_pct 0 (today's torture never calls trylock)")
+    rc, out, err, _ = run(["--type", "tas-relaxed-unlock", "--duration", "2", "--trylock_pct",
+                           "50"] + BASE)
+    want = "FAILURE" if BUILD == "tsan" else "SUCCESS"
+    ok(verdict(out) == want, f"trylock share 50 %: verdict {verdict(out)} (want {want})")
+
+
+def scenario_plain():
+    rc, out, err, secs = run(["--type", "tas-relaxed-unlock", "--duration", "3"] + BASE, 60)
+    if BUILD == "tsan":
+        if not ok(rc not in (0, None) and verdict(out) == "FAILURE"
+                  and "ThreadSanitizer reported" in out and "data race" in err,
+                  f"relaxed unlock under TSan: data race on the plain data, FAILURE (rc {rc})"):
+            diag(out + err)
+    else:
+        ok(rc == 0 and verdict(out) == "SUCCESS",
+           "# SKIP relaxed unlock is invisible without ThreadSanitizer (x86 orders it anyway)")
+    rc, out, err, _ = run(["--type", "tas", "--duration", "2"] + BASE, 60)
+    if not ok(rc == 0 and verdict(out) == "SUCCESS" and "data race" not in err,
+              "a correct tas with the plain shared data: SUCCESS, no race reported"):
+        diag(out + err)
+
+
+def scenario_strand():
+    rc, out, err, secs = run(["--type", "mutex-strand-one", "--duration", "30",
+                              "--stall_secs", "3"] + BASE, 45)
+    good = rc == 1 and verdict(out) == "FAILURE" and secs < 12 \
+        and re.search(r"!!! stall: writer 1 waiting for the lock for \d+\.\d s while other writers "
+                      r"got it \d+ times", out) \
+        and re.search(r"!!! writer 1: waiting for mutex-strand-one since", out)
+    if not ok(good, f"lost wake-up of one waiter: stall FAILURE with the thread dump in "
+                    f"{secs:.1f} s of a 30 s test (rc {rc})"):
+        diag(out + err)
+
+
+def scenario_segv():
+    rc, out, err, secs = run(["--type", "tas-segv", "--duration", "10"] + BASE)
+    lines = out.splitlines()
+    reason = [i for i, l in enumerate(lines)
+              if l.endswith("-torture:!!! fatal signal SIGSEGV in writer 3")]
+    end = [i for i, l in enumerate(lines)
+           if l.startswith("tas-segv-torture:--- End of test: FAILURE")]
+    # Other workers may still print a line of their own before _exit: the
+    # End banner need not be the very last line, but it must follow the reason.
+    good = rc == 1 and len(reason) == 1 and len(end) == 1 and end[0] > reason[0] \
+        and STATS_RE.search(out) and verdict(out) == "FAILURE"
+    if not ok(good, f"SIGSEGV in writer 3: stats, the reason, End of test: FAILURE, exit 1 "
+                    f"(rc {rc}, {secs:.1f} s)"):
+        diag(out + err)
+
+
+def scenario_abort():
+    rc, out, err, secs = run(["--type", "tas-abort", "--duration", "10"] + BASE)
+    good = rc == 1 and "!!! fatal signal SIGABRT in writer 2" in out \
+        and "unlock of a lock this thread does not hold" in err \
+        and STATS_RE.search(out) and verdict(out) == "FAILURE"
+    if not ok(good, f"the lock's own abort: its message, SIGABRT in writer 2, FAILURE (rc {rc})"):
+        diag(out + err)
+
+
+def main():
+    {"trylock": scenario_trylock, "plain": scenario_plain, "strand": scenario_strand,
+     "segv": scenario_segv, "abort": scenario_abort}[SCENARIO]()
+    print(f"1..{count}")
+    return 1 if failed else 0
+
+
+sys.exit(main())

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/* fatal.c - the fatal-signal report (see fatal.h). */
+#include "fatal.h"
+#include "stats.h"
+#include "workers.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ALT_STACK_SIZE (64 * 1024)
+
+/*
+ * Globals, because a signal handler cannot be handed a context: the run
+ * being tortured and its pre-formatted End banner (written once, before
+ * any worker starts, read-only afterwards), and which worker this thread
+ * is (thread-local; NULL in main and helper threads).
+ */
+static struct lb_torture_run *fatal_run;
+static char fatal_banner[4096];
+static size_t fatal_banner_len;
+static _Atomic int fatal_entered;
+static _Thread_local struct lb_torture_thread *fatal_self;
+static _Thread_local void *fatal_alt_stack;
+
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+
+static const char *signal_name(int sig)
+{
+	switch (sig) {
+	case SIGSEGV: return "SIGSEGV";
+	case SIGBUS: return "SIGBUS";
+	case SIGILL: return "SIGILL";
+	case SIGFPE: return "SIGFPE";
+	case SIGABRT: return "SIGABRT";
+	}
+	return "signal";
+}
+
+/* A line under construction; every append is bounded and signal-safe. */
+struct line {
+	char buf[512];
+	size_t len;
+};
+
+static void put_str(struct line *l, const char *s)
+{
+	while (*s && l->len < sizeof(l->buf) - 1)
+		l->buf[l->len++] = *s++;
+}
+
+static void put_num(struct line *l, long long v)
+{
+	char digits[24];
+	int n = 0;
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+	if (v < 0)
+		put_str(l, "-");
+	do {
+		digits[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	while (n > 0 && l->len < sizeof(l->buf) - 1)
+		l->buf[l->len++] = digits[--n];
+}
+
+static void emit(const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(STDOUT_FILENO, buf, len);
+		if (n <= 0)
+			return; /* nothing sensible to do about a broken stdout here */
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+/* The stats line, as lb_torture_format_stats() writes it, without stdio. */
+static void emit_stats(const struct lb_torture_run *run, bool write_side)
+{
+	struct lb_torture_totals t;
+	struct line l = { .len = 0 };
+	lb_torture_collect(run, write_side, &t);
+	put_str(&l, write_side ? "Writes:  Total: " : "Reads :  Total: ");
+	put_num(&l, t.sum);
+	put_str(&l, "  Max/Min: ");
+	put_num(&l, t.max);
+	put_str(&l, "/");
+	put_num(&l, t.min);
+	put_str(&l, !run->cfg.onoff_interval && t.max / 2 > t.min ? " ???" : " ");
+	put_str(&l, "  Fail: ");
+	put_str(&l, t.fail ? "1 !!!\n" : "0 \n");
+	emit(l.buf, l.len);
+}
+
+static void on_fatal(int sig, siginfo_t *info, void *uctx)
+{
+	(void)info;
+	(void)uctx;
+	/* A second thread faulting while the first reports: let the first finish. */
+	if (atomic_exchange_explicit(&fatal_entered, 1, memory_order_relaxed)) {
+		for (;;)
+			pause();
+	}
+	const struct lb_torture_run *run = fatal_run;
+	struct line l = { .len = 0 };
+	put_str(&l, "\n");
+	put_str(&l, run->cfg.type);
+	put_str(&l, LB_TORTURE_FLAG "!!! fatal signal ");
+	put_str(&l, signal_name(sig));
+	put_str(&l, " in ");
+	if (fatal_self) {
+		put_str(&l, lb_torture_role(fatal_self));
+		put_str(&l, " ");
+		put_num(&l, fatal_self->id);
+	} else {
+		put_str(&l, "a non-worker thread");
+	}
+	if (sig == SIGABRT)
+		put_str(&l, " (an abort: the lock's own message, if any, is on stderr)");
+	put_str(&l, "\n");
+	emit(l.buf, l.len);
+	emit_stats(run, true);
+	if (run->ops->read_lock)
+		emit_stats(run, false);
+	emit(fatal_banner, fatal_banner_len);
+	_exit(1);
+}
+
+void lb_torture_fatal_install(struct lb_torture_run *run)
+{
+#ifdef NDEBUG
+	bool debug = false;
+#else
+	bool debug = true;
+#endif
+	int n = lb_torture_format_banner(fatal_banner, sizeof(fatal_banner), &run->cfg,
+					 "End of test: FAILURE", debug);
+	fatal_banner_len = n < 0 ? 0 : (size_t)n < sizeof(fatal_banner) ? (size_t)n
+									 : sizeof(fatal_banner) - 1;
+	fatal_run = run;
+	struct sigaction sa = { .sa_sigaction = on_fatal, .sa_flags = SA_SIGINFO | SA_ONSTACK };
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		sigaction(fatal_signals[i], &sa, NULL);
+}
+
+void lb_torture_fatal_enter_thread(struct lb_torture_thread *t)
+{
+	fatal_self = t;
+	fatal_alt_stack = malloc(ALT_STACK_SIZE);
+	if (fatal_alt_stack) {
+		stack_t ss = { .ss_sp = fatal_alt_stack, .ss_size = ALT_STACK_SIZE };
+		if (sigaltstack(&ss, NULL) != 0) {
+			free(fatal_alt_stack);
+			fatal_alt_stack = NULL;
+		}
+	}
+}
+
+void lb_torture_fatal_leave_thread(void)
+{
+	if (fatal_alt_stack) {
+		stack_t ss = { .ss_flags = SS_DISABLE };
+		sigaltstack(&ss, NULL);
+		free(fatal_alt_stack);
+		fatal_alt_stack = NULL;
+	}
+	fatal_self = NULL;
+}
