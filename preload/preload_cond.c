@@ -16,7 +16,8 @@
  *                e->waiters -= 1
  *                re-take our lock on m
  *   signal(c):   e->seq += 1 (seq_cst); if e->waiters: futex_wake(1)
- *                then glibc's signal, for waiters on glibc-owned mutexes
+ *                then glibc's signal if the cond ever had a waiter on a
+ *                glibc-owned mutex (lbp_cond_flag_glibc)
  *   broadcast:   the same, waking all
  *
  * No lost wake-up: the waiter reads seq while it still holds m.  A signal
@@ -54,7 +55,8 @@ struct lbp_cond {
 	_Atomic uint32_t seq;      /* the futex word */
 	_Atomic uint32_t waiters;
 	_Atomic int clock;         /* CLOCK_REALTIME or CLOCK_MONOTONIC */
-	uint32_t pad[3];
+	_Atomic uint32_t glibc;    /* a wait on a glibc-owned mutex happened */
+	uint32_t pad[2];
 };
 
 #define LBP_COND_BITS 18
@@ -97,15 +99,18 @@ static struct lbp_cond *lbp_cond_entry(const pthread_cond_t *c, bool create)
 	return create ? &lbp_cond_overflow : NULL;
 }
 
-static void lbp_cond_wake(const pthread_cond_t *c, bool all)
+/* Wake our waiters; true when glibc's signal must run too. */
+static bool lbp_cond_wake(const pthread_cond_t *c, bool all)
 {
 	if (!lbp_conds)
-		return; /* start-up not run yet: nobody can be waiting on us */
+		return false; /* start-up not run yet: nobody waited through us */
+	bool glibc = false;
 	struct lbp_cond *e = lbp_cond_entry(c, false);
 	if (e) {
 		atomic_fetch_add_explicit(&e->seq, 1, memory_order_seq_cst);
 		if (atomic_load_explicit(&e->waiters, memory_order_seq_cst))
 			lb_futex_wake(&e->seq, all ? INT_MAX : 1);
+		glibc = atomic_load_explicit(&e->glibc, memory_order_seq_cst);
 	}
 	e = &lbp_cond_overflow;
 	if (atomic_load_explicit(&e->waiters, memory_order_seq_cst)) {
@@ -113,6 +118,22 @@ static void lbp_cond_wake(const pthread_cond_t *c, bool all)
 		atomic_fetch_add_explicit(&e->seq, 1, memory_order_seq_cst);
 		lb_futex_wake(&e->seq, INT_MAX);
 	}
+	return glibc || atomic_load_explicit(&e->glibc, memory_order_seq_cst);
+}
+
+/*
+ * A wait on a glibc-owned mutex goes to glibc's cond_wait; flag the cond
+ * first (before glibc releases the mutex) so signal and broadcast call
+ * glibc's too.  Conds never flagged skip glibc's signal: nobody can wait
+ * there, as every wait comes through our wrappers.  That keeps signal free
+ * of dlvsym (and of the loader lock) for threads started before our
+ * constructor.
+ */
+static void lbp_cond_flag_glibc(pthread_cond_t *c)
+{
+	lbp_ensure_init();
+	struct lbp_cond *e = lbp_cond_entry(c, true);
+	atomic_store_explicit(&e->glibc, 1, memory_order_seq_cst);
 }
 
 static int lbp_cond_wait_ours(pthread_cond_t *c, struct lbp_lock *l, clockid_t clock,
@@ -156,7 +177,14 @@ static struct lbp_lock *lbp_cond_mutex(pthread_mutex_t *m)
 
 LBP_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *attr)
 {
-	int err = lbp_real_slow()->cond_init(c, attr);
+	/* No attribute: the documented static initialiser is equivalent, and
+	 * needs no dlvsym (see lbp_cond_flag_glibc). */
+	static const pthread_cond_t initial = PTHREAD_COND_INITIALIZER;
+	int err = 0;
+	if (attr)
+		err = lbp_real_slow()->cond_init(c, attr);
+	else
+		*c = initial;
 	if (err || lbp_in_core)
 		return err;
 	lbp_ensure_init();
@@ -180,6 +208,7 @@ LBP_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 	struct lbp_lock *l = lbp_cond_mutex(m);
 	if (l)
 		return lbp_cond_wait_ours(c, l, CLOCK_REALTIME, NULL);
+	lbp_cond_flag_glibc(c);
 	return lbp_real_slow()->cond_wait(c, m);
 }
 
@@ -189,6 +218,7 @@ LBP_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 	struct lbp_lock *l = lbp_cond_mutex(m);
 	if (l)
 		return lbp_cond_wait_ours(c, l, lbp_cond_clock(c), abstime);
+	lbp_cond_flag_glibc(c);
 	return lbp_real_slow()->cond_timedwait(c, m, abstime);
 }
 
@@ -198,17 +228,16 @@ LBP_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clo
 	struct lbp_lock *l = lbp_cond_mutex(m);
 	if (l)
 		return lbp_cond_wait_ours(c, l, clock, abstime);
+	lbp_cond_flag_glibc(c);
 	return lbp_real_slow()->cond_clockwait(c, m, clock, abstime);
 }
 
 LBP_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 {
-	lbp_cond_wake(c, false);
-	return lbp_real_slow()->cond_signal(c);
+	return lbp_cond_wake(c, false) ? lbp_real_slow()->cond_signal(c) : 0;
 }
 
 LBP_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 {
-	lbp_cond_wake(c, true);
-	return lbp_real_slow()->cond_broadcast(c);
+	return lbp_cond_wake(c, true) ? lbp_real_slow()->cond_broadcast(c) : 0;
 }
