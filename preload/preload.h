@@ -206,5 +206,7 @@ int lbp_cond_setup(void);
 
 uint64_t lbp_now_ns(void);
 void lbp_stats_write(void);
+/* Constructor: an unwritable LOCKBENCH_STATS path is fatal up front (exit 2). */
+void lbp_stats_check_path(void);
 
 #endif /* LB_PRELOAD_H */

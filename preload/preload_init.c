@@ -225,6 +225,7 @@ LBP_EXPORT int lb_preload_state(const char **lock_name)
 __attribute__((constructor)) static void lbp_constructor(void)
 {
 	lbp_ensure_init();
+	lbp_stats_check_path();
 	lbp_real_slow();
 	pthread_atfork(lbp_fork_prepare, lbp_fork_parent, lbp_fork_child);
 	atomic_store_explicit(&lbp_constructed, 1, memory_order_release);

@@ -316,6 +316,23 @@ static void lbp_expand_path(char *buf, size_t len, const char *path)
 	buf[o] = '\0';
 }
 
+void lbp_stats_check_path(void)
+{
+	if (!lbp_cfg.stats_path)
+		return;
+	char path[4096];
+	struct lb_outfile f;
+	lbp_expand_path(path, sizeof(path), lbp_cfg.stats_path);
+	lbp_in_core++;
+	int err = lb_outfile_open(&f, path);
+	if (!err)
+		lb_outfile_abort(&f);
+	lbp_in_core--;
+	if (err)
+		lbp_fatal("liblockbench-preload: LOCKBENCH_STATS=%s: cannot write there: %s "
+			  "(accepted: 1, 0, or a writable file path)", path, strerror(err));
+}
+
 void lbp_stats_write(void)
 {
 	if (getpid() != lbp_cfg.pid)

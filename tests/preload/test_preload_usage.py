@@ -32,6 +32,9 @@ for name, extra, needle in [
     ("unknown lock", {"LOCKBENCH_LOCK": "nosuchlock"}, "LOCKBENCH_LOCK='nosuchlock'"),
     ("lock unset", {}, "LOCKBENCH_LOCK is not set"),
     ("no-lock baseline", {"LOCKBENCH_LOCK": "none"}, "accepted: "),
+    ("unwritable STATS path", {"LOCKBENCH_LOCK": "mutex",
+                               "LOCKBENCH_STATS": "/nonexistent-dir/s.json"},
+     "LOCKBENCH_STATS=/nonexistent-dir/s.json"),
     ("bad STATS_TOP", {"LOCKBENCH_LOCK": "mutex", "LOCKBENCH_STATS_TOP": "x"},
      "LOCKBENCH_STATS_TOP='x'"),
 ]:
