@@ -6,6 +6,7 @@
 
 const struct lb_workload_schema *const lb_workload_schemas[] = {
 	&lb_schema_bench,
+	&lb_schema_preload,
 	NULL,
 };
 

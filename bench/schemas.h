@@ -10,6 +10,7 @@
 #include "lb_schema.h"
 
 extern const struct lb_workload_schema lb_schema_bench;
+extern const struct lb_workload_schema lb_schema_preload; /* preload/preload_schema.c */
 
 /* NULL-terminated. */
 extern const struct lb_workload_schema *const lb_workload_schemas[];

@@ -16,6 +16,7 @@
 #include "lb_json.h"
 #include "lb_outfile.h"
 #include "lb_schema.h"
+#include "preload_schema.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,27 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static const char *const lbp_params[] = { "lock", "mutex", "rank", NULL };
-
-static const struct lb_metric_desc lbp_metrics[] = {
-	{ "acquisitions", "", LB_BETTER_NONE, "acquisitions" },
-	{ "contended", "", LB_BETTER_LOWER, "contended acquisitions" },
-	{ "contended_pct", "%", LB_BETTER_LOWER, "contended share" },
-	{ "trylock_failed", "", LB_BETTER_NONE, "failed trylocks" },
-	{ "wait_ns", "ns", LB_BETTER_LOWER, "total wait" },
-	{ "max_wait_ns", "ns", LB_BETTER_LOWER, "longest wait" },
-	{ "hold_ns", "ns", LB_BETTER_NONE, "total hold" },
-	{ "max_hold_ns", "ns", LB_BETTER_NONE, "longest hold" },
-};
-
-const struct lb_workload_schema lb_schema_preload = {
-	.name = "lockbench-preload",
-	.version = 1,
-	.params = lbp_params,
-	.metrics = lbp_metrics,
-	.nmetrics = sizeof(lbp_metrics) / sizeof(lbp_metrics[0]),
-};
 
 uint64_t lbp_now_ns(void)
 {
@@ -56,8 +36,9 @@ struct lbp_snap {
 	const void *mutex;
 	uint32_t serial;
 	struct lbp_lock *lock;
-	uint64_t v[sizeof(lbp_metrics) / sizeof(lbp_metrics[0])];
+	uint64_t v[LBP_NMETRICS];
 };
+/* Indexes into lb_schema_preload.metrics (preload_schema.c). */
 enum { S_ACQ, S_CONT, S_CONT_PCT, S_TRYF, S_WAIT, S_MAXWAIT, S_HOLD, S_MAXHOLD };
 
 static uint64_t ld(_Atomic uint64_t *p)
@@ -258,7 +239,7 @@ static void lbp_write_json(FILE *out, const struct lbp_snap *s, const struct lbp
 	lb_json_array_begin(&j);
 	for (size_t i = 0; i < t->live && i < lbp_cfg.stats_top; i++) {
 		const struct lbp_snap *x = &s[i];
-		double v[sizeof(lbp_metrics) / sizeof(lbp_metrics[0])];
+		double v[LBP_NMETRICS];
 		for (size_t m = 0; m < sizeof(v) / sizeof(v[0]); m++)
 			v[m] = (double)x->v[m];
 		v[S_CONT_PCT] = pct(x->v[S_CONT], x->v[S_ACQ]);
@@ -273,14 +254,14 @@ static void lbp_write_json(FILE *out, const struct lbp_snap *s, const struct lbp
 		lb_json_key(&j, "summary");
 		lb_json_object_begin(&j);
 		for (size_t m = 0; m < sizeof(v) / sizeof(v[0]); m++)
-			lbp_json_one(&j, lbp_metrics[m].key, v[m]);
+			lbp_json_one(&j, lb_schema_preload.metrics[m].key, v[m]);
 		lb_json_object_end(&j);
 		lb_json_key(&j, "runs");
 		lb_json_array_begin(&j);
 		lb_json_object_begin(&j);
 		lb_json_kv_uint(&j, "repeat_index", 0);
 		for (size_t m = 0; m < sizeof(v) / sizeof(v[0]); m++)
-			lb_json_kv_double(&j, lbp_metrics[m].key, v[m]);
+			lb_json_kv_double(&j, lb_schema_preload.metrics[m].key, v[m]);
 		lb_json_object_end(&j);
 		lb_json_array_end(&j);
 		if (lbp_cfg.ops->counters) {
