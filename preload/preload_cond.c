@@ -167,10 +167,8 @@ static int lbp_cond_wait_ours(pthread_cond_t *c, struct lbp_lock *l, clockid_t c
 
 static struct lbp_lock *lbp_cond_mutex(pthread_mutex_t *m)
 {
-	if (lbp_in_core)
-		return NULL;
 	struct lbp_lock *l = lbp_mutex_lookup(m);
-	if (!l)
+	if (!l && !lbp_in_core)
 		atomic_fetch_add_explicit(&lbp_global.cond_waits_passed, 1, memory_order_relaxed);
 	return l;
 }

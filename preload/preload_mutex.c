@@ -116,7 +116,10 @@ struct lbp_lock *lbp_mutex_lookup(pthread_mutex_t *m)
 	uint64_t w = atomic_load_explicit(lbp_mark_word(m), memory_order_acquire);
 	if (LB_LIKELY(lbp_is_mark(w)))
 		return lbp_mark_lock(w);
-	if (w != 0 || !lbp_mutex_untouched(m))
+	/* Our own code (lbp_in_core) never installs: the pthread-* locks'
+	 * internal mutexes must stay glibc's.  A marked mutex is ours even
+	 * then, so glibc never sees one. */
+	if (lbp_in_core || w != 0 || !lbp_mutex_untouched(m))
 		return NULL;
 	lbp_ensure_init();
 	struct lbp_lock *l = lbp_lock_new(m);
@@ -281,8 +284,6 @@ LBP_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t 
 
 LBP_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 {
-	if (lbp_in_core)
-		return lbp_glibc_mutex_destroy(m);
 	uint64_t w = atomic_load_explicit(lbp_mark_word(m), memory_order_acquire);
 	if (lbp_is_mark(w)) {
 		/* Held (by anyone): EBUSY, as glibc says for a locked mutex. */
@@ -307,7 +308,7 @@ LBP_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 LBP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	struct lbp_lock *l;
-	if (LB_LIKELY(!lbp_in_core) && LB_LIKELY((l = lbp_mutex_lookup(m)) != NULL)) {
+	if (LB_LIKELY((l = lbp_mutex_lookup(m)) != NULL)) {
 		lbp_acquire(l);
 		return 0;
 	}
@@ -319,7 +320,7 @@ LBP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 LBP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	struct lbp_lock *l;
-	if (LB_LIKELY(!lbp_in_core) && LB_LIKELY((l = lbp_mutex_lookup(m)) != NULL))
+	if (LB_LIKELY((l = lbp_mutex_lookup(m)) != NULL))
 		return lbp_try(l) ? 0 : EBUSY;
 	if (!lbp_in_core)
 		lbp_count_pass();
@@ -328,13 +329,11 @@ LBP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 
 LBP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
-	if (LB_LIKELY(!lbp_in_core)) {
-		/* Relaxed is enough: this thread saw the mark when it locked. */
-		uint64_t w = atomic_load_explicit(lbp_mark_word(m), memory_order_relaxed);
-		if (LB_LIKELY(lbp_is_mark(w))) {
-			lbp_release(lbp_mark_lock(w));
-			return 0;
-		}
+	/* Relaxed is enough: this thread saw the mark when it locked. */
+	uint64_t w = atomic_load_explicit(lbp_mark_word(m), memory_order_relaxed);
+	if (LB_LIKELY(lbp_is_mark(w))) {
+		lbp_release(lbp_mark_lock(w));
+		return 0;
 	}
 	return lbp_glibc_mutex_unlock(m);
 }
@@ -370,7 +369,7 @@ static int lbp_timed(struct lbp_lock *l, clockid_t clock, const struct timespec 
 LBP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
 {
 	struct lbp_lock *l;
-	if (!lbp_in_core && (l = lbp_mutex_lookup(m)) != NULL)
+	if ((l = lbp_mutex_lookup(m)) != NULL)
 		return lbp_timed(l, CLOCK_REALTIME, abstime);
 	if (!lbp_in_core)
 		lbp_count_pass();
@@ -381,7 +380,7 @@ LBP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 				       const struct timespec *abstime)
 {
 	struct lbp_lock *l;
-	if (!lbp_in_core && (l = lbp_mutex_lookup(m)) != NULL) {
+	if ((l = lbp_mutex_lookup(m)) != NULL) {
 		if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
 			return EINVAL;
 		return lbp_timed(l, clock, abstime);
