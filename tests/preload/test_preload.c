@@ -218,6 +218,69 @@ static void test_types(void)
 	pthread_mutexattr_destroy(&a);
 }
 
+/* A cond waited on with a glibc-owned (error-checking) mutex: our signal
+ * must reach glibc's waiter. */
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int ready;
+} gw = { .c = PTHREAD_COND_INITIALIZER };
+
+static void *glibc_waiter(void *arg)
+{
+	(void)arg;
+	int seen = 0;
+	pthread_mutex_lock(&gw.m);
+	while (!gw.ready)
+		pthread_cond_wait(&gw.c, &gw.m);
+	seen = gw.ready;
+	pthread_mutex_unlock(&gw.m);
+	return (void *)(intptr_t)seen;
+}
+
+static void test_other_kinds(void)
+{
+	pthread_mutexattr_t a;
+	pthread_mutex_t robust, pi, shared;
+	int bad = 0;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	bad |= pthread_mutex_init(&robust, &a);
+	pthread_mutexattr_destroy(&a);
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+	bad |= pthread_mutex_init(&pi, &a);
+	pthread_mutexattr_destroy(&a);
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	bad |= pthread_mutex_init(&shared, &a);
+	pthread_mutexattr_destroy(&a);
+	pthread_mutex_t *all[] = { &robust, &pi, &shared };
+	for (int i = 0; i < 3; i++) {
+		bad |= pthread_mutex_lock(all[i]) | pthread_mutex_unlock(all[i]);
+		bad |= pthread_mutex_trylock(all[i]) | pthread_mutex_unlock(all[i]);
+		bad |= pthread_mutex_destroy(all[i]);
+	}
+	tap_ok(!bad, "robust, PI and process-shared mutexes work (left to glibc)");
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
+	pthread_mutex_init(&gw.m, &a);
+	pthread_mutexattr_destroy(&a);
+	pthread_t t;
+	void *seen;
+	pthread_create(&t, NULL, glibc_waiter, NULL);
+	struct timespec nap = { 0, 20 * 1000 * 1000 };
+	nanosleep(&nap, NULL); /* let it block in glibc's cond_wait */
+	pthread_mutex_lock(&gw.m);
+	gw.ready = 7;
+	pthread_cond_signal(&gw.c);
+	pthread_mutex_unlock(&gw.m);
+	pthread_join(t, &seen);
+	tap_ok((intptr_t)seen == 7, "cond wait on a glibc-owned mutex is woken by signal");
+	pthread_mutex_destroy(&gw.m);
+}
+
 /* ---- time-outs, destroy, re-init ------------------------------------------ */
 
 static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
@@ -362,6 +425,7 @@ int main(void)
 	test_static_counter();
 	test_producer_consumer();
 	test_types();
+	test_other_kinds();
 	test_timeouts();
 	test_fork();
 	return tap_done();
