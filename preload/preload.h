@@ -85,6 +85,8 @@ struct lbp_real {
 extern struct lbp_real lbp_real;
 /* The dlvsym-resolved members, resolved once (may take the loader lock). */
 const struct lbp_real *lbp_real_slow(void);
+/* Already resolved (normally by our constructor): no loader lock needed. */
+bool lbp_real_ready(void);
 
 /*
  * Exported for tests (look it up with dlsym): bit 0 = start-up done, bit 1

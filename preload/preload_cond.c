@@ -16,8 +16,7 @@
  *                e->waiters -= 1
  *                re-take our lock on m
  *   signal(c):   e->seq += 1 (seq_cst); if e->waiters: futex_wake(1)
- *                then glibc's signal if the cond ever had a waiter on a
- *                glibc-owned mutex (lbp_cond_flag_glibc)
+ *                then glibc's signal (see lbp_cond_flag_glibc)
  *   broadcast:   the same, waking all
  *
  * No lost wake-up: the waiter reads seq while it still holds m.  A signal
@@ -103,7 +102,7 @@ static struct lbp_cond *lbp_cond_entry(const pthread_cond_t *c, bool create)
 static bool lbp_cond_wake(const pthread_cond_t *c, bool all)
 {
 	if (!lbp_conds)
-		return false; /* start-up not run yet: nobody waited through us */
+		return lbp_real_ready(); /* start-up not run: nobody waited on ours */
 	bool glibc = false;
 	struct lbp_cond *e = lbp_cond_entry(c, false);
 	if (e) {
@@ -118,16 +117,18 @@ static bool lbp_cond_wake(const pthread_cond_t *c, bool all)
 		atomic_fetch_add_explicit(&e->seq, 1, memory_order_seq_cst);
 		lb_futex_wake(&e->seq, INT_MAX);
 	}
-	return glibc || atomic_load_explicit(&e->glibc, memory_order_seq_cst);
+	return glibc || atomic_load_explicit(&e->glibc, memory_order_seq_cst) || lbp_real_ready();
 }
 
 /*
  * A wait on a glibc-owned mutex goes to glibc's cond_wait; flag the cond
  * first (before glibc releases the mutex) so signal and broadcast call
- * glibc's too.  Conds never flagged skip glibc's signal: nobody can wait
- * there, as every wait comes through our wrappers.  That keeps signal free
- * of dlvsym (and of the loader lock) for threads started before our
- * constructor.
+ * glibc's too.  Once glibc's entry points are resolved (our constructor
+ * did it) signal always calls glibc's as well (cheap when nobody waits
+ * there, and right for process-shared conds signalled from a process
+ * that never waited on them).  Before that, only flagged conds do: a
+ * thread started before our constructor must not call dlvsym, which would
+ * wait for the loader lock held by the thread running the constructors.
  */
 static void lbp_cond_flag_glibc(pthread_cond_t *c)
 {

@@ -169,9 +169,15 @@ static void *lbp_dlvsym(const char *name, const char *version)
 	return f;
 }
 
+static _Atomic uint32_t resolved;
+
+bool lbp_real_ready(void)
+{
+	return atomic_load_explicit(&resolved, memory_order_acquire);
+}
+
 const struct lbp_real *lbp_real_slow(void)
 {
-	static _Atomic uint32_t resolved;
 	if (LB_LIKELY(atomic_load_explicit(&resolved, memory_order_acquire)))
 		return &lbp_real;
 	/* Several threads may resolve at once: they store the same values, and
