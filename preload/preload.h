@@ -208,6 +208,8 @@ int lbp_cond_setup(void);
 
 uint64_t lbp_now_ns(void);
 void lbp_stats_write(void);
+/* A taken-over mutex is destroyed: remember it if it ranks. */
+void lbp_stats_retire(struct lbp_lock *l);
 /* Constructor: an unwritable LOCKBENCH_STATS path is fatal up front (exit 2). */
 void lbp_stats_check_path(void);
 

@@ -100,8 +100,11 @@ static void lbp_lock_retire(struct lbp_lock *l, bool counted)
 	atomic_fetch_add_explicit(&lbp_global.retired_hold_ns,
 				  atomic_load_explicit(&s->hold_ns, memory_order_relaxed),
 				  memory_order_relaxed);
-	if (counted)
+	if (counted) {
 		atomic_fetch_add_explicit(&lbp_global.destroyed, 1, memory_order_relaxed);
+		if (lbp_cfg.stats)
+			lbp_stats_retire(l);
+	}
 	lbp_in_core++;
 	if (lbp_cfg.ops->destroy)
 		lbp_cfg.ops->destroy(lbp_lock_obj(l));

@@ -35,11 +35,57 @@ uint64_t lbp_now_ns(void)
 struct lbp_snap {
 	const void *mutex;
 	uint32_t serial;
-	struct lbp_lock *lock;
+	struct lbp_lock *lock;  /* NULL: destroyed before exit */
 	uint64_t v[LBP_NMETRICS];
 };
 /* Indexes into lb_schema_preload.metrics (preload_schema.c). */
 enum { S_ACQ, S_CONT, S_CONT_PCT, S_TRYF, S_WAIT, S_MAXWAIT, S_HOLD, S_MAXHOLD };
+
+static void lbp_snap_take(struct lbp_snap *x, struct lbp_lock *l)
+{
+	x->mutex = atomic_load_explicit(&l->mutex, memory_order_relaxed);
+	x->serial = l->serial;
+	x->v[S_ACQ] = atomic_load_explicit(&l->st.acquisitions, memory_order_relaxed);
+	x->v[S_CONT] = atomic_load_explicit(&l->st.contended, memory_order_relaxed);
+	x->v[S_TRYF] = atomic_load_explicit(&l->st.trylock_failed, memory_order_relaxed);
+	x->v[S_WAIT] = atomic_load_explicit(&l->st.wait_ns, memory_order_relaxed);
+	x->v[S_MAXWAIT] = atomic_load_explicit(&l->st.max_wait_ns, memory_order_relaxed);
+	x->v[S_HOLD] = atomic_load_explicit(&l->st.hold_ns, memory_order_relaxed);
+	x->v[S_MAXHOLD] = atomic_load_explicit(&l->st.max_hold_ns, memory_order_relaxed);
+}
+
+static int lbp_snap_cmp(const void *a, const void *b);
+
+/*
+ * Mutexes destroyed before exit (many programs tear everything down) keep
+ * a place in the ranking: the LBP_RETIRED_KEEP most contended ones are
+ * remembered, under a tiny spinlock (destroy is rare).
+ */
+#define LBP_RETIRED_KEEP 256
+static struct lbp_snap lbp_retired[LBP_RETIRED_KEEP];
+static size_t lbp_nretired;
+static struct lbp_pool lbp_retired_guard; /* only its guard word is used */
+
+void lbp_stats_retire(struct lbp_lock *l)
+{
+	struct lbp_snap x;
+	lbp_snap_take(&x, l);
+	x.lock = NULL;
+	if (!x.v[S_ACQ])
+		return;
+	lbp_pool_lock(&lbp_retired_guard);
+	if (lbp_nretired < LBP_RETIRED_KEEP) {
+		lbp_retired[lbp_nretired++] = x;
+	} else {
+		size_t worst = 0;
+		for (size_t i = 1; i < LBP_RETIRED_KEEP; i++)
+			if (lbp_snap_cmp(&lbp_retired[i], &lbp_retired[worst]) > 0)
+				worst = i;
+		if (lbp_snap_cmp(&x, &lbp_retired[worst]) < 0)
+			lbp_retired[worst] = x;
+	}
+	lbp_pool_unlock(&lbp_retired_guard);
+}
 
 static uint64_t ld(_Atomic uint64_t *p)
 {
@@ -65,17 +111,23 @@ static double pct(uint64_t part, uint64_t whole)
 
 struct lbp_totals {
 	uint64_t acq, cont, wait, hold;
-	size_t live;
+	size_t live;    /* mutexes not destroyed */
+	size_t listed;  /* live + remembered destroyed ones */
 };
 
 /* Snapshot every live lock, sorted by contention; caller frees. */
 static struct lbp_snap *lbp_collect(struct lbp_totals *tot)
 {
 	size_t n = atomic_load_explicit(&lbp_lock_pool.used, memory_order_acquire);
-	struct lbp_snap *s = calloc(n ? n : 1, sizeof(*s));
-	if (!s)
+	lbp_pool_lock(&lbp_retired_guard);
+	struct lbp_snap *s = calloc(n + lbp_nretired + 1, sizeof(*s));
+	if (!s) {
+		lbp_pool_unlock(&lbp_retired_guard);
 		return NULL;
-	size_t k = 0;
+	}
+	memcpy(s, lbp_retired, lbp_nretired * sizeof(*s));
+	size_t k = lbp_nretired, retired = lbp_nretired;
+	lbp_pool_unlock(&lbp_retired_guard);
 	tot->acq = ld(&lbp_global.retired_acq);
 	tot->cont = ld(&lbp_global.retired_contended);
 	tot->wait = ld(&lbp_global.retired_wait_ns);
@@ -85,22 +137,15 @@ static struct lbp_snap *lbp_collect(struct lbp_totals *tot)
 		if (atomic_load_explicit(&l->state, memory_order_acquire) != LBP_SLOT_LIVE)
 			continue;
 		struct lbp_snap *x = &s[k++];
+		lbp_snap_take(x, l);
 		x->lock = l;
-		x->mutex = atomic_load_explicit(&l->mutex, memory_order_relaxed);
-		x->serial = l->serial;
-		x->v[S_ACQ] = ld(&l->st.acquisitions);
-		x->v[S_CONT] = ld(&l->st.contended);
-		x->v[S_TRYF] = ld(&l->st.trylock_failed);
-		x->v[S_WAIT] = ld(&l->st.wait_ns);
-		x->v[S_MAXWAIT] = ld(&l->st.max_wait_ns);
-		x->v[S_HOLD] = ld(&l->st.hold_ns);
-		x->v[S_MAXHOLD] = ld(&l->st.max_hold_ns);
 		tot->acq += x->v[S_ACQ];
 		tot->cont += x->v[S_CONT];
 		tot->wait += x->v[S_WAIT];
 		tot->hold += x->v[S_HOLD];
 	}
-	tot->live = k;
+	tot->live = k - retired;
+	tot->listed = k;
 	qsort(s, k, sizeof(*s), lbp_snap_cmp);
 	return s;
 }
@@ -154,12 +199,14 @@ static void lbp_write_text(FILE *out, const struct lbp_snap *s, const struct lbp
 		     "wait %.3f ms, hold %.3f ms\n",
 		(unsigned long long)t->acq, (unsigned long long)t->cont, pct(t->cont, t->acq),
 		(double)t->wait / 1e6, (double)t->hold / 1e6);
+	fprintf(out, "lockbench-preload: top %u by contention (* = destroyed before exit)\n",
+		lbp_cfg.stats_top);
 	fprintf(out, "%4s  %-18s %12s %10s %7s %10s %12s %10s %12s\n", "rank", "mutex",
 		"acquisitions", "contended", "cont%", "wait_ms", "max_wait_us", "hold_ms",
 		"max_hold_us");
-	for (size_t i = 0; i < t->live && i < lbp_cfg.stats_top; i++)
-		fprintf(out, "%4zu  %-18p %12llu %10llu %7.2f %10.3f %12.1f %10.3f %12.1f\n",
-			i + 1, s[i].mutex, (unsigned long long)s[i].v[S_ACQ],
+	for (size_t i = 0; i < t->listed && i < lbp_cfg.stats_top; i++)
+		fprintf(out, "%4zu  %-18p%c%12llu %10llu %7.2f %10.3f %12.1f %10.3f %12.1f\n",
+			i + 1, s[i].mutex, s[i].lock ? ' ' : '*', (unsigned long long)s[i].v[S_ACQ],
 			(unsigned long long)s[i].v[S_CONT], pct(s[i].v[S_CONT], s[i].v[S_ACQ]),
 			(double)s[i].v[S_WAIT] / 1e6, (double)s[i].v[S_MAXWAIT] / 1e3,
 			(double)s[i].v[S_HOLD] / 1e6, (double)s[i].v[S_MAXHOLD] / 1e3);
@@ -237,7 +284,7 @@ static void lbp_write_json(FILE *out, const struct lbp_snap *s, const struct lbp
 
 	lb_json_key(&j, "results");
 	lb_json_array_begin(&j);
-	for (size_t i = 0; i < t->live && i < lbp_cfg.stats_top; i++) {
+	for (size_t i = 0; i < t->listed && i < lbp_cfg.stats_top; i++) {
 		const struct lbp_snap *x = &s[i];
 		double v[LBP_NMETRICS];
 		for (size_t m = 0; m < sizeof(v) / sizeof(v[0]); m++)
@@ -256,6 +303,7 @@ static void lbp_write_json(FILE *out, const struct lbp_snap *s, const struct lbp
 		for (size_t m = 0; m < sizeof(v) / sizeof(v[0]); m++)
 			lbp_json_one(&j, lb_schema_preload.metrics[m].key, v[m]);
 		lb_json_object_end(&j);
+		lb_json_kv_bool(&j, "destroyed", !x->lock);
 		lb_json_key(&j, "runs");
 		lb_json_array_begin(&j);
 		lb_json_object_begin(&j);
@@ -264,7 +312,7 @@ static void lbp_write_json(FILE *out, const struct lbp_snap *s, const struct lbp
 			lb_json_kv_double(&j, lb_schema_preload.metrics[m].key, v[m]);
 		lb_json_object_end(&j);
 		lb_json_array_end(&j);
-		if (lbp_cfg.ops->counters) {
+		if (lbp_cfg.ops->counters && x->lock) {
 			struct lb_counter c[LB_MAX_COUNTERS];
 			size_t nc = lbp_cfg.ops->counters(lbp_lock_obj(x->lock), c, LB_MAX_COUNTERS);
 			lb_json_key(&j, "lock_counters");
