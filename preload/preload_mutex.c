@@ -113,17 +113,9 @@ static void lbp_lock_retire(struct lbp_lock *l, bool counted)
 	lbp_pool_put(&lbp_lock_pool, l);
 }
 
-struct lbp_lock *lbp_mutex_lookup(pthread_mutex_t *m)
+/* First use of an untouched static mutex: install our lock by CAS. */
+static __attribute__((noinline)) struct lbp_lock *lbp_mutex_install(pthread_mutex_t *m)
 {
-	/* Acquire: pairs with the CAS that published the slot's init. */
-	uint64_t w = atomic_load_explicit(lbp_mark_word(m), memory_order_acquire);
-	if (LB_LIKELY(lbp_is_mark(w)))
-		return lbp_mark_lock(w);
-	/* Our own code (lbp_in_core) never installs: the pthread-* locks'
-	 * internal mutexes must stay glibc's.  A marked mutex is ours even
-	 * then, so glibc never sees one. */
-	if (lbp_in_core || w != 0 || !lbp_mutex_untouched(m))
-		return NULL;
 	lbp_ensure_init();
 	struct lbp_lock *l = lbp_lock_new(m);
 	uint64_t expect = 0;
@@ -135,6 +127,20 @@ struct lbp_lock *lbp_mutex_lookup(pthread_mutex_t *m)
 	}
 	lbp_lock_retire(l, false); /* another thread installed first */
 	return lbp_is_mark(expect) ? lbp_mark_lock(expect) : NULL;
+}
+
+struct lbp_lock *lbp_mutex_lookup(pthread_mutex_t *m)
+{
+	/* Acquire: pairs with the CAS that published the slot's init. */
+	uint64_t w = atomic_load_explicit(lbp_mark_word(m), memory_order_acquire);
+	if (LB_LIKELY(lbp_is_mark(w)))
+		return lbp_mark_lock(w);
+	/* Our own code (lbp_in_core) never installs: the pthread-* locks'
+	 * internal mutexes must stay glibc's.  A marked mutex is ours even
+	 * then, so glibc never sees one. */
+	if (lbp_in_core || w != 0 || !lbp_mutex_untouched(m))
+		return NULL;
+	return lbp_mutex_install(m);
 }
 
 static inline void lbp_note_acquired(struct lbp_lock *l, bool contended, uint64_t wait_ns,
@@ -160,17 +166,11 @@ static inline void lbp_note_acquired(struct lbp_lock *l, bool contended, uint64_
 	s->hold_start_ns = now;
 }
 
-void lbp_acquire(struct lbp_lock *l)
+static __attribute__((noinline)) void lbp_acquire_counted(struct lbp_lock *l)
 {
-	struct lbp_thread *t = lbp_self();
-	void *ctx = lbp_thread_ctx(t);
+	void *ctx = lbp_thread_ctx(lbp_self());
 	const struct lb_lock_ops *ops = lbp_cfg.ops;
 	lbp_in_core++;
-	if (!lbp_cfg.stats) {
-		ops->lock(lbp_lock_obj(l), ctx);
-		lbp_in_core--;
-		return;
-	}
 	/* Statistics: a trylock first tells contended from uncontended. */
 	if (ops->trylock(lbp_lock_obj(l), ctx)) {
 		lbp_in_core--;
@@ -184,17 +184,33 @@ void lbp_acquire(struct lbp_lock *l)
 	lbp_note_acquired(l, true, t1 - t0, t1);
 }
 
+void lbp_acquire(struct lbp_lock *l)
+{
+	if (LB_UNLIKELY(lbp_cfg.stats)) {
+		lbp_acquire_counted(l);
+		return;
+	}
+	void *ctx = lbp_thread_ctx(lbp_self());
+	lbp_in_core++;
+	lbp_cfg.ops->lock(lbp_lock_obj(l), ctx);
+	lbp_in_core--;
+}
+
+static __attribute__((noinline)) void lbp_note_released(struct lbp_lock *l)
+{
+	struct lbp_lock_stats *s = &l->st;
+	uint64_t held = lbp_now_ns() - s->hold_start_ns;
+	atomic_store_explicit(&s->hold_ns,
+			      atomic_load_explicit(&s->hold_ns, memory_order_relaxed) + held,
+			      memory_order_relaxed);
+	if (held > atomic_load_explicit(&s->max_hold_ns, memory_order_relaxed))
+		atomic_store_explicit(&s->max_hold_ns, held, memory_order_relaxed);
+}
+
 void lbp_release(struct lbp_lock *l)
 {
-	if (lbp_cfg.stats) {
-		struct lbp_lock_stats *s = &l->st;
-		uint64_t held = lbp_now_ns() - s->hold_start_ns;
-		atomic_store_explicit(&s->hold_ns,
-				      atomic_load_explicit(&s->hold_ns, memory_order_relaxed) + held,
-				      memory_order_relaxed);
-		if (held > atomic_load_explicit(&s->max_hold_ns, memory_order_relaxed))
-			atomic_store_explicit(&s->max_hold_ns, held, memory_order_relaxed);
-	}
+	if (LB_UNLIKELY(lbp_cfg.stats))
+		lbp_note_released(l);
 	void *ctx = lbp_thread_ctx(lbp_self());
 	lbp_in_core++;
 	lbp_cfg.ops->unlock(lbp_lock_obj(l), ctx);
