@@ -39,6 +39,9 @@ struct lbp_config {
 	const char *stats_path;        /* NULL: text summary on stderr */
 	unsigned int stats_top;        /* LOCKBENCH_STATS_TOP, default 10 */
 	pid_t pid;                     /* the process that parsed the config */
+	int stats_fd;                  /* private copy of stderr for the summary:
+					* programs such as coreutils close stderr
+					* in an atexit handler, before our destructor */
 };
 extern struct lbp_config lbp_cfg;
 

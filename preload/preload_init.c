@@ -20,6 +20,7 @@
 #include "lb_registry.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,6 +233,9 @@ __attribute__((constructor)) static void lbp_constructor(void)
 {
 	lbp_ensure_init();
 	lbp_stats_check_path();
+	lbp_cfg.stats_fd = -1;
+	if (lbp_cfg.stats && !lbp_cfg.stats_path)
+		lbp_cfg.stats_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 100);
 	lbp_real_slow();
 	pthread_atfork(lbp_fork_prepare, lbp_fork_parent, lbp_fork_child);
 	atomic_store_explicit(&lbp_constructed, 1, memory_order_release);

@@ -374,8 +374,9 @@ void lbp_stats_write(void)
 		return;
 	}
 	if (!lbp_cfg.stats_path) {
-		lbp_write_text(stderr, s, &t);
-		fflush(stderr);
+		FILE *out = lbp_cfg.stats_fd >= 0 ? fdopen(lbp_cfg.stats_fd, "w") : NULL;
+		lbp_write_text(out ? out : stderr, s, &t);
+		fflush(out ? out : stderr);
 	} else {
 		char path[4096];
 		struct lb_outfile f;
