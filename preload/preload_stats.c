@@ -366,6 +366,11 @@ void lbp_stats_write(void)
 {
 	if (getpid() != lbp_cfg.pid)
 		return; /* a fork child: its parent reports */
+	/* A process that never locked (a shell, `timeout`, `env` in front of
+	 * the real program) reports nothing. */
+	if (!atomic_load_explicit(&lbp_global.taken_over, memory_order_relaxed) &&
+	    !lbp_pass_lock_calls())
+		return;
 	lbp_in_core++;
 	struct lbp_totals t;
 	struct lbp_snap *s = lbp_collect(&t);
