@@ -78,6 +78,7 @@ struct lbp_real {
 	int (*mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
 	int (*mutex_clocklock)(pthread_mutex_t *, clockid_t, const struct timespec *);
 	int (*cond_init)(pthread_cond_t *, const pthread_condattr_t *);
+	int (*cond_destroy)(pthread_cond_t *);
 	int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);
 	int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
 	int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,

@@ -196,6 +196,25 @@ LBP_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *at
 	return 0;
 }
 
+/*
+ * Forget the clock: a cond created later at this address by the static
+ * initialiser must use CLOCK_REALTIME.  glibc's destroy only waits for its
+ * own waiters; before glibc's entry points are resolved a cond nobody
+ * waited on at glibc needs no call (and no dlvsym, see above).
+ */
+LBP_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
+{
+	bool glibc = lbp_real_ready();
+	if (lbp_conds) {
+		struct lbp_cond *e = lbp_cond_entry(c, false);
+		if (e) {
+			atomic_store_explicit(&e->clock, CLOCK_REALTIME, memory_order_relaxed);
+			glibc |= atomic_load_explicit(&e->glibc, memory_order_seq_cst);
+		}
+	}
+	return glibc ? lbp_real_slow()->cond_destroy(c) : 0;
+}
+
 static clockid_t lbp_cond_clock(const pthread_cond_t *c)
 {
 	struct lbp_cond *e = lbp_cond_entry(c, false);

@@ -188,6 +188,7 @@ const struct lbp_real *lbp_real_slow(void)
 	r.mutex_timedlock = lbp_dlvsym("pthread_mutex_timedlock", "GLIBC_2.2.5");
 	r.mutex_clocklock = lbp_dlvsym("pthread_mutex_clocklock", "GLIBC_2.30");
 	r.cond_init = lbp_dlvsym("pthread_cond_init", "GLIBC_2.3.2");
+	r.cond_destroy = lbp_dlvsym("pthread_cond_destroy", "GLIBC_2.3.2");
 	r.cond_wait = lbp_dlvsym("pthread_cond_wait", "GLIBC_2.3.2");
 	r.cond_timedwait = lbp_dlvsym("pthread_cond_timedwait", "GLIBC_2.3.2");
 	r.cond_clockwait = lbp_dlvsym("pthread_cond_clockwait", "GLIBC_2.30");
@@ -200,6 +201,7 @@ const struct lbp_real *lbp_real_slow(void)
 		lbp_real.mutex_timedlock = r.mutex_timedlock;
 		lbp_real.mutex_clocklock = r.mutex_clocklock;
 		lbp_real.cond_init = r.cond_init;
+		lbp_real.cond_destroy = r.cond_destroy;
 		lbp_real.cond_wait = r.cond_wait;
 		lbp_real.cond_timedwait = r.cond_timedwait;
 		lbp_real.cond_clockwait = r.cond_clockwait;
