@@ -246,14 +246,26 @@ static void lbp_count_pass(void)
 		atomic_fetch_add_explicit(&lbp_global.pass_lock_calls, 1, memory_order_relaxed);
 }
 
-/* Drop our slot if the mutex carries a mark (re-init, destroy). */
+/*
+ * Drop our slot if the mutex carries a mark (re-init, destroy).  The slot
+ * is given back only if it really belongs to this mutex: a mutex may be
+ * initialised over stale bytes, or be a struct copy of one of ours.
+ */
 static void lbp_unmark(pthread_mutex_t *m)
 {
 	uint64_t w = atomic_load_explicit(lbp_mark_word(m), memory_order_acquire);
-	if (lbp_is_mark(w)) {
-		atomic_store_explicit(lbp_mark_word(m), 0, memory_order_relaxed);
-		lbp_lock_retire(lbp_mark_lock(w), true);
-	}
+	if (!lbp_is_mark(w))
+		return;
+	atomic_store_explicit(lbp_mark_word(m), 0, memory_order_relaxed);
+	struct lbp_lock *l = lbp_mark_lock(w);
+	unsigned char *base = lbp_lock_pool.base;
+	size_t used = atomic_load_explicit(&lbp_lock_pool.used, memory_order_acquire);
+	if ((unsigned char *)l < base || (unsigned char *)l >= base + used * lbp_lock_pool.slot_size ||
+	    ((unsigned char *)l - base) % lbp_lock_pool.slot_size)
+		return;
+	if (atomic_load_explicit(&l->state, memory_order_acquire) == LBP_SLOT_LIVE &&
+	    atomic_load_explicit(&l->mutex, memory_order_relaxed) == (const void *)m)
+		lbp_lock_retire(l, true);
 }
 
 /* Should a mutex with this attribute be ours?  Counts the reason when not. */
