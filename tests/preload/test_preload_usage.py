@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""test_preload_usage.py PRELOAD_SO TEST_EXE - the interposer's configuration
-errors (one line on stderr, exit 2, before the program runs) and its
-statistics file (a lockbench-preload JSON document)."""
+"""test_preload_usage.py PRELOAD_SO TEST_EXE BENCH_SCRIPT BUILD_DIR - the
+interposer's configuration errors (one line on stderr, exit 2, before the
+program runs), its statistics file (a lockbench-preload JSON document) and
+scripts/preload-bench's option errors."""
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-so, exe = sys.argv[1], sys.argv[2]
+so, exe, bench, build = sys.argv[1:5]
 n = 0
 failed = 0
 
@@ -73,6 +74,16 @@ with tempfile.TemporaryDirectory() as d:
        and all(p.get(k, 0) >= 1 for k in ("recursive", "errorcheck", "robust", "prio_inherit",
                                            "process_shared")),
        "totals count acquisitions and cond waits; other kinds left to glibc (%s)" % p)
+
+for args, needle in [(["--repeat", "0"], "--repeat"), (["--programs", "foo"], "--programs"),
+                     (["--locks", "glibc,nosuch"], "--locks"), (["stray"], "stray"),
+                     (["--size-mb", "x"], "--size-mb")]:
+    r = subprocess.run([sys.executable, bench, "--build", build] + args, capture_output=True,
+                       text=True, timeout=60)
+    lines = r.stderr.strip().splitlines()
+    ok(r.returncode == 2 and len(lines) == 1 and needle in lines[0] and not r.stdout,
+       "preload-bench %s: exit 2, one line (rc %d: %r)" % (" ".join(args), r.returncode,
+                                                          r.stderr.strip()[:120]))
 
 print("1..%d" % n)
 sys.exit(1 if failed else 0)
