@@ -91,6 +91,7 @@ static struct {
 	uint64_t q[QCAP];
 	unsigned int head, count, producers_left;
 	uint64_t consumed_sum, consumed_n;
+	unsigned int timeouts; /* a lost wake-up shows as a 5 s time-out */
 } pc = { .lock = PTHREAD_MUTEX_INITIALIZER, .not_full = PTHREAD_COND_INITIALIZER };
 
 static uint64_t item_value(unsigned int producer, unsigned int i)
@@ -129,7 +130,8 @@ static void *consumer(void *arg)
 			struct timespec dl;
 			clock_gettime(CLOCK_MONOTONIC, &dl);
 			dl.tv_sec += 5; /* timed wait on the monotonic cond */
-			pthread_cond_timedwait(&pc.not_empty, &pc.lock, &dl);
+			if (pthread_cond_timedwait(&pc.not_empty, &pc.lock, &dl) == ETIMEDOUT)
+				pc.timeouts++;
 		}
 		if (pc.count == 0)
 			break;
@@ -171,6 +173,8 @@ static void test_producer_consumer(void)
 	       "producer/consumer: %llu items, checksum %016llx (want %016llx)",
 	       (unsigned long long)pc.consumed_n, (unsigned long long)pc.consumed_sum,
 	       (unsigned long long)want);
+	tap_ok(pc.timeouts == 0, "no consumer waited out its 5 s time-out (no lost wake-up): %u",
+	       pc.timeouts);
 }
 
 /* ---- glibc types left to glibc -------------------------------------------- */
