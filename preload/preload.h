@@ -214,6 +214,8 @@ uint64_t lbp_now_ns(void);
 void lbp_stats_write(void);
 /* A taken-over mutex is destroyed: remember it if it ranks. */
 void lbp_stats_retire(struct lbp_lock *l);
+/* Guards the remembered destroyed mutexes (only the guard word is used). */
+extern struct lbp_pool lbp_retired_guard;
 /* Constructor: an unwritable LOCKBENCH_STATS path is fatal up front (exit 2). */
 void lbp_stats_check_path(void);
 

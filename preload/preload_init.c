@@ -105,20 +105,25 @@ static void lbp_parse_config(void)
 	lbp_cfg.pid = getpid();
 }
 
+/* Hold every internal spinlock across fork(), so the child never starts
+ * with one held by a thread that does not exist there. */
 static void lbp_fork_prepare(void)
 {
 	lbp_pool_lock(&lbp_thread_pool);
 	lbp_pool_lock(&lbp_lock_pool);
+	lbp_pool_lock(&lbp_retired_guard);
 }
 
 static void lbp_fork_parent(void)
 {
+	lbp_pool_unlock(&lbp_retired_guard);
 	lbp_pool_unlock(&lbp_lock_pool);
 	lbp_pool_unlock(&lbp_thread_pool);
 }
 
 static void lbp_fork_child(void)
 {
+	lbp_pool_unlock(&lbp_retired_guard);
 	lbp_pool_unlock(&lbp_lock_pool);
 	lbp_pool_unlock(&lbp_thread_pool);
 	lbp_thread_after_fork_child();

@@ -64,7 +64,7 @@ static int lbp_snap_cmp(const void *a, const void *b);
 #define LBP_RETIRED_KEEP 256
 static struct lbp_snap lbp_retired[LBP_RETIRED_KEEP];
 static size_t lbp_nretired;
-static struct lbp_pool lbp_retired_guard; /* only its guard word is used */
+struct lbp_pool lbp_retired_guard; /* only its guard word is used */
 
 void lbp_stats_retire(struct lbp_lock *l)
 {
