@@ -38,8 +38,7 @@
  *
  * Timed waits: the cond's clock (pthread_condattr_setclock) is recorded by
  * our pthread_cond_init wrapper from the attribute; a static cond uses
- * CLOCK_REALTIME, as in glibc.  Cancellation inside the wait is not
- * supported for taken-over mutexes (doc/preload.md).
+ * CLOCK_REALTIME, as in glibc.  Cancellation: see lbp_cond_sleep.
  */
 #include "preload.h"
 #include "lb_atomic.h"
@@ -137,6 +136,40 @@ static void lbp_cond_flag_glibc(pthread_cond_t *c)
 	atomic_store_explicit(&e->glibc, 1, memory_order_seq_cst);
 }
 
+/*
+ * Cancellation: pthread_cond_wait is a cancellation point, and a thread
+ * cancelled there runs its cleanup handlers with the mutex held again.
+ * The futex wait runs with asynchronous cancellation enabled (it is one
+ * system call, nothing else runs in that window), under a cleanup handler
+ * of ours that leaves the waiter count and re-takes our lock first.
+ */
+struct lbp_wait_cleanup {
+	struct lbp_cond *e;
+	struct lbp_lock *l;
+};
+
+static void lbp_cond_cancelled(void *arg)
+{
+	struct lbp_wait_cleanup *cu = arg;
+	atomic_fetch_sub_explicit(&cu->e->waiters, 1, memory_order_relaxed);
+	lbp_acquire(cu->l);
+}
+
+static long lbp_cond_sleep(struct lbp_cond *e, struct lbp_lock *l, uint32_t seq, int op,
+			   const struct timespec *abstime, int *err)
+{
+	struct lbp_wait_cleanup cu = { e, l };
+	long r;
+	int oldtype;
+	pthread_cleanup_push(lbp_cond_cancelled, &cu);
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &oldtype);
+	r = lb_futex(&e->seq, op, seq, abstime, NULL, FUTEX_BITSET_MATCH_ANY);
+	*err = errno;
+	pthread_setcanceltype(oldtype, NULL);
+	pthread_cleanup_pop(0);
+	return r;
+}
+
 static int lbp_cond_wait_ours(pthread_cond_t *c, struct lbp_lock *l, clockid_t clock,
 			      const struct timespec *abstime)
 {
@@ -156,9 +189,10 @@ static int lbp_cond_wait_ours(pthread_cond_t *c, struct lbp_lock *l, clockid_t c
 		ret = ETIMEDOUT;
 	} else {
 		int op = FUTEX_WAIT_BITSET_PRIVATE | (clock == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0);
-		long r = lb_futex(&e->seq, op, seq, abstime, NULL, FUTEX_BITSET_MATCH_ANY);
+		int err = 0;
+		long r = lbp_cond_sleep(e, l, seq, op, abstime, &err);
 		/* EAGAIN (seq moved), EINTR: a (possibly spurious) wake-up. */
-		if (r < 0 && errno == ETIMEDOUT)
+		if (r < 0 && err == ETIMEDOUT)
 			ret = ETIMEDOUT;
 	}
 	atomic_fetch_sub_explicit(&e->waiters, 1, memory_order_relaxed);

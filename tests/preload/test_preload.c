@@ -285,6 +285,52 @@ static void test_other_kinds(void)
 	pthread_mutex_destroy(&gw.m);
 }
 
+/* Cancelled inside pthread_cond_wait: the cleanup handler runs with the
+ * mutex held (it unlocks it), and the mutex is free afterwards. */
+static pthread_mutex_t cancel_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cancel_cond = PTHREAD_COND_INITIALIZER;
+static _Atomic int cancel_waiting, cancel_cleanup_held;
+
+static void cancel_cleanup(void *arg)
+{
+	(void)arg;
+	/* Held by us: a trylock from this thread must fail (EBUSY). */
+	atomic_store(&cancel_cleanup_held, pthread_mutex_trylock(&cancel_lock) == EBUSY);
+	pthread_mutex_unlock(&cancel_lock);
+}
+
+static void *cancel_victim(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&cancel_lock);
+	pthread_cleanup_push(cancel_cleanup, NULL);
+	atomic_store(&cancel_waiting, 1);
+	for (;;)
+		pthread_cond_wait(&cancel_cond, &cancel_lock);
+	pthread_cleanup_pop(1);
+	return NULL;
+}
+
+static void test_cancel(void)
+{
+	pthread_t t;
+	void *ret = NULL;
+	pthread_create(&t, NULL, cancel_victim, NULL);
+	while (!atomic_load(&cancel_waiting)) {
+		struct timespec nap = { 0, 1000 * 1000 };
+		nanosleep(&nap, NULL); /* until it waits */
+	}
+	pthread_mutex_lock(&cancel_lock); /* it is inside the wait now */
+	pthread_mutex_unlock(&cancel_lock);
+	pthread_cancel(t);
+	pthread_join(t, &ret);
+	int free_after = pthread_mutex_trylock(&cancel_lock) == 0;
+	if (free_after)
+		pthread_mutex_unlock(&cancel_lock);
+	tap_ok(ret == PTHREAD_CANCELED && atomic_load(&cancel_cleanup_held) && free_after,
+	       "cancelled in cond_wait: cleanup ran with the mutex held, mutex free after");
+}
+
 /* ---- time-outs, destroy, re-init ------------------------------------------ */
 
 static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
@@ -430,6 +476,7 @@ int main(void)
 	test_producer_consumer();
 	test_types();
 	test_other_kinds();
+	test_cancel();
 	test_timeouts();
 	test_fork();
 	return tap_done();
