@@ -6,7 +6,8 @@
 set -euo pipefail
 
 LB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-LB_PACKAGES=(meson ninja-build gcc pkg-config python3 liburcu-dev libnuma-dev libhwloc-dev libck-dev libjansson-dev libgsl-dev gnuplot-nox libbenchmark-tools python3-scipy)
+LB_PACKAGES=(meson ninja-build gcc g++ pkg-config python3 liburcu-dev libnuma-dev libhwloc-dev libck-dev
+	libjansson-dev libgsl-dev gnuplot-nox libbenchmark-tools python3-scipy pigz xz-utils zstd)
 
 lb_install_packages() {
 	local missing=()

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * preload.h - the internals of liblockbench-preload.so (see doc/preload.md).
+ *
+ * The library interposes pthread_mutex_* and pthread_cond_* and maps every
+ * default-type mutex (normal, private, non-robust, no priority protocol)
+ * onto the registry lock named by LOCKBENCH_LOCK, through the vtable.
+ * Everything else goes to glibc untouched ("pass-through").
+ *
+ * Pieces, one file each:
+ *   preload_init.c    configuration, one-time start-up, glibc's own entry
+ *                     points, constructor/destructor, fork handlers
+ *   preload_pool.c    fixed-size slots in one reserved mapping (no malloc)
+ *   preload_thread.c  per-thread records: dense index, lock context
+ *   preload_mutex.c   the pthread_mutex_* wrappers and the in-mutex mark
+ *   preload_cond.c    the pthread_cond_* wrappers and their futex words
+ *   preload_stats.c   statistics at exit (text on stderr, or JSON)
+ */
+#ifndef LB_PRELOAD_H
+#define LB_PRELOAD_H
+
+#include "lb_lock_ops.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define LBP_EXPORT __attribute__((visibility("default")))
+#define LBP_TLS __attribute__((tls_model("initial-exec")))
+
+/* ---- configuration (preload_init.c) ------------------------------------ */
+
+struct lbp_config {
+	const struct lb_lock_ops *ops; /* the lock every default mutex becomes */
+	bool stats;                    /* LOCKBENCH_STATS set: count and time */
+	const char *stats_path;        /* NULL: text summary on stderr */
+	unsigned int stats_top;        /* LOCKBENCH_STATS_TOP, default 10 */
+	pid_t pid;                     /* the process that parsed the config */
+	int stats_fd;                  /* private copy of stderr for the summary:
+					* programs such as coreutils close stderr
+					* in an atexit handler, before our destructor */
+};
+extern struct lbp_config lbp_cfg;
+
+/*
+ * Make sure start-up has happened; cheap after the first call.  Safe from
+ * any thread, before or during our constructor, from inside another
+ * library's constructor: it calls nothing that takes the loader lock.
+ */
+void lbp_ensure_init(void);
+
+/*
+ * Set while this thread runs our own code (the lock implementation, the
+ * statistics): a pthread call made from there goes straight to glibc, so
+ * pthread-mutex (whose lock IS a pthread_mutex_t) and any lock that uses
+ * pthread internally do not recurse into us.
+ */
+extern LBP_TLS __thread unsigned int lbp_in_core;
+
+/* glibc's own mutex entry points (its __pthread_mutex_* aliases, bound by
+ * symbol version in preload_init.c, so they never resolve to our wrappers). */
+int lbp_glibc_mutex_init(pthread_mutex_t *, const pthread_mutexattr_t *);
+int lbp_glibc_mutex_destroy(pthread_mutex_t *);
+int lbp_glibc_mutex_lock(pthread_mutex_t *);
+int lbp_glibc_mutex_trylock(pthread_mutex_t *);
+int lbp_glibc_mutex_unlock(pthread_mutex_t *);
+__asm__(".symver lbp_glibc_mutex_init, __pthread_mutex_init@GLIBC_2.2.5");
+__asm__(".symver lbp_glibc_mutex_destroy, __pthread_mutex_destroy@GLIBC_2.2.5");
+__asm__(".symver lbp_glibc_mutex_lock, __pthread_mutex_lock@GLIBC_2.2.5");
+__asm__(".symver lbp_glibc_mutex_trylock, __pthread_mutex_trylock@GLIBC_2.2.5");
+__asm__(".symver lbp_glibc_mutex_unlock, __pthread_mutex_unlock@GLIBC_2.2.5");
+
+/* The rest of glibc's entry points, resolved with dlvsym on first use. */
+struct lbp_real {
+	int (*mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
+	int (*mutex_clocklock)(pthread_mutex_t *, clockid_t, const struct timespec *);
+	int (*cond_init)(pthread_cond_t *, const pthread_condattr_t *);
+	int (*cond_destroy)(pthread_cond_t *);
+	int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);
+	int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+	int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
+			      const struct timespec *);
+	int (*cond_signal)(pthread_cond_t *);
+	int (*cond_broadcast)(pthread_cond_t *);
+};
+extern struct lbp_real lbp_real;
+/* The dlvsym-resolved members, resolved once (may take the loader lock). */
+const struct lbp_real *lbp_real_slow(void);
+/* Already resolved (normally by our constructor): no loader lock needed. */
+bool lbp_real_ready(void);
+
+/*
+ * Exported for tests (look it up with dlsym): bit 0 = start-up done, bit 1
+ * = our constructor has run; *lock_name = the lock in use (or NULL).
+ */
+LBP_EXPORT int lb_preload_state(const char **lock_name);
+
+/* Write one line to stderr and _exit(2): a process never half works. */
+_Noreturn void lbp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- slot pools (preload_pool.c) ---------------------------------------- */
+
+struct lbp_pool {
+	const char *what;            /* "lock" / "thread", for messages */
+	unsigned char *base;         /* reserved mapping */
+	size_t slot_size, max_slots;
+	_Atomic size_t used;         /* slots handed out so far (bump) */
+	void *free_list;             /* first word of a free slot links the next */
+	_Atomic uint32_t guard;      /* tiny spinlock over free_list and bump */
+};
+
+int lbp_pool_create(struct lbp_pool *p, const char *what, size_t slot_size, size_t max_slots);
+void *lbp_pool_get(struct lbp_pool *p);      /* zeroed; fatal when exhausted */
+void lbp_pool_put(struct lbp_pool *p, void *slot);
+void *lbp_pool_slot(struct lbp_pool *p, size_t i); /* i < used */
+/* Fork handlers: hold the pool across fork() so the child never inherits it locked. */
+void lbp_pool_lock(struct lbp_pool *p);
+void lbp_pool_unlock(struct lbp_pool *p);
+
+/* ---- locks (preload_mutex.c) ------------------------------------------- */
+
+enum lbp_slot_state { LBP_SLOT_FREE = 0, LBP_SLOT_LIVE = 1 };
+
+/* Statistics of one taken-over mutex, written only by its owner. */
+struct lbp_lock_stats {
+	_Atomic uint64_t acquisitions, contended, trylock_failed;
+	_Atomic uint64_t wait_ns, max_wait_ns, hold_ns, max_hold_ns;
+	uint64_t hold_start_ns;
+};
+
+/*
+ * One taken-over mutex: a pool slot.  The header (state, the mutex it
+ * stands for, statistics) fills the first two cache lines; the registry
+ * lock starts at LBP_LOCK_OFFSET, so waiters spinning on the lock word never
+ * share a line with the owner's statistics updates.
+ */
+struct lbp_lock {
+	void *free_link;               /* pool free list (first word) */
+	_Atomic uint32_t state;        /* enum lbp_slot_state */
+	uint32_t serial;               /* order of creation, for stable output */
+	_Atomic(const void *) mutex;   /* the pthread_mutex_t, for statistics */
+	struct lbp_lock_stats st;
+};
+#define LBP_LOCK_OFFSET 128
+_Static_assert(sizeof(struct lbp_lock) <= LBP_LOCK_OFFSET, "lock header too large");
+
+static inline void *lbp_lock_obj(struct lbp_lock *l)
+{
+	return (unsigned char *)l + LBP_LOCK_OFFSET;
+}
+
+extern struct lbp_pool lbp_lock_pool;
+
+/* Find (or, for an untouched PTHREAD_MUTEX_INITIALIZER mutex, create) ours;
+ * NULL: the mutex belongs to glibc. */
+struct lbp_lock *lbp_mutex_lookup(pthread_mutex_t *m);
+/* Take / give back a taken-over mutex with statistics. */
+void lbp_acquire(struct lbp_lock *l);
+void lbp_release(struct lbp_lock *l);
+
+/* Counters of everything left to glibc, and of retired (destroyed) locks. */
+struct lbp_global_stats {
+	_Atomic uint64_t taken_over;         /* mutexes mapped onto the lock */
+	_Atomic uint64_t destroyed;          /* ... of which destroyed again */
+	_Atomic uint64_t pass_recursive, pass_errorcheck, pass_adaptive, pass_robust,
+		pass_pi, pass_pp, pass_pshared, pass_static_other, pass_attr_error;
+	_Atomic uint64_t pass_lock_calls;    /* lock/trylock calls sent to glibc */
+	_Atomic uint64_t cond_waits, cond_waits_passed;
+	_Atomic uint64_t cond_overflow;      /* cond waits on the shared overflow word */
+	/* Retired locks' statistics, so totals survive pthread_mutex_destroy. */
+	_Atomic uint64_t retired_acq, retired_contended, retired_wait_ns, retired_hold_ns;
+};
+extern struct lbp_global_stats lbp_global;
+
+/* ---- threads (preload_thread.c) ----------------------------------------- */
+
+struct lbp_thread {
+	void *free_link;
+	_Atomic uint32_t state;
+	unsigned int index;            /* dense, recycled at thread exit */
+	_Atomic uint64_t pass_lock_calls;
+	/* the lock's thread context follows at LBP_THREAD_CTX_OFFSET */
+};
+#define LBP_THREAD_CTX_OFFSET 64
+
+extern struct lbp_pool lbp_thread_pool;
+extern LBP_TLS __thread struct lbp_thread *lbp_self_tls;
+
+struct lbp_thread *lbp_thread_create(void);
+void lbp_thread_setup(void); /* once, from start-up: the exit key */
+void lbp_thread_after_fork_child(void);
+
+static inline struct lbp_thread *lbp_self(void)
+{
+	struct lbp_thread *t = lbp_self_tls;
+	return t ? t : lbp_thread_create();
+}
+
+static inline void *lbp_thread_ctx(struct lbp_thread *t)
+{
+	return lbp_cfg.ops->thread_ctx_size ? (unsigned char *)t + LBP_THREAD_CTX_OFFSET : NULL;
+}
+
+/* ---- condition variables (preload_cond.c) ------------------------------ */
+
+int lbp_cond_setup(void);
+
+/* ---- statistics (preload_stats.c) --------------------------------------- */
+
+uint64_t lbp_now_ns(void);
+void lbp_stats_write(void);
+/* A taken-over mutex is destroyed: remember it if it ranks. */
+void lbp_stats_retire(struct lbp_lock *l);
+/* Guards the remembered destroyed mutexes (only the guard word is used). */
+extern struct lbp_pool lbp_retired_guard;
+/* Constructor: an unwritable LOCKBENCH_STATS path is fatal up front (exit 2). */
+void lbp_stats_check_path(void);
+
+#endif /* LB_PRELOAD_H */

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * preload_mutex.c - the pthread_mutex_* wrappers.
+ *
+ * Which mutexes are ours.  A mutex is taken over when it is a default one:
+ * initialised with PTHREAD_MUTEX_INITIALIZER (all zero bytes, the documented
+ * static initialiser) or by pthread_mutex_init with no attribute or an
+ * attribute that pthread_mutexattr_get* report as NORMAL/DEFAULT type,
+ * PRIO_NONE, STALLED (not robust) and PROCESS_PRIVATE.  Every other mutex
+ * (recursive, error-checking, adaptive, robust, PI, PP, process-shared, or
+ * any other static initialiser) stays glibc's, counted per reason.
+ *
+ * The mark.  glibc never sees the storage of a mutex we took over, so we
+ * keep our state in it: the 64-bit word at offset 16 holds LBP_MARK_TAG in
+ * its top 16 bits and the address of our lock (a pool slot, below 2^47) in
+ * the rest.  In a glibc-owned mutex that word spans __kind, __spins and
+ * __elision; __elision is a small elision retry counter, never 0x4c42, so
+ * the tag cannot appear in a mutex glibc owns.  One aligned word means the
+ * mark is installed by a single CAS: when several threads meet a static
+ * mutex at once, each tries 0 -> mark(own slot); the losers free their slot
+ * and use the winner's.  The other 32 bytes of a taken-over mutex stay zero,
+ * so "whole mutex zero" reliably means "untouched static initialiser".
+ *
+ * destroy frees the slot and zeroes the mutex (a later init or static use
+ * starts afresh); a mutex freed without destroy keeps its slot (a leak of
+ * one slot, as the pool never gives memory back anyway).
+ */
+#include "preload.h"
+#include "lb_atomic.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+
+struct lbp_pool lbp_lock_pool;
+
+#define LBP_MARK_TAG 0x4c42ull /* "LB" */
+#define LBP_MARK_SHIFT 48
+#define LBP_MARK_OFFSET 16
+
+_Static_assert(sizeof(pthread_mutex_t) >= LBP_MARK_OFFSET + 8 + 16 &&
+		       _Alignof(pthread_mutex_t) >= 8,
+	       "pthread_mutex_t too small for the mark");
+
+static inline _Atomic uint64_t *lbp_mark_word(pthread_mutex_t *m)
+{
+	return (_Atomic uint64_t *)((unsigned char *)m + LBP_MARK_OFFSET);
+}
+
+static inline bool lbp_is_mark(uint64_t w)
+{
+	return (w >> LBP_MARK_SHIFT) == LBP_MARK_TAG;
+}
+
+static inline struct lbp_lock *lbp_mark_lock(uint64_t w)
+{
+	return (struct lbp_lock *)(uintptr_t)(w & ((1ull << LBP_MARK_SHIFT) - 1));
+}
+
+/* Every byte zero (the mark word included): PTHREAD_MUTEX_INITIALIZER. */
+static bool lbp_mutex_untouched(pthread_mutex_t *m)
+{
+	/* Relaxed loads: a glibc-owned mutex may change under us; any nonzero
+	 * word proves it is not an untouched initialiser. */
+	_Atomic uint64_t *w = (_Atomic uint64_t *)m;
+	for (size_t i = 0; i < sizeof(pthread_mutex_t) / 8; i++)
+		if (atomic_load_explicit(&w[i], memory_order_relaxed))
+			return false;
+	return true;
+}
+
+static struct lbp_lock *lbp_lock_new(const void *mutex)
+{
+	static _Atomic uint32_t serial;
+	struct lbp_lock *l = lbp_pool_get(&lbp_lock_pool);
+	lbp_in_core++;
+	int err = lbp_cfg.ops->init(lbp_lock_obj(l));
+	lbp_in_core--;
+	if (err)
+		lbp_fatal("liblockbench-preload: %s: init failed: %s", lbp_cfg.ops->name,
+			  strerror(err));
+	l->serial = atomic_fetch_add_explicit(&serial, 1, memory_order_relaxed);
+	atomic_store_explicit(&l->mutex, mutex, memory_order_relaxed);
+	atomic_store_explicit(&l->state, LBP_SLOT_LIVE, memory_order_release);
+	return l;
+}
+
+static void lbp_lock_retire(struct lbp_lock *l, bool counted)
+{
+	struct lbp_lock_stats *s = &l->st;
+	atomic_fetch_add_explicit(&lbp_global.retired_acq,
+				  atomic_load_explicit(&s->acquisitions, memory_order_relaxed),
+				  memory_order_relaxed);
+	atomic_fetch_add_explicit(&lbp_global.retired_contended,
+				  atomic_load_explicit(&s->contended, memory_order_relaxed),
+				  memory_order_relaxed);
+	atomic_fetch_add_explicit(&lbp_global.retired_wait_ns,
+				  atomic_load_explicit(&s->wait_ns, memory_order_relaxed),
+				  memory_order_relaxed);
+	atomic_fetch_add_explicit(&lbp_global.retired_hold_ns,
+				  atomic_load_explicit(&s->hold_ns, memory_order_relaxed),
+				  memory_order_relaxed);
+	if (counted) {
+		atomic_fetch_add_explicit(&lbp_global.destroyed, 1, memory_order_relaxed);
+		if (lbp_cfg.stats)
+			lbp_stats_retire(l);
+	}
+	lbp_in_core++;
+	if (lbp_cfg.ops->destroy)
+		lbp_cfg.ops->destroy(lbp_lock_obj(l));
+	lbp_in_core--;
+	atomic_store_explicit(&l->state, LBP_SLOT_FREE, memory_order_release);
+	lbp_pool_put(&lbp_lock_pool, l);
+}
+
+/* First use of an untouched static mutex: install our lock by CAS. */
+static __attribute__((noinline)) struct lbp_lock *lbp_mutex_install(pthread_mutex_t *m)
+{
+	lbp_ensure_init();
+	struct lbp_lock *l = lbp_lock_new(m);
+	uint64_t expect = 0;
+	uint64_t mark = (LBP_MARK_TAG << LBP_MARK_SHIFT) | (uint64_t)(uintptr_t)l;
+	if (atomic_compare_exchange_strong_explicit(lbp_mark_word(m), &expect, mark,
+						    memory_order_acq_rel, memory_order_acquire)) {
+		atomic_fetch_add_explicit(&lbp_global.taken_over, 1, memory_order_relaxed);
+		return l;
+	}
+	lbp_lock_retire(l, false); /* another thread installed first */
+	return lbp_is_mark(expect) ? lbp_mark_lock(expect) : NULL;
+}
+
+struct lbp_lock *lbp_mutex_lookup(pthread_mutex_t *m)
+{
+	/* Acquire: pairs with the CAS that published the slot's init. */
+	uint64_t w = atomic_load_explicit(lbp_mark_word(m), memory_order_acquire);
+	if (LB_LIKELY(lbp_is_mark(w)))
+		return lbp_mark_lock(w);
+	/* Our own code (lbp_in_core) never installs: the pthread-* locks'
+	 * internal mutexes must stay glibc's.  A marked mutex is ours even
+	 * then, so glibc never sees one. */
+	if (lbp_in_core || w != 0 || !lbp_mutex_untouched(m))
+		return NULL;
+	return lbp_mutex_install(m);
+}
+
+static inline void lbp_note_acquired(struct lbp_lock *l, bool contended, uint64_t wait_ns,
+				     uint64_t now)
+{
+	/* We hold the lock: plain read-modify-write through relaxed atomics
+	 * (only the statistics reader at exit races with us). */
+	struct lbp_lock_stats *s = &l->st;
+	atomic_store_explicit(&s->acquisitions,
+			      atomic_load_explicit(&s->acquisitions, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	if (contended) {
+		atomic_store_explicit(&s->contended,
+				      atomic_load_explicit(&s->contended, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+		atomic_store_explicit(&s->wait_ns,
+				      atomic_load_explicit(&s->wait_ns, memory_order_relaxed) +
+					      wait_ns,
+				      memory_order_relaxed);
+		if (wait_ns > atomic_load_explicit(&s->max_wait_ns, memory_order_relaxed))
+			atomic_store_explicit(&s->max_wait_ns, wait_ns, memory_order_relaxed);
+	}
+	s->hold_start_ns = now;
+}
+
+static __attribute__((noinline)) void lbp_acquire_counted(struct lbp_lock *l)
+{
+	void *ctx = lbp_thread_ctx(lbp_self());
+	const struct lb_lock_ops *ops = lbp_cfg.ops;
+	lbp_in_core++;
+	/* Statistics: a trylock first tells contended from uncontended. */
+	if (ops->trylock(lbp_lock_obj(l), ctx)) {
+		lbp_in_core--;
+		lbp_note_acquired(l, false, 0, lbp_now_ns());
+		return;
+	}
+	uint64_t t0 = lbp_now_ns();
+	ops->lock(lbp_lock_obj(l), ctx);
+	lbp_in_core--;
+	uint64_t t1 = lbp_now_ns();
+	lbp_note_acquired(l, true, t1 - t0, t1);
+}
+
+void lbp_acquire(struct lbp_lock *l)
+{
+	if (LB_UNLIKELY(lbp_cfg.stats)) {
+		lbp_acquire_counted(l);
+		return;
+	}
+	void *ctx = lbp_thread_ctx(lbp_self());
+	lbp_in_core++;
+	lbp_cfg.ops->lock(lbp_lock_obj(l), ctx);
+	lbp_in_core--;
+}
+
+static __attribute__((noinline)) void lbp_note_released(struct lbp_lock *l)
+{
+	struct lbp_lock_stats *s = &l->st;
+	uint64_t held = lbp_now_ns() - s->hold_start_ns;
+	atomic_store_explicit(&s->hold_ns,
+			      atomic_load_explicit(&s->hold_ns, memory_order_relaxed) + held,
+			      memory_order_relaxed);
+	if (held > atomic_load_explicit(&s->max_hold_ns, memory_order_relaxed))
+		atomic_store_explicit(&s->max_hold_ns, held, memory_order_relaxed);
+}
+
+void lbp_release(struct lbp_lock *l)
+{
+	if (LB_UNLIKELY(lbp_cfg.stats))
+		lbp_note_released(l);
+	void *ctx = lbp_thread_ctx(lbp_self());
+	lbp_in_core++;
+	lbp_cfg.ops->unlock(lbp_lock_obj(l), ctx);
+	lbp_in_core--;
+}
+
+static bool lbp_try(struct lbp_lock *l)
+{
+	void *ctx = lbp_thread_ctx(lbp_self());
+	lbp_in_core++;
+	bool got = lbp_cfg.ops->trylock(lbp_lock_obj(l), ctx);
+	lbp_in_core--;
+	if (lbp_cfg.stats) {
+		if (got) {
+			lbp_note_acquired(l, false, 0, lbp_now_ns());
+		} else {
+			struct lbp_lock_stats *s = &l->st;
+			atomic_fetch_add_explicit(&s->trylock_failed, 1, memory_order_relaxed);
+		}
+	}
+	return got;
+}
+
+static void lbp_count_pass(void)
+{
+	struct lbp_thread *t = lbp_self_tls;
+	if (t)
+		atomic_store_explicit(&t->pass_lock_calls,
+				      atomic_load_explicit(&t->pass_lock_calls,
+							   memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+	else
+		atomic_fetch_add_explicit(&lbp_global.pass_lock_calls, 1, memory_order_relaxed);
+}
+
+/*
+ * Drop our slot if the mutex carries a mark (re-init, destroy).  The slot
+ * is given back only if it really belongs to this mutex: a mutex may be
+ * initialised over stale bytes, or be a struct copy of one of ours.
+ */
+static void lbp_unmark(pthread_mutex_t *m)
+{
+	uint64_t w = atomic_load_explicit(lbp_mark_word(m), memory_order_acquire);
+	if (!lbp_is_mark(w))
+		return;
+	atomic_store_explicit(lbp_mark_word(m), 0, memory_order_relaxed);
+	struct lbp_lock *l = lbp_mark_lock(w);
+	unsigned char *base = lbp_lock_pool.base;
+	size_t used = atomic_load_explicit(&lbp_lock_pool.used, memory_order_acquire);
+	if ((unsigned char *)l < base || (unsigned char *)l >= base + used * lbp_lock_pool.slot_size ||
+	    ((unsigned char *)l - base) % lbp_lock_pool.slot_size)
+		return;
+	if (atomic_load_explicit(&l->state, memory_order_acquire) == LBP_SLOT_LIVE &&
+	    atomic_load_explicit(&l->mutex, memory_order_relaxed) == (const void *)m)
+		lbp_lock_retire(l, true);
+}
+
+/* Should a mutex with this attribute be ours?  Counts the reason when not. */
+static bool lbp_attr_takeover(const pthread_mutexattr_t *attr)
+{
+	if (!attr)
+		return true;
+	int type, proto, robust, pshared;
+	if (pthread_mutexattr_gettype(attr, &type) || pthread_mutexattr_getprotocol(attr, &proto) ||
+	    pthread_mutexattr_getrobust(attr, &robust) ||
+	    pthread_mutexattr_getpshared(attr, &pshared)) {
+		atomic_fetch_add_explicit(&lbp_global.pass_attr_error, 1, memory_order_relaxed);
+		return false;
+	}
+	_Atomic uint64_t *reason = NULL;
+	if (type == PTHREAD_MUTEX_RECURSIVE)
+		reason = &lbp_global.pass_recursive;
+	else if (type == PTHREAD_MUTEX_ERRORCHECK)
+		reason = &lbp_global.pass_errorcheck;
+	else if (type != PTHREAD_MUTEX_NORMAL && type != PTHREAD_MUTEX_DEFAULT)
+		reason = &lbp_global.pass_adaptive;
+	else if (robust != PTHREAD_MUTEX_STALLED)
+		reason = &lbp_global.pass_robust;
+	else if (proto == PTHREAD_PRIO_INHERIT)
+		reason = &lbp_global.pass_pi;
+	else if (proto != PTHREAD_PRIO_NONE)
+		reason = &lbp_global.pass_pp;
+	else if (pshared != PTHREAD_PROCESS_PRIVATE)
+		reason = &lbp_global.pass_pshared;
+	if (reason)
+		atomic_fetch_add_explicit(reason, 1, memory_order_relaxed);
+	return !reason;
+}
+
+LBP_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)
+{
+	if (lbp_in_core)
+		return lbp_glibc_mutex_init(m, attr);
+	lbp_ensure_init();
+	lbp_unmark(m);
+	if (!lbp_attr_takeover(attr))
+		return lbp_glibc_mutex_init(m, attr);
+	/* The static initialiser: the slot is made on first use. */
+	memset(m, 0, sizeof(*m));
+	return 0;
+}
+
+LBP_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
+{
+	uint64_t w = atomic_load_explicit(lbp_mark_word(m), memory_order_acquire);
+	if (lbp_is_mark(w)) {
+		/* Held (by anyone): EBUSY, as glibc says for a locked mutex. */
+		struct lbp_lock *l = lbp_mark_lock(w);
+		void *ctx = lbp_thread_ctx(lbp_self());
+		lbp_in_core++;
+		bool free_now = lbp_cfg.ops->trylock(lbp_lock_obj(l), ctx);
+		if (free_now)
+			lbp_cfg.ops->unlock(lbp_lock_obj(l), ctx);
+		lbp_in_core--;
+		if (!free_now)
+			return EBUSY;
+		lbp_unmark(m);
+		memset(m, 0, sizeof(*m));
+		return 0;
+	}
+	if (w == 0 && lbp_mutex_untouched(m))
+		return 0; /* a default mutex never locked: nothing to free */
+	return lbp_glibc_mutex_destroy(m);
+}
+
+LBP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	struct lbp_lock *l;
+	if (LB_LIKELY((l = lbp_mutex_lookup(m)) != NULL)) {
+		lbp_acquire(l);
+		return 0;
+	}
+	if (!lbp_in_core)
+		lbp_count_pass();
+	return lbp_glibc_mutex_lock(m);
+}
+
+LBP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	struct lbp_lock *l;
+	if (LB_LIKELY((l = lbp_mutex_lookup(m)) != NULL))
+		return lbp_try(l) ? 0 : EBUSY;
+	if (!lbp_in_core)
+		lbp_count_pass();
+	return lbp_glibc_mutex_trylock(m);
+}
+
+LBP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	/* Relaxed is enough: this thread saw the mark when it locked. */
+	uint64_t w = atomic_load_explicit(lbp_mark_word(m), memory_order_relaxed);
+	if (LB_LIKELY(lbp_is_mark(w))) {
+		lbp_release(lbp_mark_lock(w));
+		return 0;
+	}
+	return lbp_glibc_mutex_unlock(m);
+}
+
+/*
+ * The vtable has no timed lock: poll with trylock, sleeping between tries
+ * (1 us doubling to 1 ms) until the deadline on `clock`.  Timed locks are
+ * rare in real programs; the poll keeps the lock's own algorithm untouched.
+ */
+static int lbp_timed(struct lbp_lock *l, clockid_t clock, const struct timespec *abstime)
+{
+	if (lbp_try(l))
+		return 0;
+	if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L)
+		return EINVAL;
+	long pause_ns = 1000;
+	for (;;) {
+		struct timespec now;
+		clock_gettime(clock, &now);
+		int64_t left = (int64_t)(abstime->tv_sec - now.tv_sec) * 1000000000 +
+			       (abstime->tv_nsec - now.tv_nsec);
+		if (left <= 0)
+			return ETIMEDOUT;
+		struct timespec nap = { 0, left < pause_ns ? left : pause_ns };
+		nanosleep(&nap, NULL);
+		if (pause_ns < 1000000)
+			pause_ns *= 2;
+		if (lbp_try(l))
+			return 0;
+	}
+}
+
+LBP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
+{
+	struct lbp_lock *l;
+	if ((l = lbp_mutex_lookup(m)) != NULL)
+		return lbp_timed(l, CLOCK_REALTIME, abstime);
+	if (!lbp_in_core)
+		lbp_count_pass();
+	return lbp_real_slow()->mutex_timedlock(m, abstime);
+}
+
+LBP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
+				       const struct timespec *abstime)
+{
+	struct lbp_lock *l;
+	if ((l = lbp_mutex_lookup(m)) != NULL) {
+		if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
+			return EINVAL;
+		return lbp_timed(l, clock, abstime);
+	}
+	if (!lbp_in_core)
+		lbp_count_pass();
+	return lbp_real_slow()->mutex_clocklock(m, clock, abstime);
+}

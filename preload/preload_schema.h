@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/* preload_schema.h - the lockbench-preload JSON schema (preload_schema.c). */
+#ifndef LB_PRELOAD_SCHEMA_H
+#define LB_PRELOAD_SCHEMA_H
+
+#include "lb_schema.h"
+
+/* acquisitions, contended, contended_pct, trylock_failed, wait_ns,
+ * max_wait_ns, hold_ns, max_hold_ns: in this order. */
+#define LBP_NMETRICS 8
+
+extern const struct lb_workload_schema lb_schema_preload;
+
+#endif /* LB_PRELOAD_SCHEMA_H */
