@@ -45,8 +45,18 @@ void lb_schema_write_host(struct lb_json *j, const struct lb_hostinfo *h)
 	lb_json_kv_string(j, "cpufreq_governor", h->cpufreq_governor);
 	lb_json_kv_string(j, "clocksource", h->clocksource);
 	lb_json_kv_string(j, "cycle_counter", lb_cycles_source());
-	lb_json_kv_double(j, "cycles_per_ns", lb_cycles_per_ns());
-	lb_json_kv_double(j, "work_ns_per_iter", lb_work_ns_per_iter());
+	/* Calibrations the run made; null when it never needed them (a 50 ms
+	 * calibration only for the report would be waste, e.g. at a preloaded
+	 * program's exit). */
+	double cpn = lb_cycles_per_ns_if_known(), wpi = lb_work_ns_per_iter_if_known();
+	if (cpn > 0)
+		lb_json_kv_double(j, "cycles_per_ns", cpn);
+	else
+		lb_json_kv_string(j, "cycles_per_ns", NULL);
+	if (wpi > 0)
+		lb_json_kv_double(j, "work_ns_per_iter", wpi);
+	else
+		lb_json_kv_string(j, "work_ns_per_iter", NULL);
 	lb_json_object_end(j);
 }
 

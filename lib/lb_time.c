@@ -15,6 +15,8 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <time.h>
 
 #define CAL_WINDOWS 5
@@ -57,6 +59,7 @@ const char *lb_cycles_source(void)
 static double cycles_per_ns;
 static uint64_t read_overhead;
 static pthread_once_t cal_once = PTHREAD_ONCE_INIT;
+static _Atomic bool cycles_calibrated; /* cycles_per_ns is set (release/acquire) */
 
 /* One window: counter ticks per elapsed CLOCK_MONOTONIC ns. */
 static double cal_window(void)
@@ -87,6 +90,13 @@ static void calibrate(void)
 		pair[i] = (double)(b - a);
 	}
 	read_overhead = (uint64_t)lb_median(pair, 1001);
+	atomic_store_explicit(&cycles_calibrated, true, memory_order_release);
+}
+
+double lb_cycles_per_ns_if_known(void)
+{
+	/* Acquire pairs with the release above: the value is complete. */
+	return atomic_load_explicit(&cycles_calibrated, memory_order_acquire) ? cycles_per_ns : 0;
 }
 
 uint64_t lb_cycles_overhead(void)

@@ -41,6 +41,9 @@ static inline uint64_t lb_cycles(void)
  */
 double lb_cycles_per_ns(void);
 
+/* The calibration above if some caller already made it, else 0 (no cost). */
+double lb_cycles_per_ns_if_known(void);
+
 /* Cycles one back-to-back pair of lb_cycles() reads costs (the median of
  * 1001 pairs, measured with the calibration): subtract it from a timed
  * interval to get what was inside it. */

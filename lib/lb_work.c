@@ -15,6 +15,8 @@
 #include "lb_time.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 
 #define WORK_A 6364136223846793005ull /* Knuth's MMIX LCG constants */
 #define WORK_C 1442695040888963407ull
@@ -40,6 +42,7 @@ uint64_t lb_work(uint64_t iters)
 }
 
 static double ns_per_iter;
+static _Atomic bool work_calibrated; /* ns_per_iter is set (release/acquire) */
 static pthread_once_t cal_once = PTHREAD_ONCE_INIT;
 static volatile uint64_t work_sink;
 
@@ -54,6 +57,13 @@ static void calibrate(void)
 	}
 	double m = lb_median(r, CAL_RUNS);
 	ns_per_iter = m > 0 ? m : 1.0;
+	atomic_store_explicit(&work_calibrated, true, memory_order_release);
+}
+
+double lb_work_ns_per_iter_if_known(void)
+{
+	/* Acquire pairs with the release above: the value is complete. */
+	return atomic_load_explicit(&work_calibrated, memory_order_acquire) ? ns_per_iter : 0;
 }
 
 double lb_work_ns_per_iter(void)

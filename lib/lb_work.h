@@ -19,6 +19,10 @@ uint64_t lb_work(uint64_t iters);
 /* ns per iteration; measured once (thread-safe), then cached. */
 double lb_work_ns_per_iter(void);
 
+/* The calibrated ns per iteration if some caller already measured it, else 0:
+ * for reports that must not pay ~50 ms to calibrate what they never used. */
+double lb_work_ns_per_iter_if_known(void);
+
 /* Iterations that take about ns nanoseconds (0 for 0). */
 uint64_t lb_work_iters_for_ns(uint64_t ns);
 
