@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * affinity.h - where the workers may run: bind_readers/bind_writers, the
- * shuffler and the userspace stand-in for CPU hotplug (kernel-locking.md 7.6).
+ * shuffler and the userspace stand-in for CPU hotplug (the kernel's kernel/torture.c).
  *
  * A worker's CPU set is its bind list, minus the CPUs onoff has "offlined",
  * minus the shuffler's idle CPU; a step that would leave it empty is

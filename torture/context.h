@@ -121,7 +121,7 @@ struct lb_torture_thread {
 	struct lb_torture_random rng;
 };
 
-/* The delay model of kernel-locking.md 7.5, picked from the lock's flags. */
+/* The delay model of the kernel's kernel/locking/locktorture.c, picked from the lock's flags. */
 enum lb_torture_delay_model {
 	LB_TORTURE_DELAY_BUSTED,     /* lock_busted */
 	LB_TORTURE_DELAY_SPIN,       /* spin_lock family */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * delay.h - the kernel's per-type hold-time model (kernel-locking.md 7.5).
+ * delay.h - the kernel's per-type hold-time model (kernel/locking/locktorture.c).
  *
  * Every delay is a busy-wait with the lock held; "preempt" is sched_yield().
  * The model is picked from the lock's flags: busted/nolock -> lock_busted,

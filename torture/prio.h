@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * prio.h - scheduling of the torture threads: nice 19 for the workers,
- * SCHED_FIFO 50 for writer_fifo and rt_boost (kernel-locking.md 5, 7.6).
+ * SCHED_FIFO 50 for writer_fifo and rt_boost (the kernel's kernel/locking/locktorture.c and kernel/torture.c).
  *
  * Everything degrades gracefully: when SCHED_FIFO is refused (no
  * CAP_SYS_NICE, RLIMIT_RTPRIO 0, a container) the feature is skipped with a

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * random.h - the torture pseudo-random generator (kernel-locking.md 7.6).
+ * random.h - the torture pseudo-random generator (the kernel's kernel/torture.c).
  *
  * Each draw advances a 64-bit linear congruential state,
  * state = state * 39916801 + 479001701, and returns the low 32 bits with

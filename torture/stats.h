@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * stats.h - the output lines that must stay byte-compatible with the
- * kernel's locktorture (kernel-locking.md 7.7): the Writes/Reads statistics
+ * kernel's locktorture (kernel/locking/locktorture.c): the Writes/Reads statistics
  * lines and the Start/End banners.
  */
 #ifndef LB_TORTURE_STATS_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * stutter.h - the run/pause cycle (kernel-locking.md 7.6).
+ * stutter.h - the run/pause cycle (the kernel's kernel/torture.c).
  *
  * With stutter = S jiffies the background thread repeats: when S > 2, pause
  * mode 1 (workers sleep a jiffy at a time) for S-3 jiffies plus up to one

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * workers.h - the writer and reader threads and the exclusion check
- * (kernel-locking.md 7.4).
+ * (the kernel's kernel/locking/locktorture.c).
  *
  * A writer sets lock_is_write_held right after acquiring and clears it
  * right before releasing; a reader increments and decrements
