@@ -246,9 +246,12 @@ struct lb_mutex_stats {
 typedef struct lb_mutex {
 	/* Line 0: the word every contender polls; written by holders only. */
 	_Alignas(LB_CACHELINE) _Atomic uintptr_t owner;
-#if LB_MUTEX_COUNTING
+	/*
+	 * Counters are always part of the layout, whatever LB_LOCK_COUNTERS
+	 * says, so files built with and without it can share a mutex; the
+	 * macro only decides whether this file's code increments them.
+	 */
 	_Atomic uint64_t n_fast, n_spin_won; /* written only by the holder */
-#endif
 	/* Line 1: the sleeping side and the spinner queue. */
 	_Alignas(LB_CACHELINE) _Atomic uint32_t wait_lock;
 	_Atomic int spinners;                          /* threads in an optimistic spin */
@@ -261,9 +264,7 @@ typedef struct lb_mutex {
 	uint32_t handoff_ns; /* starvation threshold */
 	int max_spinners;
 	int ncpus;
-#if LB_MUTEX_COUNTING
 	_Atomic uint64_t n_spin_gaveup, n_sleeps, n_wakes, n_handoffs, n_timeouts; /* wait_lock */
-#endif
 } lb_mutex_t;
 
 /*
@@ -291,7 +292,6 @@ static inline void lb_mutex__count(_Atomic uint64_t *c, uint64_t n)
 
 static inline void lb_mutex_read_stats(const lb_mutex_t *m, struct lb_mutex_stats *s)
 {
-#if LB_MUTEX_COUNTING
 	lb_mutex_t *mm = (lb_mutex_t *)m; /* C11 atomic loads take non-const */
 	s->fast = lb_load_relaxed(&mm->n_fast);
 	s->spin_won = lb_load_relaxed(&mm->n_spin_won);
@@ -300,10 +300,6 @@ static inline void lb_mutex_read_stats(const lb_mutex_t *m, struct lb_mutex_stat
 	s->wakes = lb_load_relaxed(&mm->n_wakes);
 	s->handoffs = lb_load_relaxed(&mm->n_handoffs);
 	s->timeouts = lb_load_relaxed(&mm->n_timeouts);
-#else
-	(void)m;
-	*s = (struct lb_mutex_stats){ 0 };
-#endif
 }
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -385,7 +381,6 @@ static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr
 	m->max_spinners = a.max_spinners > 0 ? a.max_spinners : (int)ncpus - 1;
 	/* One CPU: the owner cannot run while we spin, so spinning never pays. */
 	m->spin_relax = (a.nospin || m->max_spinners <= 0) ? 0 : lb_mutex__relax_for_ns(m->spin_ns);
-#if LB_MUTEX_COUNTING
 	atomic_init(&m->n_fast, 0);
 	atomic_init(&m->n_spin_won, 0);
 	atomic_init(&m->n_spin_gaveup, 0);
@@ -393,7 +388,6 @@ static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr
 	atomic_init(&m->n_wakes, 0);
 	atomic_init(&m->n_handoffs, 0);
 	atomic_init(&m->n_timeouts, 0);
-#endif
 }
 
 static inline void lb_mutex_thread_init(lb_mutex_thread_t *t)

@@ -119,8 +119,15 @@
 #include <string.h>
 #include <sys/types.h>
 
-#ifndef LB_LOCK_COUNTERS
-#define LB_LOCK_COUNTERS 0
+/*
+ * LB_LOCK_COUNTERS=1 makes this file's code count events into the lock's
+ * statistics.  The statistics are part of the layout either way, so files
+ * built with and without it share locks safely.
+ */
+#if defined(LB_LOCK_COUNTERS) && LB_LOCK_COUNTERS
+#define LB_RTMUTEX_COUNTING 1
+#else
+#define LB_RTMUTEX_COUNTING 0
 #endif
 
 #define LB_F_RTMUTEX_TRYLOCK 1
@@ -206,14 +213,12 @@ typedef struct lb_rtmutex {
 	unsigned int flags;            /* LB_RTMUTEX_F_* */
 	struct lb_rt_waiter *head;     /* waiters by (prio desc, seq); wait_lock */
 	uint64_t seq;                  /* wait_lock */
-#if LB_LOCK_COUNTERS
-	struct lb_rtmutex_stats st;
-#endif
+	struct lb_rtmutex_stats st;    /* counted only where LB_RTMUTEX_COUNTING */
 } lb_rtmutex_t;
 
 #define LB_RTMUTEX_INITIALIZER { 0 }
 
-#if LB_LOCK_COUNTERS
+#if LB_RTMUTEX_COUNTING
 #define LB_RT_COUNT(m, field)                                                  \
 	do {                                                                   \
 		if (m)                                                         \
@@ -1101,10 +1106,8 @@ static inline int lb_rt_task_setprio(struct lb_rt_task *t, int prio)
 	return 0;
 }
 
-#if LB_LOCK_COUNTERS
 /* Counter names, in struct lb_rtmutex_stats order. */
 #define LB_RTMUTEX_COUNTER_NAMES                                               \
 	{ "fast", "slow", "steals", "sleeps", "spins", "boosts", "walk_steps", "real_sched" }
-#endif
 
 #endif /* LB_RTMUTEX_H */

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * consumer.c - a program outside the tree that embeds every installed lock.
+ * Built by test_install.sh from the installed headers only, with
+ * `pkg-config --cflags --libs lockbench-locks`, as C11 and gnu11 (gcc,
+ * clang) and as C++17 (g++, clang++), warnings as errors.  THREADS threads
+ * each take every lock ITERS times and bump a plain counter under it; the
+ * totals prove mutual exclusion, the read side checks a pair invariant.
+ */
+#define _GNU_SOURCE 1 /* the futex-based locks need syscall(2) */
+
+#include <lockbench/futex_pi.h>
+#include <lockbench/mutex.h>
+#include <lockbench/qrwlock.h>
+#include <lockbench/qspinlock.h>
+#include <lockbench/rtmutex.h>
+#include <lockbench/tas.h>
+#include <lockbench/ticket.h>
+
+#include <pthread.h>
+#include <stdio.h>
+
+#define THREADS 4
+#define ITERS 50000
+
+static lb_tas_t tas = LB_TAS_INITIALIZER;
+static lb_ticket_t ticket = LB_TICKET_INITIALIZER;
+static lb_qspin_t qspin = LB_QSPIN_INITIALIZER;
+static lb_qrwlock_t qrw = LB_QRWLOCK_INITIALIZER;
+static lb_mutex_t mutex;
+static lb_rtmutex_t rtmutex;
+static lb_futex_pi_t futex_pi = LB_FUTEX_PI_INITIALIZER;
+
+/* The node domain of the queued locks: one slot per thread index. */
+static struct lb_qspin_slot qslots[THREADS];
+
+/* Plain data, written only under the lock of the same name. */
+static unsigned long n_tas, n_ticket, n_qspin, n_mutex, n_rtmutex, n_futex_pi;
+static unsigned long qrw_a, qrw_b; /* equal whenever no writer holds qrw */
+static unsigned long read_errors;  /* written under the mutex */
+
+static void *worker(void *arg)
+{
+	unsigned int index = (unsigned int)(unsigned long)arg;
+	struct lb_qspin_ctx qctx;
+	lb_mutex_thread_t mctx;
+	struct lb_rt_task rctx;
+	uint32_t tid = lb_gettid();
+
+	if (!lb_qspin_ctx_init(&qctx, qslots, index))
+		return arg;
+	lb_mutex_thread_init(&mctx);
+	lb_rt_task_init(&rctx, 0);
+
+	for (int i = 0; i < ITERS; i++) {
+		lb_tas_lock(&tas);
+		n_tas++;
+		lb_tas_unlock(&tas);
+
+		lb_ticket_lock(&ticket);
+		n_ticket++;
+		lb_ticket_unlock(&ticket);
+
+		lb_qspin_lock(&qspin, &qctx);
+		n_qspin++;
+		lb_qspin_unlock(&qspin);
+
+		if (i % 4 == 0) {
+			lb_qrwlock_write_lock(&qrw, &qctx);
+			qrw_a++;
+			qrw_b++;
+			lb_qrwlock_write_unlock(&qrw);
+		} else {
+			lb_qrwlock_read_lock(&qrw, &qctx);
+			unsigned long a = qrw_a, b = qrw_b;
+			lb_qrwlock_read_unlock(&qrw);
+			if (a != b) {
+				lb_mutex_lock(&mutex, &mctx);
+				read_errors++;
+				lb_mutex_unlock(&mutex, &mctx);
+			}
+		}
+
+		lb_mutex_lock(&mutex, &mctx);
+		n_mutex++;
+		lb_mutex_unlock(&mutex, &mctx);
+
+		lb_rtmutex_lock(&rtmutex, &rctx);
+		n_rtmutex++;
+		lb_rtmutex_unlock(&rtmutex, &rctx);
+
+		if (lb_futex_pi_lock(&futex_pi, tid) != 0)
+			return arg;
+		n_futex_pi++;
+		if (lb_futex_pi_unlock(&futex_pi, tid) != 0)
+			return arg;
+	}
+	return NULL;
+}
+
+static int check(const char *name, unsigned long got, unsigned long want)
+{
+	printf("%s %s: %lu of %lu\n", got == want ? "ok" : "FAIL", name, got, want);
+	return got == want ? 0 : 1;
+}
+
+int main(void)
+{
+	pthread_t threads[THREADS];
+	int failed = 0;
+
+	lb_mutex_init(&mutex, NULL);
+	lb_rtmutex_init(&rtmutex);
+	for (unsigned long t = 0; t < THREADS; t++)
+		if (pthread_create(&threads[t], NULL, worker, (void *)t) != 0) {
+			fprintf(stderr, "consumer: pthread_create failed\n");
+			return 1;
+		}
+	for (int t = 0; t < THREADS; t++) {
+		void *ret;
+		pthread_join(threads[t], &ret);
+		if (ret) {
+			fprintf(stderr, "consumer: thread %d failed\n", t);
+			failed = 1;
+		}
+	}
+	unsigned long total = (unsigned long)THREADS * ITERS;
+	failed |= check("tas", n_tas, total);
+	failed |= check("ticket", n_ticket, total);
+	failed |= check("qspinlock", n_qspin, total);
+	failed |= check("qrwlock writes", qrw_a, (unsigned long)THREADS * (ITERS / 4));
+	failed |= check("qrwlock torn reads", read_errors, 0);
+	failed |= check("mutex", n_mutex, total);
+	failed |= check("rtmutex", n_rtmutex, total);
+	failed |= check("futex_pi", n_futex_pi, total);
+	return failed;
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mixed_tu.c - one translation unit of test_mixed_tu, compiled three times
+ * with different standards and configuration macros (see mixed_tu.h).
+ * MIXED_VARIANT names the build; MIXED_SLEEPING says whether the futex-based
+ * locks can be included (they need _GNU_SOURCE).
+ */
+#include "mixed_tu.h"
+
+#include "qrwlock.h"
+#include "qspinlock.h"
+#include "tas.h"
+#include "ticket.h"
+#if MIXED_SLEEPING
+#include "futex_pi.h"
+#include "mutex.h"
+#include "rtmutex.h"
+#endif
+
+#define MIXED_CAT(a, b, c) a##b##c
+#define MIXED_FN(v, name) MIXED_CAT(mixed_, v, name)
+
+#define MIXED_RECORD(out, idx, type)                                           \
+	((out)->size[idx] = sizeof(type), (out)->align[idx] = _Alignof(type))
+
+void MIXED_FN(MIXED_VARIANT, _layout)(struct mixed_layout *out)
+{
+	*out = (struct mixed_layout){ { 0 }, { 0 } };
+	MIXED_RECORD(out, MIXED_TAS, lb_tas_t);
+	MIXED_RECORD(out, MIXED_TICKET, lb_ticket_t);
+	MIXED_RECORD(out, MIXED_QSPIN, lb_qspin_t);
+	MIXED_RECORD(out, MIXED_QRW, lb_qrwlock_t);
+	MIXED_RECORD(out, MIXED_QSPIN_SLOT, struct lb_qspin_slot);
+	MIXED_RECORD(out, MIXED_QSPIN_CTX, struct lb_qspin_ctx);
+#if MIXED_SLEEPING
+	MIXED_RECORD(out, MIXED_MUTEX, lb_mutex_t);
+	MIXED_RECORD(out, MIXED_RTMUTEX, lb_rtmutex_t);
+	MIXED_RECORD(out, MIXED_FUTEX_PI, lb_futex_pi_t);
+	MIXED_RECORD(out, MIXED_MUTEX_THREAD, lb_mutex_thread_t);
+	MIXED_RECORD(out, MIXED_RT_TASK, struct lb_rt_task);
+#endif
+}
+
+void MIXED_FN(MIXED_VARIANT, _init)(struct mixed_shared *s)
+{
+	lb_tas_init(s->lock[MIXED_TAS]);
+	lb_ticket_init(s->lock[MIXED_TICKET]);
+	lb_qspin_init(s->lock[MIXED_QSPIN]);
+	lb_qrwlock_init(s->lock[MIXED_QRW]);
+#if MIXED_SLEEPING
+	lb_mutex_init(s->lock[MIXED_MUTEX], NULL);
+	lb_rtmutex_init(s->lock[MIXED_RTMUTEX]);
+	lb_futex_pi_init(s->lock[MIXED_FUTEX_PI]);
+#endif
+}
+
+/* Take every lock this build can include, iters times, from thread `index`. */
+void MIXED_FN(MIXED_VARIANT, _run)(struct mixed_shared *s, unsigned int index, unsigned int iters)
+{
+	struct lb_qspin_ctx qctx;
+	lb_tas_t *tas = s->lock[MIXED_TAS];
+	lb_ticket_t *ticket = s->lock[MIXED_TICKET];
+	lb_qspin_t *qspin = s->lock[MIXED_QSPIN];
+	lb_qrwlock_t *qrw = s->lock[MIXED_QRW];
+#if MIXED_SLEEPING
+	lb_mutex_thread_t mctx;
+	struct lb_rt_task rctx;
+	uint32_t tid = lb_gettid();
+
+	lb_mutex_thread_init(&mctx);
+	lb_rt_task_init(&rctx, 0);
+#endif
+	(void)lb_qspin_ctx_init(&qctx, s->lock[MIXED_QSPIN_SLOT], index);
+
+	for (unsigned int i = 0; i < iters; i++) {
+		lb_tas_lock(tas);
+		s->count[MIXED_TAS]++;
+		lb_tas_unlock(tas);
+
+		lb_ticket_lock(ticket);
+		s->count[MIXED_TICKET]++;
+		lb_ticket_unlock(ticket);
+
+		lb_qspin_lock(qspin, &qctx);
+		s->count[MIXED_QSPIN]++;
+		lb_qspin_unlock(qspin);
+
+		if ((i + index) % 4 == 0) {
+			lb_qrwlock_write_lock(qrw, &qctx);
+			s->qrw_a++;
+			s->qrw_b++;
+			s->count[MIXED_QRW]++;
+			lb_qrwlock_write_unlock(qrw);
+		} else {
+			lb_qrwlock_read_lock(qrw, &qctx);
+			unsigned long a = s->qrw_a, b = s->qrw_b;
+			lb_qrwlock_read_unlock(qrw);
+			if (a != b)
+				__atomic_fetch_add(&s->torn_reads, 1, __ATOMIC_RELAXED);
+		}
+#if MIXED_SLEEPING
+		lb_mutex_lock(s->lock[MIXED_MUTEX], &mctx);
+		s->count[MIXED_MUTEX]++;
+		lb_mutex_unlock(s->lock[MIXED_MUTEX], &mctx);
+
+		lb_rtmutex_lock(s->lock[MIXED_RTMUTEX], &rctx);
+		s->count[MIXED_RTMUTEX]++;
+		lb_rtmutex_unlock(s->lock[MIXED_RTMUTEX], &rctx);
+
+		if (lb_futex_pi_lock(s->lock[MIXED_FUTEX_PI], tid) == 0) {
+			s->count[MIXED_FUTEX_PI]++;
+			(void)lb_futex_pi_unlock(s->lock[MIXED_FUTEX_PI], tid);
+		}
+#endif
+	}
+}
