@@ -16,6 +16,7 @@
 	X(tas)                \
 	X(ticket)             \
 	X(qspinlock)          \
+	X(qspinlock_pv)       \
 	X(pthread_spin)       \
 	X(mutex)              \
 	X(mutex_nospin)       \

@@ -57,9 +57,16 @@
  * sched_setscheduler() on the owner's thread id, done after all internal
  * locks are dropped and before the booster sleeps; a deboost of the unlocker
  * is applied after it has woken the top waiter, so a medium-priority thread
- * cannot slip in between.  lb_rtmutex_real_boost_available() says whether
- * this process may use SCHED_FIFO at all; lb_rt_task_init_auto() enables
- * real boosting only then.  Real-time tasks always return to SCHED_FIFO
+ * cannot slip in between.  Every thread that changes a task's effective
+ * priority pushes it to the kernel itself and re-reads it until what it
+ * pushed is current (lb_rt_real_sync), as the kernel's rt_mutex_setprio()
+ * is synchronous: a boost never waits for another, possibly preempted,
+ * thread.  A refused sched_setscheduler() is counted in the task's
+ * real_errors, never recorded as applied.
+ * lb_rtmutex_real_boost_available() says whether this process may use
+ * SCHED_FIFO up to priority 99 (probed in a throw-away thread, the caller's
+ * policy is not touched); lb_rt_task_init_auto() enables real boosting only
+ * then.  Real-time tasks always return to SCHED_FIFO
  * (SCHED_RR is not restored).
  *
  * What userspace cannot do (see doc/rtmutex.md)
@@ -191,12 +198,9 @@ struct lb_rt_task {
 	pid_t tid;
 	pthread_t self;
 	int normal_policy;             /* policy restored when eff drops to 0 */
-	/* Real-boost applier (lb_rt_real_sync). */
-	_Atomic unsigned int real_req;
-	_Atomic int real_busy;
-	_Atomic int real_force;
-	_Atomic int real_applied;      /* logical prio last pushed to the kernel */
-	_Atomic uint64_t real_calls, real_errors;
+	/* Real boosting (lb_rt_real_sync). */
+	_Atomic int real_applied;      /* logical prio the kernel last accepted */
+	_Atomic uint64_t real_calls, real_errors; /* errors: failed boosts, reported */
 	/* Statistics, readable by tests. */
 	_Atomic uint64_t walk_steps;   /* chain-walk steps of walks this task started */
 	_Atomic uint64_t depth_hits;   /* walks cut off at max_depth */
@@ -387,21 +391,34 @@ static inline bool lb_rt_adjust(struct lb_rt_task *t)
 /* ---- real (kernel) priority -------------------------------------------- */
 
 /* Push one logical priority into the kernel scheduler for t's thread. */
-static inline void lb_rt_real_apply(struct lb_rt_task *t, int want)
+static inline bool lb_rt_real_apply(struct lb_rt_task *t, int want)
 {
 	struct sched_param sp = { .sched_priority = want > 0 ? want : 0 };
 	int policy = want > 0 ? SCHED_FIFO : t->normal_policy;
 	atomic_fetch_add_explicit(&t->real_calls, 1, memory_order_relaxed);
-	if (sched_setscheduler(t->tid, policy, &sp) != 0)
-		atomic_fetch_add_explicit(&t->real_errors, 1, memory_order_relaxed);
+	if (sched_setscheduler(t->tid, policy, &sp) == 0)
+		return true;
+	atomic_fetch_add_explicit(&t->real_errors, 1, memory_order_relaxed);
+	return false;
 }
 
 /*
- * Make t's kernel priority match its effective priority.  Called by whoever
- * changed eff_prio, after dropping every internal lock (it is a syscall).
- * Any number of threads may call it at once: each one posts a request, one
- * of them becomes the applier and loops until no request arrived during
- * its last pass, so the final kernel priority is the final eff_prio.
+ * Make t's kernel priority match its effective priority.  Called by every
+ * thread that changed t's eff_prio, after dropping every internal lock (it
+ * is a syscall), and synchronous like the kernel's rt_mutex_setprio(): the
+ * caller applies the value itself and re-reads eff_prio until what it
+ * applied is still current.  No thread ever leaves the apply to another:
+ * a booster preempted half-way (a low-priority applier behind hogs) must
+ * not delay a higher-priority booster's change (issue 14; the test
+ * rtmutex-applier reproduces it).
+ *
+ * Several threads may apply at once and the kernel sees their calls in
+ * some order.  The last call made is followed by its caller's re-read of
+ * eff_prio, which sees the final value (the eff_prio store precedes its
+ * writer's own call; both syscalls are full barriers), so a stale call is
+ * always corrected, at worst after a short window in which t runs at the
+ * stale priority.  A failed call is counted in real_errors and not
+ * recorded in real_applied (the last value the kernel accepted).
  * Returns the number of sched_setscheduler calls made.
  */
 static inline unsigned int lb_rt_real_sync(struct lb_rt_task *t)
@@ -409,49 +426,63 @@ static inline unsigned int lb_rt_real_sync(struct lb_rt_task *t)
 	unsigned int calls = 0;
 	if (!(t->flags & LB_RT_TASK_REAL))
 		return 0;
-	/* seq_cst on real_req/real_busy: a store-then-load (Dekker) pairing
-	 * with the applier's "clear busy, re-read req"; either it sees our
-	 * request or we see busy == 0 and apply ourselves.  Our eff_prio
-	 * write is sequenced before this RMW, so the applier sees it. */
-	atomic_fetch_add_explicit(&t->real_req, 1, memory_order_seq_cst);
+	/* seq_cst: orders this read after our own eff_prio write (sequenced
+	 * before, under pi_lock) and after other appliers' syscalls. */
+	int want = atomic_load_explicit(&t->eff_prio, memory_order_seq_cst);
+	/* Apply-until-stable loop: ends when eff_prio did not move while we
+	 * applied; each pass follows a real change by some other thread. */
 	for (;;) {
-		int idle = 0;
-		if (!atomic_compare_exchange_strong_explicit(&t->real_busy, &idle, 1,
-							     memory_order_seq_cst,
-							     memory_order_seq_cst))
-			return calls; /* the current applier will see our request */
-		unsigned int seen = atomic_load_explicit(&t->real_req, memory_order_seq_cst);
-		int want = atomic_load_explicit(&t->eff_prio, memory_order_relaxed);
-		int force = atomic_exchange_explicit(&t->real_force, 0, memory_order_relaxed);
-		if (force || want != atomic_load_explicit(&t->real_applied, memory_order_relaxed)) {
-			lb_rt_real_apply(t, want);
+		if (lb_rt_real_apply(t, want))
 			atomic_store_explicit(&t->real_applied, want, memory_order_relaxed);
-			calls++;
-		}
-		atomic_store_explicit(&t->real_busy, 0, memory_order_seq_cst);
-		if (atomic_load_explicit(&t->real_req, memory_order_seq_cst) == seen)
+		calls++;
+		int now = atomic_load_explicit(&t->eff_prio, memory_order_seq_cst);
+		if (now == want)
 			return calls;
+		want = now;
 	}
 }
 
+/* Probe thread of lb_rtmutex_real_boost_available_prio: created with the
+ * policy under test, it only has to exist. */
+static inline void *lb_rt_probe_thread(void *arg)
+{
+	return arg;
+}
+
 /*
- * May this process run threads under SCHED_FIFO?  Probes by switching the
- * calling thread to SCHED_FIFO 1 and back (no change if it already runs
- * under a real-time policy).  Cheap: two to four syscalls.
+ * May this process run threads under SCHED_FIFO at priority prio (1..99)?
+ * Probes by creating a short-lived thread with that policy and priority
+ * (pthread_create fails with EPERM when RLIMIT_RTPRIO or the missing
+ * capability forbids it), so the calling thread's own scheduling is never
+ * touched.  Costs one thread creation.
+ */
+static inline bool lb_rtmutex_real_boost_available_prio(int prio)
+{
+	pthread_attr_t attr;
+	pthread_t th;
+	struct sched_param sp = { .sched_priority = prio };
+	if (prio < 1 || prio > LB_RTMUTEX_PRIO_MAX || pthread_attr_init(&attr) != 0)
+		return false;
+	bool ok = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) == 0 &&
+		  pthread_attr_setschedpolicy(&attr, SCHED_FIFO) == 0 &&
+		  pthread_attr_setschedparam(&attr, &sp) == 0 &&
+		  pthread_create(&th, &attr, lb_rt_probe_thread, NULL) == 0;
+	pthread_attr_destroy(&attr);
+	if (ok)
+		pthread_join(th, NULL);
+	return ok;
+}
+
+/*
+ * May every boost land in the kernel?  A boost carries the top waiter's
+ * priority, up to 99, so that is what is probed: with RLIMIT_RTPRIO below
+ * 99 real boosting is reported off rather than failing on the first
+ * high-priority waiter.  lb_rtmutex_real_boost_available_prio() asks about
+ * a lower ceiling.
  */
 static inline bool lb_rtmutex_real_boost_available(void)
 {
-	struct sched_param old, one = { .sched_priority = 1 };
-	int policy = sched_getscheduler(0);
-	if (policy < 0 || sched_getparam(0, &old) != 0)
-		return false;
-	policy &= ~SCHED_RESET_ON_FORK;
-	if (policy == SCHED_FIFO || policy == SCHED_RR)
-		return true;
-	if (sched_setscheduler(0, SCHED_FIFO, &one) != 0)
-		return false;
-	(void)sched_setscheduler(0, policy, &old); /* lowering is always allowed */
-	return true;
+	return lb_rtmutex_real_boost_available_prio(LB_RTMUTEX_PRIO_MAX);
 }
 
 /* ---- task records ---------------------------------------------------- */
@@ -1097,10 +1128,8 @@ static inline int lb_rt_task_setprio(struct lb_rt_task *t, int prio)
 	if (w && w->prio != lb_load_relaxed(&t->eff_prio))
 		next = w->lock;
 	lb_rt_ilock_unlock(&t->pi_lock);
-	if (t->flags & LB_RT_TASK_REAL) {
-		atomic_store_explicit(&t->real_force, 1, memory_order_relaxed);
-		(void)lb_rt_real_sync(t);
-	}
+	if (t->flags & LB_RT_TASK_REAL)
+		(void)lb_rt_real_sync(t); /* always applies, even if eff is unchanged */
 	if (next)
 		(void)lb_rt_walk(t, false, NULL, next, NULL, t, NULL);
 	return 0;
