@@ -34,7 +34,7 @@
 #define LB_F_FUTEX_PI_PI 1
 
 typedef struct lb_futex_pi {
-	_Atomic uint32_t word;
+	_Atomic(uint32_t) word;
 } lb_futex_pi_t;
 
 #define LB_FUTEX_PI_INITIALIZER { 0 }

@@ -141,6 +141,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -199,12 +200,12 @@
 struct lb_mutex_osq_node {
 	_Atomic(struct lb_mutex_osq_node *) next;
 	_Atomic(struct lb_mutex_osq_node *) prev;
-	_Atomic uint32_t locked; /* 1: our predecessor passed us the OSQ head */
+	_Atomic(uint32_t) locked; /* 1: our predecessor passed us the OSQ head */
 };
 
 struct lb_mutex_waiter {
 	struct lb_mutex_waiter *next, *prev; /* FIFO wait list; wait_lock */
-	_Atomic uint32_t state;              /* futex word, LB_MUTEX__* */
+	_Atomic(uint32_t) state;              /* futex word, LB_MUTEX__* */
 	uint64_t since;                      /* enqueue time (ns); owner thread only */
 };
 
@@ -215,11 +216,11 @@ struct lb_mutex_waiter {
  * value, hence the alignment.
  */
 typedef struct lb_mutex_thread {
-	_Alignas(LB_CACHELINE) struct lb_mutex_osq_node osq;
+	LB_ALIGNAS(LB_CACHELINE) struct lb_mutex_osq_node osq;
 	struct lb_mutex_waiter waiter;
 } lb_mutex_thread_t;
 
-_Static_assert(_Alignof(lb_mutex_thread_t) > LB_MUTEX_FLAGS,
+LB_STATIC_ASSERT(LB_ALIGNOF(lb_mutex_thread_t) > LB_MUTEX_FLAGS,
 	       "thread records must leave the flag bits of the owner word free");
 
 /* Optional parameters for lb_mutex_init (NULL = defaults). */
@@ -245,17 +246,17 @@ struct lb_mutex_stats {
 
 typedef struct lb_mutex {
 	/* Line 0: the word every contender polls; written by holders only. */
-	_Alignas(LB_CACHELINE) _Atomic uintptr_t owner;
+	LB_ALIGNAS(LB_CACHELINE) _Atomic(uintptr_t) owner;
 	/*
 	 * Counters are always part of the layout, whatever LB_LOCK_COUNTERS
 	 * says, so files built with and without it can share a mutex; the
 	 * macro only decides whether this file's code increments them.
 	 */
-	_Atomic uint64_t n_fast, n_spin_won; /* written only by the holder */
+	_Atomic(uint64_t) n_fast, n_spin_won; /* written only by the holder */
 	/* Line 1: the sleeping side and the spinner queue. */
-	_Alignas(LB_CACHELINE) _Atomic uint32_t wait_lock;
-	_Atomic int spinners;                          /* threads in an optimistic spin */
-	_Atomic int nr_waiters;                        /* written under wait_lock */
+	LB_ALIGNAS(LB_CACHELINE) _Atomic(uint32_t) wait_lock;
+	_Atomic(int) spinners;                          /* threads in an optimistic spin */
+	_Atomic(int) nr_waiters;                        /* written under wait_lock */
 	_Atomic(struct lb_mutex_osq_node *) osq_tail;  /* spinner queue, NULL = empty */
 	_Atomic(struct lb_mutex_waiter *) wait_head;   /* written under wait_lock */
 	struct lb_mutex_waiter *wait_tail;             /* wait_lock */
@@ -264,7 +265,7 @@ typedef struct lb_mutex {
 	uint32_t handoff_ns; /* starvation threshold */
 	int max_spinners;
 	int ncpus;
-	_Atomic uint64_t n_spin_gaveup, n_sleeps, n_wakes, n_handoffs, n_timeouts; /* wait_lock */
+	_Atomic(uint64_t) n_spin_gaveup, n_sleeps, n_wakes, n_handoffs, n_timeouts; /* wait_lock */
 } lb_mutex_t;
 
 /*
@@ -281,7 +282,7 @@ typedef struct lb_mutex {
 
 #if LB_MUTEX_COUNTING
 /* Only a thread holding the mutex or wait_lock calls this: no RMW needed. */
-static inline void lb_mutex__count(_Atomic uint64_t *c, uint64_t n)
+static inline void lb_mutex__count(_Atomic(uint64_t) *c, uint64_t n)
 {
 	lb_store_relaxed(c, lb_load_relaxed(c) + n);
 }
@@ -365,7 +366,12 @@ static inline uint32_t lb_mutex__relax_for_ns(uint32_t ns)
 
 static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr)
 {
-	struct lb_mutex_attr a = attr ? *attr : (struct lb_mutex_attr){ 0 };
+	struct lb_mutex_attr a;
+
+	/* memset, not a compound literal: this header also compiles as C++. */
+	memset(&a, 0, sizeof(a));
+	if (attr)
+		a = *attr;
 	unsigned int ncpus = a.ncpus ? a.ncpus : lb_mutex__ncpus();
 
 	atomic_init(&m->owner, 0);

@@ -107,7 +107,6 @@
 #ifndef LB_QRWLOCK_H
 #define LB_QRWLOCK_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -165,8 +164,8 @@
 #endif
 
 typedef struct lb_qrwlock {
-	_Atomic uint32_t cnts;    /* the word above */
-	_Atomic uint32_t sleeper; /* LB_QRW_SLEEP_*: parked head (futex policy) */
+	_Atomic(uint32_t) cnts;    /* the word above */
+	_Atomic(uint32_t) sleeper; /* LB_QRW_SLEEP_*: parked head (futex policy) */
 	lb_qspin_t wait_lock;     /* FIFO queue of slow-path waiters */
 } lb_qrwlock_t;
 

@@ -127,7 +127,6 @@
 #ifndef LB_QSPINLOCK_H
 #define LB_QSPINLOCK_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -173,7 +172,7 @@
 #endif
 
 typedef struct lb_qspin {
-	_Atomic uint32_t val;
+	_Atomic(uint32_t) val;
 } lb_qspin_t;
 
 #define LB_QSPIN_INITIALIZER { 0 }
@@ -181,13 +180,13 @@ typedef struct lb_qspin {
 /* One MCS queue node: 16 bytes, LB_QSPIN_NESTING of them per cache line. */
 struct lb_qspin_node {
 	_Atomic(struct lb_qspin_node *) next; /* successor, set by it */
-	_Atomic uint32_t locked;              /* 1: you are the queue head */
-	_Atomic uint32_t count;               /* node[0] only: nodes in use */
+	_Atomic(uint32_t) locked;              /* 1: you are the queue head */
+	_Atomic(uint32_t) count;               /* node[0] only: nodes in use */
 };
 
 /* A thread's nodes: one cache line, so no false sharing between threads. */
 struct lb_qspin_slot {
-	_Alignas(LB_CACHELINE) struct lb_qspin_node node[LB_QSPIN_NESTING];
+	LB_ALIGNAS(LB_CACHELINE) struct lb_qspin_node node[LB_QSPIN_NESTING];
 };
 
 /*
@@ -238,7 +237,7 @@ static inline bool lb_qspin_ctx_init(struct lb_qspin_ctx *ctx, struct lb_qspin_s
 #define LB_QSPIN__LP_OFS     2
 #define LB_QSPIN__TAIL_OFS   0
 #endif
-/* may_alias: these views alias the _Atomic uint32_t (GNU-only branch). */
+/* may_alias: these views alias the _Atomic(uint32_t) (GNU-only branch). */
 typedef uint8_t __attribute__((may_alias)) lb_qspin__u8a;
 typedef uint16_t __attribute__((may_alias)) lb_qspin__u16a;
 static inline lb_qspin__u8a *lb_qspin__locked_byte(lb_qspin_t *lock)

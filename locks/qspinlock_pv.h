@@ -120,7 +120,6 @@
 #endif
 
 #include <sched.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -154,20 +153,20 @@
 #endif
 
 typedef struct lb_qspin_pv {
-	_Atomic uint32_t val;
+	_Atomic(uint32_t) val;
 } lb_qspin_pv_t;
 
 #define LB_QSPIN_PV_INITIALIZER { 0 }
 
 struct lb_qspin_pv_node {
 	_Atomic(struct lb_qspin_pv_node *) next;
-	_Atomic uint32_t locked;
-	_Atomic uint32_t state;
+	_Atomic(uint32_t) locked;
+	_Atomic(uint32_t) state;
 };
 
 /* One node per thread, one cache line each. */
 struct lb_qspin_pv_slot {
-	_Alignas(LB_CACHELINE) struct lb_qspin_pv_node node;
+	LB_ALIGNAS(LB_CACHELINE) struct lb_qspin_pv_node node;
 };
 
 struct lb_qspin_pv_ctx {

@@ -169,7 +169,7 @@
 
 /* Internal lock: 0 free, 1 held, 2 held and someone may sleep on it. */
 struct lb_rt_ilock {
-	_Atomic uint32_t v;
+	_Atomic(uint32_t) v;
 };
 
 struct lb_rtmutex;
@@ -184,13 +184,13 @@ struct lb_rt_waiter {
 	int prio;                /* queue key: task's eff prio at (re)queue; wait_lock */
 	int pi_prio;             /* pi_waiters key, copied when inserted; owner->pi_lock */
 	bool on_pi;              /* in some owner's pi_waiters */
-	_Atomic uint32_t wake;   /* futex word, LB_RT_WAKE_* */
+	_Atomic(uint32_t) wake;   /* futex word, LB_RT_WAKE_* */
 };
 
 struct lb_rt_task {
 	struct lb_rt_ilock pi_lock;
 	int base_prio;                 /* pi_lock */
-	_Atomic int eff_prio;          /* written under pi_lock, read anywhere */
+	_Atomic(int) eff_prio;          /* written under pi_lock, read anywhere */
 	struct lb_rt_waiter *pi_head;  /* top waiters of held locks, by pi_prio; pi_lock */
 	struct lb_rt_waiter *blocked_on; /* pi_lock */
 	unsigned int flags;            /* LB_RT_TASK_* */
@@ -199,20 +199,20 @@ struct lb_rt_task {
 	pthread_t self;
 	int normal_policy;             /* policy restored when eff drops to 0 */
 	/* Real boosting (lb_rt_real_sync). */
-	_Atomic int real_applied;      /* logical prio the kernel last accepted */
-	_Atomic uint64_t real_calls, real_errors; /* errors: failed boosts, reported */
+	_Atomic(int) real_applied;      /* logical prio the kernel last accepted */
+	_Atomic(uint64_t) real_calls, real_errors; /* errors: failed boosts, reported */
 	/* Statistics, readable by tests. */
-	_Atomic uint64_t walk_steps;   /* chain-walk steps of walks this task started */
-	_Atomic uint64_t depth_hits;   /* walks cut off at max_depth */
+	_Atomic(uint64_t) walk_steps;   /* chain-walk steps of walks this task started */
+	_Atomic(uint64_t) depth_hits;   /* walks cut off at max_depth */
 	struct lb_rt_waiter waiter;    /* a task blocks on one lock at a time */
 };
 
 struct lb_rtmutex_stats {
-	_Atomic uint64_t fast, slow, steals, sleeps, spins, boosts, walk_steps, real_sched;
+	_Atomic(uint64_t) fast, slow, steals, sleeps, spins, boosts, walk_steps, real_sched;
 };
 
 typedef struct lb_rtmutex {
-	_Atomic uintptr_t owner;       /* struct lb_rt_task * | HAS_WAITERS */
+	_Atomic(uintptr_t) owner;       /* struct lb_rt_task * | HAS_WAITERS */
 	struct lb_rt_ilock wait_lock;
 	unsigned int flags;            /* LB_RTMUTEX_F_* */
 	struct lb_rt_waiter *head;     /* waiters by (prio desc, seq); wait_lock */
@@ -393,7 +393,9 @@ static inline bool lb_rt_adjust(struct lb_rt_task *t)
 /* Push one logical priority into the kernel scheduler for t's thread. */
 static inline bool lb_rt_real_apply(struct lb_rt_task *t, int want)
 {
-	struct sched_param sp = { .sched_priority = want > 0 ? want : 0 };
+	struct sched_param sp;
+	memset(&sp, 0, sizeof(sp));
+	sp.sched_priority = want > 0 ? want : 0;
 	int policy = want > 0 ? SCHED_FIFO : t->normal_policy;
 	atomic_fetch_add_explicit(&t->real_calls, 1, memory_order_relaxed);
 	if (sched_setscheduler(t->tid, policy, &sp) == 0)
@@ -460,7 +462,9 @@ static inline bool lb_rtmutex_real_boost_available_prio(int prio)
 {
 	pthread_attr_t attr;
 	pthread_t th;
-	struct sched_param sp = { .sched_priority = prio };
+	struct sched_param sp;
+	memset(&sp, 0, sizeof(sp));
+	sp.sched_priority = prio;
 	if (prio < 1 || prio > LB_RTMUTEX_PRIO_MAX || pthread_attr_init(&attr) != 0)
 		return false;
 	bool ok = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) == 0 &&
@@ -495,7 +499,8 @@ static inline void lb_rt_task_init(struct lb_rt_task *t, unsigned int flags)
 {
 	struct sched_param sp = { 0 };
 	int policy = sched_getscheduler(0);
-	memset(t, 0, sizeof(*t));
+	/* All-zero is every field's initial state; (void *): C++ sees atomics. */
+	memset((void *)t, 0, sizeof(*t));
 	if (policy < 0 || sched_getparam(0, &sp) != 0)
 		policy = SCHED_OTHER;
 	policy &= ~SCHED_RESET_ON_FORK;
@@ -991,7 +996,7 @@ static inline void lb_rt_deadlock_abort(struct lb_rt_task *t)
 
 static inline void lb_rtmutex_init_flags(lb_rtmutex_t *m, unsigned int flags)
 {
-	memset(m, 0, sizeof(*m));
+	memset((void *)m, 0, sizeof(*m)); /* all-zero: free, no waiters; (void *) as above */
 	m->flags = flags;
 }
 

@@ -44,7 +44,6 @@
 #ifndef LB_TAS_H
 #define LB_TAS_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -54,7 +53,7 @@
 #define LB_F_TAS_TRYLOCK 1
 
 typedef struct lb_tas {
-	_Atomic uint32_t locked; /* 0 free, 1 held */
+	_Atomic(uint32_t) locked; /* 0 free, 1 held */
 } lb_tas_t;
 
 #define LB_TAS_INITIALIZER { 0 }

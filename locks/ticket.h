@@ -52,7 +52,6 @@
 #ifndef LB_TICKET_H
 #define LB_TICKET_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -63,8 +62,8 @@
 #define LB_F_TICKET_FAIR 1
 
 typedef struct lb_ticket {
-	_Atomic uint32_t next;  /* next ticket to draw */
-	_Atomic uint32_t owner; /* ticket now being served */
+	_Atomic(uint32_t) next;  /* next ticket to draw */
+	_Atomic(uint32_t) owner; /* ticket now being served */
 } lb_ticket_t;
 
 #define LB_TICKET_INITIALIZER { 0, 0 }

@@ -58,7 +58,8 @@ else not_ok "lock headers not installed (add them to include/lockbench/meson.bui
 
 # Man pages: only when scdoc built them.
 if [ -f "$build/doc/lockbench.1" ]; then
-	if ls "$root"/*/*/share/man/man1/lockbench.1 "$root"/*/share/man/man1/lockbench.1 >/dev/null 2>&1; then
+	if [ -n "$(find "$root" -path '*/man/man1/lockbench.1')" ] &&
+		[ -n "$(find "$root" -path '*/man/man1/locktorture.1')" ]; then
 		ok "man pages installed"
 	else
 		not_ok "man pages installed"
