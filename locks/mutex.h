@@ -44,8 +44,9 @@
  *    not observable, and the owner record cannot even be dereferenced safely
  *    (its thread may be gone).  Stand-in: a spin budget in wall-clock time
  *    (LB_MUTEX_SPIN_NS, about one futex sleep + wake round trip on the
- *    reference machine; converted to lb_cpu_relax() iterations by a
- *    calibration in lb_mutex_init).  An owner that keeps the lock longer than
+ *    reference machine; converted to lb_cpu_relax() iterations in
+ *    lb_mutex_init by the shared calibration, lib/lb_spin_budget.h).
+ *    An owner that keeps the lock longer than
  *    that is presumed preempted, or in a section long enough that sleeping
  *    costs nothing extra.
  *  - need_resched() (the kernel stops when the spinner itself should yield):
@@ -70,7 +71,19 @@
  * waiter is on its way and will retry.  The token holder clears WOKEN when it
  * takes the lock (in the same CAS) or, before sleeping again, under wait_lock
  * followed by one more try of the lock: a release it caused to be quiet is
- * never lost.  At most one token is out at a time.
+ * never lost.  At most one token is out at a time.  A token can be lost in
+ * flight: its unlocker may be preempted between the releasing CAS and the
+ * FUTEX_WAKE, and then every later unlock stays quiet while the first waiter
+ * sleeps.  So the token is dated (token_ns, written by the unlocker while it
+ * still holds the lock) and every LB_MUTEX_TOKEN_CHECK_EVERY-th quiet unlock
+ * with waiters (counted in `quiet`, holders only) takes the slow path, which
+ * renews a token older than LB_MUTEX_TOKEN_STALE_NS and wakes the first
+ * waiter itself (an extra wake of a running waiter is harmless).
+ *
+ * The OSQ head leaves the spinner queue before the trylock that may win
+ * (the kernel leaves it after): osq_unlock may have to wait for a successor
+ * preempted between its tail exchange and its link, and that wait must not
+ * happen while the mutex is held.  A lost trylock rejoins the queue.
  *
  * Lock word (uintptr_t):
  *
@@ -92,10 +105,13 @@
  *   withdraw        X,{H,*}     -> X,{*}           CAS, waiter gave up spinning
  *   token drop      *,{K,*}     -> *,{*}           under wait_lock, then retry
  *   unlock fast     self,{}     -> 0,{}            CAS, release
- *   unlock quiet    self,{W?,K} -> 0,{W?,K}        CAS, release, no wake
+ *   unlock quiet    self,{W?,K} -> 0,{W?,K}        CAS, release, no wake (token fresh)
+ *   token renew     self,{W,K}  -> 0,{W,K}         CAS, release, then wake first
+ *                                                  (token older than STALE_NS)
  *   unlock wake     self,{W}    -> 0,{W,K}         CAS, release, then wake first
  *   unlock handoff  self,{H,*}  -> first,{P,*}     under wait_lock, release
  *   last waiter     *,{W,H?,*}  -> *,{*}           under wait_lock
+ *   timeout         X,{H,*}     -> X,{*}           first waiter leaving unserved
  *
  * Memory ordering:
  *
@@ -133,6 +149,7 @@
 
 #include "lb_atomic.h"
 #include "lb_futex.h"
+#include "lb_spin_budget.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -182,14 +199,30 @@
 #ifndef LB_MUTEX_HANDOFF_NS
 #define LB_MUTEX_HANDOFF_NS 1000000u
 #endif
+/*
+ * A WOKEN token older than this is presumed lost: its unlocker was
+ * preempted between the releasing CAS and FUTEX_WAKE.  The next unlock that
+ * finds it wakes the first waiter itself (at most one extra wake per this
+ * period; a wake for a waiter that is already up is harmless).
+ */
+#ifndef LB_MUTEX_TOKEN_STALE_NS
+#define LB_MUTEX_TOKEN_STALE_NS 50000u
+#endif
+/* Quiet unlocks (waiters, token out) between two clock reads for that
+ * check: a clock read costs several times a whole uncontended lock+unlock,
+ * so only every 256th quiet unlock takes the slow path to look. */
+#define LB_MUTEX_TOKEN_CHECK_EVERY 256u
 /* Iterations of lb_cpu_relax() assumed for the budget when not calibrated. */
 #define LB_MUTEX_SPIN_RELAX_DEFAULT 800u
 /* Longest pause between two polls of the lock word, in lb_cpu_relax(). */
 #ifndef LB_MUTEX_POLL_MAX
 #define LB_MUTEX_POLL_MAX 16u
 #endif
-/* wait_lock: spins before sched_yield() lets a preempted holder run. */
-#define LB_MUTEX_WAIT_LOCK_SPINS 200u
+/* wait_lock: how long to spin before sched_yield() lets a preempted holder
+ * run, in ns (was 200 loops, ~5 us). */
+#define LB_MUTEX_WAIT_LOCK_SPIN_NS 5000u
+/* OSQ: how long to wait for a successor to link in before yielding. */
+#define LB_MUTEX_OSQ_LINK_SPIN_NS 25000u
 
 /* Waiter futex-word states. */
 #define LB_MUTEX__AWAKE    0u /* running, no wake token (e.g. woken for a pickup) */
@@ -247,6 +280,8 @@ struct lb_mutex_stats {
 typedef struct lb_mutex {
 	/* Line 0: the word every contender polls; written by holders only. */
 	LB_ALIGNAS(LB_CACHELINE) _Atomic(uintptr_t) owner;
+	_Atomic(uint64_t) token_ns; /* when the WOKEN token was last given; holders only */
+	_Atomic(uint32_t) quiet;    /* quiet unlocks with waiters (mod 2^32); holders only */
 	/*
 	 * Counters are always part of the layout, whatever LB_LOCK_COUNTERS
 	 * says, so files built with and without it can share a mutex; the
@@ -341,25 +376,13 @@ static inline unsigned int lb_mutex__ncpus(void)
 }
 
 /*
- * How many lb_cpu_relax() iterations fit in ns: best of three timed runs (a
- * run that was preempted or interrupted only reads slower).  About 5 us on
- * a CPU whose pause takes 25 ns.
+ * How many lb_cpu_relax() iterations fit in ns: the shared, once-per-
+ * process calibration (lib/lb_spin_budget.h), which started as this
+ * header's own and now serves every spinning lock.
  */
 static inline uint32_t lb_mutex__relax_for_ns(uint32_t ns)
 {
-	uint64_t best = UINT64_MAX;
-	for (int run = 0; run < 3; run++) {
-		uint64_t t0 = lb_mutex__now_ns();
-		for (int i = 0; i < 64; i++)
-			lb_cpu_relax(); /* the loop being timed */
-		uint64_t dt = lb_mutex__now_ns() - t0;
-		if (dt < best)
-			best = dt;
-	}
-	if (best == 0)
-		best = 1;
-	uint64_t n = (uint64_t)ns * 64u / best;
-	return n > UINT32_MAX ? UINT32_MAX : (n ? (uint32_t)n : 1u);
+	return lb_spin_loops(ns);
 }
 
 /* ---- init ------------------------------------------------------------------ */
@@ -375,6 +398,8 @@ static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr
 	unsigned int ncpus = a.ncpus ? a.ncpus : lb_mutex__ncpus();
 
 	atomic_init(&m->owner, 0);
+	atomic_init(&m->token_ns, 0);
+	atomic_init(&m->quiet, 0);
 	atomic_init(&m->wait_lock, 0);
 	atomic_init(&m->spinners, 0);
 	atomic_init(&m->nr_waiters, 0);
@@ -421,13 +446,15 @@ static inline bool lb_mutex_is_owner(const lb_mutex_t *m, const lb_mutex_thread_
 
 static inline void lb_mutex__wait_lock(lb_mutex_t *m)
 {
-	unsigned int spins = 0;
+	uint32_t spins = 0, every = 0;
 	/* xchg acquire pairs with the release store in __wait_unlock. */
 	while (atomic_exchange_explicit(&m->wait_lock, 1, memory_order_acquire)) {
+		if (every == 0)
+			every = lb_spin_loops(LB_MUTEX_WAIT_LOCK_SPIN_NS);
 		/* Spin read-only until it looks free; no preempt_disable here, so
 		 * a holder may be preempted: yield to let it finish. */
 		while (lb_load_relaxed(&m->wait_lock)) {
-			if (++spins % LB_MUTEX_WAIT_LOCK_SPINS == 0)
+			if (++spins % every == 0)
 				sched_yield();
 			else
 				lb_cpu_relax();
@@ -611,7 +638,7 @@ static inline bool lb_mutex__budget_spend(struct lb_mutex__budget *b, uint32_t n
 static inline struct lb_mutex_osq_node *
 lb_mutex__osq_wait_next(lb_mutex_t *m, struct lb_mutex_osq_node *node, struct lb_mutex_osq_node *prev)
 {
-	unsigned int spins = 0;
+	uint32_t spins = 0, every = lb_spin_loops(LB_MUTEX_OSQ_LINK_SPIN_NS);
 	for (;;) {
 		struct lb_mutex_osq_node *expect = node;
 		/* We are the tail: nobody follows, hand the tail back to prev.
@@ -631,7 +658,7 @@ lb_mutex__osq_wait_next(lb_mutex_t *m, struct lb_mutex_osq_node *node, struct lb
 		}
 		/* Spin: a successor swapped the tail but has not linked yet (a
 		 * two-store window); if it was preempted there, let it run. */
-		if (++spins % 1024 == 0)
+		if (++spins % every == 0)
 			sched_yield();
 		else
 			lb_cpu_relax();
@@ -777,16 +804,31 @@ static inline int lb_mutex__optimistic_spin(lb_mutex_t *m, lb_mutex_thread_t *t)
 	lb_mutex__budget_start(&b, m, false);
 	if (!lb_mutex__osq_lock(m, &t->osq, &b))
 		goto out;
+	/*
+	 * Spin loop (bounded by the budget through osq_lock and
+	 * spin_on_owner).  Unlike the kernel, we leave the OSQ *before* the
+	 * trylock that may win: osq_unlock can have to wait for a successor
+	 * preempted between its tail exchange and its link, and that wait must
+	 * not happen while we hold the mutex.  A lost trylock rejoins the OSQ.
+	 */
 	for (;;) {
-		if (lb_mutex__trylock_common(m, t, 0, &seen)) {
-			won = true;
-			break;
-		}
+		seen = lb_load_relaxed(&m->owner);
 		/* Promised to the first waiter: nothing left to win. */
 		if (seen & (LB_MUTEX_HANDOFF | LB_MUTEX_PICKUP))
 			break;
-		if (!lb_mutex__spin_on_owner(m, seen & ~LB_MUTEX_FLAGS, false, &b))
-			break;
+		if ((seen & ~LB_MUTEX_FLAGS) != 0) {
+			if (!lb_mutex__spin_on_owner(m, seen & ~LB_MUTEX_FLAGS, false, &b))
+				break;
+			continue;
+		}
+		lb_mutex__osq_unlock(m, &t->osq);
+		if (lb_mutex__trylock_common(m, t, 0, &seen)) {
+			won = true;
+			goto out;
+		}
+		if ((seen & (LB_MUTEX_HANDOFF | LB_MUTEX_PICKUP)) ||
+		    !lb_mutex__osq_lock(m, &t->osq, &b))
+			goto out;
 	}
 	lb_mutex__osq_unlock(m, &t->osq);
 out:
@@ -955,6 +997,13 @@ LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_thread_t *t,
 		}
 		lb_mutex__wait_lock(m);
 	}
+	/* Leaving without the lock as first waiter: withdraw a HANDOFF we may
+	 * have left standing (starving), so no unlock hands the lock to a
+	 * waiter that did not ask.  An unlock already committed to a handoff
+	 * (it saw HANDOFF and waits for wait_lock) still hands it to the next
+	 * first waiter.  Relaxed: same-word RMW, as every flag update. */
+	if (ret != 0 && lb_load_relaxed(&m->wait_head) == w)
+		atomic_fetch_and_explicit(&m->owner, ~LB_MUTEX_HANDOFF, memory_order_relaxed);
 	lb_mutex__dequeue(m, w);
 	lb_store_relaxed(&w->state, LB_MUTEX__AWAKE);
 	LB_MUTEX_COUNT(m, n_sleeps, nsleeps);
@@ -973,7 +1022,8 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
 {
 	const uintptr_t self = (uintptr_t)t;
 	uintptr_t cur = lb_load_relaxed(&m->owner);
-	bool token_to_give = false;
+	bool token_to_give = false, stale = false;
+	uint64_t now = 0;
 
 	/* CAS retry loop (no waiting): waiters may set flags under us. */
 	for (;;) {
@@ -981,11 +1031,26 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
 			lb_mutex__misuse("unlock of a mutex this thread does not hold");
 		if (cur & LB_MUTEX_HANDOFF)
 			break; /* keep it: it goes to the first waiter below */
-		/* self,{W?,K?} -> 0,{W?,K?}; with W and no K we owe a wake and
-		 * set K for the waiter we are about to wake. */
-		token_to_give = (cur & LB_MUTEX_WAITERS) && !(cur & LB_MUTEX_WOKEN);
+		/* A token in flight for too long was lost with a preempted
+		 * unlocker: treat it as absent (we hold the lock, so token_ns,
+		 * written by holders only, is stable). */
+		if ((cur & (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN)) ==
+		    (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN)) {
+			if (now == 0)
+				now = lb_mutex__now_ns();
+			stale = now - lb_load_relaxed(&m->token_ns) > LB_MUTEX_TOKEN_STALE_NS;
+		} else {
+			stale = false;
+		}
+		/* self,{W?,K?} -> 0,{W?,K?}; with W and no (fresh) K we owe a
+		 * wake and set K for the waiter we are about to wake. */
+		token_to_give = (cur & LB_MUTEX_WAITERS) && (!(cur & LB_MUTEX_WOKEN) || stale);
 		uintptr_t want = (cur & (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN)) |
 				 (token_to_give ? LB_MUTEX_WOKEN : 0);
+		/* Date the token while we still hold the lock: the next holder,
+		 * which acquires after our release, reads a current value. */
+		if (token_to_give)
+			lb_store_relaxed(&m->token_ns, now ? now : lb_mutex__now_ns());
 		/* Release: publishes the critical section to the next owner. */
 		if (atomic_compare_exchange_weak_explicit(&m->owner, &cur, want,
 							  memory_order_release,
@@ -1018,6 +1083,9 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
 		}
 	} else if (first) {
 		need_wake = lb_mutex__wake_waiter(first, true); /* it now holds the token */
+		/* Renewing a stale token: its first wake may never have been
+		 * issued, so wake even if the state already says TOKEN. */
+		need_wake |= stale;
 	} else {
 		/* The list emptied before we got here: nobody to take the token. */
 		atomic_fetch_and_explicit(&m->owner, ~LB_MUTEX_WOKEN, memory_order_relaxed);
@@ -1076,15 +1144,28 @@ static inline void lb_mutex_unlock(lb_mutex_t *m, lb_mutex_thread_t *t)
 {
 	/* Our own word, normally still in our cache: read it to know which
 	 * single CAS to do.  self,{} -> 0,{}; or self,{W?,K} -> 0,{W?,K}: a
-	 * woken waiter holds the token, so nobody needs waking.  Release
-	 * publishes the critical section to the next owner. */
+	 * woken waiter holds the token, so nobody needs waking -- except that
+	 * every LB_MUTEX_TOKEN_CHECK_EVERY-th such quiet unlock with waiters
+	 * goes to the slow path, which renews a token older than
+	 * LB_MUTEX_TOKEN_STALE_NS.  `quiet` is written by holders only (plain
+	 * relaxed load and store).  Release publishes the critical section to
+	 * the next owner. */
 	uintptr_t cur = lb_load_relaxed(&m->owner);
+	uintptr_t wk = cur & (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN);
 	if (LB_LIKELY((cur & ~(LB_MUTEX_WAITERS | LB_MUTEX_WOKEN)) == (uintptr_t)t) &&
-	    (cur & (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN)) != LB_MUTEX_WAITERS &&
-	    atomic_compare_exchange_strong_explicit(&m->owner, &cur,
-						    cur & (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN),
-						    memory_order_release, memory_order_relaxed))
-		return;
+	    wk != LB_MUTEX_WAITERS) {
+		if (wk == (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN)) {
+			uint32_t q = lb_load_relaxed(&m->quiet) + 1;
+			lb_store_relaxed(&m->quiet, q);
+			if (LB_UNLIKELY(q % LB_MUTEX_TOKEN_CHECK_EVERY == 0))
+				goto slow;
+		}
+		if (atomic_compare_exchange_strong_explicit(&m->owner, &cur, wk,
+							    memory_order_release,
+							    memory_order_relaxed))
+			return;
+	}
+slow:
 	lb_mutex__unlock_slow(m, t);
 }
 

@@ -6,10 +6,11 @@
  * ------
  * After the Linux qrwlock (Waiman Long, 2013).  The fast paths are one
  * atomic on one 32-bit word: a reader adds a reference, a writer CASes
- * 0 -> locked.  Whoever cannot get in on the fast path joins a FIFO queue,
- * the `wait_lock` (an embedded qspinlock.h lock, so arrival order is kept
- * and each queued waiter spins on its own node).  Only the thread at the
- * head of that queue, i.e. the holder of wait_lock, watches the word:
+ * 0 -> locked.  Whoever cannot get in on the fast path joins a queue, the
+ * `wait_lock` (an embedded qspinlock_pv.h lock: arrival order while its
+ * head runs, each queued waiter spins on its own node for a bounded time
+ * and then sleeps on a futex of its own).  Only the thread at the head of
+ * that queue, i.e. the holder of wait_lock, watches the word:
  *
  *  - a head reader adds its reference, waits until no writer holds the lock,
  *    and releases wait_lock at once, so a run of queued readers enters
@@ -22,9 +23,14 @@
  * Fairness: waiters are served in queue (arrival) order; a waiting writer
  * stops new readers, so writers do not starve, and a writer that holds the
  * lock is followed by the queued readers, so readers do not starve either.
- * It is fair only because wait_lock is (the kernel says the same).  Threads
- * that arrive while the lock is free, or readers arriving while only readers
- * hold it and nobody waits, get in on the fast path without queueing.
+ * It is fair only as far as wait_lock is (the kernel says the same): the pv
+ * wait_lock lets a running slow-path thread overtake a queue head that is
+ * asleep or not yet back on a CPU (once per such wake-up; see
+ * qspinlock_pv.h), the kernel's own trade when it runs as a guest.  A
+ * waiting writer (WAITING set, wait_lock held) is never overtaken.
+ * Threads that arrive while the lock is free, or readers arriving while only
+ * readers hold it and nobody waits, get in on the fast path without
+ * queueing.
  *
  * The kernel's interrupt-context reader exception, and what we do instead:
  * in the kernel a reader running in interrupt context never queues.  It
@@ -42,26 +48,31 @@
  * lock, or it can deadlock once a writer waits (block the signal around the
  * critical section instead).
  *
- * Waiting policy (LB_QRWLOCK_FUTEX, default on Linux): this tree runs with
- * more threads than CPUs, where a head that spins while a critical section
- * runs steals CPU from the very thread it waits for.  So the head waits in
- * two phases:
- *   1. spin: re-read the word up to LB_QRWLOCK_SPIN_LOOPS times with
- *      lb_cpu_relax() (covers short critical sections at no syscall cost);
- *   2. park: publish what it waits for in `sleeper` (READER: no writer
- *      holds the lock; WRITER: the word is exactly "writer waiting"), re-read
- *      the word, and FUTEX_WAIT on it with the value it saw.
+ * Waiting policy (one protocol, whatever the feature-test macros): this
+ * tree runs with more threads than CPUs, where a waiter that spins while a
+ * critical section runs steals CPU from the very thread it waits for.
+ *  - Threads queued behind the head wait in wait_lock, which spins for
+ *    LB_QSPIN_PV_SPIN_NS and then sleeps (FUTEX_WAIT on the node's own
+ *    word); a parked head never keeps them spinning.
+ *  - The head waits in two phases:
+ *    1. spin: re-read the word for LB_QRWLOCK_SPIN_NS (a time, converted by
+ *       the shared calibration in lib/lb_spin_budget.h);
+ *    2. park: publish what it waits for in `sleeper` (READER: no writer
+ *       holds the lock; WRITER: the word is exactly "writer waiting"), read
+ *       `wake_seq`, re-read the word, and FUTEX_WAIT on `wake_seq`, a word of
+ *       its own, not on `cnts`, which every fast path hammers (a FUTEX_WAIT
+ *       on it fails with EAGAIN whenever any reader comes or goes).
  * Every operation that can make a parked head's condition true checks
  * `sleeper` after its atomic on the word and, if the condition now holds,
- * issues FUTEX_WAKE: write unlock always looks; a reader's decrement (unlock,
- * or the undo of a failed fast path/trylock) looks only when it leaves the
- * word at exactly "writer waiting".  At most one thread is ever parked (the
- * wait_lock holder), so a wake wakes one.  Threads queued behind the head
- * keep spinning on their own MCS nodes (qspinlock.h); with more runnable
- * threads than CPUs they compete with the holder for CPU time, as every
- * spinlock does.  Without futexes (-DLB_QRWLOCK_NO_FUTEX, not Linux, or
- * strict ISO C without _GNU_SOURCE/_DEFAULT_SOURCE, where syscall(2) is not
- * declared) the head spins with lb_cpu_relax() only; the rest is the same.
+ * bumps `wake_seq` and issues FUTEX_WAKE: write unlock always looks; a
+ * reader's decrement (unlock, or the undo of a failed fast path/trylock)
+ * looks only when it leaves the word at exactly "writer waiting".  At most
+ * one thread is ever parked there (the wait_lock holder), so a wake wakes
+ * one.  Always futex waiting, through the raw syscall (lib/lb_futex.h), so
+ * the header needs _GNU_SOURCE and every translation unit runs the same
+ * protocol: two files can no longer build different waiting policies and
+ * lose each other's wake-ups (the old LB_QRWLOCK_FUTEX macro, chosen per
+ * file from feature-test macros, is gone).
  *
  * Lock word `cnts` (32 bits):
  *
@@ -72,8 +83,9 @@
  *   | 9-31 | 0xfffffe00 | reader references, LB_QRW_BIAS (1 << 9) each       |
  *
  *   Readers include transient references from fast-path attempts that are
- *   about to be undone.  `sleeper` (futex policy only): 0 nobody parked,
- *   LB_QRW_SLEEP_READER or LB_QRW_SLEEP_WRITER: the queue head is parked.
+ *   about to be undone.  `sleeper`: 0 nobody parked, LB_QRW_SLEEP_READER or
+ *   LB_QRW_SLEEP_WRITER: the queue head is parked.  `wake_seq`: the parked
+ *   head's futex word, bumped by each wake.
  *
  * Transitions (R = reader count, '.' = unchanged):
  *
@@ -93,10 +105,11 @@
  *   | write CAS 0 -> ff / waiting -> ff          | read unlocks and write unlock     |
  *   |                                           | (RMWs on one word: one release    |
  *   |                                           | sequence, so all of them)         |
- *   | parking: store sleeper, load cnts         | unlock: RMW cnts, load sleeper    |
- *   |   (seq_cst, Dekker-style: either the     |   (seq_cst)                       |
- *   |   head sees the new word or the unlocker  |                                   |
- *   |   sees the head parked and wakes it)      |                                   |
+ *   | parking: store sleeper, load wake_seq,    | unlock: RMW cnts, load sleeper,   |
+ *   |   load cnts (seq_cst, Dekker-style:      |   bump wake_seq (seq_cst); the    |
+ *   |   either the head sees the new word or    |   bump comes after the head's     |
+ *   |   the unlocker sees the head parked)      |   wake_seq read, so FUTEX_WAIT    |
+ *   |                                           |   returns at once if it is late   |
  *
  * Port notes: the kernel releases a writer with a byte store to the locked
  * byte; here it is fetch_sub(0xff), legal because only the writer holds
@@ -111,25 +124,10 @@
 #include <stdint.h>
 
 #include "lb_atomic.h"
-#include "qspinlock.h"
 
-/*
- * Futex policy only where lb_futex.h can be compiled: Linux with syscall(2)
- * declared (glibc sets _DEFAULT_SOURCE unless strict ISO mode is asked for
- * without a feature macro; <stdint.h> above has pulled in that decision).
- */
-#if !defined(LB_QRWLOCK_FUTEX)
-#if defined(__linux__) && !defined(LB_QRWLOCK_NO_FUTEX) && \
-	(defined(_GNU_SOURCE) || defined(_DEFAULT_SOURCE))
-#define LB_QRWLOCK_FUTEX 1
-#else
-#define LB_QRWLOCK_FUTEX 0
-#endif
-#endif
-
-#if LB_QRWLOCK_FUTEX
-#include "lb_futex.h"
-#endif
+#include "lb_futex.h" /* #errors without _GNU_SOURCE: one protocol for all */
+#include "lb_spin_budget.h"
+#include "qspinlock_pv.h"
 
 /* Capability macros. */
 #define LB_F_QRWLOCK_TRYLOCK 1 /* write_trylock and read_trylock */
@@ -148,34 +146,38 @@
 #define LB_QRW_SLEEP_WRITER 2u /* cnts == LB_QRW_WAITING */
 
 /*
- * Head spin budget before parking.  Each iteration is one load plus one
- * lb_cpu_relax() (~25 ns on Zen 4), so 128 is a few microseconds: about
- * what a FUTEX_WAIT/FUTEX_WAKE round trip costs.
+ * Head spin budget before parking, in ns: a few microseconds, about what a
+ * FUTEX_WAIT/FUTEX_WAKE round trip costs (was 128 pause loops, ~3 us on
+ * Zen 4; now the same on every CPU whatever its pause costs).
  */
-#ifndef LB_QRWLOCK_SPIN_LOOPS
-#define LB_QRWLOCK_SPIN_LOOPS 128
+#ifndef LB_QRWLOCK_SPIN_NS
+#define LB_QRWLOCK_SPIN_NS 4000u
 #endif
 
-/* Unlock-side RMW order: seq_cst where the parking handshake needs it. */
-#if LB_QRWLOCK_FUTEX
+/* Unlock-side RMW order: seq_cst, the parking handshake needs it. */
 #define LB_QRW__UNLOCK_ORDER memory_order_seq_cst
-#else
-#define LB_QRW__UNLOCK_ORDER memory_order_release
-#endif
+
+/*
+ * The slow paths' per-thread context is the wait_lock's (a node of the
+ * domain, see qspinlock_pv.h).
+ */
+typedef struct lb_qspin_pv_ctx lb_qrwlock_ctx_t;
 
 typedef struct lb_qrwlock {
-	_Atomic(uint32_t) cnts;    /* the word above */
-	_Atomic(uint32_t) sleeper; /* LB_QRW_SLEEP_*: parked head (futex policy) */
-	lb_qspin_t wait_lock;     /* FIFO queue of slow-path waiters */
+	_Atomic(uint32_t) cnts;     /* the word above */
+	_Atomic(uint32_t) sleeper;  /* LB_QRW_SLEEP_*: parked head */
+	_Atomic(uint32_t) wake_seq; /* the parked head's futex word */
+	lb_qspin_pv_t wait_lock;   /* queue of slow-path waiters */
 } lb_qrwlock_t;
 
-#define LB_QRWLOCK_INITIALIZER { 0, 0, LB_QSPIN_INITIALIZER }
+#define LB_QRWLOCK_INITIALIZER { 0, 0, 0, LB_QSPIN_PV_INITIALIZER }
 
 static inline void lb_qrwlock_init(lb_qrwlock_t *lock)
 {
 	atomic_init(&lock->cnts, 0);
 	atomic_init(&lock->sleeper, LB_QRW_SLEEP_NONE);
-	lb_qspin_init(&lock->wait_lock);
+	atomic_init(&lock->wake_seq, 0);
+	lb_qspin_pv_init(&lock->wait_lock);
 }
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -188,35 +190,31 @@ static inline bool lb_qrwlock__ready(uint32_t kind, uint32_t cnts)
 	return !(cnts & LB_QRW_WLOCKED);
 }
 
-#if LB_QRWLOCK_FUTEX
 /*
  * Called after an RMW left the word at `cnts`: wake the parked head if that
- * value is what it waits for.  seq_cst load: the other half of the parking
- * handshake (see lb_qrwlock__wait).  Out of line: rare, and a syscall.
+ * value is what it waits for.  seq_cst load and bump: the other half of the
+ * parking handshake (see lb_qrwlock__wait).  Out of line: rare, a syscall.
  */
 LB_SLOWPATH void lb_qrwlock__wake(lb_qrwlock_t *lock, uint32_t cnts)
 {
 	uint32_t kind = atomic_load_explicit(&lock->sleeper, memory_order_seq_cst);
 
-	if (kind != LB_QRW_SLEEP_NONE && lb_qrwlock__ready(kind, cnts))
-		lb_futex_wake(&lock->cnts, 1);
+	if (kind != LB_QRW_SLEEP_NONE && lb_qrwlock__ready(kind, cnts)) {
+		atomic_fetch_add_explicit(&lock->wake_seq, 1, memory_order_seq_cst);
+		lb_futex_wake(&lock->wake_seq, 1);
+	}
 }
-#endif
 
 /* (R+1, ., .) -> (R, ., .): drop a reader reference, waking a parked writer
  * head if this left only its "waiting" bit. */
 static inline void lb_qrwlock__sub_reader(lb_qrwlock_t *lock)
 {
 	/* Release: the read-side critical section (if any) happens before the
-	 * writer's acquire CAS; seq_cst under the futex policy, see above. */
+	 * writer's acquire CAS; seq_cst for the parking handshake, see above. */
 	uint32_t cnts = atomic_fetch_sub_explicit(&lock->cnts, LB_QRW_BIAS, LB_QRW__UNLOCK_ORDER) -
 			LB_QRW_BIAS;
-#if LB_QRWLOCK_FUTEX
 	if (LB_UNLIKELY(cnts == LB_QRW_WAITING))
 		lb_qrwlock__wake(lock, cnts);
-#else
-	(void)cnts;
-#endif
 }
 
 /*
@@ -228,42 +226,37 @@ LB_SLOWPATH uint32_t lb_qrwlock__wait(lb_qrwlock_t *lock, uint32_t kind)
 	uint32_t cnts;
 
 	/*
-	 * Phase 1: spin.  Acquire pairs with the releasing RMW (read or write
-	 * unlock) that produced the value we accept.
+	 * Phase 1: spin for LB_QRWLOCK_SPIN_NS.  Acquire pairs with the
+	 * releasing RMW (read or write unlock) that produced the value we
+	 * accept.
 	 */
-	for (unsigned int i = 0; i < LB_QRWLOCK_SPIN_LOOPS; i++) {
+	for (uint32_t n = lb_spin_loops(LB_QRWLOCK_SPIN_NS); n; n--) {
 		cnts = atomic_load_explicit(&lock->cnts, memory_order_acquire);
 		if (lb_qrwlock__ready(kind, cnts))
 			return cnts;
 		lb_cpu_relax();
 	}
-#if LB_QRWLOCK_FUTEX
 	/*
-	 * Phase 2: park.  seq_cst store of `sleeper`, then seq_cst load of the
-	 * word, pairs with the unlockers' seq_cst RMW of the word followed by
-	 * their seq_cst load of `sleeper`: either we see their new word here,
-	 * or they see us parked and wake us.  FUTEX_WAIT re-checks the word in
-	 * the kernel, so a wake that comes before we sleep is not lost; any
-	 * later change that makes our condition true wakes again.  seq_cst
-	 * includes acquire for the value we return.
+	 * Phase 2: park on wake_seq.  seq_cst store of `sleeper`, then seq_cst
+	 * loads of wake_seq and of the word, pair with the unlockers' seq_cst
+	 * RMW of the word, load of `sleeper` and bump of wake_seq: either we
+	 * see their new word here, or they see us parked and bump wake_seq
+	 * after we read it, so FUTEX_WAIT (which re-checks wake_seq in the
+	 * kernel) does not sleep through their wake.  seq_cst includes
+	 * acquire for the value we return.  Loop: EINTR, EAGAIN and wakes for
+	 * a condition that no longer holds only re-check.
 	 */
 	for (;;) {
 		atomic_store_explicit(&lock->sleeper, kind, memory_order_seq_cst);
+		uint32_t seq = atomic_load_explicit(&lock->wake_seq, memory_order_seq_cst);
 		cnts = atomic_load_explicit(&lock->cnts, memory_order_seq_cst);
 		if (lb_qrwlock__ready(kind, cnts))
 			break;
-		lb_futex_wait(&lock->cnts, cnts, NULL); /* EAGAIN/EINTR: re-check */
+		lb_futex_wait(&lock->wake_seq, seq, NULL);
 	}
 	/* Only the wait_lock holder parks, and that is us: plain reset. */
 	atomic_store_explicit(&lock->sleeper, LB_QRW_SLEEP_NONE, memory_order_relaxed);
 	return cnts;
-#else
-	/* No futex: keep spinning; acquire as in phase 1. */
-	while (!lb_qrwlock__ready(kind, cnts = atomic_load_explicit(&lock->cnts,
-								     memory_order_acquire)))
-		lb_cpu_relax();
-	return cnts;
-#endif
 }
 
 /* ---- read side ---------------------------------------------------------- */
@@ -273,13 +266,13 @@ LB_SLOWPATH uint32_t lb_qrwlock__wait(lb_qrwlock_t *lock, uint32_t kind)
  * the inlined read_lock stays one fetch_add and a branch, and so profiles
  * name the time spent queueing.
  */
-LB_SLOWPATH void lb_qrwlock_read_lock_slow(lb_qrwlock_t *lock, const struct lb_qspin_ctx *ctx)
+LB_SLOWPATH void lb_qrwlock_read_lock_slow(lb_qrwlock_t *lock, const lb_qrwlock_ctx_t *ctx)
 {
 	/* Give back the fast path's reference: we queue instead. */
 	lb_qrwlock__sub_reader(lock);
 
 	/* Wait our turn in arrival order. */
-	lb_qspin_lock(&lock->wait_lock, ctx);
+	lb_qspin_pv_lock(&lock->wait_lock, ctx);
 
 	/*
 	 * At the head: take our reference now (a writer may not take the lock
@@ -290,10 +283,10 @@ LB_SLOWPATH void lb_qrwlock_read_lock_slow(lb_qrwlock_t *lock, const struct lb_q
 	lb_qrwlock__wait(lock, LB_QRW_SLEEP_READER);
 
 	/* In: let the next waiter (often another reader) come to the head. */
-	lb_qspin_unlock(&lock->wait_lock);
+	lb_qspin_pv_unlock(&lock->wait_lock);
 }
 
-static inline void lb_qrwlock_read_lock(lb_qrwlock_t *lock, const struct lb_qspin_ctx *ctx)
+static inline void lb_qrwlock_read_lock(lb_qrwlock_t *lock, const lb_qrwlock_ctx_t *ctx)
 {
 	/* Acquire pairs with the release in lb_qrwlock_write_unlock. */
 	uint32_t cnts = atomic_fetch_add_explicit(&lock->cnts, LB_QRW_BIAS, memory_order_acquire);
@@ -327,12 +320,12 @@ static inline void lb_qrwlock_read_unlock(lb_qrwlock_t *lock)
 /* ---- write side --------------------------------------------------------- */
 
 /* Writer slow path; out of line for the same reasons as the reader's. */
-LB_SLOWPATH void lb_qrwlock_write_lock_slow(lb_qrwlock_t *lock, const struct lb_qspin_ctx *ctx)
+LB_SLOWPATH void lb_qrwlock_write_lock_slow(lb_qrwlock_t *lock, const lb_qrwlock_ctx_t *ctx)
 {
 	uint32_t cnts = 0;
 
 	/* Wait our turn in arrival order. */
-	lb_qspin_lock(&lock->wait_lock, ctx);
+	lb_qspin_pv_lock(&lock->wait_lock, ctx);
 
 	/* The lock may have drained while we queued.  Acquire as in the fast path. */
 	if (atomic_load_explicit(&lock->cnts, memory_order_relaxed) == 0 &&
@@ -355,10 +348,10 @@ LB_SLOWPATH void lb_qrwlock_write_lock_slow(lb_qrwlock_t *lock, const struct lb_
 	while (!atomic_compare_exchange_weak_explicit(&lock->cnts, &cnts, LB_QRW_WLOCKED,
 						      memory_order_acquire, memory_order_relaxed));
 unlock:
-	lb_qspin_unlock(&lock->wait_lock);
+	lb_qspin_pv_unlock(&lock->wait_lock);
 }
 
-static inline void lb_qrwlock_write_lock(lb_qrwlock_t *lock, const struct lb_qspin_ctx *ctx)
+static inline void lb_qrwlock_write_lock(lb_qrwlock_t *lock, const lb_qrwlock_ctx_t *ctx)
 {
 	uint32_t cnts = 0;
 
@@ -386,19 +379,15 @@ static inline void lb_qrwlock_write_unlock(lb_qrwlock_t *lock)
 {
 	/*
 	 * (R, w, ff) -> (R, w, 0).  Release: the critical section happens
-	 * before the next reader's or writer's acquire.  seq_cst under the
-	 * futex policy: first half of the parking handshake's unlock side.
+	 * before the next reader's or writer's acquire.  seq_cst: first half
+	 * of the parking handshake's unlock side.
 	 */
 	uint32_t cnts = atomic_fetch_sub_explicit(&lock->cnts, LB_QRW_WLOCKED, LB_QRW__UNLOCK_ORDER) -
 			LB_QRW_WLOCKED;
-#if LB_QRWLOCK_FUTEX
 	/* Second half: anyone parked?  (Usually not: one load, same line.) */
 	if (LB_UNLIKELY(atomic_load_explicit(&lock->sleeper, memory_order_seq_cst) !=
 			LB_QRW_SLEEP_NONE))
 		lb_qrwlock__wake(lock, cnts);
-#else
-	(void)cnts;
-#endif
 }
 
 /* ---- snapshots for assertions and statistics (not synchronisation) ------ */
@@ -418,7 +407,7 @@ static inline bool lb_qrwlock_is_write_locked(const lb_qrwlock_t *lock)
 /* Somebody waits in the queue (the kernel's queued_rwlock_is_contended). */
 static inline bool lb_qrwlock_is_contended(const lb_qrwlock_t *lock)
 {
-	return lb_qspin_is_locked(&lock->wait_lock);
+	return atomic_load_explicit(&((lb_qrwlock_t *)lock)->wait_lock.val, memory_order_relaxed) != 0;
 }
 
 #endif /* LB_QRWLOCK_H */

@@ -59,9 +59,9 @@ static bool qspin_trylock(void *lock, void *tctx)
 static void qspin_describe(const void *lock, char *buf, size_t len)
 {
 	(void)lock;
-	snprintf(buf, len, "%s lock word; pending re-reads %d; %d nodes per thread",
+	snprintf(buf, len, "%s lock word; pending re-reads for %u ns (%u loops); %d nodes per thread",
 		 LB_QSPIN_SUBWORD ? "sub-word (byte/half-word) accesses to the" : "word-only C11 atomics on the",
-		 LB_QSPIN_PENDING_LOOPS, LB_QSPIN_NESTING);
+		 LB_QSPIN_PENDING_NS, lb_spin_loops(LB_QSPIN_PENDING_NS), LB_QSPIN_NESTING);
 }
 
 const struct lb_lock_ops lb_qspinlock_ops = {

@@ -132,6 +132,7 @@
 #include <stdint.h>
 
 #include "lb_atomic.h"
+#include "lb_spin_budget.h"
 
 /* Capability macros. */
 #define LB_F_QSPIN_TRYLOCK 1
@@ -162,13 +163,15 @@
 #define LB_QSPIN_MAX_THREADS ((1u << (32 - LB_QSPIN_TAIL_THREAD_SHIFT)) - 1)
 
 /*
- * How many times a contender re-reads a word caught mid-handover (0,1,0)
- * before it gives up and queues.  The kernel uses 512 on x86, where `pause`
- * took ~10 cycles when that was tuned; on Zen 4 `pause` is ~25 ns, and the
- * handover is one cache-line transfer (~100-200 ns), so 16 covers it.
+ * How long a contender re-reads a word caught mid-handover (0,1,0) before
+ * it gives up and queues, in ns.  The kernel counts 512 loops on x86, where
+ * `pause` took ~10 cycles when that was tuned; the handover is one
+ * cache-line transfer (~100-200 ns), so 400 ns covers it whatever a pause
+ * costs (was 16 loops, tuned for Zen 4's ~25 ns pause).  Converted to loops
+ * by lib/lb_spin_budget.h.
  */
-#ifndef LB_QSPIN_PENDING_LOOPS
-#define LB_QSPIN_PENDING_LOOPS 16
+#ifndef LB_QSPIN_PENDING_NS
+#define LB_QSPIN_PENDING_NS 400u
 #endif
 
 typedef struct lb_qspin {
@@ -351,7 +354,8 @@ LB_SLOWPATH void lb_qspin_lock_slow(lb_qspin_t *lock,
 	 * (0,1,0): the pending waiter is turning into the owner.  Re-read a
 	 * few times rather than queueing behind a handover about to finish.
 	 */
-	for (unsigned int loops = LB_QSPIN_PENDING_LOOPS; val == LB_QSPIN_PENDING && loops; loops--) {
+	for (uint32_t loops = lb_spin_loops(LB_QSPIN_PENDING_NS); val == LB_QSPIN_PENDING && loops;
+	     loops--) {
 		lb_cpu_relax();
 		val = atomic_load_explicit(&lock->val, memory_order_relaxed);
 	}

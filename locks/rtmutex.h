@@ -80,7 +80,8 @@
  *  - Know whether the owner is on a CPU.  The top waiter spins only while
  *    the owner word is unchanged, the owner is not itself blocked, the
  *    spinner may run on more than one CPU (LB_RT_TASK_SPIN), and for at most
- *    LB_RTMUTEX_SPIN_LOOPS iterations.
+ *    LB_RTMUTEX_SPIN_NS (a time; the shared calibration in
+ *    lib/lb_spin_budget.h turns it into pause loops).
  *  - Wake and boost atomically with the scheduler.  A real boost is a
  *    separate syscall; until it lands, the owner runs at its old priority.
  *
@@ -117,6 +118,7 @@
 
 #include "lb_atomic.h"
 #include "lb_futex.h"
+#include "lb_spin_budget.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -143,13 +145,16 @@
 
 /* Kernel default of kernel.max_lock_depth. */
 #define LB_RTMUTEX_MAX_DEPTH 1024
-/* Top-waiter spin budget, in lb_cpu_relax() iterations (~50 ns each on Zen). */
-#ifndef LB_RTMUTEX_SPIN_LOOPS
-#define LB_RTMUTEX_SPIN_LOOPS 400
+/* Top-waiter (and pre-queue) spin budget, in ns; converted to
+ * lb_cpu_relax() iterations by the shared calibration (lb_spin_budget.h).
+ * Was 400 loops, ~20 us at the ~50 ns a pause took on the Zen host. */
+#ifndef LB_RTMUTEX_SPIN_NS
+#define LB_RTMUTEX_SPIN_NS 20000u
 #endif
-/* Internal-lock spin budget before sleeping on its futex. */
-#ifndef LB_RT_ILOCK_SPINS
-#define LB_RT_ILOCK_SPINS 100
+/* Internal-lock spin budget before sleeping on its futex, in ns (was 100
+ * loops, ~5 us). */
+#ifndef LB_RT_ILOCK_SPIN_NS
+#define LB_RT_ILOCK_SPIN_NS 5000u
 #endif
 
 #define LB_RTMUTEX_PRIO_MAX 99
@@ -258,7 +263,7 @@ static LB_UNUSED LB_NOINLINE void lb_rt_ilock_lock_slow(struct lb_rt_ilock *l)
 {
 	/* Spin loop: holders keep the lock for a few dozen instructions; read
 	 * relaxed and only try the CAS (acquire) when it looks free. */
-	for (int i = 0; i < LB_RT_ILOCK_SPINS; i++) {
+	for (uint32_t i = lb_spin_loops(LB_RT_ILOCK_SPIN_NS); i; i--) {
 		if (lb_load_relaxed(&l->v) == 0 && lb_rt_ilock_trylock(l))
 			return;
 		lb_cpu_relax();
@@ -908,7 +913,7 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 		LB_RT_COUNT(m, spins);
 		/* Spin loop, bounded: until the lock is free (then CAS, acquire
 		 * as in the fast path) or has queued waiters (join them). */
-		for (unsigned int n = LB_RTMUTEX_SPIN_LOOPS; n; n--) {
+		for (uint32_t n = lb_spin_loops(LB_RTMUTEX_SPIN_NS); n; n--) {
 			uintptr_t o = lb_load_relaxed(&m->owner);
 			if (o == 0 && atomic_compare_exchange_weak_explicit(
 					      &m->owner, &o, (uintptr_t)t, memory_order_acq_rel,
@@ -954,7 +959,7 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 			/* Top-waiter spin, bounded: wait for the owner word to
 			 * change or for an unlocker to mark us WOKEN.  Relaxed:
 			 * we re-check everything under wait_lock. */
-			for (unsigned int n = LB_RTMUTEX_SPIN_LOOPS;
+			for (uint32_t n = lb_spin_loops(LB_RTMUTEX_SPIN_NS);
 			     n && lb_load_relaxed(&m->owner) == o &&
 			     lb_load_relaxed(&w->wake) == LB_RT_WAKE_SPIN;
 			     n--)

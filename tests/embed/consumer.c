@@ -82,12 +82,12 @@ static void *worker(void *arg)
 		lb_qspin_pv_unlock(&qspin_pv);
 
 		if (i % 4 == 0) {
-			lb_qrwlock_write_lock(&qrw, &qctx);
+			lb_qrwlock_write_lock(&qrw, &pvctx);
 			qrw_a++;
 			qrw_b++;
 			lb_qrwlock_write_unlock(&qrw);
 		} else {
-			lb_qrwlock_read_lock(&qrw, &qctx);
+			lb_qrwlock_read_lock(&qrw, &pvctx);
 			unsigned long a = qrw_a, b = qrw_b;
 			lb_qrwlock_read_unlock(&qrw);
 			if (a != b) {

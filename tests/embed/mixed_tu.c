@@ -7,13 +7,14 @@
  */
 #include "mixed_tu.h"
 
-#include "qrwlock.h"
 #include "qspinlock.h"
 #include "tas.h"
 #include "ticket.h"
 #if MIXED_SLEEPING
 #include "futex_pi.h"
 #include "mutex.h"
+#include "qrwlock.h"
+#include "qspinlock_pv.h"
 #include "rtmutex.h"
 #endif
 
@@ -29,10 +30,13 @@ void MIXED_FN(MIXED_VARIANT, _layout)(struct mixed_layout *out)
 	MIXED_RECORD(out, MIXED_TAS, lb_tas_t);
 	MIXED_RECORD(out, MIXED_TICKET, lb_ticket_t);
 	MIXED_RECORD(out, MIXED_QSPIN, lb_qspin_t);
-	MIXED_RECORD(out, MIXED_QRW, lb_qrwlock_t);
 	MIXED_RECORD(out, MIXED_QSPIN_SLOT, struct lb_qspin_slot);
 	MIXED_RECORD(out, MIXED_QSPIN_CTX, struct lb_qspin_ctx);
 #if MIXED_SLEEPING
+	MIXED_RECORD(out, MIXED_QRW, lb_qrwlock_t);
+	MIXED_RECORD(out, MIXED_QSPIN_PV, lb_qspin_pv_t);
+	MIXED_RECORD(out, MIXED_QSPIN_PV_SLOT, struct lb_qspin_pv_slot);
+	MIXED_RECORD(out, MIXED_QSPIN_PV_CTX, struct lb_qspin_pv_ctx);
 	MIXED_RECORD(out, MIXED_MUTEX, lb_mutex_t);
 	MIXED_RECORD(out, MIXED_RTMUTEX, lb_rtmutex_t);
 	MIXED_RECORD(out, MIXED_FUTEX_PI, lb_futex_pi_t);
@@ -46,8 +50,9 @@ void MIXED_FN(MIXED_VARIANT, _init)(struct mixed_shared *s)
 	lb_tas_init(s->lock[MIXED_TAS]);
 	lb_ticket_init(s->lock[MIXED_TICKET]);
 	lb_qspin_init(s->lock[MIXED_QSPIN]);
-	lb_qrwlock_init(s->lock[MIXED_QRW]);
 #if MIXED_SLEEPING
+	lb_qrwlock_init(s->lock[MIXED_QRW]);
+	lb_qspin_pv_init(s->lock[MIXED_QSPIN_PV]);
 	lb_mutex_init(s->lock[MIXED_MUTEX], NULL);
 	lb_rtmutex_init(s->lock[MIXED_RTMUTEX]);
 	lb_futex_pi_init(s->lock[MIXED_FUTEX_PI]);
@@ -61,14 +66,17 @@ void MIXED_FN(MIXED_VARIANT, _run)(struct mixed_shared *s, unsigned int index, u
 	lb_tas_t *tas = s->lock[MIXED_TAS];
 	lb_ticket_t *ticket = s->lock[MIXED_TICKET];
 	lb_qspin_t *qspin = s->lock[MIXED_QSPIN];
-	lb_qrwlock_t *qrw = s->lock[MIXED_QRW];
 #if MIXED_SLEEPING
+	struct lb_qspin_pv_ctx pvctx;
+	lb_qspin_pv_t *qspin_pv = s->lock[MIXED_QSPIN_PV];
+	lb_qrwlock_t *qrw = s->lock[MIXED_QRW];
 	lb_mutex_thread_t mctx;
 	struct lb_rt_task rctx;
 	uint32_t tid = lb_gettid();
 
 	lb_mutex_thread_init(&mctx);
 	lb_rt_task_init(&rctx, 0);
+	(void)lb_qspin_pv_ctx_init(&pvctx, s->lock[MIXED_QSPIN_PV_SLOT], index);
 #endif
 	(void)lb_qspin_ctx_init(&qctx, s->lock[MIXED_QSPIN_SLOT], index);
 
@@ -85,20 +93,25 @@ void MIXED_FN(MIXED_VARIANT, _run)(struct mixed_shared *s, unsigned int index, u
 		s->count[MIXED_QSPIN]++;
 		lb_qspin_unlock(qspin);
 
+#if MIXED_SLEEPING
+		lb_qspin_pv_lock(qspin_pv, &pvctx);
+		s->count[MIXED_QSPIN_PV]++;
+		lb_qspin_pv_unlock(qspin_pv);
+
 		if ((i + index) % 4 == 0) {
-			lb_qrwlock_write_lock(qrw, &qctx);
+			lb_qrwlock_write_lock(qrw, &pvctx);
 			s->qrw_a++;
 			s->qrw_b++;
 			s->count[MIXED_QRW]++;
 			lb_qrwlock_write_unlock(qrw);
 		} else {
-			lb_qrwlock_read_lock(qrw, &qctx);
+			lb_qrwlock_read_lock(qrw, &pvctx);
 			unsigned long a = s->qrw_a, b = s->qrw_b;
 			lb_qrwlock_read_unlock(qrw);
 			if (a != b)
 				__atomic_fetch_add(&s->torn_reads, 1, __ATOMIC_RELAXED);
 		}
-#if MIXED_SLEEPING
+
 		lb_mutex_lock(s->lock[MIXED_MUTEX], &mctx);
 		s->count[MIXED_MUTEX]++;
 		lb_mutex_unlock(s->lock[MIXED_MUTEX], &mctx);

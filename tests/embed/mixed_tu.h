@@ -5,7 +5,7 @@
  *
  *   | variant | flags                                                        |
  *   |---------|--------------------------------------------------------------|
- *   | strict  | -std=c11, no feature-test macro (spinlocks and qrwlock only)  |
+ *   | strict  | -std=c11, no feature-test macro (the pure-C11 spinlocks only) |
  *   | plain   | -std=c11 -D_GNU_SOURCE, LB_LOCK_COUNTERS=0, LB_USDT=0         |
  *   | gnu     | -std=gnu11, LB_LOCK_COUNTERS=1, LB_USDT=1 where sys/sdt.h is, |
  *   |         | LB_QSPIN_SUBWORD=1                                           |
@@ -19,8 +19,11 @@
 
 #include <stddef.h>
 
-enum { MIXED_TAS, MIXED_TICKET, MIXED_QSPIN, MIXED_QRW, MIXED_MUTEX, MIXED_RTMUTEX,
-       MIXED_FUTEX_PI, MIXED_QSPIN_SLOT, MIXED_QSPIN_CTX, MIXED_MUTEX_THREAD, MIXED_RT_TASK,
+/* Locks, then node domains (arrays of NTHREADS slots), then contexts. */
+enum { MIXED_TAS, MIXED_TICKET, MIXED_QSPIN, MIXED_QSPIN_PV, MIXED_QRW, MIXED_MUTEX,
+       MIXED_RTMUTEX, MIXED_FUTEX_PI, MIXED_NLOCKS,
+       MIXED_QSPIN_SLOT = MIXED_NLOCKS, MIXED_QSPIN_PV_SLOT, MIXED_NSHARED,
+       MIXED_QSPIN_CTX = MIXED_NSHARED, MIXED_QSPIN_PV_CTX, MIXED_MUTEX_THREAD, MIXED_RT_TASK,
        MIXED_NTYPES };
 
 struct mixed_layout {
@@ -29,8 +32,8 @@ struct mixed_layout {
 };
 
 struct mixed_shared {
-	void *lock[MIXED_RT_TASK];  /* MIXED_QSPIN_SLOT: the node domain array */
-	unsigned long count[MIXED_QSPIN_SLOT]; /* each written under its lock */
+	void *lock[MIXED_NSHARED];             /* locks and node domains */
+	unsigned long count[MIXED_NLOCKS];     /* each written under its lock */
 	unsigned long qrw_a, qrw_b;            /* equal while no writer holds it */
 	unsigned long torn_reads;              /* atomically incremented */
 };

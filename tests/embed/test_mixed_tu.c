@@ -22,9 +22,9 @@
 #define NTHREADS 6 /* two per variant */
 
 static const char *const type_names[MIXED_NTYPES] = {
-	"lb_tas_t", "lb_ticket_t", "lb_qspin_t", "lb_qrwlock_t", "lb_mutex_t", "lb_rtmutex_t",
-	"lb_futex_pi_t", "struct lb_qspin_slot", "struct lb_qspin_ctx", "lb_mutex_thread_t",
-	"struct lb_rt_task",
+	"lb_tas_t", "lb_ticket_t", "lb_qspin_t", "lb_qspin_pv_t", "lb_qrwlock_t", "lb_mutex_t",
+	"lb_rtmutex_t", "lb_futex_pi_t", "struct lb_qspin_slot", "struct lb_qspin_pv_slot",
+	"struct lb_qspin_ctx", "struct lb_qspin_pv_ctx", "lb_mutex_thread_t", "struct lb_rt_task",
 };
 
 static struct mixed_shared shared;
@@ -85,9 +85,8 @@ int main(void)
 			       gnu.align[t]);
 	}
 
-	for (int t = 0; t < MIXED_RT_TASK; t++)
-		if (t != MIXED_QSPIN_CTX && t != MIXED_MUTEX_THREAD)
-			shared.lock[t] = alloc_type(&plain, t, t == MIXED_QSPIN_SLOT ? NTHREADS : 1);
+	for (int t = 0; t < MIXED_NSHARED; t++)
+		shared.lock[t] = alloc_type(&plain, t, t >= MIXED_NLOCKS ? NTHREADS : 1);
 	mixed_plain_init(&shared);
 
 	signal(SIGALRM, on_alarm);
@@ -110,6 +109,8 @@ int main(void)
 	       shared.count[MIXED_TICKET], all);
 	tap_ok(shared.count[MIXED_QSPIN] == all, "qspinlock (word-only and sub-word builds): %lu of %lu",
 	       shared.count[MIXED_QSPIN], all);
+	tap_ok(shared.count[MIXED_QSPIN_PV] == sleeping, "qspinlock-pv: %lu of %lu",
+	       shared.count[MIXED_QSPIN_PV], sleeping);
 	tap_ok(shared.qrw_a == shared.count[MIXED_QRW] && shared.qrw_b == shared.qrw_a,
 	       "qrwlock writers: %lu writes, pair %lu/%lu", shared.count[MIXED_QRW],
 	       shared.qrw_a, shared.qrw_b);
@@ -120,7 +121,7 @@ int main(void)
 	       shared.count[MIXED_RTMUTEX], sleeping);
 	tap_ok(shared.count[MIXED_FUTEX_PI] == sleeping, "futex_pi: %lu of %lu",
 	       shared.count[MIXED_FUTEX_PI], sleeping);
-	for (int t = 0; t < MIXED_RT_TASK; t++)
+	for (int t = 0; t < MIXED_NSHARED; t++)
 		free(shared.lock[t]);
 	return tap_done();
 }
