@@ -26,6 +26,7 @@
 #define LB_FUTEX_PI_H
 
 #include "lb_atomic.h"
+#include "lb_probe.h"
 #include "lb_futex.h"
 
 #include <errno.h>
@@ -71,7 +72,10 @@ static inline int lb_futex_pi_lock(lb_futex_pi_t *l, uint32_t tid)
 							      memory_order_acquire,
 							      memory_order_relaxed)))
 		return 0;
-	return lb_futex_pi_lock_slow(l);
+	LB_PROBE_CONTENTION_BEGIN(l, LB_CONTENTION_RT);
+	int ret = lb_futex_pi_lock_slow(l);
+	LB_PROBE_CONTENTION_END(l, ret);
+	return ret;
 }
 
 static inline bool lb_futex_pi_trylock(lb_futex_pi_t *l, uint32_t tid)

@@ -148,6 +148,7 @@
 #define LB_MUTEX_H
 
 #include "lb_atomic.h"
+#include "lb_probe.h"
 #include "lb_futex.h"
 #include "lb_spin_budget.h"
 
@@ -1080,6 +1081,7 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
 		if (first) {
 			need_wake = lb_mutex__wake_waiter(first, false);
 			LB_MUTEX_COUNT(m, n_handoffs, 1);
+			LB_PROBE_HANDOFF(m, lb_mutex__waiter_task(first));
 		}
 	} else if (first) {
 		need_wake = lb_mutex__wake_waiter(first, true); /* it now holds the token */
@@ -1110,7 +1112,9 @@ static inline void lb_mutex_lock(lb_mutex_t *m, lb_mutex_thread_t *t)
 		LB_MUTEX_COUNT(m, n_fast, 1); /* we hold it: no RMW needed */
 		return;
 	}
+	LB_PROBE_CONTENTION_BEGIN(m, LB_CONTENTION_MUTEX);
 	lb_mutex__lock_slow(m, t, NULL);
+	LB_PROBE_CONTENTION_END(m, 0);
 }
 
 /*
@@ -1124,7 +1128,10 @@ static inline int lb_mutex_timedlock(lb_mutex_t *m, lb_mutex_thread_t *t,
 	if (atomic_compare_exchange_strong_explicit(&m->owner, &cur, (uintptr_t)t,
 						    memory_order_acquire, memory_order_relaxed))
 		return 0;
-	return lb_mutex__lock_slow(m, t, abs);
+	LB_PROBE_CONTENTION_BEGIN(m, LB_CONTENTION_MUTEX);
+	int ret = lb_mutex__lock_slow(m, t, abs);
+	LB_PROBE_CONTENTION_END(m, ret);
+	return ret;
 }
 
 /* Never succeeds while the lock is held or promised to a waiter. */

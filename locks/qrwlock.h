@@ -124,6 +124,7 @@
 #include <stdint.h>
 
 #include "lb_atomic.h"
+#include "lb_probe.h"
 
 #include "lb_futex.h" /* #errors without _GNU_SOURCE: one protocol for all */
 #include "lb_spin_budget.h"
@@ -293,7 +294,9 @@ static inline void lb_qrwlock_read_lock(lb_qrwlock_t *lock, const lb_qrwlock_ctx
 
 	if (LB_LIKELY(!(cnts & LB_QRW_WMASK)))
 		return;
+	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_READ);
 	lb_qrwlock_read_lock_slow(lock, ctx);
+	LB_PROBE_CONTENTION_END(lock, 0);
 }
 
 /* Succeeds only if no writer holds or waits for the lock; never queues. */
@@ -360,7 +363,9 @@ static inline void lb_qrwlock_write_lock(lb_qrwlock_t *lock, const lb_qrwlock_ct
 							      memory_order_acquire,
 							      memory_order_relaxed)))
 		return;
+	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_WRITE);
 	lb_qrwlock_write_lock_slow(lock, ctx);
+	LB_PROBE_CONTENTION_END(lock, 0);
 }
 
 /* Succeeds only on a completely free word; never queues. */

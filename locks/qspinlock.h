@@ -132,6 +132,7 @@
 #include <stdint.h>
 
 #include "lb_atomic.h"
+#include "lb_probe.h"
 #include "lb_spin_budget.h"
 
 /* Capability macros. */
@@ -484,7 +485,9 @@ static inline void lb_qspin_lock(lb_qspin_t *lock, const struct lb_qspin_ctx *ct
 							      memory_order_acquire,
 							      memory_order_relaxed)))
 		return;
+	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_SPIN);
 	lb_qspin_lock_slow(lock, ctx, val);
+	LB_PROBE_CONTENTION_END(lock, 0);
 }
 
 /* (*,*,1) -> (*,*,0); the caller must hold the lock. */

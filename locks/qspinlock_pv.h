@@ -125,6 +125,7 @@
 #include <stdint.h>
 
 #include "lb_atomic.h"
+#include "lb_probe.h"
 #include "lb_futex.h"
 #include "lb_spin_budget.h"
 
@@ -305,8 +306,10 @@ LB_SLOWPATH void lb_qspin_pv_lock_slow(lb_qspin_pv_t *lock, const struct lb_qspi
 				if (atomic_compare_exchange_weak_explicit(&lock->val, &val, want,
 									  memory_order_acquire,
 									  memory_order_relaxed)) {
-					if (!last)
+					if (!last) {
+						LB_PROBE_HANDOFF(lock, next);
 						lb_qspin_pv__hand_over(next);
+					}
 					return;
 				}
 				continue;
@@ -364,7 +367,9 @@ static inline void lb_qspin_pv_lock(lb_qspin_pv_t *lock, const struct lb_qspin_p
 							      memory_order_acquire,
 							      memory_order_relaxed)))
 		return;
+	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_SPIN);
 	lb_qspin_pv_lock_slow(lock, ctx);
+	LB_PROBE_CONTENTION_END(lock, 0);
 }
 
 /*

@@ -117,6 +117,7 @@
 #endif
 
 #include "lb_atomic.h"
+#include "lb_probe.h"
 #include "lb_futex.h"
 #include "lb_spin_budget.h"
 
@@ -730,6 +731,7 @@ static LB_UNUSED LB_NOINLINE int lb_rt_walk(struct lb_rt_task *task, bool detect
 		lb_rt_ilock_unlock(&m->wait_lock);
 		if (changed) {
 			LB_RT_COUNT(cm, boosts);
+			LB_PROBE_PI_BOOST(cm, owner, lb_load_relaxed(&owner->eff_prio));
 			LB_RT_COUNT_N(cm, real_sched, lb_rt_real_sync(owner));
 		}
 		/* [8] */
@@ -848,6 +850,7 @@ static inline int lb_rt_block_on(lb_rtmutex_t *m, struct lb_rt_task *t, struct l
 	lb_rt_ilock_unlock(&m->wait_lock);
 	if (changed) {
 		LB_RT_COUNT(m, boosts);
+		LB_PROBE_PI_BOOST(m, owner, lb_load_relaxed(&owner->eff_prio));
 		LB_RT_COUNT_N(m, real_sched, lb_rt_real_sync(owner));
 	}
 	if (walk)
@@ -1027,7 +1030,10 @@ static inline void lb_rtmutex_lock(lb_rtmutex_t *m, struct lb_rt_task *t)
 		LB_RT_COUNT_HELD(m, fast);
 		return;
 	}
-	if (lb_rtmutex_lock_slow(m, t, false))
+	LB_PROBE_CONTENTION_BEGIN(m, LB_CONTENTION_RT);
+	int ret = lb_rtmutex_lock_slow(m, t, false);
+	LB_PROBE_CONTENTION_END(m, ret);
+	if (ret)
 		lb_rt_deadlock_abort(t);
 }
 
@@ -1045,7 +1051,10 @@ static inline int lb_rtmutex_lock_check(lb_rtmutex_t *m, struct lb_rt_task *t)
 		LB_RT_COUNT_HELD(m, fast);
 		return 0;
 	}
-	return lb_rtmutex_lock_slow(m, t, true);
+	LB_PROBE_CONTENTION_BEGIN(m, LB_CONTENTION_RT);
+	int ret = lb_rtmutex_lock_slow(m, t, true);
+	LB_PROBE_CONTENTION_END(m, ret);
+	return ret;
 }
 
 static LB_UNUSED LB_NOINLINE bool lb_rtmutex_trylock_slow(lb_rtmutex_t *m, struct lb_rt_task *t)

@@ -48,6 +48,7 @@
 #include <stdint.h>
 
 #include "lb_atomic.h"
+#include "lb_probe.h"
 
 /* Capability macros: every verb of the set is available. */
 #define LB_F_TAS_TRYLOCK 1
@@ -86,7 +87,9 @@ static inline void lb_tas_lock(lb_tas_t *lock)
 	/* Acquire pairs with the release store in lb_tas_unlock. */
 	if (LB_LIKELY(!atomic_exchange_explicit(&lock->locked, 1, memory_order_acquire)))
 		return;
+	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_SPIN);
 	lb_tas_lock_slow(lock);
+	LB_PROBE_CONTENTION_END(lock, 0);
 }
 
 static inline bool lb_tas_trylock(lb_tas_t *lock)

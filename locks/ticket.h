@@ -56,6 +56,7 @@
 #include <stdint.h>
 
 #include "lb_atomic.h"
+#include "lb_probe.h"
 
 /* Capability macros. */
 #define LB_F_TICKET_TRYLOCK 1
@@ -95,7 +96,9 @@ static inline void lb_ticket_lock(lb_ticket_t *lock)
 	/* Acquire pairs with the release store in lb_ticket_unlock. */
 	if (LB_LIKELY(atomic_load_explicit(&lock->owner, memory_order_acquire) == ticket))
 		return;
+	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_SPIN);
 	lb_ticket_lock_slow(lock, ticket);
+	LB_PROBE_CONTENTION_END(lock, 0);
 }
 
 /*
