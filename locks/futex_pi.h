@@ -31,9 +31,6 @@
 
 #include <errno.h>
 
-#define LB_F_FUTEX_PI_TRYLOCK 1
-#define LB_F_FUTEX_PI_PI 1
-
 typedef struct lb_futex_pi {
 	_Atomic(uint32_t) word;
 } lb_futex_pi_t;
@@ -45,9 +42,11 @@ static inline void lb_futex_pi_init(lb_futex_pi_t *l)
 	atomic_init(&l->word, 0);
 }
 
-static inline bool lb_futex_pi_locked(lb_futex_pi_t *l)
+/* A snapshot for assertions and statistics; not a synchronisation point. */
+static inline bool lb_futex_pi_is_locked(const lb_futex_pi_t *l)
 {
-	return (lb_load_relaxed(&l->word) & FUTEX_TID_MASK) != 0;
+	/* C11 atomic loads take non-const pointers. */
+	return (lb_load_relaxed(&((lb_futex_pi_t *)l)->word) & FUTEX_TID_MASK) != 0;
 }
 
 /* Kernel path; the syscall is a full barrier.  Returns 0 or an errno. */

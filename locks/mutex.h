@@ -136,8 +136,10 @@
  * the kernel, unlock touches the mutex after releasing it: keep the mutex
  * alive until every unlock has returned.
  *
- * Counters (LB_LOCK_COUNTERS nonzero at compile time; every translation unit
- * including this header must agree): no locked read-modify-write is added.
+ * Counters (counted where LB_LOCK_COUNTERS is nonzero at compile time; the
+ * fields are in the layout either way, so translation units built with and
+ * without it share a mutex, and only the former count): no locked
+ * read-modify-write is added.
  * Each counter is written only by a thread that holds either the mutex (fast,
  * spin_won) or wait_lock (the others), so a relaxed load + store is exact;
  * readers (lb_mutex_read_stats) see a slightly stale snapshot while threads
@@ -165,14 +167,9 @@
 
 #if defined(LB_LOCK_COUNTERS) && LB_LOCK_COUNTERS
 #define LB_MUTEX_COUNTING 1
-#define LB_F_MUTEX_COUNTERS 1
 #else
 #define LB_MUTEX_COUNTING 0
 #endif
-
-/* Capability macros. */
-#define LB_F_MUTEX_TRYLOCK 1
-#define LB_F_MUTEX_TIMEDLOCK 1
 
 /* Flag bits in the owner word. */
 #define LB_MUTEX_WAITERS ((uintptr_t)0x01)
@@ -305,14 +302,9 @@ typedef struct lb_mutex {
 } lb_mutex_t;
 
 /*
- * Static initializer: spinning with an uncalibrated budget (800 pauses), one
- * spinner, and crowding judged as on 2 CPUs; lb_mutex_init sizes all three
- * for the machine it runs on.
+ * No static initializer: lb_mutex_init sizes the spin budget and the
+ * spinner limit for the machine it runs on, which a constant cannot.
  */
-#define LB_MUTEX_INITIALIZER                                                   \
-	{ .owner = 0, .spin_relax = LB_MUTEX_SPIN_RELAX_DEFAULT,               \
-	  .spin_ns = LB_MUTEX_SPIN_NS, .handoff_ns = LB_MUTEX_HANDOFF_NS,        \
-	  .max_spinners = 1, .ncpus = 2 }
 
 /* ---- counters ------------------------------------------------------------ */
 
@@ -431,7 +423,7 @@ static inline void lb_mutex_thread_init(lb_mutex_thread_t *t)
 	atomic_init(&t->waiter.state, LB_MUTEX__AWAKE);
 }
 
-static inline bool lb_mutex_locked(const lb_mutex_t *m)
+static inline bool lb_mutex_is_locked(const lb_mutex_t *m)
 {
 	return (lb_load_relaxed(&((lb_mutex_t *)m)->owner) & ~LB_MUTEX_FLAGS) != 0;
 }

@@ -113,7 +113,7 @@
  *
  * Port notes: the kernel releases a writer with a byte store to the locked
  * byte; here it is fetch_sub(0xff), legal because only the writer holds
- * 0xff (kernel-locking.md section 2), and it also gives the full ordering
+ * 0xff (as the kernel's qrwlock does), and it also gives the full ordering
  * the parking handshake needs.  The kernel's contention tracepoints are not
  * part of this header.
  */
@@ -129,11 +129,6 @@
 #include "lb_futex.h" /* #errors without _GNU_SOURCE: one protocol for all */
 #include "lb_spin_budget.h"
 #include "qspinlock_pv.h"
-
-/* Capability macros. */
-#define LB_F_QRWLOCK_TRYLOCK 1 /* write_trylock and read_trylock */
-#define LB_F_QRWLOCK_READ    1 /* shared read side */
-#define LB_F_QRWLOCK_FAIR    1 /* FIFO queue for everything that waits */
 
 /* Lock word fields (see the table above). */
 #define LB_QRW_WLOCKED 0x000000ffu

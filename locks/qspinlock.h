@@ -32,7 +32,7 @@
  * back, which costs throughput against unfair locks that let the releasing
  * thread re-acquire while its cache is hot.  As with every spinlock, a
  * preempted holder, pending waiter or queue head stalls everyone behind it
- * (no preempt_disable in userspace; see kernel-locking.md section 5), so
+ * (no preempt_disable in userspace), so
  * with more threads than CPUs throughput collapses to the scheduler's pace;
  * spin-then-yield would be a different lock.
  *
@@ -98,8 +98,8 @@
  * else can take the lock between that load and the store (the tail or the
  * pending bit shuts out the fast path and trylock).
  *
- * Port note: sub-word access (kernel-locking.md section 4)
- * --------------------------------------------------------
+ * Port note: sub-word access
+ * --------------------------
  * The kernel releases with a byte store, hands pending->locked over with a
  * 16-bit store and swaps the tail with a 16-bit xchg.  C11 `_Atomic` has no
  * sub-word access to a word, so by default this header uses the word-only
@@ -134,10 +134,6 @@
 #include "lb_atomic.h"
 #include "lb_probe.h"
 #include "lb_spin_budget.h"
-
-/* Capability macros. */
-#define LB_F_QSPIN_TRYLOCK 1
-#define LB_F_QSPIN_NESTING 1 /* survives nesting from signal handlers */
 
 /* Word-only C11 by default; see "Port note" above. */
 #ifndef LB_QSPIN_SUBWORD
@@ -341,7 +337,7 @@ static inline bool lb_qspin_trylock(lb_qspin_t *lock)
 
 /*
  * Contended path (`val` is the word the fast-path CAS saw).  Out of line for
- * both reasons of style.md practice 3: the inlined fast path stays one CAS
+ * two reasons: the inlined fast path stays one CAS
  * and a branch with no register pressure from the queue code, and profiles
  * attribute all waiting to this symbol by name.
  */

@@ -129,8 +129,6 @@
 #include "lb_futex.h"
 #include "lb_spin_budget.h"
 
-#define LB_F_QSPIN_PV_TRYLOCK 1
-
 #define LB_QSPIN_PV_LOCKED      0x01u
 #define LB_QSPIN_PV_SLOW        0x03u /* LOCKED plus "the head sleeps on the word" */
 #define LB_QSPIN_PV_LOCKED_MASK 0xffu

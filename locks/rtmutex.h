@@ -140,10 +140,6 @@
 #define LB_RTMUTEX_COUNTING 0
 #endif
 
-#define LB_F_RTMUTEX_TRYLOCK 1
-#define LB_F_RTMUTEX_PI 1
-#define LB_F_RTMUTEX_CHECK 1 /* lb_rtmutex_lock_check() returns EDEADLK */
-
 /* Kernel default of kernel.max_lock_depth. */
 #define LB_RTMUTEX_MAX_DEPTH 1024
 /* Top-waiter (and pre-queue) spin budget, in ns; converted to
@@ -161,8 +157,13 @@
 #define LB_RTMUTEX_PRIO_MAX 99
 #define LB_RTMUTEX_HAS_WAITERS ((uintptr_t)1)
 
-/* Lock flags (lb_rtmutex_init_flags). */
+/* Lock flags (m->flags, set by lb_rtmutex_init from its attr). */
 #define LB_RTMUTEX_F_LATERAL_STEAL 1u /* prio-0 threads may steal from prio-0 waiters */
+
+/* Optional parameters for lb_rtmutex_init (NULL = defaults: all false). */
+struct lb_rtmutex_attr {
+	bool lateral_steal; /* LB_RTMUTEX_F_LATERAL_STEAL: see "Stealing" above */
+};
 
 /* Task flags (lb_rt_task_init). */
 #define LB_RT_TASK_REAL 1u /* kernel policy follows the effective priority */
@@ -296,12 +297,14 @@ static inline struct lb_rt_task *lb_rt_owner_of(uintptr_t word)
 	return (struct lb_rt_task *)(word & ~LB_RTMUTEX_HAS_WAITERS);
 }
 
-static inline struct lb_rt_task *lb_rtmutex_owner(lb_rtmutex_t *m)
+static inline struct lb_rt_task *lb_rtmutex_owner(const lb_rtmutex_t *m)
 {
-	return lb_rt_owner_of(lb_load_relaxed(&m->owner));
+	/* C11 atomic loads take non-const pointers. */
+	return lb_rt_owner_of(lb_load_relaxed(&((lb_rtmutex_t *)m)->owner));
 }
 
-static inline bool lb_rtmutex_locked(lb_rtmutex_t *m)
+/* A snapshot for assertions and statistics; not a synchronisation point. */
+static inline bool lb_rtmutex_is_locked(const lb_rtmutex_t *m)
 {
 	return lb_rtmutex_owner(m) != NULL;
 }
@@ -1002,15 +1005,14 @@ static inline void lb_rt_deadlock_abort(struct lb_rt_task *t)
 
 /* ---- public lock API --------------------------------------------------- */
 
-static inline void lb_rtmutex_init_flags(lb_rtmutex_t *m, unsigned int flags)
+/*
+ * Initialise a lock; attr NULL means the defaults, which equal
+ * LB_RTMUTEX_INITIALIZER (all-zero: free, no waiters, strict kernel rule).
+ */
+static inline void lb_rtmutex_init(lb_rtmutex_t *m, const struct lb_rtmutex_attr *attr)
 {
-	memset((void *)m, 0, sizeof(*m)); /* all-zero: free, no waiters; (void *) as above */
-	m->flags = flags;
-}
-
-static inline void lb_rtmutex_init(lb_rtmutex_t *m)
-{
-	lb_rtmutex_init_flags(m, 0);
+	memset((void *)m, 0, sizeof(*m)); /* (void *): C++ sees the atomics as classes */
+	m->flags = attr && attr->lateral_steal ? LB_RTMUTEX_F_LATERAL_STEAL : 0u;
 }
 
 /*

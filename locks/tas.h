@@ -22,7 +22,7 @@
  * line).  Waiters can starve in principle; use ticket.h or qspinlock.h when
  * arrival order matters.  There is no queue, so a preempted waiter costs
  * nobody anything; a preempted holder stalls everyone (no userspace lock can
- * prevent that, see kernel-locking.md section 5).
+ * prevent that: there is no preempt_disable in userspace).
  *
  * Lock word:
  *
@@ -49,9 +49,6 @@
 
 #include "lb_atomic.h"
 #include "lb_probe.h"
-
-/* Capability macros: every verb of the set is available. */
-#define LB_F_TAS_TRYLOCK 1
 
 typedef struct lb_tas {
 	_Atomic(uint32_t) locked; /* 0 free, 1 held */

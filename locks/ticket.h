@@ -16,7 +16,7 @@
  * scheduler runs it again (waiter preemption); that is expected and is what
  * the benchmarks measure, not a bug.
  *
- * Port note (kernel-locking.md section 4): the kernel packs next/owner as
+ * Port note: the kernel packs next/owner as
  * 16-bit halves of one u32, takes a ticket with a word fetch_add and
  * releases with a 16-bit store into the owner half.  C11 `_Atomic` has no
  * sub-word access to a word, and a word-wide `owner + 1` would carry into
@@ -57,10 +57,6 @@
 
 #include "lb_atomic.h"
 #include "lb_probe.h"
-
-/* Capability macros. */
-#define LB_F_TICKET_TRYLOCK 1
-#define LB_F_TICKET_FAIR 1
 
 typedef struct lb_ticket {
 	_Atomic(uint32_t) next;  /* next ticket to draw */

@@ -126,7 +126,7 @@ int main(void)
 	int failed = 0;
 
 	lb_mutex_init(&mutex, NULL);
-	lb_rtmutex_init(&rtmutex);
+	lb_rtmutex_init(&rtmutex, NULL);
 	for (unsigned long t = 0; t < THREADS; t++)
 		if (pthread_create(&threads[t], NULL, worker, (void *)t) != 0) {
 			fprintf(stderr, "consumer: pthread_create failed\n");

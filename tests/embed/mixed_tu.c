@@ -18,6 +18,8 @@
 #include "rtmutex.h"
 #endif
 
+#include <string.h>
+
 #define MIXED_CAT(a, b, c) a##b##c
 #define MIXED_FN(v, name) MIXED_CAT(mixed_, v, name)
 
@@ -54,7 +56,7 @@ void MIXED_FN(MIXED_VARIANT, _init)(struct mixed_shared *s)
 	lb_qrwlock_init(s->lock[MIXED_QRW]);
 	lb_qspin_pv_init(s->lock[MIXED_QSPIN_PV]);
 	lb_mutex_init(s->lock[MIXED_MUTEX], NULL);
-	lb_rtmutex_init(s->lock[MIXED_RTMUTEX]);
+	lb_rtmutex_init(s->lock[MIXED_RTMUTEX], NULL);
 	lb_futex_pi_init(s->lock[MIXED_FUTEX_PI]);
 #endif
 }
@@ -126,4 +128,32 @@ void MIXED_FN(MIXED_VARIANT, _run)(struct mixed_shared *s, unsigned int index, u
 		}
 #endif
 	}
+}
+
+/*
+ * Every static initializer equals what lb_X_init (defaults) leaves: the
+ * first lock whose bytes differ, or NULL.  The init'd copy starts as junk.
+ */
+#define MIXED_SAME_AS_INIT(type, initializer, init_call)                       \
+	do {                                                                   \
+		static type fixed = initializer;                               \
+		static type dyn;                                               \
+		memset((void *)&dyn, 0xa5, sizeof(dyn));                       \
+		init_call;                                                     \
+		if (memcmp((void *)&fixed, (void *)&dyn, sizeof(dyn)) != 0)    \
+			return #initializer;                                   \
+	} while (0)
+
+const char *MIXED_FN(MIXED_VARIANT, _initializer_mismatch)(void)
+{
+	MIXED_SAME_AS_INIT(lb_tas_t, LB_TAS_INITIALIZER, lb_tas_init(&dyn));
+	MIXED_SAME_AS_INIT(lb_ticket_t, LB_TICKET_INITIALIZER, lb_ticket_init(&dyn));
+	MIXED_SAME_AS_INIT(lb_qspin_t, LB_QSPIN_INITIALIZER, lb_qspin_init(&dyn));
+#if MIXED_SLEEPING
+	MIXED_SAME_AS_INIT(lb_qspin_pv_t, LB_QSPIN_PV_INITIALIZER, lb_qspin_pv_init(&dyn));
+	MIXED_SAME_AS_INIT(lb_qrwlock_t, LB_QRWLOCK_INITIALIZER, lb_qrwlock_init(&dyn));
+	MIXED_SAME_AS_INIT(lb_rtmutex_t, LB_RTMUTEX_INITIALIZER, lb_rtmutex_init(&dyn, NULL));
+	MIXED_SAME_AS_INIT(lb_futex_pi_t, LB_FUTEX_PI_INITIALIZER, lb_futex_pi_init(&dyn));
+#endif
+	return NULL;
 }

@@ -41,7 +41,8 @@ struct mixed_shared {
 #define MIXED_VARIANT_DECL(v)                                                         \
 	void mixed_##v##_layout(struct mixed_layout *out);                             \
 	void mixed_##v##_init(struct mixed_shared *s);                                  \
-	void mixed_##v##_run(struct mixed_shared *s, unsigned int index, unsigned int iters)
+	void mixed_##v##_run(struct mixed_shared *s, unsigned int index, unsigned int iters); \
+	const char *mixed_##v##_initializer_mismatch(void)
 
 MIXED_VARIANT_DECL(strict);
 MIXED_VARIANT_DECL(plain);
