@@ -6,7 +6,8 @@
 set -euo pipefail
 
 LB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-LB_PACKAGES=(meson ninja-build gcc pkg-config python3 liburcu-dev libnuma-dev libhwloc-dev libck-dev)
+LB_PACKAGES=(meson ninja-build gcc pkg-config python3 liburcu-dev libnuma-dev libhwloc-dev libck-dev
+	scdoc systemtap-sdt-dev bpftrace clang g++ binutils)
 
 lb_install_packages() {
 	local missing=()

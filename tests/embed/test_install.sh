@@ -109,6 +109,21 @@ for cc in gcc clang; do
 done
 build_run "consumer-g++-c++17" g++ "$src/tests/embed/consumer.c" -x c++ -std=c++17
 build_run "consumer-clang++-c++17" clang++ "$src/tests/embed/consumer.c" -x c++ -std=c++17
+# Every installed header alone, as C++17 (the C11 side: the `headers` suite).
+if command -v g++ >/dev/null; then
+	alone_bad=""
+	for h in "$incdir"/*.h; do
+		b=$(basename "$h")
+		printf '#define _GNU_SOURCE 1\n#include <lockbench/%s>\n' "$b" >"$tmp/alone.cc"
+		# shellcheck disable=SC2086
+		g++ -std=c++17 $strict -fsyntax-only "$tmp/alone.cc" $flags >"$tmp/alone.log" 2>&1 ||
+			{ alone_bad="$alone_bad $b"; sed 's/^/# /' "$tmp/alone.log" | head -10; }
+	done
+	if [ -z "$alone_bad" ]; then ok "every installed header compiles alone as C++17"
+	else not_ok "headers that do not compile alone as C++17:$alone_bad"; fi
+else
+	skip "headers alone as C++17 (g++ not installed)"
+fi
 if [ -s "$tmp/readme_example.c" ]; then
 	build_run "readme-example-gcc-c11" gcc "$tmp/readme_example.c" -std=c11
 	build_run "readme-example-g++-c++17" g++ "$tmp/readme_example.c" -x c++ -std=c++17
