@@ -41,12 +41,19 @@
  * an interrupt reader queued behind a waiting writer, which in turn waits
  * for that interrupted reader, would deadlock.  The price is writer
  * unfairness under interrupt-reader load.  Userspace has no interrupt
- * context; the analogue is a signal handler.  We drop the exception: every
- * reader queues when a writer is active or waiting.  Consequence, stated as
- * a rule: a thread must not take the read lock recursively, including from
- * a signal handler that interrupts a read-side critical section of the same
- * lock, or it can deadlock once a writer waits (block the signal around the
- * critical section instead).
+ * context; the analogue is a signal handler.  We keep the half of the
+ * exception that costs writers nothing and drop the other half: a reader
+ * that finds a writer *holding* the lock with no writer *waiting* keeps its
+ * reference and waits for that writer to leave without queueing (no writer
+ * can take the lock while the reference stands, and a writer that queues
+ * later sets WAITING and waits for this reader like any other, so writers
+ * still do not starve; this batches the readers that pile up behind one
+ * writer into one wake-up instead of one queue hand-over each); a reader
+ * that finds a writer *waiting* queues.  Consequence, stated as a rule: a
+ * thread must not take the read lock recursively, including from a signal
+ * handler that interrupts a read-side critical section of the same lock, or
+ * it can deadlock once a writer waits (block the signal around the critical
+ * section instead).
  *
  * Waiting policy (one protocol, whatever the feature-test macros): this
  * tree runs with more threads than CPUs, where a waiter that spins while a
@@ -62,6 +69,9 @@
  *       `wake_seq`, re-read the word, and FUTEX_WAIT on `wake_seq`, a word of
  *       its own, not on `cnts`, which every fast path hammers (a FUTEX_WAIT
  *       on it fails with EAGAIN whenever any reader comes or goes).
+ * Readers waiting behind a holding writer (above) spin for the same time,
+ * then count themselves in `rd_sleepers` and sleep on `rd_seq`; write
+ * unlock wakes them all.
  * Every operation that can make a parked head's condition true checks
  * `sleeper` after its atomic on the word and, if the condition now holds,
  * bumps `wake_seq` and issues FUTEX_WAKE: write unlock always looks; a
@@ -90,6 +100,7 @@
  * Transitions (R = reader count, '.' = unchanged):
  *
  *   read fast      (R, 0, 0)   -> (R+1, 0, 0)         fetch_add, acquire
+ *   read behind W  (R+1, 0, ff) kept; wait for wlocked == 0 (no queue)
  *   read slow      undo, queue, (R+1, ., .) then wait for wlocked == 0
  *   read unlock    (R+1, w, .) -> (R, w, .)           fetch_sub, release
  *   write fast     (0, 0, 0)   -> (0, 0, ff)          CAS, acquire
@@ -102,6 +113,9 @@
  *   |-------------------------------------------|-----------------------------------|
  *   | read fast-path fetch_add                  | write unlock's fetch_sub          |
  *   | head reader's wait for wlocked == 0       | write unlock's fetch_sub          |
+ *   | reader behind a writer: same wait; parked:| write unlock: RMW cnts, load      |
+ *   |   add rd_sleepers, load rd_seq, load cnts |   rd_sleepers, bump rd_seq        |
+ *   |   (seq_cst, Dekker as below)              |   (seq_cst), wake all             |
  *   | write CAS 0 -> ff / waiting -> ff          | read unlocks and write unlock     |
  *   |                                           | (RMWs on one word: one release    |
  *   |                                           | sequence, so all of them)         |
@@ -160,19 +174,23 @@
 typedef struct lb_qspin_pv_ctx lb_qrwlock_ctx_t;
 
 typedef struct lb_qrwlock {
-	_Atomic(uint32_t) cnts;     /* the word above */
-	_Atomic(uint32_t) sleeper;  /* LB_QRW_SLEEP_*: parked head */
-	_Atomic(uint32_t) wake_seq; /* the parked head's futex word */
-	lb_qspin_pv_t wait_lock;   /* queue of slow-path waiters */
+	_Atomic(uint32_t) cnts;        /* the word above */
+	_Atomic(uint32_t) sleeper;     /* LB_QRW_SLEEP_*: parked head */
+	_Atomic(uint32_t) wake_seq;    /* the parked head's futex word */
+	_Atomic(uint32_t) rd_sleepers; /* readers parked behind a holding writer */
+	_Atomic(uint32_t) rd_seq;      /* their futex word */
+	lb_qspin_pv_t wait_lock;      /* queue of slow-path waiters */
 } lb_qrwlock_t;
 
-#define LB_QRWLOCK_INITIALIZER { 0, 0, 0, LB_QSPIN_PV_INITIALIZER }
+#define LB_QRWLOCK_INITIALIZER { 0, 0, 0, 0, 0, LB_QSPIN_PV_INITIALIZER }
 
 static inline void lb_qrwlock_init(lb_qrwlock_t *lock)
 {
 	atomic_init(&lock->cnts, 0);
 	atomic_init(&lock->sleeper, LB_QRW_SLEEP_NONE);
 	atomic_init(&lock->wake_seq, 0);
+	atomic_init(&lock->rd_sleepers, 0);
+	atomic_init(&lock->rd_seq, 0);
 	lb_qspin_pv_init(&lock->wait_lock);
 }
 
@@ -199,6 +217,14 @@ LB_SLOWPATH void lb_qrwlock__wake(lb_qrwlock_t *lock, uint32_t cnts)
 		atomic_fetch_add_explicit(&lock->wake_seq, 1, memory_order_seq_cst);
 		lb_futex_wake(&lock->wake_seq, 1);
 	}
+}
+
+/* Wake every reader parked behind a writer that just left.  seq_cst bump:
+ * ordered after our RMW of the word and our load of rd_sleepers. */
+LB_SLOWPATH void lb_qrwlock__wake_readers(lb_qrwlock_t *lock)
+{
+	atomic_fetch_add_explicit(&lock->rd_seq, 1, memory_order_seq_cst);
+	lb_futex_wake(&lock->rd_seq, INT32_MAX);
 }
 
 /* (R+1, ., .) -> (R, ., .): drop a reader reference, waking a parked writer
@@ -258,12 +284,56 @@ LB_SLOWPATH uint32_t lb_qrwlock__wait(lb_qrwlock_t *lock, uint32_t kind)
 /* ---- read side ---------------------------------------------------------- */
 
 /*
- * Reader slow path (a writer holds or waits for the lock).  Out of line so
- * the inlined read_lock stays one fetch_add and a branch, and so profiles
- * name the time spent queueing.
+ * A reader that kept its reference while a writer holds the lock (and none
+ * waits): wait for the writer to leave.  Spin for LB_QRWLOCK_SPIN_NS, then
+ * park on rd_seq.  Handshake (seq_cst throughout): we count ourselves in
+ * rd_sleepers, read rd_seq, re-read the word; write unlock RMWs the word,
+ * reads rd_sleepers and, if non-zero, bumps rd_seq and wakes all.  Either we
+ * see the writer gone or it sees us and bumps rd_seq after our read, so
+ * FUTEX_WAIT returns at once.  The seq_cst load of the word that sees the
+ * writer gone is our acquire (pairs with write unlock's release RMW).
  */
-LB_SLOWPATH void lb_qrwlock_read_lock_slow(lb_qrwlock_t *lock, const lb_qrwlock_ctx_t *ctx)
+LB_SLOWPATH void lb_qrwlock__reader_wait_writer(lb_qrwlock_t *lock)
 {
+	/* Spin phase, bounded in time; acquire as described above. */
+	for (uint32_t n = lb_spin_loops(LB_QRWLOCK_SPIN_NS); n; n--) {
+		if (!(atomic_load_explicit(&lock->cnts, memory_order_acquire) & LB_QRW_WLOCKED))
+			return;
+		lb_cpu_relax();
+	}
+	atomic_fetch_add_explicit(&lock->rd_sleepers, 1, memory_order_seq_cst);
+	/* Park loop: EINTR, EAGAIN and stale wakes only re-check. */
+	for (;;) {
+		uint32_t seq = atomic_load_explicit(&lock->rd_seq, memory_order_seq_cst);
+		if (!(atomic_load_explicit(&lock->cnts, memory_order_seq_cst) & LB_QRW_WLOCKED))
+			break;
+		lb_futex_wait(&lock->rd_seq, seq, NULL);
+	}
+	atomic_fetch_sub_explicit(&lock->rd_sleepers, 1, memory_order_relaxed);
+}
+
+/*
+ * Reader slow path (a writer holds or waits for the lock; `cnts` is the
+ * word our fast-path fetch_add saw).  Out of line so the inlined read_lock
+ * stays one fetch_add and a branch, and so profiles name the time spent
+ * waiting.
+ *
+ * A writer holds and none waits: keep our reference and wait for it to
+ * leave, without queueing (the kernel lets interrupt-context readers do
+ * this; here every reader may).  No writer can take the lock while our
+ * reference stands, so we are in as soon as this one leaves; a writer that
+ * queues after us sets WAITING and waits for us to drain, as for any
+ * reader, so writers still do not starve.  Otherwise (a writer waits)
+ * queue in arrival order.
+ */
+LB_SLOWPATH void lb_qrwlock_read_lock_slow(lb_qrwlock_t *lock, const lb_qrwlock_ctx_t *ctx,
+					   uint32_t cnts)
+{
+	if ((cnts & LB_QRW_WMASK) == LB_QRW_WLOCKED) {
+		lb_qrwlock__reader_wait_writer(lock);
+		return;
+	}
+
 	/* Give back the fast path's reference: we queue instead. */
 	lb_qrwlock__sub_reader(lock);
 
@@ -290,7 +360,7 @@ static inline void lb_qrwlock_read_lock(lb_qrwlock_t *lock, const lb_qrwlock_ctx
 	if (LB_LIKELY(!(cnts & LB_QRW_WMASK)))
 		return;
 	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_READ);
-	lb_qrwlock_read_lock_slow(lock, ctx);
+	lb_qrwlock_read_lock_slow(lock, ctx, cnts);
 	LB_PROBE_CONTENTION_END(lock, 0);
 }
 
@@ -384,10 +454,13 @@ static inline void lb_qrwlock_write_unlock(lb_qrwlock_t *lock)
 	 */
 	uint32_t cnts = atomic_fetch_sub_explicit(&lock->cnts, LB_QRW_WLOCKED, LB_QRW__UNLOCK_ORDER) -
 			LB_QRW_WLOCKED;
-	/* Second half: anyone parked?  (Usually not: one load, same line.) */
+	/* Second half: anyone parked?  (Usually not: loads on the same line.) */
 	if (LB_UNLIKELY(atomic_load_explicit(&lock->sleeper, memory_order_seq_cst) !=
 			LB_QRW_SLEEP_NONE))
 		lb_qrwlock__wake(lock, cnts);
+	/* Readers parked behind us (see lb_qrwlock__reader_wait_writer). */
+	if (LB_UNLIKELY(atomic_load_explicit(&lock->rd_sleepers, memory_order_seq_cst) != 0))
+		lb_qrwlock__wake_readers(lock);
 }
 
 /* ---- snapshots for assertions and statistics (not synchronisation) ------ */

@@ -73,7 +73,7 @@ static size_t rt_counters(const void *lock, struct lb_counter *out, size_t max)
 	const struct lb_rtmutex_stats *st = &((const lb_rtmutex_t *)lock)->st;
 	const _Atomic uint64_t *vals[] = { &st->fast,  &st->slow,  &st->steals,
 					   &st->sleeps, &st->spins, &st->boosts,
-					   &st->walk_steps, &st->real_sched };
+					   &st->walk_steps, &st->real_sched, &st->real_errors };
 	_Static_assert(sizeof(names) / sizeof(names[0]) == sizeof(vals) / sizeof(vals[0]),
 		       "counter names and values disagree");
 	size_t n = 0;

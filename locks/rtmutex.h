@@ -216,6 +216,7 @@ struct lb_rt_task {
 
 struct lb_rtmutex_stats {
 	_Atomic(uint64_t) fast, slow, steals, sleeps, spins, boosts, walk_steps, real_sched;
+	_Atomic(uint64_t) real_errors; /* sched_setscheduler calls the kernel refused */
 };
 
 typedef struct lb_rtmutex {
@@ -432,7 +433,7 @@ static inline bool lb_rt_real_apply(struct lb_rt_task *t, int want)
  * recorded in real_applied (the last value the kernel accepted).
  * Returns the number of sched_setscheduler calls made.
  */
-static inline unsigned int lb_rt_real_sync(struct lb_rt_task *t)
+static inline unsigned int lb_rt_real_sync_failed(struct lb_rt_task *t, unsigned int *failed)
 {
 	unsigned int calls = 0;
 	if (!(t->flags & LB_RT_TASK_REAL))
@@ -445,6 +446,8 @@ static inline unsigned int lb_rt_real_sync(struct lb_rt_task *t)
 	for (;;) {
 		if (lb_rt_real_apply(t, want))
 			atomic_store_explicit(&t->real_applied, want, memory_order_relaxed);
+		else
+			(*failed)++;
 		calls++;
 		int now = atomic_load_explicit(&t->eff_prio, memory_order_seq_cst);
 		if (now == want)
@@ -452,6 +455,23 @@ static inline unsigned int lb_rt_real_sync(struct lb_rt_task *t)
 		want = now;
 	}
 }
+
+/* lb_rt_real_sync_failed without the failure count (tests, setprio). */
+static inline unsigned int lb_rt_real_sync(struct lb_rt_task *t)
+{
+	unsigned int failed = 0;
+	return lb_rt_real_sync_failed(t, &failed);
+}
+
+/* Sync t's kernel priority and count the calls, and the refused ones
+ * (reported, never recorded as applied), in m's counters. */
+#define LB_RT_SYNC(m, t)                                                       \
+	do {                                                                   \
+		unsigned int failed_ = 0;                                      \
+		unsigned int calls_ = lb_rt_real_sync_failed((t), &failed_);   \
+		LB_RT_COUNT_N(m, real_sched, calls_);                          \
+		LB_RT_COUNT_N(m, real_errors, failed_);                        \
+	} while (0)
 
 /* Probe thread of lb_rtmutex_real_boost_available_prio: created with the
  * policy under test, it only has to exist. */
@@ -735,7 +755,7 @@ static LB_UNUSED LB_NOINLINE int lb_rt_walk(struct lb_rt_task *task, bool detect
 		if (changed) {
 			LB_RT_COUNT(cm, boosts);
 			LB_PROBE_PI_BOOST(cm, owner, lb_load_relaxed(&owner->eff_prio));
-			LB_RT_COUNT_N(cm, real_sched, lb_rt_real_sync(owner));
+			LB_RT_SYNC(cm, owner);
 		}
 		/* [8] */
 		if (!next_lock)
@@ -854,7 +874,7 @@ static inline int lb_rt_block_on(lb_rtmutex_t *m, struct lb_rt_task *t, struct l
 	if (changed) {
 		LB_RT_COUNT(m, boosts);
 		LB_PROBE_PI_BOOST(m, owner, lb_load_relaxed(&owner->eff_prio));
-		LB_RT_COUNT_N(m, real_sched, lb_rt_real_sync(owner));
+		LB_RT_SYNC(m, owner);
 	}
 	if (walk)
 		ret = lb_rt_walk(owner, detect, m, next, w, t, m);
@@ -893,7 +913,7 @@ static inline void lb_rt_remove_waiter(lb_rtmutex_t *m, struct lb_rt_task *t,
 	if (!changed)
 		return;
 	lb_rt_ilock_unlock(&m->wait_lock);
-	LB_RT_COUNT_N(m, real_sched, lb_rt_real_sync(owner));
+	LB_RT_SYNC(m, owner);
 	if (next)
 		(void)lb_rt_walk(owner, false, m, next, NULL, t, m);
 	lb_rt_ilock_lock(&m->wait_lock);
@@ -991,7 +1011,7 @@ out_locked:
 	LB_RT_COUNT_HELD(m, slow);
 	/* Waiters left behind boosted us as the new owner. */
 	if (boosted)
-		LB_RT_COUNT_N(m, real_sched, lb_rt_real_sync(t));
+		LB_RT_SYNC(m, t);
 	return 0;
 }
 
@@ -1073,7 +1093,7 @@ static LB_UNUSED LB_NOINLINE bool lb_rtmutex_trylock_slow(lb_rtmutex_t *m, struc
 	if (got)
 		LB_RT_COUNT_HELD(m, slow);
 	if (boosted)
-		LB_RT_COUNT_N(m, real_sched, lb_rt_real_sync(t));
+		LB_RT_SYNC(m, t);
 	return got;
 }
 
@@ -1116,7 +1136,7 @@ static LB_UNUSED LB_NOINLINE void lb_rtmutex_unlock_slow(lb_rtmutex_t *m, struct
 	lb_rt_ilock_unlock(&m->wait_lock);
 	lb_rt_wake(top);
 	if (changed)
-		LB_RT_COUNT_N(m, real_sched, lb_rt_real_sync(t));
+		LB_RT_SYNC(m, t);
 }
 
 /* Unlock by the owner t.  Fast path: CAS t -> 0, release (pairs with the
@@ -1158,6 +1178,7 @@ static inline int lb_rt_task_setprio(struct lb_rt_task *t, int prio)
 
 /* Counter names, in struct lb_rtmutex_stats order. */
 #define LB_RTMUTEX_COUNTER_NAMES                                               \
-	{ "fast", "slow", "steals", "sleeps", "spins", "boosts", "walk_steps", "real_sched" }
+	{ "fast", "slow", "steals", "sleeps", "spins", "boosts", "walk_steps", "real_sched",     \
+	  "real_errors" }
 
 #endif /* LB_RTMUTEX_H */
