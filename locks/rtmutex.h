@@ -228,7 +228,12 @@ typedef struct lb_rtmutex {
 	struct lb_rtmutex_stats st;    /* counted only where LB_RTMUTEX_COUNTING */
 } lb_rtmutex_t;
 
+/* All-zero, as lb_rtmutex_init(m, NULL); C++ spells that {} (-Wextra). */
+#ifdef __cplusplus
+#define LB_RTMUTEX_INITIALIZER {}
+#else
 #define LB_RTMUTEX_INITIALIZER { 0 }
+#endif
 
 #if LB_RTMUTEX_COUNTING
 #define LB_RT_COUNT(m, field)                                                  \

@@ -37,7 +37,7 @@ static lb_qspin_t qspin = LB_QSPIN_INITIALIZER;
 static lb_qspin_pv_t qspin_pv = LB_QSPIN_PV_INITIALIZER;
 static lb_qrwlock_t qrw = LB_QRWLOCK_INITIALIZER;
 static lb_mutex_t mutex;
-static lb_rtmutex_t rtmutex;
+static lb_rtmutex_t rtmutex = LB_RTMUTEX_INITIALIZER;
 static lb_futex_pi_t futex_pi = LB_FUTEX_PI_INITIALIZER;
 
 /* The node domain of the queued locks: one slot per thread index. */
@@ -126,7 +126,6 @@ int main(void)
 	int failed = 0;
 
 	lb_mutex_init(&mutex, NULL);
-	lb_rtmutex_init(&rtmutex, NULL);
 	for (unsigned long t = 0; t < THREADS; t++)
 		if (pthread_create(&threads[t], NULL, worker, (void *)t) != 0) {
 			fprintf(stderr, "consumer: pthread_create failed\n");

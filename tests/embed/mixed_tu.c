@@ -3,7 +3,8 @@
  * mixed_tu.c - one translation unit of test_mixed_tu, compiled three times
  * with different standards and configuration macros (see mixed_tu.h).
  * MIXED_VARIANT names the build; MIXED_SLEEPING says whether the futex-based
- * locks can be included (they need _GNU_SOURCE).
+ * locks can be included (they need _GNU_SOURCE).  Also compiled as C++17
+ * (mixed_tu_cxx.cc), so it is written in the common subset of C and C++.
  */
 #include "mixed_tu.h"
 
@@ -24,11 +25,11 @@
 #define MIXED_FN(v, name) MIXED_CAT(mixed_, v, name)
 
 #define MIXED_RECORD(out, idx, type)                                           \
-	((out)->size[idx] = sizeof(type), (out)->align[idx] = _Alignof(type))
+	((out)->size[idx] = sizeof(type), (out)->align[idx] = LB_ALIGNOF(type))
 
 void MIXED_FN(MIXED_VARIANT, _layout)(struct mixed_layout *out)
 {
-	*out = (struct mixed_layout){ { 0 }, { 0 } };
+	memset(out, 0, sizeof(*out));
 	MIXED_RECORD(out, MIXED_TAS, lb_tas_t);
 	MIXED_RECORD(out, MIXED_TICKET, lb_ticket_t);
 	MIXED_RECORD(out, MIXED_QSPIN, lb_qspin_t);
@@ -49,15 +50,15 @@ void MIXED_FN(MIXED_VARIANT, _layout)(struct mixed_layout *out)
 
 void MIXED_FN(MIXED_VARIANT, _init)(struct mixed_shared *s)
 {
-	lb_tas_init(s->lock[MIXED_TAS]);
-	lb_ticket_init(s->lock[MIXED_TICKET]);
-	lb_qspin_init(s->lock[MIXED_QSPIN]);
+	lb_tas_init((lb_tas_t *)s->lock[MIXED_TAS]);
+	lb_ticket_init((lb_ticket_t *)s->lock[MIXED_TICKET]);
+	lb_qspin_init((lb_qspin_t *)s->lock[MIXED_QSPIN]);
 #if MIXED_SLEEPING
-	lb_qrwlock_init(s->lock[MIXED_QRW]);
-	lb_qspin_pv_init(s->lock[MIXED_QSPIN_PV]);
-	lb_mutex_init(s->lock[MIXED_MUTEX], NULL);
-	lb_rtmutex_init(s->lock[MIXED_RTMUTEX], NULL);
-	lb_futex_pi_init(s->lock[MIXED_FUTEX_PI]);
+	lb_qrwlock_init((lb_qrwlock_t *)s->lock[MIXED_QRW]);
+	lb_qspin_pv_init((lb_qspin_pv_t *)s->lock[MIXED_QSPIN_PV]);
+	lb_mutex_init((lb_mutex_t *)s->lock[MIXED_MUTEX], NULL);
+	lb_rtmutex_init((lb_rtmutex_t *)s->lock[MIXED_RTMUTEX], NULL);
+	lb_futex_pi_init((lb_futex_pi_t *)s->lock[MIXED_FUTEX_PI]);
 #endif
 }
 
@@ -65,22 +66,26 @@ void MIXED_FN(MIXED_VARIANT, _init)(struct mixed_shared *s)
 void MIXED_FN(MIXED_VARIANT, _run)(struct mixed_shared *s, unsigned int index, unsigned int iters)
 {
 	struct lb_qspin_ctx qctx;
-	lb_tas_t *tas = s->lock[MIXED_TAS];
-	lb_ticket_t *ticket = s->lock[MIXED_TICKET];
-	lb_qspin_t *qspin = s->lock[MIXED_QSPIN];
+	lb_tas_t *tas = (lb_tas_t *)s->lock[MIXED_TAS];
+	lb_ticket_t *ticket = (lb_ticket_t *)s->lock[MIXED_TICKET];
+	lb_qspin_t *qspin = (lb_qspin_t *)s->lock[MIXED_QSPIN];
 #if MIXED_SLEEPING
 	struct lb_qspin_pv_ctx pvctx;
-	lb_qspin_pv_t *qspin_pv = s->lock[MIXED_QSPIN_PV];
-	lb_qrwlock_t *qrw = s->lock[MIXED_QRW];
+	lb_qspin_pv_t *qspin_pv = (lb_qspin_pv_t *)s->lock[MIXED_QSPIN_PV];
+	lb_qrwlock_t *qrw = (lb_qrwlock_t *)s->lock[MIXED_QRW];
+	lb_mutex_t *mutex = (lb_mutex_t *)s->lock[MIXED_MUTEX];
+	lb_rtmutex_t *rtmutex = (lb_rtmutex_t *)s->lock[MIXED_RTMUTEX];
+	lb_futex_pi_t *futex_pi = (lb_futex_pi_t *)s->lock[MIXED_FUTEX_PI];
 	lb_mutex_thread_t mctx;
 	struct lb_rt_task rctx;
 	uint32_t tid = lb_gettid();
 
 	lb_mutex_thread_init(&mctx);
 	lb_rt_task_init(&rctx, 0);
-	(void)lb_qspin_pv_ctx_init(&pvctx, s->lock[MIXED_QSPIN_PV_SLOT], index);
+	(void)lb_qspin_pv_ctx_init(&pvctx, (struct lb_qspin_pv_slot *)s->lock[MIXED_QSPIN_PV_SLOT],
+				   index);
 #endif
-	(void)lb_qspin_ctx_init(&qctx, s->lock[MIXED_QSPIN_SLOT], index);
+	(void)lb_qspin_ctx_init(&qctx, (struct lb_qspin_slot *)s->lock[MIXED_QSPIN_SLOT], index);
 
 	for (unsigned int i = 0; i < iters; i++) {
 		lb_tas_lock(tas);
@@ -114,17 +119,17 @@ void MIXED_FN(MIXED_VARIANT, _run)(struct mixed_shared *s, unsigned int index, u
 				__atomic_fetch_add(&s->torn_reads, 1, __ATOMIC_RELAXED);
 		}
 
-		lb_mutex_lock(s->lock[MIXED_MUTEX], &mctx);
+		lb_mutex_lock(mutex, &mctx);
 		s->count[MIXED_MUTEX]++;
-		lb_mutex_unlock(s->lock[MIXED_MUTEX], &mctx);
+		lb_mutex_unlock(mutex, &mctx);
 
-		lb_rtmutex_lock(s->lock[MIXED_RTMUTEX], &rctx);
+		lb_rtmutex_lock(rtmutex, &rctx);
 		s->count[MIXED_RTMUTEX]++;
-		lb_rtmutex_unlock(s->lock[MIXED_RTMUTEX], &rctx);
+		lb_rtmutex_unlock(rtmutex, &rctx);
 
-		if (lb_futex_pi_lock(s->lock[MIXED_FUTEX_PI], tid) == 0) {
+		if (lb_futex_pi_lock(futex_pi, tid) == 0) {
 			s->count[MIXED_FUTEX_PI]++;
-			(void)lb_futex_pi_unlock(s->lock[MIXED_FUTEX_PI], tid);
+			(void)lb_futex_pi_unlock(futex_pi, tid);
 		}
 #endif
 	}

@@ -9,6 +9,8 @@
  *   | plain   | -std=c11 -D_GNU_SOURCE, LB_LOCK_COUNTERS=0, LB_USDT=0         |
  *   | gnu     | -std=gnu11, LB_LOCK_COUNTERS=1, LB_USDT=1 where sys/sdt.h is, |
  *   |         | LB_QSPIN_SUBWORD=1                                           |
+ *   | cxx     | C++17 (std::atomic through lb_atomic.h), when a C++ compiler |
+ *   |         | is found; otherwise its functions are stubs that say so      |
  *
  * Locks are allocated with the sizes the `plain` build reports and are
  * initialised by it; threads of every variant then use the same objects.
@@ -44,8 +46,15 @@ struct mixed_shared {
 	void mixed_##v##_run(struct mixed_shared *s, unsigned int index, unsigned int iters); \
 	const char *mixed_##v##_initializer_mismatch(void)
 
+#ifdef __cplusplus
+extern "C" {
+#endif
 MIXED_VARIANT_DECL(strict);
 MIXED_VARIANT_DECL(plain);
 MIXED_VARIANT_DECL(gnu);
+MIXED_VARIANT_DECL(cxx);
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -23,7 +23,7 @@
  * than CPUs hand over at the scheduler's pace on a loaded machine.
  */
 #define ITERS 3000u
-#define NTHREADS 3
+#define MAXTHREADS 4 /* strict, plain, gnu, and cxx when a C++ compiler was found */
 
 static const char *const type_names[MIXED_NTYPES] = {
 	"lb_tas_t", "lb_ticket_t", "lb_qspin_t", "lb_qspin_pv_t", "lb_qrwlock_t", "lb_mutex_t",
@@ -72,12 +72,17 @@ static void *alloc_type(const struct mixed_layout *l, int type, size_t n)
 
 int main(void)
 {
-	struct mixed_layout strict, plain, gnu;
-	struct worker workers[NTHREADS];
+	struct mixed_layout strict, plain, gnu, cxx;
+	struct worker workers[MAXTHREADS];
+	unsigned int nthreads;
 
 	mixed_strict_layout(&strict);
 	mixed_plain_layout(&plain);
 	mixed_gnu_layout(&gnu);
+	mixed_cxx_layout(&cxx);
+	nthreads = cxx.size[MIXED_TAS] ? 4 : 3;
+	if (nthreads == 3)
+		tap_diag("no C++ variant (no C++ compiler at configure time)");
 	for (int t = 0; t < MIXED_NTYPES; t++) {
 		tap_ok(plain.size[t] == gnu.size[t] && plain.align[t] == gnu.align[t],
 		       "%s: same layout in plain c11 (%zu/%zu) and gnu11+counters+probes (%zu/%zu)",
@@ -87,34 +92,42 @@ int main(void)
 			       "%s: same layout in strict c11 (%zu/%zu) and gnu11 (%zu/%zu)",
 			       type_names[t], strict.size[t], strict.align[t], gnu.size[t],
 			       gnu.align[t]);
+		if (cxx.size[MIXED_TAS])
+			tap_ok(cxx.size[t] == gnu.size[t] && cxx.align[t] == gnu.align[t],
+			       "%s: same layout in C++17 (%zu/%zu) and C gnu11 (%zu/%zu)",
+			       type_names[t], cxx.size[t], cxx.align[t], gnu.size[t], gnu.align[t]);
 	}
 
 	const char *bad = mixed_gnu_initializer_mismatch();
 	tap_ok(bad == NULL, "every static initializer equals lb_X_init with defaults%s%s",
 	       bad ? ": not " : "", bad ? bad : "");
+	bad = mixed_cxx_initializer_mismatch();
+	tap_ok(bad == NULL, "C++17 build: initializers equal init%s%s", bad ? ": not " : "",
+	       bad ? bad : "");
 	bad = mixed_strict_initializer_mismatch();
 	tap_ok(bad == NULL, "strict c11 build: initializers equal init%s%s", bad ? ": not " : "",
 	       bad ? bad : "");
 
 	for (int t = 0; t < MIXED_NSHARED; t++)
-		shared.lock[t] = alloc_type(&plain, t, t >= MIXED_NLOCKS ? NTHREADS : 1);
+		shared.lock[t] = alloc_type(&plain, t, t >= MIXED_NLOCKS ? MAXTHREADS : 1);
 	mixed_plain_init(&shared);
 
 	signal(SIGALRM, on_alarm);
 	alarm(60);
-	for (unsigned int i = 0; i < NTHREADS; i++) {
+	for (unsigned int i = 0; i < nthreads; i++) {
 		workers[i].index = i;
-		workers[i].run = i == 0 ? mixed_strict_run : i == 1 ? mixed_plain_run : mixed_gnu_run;
+		workers[i].run = i == 0 ? mixed_strict_run : i == 1 ? mixed_plain_run
+			       : i == 2 ? mixed_gnu_run : mixed_cxx_run;
 		if (pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) != 0) {
 			tap_ok(false, "pthread_create");
 			return tap_done();
 		}
 	}
-	for (int i = 0; i < NTHREADS; i++)
+	for (unsigned int i = 0; i < nthreads; i++)
 		pthread_join(workers[i].thread, NULL);
 	alarm(0);
 
-	unsigned long all = NTHREADS * ITERS, sleeping = (NTHREADS - 1) * ITERS;
+	unsigned long all = nthreads * ITERS, sleeping = (nthreads - 1) * ITERS;
 	tap_ok(shared.count[MIXED_TAS] == all, "tas: %lu of %lu", shared.count[MIXED_TAS], all);
 	tap_ok(shared.count[MIXED_TICKET] == all, "ticket: %lu of %lu",
 	       shared.count[MIXED_TICKET], all);
