@@ -21,7 +21,7 @@
 
 #include <stddef.h>
 
-/* Locks, then node domains (arrays of NTHREADS slots), then contexts. */
+/* Locks, then node domains (arrays of one slot per thread), then contexts. */
 enum { MIXED_TAS, MIXED_TICKET, MIXED_QSPIN, MIXED_QSPIN_PV, MIXED_QRW, MIXED_MUTEX,
        MIXED_RTMUTEX, MIXED_FUTEX_PI, MIXED_NLOCKS,
        MIXED_QSPIN_SLOT = MIXED_NLOCKS, MIXED_QSPIN_PV_SLOT, MIXED_NSHARED,
