@@ -210,8 +210,6 @@
  * check: a clock read costs several times a whole uncontended lock+unlock,
  * so only every 256th quiet unlock takes the slow path to look. */
 #define LB_MUTEX_TOKEN_CHECK_EVERY 256u
-/* Iterations of lb_cpu_relax() assumed for the budget when not calibrated. */
-#define LB_MUTEX_SPIN_RELAX_DEFAULT 800u
 /* Longest pause between two polls of the lock word, in lb_cpu_relax(). */
 #ifndef LB_MUTEX_POLL_MAX
 #define LB_MUTEX_POLL_MAX 16u
