@@ -109,6 +109,22 @@ for cc in gcc clang; do
 done
 build_run "consumer-g++-c++17" g++ "$src/tests/embed/consumer.c" -x c++ -std=c++17
 build_run "consumer-clang++-c++17" clang++ "$src/tests/embed/consumer.c" -x c++ -std=c++17
+# An embedder who asks for the probes gets them (where sys/sdt.h exists).
+if printf '#include <sys/sdt.h>\n' | gcc -E -x c - >/dev/null 2>&1; then
+	for cc in gcc clang; do
+		build_run "consumer-$cc-c11-usdt" "$cc" "$src/tests/embed/consumer.c" -std=c11 -DLB_USDT=1
+		if [ -x "$tmp/consumer-$cc-c11-usdt" ]; then
+			if readelf -n "$tmp/consumer-$cc-c11-usdt" 2>/dev/null | grep -q 'Provider: lockbench'; then
+				ok "consumer-$cc-c11-usdt carries lockbench probes"
+			else
+				not_ok "consumer-$cc-c11-usdt carries lockbench probes"
+			fi
+		fi
+	done
+else
+	skip "consumer with -DLB_USDT=1 (sys/sdt.h missing: systemtap-sdt-dev)"
+fi
+
 # Every installed header alone, as C++17 (the C11 side: the `headers` suite).
 if command -v g++ >/dev/null; then
 	alone_bad=""
