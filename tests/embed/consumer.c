@@ -20,6 +20,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 
 /*
  * Few iterations: FIFO spinlocks with more runnable threads than CPUs hand
@@ -49,6 +50,10 @@ static unsigned long n_tas, n_ticket, n_qspin, n_qspin_pv, n_mutex, n_rtmutex, n
 static unsigned long qrw_a, qrw_b; /* equal whenever no writer holds qrw */
 static unsigned long read_errors;  /* written under the mutex */
 
+/* Which lock each thread is taking, for the report if the run is stuck. */
+static const char *stage[THREADS];
+#define STAGE(name) __atomic_store_n(&stage[index], (const char *)(name), __ATOMIC_RELAXED)
+
 static void *worker(void *arg)
 {
 	unsigned int index = (unsigned int)(unsigned long)arg;
@@ -65,28 +70,34 @@ static void *worker(void *arg)
 	lb_rt_task_init(&rctx, 0);
 
 	for (int i = 0; i < ITERS; i++) {
+		STAGE("tas");
 		lb_tas_lock(&tas);
 		n_tas++;
 		lb_tas_unlock(&tas);
 
+		STAGE("ticket");
 		lb_ticket_lock(&ticket);
 		n_ticket++;
 		lb_ticket_unlock(&ticket);
 
+		STAGE("qspinlock");
 		lb_qspin_lock(&qspin, &qctx);
 		n_qspin++;
 		lb_qspin_unlock(&qspin);
 
+		STAGE("qspinlock_pv");
 		lb_qspin_pv_lock(&qspin_pv, &pvctx);
 		n_qspin_pv++;
 		lb_qspin_pv_unlock(&qspin_pv);
 
 		if (i % 4 == 0) {
+			STAGE("qrwlock write");
 			lb_qrwlock_write_lock(&qrw, &pvctx);
 			qrw_a++;
 			qrw_b++;
 			lb_qrwlock_write_unlock(&qrw);
 		} else {
+			STAGE("qrwlock read");
 			lb_qrwlock_read_lock(&qrw, &pvctx);
 			unsigned long a = qrw_a, b = qrw_b;
 			lb_qrwlock_read_unlock(&qrw);
@@ -97,20 +108,24 @@ static void *worker(void *arg)
 			}
 		}
 
+		STAGE("mutex");
 		lb_mutex_lock(&mutex, &mctx);
 		n_mutex++;
 		lb_mutex_unlock(&mutex, &mctx);
 
+		STAGE("rtmutex");
 		lb_rtmutex_lock(&rtmutex, &rctx);
 		n_rtmutex++;
 		lb_rtmutex_unlock(&rtmutex, &rctx);
 
+		STAGE("futex_pi");
 		if (lb_futex_pi_lock(&futex_pi, tid) != 0)
 			return arg;
 		n_futex_pi++;
 		if (lb_futex_pi_unlock(&futex_pi, tid) != 0)
 			return arg;
 	}
+	STAGE("done");
 	return NULL;
 }
 
@@ -131,9 +146,18 @@ int main(void)
 			fprintf(stderr, "consumer: pthread_create failed\n");
 			return 1;
 		}
+	struct timespec deadline;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 40;
 	for (int t = 0; t < THREADS; t++) {
 		void *ret;
-		pthread_join(threads[t], &ret);
+		/* Bounded: a stuck run names where each thread is, then fails. */
+		if (pthread_timedjoin_np(threads[t], &ret, &deadline) != 0) {
+			for (int u = 0; u < THREADS; u++)
+				fprintf(stderr, "consumer: stuck after 40 s: thread %d in %s\n", u,
+					__atomic_load_n(&stage[u], __ATOMIC_RELAXED));
+			return 1;
+		}
 		if (ret) {
 			fprintf(stderr, "consumer: thread %d failed\n", t);
 			failed = 1;
