@@ -30,7 +30,7 @@
  * work when embedded, not how they scale.
  */
 #define THREADS 3
-#define ITERS 4000
+#define ITERS 2000
 
 static lb_tas_t tas = LB_TAS_INITIALIZER;
 static lb_ticket_t ticket = LB_TICKET_INITIALIZER;
