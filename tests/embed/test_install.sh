@@ -114,7 +114,9 @@ if printf '#include <sys/sdt.h>\n' | gcc -E -x c - >/dev/null 2>&1; then
 	for cc in gcc clang; do
 		build_run "consumer-$cc-c11-usdt" "$cc" "$src/tests/embed/consumer.c" -std=c11 -DLB_USDT=1
 		if [ -x "$tmp/consumer-$cc-c11-usdt" ]; then
-			if readelf -n "$tmp/consumer-$cc-c11-usdt" 2>/dev/null | grep -q 'Provider: lockbench'; then
+			# Via a file: grep -q closing the pipe early fails readelf under pipefail.
+			readelf -n "$tmp/consumer-$cc-c11-usdt" >"$tmp/notes.txt" 2>/dev/null
+			if grep -q 'Provider: lockbench' "$tmp/notes.txt"; then
 				ok "consumer-$cc-c11-usdt carries lockbench probes"
 			else
 				not_ok "consumer-$cc-c11-usdt carries lockbench probes"
