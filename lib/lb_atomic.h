@@ -12,10 +12,56 @@
 #ifndef LB_ATOMIC_H
 #define LB_ATOMIC_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/*
+ * Atomics in C and C++.  Lock headers spell atomic types `_Atomic(T)` (the
+ * C11 type-specifier form, never the `_Atomic T` qualifier form) and use the
+ * C11 generic functions (atomic_load_explicit...).  In C that is
+ * <stdatomic.h>.  In C++ those exact spellings are what C++23's
+ * <stdatomic.h> provides (`#define _Atomic(T) std::atomic<T>` plus
+ * using-declarations); C++11..20 lack that header, so the same mapping is
+ * made here, together with atomic_init, which C++23's header omits.  GCC
+ * and Clang give std::atomic<T> the size and alignment of _Atomic(T) for
+ * the lock-free integer and pointer types used here, so one lock object can
+ * be shared by C and C++ files (doc/embedding.md, "C++").
+ */
+#if defined(__cplusplus)
+#include <atomic>
+#if !defined(_Atomic)
+#define _Atomic(T) std::atomic<T>
+#endif
+using std::memory_order;
+using std::memory_order_relaxed;
+using std::memory_order_consume;
+using std::memory_order_acquire;
+using std::memory_order_release;
+using std::memory_order_acq_rel;
+using std::memory_order_seq_cst;
+using std::atomic_init;
+using std::atomic_load_explicit;
+using std::atomic_store_explicit;
+using std::atomic_exchange_explicit;
+using std::atomic_compare_exchange_strong_explicit;
+using std::atomic_compare_exchange_weak_explicit;
+using std::atomic_fetch_add_explicit;
+using std::atomic_fetch_sub_explicit;
+using std::atomic_fetch_and_explicit;
+using std::atomic_fetch_or_explicit;
+using std::atomic_thread_fence;
+using std::atomic_signal_fence;
+/* C11 keywords the headers use, under names both languages accept. */
+#define LB_ALIGNAS(n) alignas(n)
+#define LB_ALIGNOF(T) alignof(T)
+#define LB_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#include <stdatomic.h>
+#define LB_ALIGNAS(n) _Alignas(n)
+#define LB_ALIGNOF(T) _Alignof(T)
+#define LB_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
 
 /* Size of the unit of coherence we pad lock objects and shared data to. */
 #define LB_CACHELINE 64

@@ -15,27 +15,28 @@
 
 #include <errno.h>
 #include <linux/futex.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-static inline long lb_futex(_Atomic uint32_t *uaddr, int op, uint32_t val,
+#include "lb_atomic.h"
+
+static inline long lb_futex(_Atomic(uint32_t) *uaddr, int op, uint32_t val,
 			    const struct timespec *timeout, uint32_t *uaddr2, uint32_t val3)
 {
 	return syscall(SYS_futex, (uint32_t *)uaddr, op, val, timeout, uaddr2, val3);
 }
 
 /* Sleep while *uaddr == expected (relative timeout, NULL = forever). */
-static inline long lb_futex_wait(_Atomic uint32_t *uaddr, uint32_t expected,
+static inline long lb_futex_wait(_Atomic(uint32_t) *uaddr, uint32_t expected,
 				 const struct timespec *rel_timeout)
 {
 	return lb_futex(uaddr, FUTEX_WAIT_PRIVATE, expected, rel_timeout, NULL, 0);
 }
 
 /* Wake up to n sleepers on uaddr; returns how many were woken. */
-static inline long lb_futex_wake(_Atomic uint32_t *uaddr, int n)
+static inline long lb_futex_wake(_Atomic(uint32_t) *uaddr, int n)
 {
 	return lb_futex(uaddr, FUTEX_WAKE_PRIVATE, (uint32_t)n, NULL, NULL, 0);
 }

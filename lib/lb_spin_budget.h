@@ -41,7 +41,7 @@ static inline uint64_t lb_spin__clock_ns(void)
 /* Cost of one lb_cpu_relax() in picoseconds (calibrated once, >= 1). */
 static inline uint32_t lb_spin_relax_ps(void)
 {
-	static _Atomic uint32_t cached; /* 0 = not yet calibrated */
+	static _Atomic(uint32_t) cached; /* 0 = not yet calibrated */
 	uint32_t ps = atomic_load_explicit(&cached, memory_order_relaxed);
 	if (LB_LIKELY(ps != 0))
 		return ps;

@@ -26,15 +26,13 @@
 #define LB_FUTEX_PI_H
 
 #include "lb_atomic.h"
+#include "lb_probe.h"
 #include "lb_futex.h"
 
 #include <errno.h>
 
-#define LB_F_FUTEX_PI_TRYLOCK 1
-#define LB_F_FUTEX_PI_PI 1
-
 typedef struct lb_futex_pi {
-	_Atomic uint32_t word;
+	_Atomic(uint32_t) word;
 } lb_futex_pi_t;
 
 #define LB_FUTEX_PI_INITIALIZER { 0 }
@@ -44,9 +42,11 @@ static inline void lb_futex_pi_init(lb_futex_pi_t *l)
 	atomic_init(&l->word, 0);
 }
 
-static inline bool lb_futex_pi_locked(lb_futex_pi_t *l)
+/* A snapshot for assertions and statistics; not a synchronisation point. */
+static inline bool lb_futex_pi_is_locked(const lb_futex_pi_t *l)
 {
-	return (lb_load_relaxed(&l->word) & FUTEX_TID_MASK) != 0;
+	/* C11 atomic loads take non-const pointers. */
+	return (lb_load_relaxed(&((lb_futex_pi_t *)l)->word) & FUTEX_TID_MASK) != 0;
 }
 
 /* Kernel path; the syscall is a full barrier.  Returns 0 or an errno. */
@@ -71,7 +71,10 @@ static inline int lb_futex_pi_lock(lb_futex_pi_t *l, uint32_t tid)
 							      memory_order_acquire,
 							      memory_order_relaxed)))
 		return 0;
-	return lb_futex_pi_lock_slow(l);
+	LB_PROBE_CONTENTION_BEGIN(l, LB_CONTENTION_RT);
+	int ret = lb_futex_pi_lock_slow(l);
+	LB_PROBE_CONTENTION_END(l, ret);
+	return ret;
 }
 
 static inline bool lb_futex_pi_trylock(lb_futex_pi_t *l, uint32_t tid)

@@ -136,8 +136,10 @@
  * the kernel, unlock touches the mutex after releasing it: keep the mutex
  * alive until every unlock has returned.
  *
- * Counters (LB_LOCK_COUNTERS nonzero at compile time; every translation unit
- * including this header must agree): no locked read-modify-write is added.
+ * Counters (counted where LB_LOCK_COUNTERS is nonzero at compile time; the
+ * fields are in the layout either way, so translation units built with and
+ * without it share a mutex, and only the former count): no locked
+ * read-modify-write is added.
  * Each counter is written only by a thread that holds either the mutex (fast,
  * spin_won) or wait_lock (the others), so a relaxed load + store is exact;
  * readers (lb_mutex_read_stats) see a slightly stale snapshot while threads
@@ -148,6 +150,7 @@
 #define LB_MUTEX_H
 
 #include "lb_atomic.h"
+#include "lb_probe.h"
 #include "lb_futex.h"
 #include "lb_spin_budget.h"
 
@@ -158,19 +161,15 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #if defined(LB_LOCK_COUNTERS) && LB_LOCK_COUNTERS
 #define LB_MUTEX_COUNTING 1
-#define LB_F_MUTEX_COUNTERS 1
 #else
 #define LB_MUTEX_COUNTING 0
 #endif
-
-/* Capability macros. */
-#define LB_F_MUTEX_TRYLOCK 1
-#define LB_F_MUTEX_TIMEDLOCK 1
 
 /* Flag bits in the owner word. */
 #define LB_MUTEX_WAITERS ((uintptr_t)0x01)
@@ -211,8 +210,6 @@
  * check: a clock read costs several times a whole uncontended lock+unlock,
  * so only every 256th quiet unlock takes the slow path to look. */
 #define LB_MUTEX_TOKEN_CHECK_EVERY 256u
-/* Iterations of lb_cpu_relax() assumed for the budget when not calibrated. */
-#define LB_MUTEX_SPIN_RELAX_DEFAULT 800u
 /* Longest pause between two polls of the lock word, in lb_cpu_relax(). */
 #ifndef LB_MUTEX_POLL_MAX
 #define LB_MUTEX_POLL_MAX 16u
@@ -232,12 +229,12 @@
 struct lb_mutex_osq_node {
 	_Atomic(struct lb_mutex_osq_node *) next;
 	_Atomic(struct lb_mutex_osq_node *) prev;
-	_Atomic uint32_t locked; /* 1: our predecessor passed us the OSQ head */
+	_Atomic(uint32_t) locked; /* 1: our predecessor passed us the OSQ head */
 };
 
 struct lb_mutex_waiter {
 	struct lb_mutex_waiter *next, *prev; /* FIFO wait list; wait_lock */
-	_Atomic uint32_t state;              /* futex word, LB_MUTEX__* */
+	_Atomic(uint32_t) state;              /* futex word, LB_MUTEX__* */
 	uint64_t since;                      /* enqueue time (ns); owner thread only */
 };
 
@@ -248,11 +245,11 @@ struct lb_mutex_waiter {
  * value, hence the alignment.
  */
 typedef struct lb_mutex_thread {
-	_Alignas(LB_CACHELINE) struct lb_mutex_osq_node osq;
+	LB_ALIGNAS(LB_CACHELINE) struct lb_mutex_osq_node osq;
 	struct lb_mutex_waiter waiter;
 } lb_mutex_thread_t;
 
-_Static_assert(_Alignof(lb_mutex_thread_t) > LB_MUTEX_FLAGS,
+LB_STATIC_ASSERT(LB_ALIGNOF(lb_mutex_thread_t) > LB_MUTEX_FLAGS,
 	       "thread records must leave the flag bits of the owner word free");
 
 /* Optional parameters for lb_mutex_init (NULL = defaults). */
@@ -278,16 +275,19 @@ struct lb_mutex_stats {
 
 typedef struct lb_mutex {
 	/* Line 0: the word every contender polls; written by holders only. */
-	_Alignas(LB_CACHELINE) _Atomic uintptr_t owner;
-	_Atomic uint64_t token_ns; /* when the WOKEN token was last given; holders only */
-	_Atomic uint32_t quiet;    /* quiet unlocks with waiters (mod 2^32); holders only */
-#if LB_MUTEX_COUNTING
-	_Atomic uint64_t n_fast, n_spin_won; /* written only by the holder */
-#endif
+	LB_ALIGNAS(LB_CACHELINE) _Atomic(uintptr_t) owner;
+	_Atomic(uint64_t) token_ns; /* when the WOKEN token was last given; holders only */
+	_Atomic(uint32_t) quiet;    /* quiet unlocks with waiters (mod 2^32); holders only */
+	/*
+	 * Counters are always part of the layout, whatever LB_LOCK_COUNTERS
+	 * says, so files built with and without it can share a mutex; the
+	 * macro only decides whether this file's code increments them.
+	 */
+	_Atomic(uint64_t) n_fast, n_spin_won; /* written only by the holder */
 	/* Line 1: the sleeping side and the spinner queue. */
-	_Alignas(LB_CACHELINE) _Atomic uint32_t wait_lock;
-	_Atomic int spinners;                          /* threads in an optimistic spin */
-	_Atomic int nr_waiters;                        /* written under wait_lock */
+	LB_ALIGNAS(LB_CACHELINE) _Atomic(uint32_t) wait_lock;
+	_Atomic(int) spinners;                          /* threads in an optimistic spin */
+	_Atomic(int) nr_waiters;                        /* written under wait_lock */
 	_Atomic(struct lb_mutex_osq_node *) osq_tail;  /* spinner queue, NULL = empty */
 	_Atomic(struct lb_mutex_waiter *) wait_head;   /* written under wait_lock */
 	struct lb_mutex_waiter *wait_tail;             /* wait_lock */
@@ -296,26 +296,19 @@ typedef struct lb_mutex {
 	uint32_t handoff_ns; /* starvation threshold */
 	int max_spinners;
 	int ncpus;
-#if LB_MUTEX_COUNTING
-	_Atomic uint64_t n_spin_gaveup, n_sleeps, n_wakes, n_handoffs, n_timeouts; /* wait_lock */
-#endif
+	_Atomic(uint64_t) n_spin_gaveup, n_sleeps, n_wakes, n_handoffs, n_timeouts; /* wait_lock */
 } lb_mutex_t;
 
 /*
- * Static initializer: spinning with an uncalibrated budget (800 pauses), one
- * spinner, and crowding judged as on 2 CPUs; lb_mutex_init sizes all three
- * for the machine it runs on.
+ * No static initializer: lb_mutex_init sizes the spin budget and the
+ * spinner limit for the machine it runs on, which a constant cannot.
  */
-#define LB_MUTEX_INITIALIZER                                                   \
-	{ .owner = 0, .spin_relax = LB_MUTEX_SPIN_RELAX_DEFAULT,               \
-	  .spin_ns = LB_MUTEX_SPIN_NS, .handoff_ns = LB_MUTEX_HANDOFF_NS,        \
-	  .max_spinners = 1, .ncpus = 2 }
 
 /* ---- counters ------------------------------------------------------------ */
 
 #if LB_MUTEX_COUNTING
 /* Only a thread holding the mutex or wait_lock calls this: no RMW needed. */
-static inline void lb_mutex__count(_Atomic uint64_t *c, uint64_t n)
+static inline void lb_mutex__count(_Atomic(uint64_t) *c, uint64_t n)
 {
 	lb_store_relaxed(c, lb_load_relaxed(c) + n);
 }
@@ -326,7 +319,6 @@ static inline void lb_mutex__count(_Atomic uint64_t *c, uint64_t n)
 
 static inline void lb_mutex_read_stats(const lb_mutex_t *m, struct lb_mutex_stats *s)
 {
-#if LB_MUTEX_COUNTING
 	lb_mutex_t *mm = (lb_mutex_t *)m; /* C11 atomic loads take non-const */
 	s->fast = lb_load_relaxed(&mm->n_fast);
 	s->spin_won = lb_load_relaxed(&mm->n_spin_won);
@@ -335,10 +327,6 @@ static inline void lb_mutex_read_stats(const lb_mutex_t *m, struct lb_mutex_stat
 	s->wakes = lb_load_relaxed(&mm->n_wakes);
 	s->handoffs = lb_load_relaxed(&mm->n_handoffs);
 	s->timeouts = lb_load_relaxed(&mm->n_timeouts);
-#else
-	(void)m;
-	*s = (struct lb_mutex_stats){ 0 };
-#endif
 }
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -392,7 +380,12 @@ static inline uint32_t lb_mutex__relax_for_ns(uint32_t ns)
 
 static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr)
 {
-	struct lb_mutex_attr a = attr ? *attr : (struct lb_mutex_attr){ 0 };
+	struct lb_mutex_attr a;
+
+	/* memset, not a compound literal: this header also compiles as C++. */
+	memset(&a, 0, sizeof(a));
+	if (attr)
+		a = *attr;
 	unsigned int ncpus = a.ncpus ? a.ncpus : lb_mutex__ncpus();
 
 	atomic_init(&m->owner, 0);
@@ -410,7 +403,6 @@ static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr
 	m->max_spinners = a.max_spinners > 0 ? a.max_spinners : (int)ncpus - 1;
 	/* One CPU: the owner cannot run while we spin, so spinning never pays. */
 	m->spin_relax = (a.nospin || m->max_spinners <= 0) ? 0 : lb_mutex__relax_for_ns(m->spin_ns);
-#if LB_MUTEX_COUNTING
 	atomic_init(&m->n_fast, 0);
 	atomic_init(&m->n_spin_won, 0);
 	atomic_init(&m->n_spin_gaveup, 0);
@@ -418,7 +410,6 @@ static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr
 	atomic_init(&m->n_wakes, 0);
 	atomic_init(&m->n_handoffs, 0);
 	atomic_init(&m->n_timeouts, 0);
-#endif
 }
 
 static inline void lb_mutex_thread_init(lb_mutex_thread_t *t)
@@ -430,7 +421,7 @@ static inline void lb_mutex_thread_init(lb_mutex_thread_t *t)
 	atomic_init(&t->waiter.state, LB_MUTEX__AWAKE);
 }
 
-static inline bool lb_mutex_locked(const lb_mutex_t *m)
+static inline bool lb_mutex_is_locked(const lb_mutex_t *m)
 {
 	return (lb_load_relaxed(&((lb_mutex_t *)m)->owner) & ~LB_MUTEX_FLAGS) != 0;
 }
@@ -1080,6 +1071,7 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
 		if (first) {
 			need_wake = lb_mutex__wake_waiter(first, false);
 			LB_MUTEX_COUNT(m, n_handoffs, 1);
+			LB_PROBE_HANDOFF(m, lb_mutex__waiter_task(first));
 		}
 	} else if (first) {
 		need_wake = lb_mutex__wake_waiter(first, true); /* it now holds the token */
@@ -1110,7 +1102,9 @@ static inline void lb_mutex_lock(lb_mutex_t *m, lb_mutex_thread_t *t)
 		LB_MUTEX_COUNT(m, n_fast, 1); /* we hold it: no RMW needed */
 		return;
 	}
+	LB_PROBE_CONTENTION_BEGIN(m, LB_CONTENTION_MUTEX);
 	lb_mutex__lock_slow(m, t, NULL);
+	LB_PROBE_CONTENTION_END(m, 0);
 }
 
 /*
@@ -1124,7 +1118,10 @@ static inline int lb_mutex_timedlock(lb_mutex_t *m, lb_mutex_thread_t *t,
 	if (atomic_compare_exchange_strong_explicit(&m->owner, &cur, (uintptr_t)t,
 						    memory_order_acquire, memory_order_relaxed))
 		return 0;
-	return lb_mutex__lock_slow(m, t, abs);
+	LB_PROBE_CONTENTION_BEGIN(m, LB_CONTENTION_MUTEX);
+	int ret = lb_mutex__lock_slow(m, t, abs);
+	LB_PROBE_CONTENTION_END(m, ret);
+	return ret;
 }
 
 /* Never succeeds while the lock is held or promised to a waiter. */

@@ -127,27 +127,22 @@
  *
  * Port notes: the kernel releases a writer with a byte store to the locked
  * byte; here it is fetch_sub(0xff), legal because only the writer holds
- * 0xff (kernel-locking.md section 2), and it also gives the full ordering
+ * 0xff (as the kernel's qrwlock does), and it also gives the full ordering
  * the parking handshake needs.  The kernel's contention tracepoints are not
  * part of this header.
  */
 #ifndef LB_QRWLOCK_H
 #define LB_QRWLOCK_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "lb_atomic.h"
+#include "lb_probe.h"
 
 #include "lb_futex.h" /* #errors without _GNU_SOURCE: one protocol for all */
 #include "lb_spin_budget.h"
 #include "qspinlock_pv.h"
-
-/* Capability macros. */
-#define LB_F_QRWLOCK_TRYLOCK 1 /* write_trylock and read_trylock */
-#define LB_F_QRWLOCK_READ    1 /* shared read side */
-#define LB_F_QRWLOCK_FAIR    1 /* FIFO queue for everything that waits */
 
 /* Lock word fields (see the table above). */
 #define LB_QRW_WLOCKED 0x000000ffu
@@ -179,11 +174,11 @@
 typedef struct lb_qspin_pv_ctx lb_qrwlock_ctx_t;
 
 typedef struct lb_qrwlock {
-	_Atomic uint32_t cnts;        /* the word above */
-	_Atomic uint32_t sleeper;     /* LB_QRW_SLEEP_*: parked head */
-	_Atomic uint32_t wake_seq;    /* the parked head's futex word */
-	_Atomic uint32_t rd_sleepers; /* readers parked behind a holding writer */
-	_Atomic uint32_t rd_seq;      /* their futex word */
+	_Atomic(uint32_t) cnts;        /* the word above */
+	_Atomic(uint32_t) sleeper;     /* LB_QRW_SLEEP_*: parked head */
+	_Atomic(uint32_t) wake_seq;    /* the parked head's futex word */
+	_Atomic(uint32_t) rd_sleepers; /* readers parked behind a holding writer */
+	_Atomic(uint32_t) rd_seq;      /* their futex word */
 	lb_qspin_pv_t wait_lock;      /* queue of slow-path waiters */
 } lb_qrwlock_t;
 
@@ -364,7 +359,9 @@ static inline void lb_qrwlock_read_lock(lb_qrwlock_t *lock, const lb_qrwlock_ctx
 
 	if (LB_LIKELY(!(cnts & LB_QRW_WMASK)))
 		return;
+	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_READ);
 	lb_qrwlock_read_lock_slow(lock, ctx, cnts);
+	LB_PROBE_CONTENTION_END(lock, 0);
 }
 
 /* Succeeds only if no writer holds or waits for the lock; never queues. */
@@ -431,7 +428,9 @@ static inline void lb_qrwlock_write_lock(lb_qrwlock_t *lock, const lb_qrwlock_ct
 							      memory_order_acquire,
 							      memory_order_relaxed)))
 		return;
+	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_WRITE);
 	lb_qrwlock_write_lock_slow(lock, ctx);
+	LB_PROBE_CONTENTION_END(lock, 0);
 }
 
 /* Succeeds only on a completely free word; never queues. */

@@ -32,7 +32,7 @@
  * back, which costs throughput against unfair locks that let the releasing
  * thread re-acquire while its cache is hot.  As with every spinlock, a
  * preempted holder, pending waiter or queue head stalls everyone behind it
- * (no preempt_disable in userspace; see kernel-locking.md section 5), so
+ * (no preempt_disable in userspace), so
  * with more threads than CPUs throughput collapses to the scheduler's pace;
  * spin-then-yield would be a different lock.
  *
@@ -98,8 +98,8 @@
  * else can take the lock between that load and the store (the tail or the
  * pending bit shuts out the fast path and trylock).
  *
- * Port note: sub-word access (kernel-locking.md section 4)
- * --------------------------------------------------------
+ * Port note: sub-word access
+ * --------------------------
  * The kernel releases with a byte store, hands pending->locked over with a
  * 16-bit store and swaps the tail with a 16-bit xchg.  C11 `_Atomic` has no
  * sub-word access to a word, so by default this header uses the word-only
@@ -127,17 +127,13 @@
 #ifndef LB_QSPINLOCK_H
 #define LB_QSPINLOCK_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "lb_atomic.h"
+#include "lb_probe.h"
 #include "lb_spin_budget.h"
-
-/* Capability macros. */
-#define LB_F_QSPIN_TRYLOCK 1
-#define LB_F_QSPIN_NESTING 1 /* survives nesting from signal handlers */
 
 /* Word-only C11 by default; see "Port note" above. */
 #ifndef LB_QSPIN_SUBWORD
@@ -176,7 +172,7 @@
 #endif
 
 typedef struct lb_qspin {
-	_Atomic uint32_t val;
+	_Atomic(uint32_t) val;
 } lb_qspin_t;
 
 #define LB_QSPIN_INITIALIZER { 0 }
@@ -184,13 +180,13 @@ typedef struct lb_qspin {
 /* One MCS queue node: 16 bytes, LB_QSPIN_NESTING of them per cache line. */
 struct lb_qspin_node {
 	_Atomic(struct lb_qspin_node *) next; /* successor, set by it */
-	_Atomic uint32_t locked;              /* 1: you are the queue head */
-	_Atomic uint32_t count;               /* node[0] only: nodes in use */
+	_Atomic(uint32_t) locked;              /* 1: you are the queue head */
+	_Atomic(uint32_t) count;               /* node[0] only: nodes in use */
 };
 
 /* A thread's nodes: one cache line, so no false sharing between threads. */
 struct lb_qspin_slot {
-	_Alignas(LB_CACHELINE) struct lb_qspin_node node[LB_QSPIN_NESTING];
+	LB_ALIGNAS(LB_CACHELINE) struct lb_qspin_node node[LB_QSPIN_NESTING];
 };
 
 /*
@@ -241,7 +237,7 @@ static inline bool lb_qspin_ctx_init(struct lb_qspin_ctx *ctx, struct lb_qspin_s
 #define LB_QSPIN__LP_OFS     2
 #define LB_QSPIN__TAIL_OFS   0
 #endif
-/* may_alias: these views alias the _Atomic uint32_t (GNU-only branch). */
+/* may_alias: these views alias the _Atomic(uint32_t) (GNU-only branch). */
 typedef uint8_t __attribute__((may_alias)) lb_qspin__u8a;
 typedef uint16_t __attribute__((may_alias)) lb_qspin__u16a;
 static inline lb_qspin__u8a *lb_qspin__locked_byte(lb_qspin_t *lock)
@@ -341,7 +337,7 @@ static inline bool lb_qspin_trylock(lb_qspin_t *lock)
 
 /*
  * Contended path (`val` is the word the fast-path CAS saw).  Out of line for
- * both reasons of style.md practice 3: the inlined fast path stays one CAS
+ * two reasons: the inlined fast path stays one CAS
  * and a branch with no register pressure from the queue code, and profiles
  * attribute all waiting to this symbol by name.
  */
@@ -485,7 +481,9 @@ static inline void lb_qspin_lock(lb_qspin_t *lock, const struct lb_qspin_ctx *ct
 							      memory_order_acquire,
 							      memory_order_relaxed)))
 		return;
+	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_SPIN);
 	lb_qspin_lock_slow(lock, ctx, val);
+	LB_PROBE_CONTENTION_END(lock, 0);
 }
 
 /* (*,*,1) -> (*,*,0); the caller must hold the lock. */

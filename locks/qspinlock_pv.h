@@ -120,16 +120,14 @@
 #endif
 
 #include <sched.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "lb_atomic.h"
+#include "lb_probe.h"
 #include "lb_futex.h"
 #include "lb_spin_budget.h"
-
-#define LB_F_QSPIN_PV_TRYLOCK 1
 
 #define LB_QSPIN_PV_LOCKED      0x01u
 #define LB_QSPIN_PV_SLOW        0x03u /* LOCKED plus "the head sleeps on the word" */
@@ -154,20 +152,20 @@
 #endif
 
 typedef struct lb_qspin_pv {
-	_Atomic uint32_t val;
+	_Atomic(uint32_t) val;
 } lb_qspin_pv_t;
 
 #define LB_QSPIN_PV_INITIALIZER { 0 }
 
 struct lb_qspin_pv_node {
 	_Atomic(struct lb_qspin_pv_node *) next;
-	_Atomic uint32_t locked;
-	_Atomic uint32_t state;
+	_Atomic(uint32_t) locked;
+	_Atomic(uint32_t) state;
 };
 
 /* One node per thread, one cache line each. */
 struct lb_qspin_pv_slot {
-	_Alignas(LB_CACHELINE) struct lb_qspin_pv_node node;
+	LB_ALIGNAS(LB_CACHELINE) struct lb_qspin_pv_node node;
 };
 
 struct lb_qspin_pv_ctx {
@@ -306,8 +304,10 @@ LB_SLOWPATH void lb_qspin_pv_lock_slow(lb_qspin_pv_t *lock, const struct lb_qspi
 				if (atomic_compare_exchange_weak_explicit(&lock->val, &val, want,
 									  memory_order_acquire,
 									  memory_order_relaxed)) {
-					if (!last)
+					if (!last) {
+						LB_PROBE_HANDOFF(lock, next);
 						lb_qspin_pv__hand_over(next);
+					}
 					return;
 				}
 				continue;
@@ -365,7 +365,9 @@ static inline void lb_qspin_pv_lock(lb_qspin_pv_t *lock, const struct lb_qspin_p
 							      memory_order_acquire,
 							      memory_order_relaxed)))
 		return;
+	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_SPIN);
 	lb_qspin_pv_lock_slow(lock, ctx);
+	LB_PROBE_CONTENTION_END(lock, 0);
 }
 
 /*

@@ -24,7 +24,9 @@
 
 static int rt_init(void *lock)
 {
-	lb_rtmutex_init_flags(lock, LB_RTMUTEX_F_LATERAL_STEAL);
+	const struct lb_rtmutex_attr attr = { .lateral_steal = true };
+
+	lb_rtmutex_init(lock, &attr);
 	return 0;
 }
 

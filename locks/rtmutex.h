@@ -117,6 +117,7 @@
 #endif
 
 #include "lb_atomic.h"
+#include "lb_probe.h"
 #include "lb_futex.h"
 #include "lb_spin_budget.h"
 
@@ -128,13 +129,16 @@
 #include <string.h>
 #include <sys/types.h>
 
-#ifndef LB_LOCK_COUNTERS
-#define LB_LOCK_COUNTERS 0
+/*
+ * LB_LOCK_COUNTERS=1 makes this file's code count events into the lock's
+ * statistics.  The statistics are part of the layout either way, so files
+ * built with and without it share locks safely.
+ */
+#if defined(LB_LOCK_COUNTERS) && LB_LOCK_COUNTERS
+#define LB_RTMUTEX_COUNTING 1
+#else
+#define LB_RTMUTEX_COUNTING 0
 #endif
-
-#define LB_F_RTMUTEX_TRYLOCK 1
-#define LB_F_RTMUTEX_PI 1
-#define LB_F_RTMUTEX_CHECK 1 /* lb_rtmutex_lock_check() returns EDEADLK */
 
 /* Kernel default of kernel.max_lock_depth. */
 #define LB_RTMUTEX_MAX_DEPTH 1024
@@ -153,8 +157,13 @@
 #define LB_RTMUTEX_PRIO_MAX 99
 #define LB_RTMUTEX_HAS_WAITERS ((uintptr_t)1)
 
-/* Lock flags (lb_rtmutex_init_flags). */
+/* Lock flags (m->flags, set by lb_rtmutex_init from its attr). */
 #define LB_RTMUTEX_F_LATERAL_STEAL 1u /* prio-0 threads may steal from prio-0 waiters */
+
+/* Optional parameters for lb_rtmutex_init (NULL = defaults: all false). */
+struct lb_rtmutex_attr {
+	bool lateral_steal; /* LB_RTMUTEX_F_LATERAL_STEAL: see "Stealing" above */
+};
 
 /* Task flags (lb_rt_task_init). */
 #define LB_RT_TASK_REAL 1u /* kernel policy follows the effective priority */
@@ -167,7 +176,7 @@
 
 /* Internal lock: 0 free, 1 held, 2 held and someone may sleep on it. */
 struct lb_rt_ilock {
-	_Atomic uint32_t v;
+	_Atomic(uint32_t) v;
 };
 
 struct lb_rtmutex;
@@ -182,13 +191,13 @@ struct lb_rt_waiter {
 	int prio;                /* queue key: task's eff prio at (re)queue; wait_lock */
 	int pi_prio;             /* pi_waiters key, copied when inserted; owner->pi_lock */
 	bool on_pi;              /* in some owner's pi_waiters */
-	_Atomic uint32_t wake;   /* futex word, LB_RT_WAKE_* */
+	_Atomic(uint32_t) wake;   /* futex word, LB_RT_WAKE_* */
 };
 
 struct lb_rt_task {
 	struct lb_rt_ilock pi_lock;
 	int base_prio;                 /* pi_lock */
-	_Atomic int eff_prio;          /* written under pi_lock, read anywhere */
+	_Atomic(int) eff_prio;          /* written under pi_lock, read anywhere */
 	struct lb_rt_waiter *pi_head;  /* top waiters of held locks, by pi_prio; pi_lock */
 	struct lb_rt_waiter *blocked_on; /* pi_lock */
 	unsigned int flags;            /* LB_RT_TASK_* */
@@ -197,33 +206,36 @@ struct lb_rt_task {
 	pthread_t self;
 	int normal_policy;             /* policy restored when eff drops to 0 */
 	/* Real boosting (lb_rt_real_sync). */
-	_Atomic int real_applied;      /* logical prio the kernel last accepted */
-	_Atomic uint64_t real_calls, real_errors; /* errors: failed boosts, reported */
+	_Atomic(int) real_applied;      /* logical prio the kernel last accepted */
+	_Atomic(uint64_t) real_calls, real_errors; /* errors: failed boosts, reported */
 	/* Statistics, readable by tests. */
-	_Atomic uint64_t walk_steps;   /* chain-walk steps of walks this task started */
-	_Atomic uint64_t depth_hits;   /* walks cut off at max_depth */
+	_Atomic(uint64_t) walk_steps;   /* chain-walk steps of walks this task started */
+	_Atomic(uint64_t) depth_hits;   /* walks cut off at max_depth */
 	struct lb_rt_waiter waiter;    /* a task blocks on one lock at a time */
 };
 
 struct lb_rtmutex_stats {
-	_Atomic uint64_t fast, slow, steals, sleeps, spins, boosts, walk_steps, real_sched;
-	_Atomic uint64_t real_errors; /* sched_setscheduler calls the kernel refused */
+	_Atomic(uint64_t) fast, slow, steals, sleeps, spins, boosts, walk_steps, real_sched;
+	_Atomic(uint64_t) real_errors; /* sched_setscheduler calls the kernel refused */
 };
 
 typedef struct lb_rtmutex {
-	_Atomic uintptr_t owner;       /* struct lb_rt_task * | HAS_WAITERS */
+	_Atomic(uintptr_t) owner;       /* struct lb_rt_task * | HAS_WAITERS */
 	struct lb_rt_ilock wait_lock;
 	unsigned int flags;            /* LB_RTMUTEX_F_* */
 	struct lb_rt_waiter *head;     /* waiters by (prio desc, seq); wait_lock */
 	uint64_t seq;                  /* wait_lock */
-#if LB_LOCK_COUNTERS
-	struct lb_rtmutex_stats st;
-#endif
+	struct lb_rtmutex_stats st;    /* counted only where LB_RTMUTEX_COUNTING */
 } lb_rtmutex_t;
 
+/* All-zero, as lb_rtmutex_init(m, NULL); C++ spells that {} (-Wextra). */
+#ifdef __cplusplus
+#define LB_RTMUTEX_INITIALIZER {}
+#else
 #define LB_RTMUTEX_INITIALIZER { 0 }
+#endif
 
-#if LB_LOCK_COUNTERS
+#if LB_RTMUTEX_COUNTING
 #define LB_RT_COUNT(m, field)                                                  \
 	do {                                                                   \
 		if (m)                                                         \
@@ -291,12 +303,14 @@ static inline struct lb_rt_task *lb_rt_owner_of(uintptr_t word)
 	return (struct lb_rt_task *)(word & ~LB_RTMUTEX_HAS_WAITERS);
 }
 
-static inline struct lb_rt_task *lb_rtmutex_owner(lb_rtmutex_t *m)
+static inline struct lb_rt_task *lb_rtmutex_owner(const lb_rtmutex_t *m)
 {
-	return lb_rt_owner_of(lb_load_relaxed(&m->owner));
+	/* C11 atomic loads take non-const pointers. */
+	return lb_rt_owner_of(lb_load_relaxed(&((lb_rtmutex_t *)m)->owner));
 }
 
-static inline bool lb_rtmutex_locked(lb_rtmutex_t *m)
+/* A snapshot for assertions and statistics; not a synchronisation point. */
+static inline bool lb_rtmutex_is_locked(const lb_rtmutex_t *m)
 {
 	return lb_rtmutex_owner(m) != NULL;
 }
@@ -394,7 +408,9 @@ static inline bool lb_rt_adjust(struct lb_rt_task *t)
 /* Push one logical priority into the kernel scheduler for t's thread. */
 static inline bool lb_rt_real_apply(struct lb_rt_task *t, int want)
 {
-	struct sched_param sp = { .sched_priority = want > 0 ? want : 0 };
+	struct sched_param sp;
+	memset(&sp, 0, sizeof(sp));
+	sp.sched_priority = want > 0 ? want : 0;
 	int policy = want > 0 ? SCHED_FIFO : t->normal_policy;
 	atomic_fetch_add_explicit(&t->real_calls, 1, memory_order_relaxed);
 	if (sched_setscheduler(t->tid, policy, &sp) == 0)
@@ -480,7 +496,9 @@ static inline bool lb_rtmutex_real_boost_available_prio(int prio)
 {
 	pthread_attr_t attr;
 	pthread_t th;
-	struct sched_param sp = { .sched_priority = prio };
+	struct sched_param sp;
+	memset(&sp, 0, sizeof(sp));
+	sp.sched_priority = prio;
 	if (prio < 1 || prio > LB_RTMUTEX_PRIO_MAX || pthread_attr_init(&attr) != 0)
 		return false;
 	bool ok = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) == 0 &&
@@ -515,7 +533,8 @@ static inline void lb_rt_task_init(struct lb_rt_task *t, unsigned int flags)
 {
 	struct sched_param sp = { 0 };
 	int policy = sched_getscheduler(0);
-	memset(t, 0, sizeof(*t));
+	/* All-zero is every field's initial state; (void *): C++ sees atomics. */
+	memset((void *)t, 0, sizeof(*t));
 	if (policy < 0 || sched_getparam(0, &sp) != 0)
 		policy = SCHED_OTHER;
 	policy &= ~SCHED_RESET_ON_FORK;
@@ -740,6 +759,7 @@ static LB_UNUSED LB_NOINLINE int lb_rt_walk(struct lb_rt_task *task, bool detect
 		lb_rt_ilock_unlock(&m->wait_lock);
 		if (changed) {
 			LB_RT_COUNT(cm, boosts);
+			LB_PROBE_PI_BOOST(cm, owner, lb_load_relaxed(&owner->eff_prio));
 			LB_RT_SYNC(cm, owner);
 		}
 		/* [8] */
@@ -858,6 +878,7 @@ static inline int lb_rt_block_on(lb_rtmutex_t *m, struct lb_rt_task *t, struct l
 	lb_rt_ilock_unlock(&m->wait_lock);
 	if (changed) {
 		LB_RT_COUNT(m, boosts);
+		LB_PROBE_PI_BOOST(m, owner, lb_load_relaxed(&owner->eff_prio));
 		LB_RT_SYNC(m, owner);
 	}
 	if (walk)
@@ -1009,15 +1030,14 @@ static inline void lb_rt_deadlock_abort(struct lb_rt_task *t)
 
 /* ---- public lock API --------------------------------------------------- */
 
-static inline void lb_rtmutex_init_flags(lb_rtmutex_t *m, unsigned int flags)
+/*
+ * Initialise a lock; attr NULL means the defaults, which equal
+ * LB_RTMUTEX_INITIALIZER (all-zero: free, no waiters, strict kernel rule).
+ */
+static inline void lb_rtmutex_init(lb_rtmutex_t *m, const struct lb_rtmutex_attr *attr)
 {
-	memset(m, 0, sizeof(*m));
-	m->flags = flags;
-}
-
-static inline void lb_rtmutex_init(lb_rtmutex_t *m)
-{
-	lb_rtmutex_init_flags(m, 0);
+	memset((void *)m, 0, sizeof(*m)); /* (void *): C++ sees the atomics as classes */
+	m->flags = attr && attr->lateral_steal ? LB_RTMUTEX_F_LATERAL_STEAL : 0u;
 }
 
 /*
@@ -1037,7 +1057,10 @@ static inline void lb_rtmutex_lock(lb_rtmutex_t *m, struct lb_rt_task *t)
 		LB_RT_COUNT_HELD(m, fast);
 		return;
 	}
-	if (lb_rtmutex_lock_slow(m, t, false))
+	LB_PROBE_CONTENTION_BEGIN(m, LB_CONTENTION_RT);
+	int ret = lb_rtmutex_lock_slow(m, t, false);
+	LB_PROBE_CONTENTION_END(m, ret);
+	if (ret)
 		lb_rt_deadlock_abort(t);
 }
 
@@ -1055,7 +1078,10 @@ static inline int lb_rtmutex_lock_check(lb_rtmutex_t *m, struct lb_rt_task *t)
 		LB_RT_COUNT_HELD(m, fast);
 		return 0;
 	}
-	return lb_rtmutex_lock_slow(m, t, true);
+	LB_PROBE_CONTENTION_BEGIN(m, LB_CONTENTION_RT);
+	int ret = lb_rtmutex_lock_slow(m, t, true);
+	LB_PROBE_CONTENTION_END(m, ret);
+	return ret;
 }
 
 static LB_UNUSED LB_NOINLINE bool lb_rtmutex_trylock_slow(lb_rtmutex_t *m, struct lb_rt_task *t)
@@ -1155,11 +1181,9 @@ static inline int lb_rt_task_setprio(struct lb_rt_task *t, int prio)
 	return 0;
 }
 
-#if LB_LOCK_COUNTERS
 /* Counter names, in struct lb_rtmutex_stats order. */
 #define LB_RTMUTEX_COUNTER_NAMES                                               \
 	{ "fast", "slow", "steals", "sleeps", "spins", "boosts", "walk_steps", "real_sched",     \
 	  "real_errors" }
-#endif
 
 #endif /* LB_RTMUTEX_H */

@@ -22,7 +22,7 @@
  * line).  Waiters can starve in principle; use ticket.h or qspinlock.h when
  * arrival order matters.  There is no queue, so a preempted waiter costs
  * nobody anything; a preempted holder stalls everyone (no userspace lock can
- * prevent that, see kernel-locking.md section 5).
+ * prevent that: there is no preempt_disable in userspace).
  *
  * Lock word:
  *
@@ -44,17 +44,14 @@
 #ifndef LB_TAS_H
 #define LB_TAS_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "lb_atomic.h"
-
-/* Capability macros: every verb of the set is available. */
-#define LB_F_TAS_TRYLOCK 1
+#include "lb_probe.h"
 
 typedef struct lb_tas {
-	_Atomic uint32_t locked; /* 0 free, 1 held */
+	_Atomic(uint32_t) locked; /* 0 free, 1 held */
 } lb_tas_t;
 
 #define LB_TAS_INITIALIZER { 0 }
@@ -87,7 +84,9 @@ static inline void lb_tas_lock(lb_tas_t *lock)
 	/* Acquire pairs with the release store in lb_tas_unlock. */
 	if (LB_LIKELY(!atomic_exchange_explicit(&lock->locked, 1, memory_order_acquire)))
 		return;
+	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_SPIN);
 	lb_tas_lock_slow(lock);
+	LB_PROBE_CONTENTION_END(lock, 0);
 }
 
 static inline bool lb_tas_trylock(lb_tas_t *lock)

@@ -16,7 +16,7 @@
  * scheduler runs it again (waiter preemption); that is expected and is what
  * the benchmarks measure, not a bug.
  *
- * Port note (kernel-locking.md section 4): the kernel packs next/owner as
+ * Port note: the kernel packs next/owner as
  * 16-bit halves of one u32, takes a ticket with a word fetch_add and
  * releases with a 16-bit store into the owner half.  C11 `_Atomic` has no
  * sub-word access to a word, and a word-wide `owner + 1` would carry into
@@ -52,19 +52,15 @@
 #ifndef LB_TICKET_H
 #define LB_TICKET_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "lb_atomic.h"
-
-/* Capability macros. */
-#define LB_F_TICKET_TRYLOCK 1
-#define LB_F_TICKET_FAIR 1
+#include "lb_probe.h"
 
 typedef struct lb_ticket {
-	_Atomic uint32_t next;  /* next ticket to draw */
-	_Atomic uint32_t owner; /* ticket now being served */
+	_Atomic(uint32_t) next;  /* next ticket to draw */
+	_Atomic(uint32_t) owner; /* ticket now being served */
 } lb_ticket_t;
 
 #define LB_TICKET_INITIALIZER { 0, 0 }
@@ -96,7 +92,9 @@ static inline void lb_ticket_lock(lb_ticket_t *lock)
 	/* Acquire pairs with the release store in lb_ticket_unlock. */
 	if (LB_LIKELY(atomic_load_explicit(&lock->owner, memory_order_acquire) == ticket))
 		return;
+	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_SPIN);
 	lb_ticket_lock_slow(lock, ticket);
+	LB_PROBE_CONTENTION_END(lock, 0);
 }
 
 /*

@@ -179,7 +179,7 @@ static void test_single(void)
 	tap_ok(lb_load_relaxed(&m.owner) == (uintptr_t)&t && m.head == NULL,
 	       "single: after EDEADLK the lock is still ours, no waiter, bit clear");
 	lb_rtmutex_unlock(&m, &t);
-	tap_ok(!lb_rtmutex_locked(&m), "single: unlock frees it");
+	tap_ok(!lb_rtmutex_is_locked(&m), "single: unlock frees it");
 	tap_ok(lb_rtmutex_trylock(&m, &t) && lb_rtmutex_owner(&m) == &t, "single: trylock on a free lock");
 	lb_rtmutex_unlock(&m, &t);
 	tap_ok(lb_rt_task_setprio(&t, 100) == EINVAL && lb_rt_task_setprio(&t, -1) == EINVAL,
@@ -198,7 +198,7 @@ static void test_chain(void)
 	lb_rtmutex_t l[3];
 	struct actor *a = actors_alloc(4);
 	for (int i = 0; i < 3; i++)
-		lb_rtmutex_init(&l[i]);
+		lb_rtmutex_init(&l[i], NULL);
 	/* a0 (1) holds L0; a1 (2) holds L1, wants L0; a2 (3) holds L2, wants
 	 * L1; a3 (40) wants L2. */
 	actor_start(&a[0], 1, &l[0], NULL);
@@ -275,7 +275,7 @@ static void test_requeue(void)
 	lb_rtmutex_t m;
 	struct actor *a = actors_alloc(5);
 	struct actor *o = &a[0], *w1 = &a[1], *w2 = &a[2], *w3 = &a[3], *w4 = &a[4];
-	lb_rtmutex_init(&m);
+	lb_rtmutex_init(&m, NULL);
 	actor_start(o, 0, &m, NULL);
 	tap_ok(WAIT_FOR(stage(o) == ST_HOLDING), "requeue: owner holds the lock");
 	int prios[] = { 0, 10, 20, 30 };
@@ -329,9 +329,9 @@ static void test_deadlock(void)
 {
 	lb_rtmutex_t la, lb, lc;
 	struct actor *a = actors_alloc(3);
-	lb_rtmutex_init(&la);
-	lb_rtmutex_init(&lb);
-	lb_rtmutex_init(&lc);
+	lb_rtmutex_init(&la, NULL);
+	lb_rtmutex_init(&lb, NULL);
+	lb_rtmutex_init(&lc, NULL);
 
 	/* A (10) holds LA and waits for LB; B (20) holds LB and asks for LA. */
 	actor_start(&a[0], 10, &la, &lb);
@@ -352,7 +352,7 @@ static void test_deadlock(void)
 	event_set(&a[0].go_release);
 	actor_join(&a[0]);
 	actor_join(&a[1]);
-	tap_ok(a[0].result == 0 && !lb_rtmutex_locked(&la) && !lb_rtmutex_locked(&lb),
+	tap_ok(a[0].result == 0 && !lb_rtmutex_is_locked(&la) && !lb_rtmutex_is_locked(&lb),
 	       "deadlock: after B backs off, A gets LB and everything is released");
 
 	/* A->B->C->A at equal priority: nothing to boost, so only full
@@ -377,7 +377,7 @@ static void test_deadlock(void)
 		event_set(&a[i].go_release);
 		actor_join(&a[i]);
 	}
-	tap_ok(!lb_rtmutex_locked(&la) && !lb_rtmutex_locked(&lb) && !lb_rtmutex_locked(&lc),
+	tap_ok(!lb_rtmutex_is_locked(&la) && !lb_rtmutex_is_locked(&lb) && !lb_rtmutex_is_locked(&lc),
 	       "deadlock: the cycle unwinds once C backs off");
 	free(a);
 }
@@ -391,7 +391,7 @@ static void test_deadlock(void)
 static bool chain_build(struct actor *c, lb_rtmutex_t *l, int n)
 {
 	for (int i = 0; i < n; i++) {
-		lb_rtmutex_init(&l[i]);
+		lb_rtmutex_init(&l[i], NULL);
 		actor_start(&c[i], 0, &l[i], i ? &l[i - 1] : NULL);
 	}
 	for (int i = 0; i < n; i++)
@@ -636,8 +636,8 @@ static void test_count_mixed(void)
 	pthread_t th[T];
 	memset(s, 0, sizeof(*s));
 	memset(ma, 0, T * sizeof(*ma));
-	lb_rtmutex_init(&s->outer);
-	lb_rtmutex_init(&s->inner);
+	lb_rtmutex_init(&s->outer, NULL);
+	lb_rtmutex_init(&s->inner, NULL);
 	s->iters = 50000;
 	for (int i = 0; i < T; i++) {
 		ma[i].s = s;
@@ -693,7 +693,7 @@ static void test_real(void)
 	/* Both threads only sleep while at SCHED_FIFO: nothing can hog a CPU. */
 	lb_rtmutex_t m;
 	struct actor *a = actors_alloc(2);
-	lb_rtmutex_init(&m);
+	lb_rtmutex_init(&m, NULL);
 	a[0].task_flags = a[1].task_flags = LB_RT_TASK_REAL;
 	a[0].linger = true;
 	actor_start(&a[0], 0, &m, NULL);

@@ -226,7 +226,7 @@ int main(void)
 	(void)setrlimit(RLIMIT_RTTIME, &rt);
 	alarm(30);
 
-	lb_rtmutex_init(&lock_a);
+	lb_rtmutex_init(&lock_a, NULL);
 	pthread_t l, x, h, hog0, hog1;
 	if (spawn(&l, l_main, NULL, SCHED_OTHER, 0) || spawn(&x, x_main, NULL, SCHED_FIFO, PRIO_X) ||
 	    spawn(&h, h_main, NULL, SCHED_FIFO, PRIO_H) ||
