@@ -277,8 +277,18 @@ def check_interrupt(outdir):
            f"({len(runs) if isinstance(runs, list) else runs}), temporaries left: {left}")
     js = os.path.join(outdir, "early.json")
     p = subprocess.Popen([LB, "bench", "--lock", "tas", "--threads", "1", "--duration", "5s",
-                          "-q", "--json", js], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(0.7)
+                          "--json", js], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # Signal once the first (5 s) run has begun, as its progress line says:
+    # a fixed sleep can land before the handlers exist in a slow (sanitizer)
+    # build, which is not what this checks.
+    seen, deadline = b"", time.monotonic() + 20
+    while b"run 1/1" not in seen and time.monotonic() < deadline:
+        if select.select([p.stderr], [], [], 0.5)[0]:
+            chunk = os.read(p.stderr.fileno(), 4096)
+            if not chunk:
+                break
+            seen += chunk
+    time.sleep(0.2)
     t0 = time.monotonic()
     p.send_signal(signal.SIGINT)
     p.wait(timeout=20)
