@@ -352,10 +352,14 @@ static void *handoff_waiter_main(void *arg)
 	return NULL;
 }
 
-/* Can the main thread run SCHED_FIFO?  Probe and restore. */
+/* SCHED_FIFO priorities of deterministic mode: the holder preempts the waiter. */
+#define HOLDER_FIFO_PRIO 2
+#define WAITER_FIFO_PRIO 1
+
+/* Can the main thread run SCHED_FIFO at the holder's priority?  Probe and restore. */
 static bool fifo_permitted(void)
 {
-	struct sched_param sp = { .sched_priority = 1 }, old;
+	struct sched_param sp = { .sched_priority = HOLDER_FIFO_PRIO }, old;
 	int policy;
 	pthread_getschedparam(pthread_self(), &policy, &old);
 	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0)
@@ -371,10 +375,23 @@ static bool fifo_permitted(void)
  * unlock gave it (HANDOFF appeared, or it went back to sleep), so every loop
  * is one "lost wake-up" of the waiter whatever the scheduling delays.
  *
- * Deterministic mode (SCHED_FIFO permitted): the main thread runs SCHED_FIFO
- * and both threads are pinned to one CPU, so the waiter can run only while
- * the main thread sleeps -- inside its holds, never between its unlock and
- * its re-lock.  Without HANDOFF the barging holder would win every time.
+ * Deterministic mode (SCHED_FIFO permitted): both threads are pinned to one
+ * CPU and run SCHED_FIFO, the main thread one priority ABOVE the waiter, so
+ * the waiter can run only while the main thread sleeps -- inside its holds,
+ * never between its unlock and its re-lock -- and the main thread takes the
+ * CPU back the moment its nap ends, even from a spinning waiter.  Without
+ * HANDOFF the barging holder would win every time.  (The waiter must not
+ * inherit the main thread's priority: at equal FIFO priority a waiter that
+ * spins keeps the CPU for its whole budget, gives up, withdraws its request
+ * and sleeps before the main thread can look, so every wake-up is lost until
+ * the starvation threshold.)
+ *
+ * The main thread watches for the reaction in naps that start at 5 us and
+ * grow by half while the waiter has not reacted, up to the spin budget: on
+ * a VM a context switch plus the timer interrupt can take longer than a
+ * 5 us nap, and then the preempted waiter never gets past the switch back
+ * to it (it runs, but only in the kernel's switch path).  A nap longer than
+ * the spin budget would let a running waiter give up before we look.
  * Otherwise both run SCHED_OTHER anywhere (weaker: a woken waiter may also
  * win in the unlocker's futex-wake window).  Checked:
  *  - the handoff rule: once HANDOFF is in the word, the main thread's next
@@ -388,7 +405,8 @@ static void test_handoff(const char *name, const struct lb_mutex_attr *attr, uin
 	lb_mutex_thread_t *me = thread_rec();
 	struct handoff_waiter hw = { .m = m, .rec = thread_rec(), .cpu = rt ? 0 : -1 };
 	cpu_set_t old_set;
-	struct sched_param old_sp, fifo = { .sched_priority = 1 };
+	struct sched_param old_sp, fifo = { .sched_priority = HOLDER_FIFO_PRIO };
+	pthread_attr_t wattr;
 	int old_policy;
 	pthread_t tid;
 
@@ -399,8 +417,21 @@ static void test_handoff(const char *name, const struct lb_mutex_attr *attr, uin
 		pin_self(0);
 		pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo);
 	}
+	pthread_attr_init(&wattr);
+	if (rt) {
+		/* Below ours, explicitly: pthread_create would inherit ours. */
+		struct sched_param wsp = { .sched_priority = WAITER_FIFO_PRIO };
+		pthread_attr_setinheritsched(&wattr, PTHREAD_EXPLICIT_SCHED);
+		pthread_attr_setschedpolicy(&wattr, SCHED_FIFO);
+		pthread_attr_setschedparam(&wattr, &wsp);
+	}
 	lb_mutex_lock(m, me);
-	pthread_create(&tid, NULL, handoff_waiter_main, &hw);
+	int cerr = pthread_create(&tid, &wattr, handoff_waiter_main, &hw);
+	pthread_attr_destroy(&wattr);
+	if (cerr != 0) {
+		tap_diag("%s: pthread_create failed: %s", name, strerror(cerr));
+		exit(1);
+	}
 	uint64_t deadline = now_ns() + 2000 * NS_PER_MS;
 	while (!(atomic_load(&m->nr_waiters) == 1 &&
 		 atomic_load(&hw.rec->waiter.state) == LB_MUTEX__SLEEPING) &&
@@ -423,6 +454,7 @@ static void test_handoff(const char *name, const struct lb_mutex_attr *attr, uin
 		 * it reacted to that wake-up (asked for the lock or slept). */
 		lost++;
 		uint64_t t0 = now_ns();
+		useconds_t nap = 5, max_nap = m->spin_ns / 1000 ? m->spin_ns / 1000 : 1;
 		if (hold_us)
 			usleep((useconds_t)hold_us);
 		for (;;) {
@@ -433,7 +465,9 @@ static void test_handoff(const char *name, const struct lb_mutex_attr *attr, uin
 				slow++; /* it never reacted: count it, go on */
 				break;
 			}
-			usleep(5);
+			usleep(nap); /* lets the waiter run (see above) */
+			if (nap < max_nap)
+				nap = nap + nap / 2 < max_nap ? nap + nap / 2 : max_nap;
 		}
 		if (handoff && !handoff_seen_at)
 			handoff_seen_at = lost;
