@@ -249,15 +249,27 @@ int lb_bench_stop_signal(void)
 	return bench_stop_signal;
 }
 
-/* Sleep the run's length; a stop request (the handler interrupts the
- * sleep with EINTR) ends it early. */
+/*
+ * Sleep the run's length; a stop request ends it early.  The handler's
+ * EINTR normally cuts the sleep at once; the sleep is also taken in slices
+ * of at most 100 ms with the flag checked between them, because a runtime
+ * that defers signal handlers (ThreadSanitizer does, until the thread next
+ * enters a function it wraps) would otherwise stop the run only at its end.
+ */
 static void sleep_ns(uint64_t ns)
 {
-	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
-			       .tv_nsec = (long)(ns % 1000000000u) };
-	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-		if (bench_stop_signal)
-			return;
+	const uint64_t slice = 100000000u;
+	while (ns && !bench_stop_signal) {
+		uint64_t step = ns < slice ? ns : slice;
+		struct timespec ts = { .tv_sec = (time_t)(step / 1000000000u),
+				       .tv_nsec = (long)(step % 1000000000u) };
+		/* nanosleep (Linux measures it on CLOCK_MONOTONIC): the sleep call
+		 * ThreadSanitizer wraps, so it runs a deferred handler after it. */
+		while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+			if (bench_stop_signal)
+				return;
+		ns -= step;
+	}
 }
 
 static void summarize_run(const struct run_ctx *ctx, struct worker *w, unsigned int n,
