@@ -92,23 +92,6 @@ static int finish_output(const char *what, struct lb_outfile *f, int slot)
 	return err;
 }
 
-static char *join_args(int argc, char **argv)
-{
-	size_t len = 1;
-	for (int i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	char *s = malloc(len);
-	if (!s)
-		return NULL;
-	s[0] = '\0';
-	for (int i = 0; i < argc; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
 static int run_all(struct lb_bench_config *cfg)
 {
 	struct lb_outfile json = { 0 }, csv = { 0 };
@@ -230,7 +213,7 @@ int lb_cmd_bench(int argc, char **argv)
 {
 	struct lb_bench_config cfg;
 	lb_bench_parse(argc, argv, &cfg);
-	char *joined = join_args(argc, argv);
+	char *joined = lb_cli_join_args(argc, argv);
 	cfg.argv_joined = joined;
 	int rc = run_all(&cfg);
 	free(joined);

@@ -306,3 +306,19 @@ void lb_cli_getopt_fail(int c, int argc, char **argv, const char *shortopts,
 	}
 	lb_usage_error("unknown option '%s'%s", arg ? arg : "?", see);
 }
+
+char *lb_cli_join_args(int argc, char **argv)
+{
+	size_t len = strlen(cli_prog) + 1;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	char *s = malloc(len);
+	if (!s)
+		return NULL;
+	strcpy(s, cli_prog);
+	for (int i = 0; i < argc; i++) {
+		strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}

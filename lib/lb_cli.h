@@ -64,6 +64,13 @@ int lb_parse_duration_ns(const char *s, uint64_t default_unit_ns, uint64_t min_n
 int lb_parse_uint_list(const char *s, unsigned int min, unsigned int max, unsigned int *out,
 		       size_t cap, size_t *n);
 
+/*
+ * The command line as one string for a result file's "command":
+ * "<prog> argv[0] argv[1] ..." (argv[0] is the command, e.g. "bench").
+ * malloc'ed; NULL when out of memory.
+ */
+char *lb_cli_join_args(int argc, char **argv);
+
 /* Split a comma-separated list of names in place; at most cap items. */
 int lb_split_names(char *s, char **out, size_t cap, size_t *n);
 

@@ -139,23 +139,6 @@ static int parse_role(const char *s)
 	lb_usage_error("--ab-role: unknown role '%s'; accepted: mutex, spinlock, rwlock", s);
 }
 
-static char *join_args(int argc, char **argv)
-{
-	size_t len = 1;
-	for (int i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	char *s = malloc(len);
-	if (!s)
-		return NULL;
-	s[0] = '\0';
-	for (int i = 0; i < argc; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
 static void parse(int argc, char **argv, struct aim_config *cfg)
 {
 	const char *workfile = "high_systime", *ab = NULL;
@@ -534,7 +517,7 @@ int lb_cmd_aim7(int argc, char **argv)
 	if (!cfg)
 		return 1;
 	parse(argc, argv, cfg);
-	char *joined = join_args(argc, argv);
+	char *joined = lb_cli_join_args(argc, argv);
 	cfg->argv_joined = joined;
 	int rc = run_all(cfg);
 	free(joined);

@@ -44,22 +44,6 @@ static int commit_output(const char *what, struct lb_outfile *f, int slot)
 	return err ? 1 : 0;
 }
 
-static char *join_argv(int argc, char **argv)
-{
-	size_t len = strlen("lockbench") + 1;
-	for (int i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	char *s = malloc(len);
-	if (!s)
-		return NULL;
-	strcpy(s, "lockbench");
-	for (int i = 0; i < argc; i++) {
-		strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
 int lb_cmd_rt(int argc, char **argv)
 {
 	struct lb_rt_config cfg;
@@ -68,7 +52,7 @@ int lb_cmd_rt(int argc, char **argv)
 	int status = 0;
 
 	lb_rt_parse(argc, argv, &cfg);
-	char *joined = join_argv(argc, argv);
+	char *joined = lb_cli_join_args(argc, argv);
 	cfg.argv_joined = joined ? joined : "lockbench rt";
 	if (cfg.json_path)
 		open_output("--json", cfg.json_path, &json, 0);
