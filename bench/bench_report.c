@@ -269,13 +269,7 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 static void json_summary(struct lb_json *j, const struct lb_summary *s)
 {
 	lb_json_object_begin(j);
-	lb_json_kv_double(j, "mean", s->mean);
-	lb_json_kv_double(j, "sd", s->sd);
-	lb_json_kv_double(j, "sd_pct", s->mean != 0 ? 100.0 * s->sd / fabs(s->mean) : 0);
-	lb_json_kv_double(j, "median", s->median);
-	lb_json_kv_double(j, "min", s->min);
-	lb_json_kv_double(j, "max", s->max);
-	lb_json_kv_uint(j, "n", s->n);
+	lb_schema_summary_fields(j, s);
 	lb_json_object_end(j);
 }
 

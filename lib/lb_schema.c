@@ -4,9 +4,11 @@
 
 #include "lb_hostinfo.h"
 #include "lb_json.h"
+#include "lb_stats.h"
 #include "lb_time.h"
 #include "lb_work.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -81,4 +83,15 @@ void lb_schema_write_head(struct lb_json *j, const struct lb_workload_schema *s,
 		lb_json_object_end(j);
 	}
 	lb_json_object_end(j);
+}
+
+void lb_schema_summary_fields(struct lb_json *j, const struct lb_summary *s)
+{
+	lb_json_kv_double(j, "mean", s->mean);
+	lb_json_kv_double(j, "sd", s->sd);
+	lb_json_kv_double(j, "sd_pct", s->mean != 0 ? 100.0 * s->sd / fabs(s->mean) : 0);
+	lb_json_kv_double(j, "median", s->median);
+	lb_json_kv_double(j, "min", s->min);
+	lb_json_kv_double(j, "max", s->max);
+	lb_json_kv_uint(j, "n", s->n);
 }

@@ -73,6 +73,13 @@ const char *lb_better_name(enum lb_better b);
 void lb_schema_write_head(struct lb_json *j, const struct lb_workload_schema *s,
 			  const struct lb_hostinfo *host);
 
+/*
+ * A "summary" entry's fields -- mean, sd, sd_pct, median, min, max, n --
+ * into an object the caller has begun (and may add to, then closes).
+ */
+struct lb_summary;
+void lb_schema_summary_fields(struct lb_json *j, const struct lb_summary *s);
+
 /* The "host" object alone (key included). */
 void lb_schema_write_host(struct lb_json *j, const struct lb_hostinfo *host);
 

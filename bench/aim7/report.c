@@ -116,13 +116,7 @@ static void json_summary(struct lb_json *j, const double *v, size_t n)
 	struct lb_summary s;
 	lb_summarize(v, n, &s);
 	lb_json_object_begin(j);
-	lb_json_kv_double(j, "mean", s.mean);
-	lb_json_kv_double(j, "sd", s.sd);
-	lb_json_kv_double(j, "sd_pct", s.mean != 0 ? 100.0 * s.sd / s.mean : 0);
-	lb_json_kv_double(j, "median", s.median);
-	lb_json_kv_double(j, "min", s.min);
-	lb_json_kv_double(j, "max", s.max);
-	lb_json_kv_uint(j, "n", s.n);
+	lb_schema_summary_fields(j, &s);
 	lb_json_object_end(j);
 }
 

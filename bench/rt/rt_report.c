@@ -566,15 +566,9 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 			lb_summarize(v, k, &s);
 			lb_json_key(&j, rt_metrics[m].key);
 			lb_json_object_begin(&j);
-			lb_json_kv_double(&j, "mean", s.mean);
-			lb_json_kv_double(&j, "sd", s.sd);
-			lb_json_kv_double(&j, "sd_pct", s.mean != 0 ? 100.0 * s.sd / fabs(s.mean) : 0);
+			lb_schema_summary_fields(&j, &s);
 			lb_json_kv_double(&j, "sem", sem);
 			lb_json_kv_double(&j, "sem_pct", s.mean != 0 ? 100.0 * sem / fabs(s.mean) : 0);
-			lb_json_kv_double(&j, "median", s.median);
-			lb_json_kv_double(&j, "min", s.min);
-			lb_json_kv_double(&j, "max", s.max);
-			lb_json_kv_uint(&j, "n", k);
 			lb_json_object_end(&j);
 			free(v);
 		}
