@@ -104,9 +104,7 @@ static int run_all(struct lb_bench_config *cfg)
 		return 1;
 	}
 	install_stop_handlers();
-	if (cfg->json_path && cfg->csv_path && lb_outfile_same_target(cfg->json_path, cfg->csv_path))
-		lb_usage_error("--json '%s' and --csv '%s' name the same file; accepted: two "
-			       "different files", cfg->json_path, cfg->csv_path);
+	lb_outfile_refuse_same("--json", cfg->json_path, "--csv", cfg->csv_path);
 	if (cfg->json_path)
 		open_output("--json", cfg->json_path, &json, 0);
 	if (cfg->csv_path)

@@ -21,6 +21,7 @@
  * after a failed open.
  */
 #include "lb_outfile.h"
+#include "lb_cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -330,4 +331,11 @@ bool lb_outfile_same_target(const char *a, const char *b)
 	free(ca);
 	free(cb);
 	return same;
+}
+
+void lb_outfile_refuse_same(const char *opt_a, const char *a, const char *opt_b, const char *b)
+{
+	if (a && b && lb_outfile_same_target(a, b))
+		lb_usage_error("%s '%s' and %s '%s' name the same file; accepted: two different "
+			       "files", opt_a, a, opt_b, b);
 }

@@ -64,4 +64,10 @@ void lb_outfile_abort(struct lb_outfile *f);
  */
 bool lb_outfile_same_target(const char *a, const char *b);
 
+/*
+ * The check above as a command needs it: when both paths are given and name
+ * the same file, the one-line usage error naming both options, exit 2.
+ */
+void lb_outfile_refuse_same(const char *opt_a, const char *a, const char *opt_b, const char *b);
+
 #endif /* LB_OUTFILE_H */

@@ -387,6 +387,7 @@ static int run_all(struct aim_config *cfg)
 		fprintf(stderr, "lockbench aim7: out of memory\n");
 		return 1;
 	}
+	lb_outfile_refuse_same("--json", cfg->json_path, "--csv", cfg->csv_path);
 	if (cfg->json_path && (e = lb_outfile_open(&json, cfg->json_path)))
 		lb_usage_error("--json: cannot write '%s': %s; accepted: a file in an existing, "
 			       "writable directory", cfg->json_path, strerror(e));

@@ -54,6 +54,7 @@ int lb_cmd_rt(int argc, char **argv)
 	lb_rt_parse(argc, argv, &cfg);
 	char *joined = lb_cli_join_args(argc, argv);
 	cfg.argv_joined = joined ? joined : "lockbench rt";
+	lb_outfile_refuse_same("--json", cfg.json_path, "--csv", cfg.csv_path);
 	if (cfg.json_path)
 		open_output("--json", cfg.json_path, &json, 0);
 	if (cfg.csv_path)

@@ -77,6 +77,8 @@ def cli(d):
         (["stray"], "unexpected argument 'stray'"), (["--bogus"], "unknown option '--bogus'"),
         (["--explain=1"], "--explain"), (["--json"], "--json"),
         (["--users", "1", "--jobs", "1", "--json", missing_json], "--json: cannot write"),
+        (["--users", "1", "--jobs", "1", "--json", os.path.join(d, "same"), "--csv",
+          os.path.join(d, "same")], "name the same file"),
     ]
     for args, want in bad:
         r = aim7(*args, timeout=30)

@@ -83,6 +83,8 @@ def scenario_cli(tmp):
         (["stray"], "stray"),
         (["-g", "0", "-t", "0"], "--groups 0"),
         (["--json", os.path.join(tmp, "nodir", "x.json")], "--json"),
+        (["--json", os.path.join(tmp, "same"), "--csv", os.path.join(tmp, "same")],
+         "name the same file"),
     ]
     for args, name in bad:
         r = run(args, timeout=20)
