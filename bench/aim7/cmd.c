@@ -397,6 +397,17 @@ static int run_all(struct aim_config *cfg)
 		lb_usage_error("--csv: cannot write '%s': %s; accepted: a file in an existing, "
 			       "writable directory", cfg->csv_path, strerror(e));
 	}
+	/* The report table and progress lines go to stdout: a result file
+	 * there would be mixed into them. */
+	if ((json.is_std && json.fp == stdout) || (csv.is_std && csv.fp == stdout)) {
+		bool j = json.is_std && json.fp == stdout;
+		if (json.fp)
+			lb_outfile_abort(&json);
+		if (csv.fp)
+			lb_outfile_abort(&csv);
+		lb_usage_error("%s: standard output carries aim7's table; accepted: a file, device or "
+			       "FIFO other than standard output", j ? "--json" : "--csv");
+	}
 	pending_outfiles[0] = json.fp ? &json : NULL;
 	pending_outfiles[1] = csv.fp ? &csv : NULL;
 	signal(SIGINT, on_fatal_signal);

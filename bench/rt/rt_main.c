@@ -29,7 +29,14 @@ static void open_output(const char *opt, const char *path, struct lb_outfile *f,
 {
 	int err = lb_outfile_open(f, path);
 	if (err)
-		lb_usage_error("%s: cannot write '%s': %s", opt, path, strerror(err));
+		lb_usage_error("%s: cannot write '%s': %s; accepted: a writable file, device or FIFO",
+			       opt, path, strerror(err));
+	/* The report goes to stdout: a result file there would be mixed into it. */
+	if (f->is_std && f->fp == stdout) {
+		lb_outfile_abort(f);
+		lb_usage_error("%s: standard output carries rt's report; accepted: a file, device or "
+			       "FIFO other than standard output", opt);
+	}
 	pending_tmp[slot] = f->tmp_path;
 	lb_rt_watchdog_cleanup_path(slot, f->tmp_path);
 }

@@ -79,6 +79,7 @@ def cli(d):
         (["--users", "1", "--jobs", "1", "--json", missing_json], "--json: cannot write"),
         (["--users", "1", "--jobs", "1", "--json", os.path.join(d, "same"), "--csv",
           os.path.join(d, "same")], "name the same file"),
+        (["--users", "1", "--jobs", "1", "--json", "-"], "--json: standard output"),
     ]
     for args, want in bad:
         r = aim7(*args, timeout=30)

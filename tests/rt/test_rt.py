@@ -85,6 +85,7 @@ def scenario_cli(tmp):
         (["--json", os.path.join(tmp, "nodir", "x.json")], "--json"),
         (["--json", os.path.join(tmp, "same"), "--csv", os.path.join(tmp, "same")],
          "name the same file"),
+        (["--csv", "-"], "--csv: standard output"),
     ]
     for args, name in bad:
         r = run(args, timeout=20)
