@@ -57,16 +57,29 @@ static inline struct lbp_lock *lbp_mark_lock(uint64_t w)
 	return (struct lbp_lock *)(uintptr_t)(w & ((1ull << LBP_MARK_SHIFT) - 1));
 }
 
+/*
+ * Every byte outside the mark word zero: an untouched initialiser, or one
+ * of ours (whose other bytes stay zero).  The mark word is left out on
+ * purpose: another thread's take-over CAS may write it at any moment, and
+ * a mutex must not look glibc's just because it was installed between our
+ * load of the mark word and this scan (the caller re-reads the mark word).
+ */
+static bool lbp_mutex_rest_zero(pthread_mutex_t *m)
+{
+	/* Relaxed loads: a glibc-owned mutex may change under us; any nonzero
+	 * word proves it is not an initialiser of ours. */
+	_Atomic uint64_t *w = (_Atomic uint64_t *)m;
+	for (size_t i = 0; i < sizeof(pthread_mutex_t) / 8; i++)
+		if (i != LBP_MARK_OFFSET / 8 && atomic_load_explicit(&w[i], memory_order_relaxed))
+			return false;
+	return true;
+}
+
 /* Every byte zero (the mark word included): PTHREAD_MUTEX_INITIALIZER. */
 static bool lbp_mutex_untouched(pthread_mutex_t *m)
 {
-	/* Relaxed loads: a glibc-owned mutex may change under us; any nonzero
-	 * word proves it is not an untouched initialiser. */
-	_Atomic uint64_t *w = (_Atomic uint64_t *)m;
-	for (size_t i = 0; i < sizeof(pthread_mutex_t) / 8; i++)
-		if (atomic_load_explicit(&w[i], memory_order_relaxed))
-			return false;
-	return true;
+	return atomic_load_explicit(lbp_mark_word(m), memory_order_relaxed) == 0 &&
+	       lbp_mutex_rest_zero(m);
 }
 
 static struct lbp_lock *lbp_lock_new(const void *mutex)
@@ -138,8 +151,12 @@ struct lbp_lock *lbp_mutex_lookup(pthread_mutex_t *m)
 	/* Our own code (lbp_in_core) never installs: the pthread-* locks'
 	 * internal mutexes must stay glibc's.  A marked mutex is ours even
 	 * then, so glibc never sees one. */
-	if (lbp_in_core || w != 0 || !lbp_mutex_untouched(m))
+	if (lbp_in_core || w != 0 || !lbp_mutex_rest_zero(m))
 		return NULL;
+	/* The mark word was 0 when we loaded it; it may hold another thread's
+	 * mark by now.  The install CAS settles it either way: it installs
+	 * ours, or fails and returns the winner's (never NULL for a mark, so
+	 * a mutex being taken over is never handed to glibc). */
 	return lbp_mutex_install(m);
 }
 
