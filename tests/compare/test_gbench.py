@@ -83,7 +83,7 @@ with tempfile.TemporaryDirectory() as tmp:
     ok(all(k in ctx for k in ["date", "host_name", "executable", "num_cpus", "mhz_per_cpu",
                               "caches", "load_avg", "library_build_type"]),
        "context carries Google Benchmark's host facts")
-    ok(ctx["lockbench_command"].startswith("bench ") and ctx["lockbench_schema"] ==
+    ok(ctx["lockbench_command"].startswith("lockbench bench ") and ctx["lockbench_schema"] ==
        "lockbench-bench-1", "context names the lockbench command and schema")
     bms = doc["benchmarks"]
     its = [x for x in bms if x["run_type"] == "iteration"]
