@@ -44,6 +44,11 @@ enum lb_lock_flag {
 	LB_LOCK_F_RCU        = 1u << 10, /* readers are NOT excluded by writers:
 					  * writers publish new versions and
 					  * unlock waits for a grace period */
+	LB_LOCK_F_SPIN_ROLE  = 1u << 11, /* stands in for a spinlock_t/rwlock_t:
+					  * short critical sections, even if
+					  * its waiters park (pv) under
+					  * oversubscription; locktorture
+					  * gives it spin_lock/rw_lock holds */
 };
 
 /* One named event counter a lock can report (for `lockbench bench --explain`). */

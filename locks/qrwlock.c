@@ -13,7 +13,9 @@
  * and then parks on a futex word of its own; threads queued behind it spin
  * on their own nodes for LB_QSPIN_PV_SPIN_NS and then sleep too, so the
  * flags claim LB_LOCK_F_SLEEPS.  Not LB_LOCK_F_FAIR: the parking wait_lock
- * lets a running thread overtake a sleeping queue head.
+ * lets a running thread overtake a sleeping queue head.  LB_LOCK_F_SPIN_ROLE:
+ * it stands in for the kernel's rwlock_t, so locktorture gives it rw_lock
+ * hold times (10 us reads), not rwsem_lock's (50 ms reads every time).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -88,7 +90,7 @@ const struct lb_lock_ops lb_qrwlock_ops = {
 	.family = "rwlock",
 	.summary = "kernel-style queued rwlock: one word, qspinlock-pv queue, waiters sleep",
 	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW | LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS |
-		 LB_LOCK_F_THREAD_CTX,
+		 LB_LOCK_F_THREAD_CTX | LB_LOCK_F_SPIN_ROLE,
 	.lock_size = sizeof(lb_qrwlock_t),
 	.lock_align = _Alignof(lb_qrwlock_t),
 	.thread_ctx_size = sizeof(lb_qrwlock_ctx_t),

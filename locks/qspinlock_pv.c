@@ -65,7 +65,8 @@ const struct lb_lock_ops lb_qspinlock_pv_ops = {
 	.family = "spin",
 	.summary = "queued spinlock with paravirt-style parking: halt after a timed spin, kick on "
 		   "hand-over, head parks on the word, steal while the head is not running",
-	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS | LB_LOCK_F_THREAD_CTX,
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS | LB_LOCK_F_THREAD_CTX |
+		 LB_LOCK_F_SPIN_ROLE,
 	.lock_size = sizeof(lb_qspin_pv_t),
 	.lock_align = _Alignof(lb_qspin_pv_t),
 	.thread_ctx_size = sizeof(struct lb_qspin_pv_ctx),

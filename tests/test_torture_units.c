@@ -7,6 +7,7 @@
 #include "tap.h"
 #include "../torture/random.h"
 #include "../torture/stats.h"
+#include "../torture/delay.h"
 
 #include <string.h>
 
@@ -116,8 +117,34 @@ static void test_banner(void)
 	       "banner: End line with verdict and [debug] tag");
 }
 
+/* Hold times follow the lock's role, not how its waiters wait. */
+static void test_delay_model(void)
+{
+	static const struct {
+		unsigned int flags;
+		const char *model;
+	} cases[] = {
+		{ LB_LOCK_F_EXCLUSIVE, "spin_lock" },
+		{ LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_SLEEPS, "mutex_lock" },
+		{ LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_SLEEPS | LB_LOCK_F_SPIN_ROLE, "spin_lock" },
+		{ LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_SLEEPS | LB_LOCK_F_PI, "rtmutex_lock" },
+		{ LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW, "rw_lock" },
+		{ LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW | LB_LOCK_F_SLEEPS, "rwsem_lock" },
+		{ LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW | LB_LOCK_F_SLEEPS | LB_LOCK_F_SPIN_ROLE,
+		  "rw_lock" },
+		{ LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW | LB_LOCK_F_BUSTED, "lock_busted" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lb_lock_ops ops = { .name = "x", .flags = cases[i].flags };
+		const char *got = lb_torture_delay_model_name(lb_torture_delay_model_for(&ops));
+		tap_ok(strcmp(got, cases[i].model) == 0, "delay model: flags %#x -> %s (got %s)",
+		       cases[i].flags, cases[i].model, got);
+	}
+}
+
 int main(void)
 {
+	test_delay_model();
 	test_random();
 	test_stats_lines();
 	test_banner();

@@ -4,6 +4,7 @@
 #include "clock.h"
 
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #define NS_PER_US 1000u
@@ -12,13 +13,20 @@
 enum lb_torture_delay_model lb_torture_delay_model_for(const struct lb_lock_ops *ops)
 {
 	unsigned int f = ops->flags;
+	/*
+	 * Holds follow the role the lock plays, not how its waiters wait: a
+	 * pv spinlock or qrwlock parks its waiters under oversubscription, but
+	 * the kernel uses it where critical sections are short, so it gets the
+	 * spin_lock/rw_lock holds (rwsem's readers hold 50 ms every time).
+	 */
+	bool sleeping_role = (f & LB_LOCK_F_SLEEPS) && !(f & LB_LOCK_F_SPIN_ROLE);
 	if (f & (LB_LOCK_F_BUSTED | LB_LOCK_F_NOLOCK))
 		return LB_TORTURE_DELAY_BUSTED;
 	if (f & LB_LOCK_F_RW)
-		return (f & LB_LOCK_F_SLEEPS) ? LB_TORTURE_DELAY_RWSEM : LB_TORTURE_DELAY_RWLOCK;
+		return sleeping_role ? LB_TORTURE_DELAY_RWSEM : LB_TORTURE_DELAY_RWLOCK;
 	if (f & LB_LOCK_F_PI)
 		return LB_TORTURE_DELAY_RTMUTEX;
-	if (f & LB_LOCK_F_SLEEPS)
+	if (sleeping_role)
 		return LB_TORTURE_DELAY_MUTEX;
 	return LB_TORTURE_DELAY_SPIN;
 }

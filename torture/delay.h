@@ -3,9 +3,12 @@
  * delay.h - the kernel's per-type hold-time model (kernel/locking/locktorture.c).
  *
  * Every delay is a busy-wait with the lock held; "preempt" is sched_yield().
- * The model is picked from the lock's flags: busted/nolock -> lock_busted,
- * reader/writer + sleeps -> rwsem_lock, reader/writer -> rw_lock,
- * PI -> rtmutex_lock, sleeps -> mutex_lock, otherwise spin_lock.
+ * The model is picked from the lock's flags, by the role the lock plays:
+ * busted/nolock -> lock_busted, reader/writer + sleeps -> rwsem_lock,
+ * reader/writer -> rw_lock, PI -> rtmutex_lock, sleeps -> mutex_lock,
+ * otherwise spin_lock.  A lock flagged LB_LOCK_F_SPIN_ROLE (qspinlock-pv,
+ * qrwlock: they park waiters but stand in for spinlock_t/rwlock_t) counts
+ * as not sleeping here.
  */
 #ifndef LB_TORTURE_DELAY_H
 #define LB_TORTURE_DELAY_H
