@@ -2,8 +2,8 @@
 /*
  * test_mutex.c - behaviour tests of locks/mutex.h beyond the conformance
  * suite: exact counts, trylock under contention, bounded starvation through
- * HANDOFF, and no lost wake-up under heavy churn (32 threads, timed locks,
- * holders yielding inside the critical section).
+ * HANDOFF, the tenure quantum, and no lost wake-up under heavy churn (32
+ * threads, timed locks, holders yielding inside the critical section).
  *
  * Each check runs on a fixed amount of work and is bounded in time: a
  * watchdog turns a stuck lock into "not ok" plus a dump of the lock state,
@@ -521,6 +521,69 @@ static void test_churn(const char *name, const struct lb_mutex_attr *attr, int n
 	free(a);
 }
 
+/*
+ * Tenure quantum, white box: a waiter record that never runs (its thread is
+ * this test) sits first in the list of a lock that believes it has one CPU
+ * (so one sleeper makes it crowded), with the starvation threshold out of
+ * reach (handoff_ns = 4.3 s).  The holder re-takes the lock back to back with
+ * trylock.  The rule must pass the lock to that waiter (owner = waiter |
+ * PICKUP, so trylock fails) after about LB_MUTEX_TENURE_NS, well within
+ * 100 ms; without it the holder keeps the lock for the whole 100 ms.
+ * Then the waiter picks the lock up, leaves the list and unlocks.
+ */
+static void test_tenure(const char *name, bool nospin)
+{
+	struct lb_mutex_attr attr = { .ncpus = 1, .handoff_ns = UINT32_MAX, .nospin = nospin };
+	struct arena *a = arena_new(&attr);
+	lb_mutex_t *m = &a->m;
+	lb_mutex_thread_t *holder = thread_rec(), *waiter = thread_rec();
+
+	lb_mutex__wait_lock(m);
+	lb_mutex__enqueue(m, &waiter->waiter);
+	lb_mutex__wait_unlock(m);
+
+	uint64_t start = now_ns(), passed_at = 0;
+	long ops = 0;
+	while (now_ns() - start < 100 * NS_PER_MS) {
+		if (!lb_mutex_trylock(m, holder)) {
+			passed_at = now_ns();
+			break;
+		}
+		ops++;
+		lb_mutex_unlock(m, holder);
+	}
+	uintptr_t w = lb_load_relaxed(&m->owner);
+	bool to_waiter = lb_mutex__task(w) == waiter && (w & LB_MUTEX_PICKUP);
+	if (!tap_ok(passed_at && to_waiter,
+		    "%s: the holder passes a crowded lock to the first waiter after its tenure", name))
+		tap_diag("after %ld re-acquisitions in %.1f ms: owner word %#lx", ops,
+			 (double)(now_ns() - start) / 1e6, (unsigned long)w);
+	else
+		tap_diag("passed after %.0f us and %ld re-acquisitions (quantum %u us)",
+			 (double)(passed_at - start) / 1e3, ops, LB_MUTEX_TENURE_NS / 1000);
+	tap_ok(!passed_at || passed_at - start >= LB_MUTEX_TENURE_NS,
+	       "%s: not before the quantum (%u us)", name, LB_MUTEX_TENURE_NS / 1000);
+
+	/* Clean up as the waiter would: pick up (if handed), leave, unlock. */
+	uintptr_t seen;
+	bool got = lb_mutex__trylock_common(m, waiter, LB_MUTEX__HAS_TOKEN, &seen);
+	if (!got) { /* not handed over: the holder still has it free to take */
+		lb_mutex__wait_lock(m);
+		lb_mutex__dequeue(m, &waiter->waiter);
+		lb_mutex__wait_unlock(m);
+	} else {
+		lb_mutex__wait_lock(m);
+		lb_mutex__dequeue(m, &waiter->waiter);
+		lb_mutex__wait_unlock(m);
+		lb_mutex_unlock(m, waiter);
+	}
+	tap_ok(lb_load_relaxed(&m->owner) == 0, "%s: lock free and flagless afterwards (%#lx)",
+	       name, (unsigned long)lb_load_relaxed(&m->owner));
+	free(holder);
+	free(waiter);
+	free(a);
+}
+
 static const char *only; /* argv[1]: run only the tests whose name starts so */
 
 static bool selected(const char *name)
@@ -585,6 +648,11 @@ int main(int argc, char **argv)
 		test_handoff("handoff/kernel-rule", &kernel, 200, 1, rt);
 	if (selected("handoff/kernel-rule-nospin"))
 		test_handoff("handoff/kernel-rule-nospin", &kernelnospin, 200, 1, rt);
+
+	if (selected("tenure/spin"))
+		test_tenure("tenure/spin", false);
+	if (selected("tenure/nospin"))
+		test_tenure("tenure/nospin", true);
 
 	if (selected("churn/spin"))
 		test_churn("churn/spin", &spin, 32, 20000);
