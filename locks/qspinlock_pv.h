@@ -49,9 +49,19 @@
  *    any contender may steal a free lock (fast path, trylock, and once on
  *    entry to the slow path).  The head clears it when it parks, and while
  *    its successor is still linking in (see below);
- *  - no pending fast path (the kernel keeps one; its waiter cannot halt, so
- *    a preempted pending waiter is exactly the stall we avoid): the first
- *    contender queues, as the head, at once;
+ *  - a bounded pending path (the kernel's pv lock skips pending altogether:
+ *    its pending waiter cannot halt, and a preempted one would stall the
+ *    queue).  With nobody queued, the first contender sets PENDING (bit 9)
+ *    and spins on the lock word itself for at most LB_QSPIN_PV_SPIN_NS, then
+ *    gives PENDING back and queues; a contender that finds the lock free
+ *    with only PENDING set waits up to LB_QSPIN_PV_PENDING_WAIT_NS for that
+ *    spinner's take, as the native lock does, and becomes the next pending
+ *    spinner.  At two threads that keeps holder and waiter on one cache
+ *    line instead of a queue-node hand-over per acquisition (10-12 M ->
+ *    15-23 M ops/s on the reference guest, qspinlock 16-34 M).  PENDING
+ *    keeps out only stealers: the queue head takes a free lock whatever
+ *    PENDING says, so a preempted pending spinner stalls nobody, and the
+ *    spinner leaves for the queue as soon as a running head appears;
  *  - the new owner never waits for a successor while holding the lock.  The
  *    native port (and the kernel, which runs that window with preemption
  *    off) takes the lock first and then waits for a successor that has
@@ -75,6 +85,7 @@
  *   |       |           | head sleeps on the word (SLOW): unlock must wake, |
  *   |       |           | 2 being released by such an unlock (still held)   |
  *   | 8     | HEAD_SPIN | the queue head is running and will take the lock  |
+ *   | 9     | PENDING   | a pending spinner (not queued) waits on the word  |
  *   | 16-31 | tail      | thread index + 1 of the last queued node, 0 none  |
  *
  * Node (one per thread, in a never-freed domain as in qspinlock.h):
@@ -82,9 +93,13 @@
  *   locked 1: you are the queue head (written by the predecessor)
  *   state  futex word: RUNNING (0) or HALTED (1)
  *
- * Transitions (tail, HEAD_SPIN, locked):
+ * Transitions (tail, HEAD_SPIN, locked; PENDING noted where it changes,
+ * kept by every other transition):
  *   lock fast      (0,0,0)  -> (0,0,1)          CAS, acquire
- *   steal          (t,0,0)  -> (t,0,1)          CAS, acquire
+ *   steal          (t,0,0)  -> (t,0,1)          CAS, acquire (not while PENDING)
+ *   pending claim  (0,0,*)  -> (0,0,*)+P        CAS (no tail, no P, no head spin)
+ *   pending take   (t,*,0)+P-> (t,*,1)          CAS, acquire
+ *   pending leave  +P       -> -P               fetch_and (budget spent, or a head runs)
  *   head spins     (t,0,*)  -> (t,1,*)          fetch_or
  *   head takes     (me,*,0) -> (0,0,1)          CAS, acquire (last in queue)
  *                  (t,*,0)  -> (t,0,1)          CAS, acquire, then hands on
@@ -96,7 +111,8 @@
  *
  *   | acquire side                               | pairs with (release)          |
  *   |--------------------------------------------|-------------------------------|
- *   | CAS taking the lock (fast, steal, head)    | unlock's fetch_sub / fetch_and|
+ *   | CAS taking the lock (fast, steal, pending, |                               |
+ *   |   head)                                    | unlock's fetch_sub / fetch_and|
  *   | xchg_tail CAS (acq_rel)                    | the previous tail's xchg_tail |
  *   | head's load of node->next (acquire)        | successor's store prev->next  |
  *   | waiter's load of node->locked (seq_cst)    | predecessor's store (seq_cst) |
@@ -133,6 +149,7 @@
 #define LB_QSPIN_PV_SLOW        0x03u /* LOCKED plus "the head sleeps on the word" */
 #define LB_QSPIN_PV_LOCKED_MASK 0xffu
 #define LB_QSPIN_PV_HEAD_SPIN   0x100u
+#define LB_QSPIN_PV_PENDING     0x200u
 #define LB_QSPIN_PV_TAIL_SHIFT  16
 #define LB_QSPIN_PV_TAIL_MASK   0xffff0000u
 #define LB_QSPIN_PV_MAX_THREADS 65535u
@@ -149,6 +166,12 @@
  */
 #ifndef LB_QSPIN_PV_SPIN_NS
 #define LB_QSPIN_PV_SPIN_NS 15000u
+#endif
+
+/* How long a contender waits for a pending spinner's take, (0,P,0) ->
+ * (0,0,1), before it gives up on the pending path and queues. */
+#ifndef LB_QSPIN_PV_PENDING_WAIT_NS
+#define LB_QSPIN_PV_PENDING_WAIT_NS 400u
 #endif
 
 typedef struct lb_qspin_pv {
@@ -194,12 +217,13 @@ static inline bool lb_qspin_pv_ctx_init(struct lb_qspin_pv_ctx *ctx, struct lb_q
 	return true;
 }
 
-/* Free and no running head: take it, whatever the queue.  Acquire pairs
- * with the release in unlock. */
+/* Free, and neither a running queue head nor a pending spinner waits for
+ * it: take it, whatever the queue.  Acquire pairs with the release in
+ * unlock. */
 static inline bool lb_qspin_pv__steal(lb_qspin_pv_t *lock)
 {
 	uint32_t val = atomic_load_explicit(&lock->val, memory_order_relaxed);
-	if (val & (LB_QSPIN_PV_LOCKED_MASK | LB_QSPIN_PV_HEAD_SPIN))
+	if (val & (LB_QSPIN_PV_LOCKED_MASK | LB_QSPIN_PV_HEAD_SPIN | LB_QSPIN_PV_PENDING))
 		return false;
 	return atomic_compare_exchange_strong_explicit(&lock->val, &val, val | LB_QSPIN_PV_LOCKED,
 						       memory_order_acquire, memory_order_relaxed);
@@ -261,13 +285,67 @@ static inline void lb_qspin_pv__wait_node(struct lb_qspin_pv_node *node, uint32_
 }
 
 /*
+ * Pending spin: with nobody queued and no pending spinner, claim PENDING and
+ * wait on the lock word itself for at most the spin budget -- one cache line
+ * for holder and waiter, as the native lock's pending path, instead of a
+ * queue node hand-over per acquisition.  Returns true holding the lock;
+ * false, PENDING given up, when the budget ran out or a queue formed that
+ * now has a running head (it is ahead of us: go and queue behind it).
+ * A pending spinner that is preempted keeps only stealers out: the queue
+ * head takes a free lock whatever PENDING says, so nobody waits for us.
+ */
+static inline bool lb_qspin_pv__pending_spin(lb_qspin_pv_t *lock, uint32_t spin_loops)
+{
+	uint32_t val = atomic_load_explicit(&lock->val, memory_order_relaxed);
+	if (val == LB_QSPIN_PV_PENDING) {
+		/*
+		 * Free with a pending spinner only: it is about to take the
+		 * lock (the releasing thread is usually back first).  Wait a
+		 * moment for (0,P,0) -> (0,0,1), as the native lock does, so
+		 * we become the next pending spinner instead of queueing.
+		 * Spin loop, bounded by LB_QSPIN_PV_PENDING_WAIT_NS.
+		 */
+		for (uint32_t n = lb_spin_loops(LB_QSPIN_PV_PENDING_WAIT_NS); n; n--) {
+			lb_cpu_relax();
+			val = atomic_load_explicit(&lock->val, memory_order_relaxed);
+			if (val != LB_QSPIN_PV_PENDING)
+				break;
+		}
+	}
+	if (val & (LB_QSPIN_PV_TAIL_MASK | LB_QSPIN_PV_PENDING | LB_QSPIN_PV_HEAD_SPIN))
+		return false;
+	/* Claim: (0,0,*) -> (0,P,*).  Relaxed: the acquire is the take below. */
+	if (!atomic_compare_exchange_strong_explicit(&lock->val, &val, val | LB_QSPIN_PV_PENDING,
+						     memory_order_relaxed, memory_order_relaxed))
+		return false;
+	/* Spin loop, bounded by the budget: wait for the holder to release. */
+	for (uint32_t n = spin_loops; n; n--) {
+		val = atomic_load_explicit(&lock->val, memory_order_relaxed);
+		if (!(val & LB_QSPIN_PV_LOCKED_MASK)) {
+			/* (t,P,0) -> (t,0,1).  Acquire pairs with unlock's release. */
+			if (atomic_compare_exchange_weak_explicit(
+				    &lock->val, &val, (val & ~LB_QSPIN_PV_PENDING) | LB_QSPIN_PV_LOCKED,
+				    memory_order_acquire, memory_order_relaxed))
+				return true;
+			continue;
+		}
+		if (val & LB_QSPIN_PV_HEAD_SPIN)
+			break; /* a queue formed and its head runs: join it */
+		lb_cpu_relax();
+	}
+	/* Give PENDING back.  Relaxed: nothing was acquired. */
+	atomic_fetch_and_explicit(&lock->val, ~LB_QSPIN_PV_PENDING, memory_order_relaxed);
+	return false;
+}
+
+/*
  * Contended path.  Steal once if the head is not running, else queue; as
  * head, spin for the budget then park on the lock word; take the lock only
  * when we are the tail or our successor has linked in.
  */
 LB_SLOWPATH void lb_qspin_pv_lock_slow(lb_qspin_pv_t *lock, const struct lb_qspin_pv_ctx *ctx)
 {
-	if (lb_qspin_pv__steal(lock))
+	if (lb_qspin_pv__steal(lock) || lb_qspin_pv__pending_spin(lock, ctx->spin_loops))
 		return;
 
 	struct lb_qspin_pv_node *node = &ctx->slots[ctx->index].node;
@@ -298,8 +376,9 @@ LB_SLOWPATH void lb_qspin_pv_lock_slow(lb_qspin_pv_t *lock, const struct lb_qspi
 				next = atomic_load_explicit(&node->next, memory_order_acquire);
 			bool can_take = last || next;
 			if (!(val & LB_QSPIN_PV_LOCKED_MASK) && can_take) {
-				uint32_t want = last ? LB_QSPIN_PV_LOCKED
-						     : (val & LB_QSPIN_PV_TAIL_MASK) | LB_QSPIN_PV_LOCKED;
+				/* Keep PENDING: a pending spinner owns it. */
+				uint32_t want = (val & LB_QSPIN_PV_PENDING) | LB_QSPIN_PV_LOCKED |
+						(last ? 0 : (val & LB_QSPIN_PV_TAIL_MASK));
 				/* Acquire: pairs with unlock's release. */
 				if (atomic_compare_exchange_weak_explicit(&lock->val, &val, want,
 									  memory_order_acquire,
