@@ -48,6 +48,8 @@ struct lb_bench_config {
 	int interrupted_by;      /* the signal that ended the run early; 0 = none */
 	bool table_median;       /* the table shows medians across repeats, not means */
 	bool table_tail;         /* the table shows p99.9 and max latency (default true) */
+	bool table_brief;        /* the default comparison's columns: no cyc/op, ovh_ns,
+				  * cov, ovlap (exclusive workload only) */
 	const char *table_note;  /* "# ..." lines printed under the table header, or NULL */
 	double load_before;      /* 1-min load average before the first run; < 0 unknown */
 };

@@ -114,6 +114,10 @@ static double fig(const struct lb_bench_config *cfg, const struct lb_cell *c, en
 	return cfg->table_median ? c->summary[m].median : c->summary[m].mean;
 }
 
+/* Spread of ops/s across a cell's runs above which the default comparison
+ * says the cell needs the longer command. */
+#define UNSTEADY_SD_PCT 15.0
+
 static double sd_pct(const struct lb_cell *c, enum lb_metric m)
 {
 	return c->summary[m].mean != 0 ? 100.0 * c->summary[m].sd / fabs(c->summary[m].mean) : 0;
@@ -191,7 +195,10 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 			     "those only\n", sigabbrev_np(cfg->interrupted_by), runs,
 			(size_t)cfg->nlocks * cfg->nthread_counts * cfg->repeat);
 	}
-	if (cfg->read_pct < 0) {
+	if (cfg->read_pct < 0 && cfg->table_brief) {
+		fprintf(out, "%-18s %4s %13s %6s %9s %8s %7s %8s %8s\n", "lock", "thr", "ops/s",
+			"±sd%", "ns/op", "cpu_ns", "min/max", "lat_p50", "lat_p99");
+	} else if (cfg->read_pct < 0) {
 		fprintf(out, "%-18s %4s %13s %6s %9s %8s %8s %8s %6s %7s %6s %8s %8s",
 			"lock", "thr", "ops/s", "±sd%", "ns/op", "cyc/op", "cpu_ns", "ovh_ns", "cov",
 			"min/max", "ovlap", "lat_p50", "lat_p99");
@@ -203,7 +210,7 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 			"lock", "thr", "rd%", "ops/s", "±sd%", "rd_ops/s", "wr_ops/s", "cov",
 			"min/max", "rd_p50", "rd_p99", "rd_max", "wr_p50", "wr_p99", "wr_p99.9",
 			"wr_max");
-	bool any_clamped = false;
+	bool any_clamped = false, unsteady = false;
 	for (size_t i = 0; i < ncells; i++) {
 		const struct lb_cell *c = &cells[i];
 		char ovh[32];
@@ -213,7 +220,14 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 		any_clamped |= clamped;
 		/* A '*' marks a mean that includes runs clamped at 0 (see the footnote). */
 		snprintf(ovh, sizeof(ovh), "%.2f%s", fig(cfg, c, LB_M_OVERHEAD_NS), clamped ? "*" : "");
-		if (cfg->read_pct < 0) {
+		unsteady |= sd_pct(c, LB_M_OPS_PER_SEC) > UNSTEADY_SD_PCT;
+		if (cfg->read_pct < 0 && cfg->table_brief) {
+			fprintf(out, "%-18s %4u %13.0f %6.1f %9.2f %8.2f %7.3f %8.0f %8.0f",
+				c->ops->name, c->nthreads, fig(cfg, c, LB_M_OPS_PER_SEC),
+				sd_pct(c, LB_M_OPS_PER_SEC), fig(cfg, c, LB_M_NS_PER_OP),
+				fig(cfg, c, LB_M_CPU_NS_PER_OP), fig(cfg, c, LB_M_MIN_MAX_RATIO),
+				fig(cfg, c, LB_M_LAT_P50), fig(cfg, c, LB_M_LAT_P99));
+		} else if (cfg->read_pct < 0) {
 			fprintf(out,
 				"%-18s %4u %13.0f %6.1f %9.2f %8.1f %8.2f %8s %6.3f %7.3f %6.3f "
 				"%8.0f %8.0f",
@@ -250,7 +264,10 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 		if (first && c->runs[0].describe[0])
 			fprintf(out, "# %s: %s\n", c->ops->name, c->runs[0].describe);
 	}
-	if (any_clamped)
+	if (unsteady && cfg->table_brief && cfg->repeat > 1)
+		fprintf(out, "# a ±sd%% above %.0f: that cell's runs disagree (scheduling on this "
+			     "machine); rerun it with --duration 1s --repeat 5\n", UNSTEADY_SD_PCT);
+	if (any_clamped && !cfg->table_brief)
 		fprintf(out, "# ovh_ns *: below timer/calibration resolution: CPU time per op came out "
 			     "below the calibrated --cs/--par work, so the overhead is shown as 0\n");
 	if (cfg->repeat > 1 && cfg->table_median)

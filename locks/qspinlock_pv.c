@@ -54,8 +54,9 @@ static void qspin_pv_describe(const void *lock, char *buf, size_t len)
 {
 	(void)lock;
 	snprintf(buf, len,
-		 "waiters spin %u ns (%u pause loops at %.1f ns) then FUTEX_WAIT; head parks on the "
-		 "lock word; steals while the head is not running",
+		 "waiters spin %u ns (%u pause loops at %.1f ns) then FUTEX_WAIT; one pending "
+		 "spinner on the word while nobody queues; head parks on the lock word; steals "
+		 "while the head is not running",
 		 LB_QSPIN_PV_SPIN_NS, lb_spin_loops(LB_QSPIN_PV_SPIN_NS),
 		 (double)lb_spin_relax_ps() / 1000.0);
 }
@@ -63,8 +64,9 @@ static void qspin_pv_describe(const void *lock, char *buf, size_t len)
 const struct lb_lock_ops lb_qspinlock_pv_ops = {
 	.name = "qspinlock-pv",
 	.family = "spin",
-	.summary = "queued spinlock with paravirt-style parking: halt after a timed spin, kick on "
-		   "hand-over, head parks on the word, steal while the head is not running",
+	.summary = "queued spinlock with paravirt-style parking: bounded pending spin, halt after "
+		   "a timed spin, kick on hand-over, head parks on the word, steal while the head "
+		   "is not running",
 	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS | LB_LOCK_F_THREAD_CTX |
 		 LB_LOCK_F_SPIN_ROLE,
 	.lock_size = sizeof(lb_qspin_pv_t),

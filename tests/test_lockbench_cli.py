@@ -305,7 +305,32 @@ def check_interrupt(outdir):
        f"signal (30 s run), JSON with no results")
 
 
+def check_default():
+    """`lockbench` alone: the brief default comparison, its header saying what
+    it leaves out and the command for the full comparison (its speed, <= 5 s,
+    is checked by running it, not here)."""
+    r = run([], timeout=120)
+    out = r.stdout
+    ok(r.returncode == 0, f"default comparison exits 0 (got {r.returncode}: {r.stderr.strip()[:200]})")
+    ok("# default comparison: 3 locks at 1 and" in out, "default: header names its cells")
+    ok("# left out:" in out and "per-thread ops CoV" in out and "ticket" in out,
+       "default: header lists what was left out (other locks, CoV)")
+    ok("# the full comparison" in out and "lockbench bench --repeat 5" in out,
+       "default: header gives the full comparison's command")
+    head = [l for l in out.splitlines() if l.startswith("lock ")]
+    ok(len(head) == 1 and head[0].split() ==
+       ["lock", "thr", "ops/s", "±sd%", "ns/op", "cpu_ns", "min/max", "lat_p50", "lat_p99"],
+       f"default: brief columns ({head[0] if head else 'no header'})")
+    rows = [l.split() for l in out.splitlines()
+            if l and not l.startswith(("#", "lock ")) and len(l.split()) == 9]
+    locks = sorted({x[0] for x in rows})
+    ok(locks == ["mutex", "pthread-mutex", "qspinlock-pv"] and len(rows) == 6,
+       f"default: pthread-mutex, mutex, qspinlock-pv at two thread counts ({len(rows)} rows: {locks})")
+    ok(all(0 < float(x[6]) <= 1 for x in rows), "default: min/max in (0, 1] in every row")
+
+
 def main():
+    check_default()
     for args, word in BAD:
         with tempfile.TemporaryDirectory() as d:
             check_bad(args, word, d)
