@@ -28,10 +28,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Temporaries to remove if a signal ends the run: the one acceptable global
- * state, because a signal handler cannot be handed a context. */
-static struct lb_outfile *volatile pending_outfiles[2];
-
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
 static void on_stop_signal(int sig)
@@ -41,9 +37,7 @@ static void on_stop_signal(int sig)
 		return;
 	}
 	/* Asked twice: leave now, with nothing half-written left behind. */
-	for (int i = 0; i < 2; i++)
-		if (pending_outfiles[i] && pending_outfiles[i]->tmp_path)
-			unlink(pending_outfiles[i]->tmp_path); /* async-signal-safe */
+	lb_outfile_unlink_pending();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -68,25 +62,25 @@ static void block_stop_signals(void)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 }
 
-static void open_output(const char *opt, const char *path, struct lb_outfile *f, int slot)
+/* Open an output before the run; on failure also abort `other` (the output
+ * opened before this one, or NULL) and exit 2. */
+static void open_output(const char *opt, const char *path, struct lb_outfile *f,
+			struct lb_outfile *other)
 {
 	int err = lb_outfile_open(f, path);
 	if (err) {
-		for (int i = 0; i < 2; i++)
-			if (pending_outfiles[i])
-				lb_outfile_abort(pending_outfiles[i]);
+		if (other)
+			lb_outfile_abort(other);
 		lb_usage_error("%s: cannot write '%s': %s%s; accepted: '-' (standard output), a "
 			       "writable file, device or FIFO, or a new file in an existing, "
 			       "writable directory", opt, path, strerror(err),
 			       err == ENXIO ? " (a FIFO nobody reads)" : "");
 	}
-	pending_outfiles[slot] = f;
 }
 
-static int finish_output(const char *what, struct lb_outfile *f, int slot)
+static int finish_output(const char *what, struct lb_outfile *f)
 {
 	int err = lb_outfile_commit(f);
-	pending_outfiles[slot] = NULL;
 	if (err)
 		fprintf(stderr, "%s: writing %s failed: %s\n", lb_cli_prog(), what, strerror(err));
 	return err;
@@ -106,9 +100,9 @@ static int run_all(struct lb_bench_config *cfg)
 	install_stop_handlers();
 	lb_outfile_refuse_same("--json", cfg->json_path, "--csv", cfg->csv_path);
 	if (cfg->json_path)
-		open_output("--json", cfg->json_path, &json, 0);
+		open_output("--json", cfg->json_path, &json, NULL);
 	if (cfg->csv_path)
-		open_output("--csv", cfg->csv_path, &csv, 1);
+		open_output("--csv", cfg->csv_path, &csv, &json);
 
 	/* Other work on the CPUs makes every figure vary: note it in the header. */
 	cfg->load_before = -1;
@@ -184,20 +178,19 @@ static int run_all(struct lb_bench_config *cfg)
 			rc |= lb_report_gbench(json.fp, cfg, &host, cells, nreport) ? 1 : 0;
 		else
 			lb_report_json(json.fp, cfg, &host, cells, nreport);
-		rc |= finish_output(cfg->json_path, &json, 0) ? 1 : 0;
+		rc |= finish_output(cfg->json_path, &json) ? 1 : 0;
 	}
 	if (cfg->csv_path) {
 		lb_report_csv(csv.fp, cfg, cells, nreport);
-		rc |= finish_output(cfg->csv_path, &csv, 1) ? 1 : 0;
+		rc |= finish_output(cfg->csv_path, &csv) ? 1 : 0;
 	}
 	if (cfg->interrupted_by)
 		rc = 128 + cfg->interrupted_by; /* the shell's convention for "killed by" */
 out:
-	for (int i = 0; i < 2; i++)
-		if (pending_outfiles[i]) {
-			lb_outfile_abort(pending_outfiles[i]);
-			pending_outfiles[i] = NULL;
-		}
+	/* Outputs not committed (an error on the way): remove the temporaries.
+	 * A committed or never opened output is a no-op here. */
+	lb_outfile_abort(&json);
+	lb_outfile_abort(&csv);
 	for (size_t i = 0; i < ncells; i++) {
 		for (unsigned int r = 0; r < cells[i].nruns; r++)
 			lb_run_result_free(&cells[i].runs[r]);

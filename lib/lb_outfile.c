@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,6 +34,50 @@
 
 #define TMP_SUFFIX ".tmp.XXXXXX"
 #define MAX_LINKS 40 /* the kernel's own limit on nested symlinks */
+
+/*
+ * Temporaries of outputs not yet committed or aborted, for
+ * lb_outfile_unlink_pending(): a signal handler gets no context, so this is
+ * the module's one piece of global state.  Slots are claimed and released
+ * with CAS; a full table (more outputs open at once than any command has)
+ * only means the extra temporaries are not removed by a signal.
+ */
+#define PENDING_MAX 8
+static _Atomic(char *) pending[PENDING_MAX];
+
+static void pending_add(char *tmp)
+{
+	for (int i = 0; i < PENDING_MAX; i++) {
+		char *none = NULL;
+		/* Relaxed: the handler only needs the pointer; the string was
+		 * written before, by this thread, and a handler interrupting
+		 * it sees its own thread's writes. */
+		if (atomic_compare_exchange_strong_explicit(&pending[i], &none, tmp,
+							    memory_order_relaxed,
+							    memory_order_relaxed))
+			return;
+	}
+}
+
+static void pending_del(const char *tmp)
+{
+	for (int i = 0; i < PENDING_MAX; i++) {
+		char *mine = (char *)tmp;
+		if (atomic_compare_exchange_strong_explicit(&pending[i], &mine, NULL,
+							    memory_order_relaxed,
+							    memory_order_relaxed))
+			return;
+	}
+}
+
+void lb_outfile_unlink_pending(void)
+{
+	for (int i = 0; i < PENDING_MAX; i++) {
+		char *tmp = atomic_load_explicit(&pending[i], memory_order_relaxed);
+		if (tmp)
+			unlink(tmp); /* async-signal-safe */
+	}
+}
 
 static void clear(struct lb_outfile *f)
 {
@@ -207,10 +252,12 @@ int lb_outfile_open(struct lb_outfile *f, const char *path)
 		clear(f);
 		return err;
 	}
+	pending_add(f->tmp_path);
 	if (fchmod(fd, mode) != 0 || !(f->fp = fdopen(fd, "w"))) {
 		err = errno;
 		close(fd);
 		unlink(f->tmp_path);
+		pending_del(f->tmp_path);
 		clear(f);
 		return err;
 	}
@@ -264,7 +311,9 @@ int lb_outfile_commit(struct lb_outfile *f)
 		err = errno;
 	if (err)
 		unlink(f->tmp_path);
-	else
+	/* After the rename: a signal in between only unlinks a gone name. */
+	pending_del(f->tmp_path);
+	if (!err)
 		sync_dir(f->path);
 	clear(f);
 	return err;
@@ -278,6 +327,7 @@ void lb_outfile_abort(struct lb_outfile *f)
 	} else if (f->fp) {
 		fclose(f->fp);
 		unlink(f->tmp_path);
+		pending_del(f->tmp_path);
 	}
 	clear(f);
 }

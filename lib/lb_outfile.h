@@ -55,6 +55,15 @@ int lb_outfile_commit(struct lb_outfile *f);
 void lb_outfile_abort(struct lb_outfile *f);
 
 /*
+ * Remove the temporary of every output opened and not yet committed or
+ * aborted, in this process.  Async-signal-safe (unlink() only): for a
+ * signal handler or a watchdog about to end the process, so that nothing
+ * half-written is left behind.  The FILEs stay open; the process is
+ * expected to exit.
+ */
+void lb_outfile_unlink_pending(void);
+
+/*
  * Whether two output paths name the same file, so that one output would
  * overwrite the other: equal after following symlinks and resolving the
  * directory ("./a.json" and "a.json", a link and its target), the same

@@ -95,6 +95,34 @@ static void test_commit_abort(void)
 	tap_ok(access(path, F_OK) != 0 && dir_entries(dir) == 0, "abort of a new file leaves nothing");
 }
 
+/* What a signal handler calls before the process dies: every temporary
+ * still pending goes, committed files and direct outputs stay. */
+static void test_unlink_pending(void)
+{
+	char done[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
+	struct lb_outfile fd, fa, fb, fnull;
+	snprintf(done, sizeof(done), "%s/done.json", dir);
+	snprintf(a, sizeof(a), "%s/a.json", dir);
+	snprintf(b, sizeof(b), "%s/b.csv", dir);
+
+	lb_outfile_open(&fd, done);
+	fputs("kept\n", fd.fp);
+	lb_outfile_commit(&fd);
+	int ea = lb_outfile_open(&fa, a), eb = lb_outfile_open(&fb, b);
+	int en = lb_outfile_open(&fnull, "/dev/null");
+	tap_ok(!ea && !eb && !en && dir_entries(dir) == 3, "two pending temporaries beside a committed file");
+	lb_outfile_unlink_pending();
+	tap_ok(dir_entries(dir) == 1 && file_is(done, "kept\n"),
+	       "unlink_pending removes both temporaries and keeps the committed file");
+	tap_ok(access("/dev/null", W_OK) == 0, "and leaves a direct output (/dev/null) alone");
+	lb_outfile_abort(&fa);
+	lb_outfile_abort(&fb);
+	lb_outfile_abort(&fnull);
+	lb_outfile_unlink_pending(); /* nothing pending: a no-op */
+	tap_ok(dir_entries(dir) == 1, "abort after unlink_pending: nothing created");
+	unlink(done);
+}
+
 static void expect_fail(const char *path, const char *what)
 {
 	struct lb_outfile f;
@@ -263,6 +291,7 @@ int main(void)
 		tap_skip_all("mkdtemp failed");
 	tap_diag("test_outfile: dir=%s", dir);
 	test_commit_abort();
+	test_unlink_pending();
 	test_bad_paths();
 	test_targets();
 	rmdir(dir);

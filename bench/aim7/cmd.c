@@ -26,15 +26,10 @@
 
 int lb_cmd_aim7(int argc, char **argv);
 
-/* Temporaries to remove if a signal ends the run (as bench_main.c does): the
- * one acceptable global state, since a signal handler gets no context. */
-static struct lb_outfile *volatile pending_outfiles[2];
-
+/* A signal ends the run: remove the output temporaries, then die of it. */
 static void on_fatal_signal(int sig)
 {
-	for (int i = 0; i < 2; i++)
-		if (pending_outfiles[i] && pending_outfiles[i]->tmp_path)
-			unlink(pending_outfiles[i]->tmp_path); /* async-signal-safe */
+	lb_outfile_unlink_pending();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -408,8 +403,6 @@ static int run_all(struct aim_config *cfg)
 		lb_usage_error("%s: standard output carries aim7's table; accepted: a file, device or "
 			       "FIFO other than standard output", j ? "--json" : "--csv");
 	}
-	pending_outfiles[0] = json.fp ? &json : NULL;
-	pending_outfiles[1] = csv.fp ? &csv : NULL;
 	signal(SIGINT, on_fatal_signal);
 	signal(SIGTERM, on_fatal_signal);
 	cfg->progress = !cfg->quiet && isatty(2);
@@ -495,7 +488,6 @@ static int run_all(struct aim_config *cfg)
 	if (rc > 1) /* a setup failure (errno value) */
 		fprintf(stderr, "lockbench aim7: cannot run: %s\n", strerror(rc));
 	if (rc) {
-		pending_outfiles[0] = pending_outfiles[1] = NULL;
 		if (json.fp)
 			lb_outfile_abort(&json);
 		if (csv.fp)
@@ -518,7 +510,6 @@ static int run_all(struct aim_config *cfg)
 			strerror(e));
 		rc = 1;
 	}
-	pending_outfiles[0] = pending_outfiles[1] = NULL;
 	free(cells);
 	return rc;
 }

@@ -119,8 +119,6 @@ int lb_rt_watchdog_start(const struct lb_rt_config *cfg, bool fifo);
 void lb_rt_watchdog_arm(struct lb_rt_task_info *const *tasks, unsigned int ntasks, const char *lock,
 			_Atomic uint64_t *progress);
 void lb_rt_watchdog_disarm(void);
-/* A temporary output file to remove if the watchdog ends the process. */
-void lb_rt_watchdog_cleanup_path(int slot, const char *tmp_path);
 
 /* What a task is doing, for the thread dump. */
 enum lb_rt_task_role { LB_RT_SENDER, LB_RT_RECEIVER, LB_RT_RT };

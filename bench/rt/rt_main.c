@@ -13,38 +13,35 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Temporary output files to remove when a signal ends the command. */
-static char *volatile pending_tmp[2];
-
+/* A signal ends the command: remove the output temporaries, then die of it. */
 static void on_signal(int sig)
 {
-	for (int i = 0; i < 2; i++)
-		if (pending_tmp[i])
-			unlink(pending_tmp[i]); /* async-signal-safe */
+	lb_outfile_unlink_pending();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-static void open_output(const char *opt, const char *path, struct lb_outfile *f, int slot)
+/* Open an output before the run; on failure remove every temporary opened
+ * so far (the other output's too) and exit 2. */
+static void open_output(const char *opt, const char *path, struct lb_outfile *f)
 {
 	int err = lb_outfile_open(f, path);
-	if (err)
+	if (err) {
+		lb_outfile_unlink_pending();
 		lb_usage_error("%s: cannot write '%s': %s; accepted: a writable file, device or FIFO",
 			       opt, path, strerror(err));
+	}
 	/* The report goes to stdout: a result file there would be mixed into it. */
 	if (f->is_std && f->fp == stdout) {
 		lb_outfile_abort(f);
+		lb_outfile_unlink_pending();
 		lb_usage_error("%s: standard output carries rt's report; accepted: a file, device or "
 			       "FIFO other than standard output", opt);
 	}
-	pending_tmp[slot] = f->tmp_path;
-	lb_rt_watchdog_cleanup_path(slot, f->tmp_path);
 }
 
-static int commit_output(const char *what, struct lb_outfile *f, int slot)
+static int commit_output(const char *what, struct lb_outfile *f)
 {
-	pending_tmp[slot] = NULL;
-	lb_rt_watchdog_cleanup_path(slot, NULL);
 	int err = lb_outfile_commit(f);
 	if (err)
 		fprintf(stderr, "lockbench: rt: writing the %s file failed: %s\n", what, strerror(err));
@@ -63,9 +60,9 @@ int lb_cmd_rt(int argc, char **argv)
 	cfg.argv_joined = joined ? joined : "lockbench rt";
 	lb_outfile_refuse_same("--json", cfg.json_path, "--csv", cfg.csv_path);
 	if (cfg.json_path)
-		open_output("--json", cfg.json_path, &json, 0);
+		open_output("--json", cfg.json_path, &json);
 	if (cfg.csv_path)
-		open_output("--csv", cfg.csv_path, &csv, 1);
+		open_output("--csv", cfg.csv_path, &csv);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN); /* a dead receiver shows as an I/O error, not a kill */
@@ -139,8 +136,6 @@ int lb_cmd_rt(int argc, char **argv)
 		fprintf(stderr, "lockbench: rt: FAILED: the allocator's invariants do not hold with "
 			"list_lock '%s' (or a run could not start); no result files written\n",
 			cfg.locks[0]->name);
-		for (int i = 0; i < 2; i++)
-			pending_tmp[i] = NULL;
 		if (cfg.json_path)
 			lb_outfile_abort(&json);
 		if (cfg.csv_path)
@@ -148,11 +143,11 @@ int lb_cmd_rt(int argc, char **argv)
 	} else {
 		if (cfg.json_path) {
 			lb_rt_write_json(json.fp, &cfg, &facts, runs, done, merged, cfg.rt_threads, false);
-			status |= commit_output("JSON", &json, 0);
+			status |= commit_output("JSON", &json);
 		}
 		if (cfg.csv_path) {
 			lb_rt_write_csv(csv.fp, &cfg, runs, done);
-			status |= commit_output("CSV", &csv, 1);
+			status |= commit_output("CSV", &csv);
 		}
 	}
 	fflush(stdout);

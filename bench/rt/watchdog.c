@@ -13,6 +13,7 @@
  */
 #include "rt.h"
 #include "slab.h"
+#include "lb_outfile.h"
 #include "lb_time.h"
 
 #include <pthread.h>
@@ -34,7 +35,6 @@ static struct {
 	_Atomic uint64_t *progress;
 	uint64_t armed_at, last_progress_at, last_progress;
 	uint64_t watchdog_ns, run_timeout_ns;
-	char tmp_paths[2][4096];
 } wd = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 static const char *state_name(int s)
@@ -120,9 +120,7 @@ static void *watchdog_main(void *arg)
 					 (double)wd.run_timeout_ns / 1e9);
 			if (*why) {
 				dump(why);
-				for (int i = 0; i < 2; i++)
-					if (wd.tmp_paths[i][0])
-						unlink(wd.tmp_paths[i]);
+				lb_outfile_unlink_pending(); /* no half-written results */
 				fflush(stdout);
 				fflush(stderr);
 				_exit(1);
@@ -187,9 +185,3 @@ void lb_rt_watchdog_disarm(void)
 	pthread_mutex_unlock(&wd.mu);
 }
 
-void lb_rt_watchdog_cleanup_path(int slot, const char *tmp_path)
-{
-	pthread_mutex_lock(&wd.mu);
-	snprintf(wd.tmp_paths[slot], sizeof(wd.tmp_paths[slot]), "%s", tmp_path ? tmp_path : "");
-	pthread_mutex_unlock(&wd.mu);
-}

@@ -86,6 +86,11 @@ def scenario_cli(tmp):
         (["--json", os.path.join(tmp, "same"), "--csv", os.path.join(tmp, "same")],
          "name the same file"),
         (["--csv", "-"], "--csv: standard output"),
+        # --json opens (a temporary), then --csv fails: the JSON temporary
+        # must go too (checked below).
+        (["--json", os.path.join(tmp, "first.json"), "--csv",
+          os.path.join(tmp, "nodir", "x.csv")], "--csv"),
+        (["--json", os.path.join(tmp, "first.json"), "--csv", "-"], "--csv: standard output"),
     ]
     for args, name in bad:
         r = run(args, timeout=20)
@@ -95,6 +100,8 @@ def scenario_cli(tmp):
         if r.returncode != 2 or len(lines) != 1:
             diag("rc %d stderr %r" % (r.returncode, r.stderr))
     ok(not os.path.exists(os.path.join(tmp, "nodir")), "no file left by a bad --json path")
+    left = [f for f in os.listdir(tmp) if ".tmp." in f or f == "first.json"]
+    ok(not left, "no temporary left when the second output is refused (%s)" % left)
     r = run(["--help"], timeout=20)
     ok(r.returncode == 0 and "--list-lock" in r.stdout and "--compare" in r.stdout,
        "--help lists the options")
