@@ -90,19 +90,22 @@ static int run_all(struct lb_bench_config *cfg)
 {
 	struct lb_outfile json = { 0 }, csv = { 0 };
 	size_t ncells = cfg->nlocks * cfg->nthread_counts;
-	struct lb_cell *cells = calloc(ncells, sizeof(*cells));
 	int rc = 0;
 
-	if (!cells) {
-		fprintf(stderr, "%s: out of memory\n", lb_cli_prog());
-		return 1;
-	}
+	/* Outputs first: a bad path exits 2 before anything is allocated. */
 	install_stop_handlers();
 	lb_outfile_refuse_same("--json", cfg->json_path, "--csv", cfg->csv_path);
 	if (cfg->json_path)
 		open_output("--json", cfg->json_path, &json, NULL);
 	if (cfg->csv_path)
 		open_output("--csv", cfg->csv_path, &csv, &json);
+	struct lb_cell *cells = calloc(ncells, sizeof(*cells));
+	if (!cells) {
+		fprintf(stderr, "%s: out of memory\n", lb_cli_prog());
+		lb_outfile_abort(&json);
+		lb_outfile_abort(&csv);
+		return 1;
+	}
 
 	/* Other work on the CPUs makes every figure vary: note it in the header. */
 	cfg->load_before = -1;

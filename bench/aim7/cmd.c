@@ -377,11 +377,7 @@ static int run_all(struct aim_config *cfg)
 	int rc = 0, e;
 	int nsides = cfg->ab ? 2 : 1;
 	size_t ncells = cfg->npoints * (size_t)nsides;
-	struct aim_cell *cells = calloc(ncells, sizeof(*cells));
-	if (!cells) {
-		fprintf(stderr, "lockbench aim7: out of memory\n");
-		return 1;
-	}
+	/* Outputs first: a bad path exits 2 before anything is allocated. */
 	lb_outfile_refuse_same("--json", cfg->json_path, "--csv", cfg->csv_path);
 	if (cfg->json_path && (e = lb_outfile_open(&json, cfg->json_path)))
 		lb_usage_error("--json: cannot write '%s': %s; accepted: a file in an existing, "
@@ -402,6 +398,13 @@ static int run_all(struct aim_config *cfg)
 			lb_outfile_abort(&csv);
 		lb_usage_error("%s: standard output carries aim7's table; accepted: a file, device or "
 			       "FIFO other than standard output", j ? "--json" : "--csv");
+	}
+	struct aim_cell *cells = calloc(ncells, sizeof(*cells));
+	if (!cells) {
+		fprintf(stderr, "lockbench aim7: out of memory\n");
+		lb_outfile_abort(&json);
+		lb_outfile_abort(&csv);
+		return 1;
 	}
 	signal(SIGINT, on_fatal_signal);
 	signal(SIGTERM, on_fatal_signal);

@@ -56,13 +56,14 @@ int lb_cmd_rt(int argc, char **argv)
 	int status = 0;
 
 	lb_rt_parse(argc, argv, &cfg);
-	char *joined = lb_cli_join_args(argc, argv);
-	cfg.argv_joined = joined ? joined : "lockbench rt";
+	/* Outputs first: a bad path exits 2 before anything is allocated. */
 	lb_outfile_refuse_same("--json", cfg.json_path, "--csv", cfg.csv_path);
 	if (cfg.json_path)
 		open_output("--json", cfg.json_path, &json);
 	if (cfg.csv_path)
 		open_output("--csv", cfg.csv_path, &csv);
+	char *joined = lb_cli_join_args(argc, argv);
+	cfg.argv_joined = joined ? joined : "lockbench rt";
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN); /* a dead receiver shows as an I/O error, not a kill */
