@@ -54,9 +54,8 @@ static void qspin_pv_describe(const void *lock, char *buf, size_t len)
 {
 	(void)lock;
 	snprintf(buf, len,
-		 "waiters spin %u ns (%u pause loops at %.1f ns) then FUTEX_WAIT; one pending "
-		 "spinner on the word while nobody queues; head parks on the lock word; steals "
-		 "while the head is not running",
+		 "waiters spin %u ns (%u pause loops at %.1f ns) then FUTEX_WAIT; pending spin "
+		 "if none queue; head parks on the word; steals while head is off CPU",
 		 LB_QSPIN_PV_SPIN_NS, lb_spin_loops(LB_QSPIN_PV_SPIN_NS),
 		 (double)lb_spin_relax_ps() / 1000.0);
 }
