@@ -49,11 +49,11 @@ static void pending_add(char *tmp)
 {
 	for (int i = 0; i < PENDING_MAX; i++) {
 		char *none = NULL;
-		/* Relaxed: the handler only needs the pointer; the string was
-		 * written before, by this thread, and a handler interrupting
-		 * it sees its own thread's writes. */
+		/* Release: the name is complete before another thread (rt's
+		 * watchdog) can see the pointer; pairs with the acquire load
+		 * in lb_outfile_unlink_pending. */
 		if (atomic_compare_exchange_strong_explicit(&pending[i], &none, tmp,
-							    memory_order_relaxed,
+							    memory_order_release,
 							    memory_order_relaxed))
 			return;
 	}
@@ -63,6 +63,8 @@ static void pending_del(const char *tmp)
 {
 	for (int i = 0; i < PENDING_MAX; i++) {
 		char *mine = (char *)tmp;
+		/* Relaxed: clearing publishes nothing; the caller frees the name
+		 * only after this, and nobody unlinks it from then on. */
 		if (atomic_compare_exchange_strong_explicit(&pending[i], &mine, NULL,
 							    memory_order_relaxed,
 							    memory_order_relaxed))
@@ -73,7 +75,8 @@ static void pending_del(const char *tmp)
 void lb_outfile_unlink_pending(void)
 {
 	for (int i = 0; i < PENDING_MAX; i++) {
-		char *tmp = atomic_load_explicit(&pending[i], memory_order_relaxed);
+		/* Acquire: pairs with pending_add's release (see there). */
+		char *tmp = atomic_load_explicit(&pending[i], memory_order_acquire);
 		if (tmp)
 			unlink(tmp); /* async-signal-safe */
 	}
