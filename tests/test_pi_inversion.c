@@ -49,11 +49,12 @@
  * the machine of that time; on a Firecracker guest even glibc's PI mutex and
  * the kernel's futex-pi peak at 1.15-2.3 ms here (scheduler wake-up jitter,
  * not inversion), so a 200 us bound made this a timing test of the host.
- * 2 ms still separates "PI works" (about CS_NS) from the inversion this test
- * exists to catch (about HOG_NS, 100 times more); the figure itself is
- * printed and belongs in benchmark reports.
+ * With two test runs sharing the 2 vCPUs futex-pi reached 3.85 ms, so 2 ms
+ * was one too.  10 ms still separates "PI works" (about CS_NS) from the
+ * inversion this test exists to catch (about HOG_NS, 20 times more); the
+ * figure itself is printed and belongs in benchmark reports.
  */
-#define SLACK_NS 2000000ull
+#define SLACK_NS 10000000ull
 #define REPS_PI 20
 #define REPS_NOPI 5
 #define PRIO_LOW 1
