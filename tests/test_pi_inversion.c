@@ -33,6 +33,7 @@
 #include "rtmutex.h"
 #include "lb_registry.h"
 #include "tap.h"
+#include "test_sync.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -60,28 +61,6 @@
 #define PRIO_LOW 1
 #define PRIO_MED 2
 #define PRIO_HIGH 3
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Wait until *w == v (futex sleep; every writer wakes all). */
-static void wait_eq(_Atomic uint32_t *w, uint32_t v)
-{
-	uint32_t cur;
-	/* Sleep loop: acquire pairs with the release store in post(). */
-	while ((cur = atomic_load_explicit(w, memory_order_acquire)) != v)
-		lb_futex_wait(w, cur, NULL);
-}
-
-static void post(_Atomic uint32_t *w, uint32_t v)
-{
-	atomic_store_explicit(w, v, memory_order_release);
-	lb_futex_wake(w, INT_MAX);
-}
 
 struct scen {
 	const struct lb_lock_ops *ops;

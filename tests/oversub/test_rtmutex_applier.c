@@ -37,6 +37,7 @@ static int lb_test_sched_setscheduler(pid_t pid, int policy, const struct sched_
 #include "rtmutex.h"
 #undef sched_setscheduler
 #include "../tap.h"
+#include "../test_sync.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -51,27 +52,6 @@ static int lb_test_sched_setscheduler(pid_t pid, int policy, const struct sched_
 #define PRIO_X 10
 #define PRIO_HOG 30
 #define PRIO_H 50
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void wait_eq(_Atomic uint32_t *w, uint32_t v)
-{
-	uint32_t cur;
-	/* Sleep loop: acquire pairs with the release store in post(). */
-	while ((cur = atomic_load_explicit(w, memory_order_acquire)) != v)
-		lb_futex_wait(w, cur, NULL);
-}
-
-static void post(_Atomic uint32_t *w, uint32_t v)
-{
-	atomic_store_explicit(w, v, memory_order_release);
-	lb_futex_wake(w, INT_MAX);
-}
 
 static lb_rtmutex_t lock_a;
 static struct lb_rt_task task_l, task_x, task_h;

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_sync.h - small helpers the scheduling tests share: a clock read in
+ * ns, and a futex-backed "wait until this word equals v" / "set it and wake
+ * everyone" pair for sequencing test threads.  Needs _GNU_SOURCE (futex).
+ */
+#ifndef LB_TEST_SYNC_H
+#define LB_TEST_SYNC_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "lb_atomic.h"
+#include "lb_futex.h"
+
+static inline uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Wait until *w == v (futex sleep; every writer wakes all). */
+static inline void wait_eq(_Atomic uint32_t *w, uint32_t v)
+{
+	uint32_t cur;
+	/* Sleep loop: acquire pairs with the release store in post(). */
+	while ((cur = atomic_load_explicit(w, memory_order_acquire)) != v)
+		lb_futex_wait(w, cur, NULL);
+}
+
+static inline void post(_Atomic uint32_t *w, uint32_t v)
+{
+	atomic_store_explicit(w, v, memory_order_release);
+	lb_futex_wake(w, INT_MAX);
+}
+
+#endif /* LB_TEST_SYNC_H */
