@@ -21,20 +21,23 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
-/* Open an output before the run; on failure remove every temporary opened
- * so far (the other output's too) and exit 2. */
-static void open_output(const char *opt, const char *path, struct lb_outfile *f)
+/* Open an output before the run; on failure also abort `other` (the output
+ * opened before this one, or NULL) and exit 2, as bench does. */
+static void open_output(const char *opt, const char *path, struct lb_outfile *f,
+			struct lb_outfile *other)
 {
 	int err = lb_outfile_open(f, path);
 	if (err) {
-		lb_outfile_unlink_pending();
+		if (other)
+			lb_outfile_abort(other);
 		lb_usage_error("%s: cannot write '%s': %s; accepted: a writable file, device or FIFO",
 			       opt, path, strerror(err));
 	}
 	/* The report goes to stdout: a result file there would be mixed into it. */
 	if (f->is_std && f->fp == stdout) {
 		lb_outfile_abort(f);
-		lb_outfile_unlink_pending();
+		if (other)
+			lb_outfile_abort(other);
 		lb_usage_error("%s: standard output carries rt's report; accepted: a file, device or "
 			       "FIFO other than standard output", opt);
 	}
@@ -59,9 +62,9 @@ int lb_cmd_rt(int argc, char **argv)
 	/* Outputs first: a bad path exits 2 before anything is allocated. */
 	lb_outfile_refuse_same("--json", cfg.json_path, "--csv", cfg.csv_path);
 	if (cfg.json_path)
-		open_output("--json", cfg.json_path, &json);
+		open_output("--json", cfg.json_path, &json, NULL);
 	if (cfg.csv_path)
-		open_output("--csv", cfg.csv_path, &csv);
+		open_output("--csv", cfg.csv_path, &csv, &json);
 	char *joined = lb_cli_join_args(argc, argv);
 	cfg.argv_joined = joined ? joined : "lockbench rt";
 	signal(SIGINT, on_signal);
