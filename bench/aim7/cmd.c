@@ -316,23 +316,28 @@ static int calibrate(const struct aim_config *cfg, unsigned int users, double *c
 	return 0;
 }
 
-static void explain(const struct aim_point *p, const char *prefix,
+/* What --json/--csv accept, as bench says it (lib/lb_outfile.h). */
+#define AIM_OUTPUT_ACCEPTED                                                                    \
+	"'-' (standard output), a writable file, device or FIFO, or a new file in an "       \
+	"existing, writable directory"
+
+static void explain(FILE *out, const struct aim_point *p, const char *prefix,
 		    const struct lb_lock_ops *const *ops)
 {
 	for (int r = 0; r < AIM_NROLES; r++) {
 		const struct aim_role_stats *s = &p->role[r];
-		printf("%s  %-8s %-16s %12llu acquisitions, %5.1f%% of child time in lock() "
+		fprintf(out, "%s  %-8s %-16s %12llu acquisitions, %5.1f%% of child time in lock() "
 		       "(%.0f ns/acquisition)",
 		       prefix, aim_role_name(r), ops[r]->name, (unsigned long long)s->acquires,
 		       aim_wait_pct(p, r), s->acquires ? (double)s->wait_ns / (double)s->acquires : 0);
 		for (size_t c = 0; c < s->ncounters; c++)
-			printf("%s %s=%llu", c ? "" : ";", s->counters[c].name,
+			fprintf(out, "%s %s=%llu", c ? "" : ";", s->counters[c].name,
 			       (unsigned long long)s->counters[c].value);
 		if (!s->ncounters && !ops[r]->counters)
-			printf("; no counters");
-		printf("\n");
+			fprintf(out, "; no counters");
+		fputc('\n', out);
 	}
-	printf("%s  CPU: children used %.2f s of %.2f s wall x %u children, i.e. %.2f CPUs "
+	fprintf(out, "%s  CPU: children used %.2f s of %.2f s wall x %u children, i.e. %.2f CPUs "
 	       "(%.0f jobs per CPU-second); %llu sleeps (voluntary switches), %llu preemptions; "
 	       "time in lock() includes being preempted there\n",
 	       prefix, p->child_cpu_s, p->fig.parent_s, p->users,
@@ -341,7 +346,7 @@ static void explain(const struct aim_point *p, const char *prefix,
 	       (unsigned long long)p->vol_csw, (unsigned long long)p->invol_csw);
 }
 
-static void summarize_cell(const struct aim_cell *c, const char *prefix)
+static void summarize_cell(FILE *out, const struct aim_cell *c, const char *prefix)
 {
 	double v[AIM_MAX_REPEAT], j[AIM_MAX_REPEAT];
 	struct lb_summary s, sj;
@@ -351,11 +356,12 @@ static void summarize_cell(const struct aim_cell *c, const char *prefix)
 	}
 	lb_summarize(v, c->nruns, &s);
 	lb_summarize(j, c->nruns, &sj);
-	printf("%s%-5u mean Jobs/min %.2f +- %.2f (CoV %.1f%%, n=%zu), JTI %.1f +- %.1f\n", prefix,
+	fprintf(out, "%s%-5u mean Jobs/min %.2f +- %.2f (CoV %.1f%%, n=%zu), JTI %.1f +- %.1f\n", prefix,
 	       c->users, s.mean, s.sd, 100 * s.cov, s.n, sj.mean, sj.sd);
 }
 
-static void summarize_ab(const struct aim_cell *pre, const struct aim_cell *post, int role)
+static void summarize_ab(FILE *out, const struct aim_cell *pre, const struct aim_cell *post,
+			 int role)
 {
 	double ratio[AIM_MAX_REPEAT];
 	size_t n = pre->nruns < post->nruns ? pre->nruns : post->nruns;
@@ -365,10 +371,10 @@ static void summarize_ab(const struct aim_cell *pre, const struct aim_cell *post
 				   : 0;
 	struct lb_summary s;
 	lb_summarize(ratio, n, &s);
-	printf("POST/PRE Jobs/min at %u users: %.2fx", pre->users, s.mean);
+	fprintf(out, "POST/PRE Jobs/min at %u users: %.2fx", pre->users, s.mean);
 	if (n > 1)
-		printf(" +- %.2f (pairs: min %.2fx, max %.2fx, n=%zu)", s.sd, s.min, s.max, n);
-	printf("  [PRE %s, POST %s]\n", pre->role_ops[role]->name, post->role_ops[role]->name);
+		fprintf(out, " +- %.2f (pairs: min %.2fx, max %.2fx, n=%zu)", s.sd, s.min, s.max, n);
+	fprintf(out, "  [PRE %s, POST %s]\n", pre->role_ops[role]->name, post->role_ops[role]->name);
 }
 
 static int run_all(struct aim_config *cfg)
@@ -380,25 +386,18 @@ static int run_all(struct aim_config *cfg)
 	/* Outputs first: a bad path exits 2 before anything is allocated. */
 	lb_outfile_refuse_same("--json", cfg->json_path, "--csv", cfg->csv_path);
 	if (cfg->json_path && (e = lb_outfile_open(&json, cfg->json_path)))
-		lb_usage_error("--json: cannot write '%s': %s; accepted: a file in an existing, "
-			       "writable directory", cfg->json_path, strerror(e));
+		lb_usage_error("--json: cannot write '%s': %s%s; accepted: " AIM_OUTPUT_ACCEPTED,
+			       cfg->json_path, strerror(e), e == ENXIO ? " (a FIFO nobody reads)" : "");
 	if (cfg->csv_path && (e = lb_outfile_open(&csv, cfg->csv_path))) {
 		if (json.fp)
 			lb_outfile_abort(&json);
-		lb_usage_error("--csv: cannot write '%s': %s; accepted: a file in an existing, "
-			       "writable directory", cfg->csv_path, strerror(e));
+		lb_usage_error("--csv: cannot write '%s': %s%s; accepted: " AIM_OUTPUT_ACCEPTED,
+			       cfg->csv_path, strerror(e), e == ENXIO ? " (a FIFO nobody reads)" : "");
 	}
-	/* The report table and progress lines go to stdout: a result file
-	 * there would be mixed into them. */
-	if ((json.is_std && json.fp == stdout) || (csv.is_std && csv.fp == stdout)) {
-		bool j = json.is_std && json.fp == stdout;
-		if (json.fp)
-			lb_outfile_abort(&json);
-		if (csv.fp)
-			lb_outfile_abort(&csv);
-		lb_usage_error("%s: standard output carries aim7's table; accepted: a file, device or "
-			       "FIFO other than standard output", j ? "--json" : "--csv");
-	}
+	/* A result file on standard output ('-', /dev/stdout) gets stdout to
+	 * itself, so it stays parseable: the table then goes to stderr. */
+	FILE *out = (json.is_std && json.fp == stdout) || (csv.is_std && csv.fp == stdout)
+			    ? stderr : stdout;
 	struct aim_cell *cells = calloc(ncells, sizeof(*cells));
 	if (!cells) {
 		fprintf(stderr, "lockbench aim7: out of memory\n");
@@ -410,17 +409,17 @@ static int run_all(struct aim_config *cfg)
 	signal(SIGTERM, on_fatal_signal);
 	cfg->progress = !cfg->quiet && isatty(2);
 
-	printf("lockbench aim7: workfile %s (%zu tests, %lu hits), locks: mutex=%s spinlock=%s "
+	fprintf(out, "lockbench aim7: workfile %s (%zu tests, %lu hits), locks: mutex=%s spinlock=%s "
 	       "rwlock=%s", cfg->wf.name, cfg->wf.ntests, cfg->wf.total_hits,
 	       cfg->role_ops[0]->name, cfg->role_ops[1]->name, cfg->role_ops[2]->name);
 	if (cfg->ab)
-		printf("; A/B on %s: PRE=%s POST=%s", aim_role_name(cfg->ab_role),
+		fprintf(out, "; A/B on %s: PRE=%s POST=%s", aim_role_name(cfg->ab_role),
 		       cfg->ab_ops[0]->name, cfg->ab_ops[1]->name);
-	printf("\n");
-	aim_print_header(stdout);
+	fputc('\n', out);
+	aim_print_header(out);
 	if (csv.fp)
 		aim_csv_header(csv.fp);
-	fflush(stdout);
+	fflush(out);
 
 	double max_jpm[2] = { 0, 0 };
 	for (size_t pi = 0; pi < cfg->npoints && rc == 0; pi++) {
@@ -460,32 +459,32 @@ static int run_all(struct aim_config *cfg)
 				if (cfg->progress)
 					fprintf(stderr, "%60s\r", "");
 				const char *prefix = !cfg->ab ? "" : side ? "POST: " : "PRE:  ";
-				aim_print_row(stdout, prefix, &p->fig);
+				aim_print_row(out, prefix, &p->fig);
 				if (cfg->explain)
-					explain(p, prefix, c->role_ops);
+					explain(out, p, prefix, c->role_ops);
 				if (csv.fp)
 					aim_csv_row(csv.fp, &p->fig);
 				int m = side > 0;
 				max_jpm[m] = p->fig.jobs_per_min > max_jpm[m] ? p->fig.jobs_per_min
 									      : max_jpm[m];
-				fflush(stdout);
+				fflush(out);
 			}
 		if (rc)
 			break;
 		struct aim_cell *c0 = &cells[pi * (size_t)nsides];
 		if (cfg->repeat > 1)
 			for (int side = 0; side < nsides; side++)
-				summarize_cell(&c0[side], !cfg->ab ? "" : side ? "POST: " : "PRE:  ");
+				summarize_cell(out, &c0[side], !cfg->ab ? "" : side ? "POST: " : "PRE:  ");
 		if (cfg->ab) {
-			summarize_ab(&c0[0], &c0[1], cfg->ab_role);
+			summarize_ab(out, &c0[0], &c0[1], cfg->ab_role);
 		}
 	}
 	if (rc == 0) {
 		if (cfg->ab) {
-			printf("PRE:  Max Jobs per Minute %.2f\n", max_jpm[0]);
-			printf("POST: Max Jobs per Minute %.2f\n", max_jpm[1]);
+			fprintf(out, "PRE:  Max Jobs per Minute %.2f\n", max_jpm[0]);
+			fprintf(out, "POST: Max Jobs per Minute %.2f\n", max_jpm[1]);
 		} else {
-			printf("Max Jobs per Minute %.2f\n", max_jpm[0]);
+			fprintf(out, "Max Jobs per Minute %.2f\n", max_jpm[0]);
 		}
 	}
 	if (rc > 1) /* a setup failure (errno value) */

@@ -8,6 +8,8 @@
 #include "lb_cli.h"
 #include "lb_outfile.h"
 
+#include <errno.h>
+
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,16 +32,10 @@ static void open_output(const char *opt, const char *path, struct lb_outfile *f,
 	if (err) {
 		if (other)
 			lb_outfile_abort(other);
-		lb_usage_error("%s: cannot write '%s': %s; accepted: a writable file, device or FIFO",
-			       opt, path, strerror(err));
-	}
-	/* The report goes to stdout: a result file there would be mixed into it. */
-	if (f->is_std && f->fp == stdout) {
-		lb_outfile_abort(f);
-		if (other)
-			lb_outfile_abort(other);
-		lb_usage_error("%s: standard output carries rt's report; accepted: a file, device or "
-			       "FIFO other than standard output", opt);
+		lb_usage_error("%s: cannot write '%s': %s%s; accepted: '-' (standard output), a "
+			       "writable file, device or FIFO, or a new file in an existing, "
+			       "writable directory", opt, path, strerror(err),
+			       err == ENXIO ? " (a FIFO nobody reads)" : "");
 	}
 }
 
@@ -65,6 +61,10 @@ int lb_cmd_rt(int argc, char **argv)
 		open_output("--json", cfg.json_path, &json, NULL);
 	if (cfg.csv_path)
 		open_output("--csv", cfg.csv_path, &csv, &json);
+	/* A result file on standard output ('-', /dev/stdout) gets stdout to
+	 * itself, so it stays parseable: the report then goes to stderr. */
+	FILE *out = (json.is_std && json.fp == stdout) || (csv.is_std && csv.fp == stdout)
+			    ? stderr : stdout;
 	char *joined = lb_cli_join_args(argc, argv);
 	cfg.argv_joined = joined ? joined : "lockbench rt";
 	signal(SIGINT, on_signal);
@@ -76,13 +76,13 @@ int lb_cmd_rt(int argc, char **argv)
 		fprintf(stderr, "lockbench: rt: cannot start the watchdog thread\n");
 		return 1;
 	}
-	lb_rt_print_header(stdout, &cfg, &facts);
+	lb_rt_print_header(out, &cfg, &facts);
 	if (cfg.groups) {
-		printf("Running in threaded mode with %u groups using %u file descriptors each "
+		fprintf(out, "Running in threaded mode with %u groups using %u file descriptors each "
 		       "(== %u tasks)\n", cfg.groups, 2 * cfg.fds, 2 * cfg.groups * cfg.fds);
-		printf("Each sender will pass %u messages of %u bytes\n", cfg.loops, cfg.datasize);
+		fprintf(out, "Each sender will pass %u messages of %u bytes\n", cfg.loops, cfg.datasize);
 	}
-	fflush(stdout);
+	fflush(out);
 
 	struct lb_rt_run *runs[LB_RT_MAX_LOCKS] = { 0 };
 	struct lb_rt_thread_stats *merged[LB_RT_MAX_LOCKS] = { 0 };
@@ -117,8 +117,8 @@ int lb_cmd_rt(int argc, char **argv)
 			if (err < 0)
 				status = 1; /* invariants failed: reported by the run */
 			if (cfg.nlocks == 1 && cfg.groups) {
-				lb_rt_print_run_line(stdout, run);
-				fflush(stdout);
+				lb_rt_print_run_line(out, run);
+				fflush(out);
 			} else if (!cfg.quiet && cfg.groups) {
 				fprintf(stderr, "lockbench: rt: [%u/%u] %-12s ", r + 1, cfg.repeat,
 					cfg.locks[l]->name);
@@ -132,9 +132,9 @@ int lb_cmd_rt(int argc, char **argv)
 	}
 	if (done) {
 		for (size_t l = 0; l < cfg.nlocks; l++)
-			lb_rt_print_lock_block(stdout, &cfg, runs[l], done, merged[l], cfg.rt_threads);
+			lb_rt_print_lock_block(out, &cfg, runs[l], done, merged[l], cfg.rt_threads);
 		if (cfg.compare)
-			lb_rt_print_compare(stdout, &cfg, runs, done, merged, cfg.rt_threads);
+			lb_rt_print_compare(out, &cfg, runs, done, merged, cfg.rt_threads);
 	}
 	if (status) {
 		fprintf(stderr, "lockbench: rt: FAILED: the allocator's invariants do not hold with "
@@ -154,7 +154,7 @@ int lb_cmd_rt(int argc, char **argv)
 			status |= commit_output("CSV", &csv);
 		}
 	}
-	fflush(stdout);
+	fflush(out);
 	for (size_t l = 0; l < cfg.nlocks; l++) {
 		for (unsigned int r = 0; r < cfg.repeat; r++)
 			lb_rt_run_free(&runs[l][r]);

@@ -79,7 +79,6 @@ def cli(d):
         (["--users", "1", "--jobs", "1", "--json", missing_json], "--json: cannot write"),
         (["--users", "1", "--jobs", "1", "--json", os.path.join(d, "same"), "--csv",
           os.path.join(d, "same")], "name the same file"),
-        (["--users", "1", "--jobs", "1", "--json", "-"], "--json: standard output"),
     ]
     for args, want in bad:
         r = aim7(*args, timeout=30)
@@ -120,6 +119,20 @@ def cli(d):
         jpm = run["jobs_per_min"]
         want = run["jobs_per_child"] / run["parent_time_s"] * 60 * 2
         ok(abs(jpm - want) <= 1e-6 * want, f"Jobs/min = jobs/child / parent s * 60 * children ({jpm:.2f})")
+
+    # '-' is standard output: the JSON gets stdout to itself, the table moves
+    # to stderr; the same for the CSV.
+    r = aim7("--users", "1", "--jobs", "2", "--json", "-")
+    try:
+        doc = json.loads(r.stdout)
+    except ValueError as e:
+        doc = {"error": str(e)}
+    ok(r.returncode == 0 and doc.get("schema") == "lockbench-aim7-1" and HEADER in r.stderr.splitlines(),
+       f"--json -: JSON alone on stdout, the table on stderr {short(r.stdout)} {short(r.stderr)}")
+    r = aim7("--users", "1", "--jobs", "2", "--csv", "-")
+    out = r.stdout.splitlines()
+    ok(r.returncode == 0 and out[:1] == [CSV_HEADER] and len(out) == 2 and HEADER in r.stderr.splitlines(),
+       f"--csv -: CSV alone on stdout, the table on stderr {short(r.stdout)}")
 
     tiny = os.path.join(d, "tiny.wf")
     with open(tiny, "w") as f:

@@ -85,12 +85,11 @@ def scenario_cli(tmp):
         (["--json", os.path.join(tmp, "nodir", "x.json")], "--json"),
         (["--json", os.path.join(tmp, "same"), "--csv", os.path.join(tmp, "same")],
          "name the same file"),
-        (["--csv", "-"], "--csv: standard output"),
         # --json opens (a temporary), then --csv fails: the JSON temporary
         # must go too (checked below).
         (["--json", os.path.join(tmp, "first.json"), "--csv",
           os.path.join(tmp, "nodir", "x.csv")], "--csv"),
-        (["--json", os.path.join(tmp, "first.json"), "--csv", "-"], "--csv: standard output"),
+        (["--json", os.path.join(tmp, "first.json"), "--csv", "/proc/version"], "--csv"),
     ]
     for args, name in bad:
         r = run(args, timeout=20)
@@ -102,6 +101,15 @@ def scenario_cli(tmp):
     ok(not os.path.exists(os.path.join(tmp, "nodir")), "no file left by a bad --json path")
     left = [f for f in os.listdir(tmp) if ".tmp." in f or f == "first.json"]
     ok(not left, "no temporary left when the second output is refused (%s)" % left)
+    # '-' is standard output: the CSV gets stdout to itself and the report
+    # (cyclictest's T: lines among it) moves to stderr.
+    r = run(["--groups", "0", "--duration", "200ms", "--rt-threads", "1", "--csv", "-"], timeout=30)
+    rows = r.stdout.splitlines()
+    ok(r.returncode == 0 and rows[:1] and rows[0].startswith("list_lock,groups,") and
+       len(rows) == 2 and re.search(r"^T: 0 ", r.stderr, re.M),
+       "--csv -: the CSV alone on stdout, the report on stderr")
+    if r.returncode != 0:
+        diag("rc %d stderr %r" % (r.returncode, r.stderr[-300:]))
     r = run(["--help"], timeout=20)
     ok(r.returncode == 0 and "--list-lock" in r.stdout and "--compare" in r.stdout,
        "--help lists the options")
