@@ -52,6 +52,8 @@ struct lb_bench_config {
 				  * cov, ovlap (exclusive workload only) */
 	const char *table_note;  /* "# ..." lines printed under the table header, or NULL */
 	double load_before;      /* 1-min load average before the first run; < 0 unknown */
+	int c2c_cpu[2];          /* CPUs whose cache-line round trip is measured before
+				  * and after each run (lib/lb_c2c.h); -1: not measured */
 };
 
 enum lb_side { LB_SIDE_WRITE, LB_SIDE_READ, LB_SIDES };
@@ -85,6 +87,9 @@ struct lb_run_result {
 	struct lb_counter counters[LB_MAX_COUNTERS];
 	size_t ncounters;
 	char describe[160];        /* ops->describe() of the run's lock, or "" */
+	double c2c_before_ns, c2c_after_ns; /* cache-line round trip between
+				    * cfg->c2c_cpu[] just before and after the run; < 0:
+				    * not measured (one CPU) or it timed out */
 	struct lb_thread_result *threads; /* nthreads entries */
 };
 

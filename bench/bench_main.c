@@ -227,7 +227,9 @@ int lb_cmd_bench(int argc, char **argv)
  * settle (measured: 150 ms medians 55-480% off the 1 s ones at NCPU threads);
  * and the spinlocks without parking (ticket, qspinlock, tas...), whose
  * contended figures on a guest swing 2-10x with how the host runs the vCPUs
- * (ticket at 2 threads: 3.4 and 12.6 M in consecutive 1 s runs).
+ * (ticket at 2 threads: 3.4 and 12.6 M in consecutive 1 s runs).  What
+ * still moves the printed figures between invocations is the machine: the
+ * c2c_ns column (lib/lb_c2c.h) shows where the host had put the CPUs.
  */
 #define DEFAULT_REPEAT 3
 #define DEFAULT_BUDGET_NS UINT64_C(3600000000) /* the rest of 5 s: start-up, calibration */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bench_opts.c - `lockbench bench` options: defaults, parsing, range checks. */
 #include "bench.h"
+#include "lb_c2c.h"
 #include "lb_cli.h"
 #include "lb_cpulist.h"
 #include "lb_registry.h"
@@ -78,6 +79,7 @@ void lb_bench_defaults(struct lb_bench_config *cfg)
 	cfg->read_pct = -1;
 	cfg->sample_shift = 6;
 	cfg->table_tail = true;
+	lb_c2c_default_pair(&cfg->c2c_cpu[0], &cfg->c2c_cpu[1]);
 }
 
 /* "N" = iterations, "N<unit>" = time (ns, us, ms). */
@@ -297,4 +299,11 @@ void lb_bench_parse(int argc, char **argv, struct lb_bench_config *cfg)
 	/* Resolve work given in ns into loop iterations (calibrates once). */
 	cfg->cs.iters = cfg->cs.in_ns ? lb_work_iters_for_ns(cfg->cs.value) : cfg->cs.value;
 	cfg->par.iters = cfg->par.in_ns ? lb_work_iters_for_ns(cfg->par.value) : cfg->par.value;
+	/* Pinned runs: the round trip between the first two CPUs they use. */
+	int first_two[2];
+	if (cfg->pin.policy != LB_PIN_NONE && lb_pin_plan(&cfg->pin, 2, first_two) == 0 &&
+	    first_two[0] >= 0 && first_two[1] >= 0 && first_two[0] != first_two[1]) {
+		cfg->c2c_cpu[0] = first_two[0];
+		cfg->c2c_cpu[1] = first_two[1];
+	}
 }

@@ -4,6 +4,7 @@
  * the aligned table on stdout, JSON and CSV.
  */
 #include "bench.h"
+#include "lb_c2c.h"
 #include "lb_hostinfo.h"
 #include "lb_json.h"
 #include "lb_schema.h"
@@ -123,6 +124,68 @@ static double sd_pct(const struct lb_cell *c, enum lb_metric m)
 	return c->summary[m].mean != 0 ? 100.0 * c->summary[m].sd / fabs(c->summary[m].mean) : 0;
 }
 
+/* A run's cache-line round trip: the mean of the probes before and after
+ * it that finished; < 0 when neither did (lib/lb_c2c.h). */
+static double run_c2c(const struct lb_run_result *r)
+{
+	if (r->c2c_before_ns >= 0 && r->c2c_after_ns >= 0)
+		return (r->c2c_before_ns + r->c2c_after_ns) / 2;
+	return r->c2c_before_ns >= 0 ? r->c2c_before_ns : r->c2c_after_ns;
+}
+
+/* The median of a cell's run round trips; < 0 when none was measured. */
+static double cell_c2c(const struct lb_cell *c)
+{
+	double v[1000];
+	unsigned int n = 0;
+	for (unsigned int r = 0; r < c->nruns && n < 1000; r++)
+		if (run_c2c(&c->runs[r]) >= 0)
+			v[n++] = run_c2c(&c->runs[r]);
+	if (n == 0)
+		return -1;
+	struct lb_summary s;
+	lb_summarize(v, n, &s);
+	return s.median;
+}
+
+/* A round trip that moved by more than this factor during one command means
+ * the host moved the vCPUs (lib/lb_c2c.h): 100 vs 450-500 ns on the 2-vCPU
+ * development guest, while one placement varies by less than 1.6x. */
+#define C2C_MOVED_RATIO 2.0
+
+/* "# cache-line round trip" line, and a warning when it moved. */
+static void print_c2c(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
+		      size_t ncells)
+{
+	double lo = -1, hi = -1;
+	for (size_t i = 0; i < ncells; i++)
+		for (unsigned int r = 0; r < cells[i].nruns; r++) {
+			const struct lb_run_result *run = &cells[i].runs[r];
+			const double probe[2] = { run->c2c_before_ns, run->c2c_after_ns };
+			for (int k = 0; k < 2; k++) {
+				if (probe[k] < 0)
+					continue;
+				lo = lo < 0 || probe[k] < lo ? probe[k] : lo;
+				hi = probe[k] > hi ? probe[k] : hi;
+			}
+		}
+	if (cfg->c2c_cpu[0] < 0)
+		return; /* one CPU: nothing to measure */
+	if (lo < 0) {
+		fprintf(out, "# cache-line round trip CPU%d<->CPU%d: not measured (the two probe "
+			     "threads never ran at once within %u ms)\n", cfg->c2c_cpu[0],
+			cfg->c2c_cpu[1], LB_C2C_BUDGET_NS / 1000000u);
+		return;
+	}
+	fprintf(out, "# cache-line round trip CPU%d<->CPU%d: %.0f-%.0f ns (probes before and after "
+		     "each run)\n", cfg->c2c_cpu[0], cfg->c2c_cpu[1], lo, hi);
+	if (hi > C2C_MOVED_RATIO * lo)
+		fprintf(out, "# WARNING: the round trip changed %.1fx during this command: the host "
+			     "moved the CPUs (vCPUs) between near and distant cores, and contended "
+			     "figures follow it; compare cells at similar round trips%s\n", hi / lo,
+			cfg->table_brief ? " (column c2c_ns)" : " (JSON: c2c_before_ns, c2c_after_ns)");
+}
+
 static void print_header(FILE *out, const struct lb_bench_config *cfg,
 			 const struct lb_hostinfo *h)
 {
@@ -187,6 +250,7 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 		fprintf(out, "# WARNING: load average %.1f on %d CPUs before the run: other work "
 			     "shares these CPUs, so figures (contended ones most) vary between runs\n",
 			cfg->load_before, host->ncpus_online);
+	print_c2c(out, cfg, cells, ncells);
 	if (cfg->interrupted_by) {
 		unsigned int runs = 0;
 		for (size_t i = 0; i < ncells; i++)
@@ -196,8 +260,8 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 			(size_t)cfg->nlocks * cfg->nthread_counts * cfg->repeat);
 	}
 	if (cfg->read_pct < 0 && cfg->table_brief) {
-		fprintf(out, "%-18s %4s %13s %6s %9s %8s %7s %8s %8s\n", "lock", "thr", "ops/s",
-			"±sd%", "ns/op", "cpu_ns", "min/max", "lat_p50", "lat_p99");
+		fprintf(out, "%-18s %4s %13s %6s %9s %8s %7s %8s %8s %7s\n", "lock", "thr", "ops/s",
+			"±sd%", "ns/op", "cpu_ns", "min/max", "lat_p50", "lat_p99", "c2c_ns");
 	} else if (cfg->read_pct < 0) {
 		fprintf(out, "%-18s %4s %13s %6s %9s %8s %8s %8s %6s %7s %6s %8s %8s",
 			"lock", "thr", "ops/s", "±sd%", "ns/op", "cyc/op", "cpu_ns", "ovh_ns", "cov",
@@ -222,11 +286,14 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 		snprintf(ovh, sizeof(ovh), "%.2f%s", fig(cfg, c, LB_M_OVERHEAD_NS), clamped ? "*" : "");
 		unsteady |= sd_pct(c, LB_M_OPS_PER_SEC) > UNSTEADY_SD_PCT;
 		if (cfg->read_pct < 0 && cfg->table_brief) {
-			fprintf(out, "%-18s %4u %13.0f %6.1f %9.2f %8.2f %7.3f %8.0f %8.0f",
+			char c2c[16] = "-";
+			if (cell_c2c(c) >= 0)
+				snprintf(c2c, sizeof(c2c), "%.0f", cell_c2c(c));
+			fprintf(out, "%-18s %4u %13.0f %6.1f %9.2f %8.2f %7.3f %8.0f %8.0f %7s",
 				c->ops->name, c->nthreads, fig(cfg, c, LB_M_OPS_PER_SEC),
 				sd_pct(c, LB_M_OPS_PER_SEC), fig(cfg, c, LB_M_NS_PER_OP),
 				fig(cfg, c, LB_M_CPU_NS_PER_OP), fig(cfg, c, LB_M_MIN_MAX_RATIO),
-				fig(cfg, c, LB_M_LAT_P50), fig(cfg, c, LB_M_LAT_P99));
+				fig(cfg, c, LB_M_LAT_P50), fig(cfg, c, LB_M_LAT_P99), c2c);
 		} else if (cfg->read_pct < 0) {
 			fprintf(out,
 				"%-18s %4u %13.0f %6.1f %9.2f %8.1f %8.2f %8s %6.3f %7.3f %6.3f "
@@ -319,6 +386,16 @@ static void json_run(struct lb_json *j, const struct lb_run_result *r)
 	lb_json_kv_uint(j, "overhead_clamped", r->overhead_clamped ? 1 : 0);
 	lb_json_kv_uint(j, "lost_updates", r->lost_updates);
 	lb_json_kv_uint(j, "torn_reads", r->torn_reads);
+	/* Cache-line round trip between config.c2c_cpus just before and after
+	 * the run (lib/lb_c2c.h); null: not measured. */
+	if (r->c2c_before_ns >= 0)
+		lb_json_kv_double(j, "c2c_before_ns", r->c2c_before_ns);
+	else
+		lb_json_kv_string(j, "c2c_before_ns", NULL);
+	if (r->c2c_after_ns >= 0)
+		lb_json_kv_double(j, "c2c_after_ns", r->c2c_after_ns);
+	else
+		lb_json_kv_string(j, "c2c_after_ns", NULL);
 	lb_json_key(j, "counters");
 	lb_json_object_begin(j);
 	for (size_t i = 0; i < r->ncounters; i++)
@@ -373,6 +450,15 @@ void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
 		lb_json_uint(&j, cfg->threads[i]);
 	lb_json_array_end(&j);
 	lb_json_kv_double(&j, "duration_s", (double)cfg->duration_ns / 1e9);
+	lb_json_key(&j, "c2c_cpus");
+	if (cfg->c2c_cpu[0] >= 0) {
+		lb_json_array_begin(&j);
+		lb_json_int(&j, cfg->c2c_cpu[0]);
+		lb_json_int(&j, cfg->c2c_cpu[1]);
+		lb_json_array_end(&j);
+	} else {
+		lb_json_null(&j);
+	}
 	lb_json_kv_uint(&j, "cs_iters", cfg->cs.iters);
 	lb_json_kv_double(&j, "cs_ns", (double)cfg->cs.iters * lb_work_ns_per_iter());
 	lb_json_kv_uint(&j, "par_iters", cfg->par.iters);
@@ -442,7 +528,7 @@ void lb_report_csv(FILE *out, const struct lb_bench_config *cfg, const struct lb
 		     "total_ops,elapsed_ns,read_ops,write_ops,lost_updates,torn_reads");
 	for (int m = 0; m < LB_M_COUNT; m++)
 		fprintf(out, ",%s", lb_metric_name((enum lb_metric)m));
-	fputc('\n', out);
+	fputs(",c2c_before_ns,c2c_after_ns\n", out);
 	for (size_t i = 0; i < ncells; i++) {
 		const struct lb_cell *c = &cells[i];
 		for (unsigned int r = 0; r < c->nruns; r++) {
@@ -459,6 +545,15 @@ void lb_report_csv(FILE *out, const struct lb_bench_config *cfg, const struct lb
 				(unsigned long long)run->torn_reads);
 			for (int m = 0; m < LB_M_COUNT; m++)
 				fprintf(out, ",%.6g", lb_metric_value(run, (enum lb_metric)m));
+			/* Empty: not measured. */
+			if (run->c2c_before_ns >= 0)
+				fprintf(out, ",%.0f", run->c2c_before_ns);
+			else
+				fputc(',', out);
+			if (run->c2c_after_ns >= 0)
+				fprintf(out, ",%.0f", run->c2c_after_ns);
+			else
+				fputc(',', out);
 			fputc('\n', out);
 		}
 	}

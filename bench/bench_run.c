@@ -15,6 +15,7 @@
  */
 #include "bench.h"
 #include "lb_atomic.h"
+#include "lb_c2c.h"
 #include "lb_cli.h"
 #include "lb_registry.h"
 #include "lb_thread.h"
@@ -361,6 +362,7 @@ int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops
 	int node = -1;
 
 	memset(out, 0, sizeof(*out));
+	out->c2c_before_ns = out->c2c_after_ns = -1;
 	out->ops = ops;
 	out->nthreads = nthreads;
 	if (!cpus || !w || !ctx) {
@@ -398,6 +400,12 @@ int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops
 		w[i].res.cpu = cpus[i];
 	}
 
+	/* The machine's cache-line round trip just before the run (lb_c2c.h);
+	 * measured again after it, below.  Done while no worker exists, and
+	 * with this thread's affinity restored before the workers inherit it. */
+	out->c2c_before_ns = lb_c2c_round_trip_ns(cfg->c2c_cpu[0], cfg->c2c_cpu[1], LB_C2C_ROUNDS,
+						  LB_C2C_BUDGET_NS);
+
 	/* Workers block the stop signals, so they reach this thread and cut its
 	 * sleep short; the mask is inherited at creation. */
 	sigset_t stop_sigs, old_mask;
@@ -433,6 +441,8 @@ int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops
 			nthreads, threads.n, (double)grace / 1e9);
 		return ETIMEDOUT;
 	}
+	out->c2c_after_ns = lb_c2c_round_trip_ns(cfg->c2c_cpu[0], cfg->c2c_cpu[1], LB_C2C_ROUNDS,
+						 LB_C2C_BUDGET_NS);
 	for (unsigned int i = 0; i < nthreads && !err; i++)
 		err = w[i].err;
 	if (!err && bench_stop_signal)

@@ -7,6 +7,7 @@ file behind.  TAP output.  usage: test_lockbench_cli.py LOCKBENCH"""
 import csv
 import json
 import os
+import re
 import select
 import signal
 import subprocess
@@ -24,6 +25,8 @@ def ok(cond, desc):
     count += 1
     if not cond:
         failed += 1
+    # One TAP line: stderr excerpts carry progress lines ending in '\r'.
+    desc = " ".join(str(desc).split())
     print(("ok" if cond else "not ok") + f" {count} - {desc}", flush=True)
     return cond
 
@@ -156,12 +159,23 @@ def check_outputs(outdir):
             good &= all(f in run_ for f in figures)
             good &= run_["total_ops"] > 0
     ok(good, "every result has summary stats for every figure and per-thread ops that add up")
+    two_cpus = len(os.sched_getaffinity(0)) >= 2
+    probes = [run_[k] for c in res for run_ in c["runs"] for k in ("c2c_before_ns", "c2c_after_ns")]
+    cpus = doc.get("config", {}).get("c2c_cpus", "absent")
+    ok(len(probes) == 24 and (cpus is None and all(p is None for p in probes) if not two_cpus else
+                              isinstance(cpus, list) and len(cpus) == 2 and cpus[0] != cpus[1] and
+                              all(p is None or p > 0 for p in probes) and
+                              any(p is not None for p in probes)),
+       f"JSON: config.c2c_cpus {cpus} and a round trip before and after each run (ns or null)")
     tas1 = [c for c in res if c["lock"] == "tas" and c["threads"] == 1][0]
     ok(tas1["runs"][0]["lost_updates"] == 0 and tas1["summary"]["ops_per_sec"]["mean"] > 0,
        "tas at 1 thread: positive throughput, no lost updates")
     rows = list(csv.DictReader(open(cs)))
     ok(len(rows) == 12 and all(float(r_["ops_per_sec"]) > 0 for r_ in rows),
        f"CSV has one row per run (12) with ops_per_sec: {len(rows)}")
+    ok(all("c2c_before_ns" in r_ and "c2c_after_ns" in r_ for r_ in rows) and
+       all(r_[k] == "" or float(r_[k]) > 0 for r_ in rows for k in ("c2c_before_ns", "c2c_after_ns")),
+       "CSV: c2c_before_ns and c2c_after_ns in every row (ns, or empty)")
     ok(sorted(os.listdir(outdir)) == ["r.csv", "r.json"], "no temporaries left next to the outputs")
     r = run(["list", "--json"])
     try:
@@ -319,14 +333,25 @@ def check_default():
        "default: header gives the full comparison's command")
     head = [l for l in out.splitlines() if l.startswith("lock ")]
     ok(len(head) == 1 and head[0].split() ==
-       ["lock", "thr", "ops/s", "±sd%", "ns/op", "cpu_ns", "min/max", "lat_p50", "lat_p99"],
+       ["lock", "thr", "ops/s", "±sd%", "ns/op", "cpu_ns", "min/max", "lat_p50", "lat_p99",
+        "c2c_ns"],
        f"default: brief columns ({head[0] if head else 'no header'})")
     rows = [l.split() for l in out.splitlines()
-            if l and not l.startswith(("#", "lock ")) and len(l.split()) == 9]
+            if l and not l.startswith(("#", "lock ")) and len(l.split()) == 10]
     locks = sorted({x[0] for x in rows})
     ok(locks == ["mutex", "pthread-mutex", "qspinlock-pv"] and len(rows) == 6,
        f"default: pthread-mutex, mutex, qspinlock-pv at two thread counts ({len(rows)} rows: {locks})")
     ok(all(0 < float(x[6]) <= 1 for x in rows), "default: min/max in (0, 1] in every row")
+    # The cache-line round trip between two CPUs, measured around every run
+    # (lib/lb_c2c.h): a range in the header, each cell's median in c2c_ns.
+    if len(os.sched_getaffinity(0)) >= 2:
+        m = re.search(r"^# cache-line round trip CPU(\d+)<->CPU(\d+): (\d+)-(\d+) ns", out, re.M)
+        ok(m and m.group(1) != m.group(2) and 0 < int(m.group(3)) <= int(m.group(4)) and
+           all(x[9] == "-" or int(m.group(3)) <= float(x[9]) <= int(m.group(4)) for x in rows),
+           f"default: round trip range in the header, each cell's c2c_ns inside it "
+           f"({m.group(0) if m else 'no line'}; {[x[9] for x in rows]})")
+    else:
+        ok(True, "# SKIP one CPU: no round trip to measure")
 
 
 def main():

@@ -44,6 +44,9 @@ struct lb_cmp_report {
 	const char *side_label[LB_CMP_MAX_SIDES];
 	const char *side_path[LB_CMP_MAX_SIDES];
 	bool side_interrupted[LB_CMP_MAX_SIDES]; /* the file says "interrupted": true */
+	/* Cache-line round trips the side's runs saw (min, median, max ns; < 0:
+	 * not recorded): see lb_rfile and lib/lb_c2c.h. */
+	double side_c2c[LB_CMP_MAX_SIDES][3];
 	const char *schema;     /* "lockbench-bench-1", or "plain" */
 	struct lb_cmp_group *groups;
 	size_t ngroups;
@@ -51,6 +54,10 @@ struct lb_cmp_report {
 	char **unmatched;
 	size_t nunmatched;
 };
+
+/* A median round trip this many times another side's means the host placed
+ * the CPUs differently for the two (lib/lb_c2c.h). */
+#define LB_CMP_C2C_MOVED_RATIO 2.0
 
 /* Summaries and tests of every group. */
 void lb_cmp_compute(struct lb_cmp_report *r);

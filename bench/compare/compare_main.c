@@ -346,6 +346,9 @@ static void build_results(const struct cmp_opts *o, struct lb_cmp_report *r,
 		if (lb_rfile_load(o->paths[i], &files[i], err, sizeof(err)))
 			lb_usage_error("%s", err);
 		r->side_interrupted[i] = files[i].interrupted;
+		r->side_c2c[i][0] = files[i].c2c_min;
+		r->side_c2c[i][1] = files[i].c2c_median;
+		r->side_c2c[i][2] = files[i].c2c_max;
 		if (files[i].schema != files[0].schema)
 			lb_usage_error("%s holds %s results but %s holds %s; accepted: files of one "
 				       "workload", o->paths[i], files[i].schema->name, o->paths[0],

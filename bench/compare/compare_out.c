@@ -167,9 +167,22 @@ void lb_cmp_write_table(FILE *out, const struct lb_cmp_report *r)
 		}
 	}
 	fputc('\n', out);
-	for (size_t i = 0; i < r->nsides; i++)
-		fprintf(out, "(%c) %s: %s%s\n", letters[i], r->side_label[i], r->side_path[i],
-			r->side_interrupted[i] ? " (interrupted run: the cells it finished)" : "");
+	for (size_t i = 0; i < r->nsides; i++) {
+		char c2c[96] = "";
+		if (r->side_c2c[i][1] > 0)
+			snprintf(c2c, sizeof(c2c), "; cache-line round trip %.0f ns (%.0f-%.0f)",
+				 r->side_c2c[i][1], r->side_c2c[i][0], r->side_c2c[i][2]);
+		fprintf(out, "(%c) %s: %s%s%s\n", letters[i], r->side_label[i], r->side_path[i],
+			r->side_interrupted[i] ? " (interrupted run: the cells it finished)" : "", c2c);
+	}
+	for (size_t i = 1; i < r->nsides; i++) {
+		double a = r->side_c2c[0][1], x = r->side_c2c[i][1];
+		if (a > 0 && x > 0 && (x > LB_CMP_C2C_MOVED_RATIO * a || a > LB_CMP_C2C_MOVED_RATIO * x))
+			fprintf(out, "WARNING: (A) and (%c) ran at median cache-line round trips of %.0f "
+				     "and %.0f ns: the host placed the CPUs differently, so differences "
+				     "in contended cells may be the machine's, not the lock's\n",
+				letters[i], a, x);
+	}
 	fprintf(out, "Deltas are (X - A) / A.  Verdict: Welch's t-test at %.4g%% confidence on the "
 		     "means (the difference with the half-width of its interval, in %% of A's mean;\n"
 		     "\"no difference proven\" when the interval includes 0) and the two-sided "
@@ -208,6 +221,17 @@ void lb_cmp_write_json(FILE *out, const struct lb_cmp_report *r)
 		lb_json_kv_string(&j, "label", r->side_label[i]);
 		lb_json_kv_string(&j, "path", r->side_path[i]);
 		lb_json_kv_bool(&j, "interrupted", r->side_interrupted[i]);
+		/* {min, median, max} ns of the runs' round trips, or null. */
+		lb_json_key(&j, "c2c_ns");
+		if (r->side_c2c[i][1] > 0) {
+			lb_json_object_begin(&j);
+			lb_json_kv_double(&j, "min", r->side_c2c[i][0]);
+			lb_json_kv_double(&j, "median", r->side_c2c[i][1]);
+			lb_json_kv_double(&j, "max", r->side_c2c[i][2]);
+			lb_json_object_end(&j);
+		} else {
+			lb_json_null(&j);
+		}
 		lb_json_object_end(&j);
 	}
 	lb_json_array_end(&j);

@@ -149,6 +149,59 @@ int lb_rfile_load_string(const char *text, const char *name, struct lb_rfile *f,
 	return load_root(f, name, &jerr, err, len);
 }
 
+/* A run's round trip: the mean of the probes it has; < 0 when none. */
+static double run_c2c(const json_t *run)
+{
+	const json_t *b = json_object_get(run, "c2c_before_ns"), *a = json_object_get(run, "c2c_after_ns");
+	double sum = 0;
+	int n = 0;
+	if (json_is_number(b) && json_number_value(b) > 0)
+		sum += json_number_value(b), n++;
+	if (json_is_number(a) && json_number_value(a) > 0)
+		sum += json_number_value(a), n++;
+	return n ? sum / n : -1;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+/* f->c2c_*: over every run of every cell that carries the probes. */
+static void read_c2c(struct lb_rfile *f, const json_t *results)
+{
+	size_t n = 0, cap = 0, i;
+	double *v = NULL;
+	const json_t *cell;
+	f->c2c_min = f->c2c_median = f->c2c_max = -1;
+	json_array_foreach(results, i, cell) {
+		size_t k;
+		const json_t *run;
+		json_array_foreach(json_object_get(cell, "runs"), k, run) {
+			double x = run_c2c(run);
+			if (x < 0)
+				continue;
+			if (n == cap) {
+				double *grown = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v));
+				if (!grown) {
+					free(v);
+					return; /* out of memory: the figure is only a note */
+				}
+				v = grown;
+			}
+			v[n++] = x;
+		}
+	}
+	if (n) {
+		qsort(v, n, sizeof(*v), cmp_double);
+		f->c2c_min = v[0];
+		f->c2c_max = v[n - 1];
+		f->c2c_median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	}
+	free(v);
+}
+
 static int load_root(struct lb_rfile *f, const char *path, const json_error_t *jerr, char *err,
 		     size_t len)
 {
@@ -175,6 +228,7 @@ static int load_root(struct lb_rfile *f, const char *path, const json_error_t *j
 	json_t *results = json_object_get(f->root, "results");
 	if (!json_is_array(results))
 		return fail(err, len, "%s: no \"results\" array", path);
+	read_c2c(f, results);
 	f->ncells = json_array_size(results);
 	f->cells = calloc(f->ncells ? f->ncells : 1, sizeof(*f->cells));
 	if (!f->cells)

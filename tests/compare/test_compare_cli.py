@@ -133,6 +133,35 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run(["pre.json", cut], tmp)
     ok(r.returncode == 0 and "(B) cut: cut.json (interrupted run" in r.stdout,
        "an interrupted file is marked in the table")
+
+    # Files that carry each run's cache-line round trip (lib/lb_c2c.h): the
+    # trailer gives each side's, and a 2x gap between the sides' medians is
+    # a warning that the host, not the lock, may have moved the figures.
+    def with_c2c(ns):
+        def mutate(d):
+            for cell in d["results"]:
+                for k, run_ in enumerate(cell["runs"]):
+                    run_["c2c_before_ns"] = ns + k
+                    run_["c2c_after_ns"] = None if k == 0 else ns + k + 2
+        return mutate
+    near = variant("near.json", with_c2c(100))
+    near2 = variant("near2.json", with_c2c(130))
+    far = variant("far.json", with_c2c(480))
+    r = run([near, far, "--json", "c2c.json"], tmp)
+    want = "WARNING: (A) and (B) ran at median cache-line round trips of"
+    ok(r.returncode == 0 and "(A) near: near.json; cache-line round trip 10" in r.stdout and
+       "(B) far: far.json; cache-line round trip 48" in r.stdout and want in r.stdout,
+       f"round trips 2x apart: each side's in the trailer and a warning ({r.stdout[-400:]!r})")
+    sides = json.load(open(os.path.join(tmp, "c2c.json")))["sides"]
+    ok(sides[0]["c2c_ns"]["min"] == 100 and 100 < sides[0]["c2c_ns"]["median"] < 110 and
+       sides[1]["c2c_ns"]["max"] > 480, f"JSON: each side's c2c_ns min/median/max {sides}")
+    r = run([near, near2], tmp)
+    ok(r.returncode == 0 and "cache-line round trip" in r.stdout and "WARNING: (A)" not in r.stdout,
+       "round trips within 2x: no warning")
+    r = run(["pre.json", "post.json", "--json", "plain-c2c.json"], tmp)
+    sides = json.load(open(os.path.join(tmp, "plain-c2c.json")))["sides"]
+    ok("cache-line round trip" not in r.stdout and sides[0]["c2c_ns"] is None,
+       "files without round trips (older lockbench): no figure, c2c_ns null")
     with open(os.path.join(tmp, "broken.json"), "w") as f:
         f.write('{"schema": "lockbench-bench-1", "results": [\n')
     with open(os.path.join(tmp, "dup.json"), "w") as f:

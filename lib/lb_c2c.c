@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lb_c2c.c - cache-line round trip between two CPUs (see lb_c2c.h).
+ *
+ * The line holds a counter.  The pinger writes an odd value and waits for
+ * the next even one; the ponger waits for the odd value and writes the even
+ * one.  Each round trip therefore moves the line to the other CPU and back:
+ * two transfers, which is what a lock hand-over between two CPUs costs too
+ * (the waiter's read of the lock word, then the holder's next write).
+ */
+#include "lb_c2c.h"
+#include "lb_atomic.h"
+#include "lb_cpulist.h"
+#include "lb_time.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+/* Spins between two looks at the clock or at the abort flag: cheap enough
+ * not to slow a 100 ns round trip, often enough to stop within microseconds. */
+#define CHECK_EVERY 1024u
+
+struct c2c_line {
+	_Alignas(LB_CACHELINE) _Atomic uint64_t ball;
+	/* On a line of its own: the ponger polls it only every CHECK_EVERY
+	 * spins, and it must not travel with the ball. */
+	_Alignas(LB_CACHELINE) atomic_bool abort;
+	int cpu;
+	unsigned int rounds;
+};
+
+int lb_c2c_default_pair(int *a, int *b)
+{
+	cpu_set_t allowed;
+	lb_cpulist_allowed(&allowed);
+	*a = *b = -1;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &allowed))
+			continue;
+		if (*a < 0) {
+			*a = cpu;
+		} else {
+			*b = cpu;
+			return 0;
+		}
+	}
+	*a = -1;
+	return -1;
+}
+
+/* Wait until the ball holds `want`; false when the pinger gave up. */
+static bool pong_wait(struct c2c_line *l, uint64_t want)
+{
+	unsigned int spins = 0;
+	/* Spin without pause: the time to see the pinger's store is what is
+	 * measured.  Acquire pairs with the pinger's release store of `want`. */
+	while (atomic_load_explicit(&l->ball, memory_order_acquire) != want)
+		if (++spins % CHECK_EVERY == 0 &&
+		    atomic_load_explicit(&l->abort, memory_order_relaxed))
+			return false;
+	return true;
+}
+
+static void *ponger(void *arg)
+{
+	struct c2c_line *l = arg;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(l->cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set)) {
+		atomic_store_explicit(&l->abort, true, memory_order_relaxed);
+		return NULL;
+	}
+	for (uint64_t i = 0; i < l->rounds; i++) {
+		if (!pong_wait(l, 2 * i + 1))
+			return NULL;
+		/* Release pairs with the pinger's acquire load of the even value. */
+		atomic_store_explicit(&l->ball, 2 * i + 2, memory_order_release);
+	}
+	return NULL;
+}
+
+/* One round trip from the pinger's side; false past the deadline. */
+static bool ping(struct c2c_line *l, uint64_t i, uint64_t deadline)
+{
+	unsigned int spins = 0;
+	/* Release pairs with the ponger's acquire load in pong_wait. */
+	atomic_store_explicit(&l->ball, 2 * i + 1, memory_order_release);
+	/* Spin without pause, as the ponger does; the clock is read only every
+	 * CHECK_EVERY spins so that it does not add to a fast round trip.
+	 * Acquire pairs with the ponger's release store of 2i+2. */
+	while (atomic_load_explicit(&l->ball, memory_order_acquire) != 2 * i + 2)
+		if (++spins % CHECK_EVERY == 0 &&
+		    (lb_now_ns() > deadline || atomic_load_explicit(&l->abort, memory_order_relaxed)))
+			return false;
+	return true;
+}
+
+double lb_c2c_round_trip_ns(int cpu_a, int cpu_b, unsigned int rounds, uint64_t budget_ns)
+{
+	if (cpu_a < 0 || cpu_b < 0 || cpu_a >= CPU_SETSIZE || cpu_b >= CPU_SETSIZE || rounds == 0)
+		return -1;
+	struct c2c_line *l = aligned_alloc(LB_CACHELINE, sizeof(*l));
+	if (!l)
+		return -1;
+	atomic_init(&l->ball, 0);
+	atomic_init(&l->abort, false);
+	l->cpu = cpu_b;
+	l->rounds = LB_C2C_WARMUP + rounds;
+
+	cpu_set_t saved, set;
+	double result = -1;
+	if (pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved)) {
+		free(l);
+		return -1;
+	}
+	CPU_ZERO(&set);
+	CPU_SET(cpu_a, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set)) {
+		free(l);
+		return -1;
+	}
+	pthread_t partner;
+	if (pthread_create(&partner, NULL, ponger, l) == 0) {
+		const uint64_t deadline = lb_now_ns() + budget_ns;
+		uint64_t i = 0, t0 = 0;
+		bool ok = true;
+		for (; ok && i < l->rounds; i++) {
+			if (i == LB_C2C_WARMUP)
+				t0 = lb_now_ns();
+			ok = ping(l, i, deadline);
+		}
+		if (ok)
+			result = (double)(lb_now_ns() - t0) / rounds;
+		else
+			atomic_store_explicit(&l->abort, true, memory_order_relaxed);
+		pthread_join(partner, NULL);
+	}
+	pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
+	free(l);
+	return result;
+}

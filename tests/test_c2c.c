@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_c2c.c - the cache-line round trip probe (lib/lb_c2c.h): it picks two
+ * allowed CPUs, measures a plausible time between them, gives up within its
+ * budget when the two threads cannot run at once (both on one CPU) instead
+ * of spinning for seconds, refuses CPUs it cannot use, and always gives the
+ * caller its CPU affinity back.
+ */
+#include "lb_c2c.h"
+#include "lb_cpulist.h"
+#include "lb_time.h"
+#include "tap.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+static bool affinity_is(const cpu_set_t *want)
+{
+	cpu_set_t now;
+	return pthread_getaffinity_np(pthread_self(), sizeof(now), &now) == 0 &&
+	       CPU_EQUAL(&now, want);
+}
+
+int main(void)
+{
+	cpu_set_t allowed;
+	int a, b;
+	lb_cpulist_allowed(&allowed);
+	if (CPU_COUNT(&allowed) < 2) {
+		/* The one thing to check with a single CPU: no pair is made up. */
+		tap_plan(1);
+		int pair_rc = lb_c2c_default_pair(&a, &b);
+		tap_ok(pair_rc == -1 && a == -1 && b == -1,
+		       "one allowed CPU: no pair (got %d, %d)", a, b);
+		return tap_failed ? 1 : 0;
+	}
+	tap_plan(8);
+
+	int pair_rc = lb_c2c_default_pair(&a, &b);
+	tap_ok(pair_rc == 0 && a >= 0 && b > a && CPU_ISSET(a, &allowed) &&
+		       CPU_ISSET(b, &allowed),
+	       "default pair: two different allowed CPUs (%d, %d)", a, b);
+
+	double ns = lb_c2c_round_trip_ns(a, b, LB_C2C_ROUNDS, LB_C2C_BUDGET_NS);
+	/* Anything from an SMT sibling (~20 ns) to a remote socket under a
+	 * busy hypervisor; 0 or the budget would mean nothing was measured. */
+	tap_ok(ns > 5 && ns < 100000, "CPU%d<->CPU%d round trip %.0f ns is plausible", a, b, ns);
+	tap_ok(affinity_is(&allowed), "affinity restored after a measurement");
+
+	/* Both ends on one CPU: each round trip needs two context switches,
+	 * so 2000 of them take seconds; the probe must stop at its budget. */
+	uint64_t t0 = lb_now_ns();
+	double same = lb_c2c_round_trip_ns(a, a, LB_C2C_ROUNDS, LB_C2C_BUDGET_NS);
+	double took_ms = (double)(lb_now_ns() - t0) / 1e6;
+	tap_ok(same < 0, "both ends on CPU%d: no figure (got %.0f)", a, same);
+	tap_ok(took_ms < 20 * (double)LB_C2C_BUDGET_NS / 1e6,
+	       "both ends on one CPU: gave up after %.1f ms (budget %u ms)", took_ms,
+	       LB_C2C_BUDGET_NS / 1000000u);
+	tap_ok(affinity_is(&allowed), "affinity restored after a timeout");
+
+	int outside = -1;
+	for (int cpu = CPU_SETSIZE - 1; cpu >= 0 && outside < 0; cpu--)
+		if (!CPU_ISSET(cpu, &allowed))
+			outside = cpu;
+	tap_ok(lb_c2c_round_trip_ns(a, outside, 100, LB_C2C_BUDGET_NS) < 0 &&
+		       lb_c2c_round_trip_ns(outside, b, 100, LB_C2C_BUDGET_NS) < 0 &&
+		       lb_c2c_round_trip_ns(-1, b, 100, LB_C2C_BUDGET_NS) < 0,
+	       "a CPU this process may not use (%d) or -1: no figure", outside);
+	tap_ok(affinity_is(&allowed), "affinity restored after a refused CPU");
+	return tap_failed ? 1 : 0;
+}
