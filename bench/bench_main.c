@@ -62,22 +62,6 @@ static void block_stop_signals(void)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 }
 
-/* Open an output before the run; on failure also abort `other` (the output
- * opened before this one, or NULL) and exit 2. */
-static void open_output(const char *opt, const char *path, struct lb_outfile *f,
-			struct lb_outfile *other)
-{
-	int err = lb_outfile_open(f, path);
-	if (err) {
-		if (other)
-			lb_outfile_abort(other);
-		lb_usage_error("%s: cannot write '%s': %s%s; accepted: '-' (standard output), a "
-			       "writable file, device or FIFO, or a new file in an existing, "
-			       "writable directory", opt, path, strerror(err),
-			       err == ENXIO ? " (a FIFO nobody reads)" : "");
-	}
-}
-
 static int finish_output(const char *what, struct lb_outfile *f)
 {
 	int err = lb_outfile_commit(f);
@@ -96,9 +80,9 @@ static int run_all(struct lb_bench_config *cfg)
 	install_stop_handlers();
 	lb_outfile_refuse_same("--json", cfg->json_path, "--csv", cfg->csv_path);
 	if (cfg->json_path)
-		open_output("--json", cfg->json_path, &json, NULL);
+		lb_outfile_open_or_exit("--json", cfg->json_path, &json, NULL);
 	if (cfg->csv_path)
-		open_output("--csv", cfg->csv_path, &csv, &json);
+		lb_outfile_open_or_exit("--csv", cfg->csv_path, &csv, &json);
 	struct lb_cell *cells = calloc(ncells, sizeof(*cells));
 	if (!cells) {
 		fprintf(stderr, "%s: out of memory\n", lb_cli_prog());

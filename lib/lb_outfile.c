@@ -392,3 +392,16 @@ void lb_outfile_refuse_same(const char *opt_a, const char *a, const char *opt_b,
 		lb_usage_error("%s '%s' and %s '%s' name the same file; accepted: two different "
 			       "files", opt_a, a, opt_b, b);
 }
+
+void lb_outfile_open_or_exit(const char *opt, const char *path, struct lb_outfile *f,
+			     struct lb_outfile *other)
+{
+	int err = lb_outfile_open(f, path);
+	if (!err)
+		return;
+	if (other)
+		lb_outfile_abort(other);
+	lb_usage_error("%s: cannot write '%s': %s%s; accepted: '-' (standard output), a writable "
+		       "file, device or FIFO, or a new file in an existing, writable directory", opt,
+		       path, strerror(err), err == ENXIO ? " (a FIFO nobody reads)" : "");
+}

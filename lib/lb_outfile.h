@@ -79,4 +79,13 @@ bool lb_outfile_same_target(const char *a, const char *b);
  */
 void lb_outfile_refuse_same(const char *opt_a, const char *a, const char *opt_b, const char *b);
 
+/*
+ * lb_outfile_open() as a command needs it before its run: on failure, abort
+ * `other` (an output the command opened before this one, or NULL) and exit
+ * 2 with one line naming the option, the path, the reason and what is
+ * accepted.
+ */
+void lb_outfile_open_or_exit(const char *opt, const char *path, struct lb_outfile *f,
+			     struct lb_outfile *other);
+
 #endif /* LB_OUTFILE_H */

@@ -316,11 +316,6 @@ static int calibrate(const struct aim_config *cfg, unsigned int users, double *c
 	return 0;
 }
 
-/* What --json/--csv accept, as bench says it (lib/lb_outfile.h). */
-#define AIM_OUTPUT_ACCEPTED                                                                    \
-	"'-' (standard output), a writable file, device or FIFO, or a new file in an "       \
-	"existing, writable directory"
-
 static void explain(FILE *out, const struct aim_point *p, const char *prefix,
 		    const struct lb_lock_ops *const *ops)
 {
@@ -385,15 +380,10 @@ static int run_all(struct aim_config *cfg)
 	size_t ncells = cfg->npoints * (size_t)nsides;
 	/* Outputs first: a bad path exits 2 before anything is allocated. */
 	lb_outfile_refuse_same("--json", cfg->json_path, "--csv", cfg->csv_path);
-	if (cfg->json_path && (e = lb_outfile_open(&json, cfg->json_path)))
-		lb_usage_error("--json: cannot write '%s': %s%s; accepted: " AIM_OUTPUT_ACCEPTED,
-			       cfg->json_path, strerror(e), e == ENXIO ? " (a FIFO nobody reads)" : "");
-	if (cfg->csv_path && (e = lb_outfile_open(&csv, cfg->csv_path))) {
-		if (json.fp)
-			lb_outfile_abort(&json);
-		lb_usage_error("--csv: cannot write '%s': %s%s; accepted: " AIM_OUTPUT_ACCEPTED,
-			       cfg->csv_path, strerror(e), e == ENXIO ? " (a FIFO nobody reads)" : "");
-	}
+	if (cfg->json_path)
+		lb_outfile_open_or_exit("--json", cfg->json_path, &json, NULL);
+	if (cfg->csv_path)
+		lb_outfile_open_or_exit("--csv", cfg->csv_path, &csv, &json);
 	/* A result file on standard output ('-', /dev/stdout) gets stdout to
 	 * itself, so it stays parseable: the table then goes to stderr. */
 	FILE *out = (json.is_std && json.fp == stdout) || (csv.is_std && csv.fp == stdout)

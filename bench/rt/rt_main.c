@@ -23,22 +23,6 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
-/* Open an output before the run; on failure also abort `other` (the output
- * opened before this one, or NULL) and exit 2, as bench does. */
-static void open_output(const char *opt, const char *path, struct lb_outfile *f,
-			struct lb_outfile *other)
-{
-	int err = lb_outfile_open(f, path);
-	if (err) {
-		if (other)
-			lb_outfile_abort(other);
-		lb_usage_error("%s: cannot write '%s': %s%s; accepted: '-' (standard output), a "
-			       "writable file, device or FIFO, or a new file in an existing, "
-			       "writable directory", opt, path, strerror(err),
-			       err == ENXIO ? " (a FIFO nobody reads)" : "");
-	}
-}
-
 static int commit_output(const char *what, struct lb_outfile *f)
 {
 	int err = lb_outfile_commit(f);
@@ -58,9 +42,9 @@ int lb_cmd_rt(int argc, char **argv)
 	/* Outputs first: a bad path exits 2 before anything is allocated. */
 	lb_outfile_refuse_same("--json", cfg.json_path, "--csv", cfg.csv_path);
 	if (cfg.json_path)
-		open_output("--json", cfg.json_path, &json, NULL);
+		lb_outfile_open_or_exit("--json", cfg.json_path, &json, NULL);
 	if (cfg.csv_path)
-		open_output("--csv", cfg.csv_path, &csv, &json);
+		lb_outfile_open_or_exit("--csv", cfg.csv_path, &csv, &json);
 	/* A result file on standard output ('-', /dev/stdout) gets stdout to
 	 * itself, so it stays parseable: the report then goes to stderr. */
 	FILE *out = (json.is_std && json.fp == stdout) || (csv.is_std && csv.fp == stdout)
