@@ -14,21 +14,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from lbtap import done, ok  # tests/lbtap.py
 
 LB = sys.argv[1]
-count = 0
-failed = 0
-
-
-def ok(cond, desc):
-    global count, failed
-    count += 1
-    if not cond:
-        failed += 1
-    # One TAP line: stderr excerpts carry progress lines ending in '\r'.
-    desc = " ".join(str(desc).split())
-    print(("ok" if cond else "not ok") + f" {count} - {desc}", flush=True)
-    return cond
 
 
 def run(args, timeout=60):
@@ -369,8 +357,7 @@ def main():
         check_output_targets(d)
     with tempfile.TemporaryDirectory() as d:
         check_interrupt(d)
-    print(f"1..{count}")
-    return 1 if failed else 0
+    done()
 
 
-sys.exit(main())
+main()

@@ -10,16 +10,9 @@ import os
 import subprocess
 import sys
 import tempfile
+from lbtap import done, ok  # tests/lbtap.py
 
 LB = sys.argv[1]
-n = failed = 0
-
-
-def ok(cond, desc):
-    global n, failed
-    n += 1
-    failed += not cond
-    print(("ok" if cond else "not ok") + f" {n} - {desc}", flush=True)
 
 
 locks = [lk["name"] for lk in json.loads(subprocess.run([LB, "list", "--json"], capture_output=True,
@@ -44,5 +37,4 @@ for lock in locks:
     else:
         ok(torn == 0 and lost == 0 and reads > 0 and writes > 0,
            f"{lock}: {reads} reads, {writes} writes, {torn} torn reads, {lost} lost updates")
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
+done()

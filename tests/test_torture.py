@@ -13,10 +13,9 @@ import signal
 import subprocess
 import sys
 import time
+from lbtap import diag, done, ok  # tests/lbtap.py
 
 EXE = None
-count = 0
-failed = 0
 
 OPTS = (r"acq_writer_lim=\d+ bind_readers=[0-9,-]+ bind_writers=[0-9,-]+ "
         r"call_rcu_chains=\d+ long_hold=\d+ nested_locks=\d+ nreaders_stress=\d+ "
@@ -28,20 +27,6 @@ END_RE = re.compile(r"^(\S+)-torture:--- End of test: (SUCCESS|FAILURE)( \[debug
                     + OPTS + r"$")
 STATS_RE = re.compile(r"^(Writes|Reads ):  Total: (\d+)  Max/Min: (\d+)/(\d+) (\?\?\?|)  "
                       r"Fail: ([01]) (!!!|)$")
-
-
-def ok(cond, what):
-    global count, failed
-    count += 1
-    if not cond:
-        failed += 1
-    print(f"{'ok' if cond else 'not ok'} {count} - {what}", flush=True)
-    return cond
-
-
-def diag(text):
-    for line in str(text).splitlines():
-        print(f"# {line}", flush=True)
 
 
 def run(args, timeout):
@@ -273,5 +258,4 @@ if __name__ == "__main__":
         sys.exit(2)
     EXE = sys.argv[1]
     SCENARIOS[sys.argv[2]]()
-    print(f"1..{count}", flush=True)
-    sys.exit(1 if failed else 0)
+    done()

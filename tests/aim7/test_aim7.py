@@ -20,20 +20,13 @@ import signal
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lbtap import done, ok  # noqa: E402 (tests/lbtap.py, after the sys.path line)
 
 LB, PART = sys.argv[1], sys.argv[2]
-n = failed = 0
 HEADER = "Forks  Jobs/min   child     child parent  childU childS  std_dev   JTI   :max  :min"
 CSV_HEADER = "Forks,JPM,JPM_C,JPS_C,parent_tm,childU_tm,childS_tm,std_dev,JTI,max_c,min_c"
 TSAN_EXIT = 66  # a busted lock races on purpose: the thread sanitizer says so
-
-
-def ok(cond, desc):
-    global n, failed
-    n += 1
-    failed += not cond
-    print(("ok" if cond else "not ok") + f" {n} - {desc}", flush=True)
-    return cond
 
 
 def aim7(*args, timeout=120):
@@ -249,5 +242,4 @@ def busted(d):
 
 with tempfile.TemporaryDirectory() as d:
     {"cli": cli, "locks": locks, "busted": busted}[PART](d)
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
+done()

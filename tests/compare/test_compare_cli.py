@@ -12,17 +12,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lbtap import done, ok  # noqa: E402 (tests/lbtap.py, after the sys.path line)
 
 LB, DATA, GOLDEN = (os.path.abspath(a) for a in sys.argv[1:4])
-count = failed = 0
-
-
-def ok(cond, desc):
-    global count, failed
-    count += 1
-    failed += 0 if cond else 1
-    print(("ok" if cond else "not ok") + f" {count} - {desc}", flush=True)
-    return cond
 
 
 def run(args, cwd):
@@ -196,5 +189,4 @@ with tempfile.TemporaryDirectory() as tmp:
     ok(not os.path.exists(os.path.join(tmp, "err.json")) and
        not [f for f in os.listdir(tmp) if ".tmp." in f], "no output file after an error")
 
-print(f"1..{count}")
-sys.exit(1 if failed else 0)
+done()

@@ -11,6 +11,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lbtap import done, ok, skip_all  # noqa: E402 (tests/lbtap.py, after the sys.path line)
 
 
 def synthetic(path, nlocks, threads, repeats):
@@ -47,17 +49,7 @@ if len(sys.argv) > 2 and sys.argv[2] == "--make":
 
 LB = sys.argv[1]
 if not shutil.which("gnuplot"):
-    print("1..0 # SKIP gnuplot is not installed (Debian: gnuplot-nox)")
-    sys.exit(0)
-count = failed = 0
-
-
-def ok(cond, desc):
-    global count, failed
-    count += 1
-    failed += 0 if cond else 1
-    print(("ok" if cond else "not ok") + f" {count} - {desc}", flush=True)
-    return cond
+    skip_all("gnuplot is not installed (Debian: gnuplot-nox)")
 
 
 def plot(args, env=None):
@@ -124,5 +116,4 @@ with tempfile.TemporaryDirectory() as tmp:
     bad(["-o", os.path.join(tmp, "no", "such", "dir"), data], "--output", "uncreatable dir")
     bad(["-o", out], "result file", "no input")
 
-print(f"1..{count}")
-sys.exit(1 if failed else 0)
+done()

@@ -16,28 +16,17 @@ segv     SIGSEGV in writer 3: stats, "!!! fatal signal SIGSEGV in writer 3",
          End of test: FAILURE, exit 1.
 abort    the lock's own abort in writer 2: its message, SIGABRT named, FAILURE.
 """
+import os
 import re
 import subprocess
 import sys
 import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lbtap import diag, done, ok  # noqa: E402 (tests/lbtap.py, after the sys.path line)
 
 EXE, SCENARIO, BUILD = sys.argv[1], sys.argv[2], sys.argv[3]
-count = failed = 0
 END_RE = re.compile(r"^\S+-torture:--- End of test: (SUCCESS|FAILURE)(?: \[debug\])?: ", re.M)
 STATS_RE = re.compile(r"^Writes:  Total: \d+  Max/Min: \d+/\d+ (\?\?\?|)  Fail: [01] (!!!|)$", re.M)
-
-
-def ok(cond, what):
-    global count, failed
-    count += 1
-    failed += 0 if cond else 1
-    print(f"{'ok' if cond else 'not ok'} {count} - {what}", flush=True)
-    return cond
-
-
-def diag(text):
-    for line in str(text).splitlines()[-40:]:
-        print(f"# {line}", flush=True)
 
 
 def run(args, timeout=40):
@@ -63,7 +52,7 @@ def scenario_trylock():
     if not ok(rc == 1 and verdict(out) == "FAILURE" and "!!!" in out,
               f"trylock ignoring the lock word: FAILURE with the default trylock share "
               f"(rc {rc}, {secs:.1f} s)"):
-        diag(out + err)
+        diag(out + err, last=40)
     rc, out, err, _ = run(["--type", "tas-trylock-ignores", "--duration", "2",
                            "--trylock_pct", "0"] + BASE)
     ok(rc == 0 and verdict(out) == "SUCCESS",
@@ -80,14 +69,14 @@ def scenario_plain():
         if not ok(rc not in (0, None) and verdict(out) == "FAILURE"
                   and "ThreadSanitizer reported" in out and "data race" in err,
                   f"relaxed unlock under TSan: data race on the plain data, FAILURE (rc {rc})"):
-            diag(out + err)
+            diag(out + err, last=40)
     else:
         ok(rc == 0 and verdict(out) == "SUCCESS",
            "# SKIP relaxed unlock is invisible without ThreadSanitizer (x86 orders it anyway)")
     rc, out, err, _ = run(["--type", "tas", "--duration", "2"] + BASE, 60)
     if not ok(rc == 0 and verdict(out) == "SUCCESS" and "data race" not in err,
               "a correct tas with the plain shared data: SUCCESS, no race reported"):
-        diag(out + err)
+        diag(out + err, last=40)
 
 
 def scenario_strand():
@@ -99,7 +88,7 @@ def scenario_strand():
         and re.search(r"!!! writer 1: waiting for mutex-strand-one since", out)
     if not ok(good, f"lost wake-up of one waiter: stall FAILURE with the thread dump in "
                     f"{secs:.1f} s of a 30 s test (rc {rc})"):
-        diag(out + err)
+        diag(out + err, last=40)
 
 
 def scenario_segv():
@@ -115,7 +104,7 @@ def scenario_segv():
         and STATS_RE.search(out) and verdict(out) == "FAILURE"
     if not ok(good, f"SIGSEGV in writer 3: stats, the reason, End of test: FAILURE, exit 1 "
                     f"(rc {rc}, {secs:.1f} s)"):
-        diag(out + err)
+        diag(out + err, last=40)
 
 
 def scenario_abort():
@@ -124,14 +113,13 @@ def scenario_abort():
         and "unlock of a lock this thread does not hold" in err \
         and STATS_RE.search(out) and verdict(out) == "FAILURE"
     if not ok(good, f"the lock's own abort: its message, SIGABRT in writer 2, FAILURE (rc {rc})"):
-        diag(out + err)
+        diag(out + err, last=40)
 
 
 def main():
     {"trylock": scenario_trylock, "plain": scenario_plain, "strand": scenario_strand,
      "segv": scenario_segv, "abort": scenario_abort}[SCENARIO]()
-    print(f"1..{count}")
-    return 1 if failed else 0
+    done()
 
 
-sys.exit(main())
+main()

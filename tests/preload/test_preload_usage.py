@@ -9,17 +9,10 @@ import os
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lbtap import done, ok  # noqa: E402 (tests/lbtap.py, after the sys.path line)
 
 so, exe, bench, build = sys.argv[1:5]
-n = 0
-failed = 0
-
-
-def ok(cond, what):
-    global n, failed
-    n += 1
-    print(("ok" if cond else "not ok") + " %d - %s" % (n, what))
-    failed += not cond
 
 
 def run(env_extra, argv=("/bin/true",)):
@@ -85,5 +78,4 @@ for args, needle in [(["--repeat", "0"], "--repeat"), (["--programs", "foo"], "-
        "preload-bench %s: exit 2, one line (rc %d: %r)" % (" ".join(args), r.returncode,
                                                           r.stderr.strip()[:120]))
 
-print("1..%d" % n)
-sys.exit(1 if failed else 0)
+done()

@@ -18,33 +18,12 @@ import subprocess
 import sys
 import tempfile
 import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lbtap import diag, done, ok, skip_all  # noqa: E402 (tests/lbtap.py, after the sys.path line)
 
 EXE = sys.argv[1]
 SCENARIO = sys.argv[2]
 SMALL = ["-g", "1", "-f", "2", "-l", "300", "-r", "2", "-t", "1", "-i", "1000"]
-count = 0
-failed = 0
-
-
-def skip_all(reason):
-    """Meson's TAP protocol: a "1..0 # SKIP" plan with status 0 is a skip."""
-    print("1..0 # SKIP " + reason)
-    sys.exit(0)
-
-
-def ok(cond, what):
-    global count, failed
-    count += 1
-    if not cond:
-        failed += 1
-    print(("ok" if cond else "not ok") + " %d - %s" % (count, what))
-    sys.stdout.flush()
-    return cond
-
-
-def diag(text):
-    for line in str(text).splitlines():
-        print("# " + line)
 
 
 def run(args, timeout=60, prefix=()):
@@ -262,8 +241,7 @@ def main():
         {"cli": scenario_cli, "format": scenario_format, "busted": scenario_busted,
          "watchdog": scenario_watchdog, "permission": scenario_permission,
          "fifo": scenario_fifo}[SCENARIO](tmp)
-    print("1..%d" % count)
-    sys.exit(1 if failed else 0)
+    done()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: MIT
+"""lbtap.py - the TAP producer of the Python tests (tests/tap.h is the C one).
+
+ok() prints one "ok N - ..." / "not ok N - ..." line and returns the
+condition; diag() prints "# " comment lines; done() prints the plan
+("1..N", at the end, which TAP allows) and exits 0 only when every check
+passed; skip_all() is the plan line that tells Meson the whole test was
+skipped.  A description is always folded onto one line: stderr excerpts
+carry newlines and the progress lines' carriage returns, and Meson's TAP
+parser counts a stray line as an error.
+
+Tests in subdirectories import it with tests/ put on sys.path first."""
+import sys
+
+_count = 0
+_failed = 0
+
+
+def ok(cond, desc):
+    global _count, _failed
+    _count += 1
+    if not cond:
+        _failed += 1
+    desc = " ".join(str(desc).split())
+    print(("ok" if cond else "not ok") + f" {_count} - {desc}", flush=True)
+    return bool(cond)
+
+
+def diag(text, last=None):
+    """text as "# " lines; only its last `last` lines when given."""
+    lines = str(text).splitlines() or [""]
+    for line in lines[-last:] if last else lines:
+        print("# " + line, flush=True)
+
+
+def failures():
+    return _failed
+
+
+def done():
+    """The plan line, then exit: 1 when a check failed, else 0."""
+    print(f"1..{_count}", flush=True)
+    sys.exit(1 if _failed else 0)
+
+
+def skip_all(reason):
+    print("1..0 # SKIP " + " ".join(str(reason).split()), flush=True)
+    sys.exit(0)
