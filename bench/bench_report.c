@@ -153,6 +153,23 @@ static double cell_c2c(const struct lb_cell *c)
  * development guest, while one placement varies by less than 1.6x. */
 #define C2C_MOVED_RATIO 2.0
 
+/* Whether the probes around a cell's runs moved by more than
+ * C2C_MOVED_RATIO: its runs then mix two placements of the CPUs. */
+static bool cell_c2c_moved(const struct lb_cell *c)
+{
+	double lo = -1, hi = -1;
+	for (unsigned int r = 0; r < c->nruns; r++) {
+		const double probe[2] = { c->runs[r].c2c_before_ns, c->runs[r].c2c_after_ns };
+		for (int k = 0; k < 2; k++) {
+			if (probe[k] < 0)
+				continue;
+			lo = lo < 0 || probe[k] < lo ? probe[k] : lo;
+			hi = probe[k] > hi ? probe[k] : hi;
+		}
+	}
+	return lo > 0 && hi > C2C_MOVED_RATIO * lo;
+}
+
 /* "# cache-line round trip" line, and a warning when it moved. */
 static void print_c2c(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
 		      size_t ncells)
@@ -274,7 +291,7 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 			"lock", "thr", "rd%", "ops/s", "±sd%", "rd_ops/s", "wr_ops/s", "cov",
 			"min/max", "rd_p50", "rd_p99", "rd_max", "wr_p50", "wr_p99", "wr_p99.9",
 			"wr_max");
-	bool any_clamped = false, unsteady = false;
+	bool any_clamped = false, unsteady = false, moved = false;
 	for (size_t i = 0; i < ncells; i++) {
 		const struct lb_cell *c = &cells[i];
 		char ovh[32];
@@ -288,7 +305,9 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 		if (cfg->read_pct < 0 && cfg->table_brief) {
 			char c2c[16] = "-";
 			if (cell_c2c(c) >= 0)
-				snprintf(c2c, sizeof(c2c), "%.0f", cell_c2c(c));
+				snprintf(c2c, sizeof(c2c), "%.0f%s", cell_c2c(c),
+					 cell_c2c_moved(c) ? "~" : "");
+			moved |= cell_c2c_moved(c);
 			fprintf(out, "%-18s %4u %13.0f %6.1f %9.2f %8.2f %7.3f %8.0f %8.0f %7s",
 				c->ops->name, c->nthreads, fig(cfg, c, LB_M_OPS_PER_SEC),
 				sd_pct(c, LB_M_OPS_PER_SEC), fig(cfg, c, LB_M_NS_PER_OP),
@@ -331,6 +350,10 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 		if (first && c->runs[0].describe[0])
 			fprintf(out, "# %s: %s\n", c->ops->name, c->runs[0].describe);
 	}
+	if (moved)
+		fprintf(out, "# c2c_ns ~: the round trip moved more than %.0fx around that cell's runs, "
+			     "so its contended figures (latency most) mix two placements of the CPUs\n",
+			C2C_MOVED_RATIO);
 	if (unsteady && cfg->table_brief && cfg->repeat > 1)
 		fprintf(out, "# a ±sd%% above %.0f: that cell's runs disagree (scheduling on this "
 			     "machine); rerun it with --duration 1s --repeat 5\n", UNSTEADY_SD_PCT);

@@ -335,8 +335,11 @@ def check_default():
     if len(os.sched_getaffinity(0)) >= 2:
         m = re.search(r"^# cache-line round trip CPU(\d+)<->CPU(\d+): (\d+)-(\d+) ns", out, re.M)
         ok(m and m.group(1) != m.group(2) and 0 < int(m.group(3)) <= int(m.group(4)) and
-           all(x[9] == "-" or int(m.group(3)) <= float(x[9]) <= int(m.group(4)) for x in rows),
-           f"default: round trip range in the header, each cell's c2c_ns inside it "
+           all(x[9] == "-" or int(m.group(3)) <= float(x[9].rstrip("~")) <= int(m.group(4))
+               for x in rows) and
+           (("# c2c_ns ~:" in out) == any(x[9].endswith("~") for x in rows)),
+           f"default: round trip range in the header, each cell's c2c_ns inside it, '~' "
+           f"footnoted "
            f"({m.group(0) if m else 'no line'}; {[x[9] for x in rows]})")
     else:
         ok(True, "# SKIP one CPU: no round trip to measure")
