@@ -304,10 +304,11 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 		unsteady |= sd_pct(c, LB_M_OPS_PER_SEC) > UNSTEADY_SD_PCT;
 		if (cfg->read_pct < 0 && cfg->table_brief) {
 			char c2c[16] = "-";
+			/* '~' on contended cells only: one thread moves no line. */
+			bool mixed = c->nthreads > 1 && cell_c2c_moved(c);
 			if (cell_c2c(c) >= 0)
-				snprintf(c2c, sizeof(c2c), "%.0f%s", cell_c2c(c),
-					 cell_c2c_moved(c) ? "~" : "");
-			moved |= cell_c2c_moved(c);
+				snprintf(c2c, sizeof(c2c), "%.0f%s", cell_c2c(c), mixed ? "~" : "");
+			moved |= mixed;
 			fprintf(out, "%-18s %4u %13.0f %6.1f %9.2f %8.2f %7.3f %8.0f %8.0f %7s",
 				c->ops->name, c->nthreads, fig(cfg, c, LB_M_OPS_PER_SEC),
 				sd_pct(c, LB_M_OPS_PER_SEC), fig(cfg, c, LB_M_NS_PER_OP),
