@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <time.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -29,9 +30,24 @@ struct c2c_line {
 	/* On a line of its own: the ponger polls it only every CHECK_EVERY
 	 * spins, and it must not travel with the ball. */
 	_Alignas(LB_CACHELINE) atomic_bool abort;
+	/* Both threads hold a reference; the last to leave frees the line, so
+	 * a ponger that cannot get its CPU back (a real-time hog on it) can be
+	 * left behind instead of hanging the caller in pthread_join. */
+	_Atomic int refs;
 	int cpu;
 	unsigned int rounds;
 };
+
+/* How long the caller waits for a ponger told to stop before leaving it. */
+#define PONGER_EXIT_WAIT_NS 100000000
+
+static void c2c_put(struct c2c_line *l)
+{
+	/* acq_rel: the last one's free() comes after the other's final
+	 * accesses (its release decrement pairs with this acquire). */
+	if (atomic_fetch_sub_explicit(&l->refs, 1, memory_order_acq_rel) == 1)
+		free(l);
+}
 
 int lb_c2c_default_pair(int *a, int *b)
 {
@@ -73,14 +89,16 @@ static void *ponger(void *arg)
 	CPU_SET(l->cpu, &set);
 	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set)) {
 		atomic_store_explicit(&l->abort, true, memory_order_relaxed);
+		c2c_put(l);
 		return NULL;
 	}
 	for (uint64_t i = 0; i < l->rounds; i++) {
 		if (!pong_wait(l, 2 * i + 1))
-			return NULL;
+			break;
 		/* Release pairs with the pinger's acquire load of the even value. */
 		atomic_store_explicit(&l->ball, 2 * i + 2, memory_order_release);
 	}
+	c2c_put(l);
 	return NULL;
 }
 
@@ -102,13 +120,15 @@ static bool ping(struct c2c_line *l, uint64_t i, uint64_t deadline)
 
 double lb_c2c_round_trip_ns(int cpu_a, int cpu_b, unsigned int rounds, uint64_t budget_ns)
 {
-	if (cpu_a < 0 || cpu_b < 0 || cpu_a >= CPU_SETSIZE || cpu_b >= CPU_SETSIZE || rounds == 0)
+	if (cpu_a < 0 || cpu_b < 0 || cpu_a >= CPU_SETSIZE || cpu_b >= CPU_SETSIZE || rounds == 0 ||
+	    rounds > UINT32_MAX - LB_C2C_WARMUP)
 		return -1;
 	struct c2c_line *l = aligned_alloc(LB_CACHELINE, sizeof(*l));
 	if (!l)
 		return -1;
 	atomic_init(&l->ball, 0);
 	atomic_init(&l->abort, false);
+	atomic_init(&l->refs, 2);
 	l->cpu = cpu_b;
 	l->rounds = LB_C2C_WARMUP + rounds;
 
@@ -125,7 +145,9 @@ double lb_c2c_round_trip_ns(int cpu_a, int cpu_b, unsigned int rounds, uint64_t 
 		return -1;
 	}
 	pthread_t partner;
-	if (pthread_create(&partner, NULL, ponger, l) == 0) {
+	if (pthread_create(&partner, NULL, ponger, l) != 0) {
+		atomic_store_explicit(&l->refs, 1, memory_order_relaxed); /* no ponger */
+	} else {
 		const uint64_t deadline = lb_now_ns() + budget_ns;
 		uint64_t i = 0, t0 = 0;
 		bool ok = true;
@@ -134,13 +156,23 @@ double lb_c2c_round_trip_ns(int cpu_a, int cpu_b, unsigned int rounds, uint64_t 
 				t0 = lb_now_ns();
 			ok = ping(l, i, deadline);
 		}
-		if (ok)
+		if (ok) {
 			result = (double)(lb_now_ns() - t0) / rounds;
-		else
+			pthread_join(partner, NULL);
+		} else {
+			/* The ponger leaves at its next look at the flag, once it
+			 * runs; if its CPU is not given back soon, leave it. */
 			atomic_store_explicit(&l->abort, true, memory_order_relaxed);
-		pthread_join(partner, NULL);
+			struct timespec until;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += PONGER_EXIT_WAIT_NS;
+			until.tv_sec += until.tv_nsec / 1000000000;
+			until.tv_nsec %= 1000000000;
+			if (pthread_timedjoin_np(partner, NULL, &until) == ETIMEDOUT)
+				pthread_detach(partner);
+		}
 	}
 	pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
-	free(l);
+	c2c_put(l);
 	return result;
 }

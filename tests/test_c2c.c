@@ -3,8 +3,9 @@
  * test_c2c.c - the cache-line round trip probe (lib/lb_c2c.h): it picks two
  * allowed CPUs, measures a plausible time between them, gives up within its
  * budget when the two threads cannot run at once (both on one CPU) instead
- * of spinning for seconds, refuses CPUs it cannot use, and always gives the
- * caller its CPU affinity back.
+ * of spinning for seconds, does not wait for a partner whose CPU a real-time
+ * thread holds (skipped where SCHED_FIFO is not permitted), refuses CPUs it
+ * cannot use, and always gives the caller its CPU affinity back.
  */
 #include "lb_c2c.h"
 #include "lb_cpulist.h"
@@ -13,6 +14,51 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
+#include <time.h>
+
+/* A SCHED_FIFO thread that keeps one CPU busy for a fixed time, so that
+ * the probe's partner thread cannot run there. */
+struct hog {
+	int cpu;
+	uint64_t ns;
+	atomic_bool running;
+};
+
+static void *hog_main(void *arg)
+{
+	struct hog *h = arg;
+	uint64_t until = lb_now_ns() + h->ns;
+	atomic_store(&h->running, true);
+	/* Spin on the clock: the point is to hold the CPU; bounded by h->ns. */
+	while (lb_now_ns() < until)
+		;
+	return NULL;
+}
+
+/* Start a FIFO hog on cpu for ns; false (nothing started) when SCHED_FIFO
+ * is not permitted here. */
+static bool start_hog(pthread_t *t, struct hog *h)
+{
+	pthread_attr_t attr;
+	struct sched_param sp = { .sched_priority = 1 };
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(h->cpu, &set);
+	atomic_init(&h->running, false);
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+	pthread_attr_setschedparam(&attr, &sp);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	int err = pthread_create(t, &attr, hog_main, h);
+	pthread_attr_destroy(&attr);
+	if (err)
+		return false;
+	while (!atomic_load(&h->running))
+		sched_yield();
+	return true;
+}
 
 static bool affinity_is(const cpu_set_t *want)
 {
@@ -34,7 +80,7 @@ int main(void)
 		       "one allowed CPU: no pair (got %d, %d)", a, b);
 		return tap_failed ? 1 : 0;
 	}
-	tap_plan(8);
+	tap_plan(10);
 
 	int pair_rc = lb_c2c_default_pair(&a, &b);
 	tap_ok(pair_rc == 0 && a >= 0 && b > a && CPU_ISSET(a, &allowed) &&
@@ -67,5 +113,27 @@ int main(void)
 		       lb_c2c_round_trip_ns(-1, b, 100, LB_C2C_BUDGET_NS) < 0,
 	       "a CPU this process may not use (%d) or -1: no figure", outside);
 	tap_ok(affinity_is(&allowed), "affinity restored after a refused CPU");
+
+	/* The partner's CPU taken by a real-time thread: the probe gives up at
+	 * its budget and must not then wait in pthread_join for a thread that
+	 * cannot run until the hog ends (forever, with RT throttling off). */
+	pthread_t hog_thread;
+	struct hog hog = { .cpu = b, .ns = 400000000 };
+	if (start_hog(&hog_thread, &hog)) {
+		t0 = lb_now_ns();
+		double hogged = lb_c2c_round_trip_ns(a, b, LB_C2C_ROUNDS, LB_C2C_BUDGET_NS);
+		took_ms = (double)(lb_now_ns() - t0) / 1e6;
+		pthread_join(hog_thread, NULL);
+		tap_ok(hogged < 0, "CPU%d held by a FIFO thread: no figure (got %.0f)", b, hogged);
+		tap_ok(took_ms < 300, "CPU%d held for 400 ms: gave up after %.0f ms, not when the "
+		       "hog ended", b, took_ms);
+		/* The partner left behind runs now, sees the flag and frees the
+		 * line; give it the moment it needs before the leak check. */
+		struct timespec pause = { 0, 50000000 };
+		nanosleep(&pause, NULL);
+	} else {
+		tap_ok(true, "# SKIP SCHED_FIFO not permitted: no real-time hog");
+		tap_ok(true, "# SKIP SCHED_FIFO not permitted: no real-time hog");
+	}
 	return tap_failed ? 1 : 0;
 }
