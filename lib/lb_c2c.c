@@ -11,6 +11,7 @@
 #include "lb_c2c.h"
 #include "lb_atomic.h"
 #include "lb_cpulist.h"
+#include "lb_stats.h"
 #include "lb_time.h"
 
 #include <errno.h>
@@ -34,12 +35,17 @@ struct c2c_line {
 	 * a ponger that cannot get its CPU back (a real-time hog on it) can be
 	 * left behind instead of hanging the caller in pthread_join. */
 	_Atomic int refs;
-	int cpu;
 	unsigned int rounds;
 };
 
+/* Round trips are timed in batches and the result is the median batch: a
+ * batch in which one of the two threads was preempted (milliseconds) would
+ * otherwise move a mean of 2,000 round trips by microseconds. */
+#define C2C_BATCH 100u
+#define C2C_MAX_BATCHES 1024u
+
 /* How long the caller waits for a ponger told to stop before leaving it. */
-#define PONGER_EXIT_WAIT_NS 100000000
+#define PONGER_EXIT_WAIT_NS 50000000
 
 static void c2c_put(struct c2c_line *l)
 {
@@ -84,14 +90,6 @@ static bool pong_wait(struct c2c_line *l, uint64_t want)
 static void *ponger(void *arg)
 {
 	struct c2c_line *l = arg;
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	CPU_SET(l->cpu, &set);
-	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set)) {
-		atomic_store_explicit(&l->abort, true, memory_order_relaxed);
-		c2c_put(l);
-		return NULL;
-	}
 	for (uint64_t i = 0; i < l->rounds; i++) {
 		if (!pong_wait(l, 2 * i + 1))
 			break;
@@ -121,7 +119,7 @@ static bool ping(struct c2c_line *l, uint64_t i, uint64_t deadline)
 double lb_c2c_round_trip_ns(int cpu_a, int cpu_b, unsigned int rounds, uint64_t budget_ns)
 {
 	if (cpu_a < 0 || cpu_b < 0 || cpu_a >= CPU_SETSIZE || cpu_b >= CPU_SETSIZE || rounds == 0 ||
-	    rounds > UINT32_MAX - LB_C2C_WARMUP)
+	    rounds > C2C_BATCH * C2C_MAX_BATCHES)
 		return -1;
 	struct c2c_line *l = aligned_alloc(LB_CACHELINE, sizeof(*l));
 	if (!l)
@@ -129,7 +127,6 @@ double lb_c2c_round_trip_ns(int cpu_a, int cpu_b, unsigned int rounds, uint64_t 
 	atomic_init(&l->ball, 0);
 	atomic_init(&l->abort, false);
 	atomic_init(&l->refs, 2);
-	l->cpu = cpu_b;
 	l->rounds = LB_C2C_WARMUP + rounds;
 
 	cpu_set_t saved, set;
@@ -144,20 +141,46 @@ double lb_c2c_round_trip_ns(int cpu_a, int cpu_b, unsigned int rounds, uint64_t 
 		free(l);
 		return -1;
 	}
+	/* The partner starts on its CPU: created on ours, it would first have
+	 * to wait for this thread, already spinning, to be preempted (up to a
+	 * scheduler tick, 4 ms at HZ=250). */
 	pthread_t partner;
-	if (pthread_create(&partner, NULL, ponger, l) != 0) {
+	pthread_attr_t attr;
+	cpu_set_t partner_set;
+	CPU_ZERO(&partner_set);
+	CPU_SET(cpu_b, &partner_set);
+	int err = pthread_attr_init(&attr);
+	if (!err) {
+		err = pthread_attr_setaffinity_np(&attr, sizeof(partner_set), &partner_set);
+		if (!err)
+			err = pthread_create(&partner, &attr, ponger, l);
+		pthread_attr_destroy(&attr);
+	}
+	if (err) {
 		atomic_store_explicit(&l->refs, 1, memory_order_relaxed); /* no ponger */
 	} else {
 		const uint64_t deadline = lb_now_ns() + budget_ns;
-		uint64_t i = 0, t0 = 0;
+		double batch_ns[C2C_MAX_BATCHES];
+		uint64_t t_batch = 0;
+		size_t nbatches = 0;
 		bool ok = true;
-		for (; ok && i < l->rounds; i++) {
-			if (i == LB_C2C_WARMUP)
-				t0 = lb_now_ns();
+		for (uint64_t i = 0; ok && i < l->rounds; i++) {
+			uint64_t timed = i - LB_C2C_WARMUP; /* round trips timed so far */
+			if (i >= LB_C2C_WARMUP && timed % C2C_BATCH == 0) {
+				uint64_t now = lb_now_ns();
+				if (timed)
+					batch_ns[nbatches++] = (double)(now - t_batch) / C2C_BATCH;
+				t_batch = now;
+			}
 			ok = ping(l, i, deadline);
 		}
 		if (ok) {
-			result = (double)(lb_now_ns() - t0) / rounds;
+			/* The last, possibly partial, batch. */
+			uint64_t last = (rounds - 1) % C2C_BATCH + 1;
+			batch_ns[nbatches++] = (double)(lb_now_ns() - t_batch) / (double)last;
+			struct lb_summary s;
+			lb_summarize(batch_ns, nbatches, &s);
+			result = s.median;
 			pthread_join(partner, NULL);
 		} else {
 			/* The ponger leaves at its next look at the flag, once it

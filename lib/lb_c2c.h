@@ -32,10 +32,12 @@ int lb_c2c_default_pair(int *a, int *b);
 
 /*
  * Bounce one cache line between the calling thread, pinned to cpu_a for the
- * measurement, and a helper thread pinned to cpu_b, `rounds` times.  Returns
- * the mean round trip in ns, or -1 when a CPU cannot be used or the
- * measurement ran past budget_ns (the two threads did not run at once).
- * The caller's CPU affinity is restored before it returns.
+ * measurement, and a helper thread pinned to cpu_b, `rounds` times (at most
+ * 102,400).  Returns the round trip in ns: the median over batches of 100
+ * of their mean, so that a batch in which a thread was preempted does not
+ * count.  -1 when a CPU cannot be used or the measurement ran past
+ * budget_ns (the two threads did not run at once).  The caller's CPU
+ * affinity is restored before it returns.
  */
 double lb_c2c_round_trip_ns(int cpu_a, int cpu_b, unsigned int rounds, uint64_t budget_ns);
 

@@ -119,7 +119,14 @@ int main(void)
 	 * cannot run until the hog ends (forever, with RT throttling off). */
 	pthread_t hog_thread;
 	struct hog hog = { .cpu = b, .ns = 400000000 };
-	if (start_hog(&hog_thread, &hog)) {
+	/* Not under ThreadSanitizer: its pthread_create waits until the new
+	 * thread runs, which the hog prevents (an artefact of the tool). */
+#if defined(__SANITIZE_THREAD__)
+	const bool tsan = true;
+#else
+	const bool tsan = false;
+#endif
+	if (!tsan && start_hog(&hog_thread, &hog)) {
 		t0 = lb_now_ns();
 		double hogged = lb_c2c_round_trip_ns(a, b, LB_C2C_ROUNDS, LB_C2C_BUDGET_NS);
 		took_ms = (double)(lb_now_ns() - t0) / 1e6;
@@ -132,8 +139,8 @@ int main(void)
 		struct timespec pause = { 0, 50000000 };
 		nanosleep(&pause, NULL);
 	} else {
-		tap_ok(true, "# SKIP SCHED_FIFO not permitted: no real-time hog");
-		tap_ok(true, "# SKIP SCHED_FIFO not permitted: no real-time hog");
+		tap_ok(true, "# SKIP no real-time hog: SCHED_FIFO not permitted, or ThreadSanitizer");
+		tap_ok(true, "# SKIP no real-time hog: SCHED_FIFO not permitted, or ThreadSanitizer");
 	}
 	return tap_failed ? 1 : 0;
 }
