@@ -149,32 +149,15 @@ static double cell_c2c(const struct lb_cell *c)
 }
 
 /* A round trip that moved by more than this factor during one command means
- * the host moved the vCPUs (lib/lb_c2c.h): 100 vs 450-500 ns on the 2-vCPU
- * development guest, while one placement varies by less than 1.6x. */
+ * the host moved the vCPUs (lib/lb_c2c.h): 65-140 vs 450-500 ns on the
+ * 2-vCPU development guest. */
 #define C2C_MOVED_RATIO 2.0
 
-/* Whether the probes around a cell's runs moved by more than
- * C2C_MOVED_RATIO: its runs then mix two placements of the CPUs. */
-static bool cell_c2c_moved(const struct lb_cell *c)
+/* The smallest and largest probe around the runs of cells[0..ncells); both
+ * < 0 when no probe finished. */
+static void probe_range(const struct lb_cell *cells, size_t ncells, double *lo, double *hi)
 {
-	double lo = -1, hi = -1;
-	for (unsigned int r = 0; r < c->nruns; r++) {
-		const double probe[2] = { c->runs[r].c2c_before_ns, c->runs[r].c2c_after_ns };
-		for (int k = 0; k < 2; k++) {
-			if (probe[k] < 0)
-				continue;
-			lo = lo < 0 || probe[k] < lo ? probe[k] : lo;
-			hi = probe[k] > hi ? probe[k] : hi;
-		}
-	}
-	return lo > 0 && hi > C2C_MOVED_RATIO * lo;
-}
-
-/* "# cache-line round trip" line, and a warning when it moved. */
-static void print_c2c(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
-		      size_t ncells)
-{
-	double lo = -1, hi = -1;
+	*lo = *hi = -1;
 	for (size_t i = 0; i < ncells; i++)
 		for (unsigned int r = 0; r < cells[i].nruns; r++) {
 			const struct lb_run_result *run = &cells[i].runs[r];
@@ -182,10 +165,27 @@ static void print_c2c(FILE *out, const struct lb_bench_config *cfg, const struct
 			for (int k = 0; k < 2; k++) {
 				if (probe[k] < 0)
 					continue;
-				lo = lo < 0 || probe[k] < lo ? probe[k] : lo;
-				hi = probe[k] > hi ? probe[k] : hi;
+				*lo = *lo < 0 || probe[k] < *lo ? probe[k] : *lo;
+				*hi = probe[k] > *hi ? probe[k] : *hi;
 			}
 		}
+}
+
+/* Whether the probes around a cell's runs moved by more than
+ * C2C_MOVED_RATIO: its runs then mix two placements of the CPUs. */
+static bool cell_c2c_moved(const struct lb_cell *c)
+{
+	double lo, hi;
+	probe_range(c, 1, &lo, &hi);
+	return lo > 0 && hi > C2C_MOVED_RATIO * lo;
+}
+
+/* "# cache-line round trip" line, and a warning when it moved. */
+static void print_c2c(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
+		      size_t ncells)
+{
+	double lo, hi;
+	probe_range(cells, ncells, &lo, &hi);
 	if (cfg->c2c_cpu[0] < 0)
 		return; /* one CPU: nothing to measure */
 	if (lo < 0) {
