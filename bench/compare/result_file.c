@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* result_file.c - the generic lockbench result-file reader (see result_file.h). */
 #include "result_file.h"
+#include "lb_stats.h"
 #include "schemas.h"
 
 #include <math.h>
@@ -162,12 +163,6 @@ static double run_c2c(const json_t *run)
 	return n ? sum / n : -1;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return (a > b) - (a < b);
-}
-
 /* f->c2c_*: over every run of every cell that carries the probes. */
 static void read_c2c(struct lb_rfile *f, const json_t *results)
 {
@@ -194,10 +189,11 @@ static void read_c2c(struct lb_rfile *f, const json_t *results)
 		}
 	}
 	if (n) {
-		qsort(v, n, sizeof(*v), cmp_double);
-		f->c2c_min = v[0];
-		f->c2c_max = v[n - 1];
-		f->c2c_median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+		struct lb_summary s;
+		lb_summarize(v, n, &s);
+		f->c2c_min = s.min;
+		f->c2c_median = s.median;
+		f->c2c_max = s.max;
 	}
 	free(v);
 }
