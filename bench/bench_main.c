@@ -154,10 +154,7 @@ static int run_all(struct lb_bench_config *cfg)
 	lb_cells_summarize(cells, nreport);
 	struct lb_hostinfo host;
 	lb_hostinfo_get(&host);
-	/* A result file on standard output ('-', /dev/stdout) gets stdout to
-	 * itself, so it stays parseable: the table then goes to stderr. */
-	FILE *table = (json.is_std && json.fp == stdout) || (csv.is_std && csv.fp == stdout)
-			      ? stderr : stdout;
+	FILE *table = lb_outfile_report_stream(&json, &csv);
 	lb_report_table(table, cfg, &host, cells, nreport);
 	fflush(table);
 	if (cfg->json_path) {

@@ -393,6 +393,16 @@ void lb_outfile_refuse_same(const char *opt_a, const char *a, const char *opt_b,
 			       "files", opt_a, a, opt_b, b);
 }
 
+static bool writes_stdout(const struct lb_outfile *f)
+{
+	return f->is_std && f->fp == stdout;
+}
+
+FILE *lb_outfile_report_stream(const struct lb_outfile *a, const struct lb_outfile *b)
+{
+	return writes_stdout(a) || writes_stdout(b) ? stderr : stdout;
+}
+
 void lb_outfile_open_or_exit(const char *opt, const char *path, struct lb_outfile *f,
 			     struct lb_outfile *other)
 {

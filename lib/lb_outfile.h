@@ -80,6 +80,14 @@ bool lb_outfile_same_target(const char *a, const char *b);
 void lb_outfile_refuse_same(const char *opt_a, const char *a, const char *opt_b, const char *b);
 
 /*
+ * The stream for a command's human-readable report, given its two outputs
+ * (either may be unopened): stderr when one of them writes to standard
+ * output ('-', /dev/stdout), so that stdout carries the result file alone
+ * and stays parseable; stdout otherwise.
+ */
+FILE *lb_outfile_report_stream(const struct lb_outfile *a, const struct lb_outfile *b);
+
+/*
  * lb_outfile_open() as a command needs it before its run: on failure, abort
  * `other` (an output the command opened before this one, or NULL) and exit
  * 2 with one line naming the option, the path, the reason and what is

@@ -384,10 +384,7 @@ static int run_all(struct aim_config *cfg)
 		lb_outfile_open_or_exit("--json", cfg->json_path, &json, NULL);
 	if (cfg->csv_path)
 		lb_outfile_open_or_exit("--csv", cfg->csv_path, &csv, &json);
-	/* A result file on standard output ('-', /dev/stdout) gets stdout to
-	 * itself, so it stays parseable: the table then goes to stderr. */
-	FILE *out = (json.is_std && json.fp == stdout) || (csv.is_std && csv.fp == stdout)
-			    ? stderr : stdout;
+	FILE *out = lb_outfile_report_stream(&json, &csv);
 	struct aim_cell *cells = calloc(ncells, sizeof(*cells));
 	if (!cells) {
 		fprintf(stderr, "lockbench aim7: out of memory\n");

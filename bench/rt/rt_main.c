@@ -8,8 +8,6 @@
 #include "lb_cli.h"
 #include "lb_outfile.h"
 
-#include <errno.h>
-
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,10 +43,7 @@ int lb_cmd_rt(int argc, char **argv)
 		lb_outfile_open_or_exit("--json", cfg.json_path, &json, NULL);
 	if (cfg.csv_path)
 		lb_outfile_open_or_exit("--csv", cfg.csv_path, &csv, &json);
-	/* A result file on standard output ('-', /dev/stdout) gets stdout to
-	 * itself, so it stays parseable: the report then goes to stderr. */
-	FILE *out = (json.is_std && json.fp == stdout) || (csv.is_std && csv.fp == stdout)
-			    ? stderr : stdout;
+	FILE *out = lb_outfile_report_stream(&json, &csv);
 	char *joined = lb_cli_join_args(argc, argv);
 	cfg.argv_joined = joined ? joined : "lockbench rt";
 	signal(SIGINT, on_signal);
