@@ -11,6 +11,7 @@
 #include "lb_cpulist.h"
 #include "lb_time.h"
 #include "tap.h"
+#include "test_sync.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -40,20 +41,8 @@ static void *hog_main(void *arg)
  * is not permitted here. */
 static bool start_hog(pthread_t *t, struct hog *h)
 {
-	pthread_attr_t attr;
-	struct sched_param sp = { .sched_priority = 1 };
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	CPU_SET(h->cpu, &set);
 	atomic_init(&h->running, false);
-	pthread_attr_init(&attr);
-	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
-	pthread_attr_setschedparam(&attr, &sp);
-	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	int err = pthread_create(t, &attr, hog_main, h);
-	pthread_attr_destroy(&attr);
-	if (err)
+	if (spawn_fifo(t, hog_main, h, 1, h->cpu))
 		return false;
 	while (!atomic_load(&h->running))
 		sched_yield();

@@ -141,19 +141,7 @@ static int rt_cpu = -1, admin_cpu = -1;
 
 static int spawn(pthread_t *th, void *(*fn)(void *), void *arg, int prio)
 {
-	pthread_attr_t attr;
-	struct sched_param sp = { .sched_priority = prio };
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	CPU_SET(rt_cpu, &set);
-	pthread_attr_init(&attr);
-	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
-	pthread_attr_setschedparam(&attr, &sp);
-	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	int err = pthread_create(th, &attr, fn, arg);
-	pthread_attr_destroy(&attr);
-	return err;
+	return spawn_fifo(th, fn, arg, prio, rt_cpu);
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_sync.h - small helpers the scheduling tests share: a clock read in
- * ns, and a futex-backed "wait until this word equals v" / "set it and wake
- * everyone" pair for sequencing test threads.  Needs _GNU_SOURCE (futex).
+ * ns, a futex-backed "wait until this word equals v" / "set it and wake
+ * everyone" pair for sequencing test threads, and starting a SCHED_FIFO
+ * thread on one CPU.  Needs _GNU_SOURCE (futex, thread affinity).
  */
 #ifndef LB_TEST_SYNC_H
 #define LB_TEST_SYNC_H
 
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -34,6 +37,25 @@ static inline void post(_Atomic uint32_t *w, uint32_t v)
 {
 	atomic_store_explicit(w, v, memory_order_release);
 	lb_futex_wake(w, INT_MAX);
+}
+
+/* Start fn(arg) at SCHED_FIFO prio, pinned to cpu; 0 or the errno value
+ * (EPERM where SCHED_FIFO is not permitted). */
+static inline int spawn_fifo(pthread_t *th, void *(*fn)(void *), void *arg, int prio, int cpu)
+{
+	pthread_attr_t attr;
+	struct sched_param sp = { .sched_priority = prio };
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+	pthread_attr_setschedparam(&attr, &sp);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	int err = pthread_create(th, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return err;
 }
 
 #endif /* LB_TEST_SYNC_H */
