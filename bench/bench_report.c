@@ -138,9 +138,11 @@ static double cell_c2c(const struct lb_cell *c)
 {
 	double v[1000];
 	unsigned int n = 0;
-	for (unsigned int r = 0; r < c->nruns && n < 1000; r++)
-		if (run_c2c(&c->runs[r]) >= 0)
-			v[n++] = run_c2c(&c->runs[r]);
+	for (unsigned int r = 0; r < c->nruns && n < 1000; r++) {
+		double ns = run_c2c(&c->runs[r]);
+		if (ns >= 0)
+			v[n++] = ns;
+	}
 	if (n == 0)
 		return -1;
 	struct lb_summary s;
@@ -306,8 +308,9 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 			char c2c[16] = "-";
 			/* '~' on contended cells only: one thread moves no line. */
 			bool mixed = c->nthreads > 1 && cell_c2c_moved(c);
-			if (cell_c2c(c) >= 0)
-				snprintf(c2c, sizeof(c2c), "%.0f%s", cell_c2c(c), mixed ? "~" : "");
+			double c2c_ns = cell_c2c(c);
+			if (c2c_ns >= 0)
+				snprintf(c2c, sizeof(c2c), "%.0f%s", c2c_ns, mixed ? "~" : "");
 			moved |= mixed;
 			fprintf(out, "%-18s %4u %13.0f %6.1f %9.2f %8.2f %7.3f %8.0f %8.0f %7s",
 				c->ops->name, c->nthreads, fig(cfg, c, LB_M_OPS_PER_SEC),
