@@ -5,6 +5,7 @@
  * and the output files.
  */
 #include "aim7.h"
+#include "commands.h"
 #include "lb_cli.h"
 #include "lb_hostinfo.h"
 #include "lb_outfile.h"
@@ -18,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-int lb_cmd_aim7(int argc, char **argv);
 
 /* A signal ends the run: remove the output temporaries, then die of it. */
 static void on_fatal_signal(int sig)

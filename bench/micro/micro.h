@@ -161,13 +161,4 @@ void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
 void lb_report_csv(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
 		   size_t ncells);
 
-/* micro_main.c: the whole workload (parse, validate outputs, run, report). */
-int lb_cmd_bench(int argc, char **argv);
-/* The default comparison behind a bare `lockbench`. */
-int lb_cmd_default(int argc, char **argv);
-/* lockbench list [--json] */
-int lb_cmd_list(int argc, char **argv);
-/* `lockbench aim7` (bench/aim7/aim7_main.c). */
-int lb_cmd_aim7(int argc, char **argv);
-
 #endif /* LB_BENCH_H */

@@ -14,6 +14,7 @@
  * half-written file is ever left.
  */
 #include "micro.h"
+#include "commands.h"
 #include "compare/gbench_export.h"
 #include "lb_cli.h"
 #include "lb_hostinfo.h"
