@@ -161,4 +161,9 @@ void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
 void lb_report_csv(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
 		   size_t ncells);
 
+/* micro_gbench.c: `--json FILE --format gbench`, Google Benchmark's JSON.
+ * 0, or -1 after an error line. */
+int lb_report_gbench(FILE *out, const struct lb_bench_config *cfg, const struct lb_hostinfo *host,
+		     const struct lb_cell *cells, size_t ncells);
+
 #endif /* LB_BENCH_H */

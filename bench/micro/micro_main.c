@@ -15,7 +15,6 @@
  */
 #include "micro.h"
 #include "commands.h"
-#include "compare/gbench_export.h"
 #include "lb_cli.h"
 #include "lb_hostinfo.h"
 #include "lb_outfile.h"

@@ -48,12 +48,39 @@ static const struct lb_metric_desc bench_metrics[LB_M_COUNT] = {
 static const char *const bench_params[] = { "lock", "threads", "read_pct", "cs_ns", "par_ns",
 					    "cs_lines", "pin", NULL };
 
+static const char *const bench_plot_curves[] = { "ops_per_sec", NULL };
+static const struct lb_plot_quantile bench_plot_quantiles[] = {
+	{ "lat_p50_ns", 0.5 }, { "lat_p99_ns", 0.99 }, { "lat_p999_ns", 0.999 }, { "lat_max_ns", 1 },
+};
+/* Scaling against threads, the latency distribution, per-thread fairness. */
+static const struct lb_plot_hints bench_plot = {
+	.x_param = "threads",
+	.curves = bench_plot_curves,
+	.quantiles = bench_plot_quantiles,
+	.nquantiles = sizeof(bench_plot_quantiles) / sizeof(bench_plot_quantiles[0]),
+	.samples_key = "write_side",
+	.per_thread_key = "per_thread",
+	.per_thread_ops = "ops",
+};
+
+static const char *const bench_gbench_name_params[] = { "lock", "threads", "read_pct", NULL };
+/* One Google Benchmark entry per (lock, threads[, read_pct]); micro_gbench.c
+ * writes the same from the cells in memory. */
+static const struct lb_gbench_hints bench_gbench = {
+	.name_params = bench_gbench_name_params,
+	.real_time_ns = "ns_per_op",
+	.cpu_time_ns = "cpu_ns_per_op",
+	.items_per_second = "ops_per_sec",
+};
+
 const struct lb_workload_schema lb_schema_bench = {
 	.name = "lockbench-bench",
 	.version = 1,
 	.params = bench_params,
 	.metrics = bench_metrics,
 	.nmetrics = LB_M_COUNT,
+	.plot = &bench_plot,
+	.gbench = &bench_gbench,
 };
 
 const char *lb_metric_name(enum lb_metric m)
