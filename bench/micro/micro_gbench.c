@@ -54,11 +54,12 @@ static int write_cell(struct lb_json *j, const struct lb_bench_config *cfg,
 	return rc;
 }
 
-int lb_report_gbench(FILE *out, const struct lb_bench_config *cfg, const struct lb_hostinfo *host,
+int lb_report_gbench(FILE *out, const struct lb_bench_config *cfg,
+		     const struct lb_bench_run_record *rec, const struct lb_hostinfo *host,
 		     const struct lb_cell *cells, size_t ncells)
 {
 	const struct lb_gbench_context ctx = { host, &lb_schema_bench, cfg->argv_joined,
-					       cfg->interrupted_by != 0 };
+					       rec->interrupted_by != 0 };
 	struct lb_json j;
 	lb_json_init(&j, out);
 	lb_gbench_begin(&j, &ctx);
