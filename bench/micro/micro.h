@@ -18,6 +18,8 @@
 #define LB_BENCH_MAX_THREAD_COUNTS 64
 #define LB_BENCH_MAX_THREADS 1024
 #define LB_BENCH_MAX_CS_LINES 64
+/* --repeat's limit: a cell's runs fit fixed arrays of this size (micro_report.c). */
+#define LB_BENCH_MAX_REPEAT 1000u
 /* How long threads may take to leave the loop after the stop flag. */
 #define LB_BENCH_STOP_GRACE_NS (UINT64_C(10) * 1000000000u)
 
