@@ -205,10 +205,9 @@ int lb_cmd_bench(int argc, char **argv)
  * ns/op, CPU per op, min/max, p50/p99).  Left out, and named in the header
  * with the command for the full comparison: oversubscription (4xNCPU), tail
  * latency (p99.9, max) and the CoV of per-thread ops, which need 1 s runs to
- * settle (measured: 150 ms medians 55-480% off the 1 s ones at NCPU threads);
- * and the spinlocks without parking (ticket, qspinlock, tas...), whose
- * contended figures on a guest swing 2-10x with how the host runs the vCPUs
- * (ticket at 2 threads: 3.4 and 12.6 M in consecutive 1 s runs).  What
+ * settle; and the spinlocks without parking (ticket, qspinlock, tas...),
+ * whose contended figures on a guest swing with how the host runs the vCPUs
+ * (doc/lockbench.md, "default comparison", has the figures).  What
  * still moves the printed figures between invocations is the machine: the
  * c2c_ns column (lib/lb_c2c.h) shows where the host had put the CPUs.
  */

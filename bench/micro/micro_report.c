@@ -178,8 +178,8 @@ static double cell_c2c(const struct lb_cell *c)
 }
 
 /* A round trip that moved by more than this factor during one command means
- * the host moved the vCPUs (lib/lb_c2c.h): 65-140 vs 450-500 ns on the
- * 2-vCPU development guest. */
+ * the host moved the vCPUs (lib/lb_c2c.h; doc/lockbench.md gives the two
+ * levels seen on a guest). */
 #define C2C_MOVED_RATIO 2.0
 
 /* The smallest and largest probe around the runs of cells[0..ncells); both
