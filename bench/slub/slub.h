@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * slab.h - a SLUB-like object allocator in userspace, whose shared
+ * slub.h - a SLUB-like object allocator in userspace, whose shared
  * list_lock is any exclusive lock of the registry (through the vtable).
  *
  * Layout (doc/rt.md has the mapping to the kernel's SLUB):
@@ -26,8 +26,8 @@
  * swapped atomically on every allocation and free, so an object handed out
  * twice or freed twice is caught at once.
  */
-#ifndef LB_RT_SLAB_H
-#define LB_RT_SLAB_H
+#ifndef LB_SLUB_H
+#define LB_SLUB_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -134,4 +134,4 @@ void lb_slab_debug_hold_lock(struct lb_slab_cpu *cpu);
  */
 unsigned long lb_slab_check(struct lb_slab_cache *c, uint64_t outstanding, FILE *err);
 
-#endif /* LB_RT_SLAB_H */
+#endif /* LB_SLUB_H */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * slab.c - the SLUB-like allocator of slab.h.  Objects are named by a
+ * slub.c - the SLUB-like allocator of slub.h.  Objects are named by a
  * global index (page * objs_per_page + slot); freelists link them through
  * the index + 1 kept in each object's header, so a link damaged by a broken
  * list_lock is caught by a range check instead of being followed.
  */
-#include "slab.h"
+#include "slub.h"
 #include "lb_atomic.h"
 #include "lb_registry.h"
 #include "lb_time.h"
