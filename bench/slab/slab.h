@@ -56,7 +56,8 @@ struct lb_slab_protect_result {
 	int opt_prot;                            /* what OPT ran on */
 	double allocfree_ns[LB_COL_COUNT][2][LB_SLAB_MAX_REPEAT]; /* [col][bh] */
 	uint64_t rseq_aborts, slow_paths;
-	unsigned int done;                       /* repeats completed */
+	unsigned int done;                       /* section repeats completed */
+	unsigned int done_af;                    /* alloc+free repeats completed */
 	bool allocfree_done;
 };
 

@@ -110,10 +110,12 @@ void lb_slab_print_protect(FILE *out, const struct lb_slab_config *cfg,
 	}
 	if (!res->allocfree_done) {
 		fprintf(out, "\nA. alloc+free: not run (%s)\n",
-			!res->supported[res->opt_prot] ? res->why[res->opt_prot]
-						       : "the signal mask is needed for NO-OPT");
+			!res->supported[res->opt_prot]   ? res->why[res->opt_prot]
+			: lb_slab_stop_requested()       ? "interrupted"
+							 : "the signal mask is needed for NO-OPT");
 		return;
 	}
+	n = res->done_af;
 	const char *opt = lb_prot_label((enum lb_prot)res->opt_prot);
 	fprintf(out, "\nA. %s x kfree(kmalloc(128)), total ns, medians of %u with SD; OPT: task "
 		"stock on %s (%s), handler on SIGMASK; NO-OPT: one SIGMASK stock; BH: inside a "
@@ -279,7 +281,7 @@ void lb_slab_write_json(FILE *fp, const struct lb_slab_config *cfg,
 				     lb_prot_name(c == LB_COL_OPT ? (enum lb_prot)pr->opt_prot
 								  : LB_PROT_SIGMASK),
 				     c == LB_COL_OPT ? "OPT" : "NO-OPT", bh ? "bh" : "task", 0, "",
-				     pr->allocfree_ns[c][bh], pr->done, M_TOTAL_NS, 1);
+				     pr->allocfree_ns[c][bh], pr->done_af, M_TOTAL_NS, 1);
 	}
 	if (br && br->done) {
 		double cpn = br->cycles_per_ns > 0 ? br->cycles_per_ns : 1;

@@ -204,9 +204,7 @@ int lb_slab_run_protect(const struct lb_slab_config *cfg, struct lb_slab_protect
 		done2 = r + 1;
 	}
 	if (have_stocks) {
-		/* Both phases report the repeats both finished. */
-		if (done2 < res->done)
-			res->done = done2;
+		res->done_af = done2;
 		res->allocfree_done = done2 > 0;
 		lb_stock_drain(&opt_task, &t);
 		lb_stock_drain(&opt_irq, &t);
