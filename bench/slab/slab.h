@@ -29,6 +29,7 @@ struct lb_slab_config {
 	bool table_protect, table_bulk;
 	uint64_t section_iters;          /* empty sections per measurement */
 	uint64_t op_iters;               /* alloc+free pairs per measurement */
+	uint64_t bh_batch;               /* BH rows: pairs per signal (1: one signal each) */
 	unsigned int repeat;
 	int opt_prot;                    /* -1: the cheapest per-CPU one measured */
 	const struct lb_lock_ops *lock;  /* the per-CPU lock and list_lock */

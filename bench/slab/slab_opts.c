@@ -27,6 +27,8 @@ static void usage(FILE *out)
 		"                         1000..1000000000)\n"
 		"      --ops N            alloc+free pairs per measurement (default 50000;\n"
 		"                         1000..1000000000)\n"
+"      --bh-batch N       BH rows: alloc+free pairs per signal, raise()d by the\n"
+		"                         task (default 10000; 1: one signal per pair; 1..1000000)\n"
 		"  -r, --repeat N         measurements per row, interleaved; medians (default 5;\n"
 		"                         1..%d)\n"
 		"      --opt PROT         OPT's task-stock protection: rseq, sigmask, lock, cas\n"
@@ -57,7 +59,7 @@ static void usage(FILE *out)
 }
 
 enum {
-	OPT_OPS = 256, OPT_OPT, OPT_NO_PIN, OPT_SIZE, OPT_BULK, OPT_BULK_OBJECTS, OPT_BULK_PROTECT,
+	OPT_OPS = 256, OPT_BH_BATCH, OPT_OPT, OPT_NO_PIN, OPT_SIZE, OPT_BULK, OPT_BULK_OBJECTS, OPT_BULK_PROTECT,
 	OPT_CPU_PARTIAL, OPT_MIN_PARTIAL, OPT_MIN_OBJECTS, OPT_JSON,
 };
 
@@ -65,6 +67,7 @@ static const struct option long_opts[] = {
 	{ "table", required_argument, NULL, 'T' },
 	{ "iterations", required_argument, NULL, 'n' },
 	{ "ops", required_argument, NULL, OPT_OPS },
+	{ "bh-batch", required_argument, NULL, OPT_BH_BATCH },
 	{ "repeat", required_argument, NULL, 'r' },
 	{ "opt", required_argument, NULL, OPT_OPT },
 	{ "lock", required_argument, NULL, 'L' },
@@ -110,6 +113,7 @@ void lb_slab_parse(int argc, char **argv, struct lb_slab_config *cfg)
 	cfg->table_protect = cfg->table_bulk = true;
 	cfg->section_iters = 200000;
 	cfg->op_iters = 50000;
+	cfg->bh_batch = 10000;
 	cfg->repeat = 5;
 	cfg->opt_prot = -1;
 	cfg->lock = lb_lock_find("tas");
@@ -143,6 +147,9 @@ void lb_slab_parse(int argc, char **argv, struct lb_slab_config *cfg)
 			break;
 		case OPT_OPS:
 			cfg->op_iters = u64_opt("--ops", optarg, 1000, 1000000000);
+			break;
+		case OPT_BH_BATCH:
+			cfg->bh_batch = u64_opt("--bh-batch", optarg, 1, 1000000);
 			break;
 		case 'r':
 			cfg->repeat = (unsigned int)u64_opt("--repeat", optarg, 1, LB_SLAB_MAX_REPEAT);

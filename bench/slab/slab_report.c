@@ -121,9 +121,10 @@ void lb_slab_print_protect(FILE *out, const struct lb_slab_config *cfg,
 	const char *opt = lb_prot_label((enum lb_prot)res->opt_prot);
 	fprintf(out, "\nA. %s x kfree(kmalloc(128)), total ns, medians of %u with SD; OPT: task "
 		"stock on %s (%s), handler on SIGMASK; NO-OPT: one SIGMASK stock; BH: inside a "
-		"SIGUSR1 handler\n",
+		"SIGUSR1 handler, %llu per signal\n",
 		lb_slab_commas((double)cfg->op_iters, b1, sizeof(b1)), n, opt,
-		cfg->opt_prot < 0 ? "the cheapest per-CPU protection above" : "--opt");
+		cfg->opt_prot < 0 ? "the cheapest per-CPU protection above" : "--opt",
+		(unsigned long long)cfg->bh_batch);
 	fprintf(out, "%s\n", cfg->cpu_model);
 	char h1[40], h2[40];
 	snprintf(h1, sizeof(h1), "%s OPT", opt);
@@ -254,6 +255,7 @@ void lb_slab_write_json(FILE *fp, const struct lb_slab_config *cfg,
 	lb_json_kv_string(&j, "command", cfg->argv_joined);
 	lb_json_kv_uint(&j, "section_iterations", cfg->section_iters);
 	lb_json_kv_uint(&j, "ops", cfg->op_iters);
+	lb_json_kv_uint(&j, "bh_batch", cfg->bh_batch);
 	lb_json_kv_uint(&j, "repeat", cfg->repeat);
 	lb_json_kv_string(&j, "lock", cfg->lock->name);
 	lb_json_kv_int(&j, "cpu", cfg->cpu);

@@ -21,7 +21,6 @@
 
 #define POOL_BYTES (size_t)(256u << 20) /* reserved, touched as used */
 #define BH_SIGNAL SIGUSR1
-#define BH_BATCH 10000 /* alloc+free pairs per signal in the BH rows */
 
 static volatile sig_atomic_t stop_signal;
 
@@ -83,16 +82,16 @@ static void bh_handler(int sig)
 }
 
 static double time_allocfree(struct lb_stock *task_stock, struct lb_stock *irq_stock,
-			     struct lb_stock_thread *t, uint64_t pairs, bool bh)
+			     struct lb_stock_thread *t, uint64_t pairs, bool bh, uint64_t batch)
 {
 	uint64_t t0 = lb_now_ns();
 	if (!bh) {
 		allocfree_loop(task_stock, irq_stock, t, pairs);
 	} else {
-		struct bh_job job = { task_stock, irq_stock, t, BH_BATCH };
+		struct bh_job job = { task_stock, irq_stock, t, batch };
 		tls_bh_job = &job;
 		for (uint64_t done = 0; done < pairs; done += job.pairs) {
-			job.pairs = pairs - done < BH_BATCH ? pairs - done : BH_BATCH;
+			job.pairs = pairs - done < batch ? pairs - done : batch;
 			raise(BH_SIGNAL); /* delivered before raise() returns */
 		}
 		tls_bh_job = NULL;
@@ -191,15 +190,16 @@ int lb_slab_run_protect(const struct lb_slab_config *cfg, struct lb_slab_protect
 	}
 	unsigned int done2 = 0;
 	for (int bh = 0; have_stocks && bh < 2; bh++) { /* warm-up, untimed */
-		time_allocfree(&opt_task, &opt_irq, &t, cfg->op_iters / 10, bh);
-		time_allocfree(&noopt, &noopt, &t, cfg->op_iters / 10, bh);
+		time_allocfree(&opt_task, &opt_irq, &t, cfg->op_iters / 10, bh, cfg->bh_batch);
+		time_allocfree(&noopt, &noopt, &t, cfg->op_iters / 10, bh, cfg->bh_batch);
 	}
 	for (unsigned int r = 0; have_stocks && r < cfg->repeat && !lb_slab_stop_requested(); r++) {
 		for (int bh = 0; bh < 2; bh++) {
 			res->allocfree_ns[LB_COL_OPT][bh][r] =
-				time_allocfree(&opt_task, &opt_irq, &t, cfg->op_iters, bh);
+				time_allocfree(&opt_task, &opt_irq, &t, cfg->op_iters, bh,
+					       cfg->bh_batch);
 			res->allocfree_ns[LB_COL_NOOPT][bh][r] =
-				time_allocfree(&noopt, &noopt, &t, cfg->op_iters, bh);
+				time_allocfree(&noopt, &noopt, &t, cfg->op_iters, bh, cfg->bh_batch);
 		}
 		done2 = r + 1;
 	}

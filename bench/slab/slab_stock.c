@@ -49,7 +49,8 @@ const char *lb_prot_unsupported(enum lb_prot p, const struct lb_lock_ops *lock_o
 			       "GLIBC_TUNABLES=glibc.pthread.rseq=0)";
 		if (lb_rseq_cpu() < 0)
 			return "the rseq area has no cpu_id (registration failed)";
-		if (lb_rseq_cpu() >= LB_STOCK_MAX_CPUS)
+		if (lb_rseq_cpu() >= LB_STOCK_MAX_CPUS ||
+		    sysconf(_SC_NPROCESSORS_CONF) > LB_STOCK_MAX_CPUS)
 			return "CPU ids beyond the 1024 slots";
 #else
 		return "the rseq sections are written for x86-64 with glibc's <sys/rseq.h> only";

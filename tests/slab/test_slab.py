@@ -58,6 +58,7 @@ def scenario_cli():
         (["--repeat", "51"], "--repeat"),
         (["-n", "10"], "--iterations"),
         (["--ops", "x"], "--ops"),
+        (["--bh-batch", "0"], "--bh-batch"),
         (["--opt", "irq"], "--opt"),
         (["--lock", "busted"], "--lock"),
         (["--lock", "nosuch"], "--lock"),
