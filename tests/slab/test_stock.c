@@ -52,7 +52,7 @@ struct torture {
 	uint64_t signals, inside_fast_path, doubled, bad_free;
 	volatile sig_atomic_t task_in_fast_path;
 };
-static struct torture *volatile current;
+static _Thread_local struct torture *volatile current; /* the handler's, per thread */
 
 /* Word 1 of the payload (word 0 is the cas mode's link) says who has it. */
 static void take(struct torture *x, void *obj)
@@ -200,6 +200,94 @@ static long torture_one(enum lb_prot prot, const struct lb_lock_ops *lock, uint6
 	out->t = NULL;
 	out->stock = NULL;
 	return (long)(x.doubled + x.bad_free + problems);
+}
+
+/* ---- two threads on one per-CPU stock, each with its own timer ------- */
+
+struct mt_arg {
+	struct lb_stock *stock;
+	struct lb_slab_cache *cache;
+	const struct lb_lock_ops *lock;
+	pthread_barrier_t *bar;
+	unsigned int index;
+	uint64_t ns;
+	struct torture x;
+	uint64_t aborts;
+	bool timer_ok;
+};
+
+static void *mt_thread(void *p)
+{
+	struct mt_arg *a = p;
+	struct lb_stock_thread t;
+	lb_stock_thread_init(&t, a->cache, a->lock, a->index);
+	a->x.stock = a->stock;
+	a->x.t = &t;
+	timer_t tm;
+	a->timer_ok = start_timer(30000, &tm);
+	current = &a->x;
+	task_loop(&a->x, a->ns);
+	if (a->timer_ok)
+		timer_delete(tm);
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	current = NULL;
+	while (a->x.hcount) {
+		void *obj = a->x.hpool[--a->x.hcount];
+		give(&a->x, obj);
+		lb_stock_free(a->stock, &t, obj);
+	}
+	pthread_barrier_wait(a->bar); /* both stopped: the stock is quiet */
+	if (a->index == 0)
+		lb_stock_drain(a->stock, &t);
+	pthread_barrier_wait(a->bar);
+	a->aborts = t.rseq_aborts;
+	lb_stock_thread_fini(&t, a->lock);
+	return NULL;
+}
+
+/* Two unpinned threads share the per-CPU slots (preemption and migration
+ * between them on a 2-CPU machine), each interrupted by its own handler. */
+static void test_two_threads(enum lb_prot prot, const struct lb_lock_ops *lock)
+{
+	const char *why = UNDER_TSAN ? "ThreadSanitizer defers signals out of the fast path"
+				     : lb_prot_unsupported(prot, lock);
+	if (why) {
+		tap_ok(true, "# SKIP %s, two threads: %s", lb_prot_name(prot), why);
+		return;
+	}
+	struct lb_slab_cache c;
+	struct lb_stock s;
+	pthread_barrier_t bar;
+	lb_slab_cache_init(&c, lock, 128, POOL);
+	lb_stock_init(&s, prot, &c, lock);
+	pthread_barrier_init(&bar, NULL, 2);
+	struct mt_arg args[2];
+	pthread_t th[2];
+	for (unsigned int i = 0; i < 2; i++) {
+		memset(&args[i], 0, sizeof(args[i]));
+		args[i] = (struct mt_arg){ .stock = &s, .cache = &c, .lock = lock, .bar = &bar,
+					   .index = i, .ns = 200 * 1000000ull };
+		pthread_create(&th[i], NULL, mt_thread, &args[i]);
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	unsigned long problems = lb_slab_check(&c, 0, stdout);
+	uint64_t bad = 0, sigs = 0, aborts = 0;
+	for (int i = 0; i < 2; i++) {
+		bad += args[i].x.doubled + args[i].x.bad_free;
+		sigs += args[i].x.inside_fast_path;
+		aborts += args[i].aborts;
+	}
+	tap_ok(problems == 0 && bad == 0,
+	       "%s, two threads sharing the per-CPU slots, each with a handler (%llu signals "
+	       "inside a fast path, %llu rseq restarts): no object lost or doubled (%llu stamps, "
+	       "%lu invariant problems)", lb_prot_name(prot), (unsigned long long)sigs,
+	       (unsigned long long)aborts, (unsigned long long)bad, problems);
+	pthread_barrier_destroy(&bar);
+	lb_stock_destroy(&s);
+	lb_slab_cache_destroy(&c);
 }
 
 static void test_forced_abort(const struct lb_lock_ops *lock)
@@ -377,7 +465,7 @@ int main(int argc, char **argv)
 		       "the fast path)", found, (unsigned long long)x.inside_fast_path);
 		return tap_failed ? 1 : 0;
 	}
-	tap_plan(LB_PROT_COUNT - 1 + 2 + 3 + 2);
+	tap_plan(LB_PROT_COUNT - 1 + 3 + 2 + 3 + 2);
 	for (int p = 0; p < LB_PROT_COUNT; p++) {
 		if (p == LB_PROT_NONE)
 			continue; /* the broken mode: --broken */
@@ -394,6 +482,9 @@ int main(int argc, char **argv)
 		       "path (%llu times): no object lost or doubled, invariants hold",
 		       lb_prot_name((enum lb_prot)p), (unsigned long long)x.inside_fast_path);
 	}
+	test_two_threads(LB_PROT_RSEQ, lock);
+	test_two_threads(LB_PROT_CAS, lock);
+	test_two_threads(LB_PROT_LOCK, lock);
 	test_forced_abort(lock);
 	test_cpu_partial(lock, 0);
 	test_cpu_partial(lock, 64);
