@@ -143,6 +143,15 @@ def scenario_format():
        "compare, headline metric: the bulk cells' cycles per object")
     if r.returncode:
         diag(r.stderr[-500:])
+    env = dict(os.environ, GLIBC_TUNABLES="glibc.pthread.rseq=0")
+    r = subprocess.run([EXE, "slab", "--table", "protect"] + SMALL, capture_output=True,
+                       text=True, timeout=60, env=env)
+    rows = [ln for ln in r.stdout.splitlines() if SECTION_ROW.match(ln)]
+    ok(r.returncode == 0 and rows and rows[0].startswith("RSEQ    skipped: glibc did not "
+                                                         "register rseq") and
+       any(AF_HEADER.match(ln) and "RSEQ" not in ln for ln in r.stdout.splitlines()),
+       "without glibc's rseq registration: the RSEQ row says why it is skipped, OPT runs on "
+       "another protection: %r" % rows[:1])
     r = run(["--table", "bulk", "--bulk", "1,30", "-r", "1", "--bulk-objects", "2000", "-q"])
     ok(r.returncode == 0 and "A. " not in r.stdout and
        len([ln for ln in r.stdout.splitlines() if BULK_ROW.match(ln)]) == 2,
