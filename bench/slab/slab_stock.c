@@ -258,7 +258,7 @@ static void *cas_pop(struct lb_stock *s)
 	_Atomic uint64_t *head = &s->cas_heads[lb_stock_cpu() * LINE_WORDS];
 	/* acquire: the link and the payload the pusher wrote before its release */
 	uint64_t h = atomic_load_explicit(head, memory_order_acquire);
-	for (;;) {
+	for (;;) { /* retried while another thread or our handler changes the head */
 		uint32_t ref = (uint32_t)h;
 		if (!ref)
 			return NULL;
@@ -281,7 +281,7 @@ static bool cas_push(struct lb_stock *s, void *obj)
 	_Atomic uint64_t *head = &s->cas_heads[lb_stock_cpu() * LINE_WORDS];
 	uint64_t h = atomic_load_explicit(head, RLX);
 	uint32_t ref = obj_ref(s, obj);
-	for (;;) {
+	for (;;) { /* retried while another thread or our handler changes the head */
 		uint64_t count = h >> CAS_COUNT_SHIFT & CAS_COUNT_MASK;
 		if (count >= LB_STOCK_CAP)
 			return false;
@@ -390,6 +390,7 @@ static inline __attribute__((always_inline)) void section(struct lb_stock *s,
 	switch (prot) {
 	case LB_PROT_RSEQ:
 #if LB_HAVE_RSEQ_ASM
+		/* restarted after preemption, migration or a signal: retry */
 		while (lb_rseq_counter_inc(s->counters) != LB_RSEQ_OK)
 			t->rseq_aborts++;
 #endif
