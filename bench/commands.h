@@ -23,5 +23,7 @@ int lb_cmd_compare(int argc, char **argv);
 int lb_cmd_plot(int argc, char **argv);
 /* `lockbench rt` (rt/rt_main.c). */
 int lb_cmd_rt(int argc, char **argv);
+/* `lockbench slab` (slab/slab_main.c). */
+int lb_cmd_slab(int argc, char **argv);
 
 #endif /* LB_BENCH_COMMANDS_H */

@@ -24,6 +24,8 @@ static const struct lb_command commands[] = {
 	{ "compare", "result files side by side: deltas, Welch t and U test verdicts", lb_cmd_compare },
 	{ "plot", "pictures of result files through gnuplot (SVG, PNG)", lb_cmd_plot },
 	{ "rt", "hackbench + cyclictest on a SLUB-like allocator: raw vs PI list_lock", lb_cmd_rt },
+	{ "slab", "allocator fast paths: per-CPU protection cost (rseq, signal mask...), bulk API",
+	  lb_cmd_slab },
 };
 
 static void usage(FILE *out)

@@ -7,6 +7,7 @@
 const struct lb_workload_schema *const lb_workload_schemas[] = {
 	&lb_schema_bench,
 	&lb_schema_rt,
+	&lb_schema_slab,
 	&lb_schema_aim7,
 	&lb_schema_preload,
 	NULL,

@@ -11,6 +11,7 @@
 
 extern const struct lb_workload_schema lb_schema_bench;
 extern const struct lb_workload_schema lb_schema_rt;
+extern const struct lb_workload_schema lb_schema_slab;
 extern const struct lb_workload_schema lb_schema_aim7;
 extern const struct lb_workload_schema lb_schema_preload; /* preload/preload_schema.c */
 

@@ -9,7 +9,7 @@
  */
 #include "rt.h"
 #include "perf_counters.h"
-#include "slab.h"
+#include "slub.h"
 #include "lb_atomic.h"
 #include "lb_thread.h"
 #include "lb_time.h"

@@ -12,7 +12,7 @@
  * watchdog must see whatever run is current.
  */
 #include "rt.h"
-#include "slab.h"
+#include "slub.h"
 #include "lb_outfile.h"
 #include "lb_time.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_slab.c - the SLUB-like allocator of `lockbench rt` (bench/rt/slab.h):
+ * test_slab.c - the SLUB-like allocator of `lockbench rt` (bench/slub/slub.h):
  * single and bulk allocation, the lockless cpu slab, remote frees between
  * threads, the no-cache path, the invariant check on a healthy allocator,
  * on deliberate misuse (double free, foreign pointer, leaked object), and
@@ -9,7 +9,7 @@
  *   test-rt-slab [--lock NAME]    TAP; every check (default lock: tas)
  *   test-rt-slab --busted         TAP; `busted` must be caught within 5 s
  */
-#include "slab.h"
+#include "slub.h"
 #include "lb_registry.h"
 #include "lb_time.h"
 #include "../tap.h"

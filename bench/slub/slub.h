@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * slab.h - a SLUB-like object allocator in userspace, whose shared
+ * slub.h - a SLUB-like object allocator in userspace, whose shared
  * list_lock is any exclusive lock of the registry (through the vtable).
  *
  * Layout (doc/rt.md has the mapping to the kernel's SLUB):
@@ -18,6 +18,14 @@
  *    slab) takes list_lock, puts the object on its page's freelist and moves
  *    the page between lists: a full page becomes partial; an empty one goes
  *    back to the pool once min_partial pages are kept.
+ *  - Tuning (struct lb_slab_tuning; `lockbench slab` sets it, rt keeps the
+ *    defaults): min_partial, min_objects per page, and cpu_partial: with
+ *    cpu_partial > 0 a full page that gets an object back is frozen onto the
+ *    freeing thread's own cpu partial list (at most cpu_partial objects'
+ *    worth of pages) instead of the node's partial list; the owner's later
+ *    frees to it and its refills from it take no lock (SLUB's per-CPU
+ *    partial slabs).  When that list is full it goes back to the node lists
+ *    in one list_lock acquisition.
  *
  * Every page field that list_lock guards is a relaxed atomic: the lock
  * provides the ordering, and a broken lock (the `busted` control) then
@@ -26,8 +34,8 @@
  * swapped atomically on every allocation and free, so an object handed out
  * twice or freed twice is caught at once.
  */
-#ifndef LB_RT_SLAB_H
-#define LB_RT_SLAB_H
+#ifndef LB_SLUB_H
+#define LB_SLUB_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -48,8 +56,19 @@ struct lb_slab_page {
 	_Atomic uint32_t inuse;     /* objects not on freelist */
 	_Atomic uint32_t frozen;    /* cpu slab id + 1 of the owner, 0: not frozen */
 	_Atomic uint32_t on_list;   /* 0 none (full or frozen), 1 partial, 2 empty pool */
-	_Atomic uint32_t prev, next; /* partial list links (page index + 1) */
+	_Atomic uint32_t prev, next; /* partial list links (page index + 1); cpu partial link */
+	uint32_t local_free;         /* on a cpu partial list: the owner's private freelist */
 };
+
+/* What `lockbench slab` tunes; lb_slab_tuning_default() is what rt runs with. */
+struct lb_slab_tuning {
+	uint32_t min_objects;  /* at least this many objects per page (default 8) */
+	uint32_t min_partial;  /* empty pages kept on the partial list (default 5) */
+	uint32_t cpu_partial;  /* objects' worth of cpu partial pages per thread (0: off) */
+	bool recarve_empty;    /* a page from the empty pool is carved again, as a page
+				* the page allocator handed back would be (default off) */
+};
+struct lb_slab_tuning lb_slab_tuning_default(void);
 
 struct lb_slab_cache {
 	const struct lb_lock_ops *ops;
@@ -57,6 +76,7 @@ struct lb_slab_cache {
 	size_t payload, obj_size, page_bytes;
 	uint32_t objs_per_page;
 	uint32_t capacity;           /* pages the pool can hold */
+	struct lb_slab_tuning tuning;
 	char *base;                  /* the pool mapping */
 	size_t map_bytes;
 	struct lb_slab_page *pages;
@@ -79,9 +99,12 @@ struct lb_slab_cpu {
 	uint32_t id;
 	uint32_t page;               /* frozen page index + 1, 0: none */
 	uint32_t freelist;           /* private freelist (global object index + 1) */
+	uint32_t partial;            /* cpu partial list head (page index + 1), 0: empty */
+	uint32_t nr_partial;         /* pages on it */
 	uint64_t spin_budget_ns;     /* >0: bounded trylock wait (RT threads, spin locks) */
 	uint64_t hold_start;         /* cycles at acquisition */
 	uint64_t allocs, frees, remote_frees, lock_acquires, budget_exhausted, max_hold_cycles;
+	uint64_t partial_frees, partial_refills; /* lockless via the cpu partial list */
 	/* 0 outside list_lock, 1 waiting for it, 2 holding it: for thread dumps. */
 	_Atomic int lock_state;
 };
@@ -89,6 +112,9 @@ struct lb_slab_cpu {
 /* 0 or an errno value.  max_bytes bounds the pool (reserved, not committed). */
 int lb_slab_cache_init(struct lb_slab_cache *c, const struct lb_lock_ops *ops, size_t payload,
 		       size_t max_bytes);
+/* The same with tuning (NULL: the defaults). */
+int lb_slab_cache_init_tuned(struct lb_slab_cache *c, const struct lb_lock_ops *ops, size_t payload,
+			     size_t max_bytes, const struct lb_slab_tuning *tuning);
 void lb_slab_cache_destroy(struct lb_slab_cache *c);
 
 /* On the thread that will use it: the lock context and thread_init.  0 or errno. */
@@ -109,9 +135,11 @@ void lb_slab_cpu_set_spin_budget(struct lb_slab_cpu *cpu, uint64_t budget_ns);
 /* One object of the cache's payload size, or NULL when the pool is exhausted. */
 void *lb_slab_alloc(struct lb_slab_cpu *cpu);
 void lb_slab_free(struct lb_slab_cpu *cpu, void *obj);
-/* Up to n objects into out[]; returns how many (n unless the pool ran out). */
+/* Up to n objects into out[]; returns how many (n unless the pool ran out).
+ * One loop over the cpu freelist, a refill per page it empties. */
 size_t lb_slab_alloc_bulk(struct lb_slab_cpu *cpu, size_t n, void **out);
-/* Free n objects; the remote ones under one list_lock acquisition. */
+/* Free n objects; the remote ones under one list_lock acquisition (and none
+ * for those of the cpu slab or of the thread's cpu partial pages). */
 void lb_slab_free_bulk(struct lb_slab_cpu *cpu, size_t n, void *const *objs);
 /* Bypass the cpu slab: both go straight to the partial list under list_lock
  * (what an RT thread's allocation looks like when its cpu slab is empty). */
@@ -134,4 +162,4 @@ void lb_slab_debug_hold_lock(struct lb_slab_cpu *cpu);
  */
 unsigned long lb_slab_check(struct lb_slab_cache *c, uint64_t outstanding, FILE *err);
 
-#endif /* LB_RT_SLAB_H */
+#endif /* LB_SLUB_H */

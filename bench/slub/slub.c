@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * slab.c - the SLUB-like allocator of slab.h.  Objects are named by a
+ * slub.c - the SLUB-like allocator of slub.h.  Objects are named by a
  * global index (page * objs_per_page + slot); freelists link them through
  * the index + 1 kept in each object's header, so a link damaged by a broken
  * list_lock is caught by a range check instead of being followed.
  */
-#include "slab.h"
+#include "slub.h"
 #include "lb_atomic.h"
 #include "lb_registry.h"
 #include "lb_time.h"
@@ -67,16 +67,30 @@ static uint32_t index_of(const struct lb_slab_cache *c, const void *obj)
 	return (uint32_t)(page * c->objs_per_page + in / c->obj_size);
 }
 
+struct lb_slab_tuning lb_slab_tuning_default(void)
+{
+	return (struct lb_slab_tuning){ .min_objects = LB_SLAB_MIN_OBJECTS,
+					.min_partial = LB_SLAB_MIN_PARTIAL };
+}
+
 int lb_slab_cache_init(struct lb_slab_cache *c, const struct lb_lock_ops *ops, size_t payload,
 		       size_t max_bytes)
 {
+	return lb_slab_cache_init_tuned(c, ops, payload, max_bytes, NULL);
+}
+
+int lb_slab_cache_init_tuned(struct lb_slab_cache *c, const struct lb_lock_ops *ops, size_t payload,
+			     size_t max_bytes, const struct lb_slab_tuning *tuning)
+{
 	memset(c, 0, sizeof(*c));
-	if (!payload || payload > LB_SLAB_MAX_PAYLOAD || !(ops->flags & LB_LOCK_F_EXCLUSIVE))
+	c->tuning = tuning ? *tuning : lb_slab_tuning_default();
+	if (!payload || payload > LB_SLAB_MAX_PAYLOAD || !(ops->flags & LB_LOCK_F_EXCLUSIVE) ||
+	    !c->tuning.min_objects || c->tuning.min_objects > 4096)
 		return EINVAL;
 	c->ops = ops;
 	c->payload = payload;
 	c->obj_size = (HDR_SIZE + payload + 15) / 16 * 16;
-	c->page_bytes = (c->obj_size * LB_SLAB_MIN_OBJECTS + 4095) / 4096 * 4096;
+	c->page_bytes = (c->obj_size * c->tuning.min_objects + 4095) / 4096 * 4096;
 	c->objs_per_page = (uint32_t)(c->page_bytes / c->obj_size);
 	size_t cap = max_bytes / c->page_bytes;
 	if (cap > UINT32_MAX / c->objs_per_page - 1)
@@ -238,15 +252,9 @@ static uint32_t empty_pop(struct lb_slab_cache *c)
 	return head;
 }
 
-/* A fresh page from the pool with every object on its freelist; no lock
- * needed (the bump index hands each page to one thread).  0 when full. */
-static uint32_t page_new(struct lb_slab_cache *c)
+/* Every object of `page` free, on its freelist in address order. */
+static void carve(struct lb_slab_cache *c, uint32_t page)
 {
-	uint32_t page = atomic_fetch_add_explicit(&c->pages_used, 1, RLX);
-	if (page >= c->capacity) {
-		atomic_fetch_sub_explicit(&c->pages_used, 1, RLX);
-		return 0;
-	}
 	uint32_t first = page * c->objs_per_page;
 	for (uint32_t i = 0; i < c->objs_per_page; i++) {
 		struct obj_hdr *h = hdr_of(c, first + i);
@@ -256,6 +264,18 @@ static uint32_t page_new(struct lb_slab_cache *c)
 	struct lb_slab_page *pg = &c->pages[page];
 	atomic_store_explicit(&pg->freelist, first + 1, RLX);
 	atomic_store_explicit(&pg->inuse, 0, RLX);
+}
+
+/* A fresh page from the pool with every object on its freelist; no lock
+ * needed (the bump index hands each page to one thread).  0 when full. */
+static uint32_t page_new(struct lb_slab_cache *c)
+{
+	uint32_t page = atomic_fetch_add_explicit(&c->pages_used, 1, RLX);
+	if (page >= c->capacity) {
+		atomic_fetch_sub_explicit(&c->pages_used, 1, RLX);
+		return 0;
+	}
+	carve(c, page);
 	return page + 1;
 }
 
@@ -274,7 +294,7 @@ static void freeze(struct lb_slab_cpu *cpu, uint32_t page)
 static void place_page(struct lb_slab_cache *c, uint32_t page)
 {
 	uint32_t inuse = atomic_load_explicit(&c->pages[page].inuse, RLX);
-	if (inuse == 0 && atomic_load_explicit(&c->nr_partial, RLX) >= LB_SLAB_MIN_PARTIAL)
+	if (inuse == 0 && atomic_load_explicit(&c->nr_partial, RLX) >= c->tuning.min_partial)
 		empty_push(c, page);
 	else if (inuse < c->objs_per_page)
 		partial_add(c, page);
@@ -315,6 +335,111 @@ static void *claim(struct lb_slab_cpu *cpu, uint32_t idx)
 	return (char *)h + HDR_SIZE;
 }
 
+/* ---- cpu partial pages (tuning.cpu_partial > 0) ------------------------ */
+
+#define ON_CPU_PARTIAL 3u /* pg->on_list of a page on its owner's cpu partial list */
+
+static uint32_t cpu_partial_max_pages(const struct lb_slab_cache *c)
+{
+	return (c->tuning.cpu_partial + c->objs_per_page - 1) / c->objs_per_page;
+}
+
+/* Whether `page` (index) is on this thread's cpu partial list.  Only the
+ * owner changes `frozen` to or from its own id, so the owner reads it
+ * without the lock. */
+static bool on_my_partial(const struct lb_slab_cpu *cpu, uint32_t page)
+{
+	const struct lb_slab_page *pg = &cpu->cache->pages[page];
+	return atomic_load_explicit(&pg->frozen, RLX) == cpu->id + 1 &&
+	       atomic_load_explicit(&pg->on_list, RLX) == ON_CPU_PARTIAL;
+}
+
+/* Freeze `page` (index; unfrozen, on no list) onto the cpu partial list: its
+ * shared free objects become the owner's private ones (list_lock held). */
+static void cpu_partial_push_locked(struct lb_slab_cpu *cpu, uint32_t page)
+{
+	struct lb_slab_cache *c = cpu->cache;
+	struct lb_slab_page *pg = &c->pages[page];
+	atomic_store_explicit(&pg->frozen, cpu->id + 1, RLX);
+	atomic_store_explicit(&pg->on_list, ON_CPU_PARTIAL, RLX);
+	pg->local_free = atomic_exchange_explicit(&pg->freelist, 0, RLX);
+	atomic_store_explicit(&pg->inuse, c->objs_per_page, RLX);
+	atomic_store_explicit(&pg->next, cpu->partial, RLX);
+	cpu->partial = page + 1;
+	cpu->nr_partial++;
+}
+
+/* Every cpu partial page back where its count says (list_lock held): its
+ * private objects onto its shared freelist, unfrozen, placed (min_partial). */
+static void cpu_partial_unfreeze_locked(struct lb_slab_cpu *cpu)
+{
+	struct lb_slab_cache *c = cpu->cache;
+	for (uint32_t n = 0; cpu->partial && n <= c->capacity; n++) {
+		uint32_t page = cpu->partial - 1, moved = 0;
+		struct lb_slab_page *pg = &c->pages[page];
+		cpu->partial = atomic_load_explicit(&pg->next, RLX);
+		while (pg->local_free && moved <= c->objs_per_page) {
+			uint32_t idx = pg->local_free;
+			if (!index_valid(c, idx - 1) || (idx - 1) / c->objs_per_page != page) {
+				violation(c, "cpu partial page %u freelist points at object %u", page,
+					  idx - 1);
+				break;
+			}
+			struct obj_hdr *h = hdr_of(c, idx - 1);
+			pg->local_free = atomic_load_explicit(&h->next, RLX);
+			atomic_store_explicit(&h->next, atomic_load_explicit(&pg->freelist, RLX), RLX);
+			atomic_store_explicit(&pg->freelist, idx, RLX);
+			moved++;
+		}
+		pg->local_free = 0;
+		uint32_t inuse = atomic_load_explicit(&pg->inuse, RLX);
+		atomic_store_explicit(&pg->inuse, inuse >= moved ? inuse - moved : 0, RLX);
+		atomic_store_explicit(&pg->frozen, 0, RLX);
+		atomic_store_explicit(&pg->on_list, 0, RLX);
+		place_page(c, page);
+	}
+	cpu->partial = 0;
+	cpu->nr_partial = 0;
+}
+
+/* Without the lock: make a cpu partial page with private objects the cpu
+ * slab; the dry cpu slab takes its place on the list (still frozen, so the
+ * owner's frees to it stay lockless).  False when no page has any. */
+static bool cpu_partial_swap_in(struct lb_slab_cpu *cpu)
+{
+	struct lb_slab_cache *c = cpu->cache;
+	uint32_t prev = 0, cur = cpu->partial;
+	for (uint32_t n = 0; cur && n < cpu->nr_partial; n++) {
+		struct lb_slab_page *pg = &c->pages[cur - 1];
+		uint32_t next = atomic_load_explicit(&pg->next, RLX);
+		if (pg->local_free) {
+			if (prev)
+				atomic_store_explicit(&c->pages[prev - 1].next, next, RLX);
+			else
+				cpu->partial = next;
+			cpu->nr_partial--;
+			uint32_t old = cpu->page;
+			cpu->page = cur;
+			cpu->freelist = pg->local_free;
+			pg->local_free = 0;
+			atomic_store_explicit(&pg->on_list, 0, RLX); /* frozen: the cpu slab */
+			if (old) {
+				struct lb_slab_page *op = &c->pages[old - 1];
+				atomic_store_explicit(&op->on_list, ON_CPU_PARTIAL, RLX);
+				op->local_free = 0;
+				atomic_store_explicit(&op->next, cpu->partial, RLX);
+				cpu->partial = old;
+				cpu->nr_partial++;
+			}
+			cpu->partial_refills++;
+			return true;
+		}
+		prev = cur;
+		cur = next;
+	}
+	return false;
+}
+
 /* The cpu freelist ran dry: collect remote frees of the frozen page, or
  * freeze another page.  False when the pool is exhausted. */
 static bool refill(struct lb_slab_cpu *cpu)
@@ -322,7 +447,11 @@ static bool refill(struct lb_slab_cpu *cpu)
 	struct lb_slab_cache *c = cpu->cache;
 	uint32_t page = 0;
 
+	if (cpu->partial && cpu_partial_swap_in(cpu))
+		return true;
 	list_lock(cpu);
+	if (cpu->partial)
+		cpu_partial_unfreeze_locked(cpu); /* none had objects of its own */
 	if (cpu->page) {
 		struct lb_slab_page *pg = &c->pages[cpu->page - 1];
 		uint32_t got = atomic_exchange_explicit(&pg->freelist, 0, RLX);
@@ -344,8 +473,8 @@ static bool refill(struct lb_slab_cpu *cpu)
 	}
 	if (page)
 		partial_del(c, page - 1);
-	else
-		page = empty_pop(c);
+	else if ((page = empty_pop(c)) && c->tuning.recarve_empty)
+		carve(c, page - 1);
 	if (page)
 		freeze(cpu, page);
 	list_unlock(cpu);
@@ -388,11 +517,17 @@ void *lb_slab_alloc(struct lb_slab_cpu *cpu)
 size_t lb_slab_alloc_bulk(struct lb_slab_cpu *cpu, size_t n, void **out)
 {
 	size_t got = 0;
-	while (got < n) {
-		void *p = lb_slab_alloc(cpu);
-		if (!p)
+	for (int dry = 0; got < n && dry < 4;) {
+		if (!cpu->freelist && !refill(cpu))
 			break;
-		out[got++] = p;
+		size_t before = got;
+		while (got < n && cpu->freelist) {
+			uint32_t head = cpu_pop(cpu);
+			if (!head)
+				break;
+			out[got++] = claim(cpu, head - 1);
+		}
+		dry = got == before ? dry + 1 : 0; /* a refill that gave nothing: retry a few times */
 	}
 	return got;
 }
@@ -458,7 +593,7 @@ static uint32_t release(struct lb_slab_cpu *cpu, void *obj)
 }
 
 /* An object of a page that is not ours goes to its page (list_lock held). */
-static void remote_free_locked(struct lb_slab_cpu *cpu, uint32_t idx)
+static void remote_free_locked(struct lb_slab_cpu *cpu, uint32_t idx, bool to_cpu_partial)
 {
 	struct lb_slab_cache *c = cpu->cache;
 	uint32_t page = idx / c->objs_per_page;
@@ -475,13 +610,28 @@ static void remote_free_locked(struct lb_slab_cpu *cpu, uint32_t idx)
 	if (atomic_load_explicit(&pg->frozen, RLX))
 		return; /* its owner collects it on its next refill */
 	uint32_t on = atomic_load_explicit(&pg->on_list, RLX);
-	if (on == 0) {
+	if (on == 0 && to_cpu_partial && c->tuning.cpu_partial) {
+		/* Was full: onto our cpu partial list (SLUB's put_cpu_partial); a full
+		 * list goes back to the node lists first. */
+		if (cpu->nr_partial >= cpu_partial_max_pages(c))
+			cpu_partial_unfreeze_locked(cpu);
+		cpu_partial_push_locked(cpu, page);
+	} else if (on == 0) {
 		place_page(c, page); /* was full */
 	} else if (on == 1 && inuse - 1 == 0 &&
-		   atomic_load_explicit(&c->nr_partial, RLX) > LB_SLAB_MIN_PARTIAL) {
+		   atomic_load_explicit(&c->nr_partial, RLX) > c->tuning.min_partial) {
 		partial_del(c, page);
 		empty_push(c, page);
 	}
+}
+
+/* An object of one of our cpu partial pages: its private freelist, no lock. */
+static void local_free_push(struct lb_slab_cpu *cpu, uint32_t idx)
+{
+	struct lb_slab_page *pg = &cpu->cache->pages[idx / cpu->cache->objs_per_page];
+	atomic_store_explicit(&hdr_of(cpu->cache, idx)->next, pg->local_free, RLX);
+	pg->local_free = idx + 1;
+	cpu->partial_frees++;
 }
 
 void lb_slab_free(struct lb_slab_cpu *cpu, void *obj)
@@ -496,8 +646,12 @@ void lb_slab_free(struct lb_slab_cpu *cpu, void *obj)
 		cpu->freelist = idx + 1;
 		return;
 	}
+	if (cpu->partial && on_my_partial(cpu, idx / c->objs_per_page)) {
+		local_free_push(cpu, idx);
+		return;
+	}
 	list_lock(cpu);
-	remote_free_locked(cpu, idx);
+	remote_free_locked(cpu, idx, true);
 	list_unlock(cpu);
 }
 
@@ -507,7 +661,7 @@ void lb_slab_free_nocache(struct lb_slab_cpu *cpu, void *obj)
 	if (idx == UINT32_MAX)
 		return;
 	list_lock(cpu);
-	remote_free_locked(cpu, idx);
+	remote_free_locked(cpu, idx, false);
 	list_unlock(cpu);
 }
 
@@ -524,11 +678,15 @@ void lb_slab_free_bulk(struct lb_slab_cpu *cpu, size_t n, void *const *objs)
 			cpu->freelist = idx + 1;
 			continue;
 		}
+		if (cpu->partial && on_my_partial(cpu, idx / c->objs_per_page)) {
+			local_free_push(cpu, idx);
+			continue;
+		}
 		if (!locked) {
 			list_lock(cpu);
 			locked = true;
 		}
-		remote_free_locked(cpu, idx);
+		remote_free_locked(cpu, idx, true);
 	}
 	if (locked)
 		list_unlock(cpu);
@@ -569,10 +727,17 @@ void lb_slab_cpu_set_spin_budget(struct lb_slab_cpu *cpu, uint64_t budget_ns)
 static void flush(struct lb_slab_cpu *cpu)
 {
 	struct lb_slab_cache *c = cpu->cache;
-	if (!cpu->page)
+	if (!cpu->page) {
+		if (cpu->partial) {
+			list_lock(cpu);
+			cpu_partial_unfreeze_locked(cpu);
+			list_unlock(cpu);
+		}
 		return;
+	}
 	uint32_t page = cpu->page - 1, n = 0;
 	list_lock(cpu);
+	cpu_partial_unfreeze_locked(cpu);
 	struct lb_slab_page *pg = &c->pages[page];
 	while (cpu->freelist && n <= c->objs_per_page) {
 		uint32_t head = cpu_pop(cpu);

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * slab_report.c - `lockbench slab`'s tables in the layout of the two
+ * kernel-list threads (doc/slab.md cites them), and its JSON file through
+ * the shared schema (lib/lb_schema.h), which compare and plot read.
+ */
+#include "slab.h"
+#include "lb_hostinfo.h"
+#include "lb_json.h"
+#include "lb_schema.h"
+#include "lb_stats.h"
+#include "lb_time.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The first is the headline: what compare and plot show by default (the
+ * bulk table against n); Table A's figures are total_ns. */
+enum { M_CYCLES, M_NS, M_TOTAL_NS, M_COUNT };
+
+static const struct lb_metric_desc slab_metrics[M_COUNT] = {
+	[M_CYCLES] = { "cycles_per_obj", "cycles", LB_BETTER_LOWER, "TSC cycles per object" },
+	[M_NS] = { "ns_per_obj", "ns", LB_BETTER_LOWER, "ns per object" },
+	[M_TOTAL_NS] = { "total_ns", "ns", LB_BETTER_LOWER, "total time of the iterations" },
+};
+
+static const char *const slab_params[] = { "table", "protection", "model", "context", "n", "api",
+					   NULL };
+
+const struct lb_workload_schema lb_schema_slab = {
+	.name = "lockbench-slab",
+	.version = 1,
+	.params = slab_params,
+	.metrics = slab_metrics,
+	.nmetrics = M_COUNT,
+};
+
+const char *lb_slab_commas(double v, char *buf, size_t len)
+{
+	char digits[32];
+	snprintf(digits, sizeof(digits), "%.0f", v < 0 ? 0 : v);
+	size_t n = strlen(digits), o = 0;
+	for (size_t i = 0; i < n && o + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static struct lb_summary summary_of(const double *v, unsigned int n)
+{
+	struct lb_summary s;
+	lb_summarize(v, n, &s);
+	return s;
+}
+
+void lb_slab_print_header(FILE *out, const struct lb_slab_config *cfg)
+{
+	const char *why = lb_prot_unsupported(LB_PROT_RSEQ, NULL);
+	fprintf(out, "lockbench slab: %s; ", cfg->cpu_model);
+	if (cfg->cpu >= 0)
+		fprintf(out, "pinned to CPU %d; ", cfg->cpu);
+	else
+		fprintf(out, "not pinned; ");
+	fprintf(out, "rseq: %s; lock %s; medians of %u\n", why ? why : "registered by glibc",
+		cfg->lock->name, cfg->repeat);
+}
+
+void lb_slab_print_protect(FILE *out, const struct lb_slab_config *cfg,
+			   const struct lb_slab_protect_result *res)
+{
+	char b1[40], b2[40];
+	unsigned int n = res->done;
+	if (!n) {
+		fprintf(out, "A. no repeat finished\n");
+		return;
+	}
+	fprintf(out, "\nA. %s iterations of an empty section (one counter update), total ns\n",
+		lb_slab_commas((double)cfg->section_iters, b1, sizeof(b1)));
+	fprintf(out, "        %s\n", cfg->cpu_model);
+	double med[LB_PROT_COUNT] = { 0 };
+	for (int p = 0; p < LB_PROT_COUNT; p++) {
+		if (!res->supported[p]) {
+			fprintf(out, "%-7s skipped: %s\n", lb_prot_label((enum lb_prot)p), res->why[p]);
+			continue;
+		}
+		med[p] = summary_of(res->section_ns[p], n).median;
+		fprintf(out, "%-7s %s\n", lb_prot_label((enum lb_prot)p),
+			lb_slab_commas(med[p], b1, sizeof(b1)));
+	}
+	double it = (double)cfg->section_iters;
+	if (res->supported[LB_PROT_RSEQ] && med[LB_PROT_NONE] > 0)
+		fprintf(out, "rseq per-CPU update %.2f ns = %.2fx the plain per-thread update "
+			"(NONE, %.2f ns); %llu rseq restarts in all\n",
+			med[LB_PROT_RSEQ] / it, med[LB_PROT_RSEQ] / med[LB_PROT_NONE],
+			med[LB_PROT_NONE] / it, (unsigned long long)res->rseq_aborts);
+	if (res->supported[LB_PROT_RSEQ] && res->indexed_ns[0] > 0) {
+		double ix = summary_of(res->indexed_ns, n).median;
+		fprintf(out, "the same update of the slot cpu_id names, outside any section: %.2f ns "
+			"(rseq = %.2fx that: the section's own cost is its descriptor store)\n",
+			ix / it, med[LB_PROT_RSEQ] / ix);
+	}
+	if (res->supported[LB_PROT_SIGMASK]) {
+		double sys = summary_of(res->syscall_ns, n).median;
+		fprintf(out, "sigmask section %.1f ns: 2 rt_sigprocmask system calls; a bare system "
+			"call (getppid) costs %.1f ns here, 2 x = %.1f ns\n",
+			med[LB_PROT_SIGMASK] / it, sys, 2 * sys);
+	}
+	if (!res->allocfree_done) {
+		fprintf(out, "\nA. alloc+free: not run (%s)\n",
+			!res->supported[res->opt_prot]   ? res->why[res->opt_prot]
+			: lb_slab_stop_requested()       ? "interrupted"
+							 : "the signal mask is needed for NO-OPT");
+		return;
+	}
+	n = res->done_af;
+	const char *opt = lb_prot_label((enum lb_prot)res->opt_prot);
+	fprintf(out, "\nA. %s x kfree(kmalloc(128)), total ns, medians of %u with SD; OPT: task "
+		"stock on %s (%s), handler on SIGMASK; NO-OPT: one SIGMASK stock; BH: inside a "
+		"SIGUSR1 handler, %llu per signal\n",
+		lb_slab_commas((double)cfg->op_iters, b1, sizeof(b1)), n, opt,
+		cfg->opt_prot < 0 ? "the cheapest per-CPU protection above" : "--opt",
+		(unsigned long long)cfg->bh_batch);
+	fprintf(out, "%s\n", cfg->cpu_model);
+	char h1[40], h2[40];
+	snprintf(h1, sizeof(h1), "%s OPT", opt);
+	snprintf(h2, sizeof(h2), "SIGMASK NO-OPT");
+	fprintf(out, "%-13s%16s%16s\n", "", h1, h2);
+	for (int bh = 0; bh < 2; bh++) {
+		struct lb_summary a = summary_of(res->allocfree_ns[LB_COL_OPT][bh], n);
+		struct lb_summary b = summary_of(res->allocfree_ns[LB_COL_NOOPT][bh], n);
+		fprintf(out, "%-13s%16s", bh ? "ALLOC/FREE BH" : "ALLOC/FREE",
+			lb_slab_commas(a.median, b1, sizeof(b1)));
+		fprintf(out, "%16s\n", lb_slab_commas(b.median, b2, sizeof(b2)));
+		fprintf(out, "%-13s%16s", "SD", lb_slab_commas(a.sd, b1, sizeof(b1)));
+		fprintf(out, "%16s\n", lb_slab_commas(b.sd, b2, sizeof(b2)));
+	}
+}
+
+static double improved_pct(double fallback, double bulk)
+{
+	/* On the printed (rounded) cycles, as the thread computed it. */
+	double f = round(fallback), b = round(bulk);
+	return f > 0 ? (f - b) / f * 100.0 : 0;
+}
+
+void lb_slab_print_bulk(FILE *out, const struct lb_slab_config *cfg,
+			const struct lb_slab_bulk_result *res)
+{
+	unsigned int n = res->done;
+	if (!n) {
+		fprintf(out, "B. no repeat finished\n");
+		return;
+	}
+	double cpn = res->cycles_per_ns > 0 ? res->cycles_per_ns : 1;
+	char prot[64];
+	if (cfg->bulk_prot == LB_PROT_LOCK)
+		snprintf(prot, sizeof(prot), "the per-CPU lock (%s)", cfg->lock->name);
+	else
+		snprintf(prot, sizeof(prot), "%s", cfg->bulk_prot == LB_PROT_SIGMASK ? "the signal mask"
+										: "nothing");
+	fprintf(out, "\nB. bulk API: %u-byte objects, %u per page, cpu_partial %u, min_partial %u, "
+		"list_lock %s, each call (fallback) or batch (bulk) under %s; per object, "
+		"medians of %u; TSC %.3f GHz\n",
+		cfg->bulk_size, res->objs_per_page, cfg->cpu_partial, cfg->min_partial,
+		cfg->lock->name, prot, n, cpn);
+	double fp = summary_of(res->fastpath_cycles, n).median;
+	fprintf(out, "normal fastpath is: %.0f cycles(tsc) %.3f ns\n", fp, fp / cpn);
+	fprintf(out, "bulk-  Fallback                 - Bulk-API\n");
+	for (size_t i = 0; i < cfg->nbulk; i++) {
+		double f = summary_of(res->fallback_cycles[i], n).median;
+		double b = summary_of(res->bulk_cycles[i], n).median;
+		fprintf(out, "%3u - %3.0f cycles(tsc) %6.3f ns - %3.0f cycles(tsc) %6.3f ns - "
+			"improved %.1f%%\n",
+			cfg->bulk_n[i], f, f / cpn, b, b / cpn, improved_pct(f, b));
+	}
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static void cell(struct lb_json *j, const char *table, const char *prot, const char *model,
+		 const char *context, unsigned int n, const char *api, const double *v,
+		 unsigned int nrep, int metric, double cycles_per_ns)
+{
+	lb_json_object_begin(j);
+	lb_json_key(j, "params");
+	lb_json_object_begin(j);
+	lb_json_kv_string(j, "table", table);
+	lb_json_kv_string(j, "protection", prot);
+	lb_json_kv_string(j, "model", model);
+	lb_json_kv_string(j, "context", context);
+	lb_json_kv_uint(j, "n", n);
+	lb_json_kv_string(j, "api", api);
+	lb_json_object_end(j);
+	double ns[LB_SLAB_MAX_REPEAT];
+	for (unsigned int r = 0; r < nrep; r++)
+		ns[r] = metric == M_CYCLES ? v[r] / cycles_per_ns : v[r];
+	lb_json_key(j, "summary");
+	lb_json_object_begin(j);
+	struct lb_summary s;
+	if (metric == M_CYCLES) {
+		lb_summarize(v, nrep, &s);
+		lb_json_key(j, "cycles_per_obj");
+		lb_json_object_begin(j);
+		lb_schema_summary_fields(j, &s);
+		lb_json_object_end(j);
+		lb_summarize(ns, nrep, &s);
+		lb_json_key(j, "ns_per_obj");
+	} else {
+		lb_summarize(v, nrep, &s);
+		lb_json_key(j, "total_ns");
+	}
+	lb_json_object_begin(j);
+	lb_schema_summary_fields(j, &s);
+	lb_json_object_end(j);
+	lb_json_object_end(j);
+	lb_json_key(j, "runs");
+	lb_json_array_begin(j);
+	for (unsigned int r = 0; r < nrep; r++) {
+		lb_json_object_begin(j);
+		lb_json_kv_uint(j, "repeat_index", r);
+		for (int m = 0; m < M_COUNT; m++) {
+			lb_json_key(j, slab_metrics[m].key);
+			if (metric == M_CYCLES && m == M_CYCLES)
+				lb_json_double(j, v[r]);
+			else if (metric == M_CYCLES && m == M_NS)
+				lb_json_double(j, ns[r]);
+			else if (metric == M_TOTAL_NS && m == M_TOTAL_NS)
+				lb_json_double(j, v[r]);
+			else
+				lb_json_null(j);
+		}
+		lb_json_object_end(j);
+	}
+	lb_json_array_end(j);
+	lb_json_object_end(j);
+}
+
+void lb_slab_write_json(FILE *fp, const struct lb_slab_config *cfg,
+			const struct lb_slab_protect_result *pr, const struct lb_slab_bulk_result *br,
+			int interrupted_by)
+{
+	struct lb_json j;
+	struct lb_hostinfo host;
+	lb_hostinfo_get(&host);
+	lb_json_init(&j, fp);
+	lb_json_object_begin(&j);
+	lb_schema_write_head(&j, &lb_schema_slab, &host);
+	lb_json_key(&j, "config");
+	lb_json_object_begin(&j);
+	lb_json_kv_string(&j, "command", cfg->argv_joined);
+	lb_json_kv_uint(&j, "section_iterations", cfg->section_iters);
+	lb_json_kv_uint(&j, "ops", cfg->op_iters);
+	lb_json_kv_uint(&j, "bh_batch", cfg->bh_batch);
+	lb_json_kv_uint(&j, "repeat", cfg->repeat);
+	lb_json_kv_string(&j, "lock", cfg->lock->name);
+	lb_json_kv_int(&j, "cpu", cfg->cpu);
+	lb_json_kv_uint(&j, "bulk_size", cfg->bulk_size);
+	lb_json_kv_uint(&j, "bulk_objects", cfg->bulk_objects);
+	lb_json_kv_string(&j, "bulk_protect", lb_prot_name((enum lb_prot)cfg->bulk_prot));
+	lb_json_kv_uint(&j, "cpu_partial", cfg->cpu_partial);
+	lb_json_kv_uint(&j, "min_partial", cfg->min_partial);
+	lb_json_kv_uint(&j, "min_objects", cfg->min_objects);
+	if (pr)
+		lb_json_kv_uint(&j, "rseq_aborts", pr->rseq_aborts);
+	if (br) {
+		lb_json_kv_uint(&j, "objs_per_page", br->objs_per_page);
+		lb_json_kv_double(&j, "tsc_ghz", br->cycles_per_ns);
+	}
+	lb_json_object_end(&j);
+	lb_json_key(&j, "results");
+	lb_json_array_begin(&j);
+	if (pr && pr->done) {
+		for (int p = 0; p < LB_PROT_COUNT; p++)
+			if (pr->supported[p])
+				cell(&j, "section", lb_prot_name((enum lb_prot)p), "", "task", 0, "",
+				     pr->section_ns[p], pr->done, M_TOTAL_NS, 1);
+		for (int c = 0; pr->allocfree_done && c < LB_COL_COUNT; c++)
+			for (int bh = 0; bh < 2; bh++)
+				cell(&j, "allocfree",
+				     lb_prot_name(c == LB_COL_OPT ? (enum lb_prot)pr->opt_prot
+								  : LB_PROT_SIGMASK),
+				     c == LB_COL_OPT ? "OPT" : "NO-OPT", bh ? "bh" : "task", 0, "",
+				     pr->allocfree_ns[c][bh], pr->done_af, M_TOTAL_NS, 1);
+	}
+	if (br && br->done) {
+		double cpn = br->cycles_per_ns > 0 ? br->cycles_per_ns : 1;
+		const char *prot = lb_prot_name((enum lb_prot)cfg->bulk_prot);
+		cell(&j, "bulk", prot, "", "task", 1, "fastpath", br->fastpath_cycles, br->done,
+		     M_CYCLES, cpn);
+		for (size_t i = 0; i < cfg->nbulk; i++) {
+			cell(&j, "bulk", prot, "", "task", cfg->bulk_n[i], "fallback",
+			     br->fallback_cycles[i], br->done, M_CYCLES, cpn);
+			cell(&j, "bulk", prot, "", "task", cfg->bulk_n[i], "bulk", br->bulk_cycles[i],
+			     br->done, M_CYCLES, cpn);
+		}
+	}
+	lb_json_array_end(&j);
+	/* true: a signal ended the run; "results" holds the repeats that finished. */
+	lb_json_kv_bool(&j, "interrupted", interrupted_by != 0);
+	if (interrupted_by) {
+		char name[32];
+		snprintf(name, sizeof(name), "SIG%s", sigabbrev_np(interrupted_by));
+		lb_json_kv_string(&j, "interrupted_by", name);
+	}
+	lb_json_object_end(&j);
+	fputc('\n', fp);
+}

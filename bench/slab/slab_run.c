@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * slab_run.c - the measurements of `lockbench slab`: Table A (empty
+ * sections, then alloc+free OPT/NO-OPT in task and handler context) and
+ * Table B (fallback against the bulk API per bulk size).  Repeats are
+ * interleaved between the rows so slow drift spreads over all of them.
+ */
+#include "slab.h"
+#include "lb_registry.h"
+#include "lb_stats.h"
+#include "lb_time.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define POOL_BYTES (size_t)(256u << 20) /* reserved, touched as used */
+#define BH_SIGNAL SIGUSR1
+
+static volatile sig_atomic_t stop_signal;
+
+void lb_slab_request_stop(int sig)
+{
+	stop_signal = sig; /* async-signal-safe: a plain sig_atomic_t store */
+}
+
+int lb_slab_stop_requested(void)
+{
+	return stop_signal;
+}
+
+int lb_slab_pin(const struct lb_slab_config *cfg)
+{
+	if (cfg->cpu < 0)
+		return 0;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET((unsigned int)cfg->cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? errno : 0;
+}
+
+/* ---- Table A ---------------------------------------------------------- */
+
+/* What the BH handler runs: the same loop, with in_task() false. */
+struct bh_job {
+	struct lb_stock *task_stock, *irq_stock;
+	struct lb_stock_thread *t;
+	uint64_t pairs;
+};
+static _Thread_local struct bh_job *tls_bh_job;
+
+/* kfree(kmalloc(128)) with the kernel's get_obj_stock() choice: the task
+ * stock while in_task(), the irq stock otherwise. */
+static void allocfree_loop(struct lb_stock *task_stock, struct lb_stock *irq_stock,
+			   struct lb_stock_thread *t, uint64_t pairs)
+{
+	for (uint64_t i = 0; i < pairs; i++) {
+		struct lb_stock *s = t->in_handler ? irq_stock : task_stock;
+		void *obj = lb_stock_alloc(s, t);
+		if (!obj)
+			return;
+		lb_stock_free(s, t, obj);
+	}
+}
+
+static void bh_handler(int sig)
+{
+	(void)sig;
+	struct bh_job *job = tls_bh_job;
+	if (!job)
+		return;
+	int saved = errno;
+	job->t->in_handler = 1;
+	allocfree_loop(job->task_stock, job->irq_stock, job->t, job->pairs);
+	job->t->in_handler = 0;
+	errno = saved;
+}
+
+static double time_allocfree(struct lb_stock *task_stock, struct lb_stock *irq_stock,
+			     struct lb_stock_thread *t, uint64_t pairs, bool bh, uint64_t batch)
+{
+	uint64_t t0 = lb_now_ns();
+	if (!bh) {
+		allocfree_loop(task_stock, irq_stock, t, pairs);
+	} else {
+		struct bh_job job = { task_stock, irq_stock, t, batch };
+		tls_bh_job = &job;
+		for (uint64_t done = 0; done < pairs; done += job.pairs) {
+			job.pairs = pairs - done < batch ? pairs - done : batch;
+			raise(BH_SIGNAL); /* delivered before raise() returns */
+		}
+		tls_bh_job = NULL;
+	}
+	return (double)(lb_now_ns() - t0);
+}
+
+static double time_syscalls(uint64_t n)
+{
+	uint64_t t0 = lb_now_ns();
+	for (uint64_t i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	return (double)(lb_now_ns() - t0) / (double)(n ? n : 1);
+}
+
+static double median_of(const double *v, unsigned int n)
+{
+	double tmp[LB_SLAB_MAX_REPEAT];
+	memcpy(tmp, v, n * sizeof(*v));
+	return lb_median(tmp, n);
+}
+
+int lb_slab_run_protect(const struct lb_slab_config *cfg, struct lb_slab_protect_result *res)
+{
+	struct lb_slab_cache cache;
+	struct lb_stock_thread t;
+	struct lb_stock sec[LB_PROT_COUNT], opt_task, opt_irq, noopt;
+	memset(res, 0, sizeof(*res));
+	memset(sec, 0, sizeof(sec));
+	int err = lb_slab_cache_init(&cache, cfg->lock, 128, POOL_BYTES);
+	if (err)
+		return err;
+	err = lb_stock_thread_init(&t, &cache, cfg->lock, 0);
+	for (int p = 0; !err && p < LB_PROT_COUNT; p++) {
+		const char *why = lb_prot_unsupported((enum lb_prot)p, cfg->lock);
+		res->supported[p] = !why;
+		snprintf(res->why[p], sizeof(res->why[p]), "%s", why ? why : "");
+		if (!why)
+			err = lb_stock_init(&sec[p], (enum lb_prot)p, &cache, cfg->lock);
+	}
+	struct sigaction sa = { 0 }, old_sa;
+	sa.sa_handler = bh_handler;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	if (!err && sigaction(BH_SIGNAL, &sa, &old_sa))
+		err = errno;
+
+	/* Warm up (stocks, pages, the lock's first use), untimed. */
+	for (int p = 0; !err && p < LB_PROT_COUNT; p++)
+		if (res->supported[p])
+			lb_stock_sections(&sec[p], &t, cfg->section_iters / 10);
+	/* Phase 1: the empty sections and a bare system call, interleaved. */
+	for (unsigned int r = 0; !err && r < cfg->repeat && !lb_slab_stop_requested(); r++) {
+		for (int p = 0; p < LB_PROT_COUNT; p++) {
+			if (!res->supported[p])
+				continue;
+			uint64_t t0 = lb_now_ns();
+			lb_stock_sections(&sec[p], &t, cfg->section_iters);
+			res->section_ns[p][r] = (double)(lb_now_ns() - t0);
+		}
+		res->syscall_ns[r] = time_syscalls(cfg->section_iters / 10 + 1);
+		if (res->supported[LB_PROT_RSEQ])
+			res->indexed_ns[r] = (double)lb_stock_indexed_updates_ns(&sec[LB_PROT_RSEQ],
+										 cfg->section_iters);
+		res->done = r + 1;
+	}
+	/* OPT's protection: as asked, or the cheapest per-CPU one measured. */
+	res->opt_prot = cfg->opt_prot;
+	if (res->opt_prot < 0 && res->done) {
+		double best = 0;
+		for (int p = 0; p < LB_PROT_COUNT; p++) {
+			if (!res->supported[p] || !lb_prot_per_cpu((enum lb_prot)p))
+				continue;
+			double m = median_of(res->section_ns[p], res->done);
+			if (res->opt_prot < 0 || m < best) {
+				best = m;
+				res->opt_prot = p;
+			}
+		}
+	}
+	if (res->opt_prot < 0)
+		res->opt_prot = LB_PROT_NONE;
+	if (!res->supported[res->opt_prot])
+		snprintf(res->why[res->opt_prot], sizeof(res->why[0]), "%s",
+			 lb_prot_unsupported((enum lb_prot)res->opt_prot, cfg->lock));
+
+	/* Phase 2: alloc+free, OPT and NO-OPT, task and BH, interleaved. */
+	bool have_stocks = false;
+	if (!err && res->supported[res->opt_prot] && res->supported[LB_PROT_SIGMASK]) {
+		err = lb_stock_init(&opt_task, (enum lb_prot)res->opt_prot, &cache, cfg->lock);
+		if (!err)
+			err = lb_stock_init(&opt_irq, LB_PROT_SIGMASK, &cache, cfg->lock);
+		if (!err)
+			err = lb_stock_init(&noopt, LB_PROT_SIGMASK, &cache, cfg->lock);
+		have_stocks = !err;
+	}
+	unsigned int done2 = 0;
+	for (int bh = 0; have_stocks && bh < 2; bh++) { /* warm-up, untimed */
+		time_allocfree(&opt_task, &opt_irq, &t, cfg->op_iters / 10, bh, cfg->bh_batch);
+		time_allocfree(&noopt, &noopt, &t, cfg->op_iters / 10, bh, cfg->bh_batch);
+	}
+	for (unsigned int r = 0; have_stocks && r < cfg->repeat && !lb_slab_stop_requested(); r++) {
+		for (int bh = 0; bh < 2; bh++) {
+			res->allocfree_ns[LB_COL_OPT][bh][r] =
+				time_allocfree(&opt_task, &opt_irq, &t, cfg->op_iters, bh,
+					       cfg->bh_batch);
+			res->allocfree_ns[LB_COL_NOOPT][bh][r] =
+				time_allocfree(&noopt, &noopt, &t, cfg->op_iters, bh, cfg->bh_batch);
+		}
+		done2 = r + 1;
+	}
+	if (have_stocks) {
+		res->done_af = done2;
+		res->allocfree_done = done2 > 0;
+		lb_stock_drain(&opt_task, &t);
+		lb_stock_drain(&opt_irq, &t);
+		lb_stock_drain(&noopt, &t);
+		lb_stock_destroy(&opt_task);
+		lb_stock_destroy(&opt_irq);
+		lb_stock_destroy(&noopt);
+	}
+	if (!err)
+		sigaction(BH_SIGNAL, &old_sa, NULL);
+	res->rseq_aborts = t.rseq_aborts;
+	res->slow_paths = t.slow_allocs + t.slow_frees;
+	for (int p = 0; p < LB_PROT_COUNT; p++)
+		if (sec[p].slots)
+			lb_stock_destroy(&sec[p]);
+	lb_stock_thread_fini(&t, cfg->lock);
+	if (!err && lb_slab_check(&cache, 0, stderr))
+		err = EPROTO; /* the allocator lost or doubled an object */
+	lb_slab_cache_destroy(&cache);
+	return err;
+}
+
+/* ---- Table B ---------------------------------------------------------- */
+
+/* The protection each allocator call (fallback) or each batch (bulk) is
+ * wrapped in: the per-CPU lock, the signal mask, or nothing. */
+struct call_prot {
+	int prot;
+	const struct lb_lock_ops *ops;
+	void *lock, *tctx;
+	sigset_t all, old;
+};
+
+static inline void prot_enter(struct call_prot *p)
+{
+	if (p->prot == LB_PROT_LOCK)
+		p->ops->lock(p->lock, p->tctx);
+	else if (p->prot == LB_PROT_SIGMASK)
+		pthread_sigmask(SIG_BLOCK, &p->all, &p->old);
+}
+
+static inline void prot_exit(struct call_prot *p)
+{
+	if (p->prot == LB_PROT_LOCK)
+		p->ops->unlock(p->lock, p->tctx);
+	else if (p->prot == LB_PROT_SIGMASK)
+		pthread_sigmask(SIG_SETMASK, &p->old, NULL);
+}
+
+static void fallback_round(struct lb_slab_cpu *cpu, struct call_prot *p, void **objs, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		prot_enter(p);
+		objs[i] = lb_slab_alloc(cpu);
+		prot_exit(p);
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		prot_enter(p);
+		lb_slab_free(cpu, objs[i]);
+		prot_exit(p);
+	}
+}
+
+static void bulk_round(struct lb_slab_cpu *cpu, struct call_prot *p, void **objs, unsigned int n)
+{
+	prot_enter(p);
+	size_t got = lb_slab_alloc_bulk(cpu, n, objs);
+	prot_exit(p);
+	prot_enter(p);
+	lb_slab_free_bulk(cpu, got, objs);
+	prot_exit(p);
+}
+
+/* Cycles per object (one alloc and one free) over about `objects` objects:
+ * the median of BATCHES batches, so a batch the scheduler cut into (a
+ * loaded machine) does not move the figure. */
+#define BATCHES 21
+
+static double batch_median(double *per_batch)
+{
+	return lb_median(per_batch, BATCHES);
+}
+
+static double time_rounds(struct lb_slab_cpu *cpu, struct call_prot *p, void **objs, unsigned int n,
+			  uint64_t objects, bool bulk)
+{
+	uint64_t rounds = objects / n / BATCHES ? objects / n / BATCHES : 1;
+	double per_batch[BATCHES];
+	(bulk ? bulk_round : fallback_round)(cpu, p, objs, n); /* warm: pages and lists settle */
+	for (int b = 0; b < BATCHES; b++) {
+		uint64_t c0 = lb_cycles();
+		for (uint64_t r = 0; r < rounds; r++)
+			(bulk ? bulk_round : fallback_round)(cpu, p, objs, n);
+		per_batch[b] = (double)(lb_cycles() - c0) / (double)(rounds * n);
+	}
+	return batch_median(per_batch);
+}
+
+static double time_fastpath(struct lb_slab_cpu *cpu, struct call_prot *p, uint64_t objects)
+{
+	void *obj;
+	uint64_t per = objects / BATCHES ? objects / BATCHES : 1;
+	double per_batch[BATCHES];
+	fallback_round(cpu, p, &obj, 1);
+	for (int b = 0; b < BATCHES; b++) {
+		uint64_t c0 = lb_cycles();
+		for (uint64_t i = 0; i < per; i++) {
+			prot_enter(p);
+			obj = lb_slab_alloc(cpu);
+			prot_exit(p);
+			prot_enter(p);
+			lb_slab_free(cpu, obj);
+			prot_exit(p);
+		}
+		per_batch[b] = (double)(lb_cycles() - c0) / (double)per;
+	}
+	return batch_median(per_batch);
+}
+
+int lb_slab_run_bulk(const struct lb_slab_config *cfg, struct lb_slab_bulk_result *res)
+{
+	struct lb_slab_cache cache;
+	struct lb_slab_cpu cpu;
+	struct call_prot prot = { .prot = cfg->bulk_prot, .ops = cfg->lock };
+	void **objs = calloc(LB_SLAB_BULK_MAX_N, sizeof(*objs));
+	memset(res, 0, sizeof(*res));
+	if (!objs)
+		return ENOMEM;
+	struct lb_slab_tuning tune = lb_slab_tuning_default();
+	tune.min_objects = cfg->min_objects;
+	tune.min_partial = cfg->min_partial;
+	tune.cpu_partial = cfg->cpu_partial;
+	tune.recarve_empty = true; /* an empty page goes back to the "page allocator" */
+	int err = lb_slab_cache_init_tuned(&cache, cfg->lock, cfg->bulk_size, POOL_BYTES, &tune);
+	if (err) {
+		free(objs);
+		return err;
+	}
+	res->objs_per_page = cache.objs_per_page;
+	res->cycles_per_ns = lb_cycles_per_ns();
+	err = lb_slab_cpu_init(&cache, &cpu, 0);
+	sigfillset(&prot.all);
+	if (!err && prot.prot == LB_PROT_LOCK) {
+		prot.lock = lb_lock_alloc(cfg->lock);
+		prot.tctx = lb_thread_ctx_alloc(cfg->lock);
+		err = prot.lock ? cfg->lock->init(prot.lock) : ENOMEM;
+		if (!err && cfg->lock->thread_init)
+			err = cfg->lock->thread_init(prot.tctx, 1);
+	}
+	for (unsigned int r = 0; !err && r < cfg->repeat && !lb_slab_stop_requested(); r++) {
+		res->fastpath_cycles[r] = time_fastpath(&cpu, &prot, cfg->bulk_objects);
+		for (size_t i = 0; i < cfg->nbulk; i++) {
+			res->fallback_cycles[i][r] = time_rounds(&cpu, &prot, objs, cfg->bulk_n[i],
+								 cfg->bulk_objects, false);
+			res->bulk_cycles[i][r] = time_rounds(&cpu, &prot, objs, cfg->bulk_n[i],
+							     cfg->bulk_objects, true);
+		}
+		res->done = r + 1;
+	}
+	if (prot.lock) {
+		if (cfg->lock->thread_fini)
+			cfg->lock->thread_fini(prot.tctx);
+		if (cfg->lock->destroy)
+			cfg->lock->destroy(prot.lock);
+		lb_lock_free(prot.lock);
+	}
+	lb_thread_ctx_free(prot.tctx);
+	res->list_lock_acquires = cpu.lock_acquires;
+	if (cpu.cache) {
+		lb_slab_cpu_fini(&cpu);
+		lb_slab_cpu_release(&cpu);
+	}
+	if (!err && lb_slab_check(&cache, 0, stderr))
+		err = EPROTO;
+	lb_slab_cache_destroy(&cache);
+	free(objs);
+	return err;
+}
