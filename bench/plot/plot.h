@@ -55,6 +55,4 @@ size_t lb_plot_script(FILE *gp, const struct lb_rfile *f, const struct lb_plot_d
 		      const char *dir, const char *prefix, int formats,
 		      struct lb_plot_outputs *outputs);
 
-int lb_cmd_plot(int argc, char **argv);
-
 #endif /* LB_PLOT_H */

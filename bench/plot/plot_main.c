@@ -6,6 +6,7 @@
  * succeeded (no half-drawn picture is ever left under its final name).
  */
 #include "plot.h"
+#include "commands.h"
 #include "lb_cli.h"
 #include "lb_opt.h"
 
