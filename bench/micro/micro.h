@@ -18,6 +18,7 @@
 #define LB_BENCH_MAX_THREAD_COUNTS 64
 #define LB_BENCH_MAX_THREADS 1024
 #define LB_BENCH_MAX_CS_LINES 64
+#define LB_BENCH_MAX_REPEAT 1000 /* --repeat; the report keeps a cell's runs in arrays this long */
 /* How long threads may take to leave the loop after the stop flag. */
 #define LB_BENCH_STOP_GRACE_NS (UINT64_C(10) * 1000000000u)
 

@@ -98,7 +98,7 @@ double lb_metric_value(const struct lb_run_result *r, enum lb_metric m)
 void lb_cells_summarize(struct lb_cell *cells, size_t ncells)
 {
 	for (size_t c = 0; c < ncells; c++) {
-		double v[1000];
+		double v[LB_BENCH_MAX_REPEAT];
 		struct lb_cell *cell = &cells[c];
 		for (int m = 0; m < LB_M_COUNT; m++) {
 			for (unsigned int r = 0; r < cell->nruns; r++)
@@ -136,9 +136,9 @@ static double run_c2c(const struct lb_run_result *r)
 /* The median of a cell's run round trips; < 0 when none was measured. */
 static double cell_c2c(const struct lb_cell *c)
 {
-	double v[1000];
+	double v[LB_BENCH_MAX_REPEAT];
 	unsigned int n = 0;
-	for (unsigned int r = 0; r < c->nruns && n < 1000; r++) {
+	for (unsigned int r = 0; r < c->nruns && n < LB_BENCH_MAX_REPEAT; r++) {
 		double ns = run_c2c(&c->runs[r]);
 		if (ns >= 0)
 			v[n++] = ns;
