@@ -54,7 +54,8 @@ static const char *accepted_text(const struct lb_opt *o, char *buf, size_t len)
 						 o->choices[i]);
 		return buf;
 	}
-	snprintf(buf, len, "%llu..%llu", (unsigned long long)o->min, (unsigned long long)o->max);
+	snprintf(buf, len, "%llu..%llu%s%s", (unsigned long long)o->min,
+		 (unsigned long long)o->max, o->unit ? " " : "", o->unit ? o->unit : "");
 	return buf;
 }
 
@@ -128,27 +129,30 @@ void lb_opt_defaults(const struct lb_opt_cmd *cmd, void *base)
 }
 
 /* One entry: "  -l, --lock LIST        text", continuation lines under the text. */
-static void help_row(const struct lb_opt *o, FILE *out)
+static void help_row(const struct lb_opt *o, int column, FILE *out)
 {
+	int width = column - 3; /* the name column between "  " and the text's space */
 	char left[64];
 	snprintf(left, sizeof(left), "%c%c%c --%s%s%s", o->short_name ? '-' : ' ',
 		 o->short_name ? o->short_name : ' ', o->short_name ? ',' : ' ', o->name,
 		 o->arg ? " " : "", o->arg ? o->arg : "");
 	const char *text = o->help_fn ? o->help_fn() : o->help;
-	fprintf(out, "  %-22s%s", left, strlen(left) >= 22 ? "  " : " ");
+	fprintf(out, "  %-*s%s", width, left, strlen(left) >= (size_t)width ? "  " : " ");
 	for (const char *p = text; *p; p++) {
 		fputc(*p, out);
 		if (*p == '\n' && p[1])
-			fprintf(out, "%25s", "");
+			fprintf(out, "%*s", column, "");
 	}
 	fputc('\n', out);
+	if (o->alias)
+		fprintf(out, "%*s(also --%s)\n", column, "", o->alias);
 }
 
 void lb_opt_help(const struct lb_opt_cmd *cmd, FILE *out)
 {
 	fputs(cmd->usage, out);
 	for (const struct lb_opt *o = cmd->opts; o->name; o++)
-		help_row(o, out);
+		help_row(o, cmd->help_column ? cmd->help_column : 25, out);
 	if (cmd->epilogue)
 		fputs(cmd->epilogue, out);
 }
@@ -159,28 +163,52 @@ static void list_options(const struct lb_opt_cmd *cmd)
 	for (const struct lb_opt *o = cmd->opts; o->name; o++) {
 		char letter[3] = { '-', o->short_name, '\0' };
 		printf("--%s %s %s\n", o->name, o->short_name ? letter : "-", o->arg ? o->arg : "-");
+		if (o->alias)
+			printf("--%s - %s\n", o->alias, o->arg ? o->arg : "-");
 	}
 }
 
-/* getopt_long's tables from the rows: long options in row order, short letters. */
-static void build_getopt(const struct lb_opt_cmd *cmd, size_t n, struct option *longopts,
-			 char *shortopts)
+/* getopt_long's spellings of the rows, and the storage of the dashed ones. */
+struct getopt_tables {
+	struct option longopts[LB_OPT_MAX_ROWS * LB_OPT_MAX_SPELLINGS + 1];
+	char dashed[LB_OPT_MAX_ROWS * LB_OPT_MAX_SPELLINGS][48];
+	char shortopts[3 * LB_OPT_MAX_ROWS + 2];
+};
+
+static void add_spelling(struct getopt_tables *t, size_t *k, const char *name, int has_arg,
+			 int val, bool dashed_twin)
 {
-	size_t k = 0;
-	shortopts[k++] = ':'; /* ':' for a missing value, so lb_cli_getopt_fail names it */
+	t->longopts[(*k)++] = (struct option){ name, has_arg, NULL, val };
+	if (!dashed_twin || !strchr(name, '_'))
+		return;
+	char *twin = t->dashed[*k];
+	snprintf(twin, sizeof(t->dashed[0]), "%s", name);
+	for (char *p = twin; *p; p++)
+		if (*p == '_')
+			*p = '-';
+	t->longopts[(*k)++] = (struct option){ twin, has_arg, NULL, val };
+}
+
+/* Long options in row order (each name, alias and twin), then the short letters. */
+static void build_getopt(const struct lb_opt_cmd *cmd, size_t n, struct getopt_tables *t)
+{
+	size_t k = 0, s = 0;
+	t->shortopts[s++] = ':'; /* ':' for a missing value, so lb_cli_getopt_fail names it */
 	for (size_t i = 0; i < n; i++) {
 		const struct lb_opt *o = &cmd->opts[i];
-		longopts[i] = (struct option){ o->name, takes_value(o) ? required_argument : no_argument,
-					       NULL, o->short_name ? o->short_name
-								   : LONG_ONLY_BASE + (int)i };
+		int has_arg = takes_value(o) ? required_argument : no_argument;
+		int val = o->short_name ? o->short_name : LONG_ONLY_BASE + (int)i;
+		add_spelling(t, &k, o->name, has_arg, val, cmd->dashed_twins);
+		if (o->alias)
+			add_spelling(t, &k, o->alias, has_arg, val, cmd->dashed_twins);
 		if (o->short_name) {
-			shortopts[k++] = o->short_name;
+			t->shortopts[s++] = o->short_name;
 			if (takes_value(o))
-				shortopts[k++] = ':';
+				t->shortopts[s++] = ':';
 		}
 	}
-	longopts[n] = (struct option){ 0 };
-	shortopts[k] = '\0';
+	t->longopts[k] = (struct option){ 0 };
+	t->shortopts[s] = '\0';
 }
 
 static size_t row_of(const struct lb_opt_cmd *cmd, size_t n, int c)
@@ -197,8 +225,8 @@ void lb_opt_parse(const struct lb_opt_cmd *cmd, int argc, char **argv, void *bas
 		  struct lb_opt_seen *seen)
 {
 	size_t n = row_count(cmd);
-	struct option longopts[LB_OPT_MAX_ROWS + 1];
-	char shortopts[3 * LB_OPT_MAX_ROWS + 2], hint[128];
+	struct getopt_tables t;
+	char hint[128];
 	bool help = false;
 
 	if (argc == 2 && !strcmp(argv[1], "--list-options")) {
@@ -207,25 +235,31 @@ void lb_opt_parse(const struct lb_opt_cmd *cmd, int argc, char **argv, void *bas
 	}
 	*seen = (struct lb_opt_seen){ 0 };
 	lb_opt_defaults(cmd, base);
-	build_getopt(cmd, n, longopts, shortopts);
+	build_getopt(cmd, n, &t);
 	help_hint(cmd, hint, sizeof(hint));
 	opterr = 0; /* we print our own one-line errors */
 	optind = 1;
 	for (;;) {
-		int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+		int idx = -1;
+		int c = getopt_long(argc, argv, t.shortopts, t.longopts, &idx);
 		if (c == -1)
 			break;
 		size_t i = row_of(cmd, n, c);
 		if (i == n) /* '?' or ':' */
-			lb_cli_getopt_fail(c, argc, argv, shortopts + 1, longopts, hint);
+			lb_cli_getopt_fail(c, argc, argv, t.shortopts + 1, t.longopts, hint);
 		seen->given |= UINT64_C(1) << i;
-		if (cmd->opts[i].kind == LB_OPT_HELP)
+		/* The row under the name as typed, so its messages name that spelling. */
+		struct lb_opt spelled = cmd->opts[i];
+		if (idx >= 0)
+			spelled.name = t.longopts[idx].name;
+		if (spelled.kind == LB_OPT_HELP)
 			help = true; /* after the loop: bad options and stray arguments first */
 		else
-			apply(&cmd->opts[i], optarg, base);
+			apply(&spelled, optarg, base);
 	}
 	if (!cmd->operands && optind < argc)
-		lb_usage_error("unexpected argument '%s'; see '%s'", argv[optind], hint);
+		lb_usage_error("unexpected argument '%s'; accepted: options only, see '%s'",
+			       argv[optind], hint);
 	if (help) {
 		lb_opt_help(cmd, stdout);
 		exit(0);

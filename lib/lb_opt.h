@@ -37,6 +37,8 @@ struct lb_opt;
 
 /*
  * A custom parser: store what `arg` says into `base` (the command's struct).
+ * o->name is the option as the user spelled it (an alias or a dashed twin),
+ * so its messages name what was typed.
  * Return 0, or -1 for the uniform error ("--NAME: 'ARG' is not INVALID;
  * accepted: ACCEPTED"); a parser with a more precise message calls
  * lb_opt_bad_value() or lb_usage_error() itself.
@@ -45,6 +47,7 @@ typedef int lb_opt_parse_fn(const struct lb_opt *o, const char *arg, void *base)
 
 struct lb_opt {
 	const char *name;        /* long name without "--"; NULL ends the table */
+	const char *alias;       /* another long name for it (an older spelling), or NULL */
 	char short_name;         /* the short letter, or 0 */
 	enum lb_opt_kind kind;
 	const char *arg;         /* the argument's name in --help ("LIST"); NULL for flags */
@@ -58,8 +61,9 @@ struct lb_opt {
 	size_t cap;              /* LB_OPT_UINT_LIST: at most this many values */
 	const char *const *choices; /* LB_OPT_ENUM: the accepted words, NULL-terminated */
 	const char *invalid;     /* the error's "is not ...": NULL = "valid" */
-	const char *accepted;    /* the error's "accepted: ...": NULL = "MIN..MAX" or the
-				  * choices, comma separated */
+	const char *accepted;    /* the error's "accepted: ...": NULL = "MIN..MAX[ UNIT]" or
+				  * the choices, comma separated */
+	const char *unit;        /* appended to "MIN..MAX" ("ms", "jiffies"), or NULL */
 	const char *needs;       /* LB_OPT_STRING: "" is refused with "--NAME: needs NEEDS" */
 	lb_opt_parse_fn *parse;  /* LB_OPT_CUSTOM */
 	/* --help text built at run time (e.g. a list of shipped files); wins over help */
@@ -73,6 +77,8 @@ struct lb_opt_cmd {
 	const char *epilogue;    /* --help after the options, or NULL */
 	const struct lb_opt *opts;
 	bool operands;           /* arguments that are not options are the command's (files) */
+	bool dashed_twins;       /* a name with '_' is also accepted with '-' (locktorture) */
+	int help_column;         /* --help: width of the "  -x, --name ARG" column; 0 = 25 */
 };
 
 /* What argv held besides the values: which rows were given. */
@@ -82,6 +88,8 @@ struct lb_opt_seen {
 };
 
 #define LB_OPT_MAX_ROWS 64
+/* getopt_long entries of a row at most: its name, its alias, their dashed twins. */
+#define LB_OPT_MAX_SPELLINGS 4
 
 /*
  * Apply every row's default into `base`, then parse argv (argv[0] is the
