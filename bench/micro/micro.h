@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "lb_lock_ops.h"
+#include "lb_time.h"
 #include "lb_stats.h"
 #include "lb_topo.h"
 
@@ -20,7 +21,7 @@
 #define LB_BENCH_MAX_CS_LINES 64
 #define LB_BENCH_MAX_REPEAT 1000 /* --repeat; the report keeps a cell's runs in arrays this long */
 /* How long threads may take to leave the loop after the stop flag. */
-#define LB_BENCH_STOP_GRACE_NS (UINT64_C(10) * 1000000000u)
+#define LB_BENCH_STOP_GRACE_NS (UINT64_C(10) * LB_NS_PER_S)
 
 /* A critical or parallel section length: iterations, or ns to convert. */
 struct lb_work_len {

@@ -205,13 +205,13 @@ static void *receiver_main(void *arg)
 static void ts_add_ns(struct timespec *ts, uint64_t ns)
 {
 	uint64_t t = (uint64_t)ts->tv_nsec + ns;
-	ts->tv_sec += (time_t)(t / 1000000000u);
-	ts->tv_nsec = (long)(t % 1000000000u);
+	ts->tv_sec += (time_t)(t / LB_NS_PER_S);
+	ts->tv_nsec = (long)(t % LB_NS_PER_S);
 }
 
 static int64_t ts_diff_ns(const struct timespec *a, const struct timespec *b)
 {
-	return (int64_t)(a->tv_sec - b->tv_sec) * 1000000000 + (a->tv_nsec - b->tv_nsec);
+	return (int64_t)(a->tv_sec - b->tv_sec) * (int64_t)LB_NS_PER_S + (a->tv_nsec - b->tv_nsec);
 }
 
 static void rt_record_wake(struct rt_worker *w, long us, unsigned int hist_us)
@@ -310,7 +310,7 @@ static void *rt_main(void *arg)
 		atomic_fetch_add_explicit(&w->info.done, 1, RLX);
 		if (!cfg->groups)
 			atomic_fetch_add_explicit(&rs->progress, 1, RLX);
-		if ((uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec >= end_ns)
+		if ((uint64_t)now.tv_sec * LB_NS_PER_S + (uint64_t)now.tv_nsec >= end_ns)
 			break;
 		ts_add_ns(&next, interval_ns);
 		/* Missed wake-ups (a long stall) are skipped, as cyclictest does. */
@@ -559,8 +559,8 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	if (t1 < t0)
 		t1 = t0;
 	if (!cfg->groups && !err) {
-		struct timespec ts = { (time_t)(cfg->duration_ns / 1000000000u),
-				       (long)(cfg->duration_ns % 1000000000u) };
+		struct timespec ts = { (time_t)(cfg->duration_ns / LB_NS_PER_S),
+				       (long)(cfg->duration_ns % LB_NS_PER_S) };
 		t0 = lb_now_ns();
 		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
 			;
@@ -583,7 +583,7 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	for (unsigned int i = 0; i < rt_created && !err; i++)
 		err = rtw[i].err;
 	if (!err) {
-		out->elapsed_s = (double)(t1 - t0) / 1e9;
+		out->elapsed_s = (double)(t1 - t0) / LB_NS_PER_S;
 		out->task_clock_ms = pv[LB_PERF_TASK_CLOCK] >= 0 ? (double)pv[LB_PERF_TASK_CLOCK] / 1e6
 								 : -1.0;
 		out->context_switches = pv[LB_PERF_CONTEXT_SWITCHES];
