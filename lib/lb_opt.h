@@ -153,7 +153,8 @@ static inline void *lb_opt_field(const struct lb_opt *o, void *base)
 	{ .name = "repeat", .short_name = 'r', .kind = LB_OPT_UINT, .arg = "N",               \
 	  .help = help_text, .def = default_text, .min = 1, .max = max_runs,                  \
 	  .invalid = "a valid count", .offset = LB_OPT_AT(T, field, unsigned int) }
-#define LB_OPT_ROW_HELP { .name = "help", .short_name = 'h', .kind = LB_OPT_HELP, .help = "this text" }
+#define LB_OPT_ROW_HELP                                                                     \
+	{ .name = "help", .short_name = 'h', .kind = LB_OPT_HELP, .help = "this text" }
 #define LB_OPT_ROW_END { .name = NULL }
 
 #endif /* LB_OPT_H */

@@ -27,8 +27,9 @@ struct sample {
 static const char *const modes[] = { "a", "b", "c", NULL };
 
 static const struct lb_opt sample_opts[] = {
-	{ .name = "count", .short_name = 'c', .kind = LB_OPT_UINT, .arg = "N", .help = "a count\nsecond line",
-	  .def = "3", .min = 1, .max = 10, .offset = LB_OPT_AT(struct sample, count, unsigned int) },
+	{ .name = "count", .short_name = 'c', .kind = LB_OPT_UINT, .arg = "N",
+	  .help = "a count\nsecond line", .def = "3", .min = 1, .max = 10,
+	  .offset = LB_OPT_AT(struct sample, count, unsigned int) },
 	{ .name = "level", .kind = LB_OPT_INT, .arg = "L", .help = "a level", .min = 0, .max = 5,
 	  .unit = "steps", .offset = LB_OPT_AT(struct sample, level, int) },
 	{ .name = "mode", .kind = LB_OPT_ENUM, .arg = "M", .help = "a mode", .choices = modes,
@@ -150,7 +151,8 @@ int main(void)
 		       s.big == UINT64_MAX && s.nlist == 3 && s.list[2] == 5 && !strcmp(s.name, "x") &&
 		       s.flag && s.snake == 7,
 	       "every kind parses into its field");
-	tap_ok(lb_opt_given(&sample_cmd, &seen, "count") && lb_opt_given(&sample_cmd, &seen, "snake_case") &&
+	tap_ok(lb_opt_given(&sample_cmd, &seen, "count") &&
+		       lb_opt_given(&sample_cmd, &seen, "snake_case") &&
 		       !lb_opt_given(&sample_cmd, &seen, "help"),
 	       "lb_opt_given: the rows given, under any spelling");
 	const char *alias[] = { "--old-name", "2", NULL };
