@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * aim7.h - `lockbench aim7`: an AIM7/re-aim work-alike whose "system" work
- * runs on a small simulated kernel (kern.c) guarded by locks from the
+ * runs on a small simulated kernel (kern.h) guarded by locks from the
  * registry.  Pieces:
  *
  *   workfile.c  re-aim workfiles: parse, look up tests, assign jobs
  *   figures.c   re-aim's figures (Jobs/min, JTI...) from child times
- *   kern.c      the simulated kernel objects and their invariant checks
+ *   kern_*.c    the simulated kernel, one file per subsystem (kern.h),
+ *               and its invariant checks (kern_check.c)
  *   tests_sys.c the system tests (creat_clo, link_test, page_test...)
  *   tests_user.c the user-time tests (add_*, sieve, ...): no locks
  *   aim7_run.c    one load point: N children (threads), barrier, watchdog

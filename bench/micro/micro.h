@@ -19,7 +19,9 @@
 #define LB_BENCH_MAX_THREAD_COUNTS 64
 #define LB_BENCH_MAX_THREADS 1024
 #define LB_BENCH_MAX_CS_LINES 64
-#define LB_BENCH_MAX_REPEAT 1000 /* --repeat; the report keeps a cell's runs in arrays this long */
+/* --repeat's limit: a cell's runs fit fixed arrays of this size (micro_report.c).
+ * A plain number: micro_opts.c spells it into --help and the error. */
+#define LB_BENCH_MAX_REPEAT 1000
 /* How long threads may take to leave the loop after the stop flag. */
 #define LB_BENCH_STOP_GRACE_NS (UINT64_C(10) * LB_NS_PER_S)
 
@@ -47,15 +49,20 @@ struct lb_bench_config {
 	const char *json_path, *csv_path;
 	const char *argv_joined; /* the command line, for the JSON */
 	bool json_gbench;        /* --format gbench: --json writes Google Benchmark's JSON */
-	int interrupted_by;      /* the signal that ended the run early; 0 = none */
 	bool table_median;       /* the table shows medians across repeats, not means */
 	bool table_tail;         /* the table shows p99.9 and max latency (default true) */
 	bool table_brief;        /* the default comparison's columns: no cyc/op, ovh_ns,
 				  * cov, ovlap (exclusive workload only) */
 	const char *table_note;  /* "# ..." lines printed under the table header, or NULL */
-	double load_before;      /* 1-min load average before the first run; < 0 unknown */
 	int c2c_cpu[2];          /* CPUs whose cache-line round trip is measured before
 				  * and after each run (lib/lb_c2c.h); -1: not measured */
+};
+
+/* What a run found and what happened to it, beside the options it ran with:
+ * filled by micro_main.c, read by the reports. */
+struct lb_bench_run_record {
+	double load_before;      /* 1-min load average before the first run; < 0 unknown */
+	int interrupted_by;      /* the signal that ended the run early; 0 = none */
 };
 
 enum lb_side { LB_SIDE_WRITE, LB_SIDE_READ, LB_SIDES };
@@ -157,10 +164,18 @@ int lb_bench_stop_signal(void);
 void lb_cells_summarize(struct lb_cell *cells, size_t ncells);
 struct lb_hostinfo;
 void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
+		     const struct lb_bench_run_record *rec,
 		     const struct lb_hostinfo *host, const struct lb_cell *cells, size_t ncells);
 void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
+		    const struct lb_bench_run_record *rec,
 		    const struct lb_hostinfo *host, const struct lb_cell *cells, size_t ncells);
 void lb_report_csv(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
 		   size_t ncells);
+
+/* micro_gbench.c: `--json FILE --format gbench`, Google Benchmark's JSON.
+ * 0, or -1 after an error line. */
+int lb_report_gbench(FILE *out, const struct lb_bench_config *cfg,
+		     const struct lb_bench_run_record *rec, const struct lb_hostinfo *host,
+		     const struct lb_cell *cells, size_t ncells);
 
 #endif /* LB_BENCH_H */
