@@ -260,6 +260,8 @@ void lb_opt_parse(const struct lb_opt_cmd *cmd, int argc, char **argv, void *bas
 	if (!cmd->operands && optind < argc)
 		lb_usage_error("unexpected argument '%s'; accepted: options only, see '%s'",
 			       argv[optind], hint);
+	if (help && cmd->help_alone && argc > 2)
+		lb_usage_error("--help takes no other arguments; accepted: '%s' alone", hint);
 	if (help) {
 		lb_opt_help(cmd, stdout);
 		exit(0);

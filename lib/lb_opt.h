@@ -78,6 +78,7 @@ struct lb_opt_cmd {
 	const struct lb_opt *opts;
 	bool operands;           /* arguments that are not options are the command's (files) */
 	bool dashed_twins;       /* a name with '_' is also accepted with '-' (locktorture) */
+	bool help_alone;         /* --help with any other argument is an error (`list`) */
 	int help_column;         /* --help: width of the "  -x, --name ARG" column; 0 = 25 */
 };
 

@@ -82,8 +82,16 @@ static bool parse_ok(const char *const *args, struct sample *s, struct lb_opt_se
 	return true;
 }
 
+static const struct lb_opt_cmd alone_cmd = {
+	.name = "alone",
+	.usage = "usage: alone\n",
+	.opts = sample_opts,
+	.help_alone = true,
+};
+
 /* Parse in a child; its exit status, stdout and stderr. */
-static int parse_child(const char *const *args, char *out, size_t outlen, char *err, size_t errlen)
+static int parse_child_cmd(const struct lb_opt_cmd *cmd, const char *const *args, char *out,
+			   size_t outlen, char *err, size_t errlen)
 {
 	int po[2], pe[2];
 	if (pipe(po) || pipe(pe))
@@ -97,7 +105,7 @@ static int parse_child(const char *const *args, char *out, size_t outlen, char *
 		dup2(po[1], 1);
 		dup2(pe[1], 2);
 		int argc = make_argv(argv, args);
-		lb_opt_parse(&sample_cmd, argc, argv, &s, &seen);
+		lb_opt_parse(cmd, argc, argv, &s, &seen);
 		fflush(stdout);
 		_exit(0);
 	}
@@ -112,6 +120,11 @@ static int parse_child(const char *const *args, char *out, size_t outlen, char *
 	int status;
 	waitpid(pid, &status, 0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int parse_child(const char *const *args, char *out, size_t outlen, char *err, size_t errlen)
+{
+	return parse_child_cmd(&sample_cmd, args, out, outlen, err, errlen);
 }
 
 static bool one_line(const char *s)
@@ -184,5 +197,12 @@ int main(void)
 	tap_ok(rc == 0 && strstr(out, "--count -c N\n") && strstr(out, "--flag -f -\n") &&
 		       strstr(out, "--old_name - N\n"),
 	       "--list-options: one line per row and alias");
+	rc = parse_child_cmd(&alone_cmd, (const char *const[]){ "--help", "-f", NULL }, out,
+			     sizeof(out), err, sizeof(err));
+	tap_ok(rc == 2 && !out[0] && one_line(err) && strstr(err, "--help takes no other"),
+	       "help_alone: --help with another option is an error");
+	rc = parse_child_cmd(&alone_cmd, (const char *const[]){ "--help", NULL }, out, sizeof(out),
+			     err, sizeof(err));
+	tap_ok(rc == 0 && !strncmp(out, "usage: alone", 12), "help_alone: --help alone prints");
 	return tap_done();
 }

@@ -6,7 +6,7 @@ programs accept appears in their man pages.  For each command that
 `lockbench CMD --list-options`, printed from lib/lb_opt.h's rows, so an
 option added to a table without a man-page entry fails here) must appear
 in lockbench-CMD(1) if that page exists, or in lockbench(1); a command
-without a table (`list`, a hand-written parser) is read from its --help.
+without a table (a hand-written parser) is read from its --help.
 The top-level options in lockbench(1); every option of locktorture's
 table (`locktorture --list-options`) in locktorture(1).  TAP output; exit
 77 when the man pages were not built (scdoc missing)."""
