@@ -3,28 +3,36 @@
 #include "commands.h"
 #include "lb_cli.h"
 #include "lb_json.h"
+#include "lb_opt.h"
 #include "lb_registry.h"
 
 #include <string.h>
 
+struct list_args {
+	bool json;
+};
+
+static const struct lb_opt list_opts[] = {
+	{ .name = "json", .kind = LB_OPT_FLAG, .help = "the registry as JSON on stdout",
+	  .offset = LB_OPT_AT(struct list_args, json, bool) },
+	LB_OPT_ROW_HELP,
+	LB_OPT_ROW_END,
+};
+
+static const struct lb_opt_cmd list_cmd = {
+	.name = "lockbench list",
+	.usage = "usage: lockbench list [--json]\n\n"
+		 "The registered locks: name, family, flags, summary.\n\n",
+	.opts = list_opts,
+	.help_alone = true,
+};
+
 int lb_cmd_list(int argc, char **argv)
 {
-	bool json = false, help = false;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			json = true;
-		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-			help = true;
-		else
-			lb_usage_error("list: unknown argument '%s'; accepted: --json, --help", argv[i]);
-	}
-	if (help) {
-		if (argc > 2) /* --help with anything else: refuse, as for every command */
-			lb_usage_error("list: --help takes no other arguments; accepted: "
-				       "'lockbench list --help' alone");
-		printf("usage: lockbench list [--json]\n");
-		return 0;
-	}
+	struct list_args args = { 0 };
+	struct lb_opt_seen seen;
+	lb_opt_parse(&list_cmd, argc, argv, &args, &seen);
+	bool json = args.json;
 	const struct lb_lock_ops *const *table = lb_lock_table();
 	char flags[160];
 	if (json) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* lb_cli.c - strict option-value parsers and the one-line usage error. */
 #include "lb_cli.h"
+#include "lb_time.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -117,7 +118,7 @@ int lb_parse_duration_ns(const char *s, uint64_t default_unit_ns, uint64_t min_n
 	static const struct {
 		const char *suffix;
 		double ns;
-	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", (double)LB_NS_PER_S },
 		      { "m", 60e9 }, { "h", 3600e9 } };
 	double v, mult = (double)default_unit_ns;
 	const char *end;

@@ -50,7 +50,7 @@ int lb_parse_double(const char *s, double min, double max, double *out);
 
 /*
  * A duration: a number (fraction allowed) with an optional unit ns, us, ms,
- * s, m, h; a bare number is in `default_unit_ns` (1e9 for seconds).  The
+ * s, m, h; a bare number is in `default_unit_ns` (LB_NS_PER_S for seconds).  The
  * result in ns must lie in [min_ns, max_ns].
  */
 int lb_parse_duration_ns(const char *s, uint64_t default_unit_ns, uint64_t min_ns,

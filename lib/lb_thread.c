@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* lb_thread.c - start barrier and thread set. */
 #include "lb_thread.h"
+#include "lb_time.h"
 #include "lb_atomic.h"
 #include "lb_futex.h"
 
@@ -75,8 +76,8 @@ int lb_threads_join_timeout(struct lb_threads *t, uint64_t timeout_ns)
 {
 	struct timespec deadline;
 	clock_gettime(CLOCK_REALTIME, &deadline); /* pthread_timedjoin_np's clock */
-	deadline.tv_sec += (time_t)(timeout_ns / 1000000000u);
-	deadline.tv_nsec += (long)(timeout_ns % 1000000000u);
+	deadline.tv_sec += (time_t)(timeout_ns / LB_NS_PER_S);
+	deadline.tv_nsec += (long)(timeout_ns % LB_NS_PER_S);
 	if (deadline.tv_nsec >= 1000000000L) {
 		deadline.tv_sec++;
 		deadline.tv_nsec -= 1000000000L;

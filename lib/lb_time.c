@@ -27,7 +27,7 @@ static uint64_t clock_ns(clockid_t id)
 	struct timespec ts;
 	if (clock_gettime(id, &ts) != 0)
 		lb_die(errno, "clock_gettime");
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * LB_NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
 uint64_t lb_now_ns(void)

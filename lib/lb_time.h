@@ -9,6 +9,11 @@
 
 #include <stdint.h>
 
+/* Nanoseconds per second, millisecond, microsecond: the one spelling. */
+#define LB_NS_PER_S UINT64_C(1000000000)
+#define LB_NS_PER_MS UINT64_C(1000000)
+#define LB_NS_PER_US UINT64_C(1000)
+
 /* CLOCK_MONOTONIC in ns. */
 uint64_t lb_now_ns(void);
 

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* test_cli.c - the strict option-value parsers in lb_cli.c. */
 #include "lb_cli.h"
+#include "lb_time.h"
 #include "tap.h"
 
 #include <string.h>
-
-#define NS_S 1000000000ull
 
 static void test_u64(void)
 {
@@ -37,26 +36,26 @@ static void test_duration(void)
 		const char *s;
 		uint64_t ns;
 	} good[] = {
-		{ "5", 5 * NS_S },	  { "5s", 5 * NS_S },	{ "500ms", 500000000 }, { "2.5s", 2500000000 },
-		{ "10us", 10000 },	  { "1m", 60 * NS_S },	{ "1h", 3600 * NS_S },	{ "250ns", 250 },
-		{ "0.5", NS_S / 2 },	  { ".5s", NS_S / 2 },	{ "0", 0 },
+		{ "5", 5 * LB_NS_PER_S },	  { "5s", 5 * LB_NS_PER_S },	{ "500ms", 500000000 }, { "2.5s", 2500000000 },
+		{ "10us", 10000 },	  { "1m", 60 * LB_NS_PER_S },	{ "1h", 3600 * LB_NS_PER_S },	{ "250ns", 250 },
+		{ "0.5", LB_NS_PER_S / 2 },	  { ".5s", LB_NS_PER_S / 2 },	{ "0", 0 },
 	};
 	static const char *const bad[] = { "5x", "5 s", "5S", "5sec", "-1", "-1s", "", "s", "1e3", "1.2.3s",
 					   "5ss", " 5" };
 	uint64_t ns;
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		ns = 1;
-		int r = lb_parse_duration_ns(good[i].s, NS_S, 0, UINT64_MAX / 2, &ns);
+		int r = lb_parse_duration_ns(good[i].s, LB_NS_PER_S, 0, UINT64_MAX / 2, &ns);
 		tap_ok(r == 0 && ns == good[i].ns, "duration \"%s\" = %llu ns (got %llu)", good[i].s,
 		       (unsigned long long)good[i].ns, (unsigned long long)ns);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		tap_ok(lb_parse_duration_ns(bad[i], NS_S, 0, UINT64_MAX / 2, &ns) != 0, "duration \"%s\" rejected",
+		tap_ok(lb_parse_duration_ns(bad[i], LB_NS_PER_S, 0, UINT64_MAX / 2, &ns) != 0, "duration \"%s\" rejected",
 		       bad[i]);
 	tap_ok(lb_parse_duration_ns("5", 1000000, 0, UINT64_MAX / 2, &ns) == 0 && ns == 5000000,
 	       "duration: bare number uses the default unit (ms)");
-	tap_ok(lb_parse_duration_ns("2s", NS_S, 0, NS_S, &ns) != 0, "duration above max rejected");
-	tap_ok(lb_parse_duration_ns("1ms", NS_S, NS_S / 100, NS_S, &ns) != 0, "duration below min rejected");
+	tap_ok(lb_parse_duration_ns("2s", LB_NS_PER_S, 0, LB_NS_PER_S, &ns) != 0, "duration above max rejected");
+	tap_ok(lb_parse_duration_ns("1ms", LB_NS_PER_S, LB_NS_PER_S / 100, LB_NS_PER_S, &ns) != 0, "duration below min rejected");
 }
 
 static bool list_is(const char *s, const unsigned int *want, size_t nwant)
@@ -144,13 +143,13 @@ static void test_wrap_around(void)
 	       "duration 2^64 ns rejected (no undefined conversion)");
 	tap_ok(lb_parse_duration_ns("18446744073709551615ns", 1, 0, UINT64_MAX, &ns) != 0,
 	       "duration UINT64_MAX ns (rounds to 2^64 as a double) rejected");
-	tap_ok(lb_parse_duration_ns("5124095576030432h", NS_S, 0, UINT64_MAX, &ns) != 0,
+	tap_ok(lb_parse_duration_ns("5124095576030432h", LB_NS_PER_S, 0, UINT64_MAX, &ns) != 0,
 	       "duration hours beyond 2^64 ns rejected");
-	tap_ok(lb_parse_duration_ns("99999999999999999999999999999999999999999s", NS_S, 0, UINT64_MAX,
+	tap_ok(lb_parse_duration_ns("99999999999999999999999999999999999999999s", LB_NS_PER_S, 0, UINT64_MAX,
 				    &ns) != 0,
 	       "duration 1e41 s rejected");
-	tap_ok(lb_parse_duration_ns("1e400", NS_S, 0, UINT64_MAX, &ns) != 0, "duration 1e400 rejected");
-	tap_ok(lb_parse_duration_ns("9223372036.854775807s", NS_S, 0, UINT64_MAX, &ns) == 0 &&
+	tap_ok(lb_parse_duration_ns("1e400", LB_NS_PER_S, 0, UINT64_MAX, &ns) != 0, "duration 1e400 rejected");
+	tap_ok(lb_parse_duration_ns("9223372036.854775807s", LB_NS_PER_S, 0, UINT64_MAX, &ns) == 0 &&
 		       ns > 9223372036000000000ull,
 	       "duration near 2^63 ns accepted when max allows");
 	tap_ok(lb_parse_duration_ns("0.4ns", 1, 1, UINT64_MAX, &ns) != 0,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* affinity.c - bind lists, the shuffler and onoff, applied per worker. */
 #include "affinity.h"
+#include "lb_time.h"
 #include "state.h"
 #include "stutter.h"
 
@@ -151,7 +152,7 @@ static void *onoff_main(void *arg)
 	if (cfg->onoff_holdoff > 0) {
 		if (cfg->verbose)
 			printf("%s%s torture_onoff begin holdoff\n", cfg->type, LB_TORTURE_FLAG);
-		lb_torture_sleep_unless_stopped(run, (uint64_t)cfg->onoff_holdoff * 1000000000u);
+		lb_torture_sleep_unless_stopped(run, (uint64_t)cfg->onoff_holdoff * LB_NS_PER_S);
 		if (cfg->verbose && !lb_torture_must_stop(run))
 			printf("%s%s torture_onoff end holdoff\n", cfg->type, LB_TORTURE_FLAG);
 	}
@@ -177,7 +178,7 @@ static void *onoff_main(void *arg)
 		pthread_mutex_unlock(&a->mutex);
 		if (what && cfg->verbose > 1)
 			printf("%s%s torture_onoff task: %s %d\n", cfg->type, LB_TORTURE_FLAG, what, cpu);
-		lb_torture_sleep_unless_stopped(run, (uint64_t)cfg->onoff_interval * 1000000000u);
+		lb_torture_sleep_unless_stopped(run, (uint64_t)cfg->onoff_interval * LB_NS_PER_S);
 	}
 	return NULL;
 }

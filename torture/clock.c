@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* clock.c - monotonic clocks, busy-waits and sleeps for locktorture. */
 #include "clock.h"
+#include "lb_time.h"
 #include "lb_atomic.h"
 
 #include <errno.h>
@@ -10,7 +11,7 @@ static uint64_t read_clock(clockid_t id)
 {
 	struct timespec ts;
 	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * LB_NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
 uint64_t lb_torture_now_ns(void)
@@ -38,8 +39,8 @@ void lb_torture_spin_ns(uint64_t ns)
 void lb_torture_sleep_ns(uint64_t ns)
 {
 	struct timespec ts = {
-		.tv_sec = (time_t)(ns / 1000000000u),
-		.tv_nsec = (long)(ns % 1000000000u),
+		.tv_sec = (time_t)(ns / LB_NS_PER_S),
+		.tv_nsec = (long)(ns % LB_NS_PER_S),
 	};
 	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
 		;

@@ -2,13 +2,12 @@
 /* delay.c - hold times with the kernel's probabilities, as busy-waits. */
 #include "delay.h"
 #include "clock.h"
+#include "lb_time.h"
 
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 
-#define NS_PER_US 1000u
-#define NS_PER_MS 1000000u
 
 enum lb_torture_delay_model lb_torture_delay_model_for(const struct lb_lock_ops *ops)
 {
@@ -86,20 +85,20 @@ static void spin_write_delay(const struct lb_torture_run *run, struct lb_torture
 	int w = cfg->nwriters_stress;
 	if (long_hold_due(run, rng, w)) {
 		uint64_t t0 = lb_torture_now_ns();
-		lb_torture_spin_ns((uint64_t)cfg->long_hold * NS_PER_MS);
+		lb_torture_spin_ns((uint64_t)cfg->long_hold * LB_NS_PER_MS);
 		if (cfg->verbose)
 			printf("%s: delay = %lu jiffies.\n", "torture_spin_lock_write_delay",
 			       (unsigned long)((lb_torture_now_ns() - t0) / cfg->jiffy_ns));
 	}
 	if (one_in(rng, per_thread(w) * 200 * 2))
-		lb_torture_spin_ns(2 * NS_PER_US);
+		lb_torture_spin_ns(2 * LB_NS_PER_US);
 	preempt_maybe(rng, w);
 }
 
 void lb_torture_write_delay(const struct lb_torture_run *run, struct lb_torture_random *rng)
 {
 	const struct lb_torture_config *cfg = &run->cfg;
-	uint64_t lh_ns = (uint64_t)cfg->long_hold * NS_PER_MS;
+	uint64_t lh_ns = (uint64_t)cfg->long_hold * LB_NS_PER_MS;
 	int w = cfg->nwriters_stress;
 
 	switch (run->delay_model) {
@@ -116,7 +115,7 @@ void lb_torture_write_delay(const struct lb_torture_run *run, struct lb_torture_
 		if (long_hold_due(run, rng, w))
 			lb_torture_spin_ns(lh_ns);
 		else
-			lb_torture_spin_ns(2 * NS_PER_US);
+			lb_torture_spin_ns(2 * LB_NS_PER_US);
 		break;
 	case LB_TORTURE_DELAY_MUTEX:
 		if (long_hold_due(run, rng, w))
@@ -134,7 +133,7 @@ void lb_torture_write_delay(const struct lb_torture_run *run, struct lb_torture_
 void lb_torture_read_delay(const struct lb_torture_run *run, struct lb_torture_random *rng)
 {
 	const struct lb_torture_config *cfg = &run->cfg;
-	uint64_t lh_ns = (uint64_t)cfg->long_hold * NS_PER_MS;
+	uint64_t lh_ns = (uint64_t)cfg->long_hold * LB_NS_PER_MS;
 	int r = cfg->nreaders_stress;
 
 	switch (run->delay_model) {
@@ -142,7 +141,7 @@ void lb_torture_read_delay(const struct lb_torture_run *run, struct lb_torture_r
 		if (long_hold_due(run, rng, r))
 			lb_torture_spin_ns(lh_ns);
 		else
-			lb_torture_spin_ns(10 * NS_PER_US);
+			lb_torture_spin_ns(10 * LB_NS_PER_US);
 		break;
 	case LB_TORTURE_DELAY_RWSEM:
 		/* Readers hold long_hold/2 every time: the kernel's choice. */

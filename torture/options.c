@@ -4,108 +4,206 @@
 #include "delay.h"
 #include "lb_cli.h"
 #include "lb_cpulist.h"
+#include "lb_opt.h"
 #include "lb_registry.h"
+#include "lb_time.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NS_PER_S 1000000000ull
-
-enum opt_id {
-	OPT_TYPE = 256, OPT_LIST, OPT_HELP, OPT_NWRITERS, OPT_NREADERS, OPT_STAT_INTERVAL,
-	OPT_DURATION, OPT_LONG_HOLD, OPT_STUTTER, OPT_SHUFFLE, OPT_ONOFF_INTERVAL,
-	OPT_ONOFF_HOLDOFF, OPT_RT_BOOST, OPT_RT_BOOST_FACTOR, OPT_WRITER_FIFO, OPT_NESTED,
-	OPT_CHAINS, OPT_BIND_READERS, OPT_BIND_WRITERS, OPT_VERBOSE, OPT_ACQ_LIM, OPT_JIFFY,
-	OPT_WATCHDOG, OPT_INJECT_HANG, OPT_HOLDERS, OPT_FAIL_FAST, OPT_RT_SPINNERS,
-	OPT_TRYLOCK_PCT, OPT_STALL_SECS,
-};
-
-struct opt_def {
-	const char *name;   /* kernel spelling (underscores) */
-	const char *alias;  /* an older or kernel-side name, or NULL */
-	int id;
-	const char *arg;    /* NULL: takes no value */
-	const char *help;
-};
-
-static const struct opt_def opt_defs[] = {
-	{ "type", "torture_type", OPT_TYPE, "LOCK", "the lock to torture (see --list); required" },
-	{ "nwriters_stress", NULL, OPT_NWRITERS, "N",
-	  "writer threads; -1: 2 x CPUs, or CPUs for locks with a read side (-1)" },
-	{ "nreaders_stress", NULL, OPT_NREADERS, "N",
-	  "reader threads, read/write locks only; -1: as many as the writers (-1)" },
-	{ "duration", "shutdown_secs", OPT_DURATION, "S",
-	  "length of the test in s (units s/m/h accepted); 0 = until SIGINT/SIGTERM (30)" },
-	{ "stat_interval", NULL, OPT_STAT_INTERVAL, "S",
-	  "seconds between statistics lines; 0 = only at the end (60)" },
-	{ "long_hold", NULL, OPT_LONG_HOLD, "MS",
-	  "occasional long hold in ms (also sets its rarity); 0 = none (100)" },
-	{ "stutter", NULL, OPT_STUTTER, "J", "run/pause cycle in jiffies; 0 = off (5)" },
-	{ "shuffle_interval", NULL, OPT_SHUFFLE, "J",
-	  "CPU-affinity reshuffle period in jiffies; 0 = off (3)" },
-	{ "onoff_interval", NULL, OPT_ONOFF_INTERVAL, "S",
-	  "s between simulated CPU offline/online steps (affinity); 0 = off (0)" },
-	{ "onoff_holdoff", NULL, OPT_ONOFF_HOLDOFF, "S", "s before the first onoff step (0)" },
-	{ "rt_boost", NULL, OPT_RT_BOOST, "0|1|2",
-	  "SCHED_FIFO boosting of writers: off, PI locks only, all locks (2)" },
-	{ "rt_boost_factor", NULL, OPT_RT_BOOST_FACTOR, "N",
-	  "boost with probability 1/(writers x N) per acquisition (50)" },
-	{ "writer_fifo", NULL, OPT_WRITER_FIFO, "0|1", "writers run at SCHED_FIFO 50 (0)" },
-	{ "rt_spinners", NULL, OPT_RT_SPINNERS, "0|1",
-	  "allow rt_boost/writer_fifo with spinning locks (may livelock) (0)" },
-	{ "nested_locks", NULL, OPT_NESTED, "N",
-	  "0..8 extra lock instances taken before the main one (exclusive locks) (0)" },
-	{ "call_rcu_chains", NULL, OPT_CHAINS, "N", "liburcu call_rcu chains kept in flight (0)" },
-	{ "bind_readers", "readers_bind", OPT_BIND_READERS, "CPULIST", "CPUs for the readers (all)" },
-	{ "bind_writers", "writers_bind", OPT_BIND_WRITERS, "CPULIST", "CPUs for the writers (all)" },
-	{ "verbose", NULL, OPT_VERBOSE, "N",
-	  "0 quiet; 1 task lines and alerts; 2 also onoff steps and backtraces (1)" },
-	{ "acq_writer_lim", NULL, OPT_ACQ_LIM, "J",
-	  "report write acquisitions taking this many jiffies or more; 0 = off (0)" },
-	{ "jiffy", NULL, OPT_JIFFY, "DUR", "length of a port jiffy, e.g. 1ms, 250us (1ms)" },
-	{ "watchdog", NULL, OPT_WATCHDOG, "S", "FAILURE after S s without progress; 0 = off (10)" },
-	{ "stall_secs", NULL, OPT_STALL_SECS, "S",
-	  "FAILURE when one waiter is stuck S s while the writers progress; 0 = off (10)" },
-	{ "trylock_pct", NULL, OPT_TRYLOCK_PCT, "P",
-	  "% of acquisitions made by trylock-and-retry, where the lock has one (10)" },
-	{ "holders_check", NULL, OPT_HOLDERS, NULL,
-	  "also check with a fetch_add holders counter (deterministic)" },
-	{ "fail_fast", NULL, OPT_FAIL_FAST, NULL, "end the test as soon as a failure is seen" },
-	{ "inject_hang", NULL, OPT_INJECT_HANG, "N",
-	  "test only: writer 0 keeps the lock forever after N acquisitions" },
-	{ "list", NULL, OPT_LIST, NULL, "list the lock types (name, kind, sides, summary)" },
-	{ "help", NULL, OPT_HELP, NULL, "this help" },
-};
-#define N_OPTS (sizeof(opt_defs) / sizeof(opt_defs[0]))
-
-/* Everything as given, before defaults are resolved. */
-struct raw_options {
+/* The configuration and what the command line holds until it is resolved. */
+struct torture_args {
+	struct lb_torture_config cfg;
 	const char *type;
-	int nwriters, nreaders;
-	bool bind_readers_given, bind_writers_given;
-	bool help, list;     /* acted on after parsing, so stray arguments are refused */
+	int nwriters, nreaders;  /* -1: the kernel's "choose for me" */
+	bool list;               /* acted on after parsing, so stray arguments are refused */
 };
 
-static void print_help(void)
+/* Whole seconds, optionally with a unit (s, m, h), into an int, in [0, o->max]. */
+static int parse_seconds(const struct lb_opt *o, const char *arg, void *base)
 {
-	printf("usage: locktorture --type LOCK [options]\n"
-	       "Userspace port of the kernel's locktorture: stress one lock from the\n"
-	       "registry and check mutual exclusion; exit 0 SUCCESS, 1 FAILURE, 2 bad usage.\n"
-	       "Every option also accepts dashes (--nwriters-stress) and --opt=value.\n\n");
-	for (size_t i = 0; i < N_OPTS; i++) {
-		const struct opt_def *d = &opt_defs[i];
-		char left[64];
-		snprintf(left, sizeof(left), "--%s%s%s", d->name, d->arg ? " " : "",
-			 d->arg ? d->arg : "");
-		printf("  %-28s %s\n", left, d->help);
-		if (d->alias)
-			printf("  %-28s (also --%s)\n", "", d->alias);
+	uint64_t ns;
+	char accepted[96];
+	if (lb_parse_duration_ns(arg, LB_NS_PER_S, 0, o->max * LB_NS_PER_S, &ns) == 0 &&
+	    ns % LB_NS_PER_S == 0) {
+		*(int *)lb_opt_field(o, base) = (int)(ns / LB_NS_PER_S);
+		return 0;
 	}
-	printf("\nJ = port jiffies (--jiffy), S = whole seconds, MS = milliseconds.\n");
+	snprintf(accepted, sizeof(accepted), "whole seconds 0..%llu, units s, m, h allowed",
+		 (unsigned long long)o->max);
+	lb_opt_bad_value(o, arg, accepted);
 }
+
+/* Thread counts: -1 (the kernel's "choose for me") or 0..LB_TORTURE_MAX_STRESS. */
+static int parse_stress(const struct lb_opt *o, const char *arg, void *base)
+{
+	unsigned int v;
+	int *field = lb_opt_field(o, base);
+	if (strcmp(arg, "-1") == 0) {
+		*field = -1;
+		return 0;
+	}
+	if (lb_parse_uint(arg, 0, LB_TORTURE_MAX_STRESS, &v))
+		return -1;
+	*field = (int)v;
+	return 0;
+}
+
+/* The kernel's bool parameters: 1/y/Y or 0/n/N; -1 for anything else. */
+static int yes_no(const char *arg)
+{
+	if (!strcmp(arg, "1") || !strcmp(arg, "y") || !strcmp(arg, "Y"))
+		return 1;
+	if (!strcmp(arg, "0") || !strcmp(arg, "n") || !strcmp(arg, "N"))
+		return 0;
+	return -1;
+}
+
+static int parse_yes_no_int(const struct lb_opt *o, const char *arg, void *base)
+{
+	int v = yes_no(arg);
+	*(int *)lb_opt_field(o, base) = v;
+	return v < 0 ? -1 : 0;
+}
+
+static int parse_yes_no_bool(const struct lb_opt *o, const char *arg, void *base)
+{
+	int v = yes_no(arg);
+	*(bool *)lb_opt_field(o, base) = v > 0;
+	return v < 0 ? -1 : 0;
+}
+
+/* The kernel's "Bad CPU range" case, reported as a usage error. */
+static int parse_cpulist(const struct lb_opt *o, const char *arg, void *base)
+{
+	const struct lb_torture_config *cfg = &((struct torture_args *)base)->cfg;
+	cpu_set_t *out = lb_opt_field(o, base), usable;
+	char allowed[256];
+	lb_cpulist_format(&cfg->allowed, allowed, sizeof(allowed));
+	if (lb_cpulist_parse(arg, out) == 0) {
+		CPU_AND(&usable, out, &cfg->allowed);
+		if (CPU_COUNT(&usable) > 0)
+			return 0;
+	}
+	lb_usage_error("--%s: Bad CPU range '%s' (accepted: a CPU list within the allowed CPUs %s)",
+		       o->name, arg, allowed);
+}
+
+static int parse_inject_hang(const struct lb_opt *o, const char *arg, void *base)
+{
+	uint64_t v;
+	if (lb_parse_u64(arg, o->min, o->max, &v))
+		return -1;
+	*(long long *)lb_opt_field(o, base) = (long long)v;
+	return 0;
+}
+
+#define T struct torture_args
+#define INT_ROW(n, a, h, d, lo, hi, u, f)                                                   \
+	{ .name = n, .kind = LB_OPT_INT, .arg = a, .help = h, .def = d, .min = lo, .max = hi,  \
+	  .unit = u, .offset = LB_OPT_AT(T, cfg.f, int) }
+#define SECONDS_ROW(n, al, h, d, hi, f)                                                     \
+	{ .name = n, .alias = al, .kind = LB_OPT_CUSTOM, .arg = "S", .help = h, .def = d,       \
+	  .max = hi, .parse = parse_seconds, .offset = LB_OPT_AT(T, cfg.f, int) }
+static const struct lb_opt torture_opts[] = {
+	{ .name = "type", .alias = "torture_type", .kind = LB_OPT_STRING, .arg = "LOCK",
+	  .help = "the lock to torture (see --list); required",
+	  .offset = LB_OPT_AT(T, type, const char *) },
+	{ .name = "nwriters_stress", .kind = LB_OPT_CUSTOM, .arg = "N",
+	  .help = "writer threads; -1: 2 x CPUs, or CPUs for locks with a read side (-1)",
+	  .def = "-1", .parse = parse_stress,
+	  .accepted = "0.." LB_OPT_STR(LB_TORTURE_MAX_STRESS) " threads, or -1 for the default",
+	  .offset = LB_OPT_AT(T, nwriters, int) },
+	{ .name = "nreaders_stress", .kind = LB_OPT_CUSTOM, .arg = "N",
+	  .help = "reader threads, read/write locks only; -1: as many as the writers (-1)",
+	  .def = "-1", .parse = parse_stress,
+	  .accepted = "0.." LB_OPT_STR(LB_TORTURE_MAX_STRESS) " threads, or -1 for the default",
+	  .offset = LB_OPT_AT(T, nreaders, int) },
+	SECONDS_ROW("duration", "shutdown_secs",
+		    "length of the test in s (units s/m/h accepted); 0 = until SIGINT/SIGTERM (30)",
+		    "30", 7 * 86400, duration),
+	SECONDS_ROW("stat_interval", NULL,
+		    "seconds between statistics lines; 0 = only at the end (60)", "60", 86400,
+		    stat_interval),
+	INT_ROW("long_hold", "MS", "occasional long hold in ms (also sets its rarity); 0 = none (100)",
+		"100", 0, 60000, "ms", long_hold),
+	INT_ROW("stutter", "J", "run/pause cycle in jiffies; 0 = off (5)", "5", 0, 1000000,
+		"jiffies", stutter),
+	INT_ROW("shuffle_interval", "J", "CPU-affinity reshuffle period in jiffies; 0 = off (3)", "3",
+		0, 1000000, "jiffies", shuffle_interval),
+	SECONDS_ROW("onoff_interval", NULL,
+		    "s between simulated CPU offline/online steps (affinity); 0 = off (0)", NULL,
+		    86400, onoff_interval),
+	SECONDS_ROW("onoff_holdoff", NULL, "s before the first onoff step (0)", NULL, 86400,
+		    onoff_holdoff),
+	INT_ROW("rt_boost", "0|1|2", "SCHED_FIFO boosting of writers: off, PI locks only, all locks (2)",
+		"2", 0, 2, "(off, PI locks, all)", rt_boost),
+	INT_ROW("rt_boost_factor", "N", "boost with probability 1/(writers x N) per acquisition (50)",
+		"50", 1, 1000000, NULL, rt_boost_factor),
+	{ .name = "writer_fifo", .kind = LB_OPT_CUSTOM, .arg = "0|1",
+	  .help = "writers run at SCHED_FIFO 50 (0)", .parse = parse_yes_no_int,
+	  .accepted = "0, 1, y, n", .offset = LB_OPT_AT(T, cfg.writer_fifo, int) },
+	{ .name = "rt_spinners", .kind = LB_OPT_CUSTOM, .arg = "0|1",
+	  .help = "allow rt_boost/writer_fifo with spinning locks (may livelock) (0)",
+	  .parse = parse_yes_no_bool, .accepted = "0, 1, y, n",
+	  .offset = LB_OPT_AT(T, cfg.rt_spinners, bool) },
+	INT_ROW("nested_locks", "N",
+		"0..8 extra lock instances taken before the main one (exclusive locks) (0)", NULL, 0,
+		LB_TORTURE_MAX_NESTED, "locks", nested_locks),
+	INT_ROW("call_rcu_chains", "N", "liburcu call_rcu chains kept in flight (0)", NULL, 0, 100000,
+		"chains", call_rcu_chains),
+	{ .name = "bind_readers", .alias = "readers_bind", .kind = LB_OPT_CUSTOM, .arg = "CPULIST",
+	  .help = "CPUs for the readers (all)", .parse = parse_cpulist,
+	  .offset = LB_OPT_AT(T, cfg.bind_readers, cpu_set_t) },
+	{ .name = "bind_writers", .alias = "writers_bind", .kind = LB_OPT_CUSTOM, .arg = "CPULIST",
+	  .help = "CPUs for the writers (all)", .parse = parse_cpulist,
+	  .offset = LB_OPT_AT(T, cfg.bind_writers, cpu_set_t) },
+	INT_ROW("verbose", "N", "0 quiet; 1 task lines and alerts; 2 also onoff steps and backtraces (1)",
+		"1", 0, 2, NULL, verbose),
+	INT_ROW("acq_writer_lim", "J",
+		"report write acquisitions taking this many jiffies or more; 0 = off (0)", NULL, 0,
+		1000000, "jiffies", acq_writer_lim),
+	{ .name = "jiffy", .kind = LB_OPT_DURATION, .arg = "DUR",
+	  .help = "length of a port jiffy, e.g. 1ms, 250us (1ms)", .def = "1ms",
+	  .unit_ns = LB_NS_PER_MS, .min = LB_NS_PER_US, .max = LB_NS_PER_S,
+	  .accepted = "1us..1s, a bare number is ms", .offset = LB_OPT_AT(T, cfg.jiffy_ns, uint64_t) },
+	SECONDS_ROW("watchdog", NULL, "FAILURE after S s without progress; 0 = off (10)", "10", 3600,
+		    watchdog),
+	SECONDS_ROW("stall_secs", NULL,
+		    "FAILURE when one waiter is stuck S s while the writers progress; 0 = off (10)",
+		    "10", 3600, stall_secs),
+	INT_ROW("trylock_pct", "P",
+		"% of acquisitions made by trylock-and-retry, where the lock has one (10)", "10", 0,
+		100, "%", trylock_pct),
+	{ .name = "holders_check", .kind = LB_OPT_FLAG,
+	  .help = "also check with a fetch_add holders counter (deterministic)",
+	  .offset = LB_OPT_AT(T, cfg.holders_check, bool) },
+	{ .name = "fail_fast", .kind = LB_OPT_FLAG, .help = "end the test as soon as a failure is seen",
+	  .offset = LB_OPT_AT(T, cfg.fail_fast, bool) },
+	{ .name = "inject_hang", .kind = LB_OPT_CUSTOM, .arg = "N",
+	  .help = "test only: writer 0 keeps the lock forever after N acquisitions",
+	  .parse = parse_inject_hang, .min = 0, .max = LONG_MAX, .unit = "acquisitions",
+	  .offset = LB_OPT_AT(T, cfg.inject_hang, long long) },
+	{ .name = "list", .kind = LB_OPT_FLAG, .help = "list the lock types (name, kind, sides, summary)",
+	  .offset = LB_OPT_AT(T, list, bool) },
+	{ .name = "help", .short_name = 'h', .kind = LB_OPT_HELP, .help = "this help" },
+	LB_OPT_ROW_END,
+};
+#undef T
+
+static const struct lb_opt_cmd torture_cmd = {
+	.name = "locktorture",
+	.usage = "usage: locktorture --type LOCK [options]\n"
+		 "Userspace port of the kernel's locktorture: stress one lock from the\n"
+		 "registry and check mutual exclusion; exit 0 SUCCESS, 1 FAILURE, 2 bad usage.\n"
+		 "Every option also accepts dashes (--nwriters-stress) and --opt=value.\n\n",
+	.epilogue = "\nJ = port jiffies (--jiffy), S = whole seconds, MS = milliseconds.\n",
+	.opts = torture_opts,
+	.dashed_twins = true,
+	.help_column = 31,
+};
 
 static const char *lock_kind(const struct lb_lock_ops *o)
 {
@@ -126,152 +224,6 @@ static void print_list(void)
 		printf("%-20s %-12s %-5s %s\n", o->name, lock_kind(o),
 		       (o->flags & LB_LOCK_F_RW) ? "rw" : "excl",
 		       o->unsupported ? o->unsupported : o->summary);
-	}
-}
-
-/* "N" in [min, max]. */
-static int int_value(const char *opt, const char *val, int min, int max, const char *unit)
-{
-	unsigned int v;
-	if (lb_parse_uint(val, (unsigned int)min, (unsigned int)max, &v))
-		lb_usage_error("--%s: invalid value '%s' (accepted: %d..%d%s%s)", opt, val, min,
-			       max, *unit ? " " : "", unit);
-	return (int)v;
-}
-
-/* Whole seconds, optionally with a unit (s, m, h), in [0, max_s]. */
-static int seconds_value(const char *opt, const char *val, int max_s)
-{
-	uint64_t ns;
-	if (lb_parse_duration_ns(val, NS_PER_S, 0, (uint64_t)max_s * NS_PER_S, &ns) ||
-	    ns % NS_PER_S)
-		lb_usage_error("--%s: invalid value '%s' (accepted: whole seconds 0..%d, "
-			       "units s, m, h allowed)", opt, val, max_s);
-	return (int)(ns / NS_PER_S);
-}
-
-/* Thread counts: -1 (the kernel's "choose for me") or 0..LB_TORTURE_MAX_STRESS. */
-static int stress_value(const char *opt, const char *val)
-{
-	if (strcmp(val, "-1") == 0)
-		return -1;
-	return int_value(opt, val, 0, LB_TORTURE_MAX_STRESS, "threads, or -1 for the default");
-}
-
-static int bool_value(const char *opt, const char *val)
-{
-	if (!strcmp(val, "1") || !strcmp(val, "y") || !strcmp(val, "Y"))
-		return 1;
-	if (!strcmp(val, "0") || !strcmp(val, "n") || !strcmp(val, "N"))
-		return 0;
-	lb_usage_error("--%s: invalid value '%s' (accepted: 0, 1, y, n)", opt, val);
-}
-
-/* The kernel's "Bad CPU range" case, reported as a usage error. */
-static void cpulist_value(const char *opt, const char *val, const struct lb_torture_config *cfg,
-			  cpu_set_t *out)
-{
-	char allowed[256];
-	cpu_set_t usable;
-	lb_cpulist_format(&cfg->allowed, allowed, sizeof(allowed));
-	if (lb_cpulist_parse(val, out) == 0) {
-		CPU_AND(&usable, out, &cfg->allowed);
-		if (CPU_COUNT(&usable) > 0)
-			return;
-	}
-	lb_usage_error("--%s: Bad CPU range '%s' (accepted: a CPU list within the allowed CPUs %s)",
-		       opt, val, allowed);
-}
-
-static void set_defaults(struct lb_torture_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	lb_cpulist_allowed(&cfg->allowed);
-	cfg->ncpus = CPU_COUNT(&cfg->allowed);
-	cfg->bind_readers = cfg->allowed;
-	cfg->bind_writers = cfg->allowed;
-	cfg->stat_interval = 60;
-	cfg->duration = 30;
-	cfg->long_hold = 100;
-	cfg->stutter = 5;
-	cfg->shuffle_interval = 3;
-	cfg->rt_boost = 2;
-	cfg->rt_boost_factor = 50;
-	cfg->verbose = 1;
-	cfg->jiffy_ns = 1000000;
-	cfg->watchdog = 10;
-	cfg->stall_secs = 10;
-	cfg->trylock_pct = 10;
-	cfg->inject_hang = -1;
-}
-
-/* The canonical name of an option id, for messages. */
-static const char *opt_name(int id)
-{
-	for (size_t i = 0; i < N_OPTS; i++)
-		if (opt_defs[i].id == id)
-			return opt_defs[i].name;
-	return "?";
-}
-
-/*
- * `name` is the option as the user spelled it (an alias such as
- * readers_bind, or a dashed twin), so messages name what was typed.
- */
-static void apply_option(int id, const char *name, const char *val,
-			 struct lb_torture_config *cfg, struct raw_options *raw)
-{
-	uint64_t u;
-
-	switch (id) {
-	case OPT_TYPE: raw->type = val; break;
-	case OPT_LIST: raw->list = true; break;
-	case OPT_HELP: raw->help = true; break;
-	case OPT_NWRITERS: raw->nwriters = stress_value(name, val); break;
-	case OPT_NREADERS: raw->nreaders = stress_value(name, val); break;
-	case OPT_STAT_INTERVAL: cfg->stat_interval = seconds_value(name, val, 86400); break;
-	case OPT_DURATION: cfg->duration = seconds_value(name, val, 7 * 86400); break;
-	case OPT_LONG_HOLD: cfg->long_hold = int_value(name, val, 0, 60000, "ms"); break;
-	case OPT_STUTTER: cfg->stutter = int_value(name, val, 0, 1000000, "jiffies"); break;
-	case OPT_SHUFFLE: cfg->shuffle_interval = int_value(name, val, 0, 1000000, "jiffies"); break;
-	case OPT_ONOFF_INTERVAL: cfg->onoff_interval = seconds_value(name, val, 86400); break;
-	case OPT_ONOFF_HOLDOFF: cfg->onoff_holdoff = seconds_value(name, val, 86400); break;
-	case OPT_RT_BOOST: cfg->rt_boost = int_value(name, val, 0, 2, "(off, PI locks, all)"); break;
-	case OPT_RT_BOOST_FACTOR:
-		cfg->rt_boost_factor = int_value(name, val, 1, 1000000, "");
-		break;
-	case OPT_WRITER_FIFO: cfg->writer_fifo = bool_value(name, val); break;
-	case OPT_RT_SPINNERS: cfg->rt_spinners = bool_value(name, val); break;
-	case OPT_NESTED:
-		cfg->nested_locks = int_value(name, val, 0, LB_TORTURE_MAX_NESTED, "locks");
-		break;
-	case OPT_CHAINS: cfg->call_rcu_chains = int_value(name, val, 0, 100000, "chains"); break;
-	case OPT_BIND_READERS:
-		cpulist_value(name, val, cfg, &cfg->bind_readers);
-		raw->bind_readers_given = true;
-		break;
-	case OPT_BIND_WRITERS:
-		cpulist_value(name, val, cfg, &cfg->bind_writers);
-		raw->bind_writers_given = true;
-		break;
-	case OPT_VERBOSE: cfg->verbose = int_value(name, val, 0, 2, ""); break;
-	case OPT_ACQ_LIM: cfg->acq_writer_lim = int_value(name, val, 0, 1000000, "jiffies"); break;
-	case OPT_JIFFY:
-		if (lb_parse_duration_ns(val, 1000000, 1000, NS_PER_S, &cfg->jiffy_ns))
-			lb_usage_error("--%s: invalid value '%s' (accepted: 1us..1s, a bare "
-				       "number is ms)", name, val);
-		break;
-	case OPT_WATCHDOG: cfg->watchdog = seconds_value(name, val, 3600); break;
-	case OPT_STALL_SECS: cfg->stall_secs = seconds_value(name, val, 3600); break;
-	case OPT_TRYLOCK_PCT: cfg->trylock_pct = int_value(name, val, 0, 100, "%"); break;
-	case OPT_INJECT_HANG:
-		if (lb_parse_u64(val, 0, LONG_MAX, &u))
-			lb_usage_error("--%s: invalid value '%s' (accepted: 0..%ld acquisitions)",
-				       name, val, LONG_MAX);
-		cfg->inject_hang = (long long)u;
-		break;
-	case OPT_HOLDERS: cfg->holders_check = true; break;
-	case OPT_FAIL_FAST: cfg->fail_fast = true; break;
 	}
 }
 
@@ -298,15 +250,15 @@ static void resolve_type(struct lb_torture_config *cfg, const char *type,
 }
 
 /* The kernel's lock_torture_init() rules for the thread counts. */
-static void resolve_threads(struct lb_torture_config *cfg, const struct raw_options *raw)
+static void resolve_threads(struct lb_torture_config *cfg, int nwriters, int nreaders)
 {
-	int nw = raw->nwriters >= 0 ? raw->nwriters : 2 * cfg->ncpus;
+	int nw = nwriters >= 0 ? nwriters : 2 * cfg->ncpus;
 	int nr = 0;
 	if (cfg->ops->read_lock) {
-		if (raw->nreaders >= 0) {
-			nr = raw->nreaders;
+		if (nreaders >= 0) {
+			nr = nreaders;
 		} else {
-			if (raw->nwriters < 0)
+			if (nwriters < 0)
 				nw = cfg->ncpus; /* split evenly, same total as exclusive locks */
 			nr = nw;
 		}
@@ -346,34 +298,6 @@ static void check_combinations(struct lb_torture_config *cfg)
 			       "%u..3600)", cfg->stall_secs, hold_ms, min_wd);
 }
 
-/* getopt_long table: every name, its dashed twin, and the aliases. */
-static struct option *build_longopts(void)
-{
-	static struct option longopts[4 * N_OPTS + 1];
-	static char spelled[4 * N_OPTS][40];
-	size_t n = 0;
-
-	for (size_t i = 0; i < N_OPTS; i++) {
-		const char *names[2] = { opt_defs[i].name, opt_defs[i].alias };
-		for (int k = 0; k < 2 && names[k]; k++) {
-			longopts[n++] = (struct option){ names[k], opt_defs[i].arg ? required_argument
-									  : no_argument,
-							 NULL, opt_defs[i].id };
-			if (!strchr(names[k], '_'))
-				continue;
-			char *dashed = spelled[n];
-			snprintf(dashed, sizeof(spelled[n]), "%s", names[k]);
-			for (char *p = dashed; *p; p++)
-				if (*p == '_')
-					*p = '-';
-			longopts[n] = longopts[n - 1];
-			longopts[n++].name = dashed;
-		}
-	}
-	longopts[n] = (struct option){ 0 };
-	return longopts;
-}
-
 void lb_torture_parse_options(int argc, char **argv, struct lb_torture_config *cfg)
 {
 	lb_torture_parse_options_extra(argc, argv, cfg, NULL);
@@ -382,34 +306,22 @@ void lb_torture_parse_options(int argc, char **argv, struct lb_torture_config *c
 void lb_torture_parse_options_extra(int argc, char **argv, struct lb_torture_config *cfg,
 				    const struct lb_lock_ops *const *extra)
 {
-	struct raw_options raw = { .nwriters = -1, .nreaders = -1 };
-	struct option *longopts = build_longopts();
-	int c, idx;
+	struct torture_args a;
+	struct lb_opt_seen seen;
 
-	set_defaults(cfg);
-	opterr = 0; /* we print our own one-line errors */
-	while ((idx = -1, c = getopt_long(argc, argv, ":h", longopts, &idx)) != -1) {
-		const char *name = idx >= 0 ? longopts[idx].name : opt_name(c);
-		if (c == 'h') {
-			c = OPT_HELP;
-			name = "h";
-		}
-		if (c == '?' || c == ':')
-			lb_cli_getopt_fail(c, argc, argv, "h", longopts, "locktorture --help");
-		apply_option(c, name, optarg, cfg, &raw);
-	}
-	if (optind < argc)
-		lb_usage_error("unexpected argument '%s' (accepted: options only, see --help)",
-			       argv[optind]);
-	if (raw.help) {
-		print_help();
-		exit(0);
-	}
-	if (raw.list) {
+	memset(&a, 0, sizeof(a));
+	lb_cpulist_allowed(&a.cfg.allowed);
+	a.cfg.ncpus = CPU_COUNT(&a.cfg.allowed);
+	a.cfg.bind_readers = a.cfg.allowed;
+	a.cfg.bind_writers = a.cfg.allowed;
+	a.cfg.inject_hang = -1;
+	lb_opt_parse(&torture_cmd, argc, argv, &a, &seen);
+	*cfg = a.cfg;
+	if (a.list) {
 		print_list();
 		exit(0);
 	}
-	resolve_type(cfg, raw.type, extra);
-	resolve_threads(cfg, &raw);
+	resolve_type(cfg, a.type, extra);
+	resolve_threads(cfg, a.nwriters, a.nreaders);
 	check_combinations(cfg);
 }

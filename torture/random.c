@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* random.c - the torture pseudo-random generator. */
 #include "random.h"
+#include "lb_time.h"
 
 #include <sched.h>
 #include <time.h>
@@ -24,7 +25,7 @@ uint32_t lb_torture_random(struct lb_torture_random *r)
 		struct timespec ts;
 		int cpu = sched_getcpu();
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		r->state += (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec +
+		r->state += (uint64_t)ts.tv_sec * LB_NS_PER_S + (uint64_t)ts.tv_nsec +
 			    (uint64_t)(cpu < 0 ? 0 : cpu);
 		r->left = LB_TORTURE_RANDOM_REFRESH;
 	}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* run.c - set-up, the stats/shutdown/watchdog loop, and the verdict. */
 #include "run.h"
+#include "lb_time.h"
 #include "affinity.h"
 #include "clock.h"
 #include "delay.h"
@@ -23,11 +24,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define NS_PER_S 1000000000ull
 #define TICK_NS 10000000ull           /* the monitor's polling period */
-#define READY_TIMEOUT_NS (10 * NS_PER_S)
-#define DRAIN_TIMEOUT_NS (5 * NS_PER_S)
-#define DRAIN_CAP_NS (120 * NS_PER_S)   /* workers leaving, however slowly: at most this */
+#define READY_TIMEOUT_NS (10 * LB_NS_PER_S)
+#define DRAIN_TIMEOUT_NS (5 * LB_NS_PER_S)
+#define DRAIN_CAP_NS (120 * LB_NS_PER_S)   /* workers leaving, however slowly: at most this */
 #define MONITOR_FIFO_PRIO 60          /* above the workers' SCHED_FIFO 50 */
 
 /* The one global: which signal asked us to stop (0 = none). */
@@ -151,7 +151,7 @@ static int verdict(struct lb_torture_run *run, int errors, bool hard_fail)
 		lb_torture_collect(run, false, &r);
 		if (first)
 			say(run, "", "failures: writers=%ld readers=%ld first_at=%.6f s", w.fails,
-			    r.fails, (double)(first - 1) / 1e9);
+			    r.fails, (double)(first - 1) / LB_NS_PER_S);
 		else
 			say(run, "", "failures: writers=%ld readers=%ld", w.fails, r.fails);
 		long tw = 0, tr = 0;
@@ -165,7 +165,7 @@ static int verdict(struct lb_torture_run *run, int errors, bool hard_fail)
 		if (run->longest_wait_thread >= 0) {
 			const struct lb_torture_thread *t = &run->threads[run->longest_wait_thread];
 			say(run, "", "longest wait for a lock: %.2f s (%s %d; other %ss got it %lld "
-			    "times meanwhile); --stall_secs %d", (double)run->longest_wait_ns / 1e9,
+			    "times meanwhile); --stall_secs %d", (double)run->longest_wait_ns / LB_NS_PER_S,
 			    lb_torture_role(t), t->id, lb_torture_role(t), run->longest_wait_others, run->cfg.stall_secs);
 		}
 		say(run, "", "trylock: %d%% of acquisitions tried, granted writers=%ld readers=%ld%s",
@@ -294,11 +294,11 @@ static int monitor(struct lb_torture_run *run, struct lb_torture_stall *stall)
 {
 	const struct lb_torture_config *cfg = &run->cfg;
 	uint64_t start = run->start_ns;
-	uint64_t deadline = cfg->duration ? start + (uint64_t)cfg->duration * NS_PER_S : UINT64_MAX;
-	uint64_t stat_ns = (uint64_t)cfg->stat_interval * NS_PER_S;
+	uint64_t deadline = cfg->duration ? start + (uint64_t)cfg->duration * LB_NS_PER_S : UINT64_MAX;
+	uint64_t stat_ns = (uint64_t)cfg->stat_interval * LB_NS_PER_S;
 	uint64_t next_stats = stat_ns ? start + stat_ns : UINT64_MAX;
-	uint64_t wd_ns = (uint64_t)cfg->watchdog * NS_PER_S;
-	uint64_t stall_ns = (uint64_t)cfg->stall_secs * NS_PER_S;
+	uint64_t wd_ns = (uint64_t)cfg->watchdog * LB_NS_PER_S;
+	uint64_t stall_ns = (uint64_t)cfg->stall_secs * LB_NS_PER_S;
 	uint64_t chains_seen = 0, chains_moved = start;
 	int errors = 0;
 
@@ -329,14 +329,14 @@ static int monitor(struct lb_torture_run *run, struct lb_torture_stall *stall)
 			say(run, "!!!", "stall: %s %d waiting for the lock for %.1f s while other %ss "
 			    "got it %lld times (limit --stall_secs %d s): a lost wake-up or "
 			    "starvation; thread states:", lb_torture_role(t), t->id,
-			    (double)waited / 1e9, lb_torture_role(t), others, cfg->stall_secs);
+			    (double)waited / LB_NS_PER_S, lb_torture_role(t), others, cfg->stall_secs);
 			fail_and_leave(run, errors);
 		}
 		if (!wd_ns)
 			continue;
 		if (idle >= wd_ns) {
 			say(run, "!!!", "watchdog: no lock progress for %.1f s (limit %d s); thread states:",
-			    (double)idle / 1e9, cfg->watchdog);
+			    (double)idle / LB_NS_PER_S, cfg->watchdog);
 			fail_and_leave(run, errors);
 		}
 		if (cfg->call_rcu_chains) {
@@ -438,12 +438,12 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 	lb_torture_stutter_stop(run);
 	lb_torture_affinity_stop(run);
 	unsigned int hold_ms = lb_torture_delay_max_hold_ms(run->delay_model, cfg->long_hold);
-	uint64_t exit_ns = 5 * NS_PER_S + 2 * (uint64_t)hold_ms * 1000000u;
+	uint64_t exit_ns = 5 * LB_NS_PER_S + 2 * (uint64_t)hold_ms * 1000000u;
 	uint64_t drain_start = lb_torture_now_ns();
 	if (!wait_all_exited(run, exit_ns, DRAIN_CAP_NS)) {
 		say(run, "!!!", "workers still running %.1f s after the end of the test, none of them "
 		    "leaving or getting the lock for the last %.1f s; thread states:",
-		    (double)(lb_torture_now_ns() - drain_start) / 1e9, (double)exit_ns / 1e9);
+		    (double)(lb_torture_now_ns() - drain_start) / LB_NS_PER_S, (double)exit_ns / LB_NS_PER_S);
 		fail_and_leave(run, errors);
 	}
 	for (int i = 0; i < run->nthreads; i++)
@@ -451,7 +451,7 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 			pthread_join(run->threads[i].handle, NULL);
 	if (lb_torture_rcu_chains_stop(run, DRAIN_TIMEOUT_NS)) {
 		say(run, "!!!", "call_rcu chains did not drain within %llu s",
-		    DRAIN_TIMEOUT_NS / NS_PER_S);
+		    (unsigned long long)(DRAIN_TIMEOUT_NS / LB_NS_PER_S));
 		setup_failed = true;
 	}
 	int status = verdict(run, errors, setup_failed);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* watchdog.c - progress detection and the thread-state dump. */
 #include "watchdog.h"
+#include "lb_time.h"
 #include "clock.h"
 #include "workers.h"
 
@@ -51,7 +52,7 @@ static uint64_t thread_cpu_ns(const struct lb_torture_thread *t)
 	if (!t->created || pthread_getcpuclockid(t->handle, &clock) != 0 ||
 	    clock_gettime(clock, &ts) != 0)
 		return UINT64_MAX;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * LB_NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
 /* Acquisitions through lock()/read_lock(): trylock may legitimately jump a
@@ -138,7 +139,7 @@ static const char *state_name(int s)
 /* Seconds from the start of the test to a (coarse) stamp; 0 before it. */
 static double since_start(const struct lb_torture_run *run, uint64_t stamp)
 {
-	return stamp > run->start_ns ? (double)(stamp - run->start_ns) / 1e9 : 0.0;
+	return stamp > run->start_ns ? (double)(stamp - run->start_ns) / LB_NS_PER_S : 0.0;
 }
 
 void lb_torture_dump_threads(const struct lb_torture_run *run)
@@ -165,7 +166,7 @@ void lb_torture_dump_threads(const struct lb_torture_run *run)
 		printf("%s%s!!! %s %d: %s%s since %.3f s (%.3f s ago), last progress %.3f s, "
 		       "acquisitions %ld\n",
 		       type, LB_TORTURE_FLAG, lb_torture_role(t), t->id, state_name(s), lock,
-		       since_start(run, since), now > since ? (double)(now - since) / 1e9 : 0.0,
+		       since_start(run, since), now > since ? (double)(now - since) / LB_NS_PER_S : 0.0,
 		       since_start(run, prog), n);
 	}
 	fflush(stdout);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* workers.c - lock_torture_writer / lock_torture_reader and the check. */
 #include "workers.h"
+#include "lb_time.h"
 #include "clock.h"
 #include "delay.h"
 #include "fatal.h"
@@ -35,7 +36,7 @@ static void record_fail(struct lb_torture_thread *t, _Atomic bool *once, const c
 	if (atomic_exchange_explicit(once, true, memory_order_relaxed))
 		return;
 	printf("%s%s!!! %s %d: %s at %.6f s\n", run->cfg.type, LB_TORTURE_FLAG,
-	       lb_torture_role(t), t->id, what, (double)(at - 1) / 1e9);
+	       lb_torture_role(t), t->id, what, (double)(at - 1) / LB_NS_PER_S);
 	if (run->cfg.verbose >= 2) {
 		void *frames[32];
 		int nframes = backtrace(frames, 32);

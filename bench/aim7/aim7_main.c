@@ -5,6 +5,7 @@
  * and the output files.
  */
 #include "aim7.h"
+#include "lb_time.h"
 #include "commands.h"
 #include "lb_cli.h"
 #include "lb_hostinfo.h"
@@ -158,7 +159,7 @@ static int run_all(struct aim_config *cfg)
 			if (rc)
 				break;
 			/* 0.7: leave room for contention beyond the calibration's. */
-			double j = 0.7 * ((double)cfg->time_ns / 1e9) / (cost * users);
+			double j = 0.7 * ((double)cfg->time_ns / LB_NS_PER_S) / (cost * users);
 			jobs = j < 1 ? 1 : j > 1e6 ? 1000000 : (unsigned int)j;
 		}
 		for (unsigned int r = 0; r < cfg->repeat && rc == 0; r++)

@@ -4,6 +4,7 @@
  * the lockbench JSON (lib/lb_schema.h) with the aim7 metric table.
  */
 #include "aim7.h"
+#include "lb_time.h"
 #include "lb_json.h"
 #include "lb_schema.h"
 #include "lb_stats.h"
@@ -67,7 +68,7 @@ double aim_wait_pct(const struct aim_point *p, int role)
 	total_s = p->fig.parent_s * (double)p->users;
 	if (total_s <= 0)
 		return 0;
-	return 100.0 * ((double)p->role[role].wait_ns / 1e9) / total_s;
+	return 100.0 * ((double)p->role[role].wait_ns / LB_NS_PER_S) / total_s;
 }
 
 static double metric(const struct aim_point *p, int m)
@@ -168,7 +169,7 @@ void aim_write_json(FILE *out, const struct aim_config *cfg, const struct aim_ce
 		lb_json_kv_string(&j, "post", cfg->ab_ops[1]->name);
 	}
 	lb_json_kv_uint(&j, "repeat", cfg->repeat);
-	lb_json_kv_double(&j, "time_s", (double)cfg->time_ns / 1e9);
+	lb_json_kv_double(&j, "time_s", (double)cfg->time_ns / LB_NS_PER_S);
 	lb_json_kv_uint(&j, "jobs", cfg->jobs);
 	lb_json_kv_uint(&j, "seed", cfg->seed);
 	lb_json_object_end(&j);

@@ -379,7 +379,7 @@ int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const 
 		atomic_store_explicit(&pt->stop, 1, memory_order_relaxed);
 		fprintf(stderr, "aim7: watchdog: load point of %u users still running %.0f s after "
 			"its start (deadlock or lost wake-up?)\n", users,
-			(double)(lb_now_ns() - pt->start_ns) / 1e9);
+			(double)(lb_now_ns() - pt->start_ns) / LB_NS_PER_S);
 	}
 	if (lb_threads_join_timeout(&threads, UINT64_C(5000000000)) == ETIMEDOUT ||
 	    lb_threads_join_timeout(&helpers, UINT64_C(5000000000)) == ETIMEDOUT) {
@@ -409,7 +409,7 @@ int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const 
 		struct child *ch = &pt->child[i];
 		last_end = ch->end_ns > last_end ? ch->end_ns : last_end;
 		if (child_s)
-			child_s[i] = (double)(ch->end_ns - t0) / 1e9;
+			child_s[i] = (double)(ch->end_ns - t0) / LB_NS_PER_S;
 		user += ch->user_s + ch->helper_user_s;
 		sys += ch->sys_s + ch->helper_sys_s;
 		out->vol_csw += (uint64_t)(ch->vcsw > 0 ? ch->vcsw : 0);
@@ -418,7 +418,7 @@ int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const 
 	out->users = users;
 	out->jobs_per_child = njobs;
 	if (child_s)
-		aim_figures_compute(users, njobs, (double)(last_end - t0) / 1e9, child_s,
+		aim_figures_compute(users, njobs, (double)(last_end - t0) / LB_NS_PER_S, child_s,
 				    user, sys, &out->fig);
 	free(child_s);
 	out->child_cpu_s = user + sys;

@@ -7,11 +7,11 @@
 #include "compare.h"
 #include "commands.h"
 #include "lb_cli.h"
+#include "lb_opt.h"
 #include "lb_outfile.h"
 #include "result_file.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,120 +28,88 @@ struct cmp_opts {
 	size_t npaths;
 };
 
-static void usage(FILE *out)
+static int parse_confidence(const struct lb_opt *opt, const char *arg, void *base)
 {
-	fprintf(out,
-		"usage: lockbench compare [options] A.json B.json [C.json ...]\n"
-		"       lockbench compare --column N [options] a.txt b.txt [c.txt ...]\n"
-		"\n"
-		"Put two or more result files side by side: for every cell present in\n"
-		"all of them (matched by its params: lock, threads, ...) and every chosen\n"
-		"metric, COUNT, MIN, MAX, MEAN, MEDIAN and STDDEV of each file's runs, the\n"
-		"change against the first file (A) in %%, and a verdict: Welch's t-test\n"
-		"(\"difference X%% +/- Y%%\" or \"no difference proven\") with the\n"
-		"Mann-Whitney U p-value.  Cells missing from a file are listed.\n"
-		"\n"
-		"  -m, --metric LIST      metrics to compare, comma separated, or 'all'\n"
-		"                         (default: the workload's headline metric, e.g.\n"
-		"                         ops_per_sec for bench)\n"
-		"  -c, --confidence P     confidence level in %% for the verdict (default 95;\n"
-		"                         50..99.99)\n"
-		"      --match KEYS       params that identify a cell, comma separated\n"
-		"                         (default: all of them)\n"
-		"  -L, --label LIST       names of the files in the table, comma separated,\n"
-		"                         one per file (default: the file names)\n"
-		"  -C, --column N         plain-number mode: read field N (1-based, split on\n"
-		"                         blanks) of every line of each text file; lines\n"
-		"                         starting with '#' and blank lines are skipped\n"
-		"      --better DIR       plain-number mode: higher or lower is better\n"
-		"                         (default: no direction)\n"
-		"      --json FILE        also write the comparison as JSON (atomically)\n"
-		"      --csv FILE         also write one CSV row per file and comparison\n"
-		"  -h, --help             this text\n"
-		"\n"
-		"At most %d files; fewer than %d runs on a side gives a warning.\n",
-		LB_CMP_MAX_SIDES, LB_CMP_MIN_RUNS);
+	double pct;
+	(void)opt;
+	if (lb_parse_double(arg, 50, 99.99, &pct))
+		return -1;
+	((struct cmp_opts *)base)->confidence = pct / 100;
+	return 0;
 }
 
-enum { OPT_MATCH = 256, OPT_BETTER, OPT_JSON, OPT_CSV };
+static int parse_better(const struct lb_opt *opt, const char *arg, void *base)
+{
+	struct cmp_opts *o = base;
+	(void)opt;
+	if (!strcmp(arg, "higher"))
+		o->better = LB_BETTER_HIGHER;
+	else if (!strcmp(arg, "lower"))
+		o->better = LB_BETTER_LOWER;
+	else
+		return -1;
+	return 0;
+}
 
-static const struct option long_opts[] = {
-	{ "metric", required_argument, NULL, 'm' },
-	{ "confidence", required_argument, NULL, 'c' },
-	{ "match", required_argument, NULL, OPT_MATCH },
-	{ "label", required_argument, NULL, 'L' },
-	{ "column", required_argument, NULL, 'C' },
-	{ "better", required_argument, NULL, OPT_BETTER },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "csv", required_argument, NULL, OPT_CSV },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct lb_opt cmp_opts_table[] = {
+	{ .name = "metric", .short_name = 'm', .kind = LB_OPT_STRING, .arg = "LIST",
+	  .help = "metrics to compare, comma separated, or 'all'\n"
+		  "(default: the workload's headline metric, e.g.\n"
+		  "ops_per_sec for bench)",
+	  .offset = LB_OPT_AT(struct cmp_opts, metrics_arg, const char *) },
+	{ .name = "confidence", .short_name = 'c', .kind = LB_OPT_CUSTOM, .arg = "P",
+	  .help = "confidence level in % for the verdict (default 95;\n50..99.99)",
+	  .def = "95", .parse = parse_confidence,
+	  .accepted = "a percentage 50..99.99, e.g. 95 or 99.5" },
+	{ .name = "match", .kind = LB_OPT_STRING, .arg = "KEYS",
+	  .help = "params that identify a cell, comma separated\n(default: all of them)",
+	  .offset = LB_OPT_AT(struct cmp_opts, match_arg, const char *) },
+	{ .name = "label", .short_name = 'L', .kind = LB_OPT_STRING, .arg = "LIST",
+	  .help = "names of the files in the table, comma separated,\n"
+		  "one per file (default: the file names)",
+	  .offset = LB_OPT_AT(struct cmp_opts, labels_arg, const char *) },
+	{ .name = "column", .short_name = 'C', .kind = LB_OPT_UINT, .arg = "N",
+	  .help = "plain-number mode: read field N (1-based, split on\n"
+		  "blanks) of every line of each text file; lines\n"
+		  "starting with '#' and blank lines are skipped",
+	  .min = 1, .max = 1000, .accepted = "a field number 1..1000",
+	  .offset = LB_OPT_AT(struct cmp_opts, column, unsigned int) },
+	{ .name = "better", .kind = LB_OPT_CUSTOM, .arg = "DIR",
+	  .help = "plain-number mode: higher or lower is better\n(default: no direction)",
+	  .parse = parse_better, .accepted = "higher, lower" },
+	LB_OPT_ROW_JSON(struct cmp_opts, json_path, "also write the comparison as JSON (atomically)"),
+	LB_OPT_ROW_CSV(struct cmp_opts, csv_path, "also write one CSV row per file and comparison"),
+	LB_OPT_ROW_HELP,
+	LB_OPT_ROW_END,
+};
+
+static const struct lb_opt_cmd cmp_cmd = {
+	.name = "lockbench compare",
+	.usage = "usage: lockbench compare [options] A.json B.json [C.json ...]\n"
+		 "       lockbench compare --column N [options] a.txt b.txt [c.txt ...]\n"
+		 "\n"
+		 "Put two or more result files side by side: for every cell present in\n"
+		 "all of them (matched by its params: lock, threads, ...) and every chosen\n"
+		 "metric, COUNT, MIN, MAX, MEAN, MEDIAN and STDDEV of each file's runs, the\n"
+		 "change against the first file (A) in %, and a verdict: Welch's t-test\n"
+		 "(\"difference X% +/- Y%\" or \"no difference proven\") with the\n"
+		 "Mann-Whitney U p-value.  Cells missing from a file are listed.\n"
+		 "\n",
+	.epilogue = "\nAt most " LB_OPT_STR(LB_CMP_MAX_SIDES) " files; fewer than "
+		    LB_OPT_STR(LB_CMP_MIN_RUNS) " runs on a side gives a warning.\n",
+	.opts = cmp_opts_table,
+	.operands = true,
 };
 
 static void parse(int argc, char **argv, struct cmp_opts *o)
 {
+	struct lb_opt_seen seen;
 	memset(o, 0, sizeof(*o));
-	o->confidence = 0.95;
-	opterr = 0;
-	optind = 1;
-	for (;;) {
-		int c = getopt_long(argc, argv, ":m:c:L:C:h", long_opts, NULL);
-		if (c == -1)
-			break;
-		switch (c) {
-		case 'm':
-			o->metrics_arg = optarg;
-			break;
-		case 'c': {
-			double pctv;
-			if (lb_parse_double(optarg, 50, 99.99, &pctv))
-				lb_usage_error("--confidence: '%s' is not valid; accepted: a percentage "
-					       "50..99.99, e.g. 95 or 99.5", optarg);
-			o->confidence = pctv / 100;
-			break;
-		}
-		case OPT_MATCH:
-			o->match_arg = optarg;
-			break;
-		case 'L':
-			o->labels_arg = optarg;
-			break;
-		case 'C':
-			if (lb_parse_uint(optarg, 1, 1000, &o->column))
-				lb_usage_error("--column: '%s' is not valid; accepted: a field number "
-					       "1..1000", optarg);
-			break;
-		case OPT_BETTER:
-			if (!strcmp(optarg, "higher"))
-				o->better = LB_BETTER_HIGHER;
-			else if (!strcmp(optarg, "lower"))
-				o->better = LB_BETTER_LOWER;
-			else
-				lb_usage_error("--better: '%s' is not valid; accepted: higher, lower",
-					       optarg);
-			break;
-		case OPT_JSON:
-			if (!*optarg)
-				lb_usage_error("--json: needs a file name");
-			o->json_path = optarg;
-			break;
-		case OPT_CSV:
-			if (!*optarg)
-				lb_usage_error("--csv: needs a file name");
-			o->csv_path = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			lb_cli_getopt_fail(c, argc, argv, "m:c:L:C:h", long_opts,
-					   "lockbench compare --help");
-		}
-	}
-	for (int i = optind; i < argc; i++) {
+	lb_opt_parse(&cmp_cmd, argc, argv, o, &seen);
+	for (int i = seen.first_operand; i < argc; i++) {
 		if (o->npaths == LB_CMP_MAX_SIDES)
 			lb_usage_error("too many files (%d given); accepted: 2..%d files",
-				       argc - optind, LB_CMP_MAX_SIDES);
+				       argc - seen.first_operand, LB_CMP_MAX_SIDES);
 		o->paths[o->npaths++] = argv[i];
 	}
 	if (o->npaths < 2)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "lb_lock_ops.h"
+#include "lb_time.h"
 #include "lb_stats.h"
 #include "lb_topo.h"
 
@@ -18,10 +19,11 @@
 #define LB_BENCH_MAX_THREAD_COUNTS 64
 #define LB_BENCH_MAX_THREADS 1024
 #define LB_BENCH_MAX_CS_LINES 64
-/* --repeat's limit: a cell's runs fit fixed arrays of this size (micro_report.c). */
-#define LB_BENCH_MAX_REPEAT 1000u
+/* --repeat's limit: a cell's runs fit fixed arrays of this size (micro_report.c).
+ * A plain number: micro_opts.c spells it into --help and the error. */
+#define LB_BENCH_MAX_REPEAT 1000
 /* How long threads may take to leave the loop after the stop flag. */
-#define LB_BENCH_STOP_GRACE_NS (UINT64_C(10) * 1000000000u)
+#define LB_BENCH_STOP_GRACE_NS (UINT64_C(10) * LB_NS_PER_S)
 
 /* A critical or parallel section length: iterations, or ns to convert. */
 struct lb_work_len {

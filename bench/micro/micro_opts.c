@@ -1,111 +1,37 @@
 /* SPDX-License-Identifier: MIT */
-/* micro_opts.c - `lockbench bench` options: defaults, parsing, range checks. */
+/* micro_opts.c - `lockbench bench` options: the option table, defaults, range checks. */
 #include "micro.h"
 #include "lb_c2c.h"
 #include "lb_cli.h"
 #include "lb_cpulist.h"
+#include "lb_opt.h"
 #include "lb_registry.h"
+#include "lb_time.h"
 #include "lb_work.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define NS_PER_S UINT64_C(1000000000)
-
-void lb_bench_usage(FILE *out)
+/* "N" = iterations, "N<unit>" = time (ns, us, ms): --cs and --par. */
+static int parse_work(const struct lb_opt *o, const char *arg, void *base)
 {
-	fprintf(out,
-		"usage: lockbench bench [options]\n"
-		"\n"
-		"Fixed-time runs of each lock at each thread count.  Inside the critical\n"
-		"section a thread writes --cs-lines shared cache lines and runs --cs work;\n"
-		"outside it runs --par private work.\n"
-		"\n"
-		"  -l, --lock LIST        locks to compare, comma separated (default: every\n"
-		"                         exclusive lock except busted; see `lockbench list`)\n"
-		"  -t, --threads LIST     thread counts: N, A-B, A-B:STEP, comma separated\n"
-		"                         (default 1,NCPU,4xNCPU; 1..%d)\n"
-		"  -d, --duration TIME    length of each run: 500ms, 2s, 1.5 (s) (default 1s;\n"
-		"                         10ms..1h)\n"
-		"      --cs WORK          critical-section work: N loop iterations, or a time\n"
-		"                         with unit ns/us/ms (default 0; at most 100ms)\n"
-		"      --par WORK         parallel (outside the lock) work, same units (default 0)\n"
-		"      --cs-lines K       shared cache lines written per critical section\n"
-		"                         (default 1, with --read-pct 2; 0..%d)\n"
-		"      --pin POLICY       none, compact, scatter, or a CPU list like 0,2-3\n"
-		"                         (default none)\n"
-		"  -r, --repeat R         runs per (lock, threads) cell, interleaved; figures\n"
-		"                         become mean, sd, median, min, max (default 1; 1..1000)\n"
-		"      --read-pct P       read/write mix: P%% of operations take the read side\n"
-		"                         (0..100; every lock must have a read side)\n"
-		"      --sample-every N   sample acquisition latency every N ops, a power of\n"
-		"                         two (default 64; 1..65536)\n"
-		"      --explain          print each lock's event counters (spins, sleeps,\n"
-		"                         handoffs...) beside the figures\n"
-		"      --json FILE        write every result as JSON (atomically)\n"
-		"      --csv FILE         write one CSV row per run (atomically)\n"
-		"      --format FMT       what --json writes: lockbench (default) or gbench\n"
-		"                         (Google Benchmark's JSON, for its compare.py)\n"
-		"  -q, --quiet            no progress lines on stderr\n"
-		"  -h, --help             this text\n",
-		LB_BENCH_MAX_THREADS, LB_BENCH_MAX_CS_LINES);
-}
-
-void lb_bench_defaults(struct lb_bench_config *cfg)
-{
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	if (ncpu < 1)
-		ncpu = 1;
-	if (ncpu > LB_BENCH_MAX_THREADS / 4)
-		ncpu = LB_BENCH_MAX_THREADS / 4;
-	memset(cfg, 0, sizeof(*cfg));
-	const struct lb_lock_ops *const *table = lb_lock_table();
-	for (size_t i = 0; i < lb_lock_count() && cfg->nlocks < LB_BENCH_MAX_LOCKS; i++)
-		if ((table[i]->flags & LB_LOCK_F_EXCLUSIVE) && !(table[i]->flags & LB_LOCK_F_RCU) &&
-		    lb_lock_in_default_runs(table[i]))
-			cfg->locks[cfg->nlocks++] = table[i];
-	cfg->threads[0] = 1;
-	cfg->nthread_counts = 1;
-	if (ncpu > 1)
-		cfg->threads[cfg->nthread_counts++] = (unsigned int)ncpu;
-	cfg->threads[cfg->nthread_counts++] = 4 * (unsigned int)ncpu;
-	cfg->duration_ns = NS_PER_S;
-	cfg->cs_lines = 1;
-	lb_pin_parse("none", &cfg->pin);
-	cfg->repeat = 1;
-	cfg->read_pct = -1;
-	cfg->sample_shift = 6;
-	cfg->table_tail = true;
-	lb_c2c_default_pair(&cfg->c2c_cpu[0], &cfg->c2c_cpu[1]);
-}
-
-/* "N" = iterations, "N<unit>" = time (ns, us, ms). */
-static void parse_work(const char *opt, const char *arg, struct lb_work_len *w)
-{
+	struct lb_work_len *w = lb_opt_field(o, base);
 	size_t len = strlen(arg);
-	if (len && arg[len - 1] >= '0' && arg[len - 1] <= '9') {
-		if (lb_parse_u64(arg, 0, 1000000000, &w->value))
-			lb_usage_error("%s: '%s' is not a valid amount of work; accepted: 0..1000000000 "
-				       "loop iterations, or a time like 200ns, 5us, 1ms (at most 100ms)",
-				       opt, arg);
-		w->in_ns = false;
-		return;
-	}
-	if (lb_parse_duration_ns(arg, 1, 0, 100000000, &w->value))
-		lb_usage_error("%s: '%s' is not a valid amount of work; accepted: 0..1000000000 "
-			       "loop iterations, or a time like 200ns, 5us, 1ms (at most 100ms)",
-			       opt, arg);
-	w->in_ns = true;
+	w->in_ns = !(len && arg[len - 1] >= '0' && arg[len - 1] <= '9');
+	if (!w->in_ns)
+		return lb_parse_u64(arg, 0, 1000000000, &w->value);
+	return lb_parse_duration_ns(arg, 1, 0, 100 * LB_NS_PER_MS, &w->value);
 }
 
-static void parse_locks(const char *arg, struct lb_bench_config *cfg)
+static int parse_locks(const struct lb_opt *o, const char *arg, void *base)
 {
+	struct lb_bench_config *cfg = base;
 	char names[4096], accepted[2048];
 	char *items[LB_BENCH_MAX_LOCKS];
 	size_t n;
+	(void)o;
 	lb_lock_names(accepted, sizeof(accepted), false);
 	if (strlen(arg) >= sizeof(names))
 		lb_usage_error("--lock: list too long; accepted names: %s", accepted);
@@ -126,177 +52,186 @@ static void parse_locks(const char *arg, struct lb_bench_config *cfg)
 				lb_usage_error("--lock: '%s' is listed twice", items[i]);
 		cfg->locks[cfg->nlocks++] = ops;
 	}
+	return 0;
 }
 
-enum {
-	OPT_CS = 256,
-	OPT_PAR,
-	OPT_CS_LINES,
-	OPT_PIN,
-	OPT_READ_PCT,
-	OPT_SAMPLE_EVERY,
-	OPT_EXPLAIN,
-	OPT_JSON,
-	OPT_CSV,
-	OPT_FORMAT,
+static int parse_pin(const struct lb_opt *o, const char *arg, void *base)
+{
+	char allowed[256], accepted[512];
+	cpu_set_t set;
+	if (lb_pin_parse(arg, lb_opt_field(o, base)) == 0)
+		return 0;
+	lb_cpulist_allowed(&set);
+	lb_cpulist_format(&set, allowed, sizeof(allowed));
+	snprintf(accepted, sizeof(accepted), "%s within the allowed %s", o->accepted, allowed);
+	lb_opt_bad_value(o, arg, accepted);
+}
+
+static int parse_sample_every(const struct lb_opt *o, const char *arg, void *base)
+{
+	struct lb_bench_config *cfg = base;
+	unsigned int v;
+	(void)o;
+	if (lb_parse_uint(arg, 1, 65536, &v) || (v & (v - 1)))
+		return -1;
+	cfg->sample_shift = 0;
+	while ((1u << cfg->sample_shift) < v)
+		cfg->sample_shift++;
+	return 0;
+}
+
+static int parse_format(const struct lb_opt *o, const char *arg, void *base)
+{
+	(void)o;
+	if (strcmp(arg, "lockbench") && strcmp(arg, "gbench"))
+		return -1;
+	((struct lb_bench_config *)base)->json_gbench = !strcmp(arg, "gbench");
+	return 0;
+}
+
+#define WORK_ACCEPTED                                                                      \
+	"0..1000000000 loop iterations, or a time like 200ns, 5us, 1ms (at most 100ms)"
+#define T struct lb_bench_config
+static const struct lb_opt bench_opts[] = {
+	{ .name = "lock", .short_name = 'l', .kind = LB_OPT_CUSTOM, .arg = "LIST",
+	  .help = "locks to compare, comma separated (default: every\n"
+		  "exclusive lock except busted; see `lockbench list`)",
+	  .parse = parse_locks },
+	{ .name = "threads", .short_name = 't', .kind = LB_OPT_UINT_LIST, .arg = "LIST",
+	  .help = "thread counts: N, A-B, A-B:STEP, comma separated\n"
+		  "(default 1,NCPU,4xNCPU; 1.." LB_OPT_STR(LB_BENCH_MAX_THREADS) ")",
+	  .min = 1, .max = LB_BENCH_MAX_THREADS, .cap = LB_BENCH_MAX_THREAD_COUNTS,
+	  .invalid = "a valid thread list",
+	  .accepted = "counts 1.." LB_OPT_STR(LB_BENCH_MAX_THREADS) " as N, A-B or A-B:STEP, "
+		      "comma separated, at most " LB_OPT_STR(LB_BENCH_MAX_THREAD_COUNTS) " counts",
+	  .offset = LB_OPT_AT(T, threads, unsigned int *),
+	  .count_offset = LB_OPT_AT(T, nthread_counts, size_t) },
+	{ .name = "duration", .short_name = 'd', .kind = LB_OPT_DURATION, .arg = "TIME",
+	  .help = "length of each run: 500ms, 2s, 1.5 (s) (default 1s;\n10ms..1h)", .def = "1s",
+	  .unit_ns = LB_NS_PER_S, .min = 10 * LB_NS_PER_MS, .max = 3600 * LB_NS_PER_S,
+	  .invalid = "a valid duration", .accepted = "10ms..1h, e.g. 500ms, 2s, 1.5 (seconds)",
+	  .offset = LB_OPT_AT(T, duration_ns, uint64_t) },
+	{ .name = "cs", .kind = LB_OPT_CUSTOM, .arg = "WORK",
+	  .help = "critical-section work: N loop iterations, or a time\n"
+		  "with unit ns/us/ms (default 0; at most 100ms)",
+	  .parse = parse_work, .invalid = "a valid amount of work", .accepted = WORK_ACCEPTED,
+	  .offset = LB_OPT_AT(T, cs, struct lb_work_len) },
+	{ .name = "par", .kind = LB_OPT_CUSTOM, .arg = "WORK",
+	  .help = "parallel (outside the lock) work, same units (default 0)",
+	  .parse = parse_work, .invalid = "a valid amount of work", .accepted = WORK_ACCEPTED,
+	  .offset = LB_OPT_AT(T, par, struct lb_work_len) },
+	{ .name = "cs-lines", .kind = LB_OPT_UINT, .arg = "K",
+	  .help = "shared cache lines written per critical section\n"
+		  "(default 1, with --read-pct 2; 0.." LB_OPT_STR(LB_BENCH_MAX_CS_LINES) ")",
+	  .def = "1", .min = 0, .max = LB_BENCH_MAX_CS_LINES,
+	  .offset = LB_OPT_AT(T, cs_lines, unsigned int) },
+	{ .name = "pin", .kind = LB_OPT_CUSTOM, .arg = "POLICY",
+	  .help = "none, compact, scatter, or a CPU list like 0,2-3\n(default none)",
+	  .def = "none", .parse = parse_pin, .accepted = "none, compact, scatter, or a list of CPUs",
+	  .offset = LB_OPT_AT(T, pin, struct lb_pin) },
+	LB_OPT_ROW_REPEAT(T, repeat, LB_BENCH_MAX_REPEAT, "1",
+			  "runs per (lock, threads) cell, interleaved; figures\n"
+			  "become mean, sd, median, min, max (default 1; 1.."
+			  LB_OPT_STR(LB_BENCH_MAX_REPEAT) ")"),
+	{ .name = "read-pct", .kind = LB_OPT_INT, .arg = "P",
+	  .help = "read/write mix: P% of operations take the read side\n"
+		  "(0..100; every lock must have a read side)",
+	  .min = 0, .max = 100, .offset = LB_OPT_AT(T, read_pct, int) },
+	{ .name = "sample-every", .kind = LB_OPT_CUSTOM, .arg = "N",
+	  .help = "sample acquisition latency every N ops, a power of\ntwo (default 64; 1..65536)",
+	  .def = "64", .parse = parse_sample_every, .accepted = "a power of two 1..65536" },
+	{ .name = "explain", .kind = LB_OPT_FLAG,
+	  .help = "print each lock's event counters (spins, sleeps,\n"
+		  "handoffs...) beside the figures",
+	  .offset = LB_OPT_AT(T, explain, bool) },
+	LB_OPT_ROW_JSON(T, json_path, "write every result as JSON (atomically)"),
+	LB_OPT_ROW_CSV(T, csv_path, "write one CSV row per run (atomically)"),
+	{ .name = "format", .kind = LB_OPT_CUSTOM, .arg = "FMT",
+	  .help = "what --json writes: lockbench (default) or gbench\n"
+		  "(Google Benchmark's JSON, for its compare.py)",
+	  .parse = parse_format, .accepted = "lockbench, gbench" },
+	LB_OPT_ROW_QUIET(T, quiet),
+	LB_OPT_ROW_HELP,
+	LB_OPT_ROW_END,
+};
+#undef T
+
+static const struct lb_opt_cmd bench_cmd = {
+	.name = "lockbench bench",
+	.usage = "usage: lockbench bench [options]\n"
+		 "\n"
+		 "Fixed-time runs of each lock at each thread count.  Inside the critical\n"
+		 "section a thread writes --cs-lines shared cache lines and runs --cs work;\n"
+		 "outside it runs --par private work.\n"
+		 "\n",
+	.opts = bench_opts,
 };
 
-static const struct option bench_long_opts[] = {
-	{ "lock", required_argument, NULL, 'l' },
-	{ "threads", required_argument, NULL, 't' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "cs", required_argument, NULL, OPT_CS },
-	{ "par", required_argument, NULL, OPT_PAR },
-	{ "cs-lines", required_argument, NULL, OPT_CS_LINES },
-	{ "pin", required_argument, NULL, OPT_PIN },
-	{ "repeat", required_argument, NULL, 'r' },
-	{ "read-pct", required_argument, NULL, OPT_READ_PCT },
-	{ "sample-every", required_argument, NULL, OPT_SAMPLE_EVERY },
-	{ "explain", no_argument, NULL, OPT_EXPLAIN },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "csv", required_argument, NULL, OPT_CSV },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
+void lb_bench_usage(FILE *out)
+{
+	lb_opt_help(&bench_cmd, out);
+}
+
+void lb_bench_defaults(struct lb_bench_config *cfg)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (ncpu < 1)
+		ncpu = 1;
+	if (ncpu > LB_BENCH_MAX_THREADS / 4)
+		ncpu = LB_BENCH_MAX_THREADS / 4;
+	memset(cfg, 0, sizeof(*cfg));
+	const struct lb_lock_ops *const *table = lb_lock_table();
+	for (size_t i = 0; i < lb_lock_count() && cfg->nlocks < LB_BENCH_MAX_LOCKS; i++)
+		if ((table[i]->flags & LB_LOCK_F_EXCLUSIVE) && !(table[i]->flags & LB_LOCK_F_RCU) &&
+		    lb_lock_in_default_runs(table[i]))
+			cfg->locks[cfg->nlocks++] = table[i];
+	cfg->threads[0] = 1;
+	cfg->nthread_counts = 1;
+	if (ncpu > 1)
+		cfg->threads[cfg->nthread_counts++] = (unsigned int)ncpu;
+	cfg->threads[cfg->nthread_counts++] = 4 * (unsigned int)ncpu;
+	lb_opt_defaults(&bench_cmd, cfg); /* the rows' own: duration, cs-lines, pin, repeat... */
+	cfg->read_pct = -1;
+	cfg->table_tail = true;
+	lb_c2c_default_pair(&cfg->c2c_cpu[0], &cfg->c2c_cpu[1]);
+}
+
+/* --read-pct: two lines at least, a default lock set with a read side, every lock has one. */
+static void resolve_read_side(struct lb_bench_config *cfg, const struct lb_opt_seen *seen)
+{
+	char with_rw[1024] = "";
+	/* Readers check that writers' fields agree: that needs two at least. */
+	if (!lb_opt_given(&bench_cmd, seen, "cs-lines"))
+		cfg->cs_lines = 2;
+	const struct lb_lock_ops *const *table = lb_lock_table();
+	for (size_t i = 0; i < lb_lock_count(); i++)
+		if ((table[i]->flags & LB_LOCK_F_RW) && !table[i]->unsupported)
+			snprintf(with_rw + strlen(with_rw), sizeof(with_rw) - strlen(with_rw), "%s%s",
+				 *with_rw ? "," : "", table[i]->name);
+	if (!lb_opt_given(&bench_cmd, seen, "lock")) {
+		/* Default lock set for a read/write mix: every lock with a read side. */
+		cfg->nlocks = 0;
+		for (size_t i = 0; i < lb_lock_count(); i++)
+			if ((table[i]->flags & LB_LOCK_F_RW) && lb_lock_in_default_runs(table[i]))
+				cfg->locks[cfg->nlocks++] = table[i];
+	}
+	for (size_t i = 0; i < cfg->nlocks; i++)
+		if (!(cfg->locks[i]->flags & LB_LOCK_F_RW))
+			lb_usage_error("--read-pct: lock '%s' has no read side; locks with one: %s",
+				       cfg->locks[i]->name, with_rw);
+}
 
 void lb_bench_parse(int argc, char **argv, struct lb_bench_config *cfg)
 {
-	unsigned int v;
-	size_t n;
-	bool explicit_locks = false, explicit_lines = false, help = false;
-	lb_bench_defaults(cfg);
-	opterr = 0; /* we print our own one-line errors */
-	optind = 1;
-	for (;;) {
-		int c = getopt_long(argc, argv, ":l:t:d:r:qh", bench_long_opts, NULL);
-		if (c == -1)
-			break;
-		switch (c) {
-		case 'l':
-			parse_locks(optarg, cfg);
-			explicit_locks = true;
-			break;
-		case 't':
-			if (lb_parse_uint_list(optarg, 1, LB_BENCH_MAX_THREADS, cfg->threads,
-					       LB_BENCH_MAX_THREAD_COUNTS, &n))
-				lb_usage_error("--threads: '%s' is not a valid thread list; accepted: "
-					       "counts 1..%d as N, A-B or A-B:STEP, comma separated, "
-					       "at most %d counts", optarg, LB_BENCH_MAX_THREADS,
-					       LB_BENCH_MAX_THREAD_COUNTS);
-			cfg->nthread_counts = n;
-			break;
-		case 'd':
-			if (lb_parse_duration_ns(optarg, NS_PER_S, 10000000, 3600 * NS_PER_S,
-						 &cfg->duration_ns))
-				lb_usage_error("--duration: '%s' is not a valid duration; accepted: "
-					       "10ms..1h, e.g. 500ms, 2s, 1.5 (seconds)", optarg);
-			break;
-		case OPT_CS:
-			parse_work("--cs", optarg, &cfg->cs);
-			break;
-		case OPT_PAR:
-			parse_work("--par", optarg, &cfg->par);
-			break;
-		case OPT_CS_LINES:
-			if (lb_parse_uint(optarg, 0, LB_BENCH_MAX_CS_LINES, &cfg->cs_lines))
-				lb_usage_error("--cs-lines: '%s' is not valid; accepted: 0..%d", optarg,
-					       LB_BENCH_MAX_CS_LINES);
-			explicit_lines = true;
-			break;
-		case OPT_PIN:
-			if (lb_pin_parse(optarg, &cfg->pin)) {
-				char allowed[256];
-				cpu_set_t set;
-				lb_cpulist_allowed(&set);
-				lb_cpulist_format(&set, allowed, sizeof(allowed));
-				lb_usage_error("--pin: '%s' is not valid; accepted: none, compact, "
-					       "scatter, or a list of CPUs within the allowed %s",
-					       optarg, allowed);
-			}
-			break;
-		case 'r':
-			if (lb_parse_uint(optarg, 1, LB_BENCH_MAX_REPEAT, &cfg->repeat))
-				lb_usage_error("--repeat: '%s' is not valid; accepted: 1..%u", optarg,
-					       LB_BENCH_MAX_REPEAT);
-			break;
-		case OPT_READ_PCT:
-			if (lb_parse_uint(optarg, 0, 100, &v))
-				lb_usage_error("--read-pct: '%s' is not valid; accepted: 0..100", optarg);
-			cfg->read_pct = (int)v;
-			break;
-		case OPT_SAMPLE_EVERY:
-			if (lb_parse_uint(optarg, 1, 65536, &v) || (v & (v - 1)))
-				lb_usage_error("--sample-every: '%s' is not valid; accepted: a power of "
-					       "two 1..65536", optarg);
-			cfg->sample_shift = 0;
-			while ((1u << cfg->sample_shift) < v)
-				cfg->sample_shift++;
-			break;
-		case OPT_EXPLAIN:
-			cfg->explain = true;
-			break;
-		case OPT_JSON:
-			if (!*optarg)
-				lb_usage_error("--json: needs a file name");
-			cfg->json_path = optarg;
-			break;
-		case OPT_CSV:
-			if (!*optarg)
-				lb_usage_error("--csv: needs a file name");
-			cfg->csv_path = optarg;
-			break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "lockbench") && strcmp(optarg, "gbench"))
-				lb_usage_error("--format: '%s' is not valid; accepted: lockbench, gbench",
-					       optarg);
-			cfg->json_gbench = !strcmp(optarg, "gbench");
-			break;
-		case 'q':
-			cfg->quiet = true;
-			break;
-		case 'h':
-			help = true; /* after the loop: stray arguments are refused first */
-			break;
-		default: /* '?' or ':' */
-			lb_cli_getopt_fail(c, argc, argv, "l:t:d:r:qh", bench_long_opts,
-					   "lockbench bench --help");
-		}
-	}
-	if (optind < argc)
-		lb_usage_error("unexpected argument '%s'; see 'lockbench bench --help'", argv[optind]);
-	if (help) {
-		lb_bench_usage(stdout);
-		exit(0);
-	}
+	struct lb_opt_seen seen;
+	lb_bench_defaults(cfg); /* the dynamic defaults (locks, threads); the rows' again below */
+	lb_opt_parse(&bench_cmd, argc, argv, cfg, &seen);
 	if (cfg->nlocks == 0)
 		lb_usage_error("--lock: no lock can run here");
 	if (cfg->json_gbench && !cfg->json_path)
 		lb_usage_error("--format: gbench names what --json writes; accepted: with --json FILE");
-	if (cfg->read_pct >= 0) {
-		char with_rw[1024] = "";
-		/* Readers check that writers' fields agree: that needs two at least. */
-		if (!explicit_lines)
-			cfg->cs_lines = 2;
-		const struct lb_lock_ops *const *table = lb_lock_table();
-		for (size_t i = 0; i < lb_lock_count(); i++)
-			if ((table[i]->flags & LB_LOCK_F_RW) && !table[i]->unsupported)
-				snprintf(with_rw + strlen(with_rw), sizeof(with_rw) - strlen(with_rw),
-					 "%s%s", *with_rw ? "," : "", table[i]->name);
-		if (!explicit_locks) {
-			/* Default lock set for a read/write mix: every lock with a read side. */
-			cfg->nlocks = 0;
-			for (size_t i = 0; i < lb_lock_count(); i++)
-				if ((table[i]->flags & LB_LOCK_F_RW) &&
-				    lb_lock_in_default_runs(table[i]))
-					cfg->locks[cfg->nlocks++] = table[i];
-		}
-		for (size_t i = 0; i < cfg->nlocks; i++)
-			if (!(cfg->locks[i]->flags & LB_LOCK_F_RW))
-				lb_usage_error("--read-pct: lock '%s' has no read side; locks with one: %s",
-					       cfg->locks[i]->name, with_rw);
-	}
+	if (cfg->read_pct >= 0)
+		resolve_read_side(cfg, &seen);
 	/* Resolve work given in ns into loop iterations (calibrates once). */
 	cfg->cs.iters = cfg->cs.in_ns ? lb_work_iters_for_ns(cfg->cs.value) : cfg->cs.value;
 	cfg->par.iters = cfg->par.in_ns ? lb_work_iters_for_ns(cfg->par.value) : cfg->par.value;

@@ -241,7 +241,7 @@ static void print_header(FILE *out, const struct lb_bench_config *cfg,
 	fprintf(out,
 		"# duration %.3fs  cs %llu it (%.0f ns)  par %llu it (%.0f ns)  cs-lines %u  pin %s"
 		"  repeat %u  latency 1/%u ops  clock %s %.3f cycles/ns\n",
-		(double)cfg->duration_ns / 1e9, (unsigned long long)cfg->cs.iters,
+		(double)cfg->duration_ns / LB_NS_PER_S, (unsigned long long)cfg->cs.iters,
 		(double)cfg->cs.iters * lb_work_ns_per_iter(), (unsigned long long)cfg->par.iters,
 		(double)cfg->par.iters * lb_work_ns_per_iter(), cfg->cs_lines, cfg->pin.text,
 		cfg->repeat, 1u << cfg->sample_shift, lb_cycles_source(), lb_cycles_per_ns());
@@ -505,7 +505,7 @@ void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
 	for (size_t i = 0; i < cfg->nthread_counts; i++)
 		lb_json_uint(&j, cfg->threads[i]);
 	lb_json_array_end(&j);
-	lb_json_kv_double(&j, "duration_s", (double)cfg->duration_ns / 1e9);
+	lb_json_kv_double(&j, "duration_s", (double)cfg->duration_ns / LB_NS_PER_S);
 	lb_json_key(&j, "c2c_cpus");
 	if (cfg->c2c_cpu[0] >= 0) {
 		lb_json_array_begin(&j);
@@ -591,7 +591,7 @@ void lb_report_csv(FILE *out, const struct lb_bench_config *cfg, const struct lb
 			const struct lb_run_result *run = &c->runs[r];
 			fprintf(out, "%s,%u,%u,%d,%.6g,%llu,%llu,%u,\"%s\",%llu,%llu,%llu,%llu,%llu,%llu",
 				c->ops->name, c->nthreads, run->repeat_index, cfg->read_pct,
-				(double)cfg->duration_ns / 1e9, (unsigned long long)cfg->cs.iters,
+				(double)cfg->duration_ns / LB_NS_PER_S, (unsigned long long)cfg->cs.iters,
 				(unsigned long long)cfg->par.iters, cfg->cs_lines, cfg->pin.text,
 				(unsigned long long)run->total_ops,
 				(unsigned long long)run->elapsed_ns,

@@ -262,8 +262,8 @@ static void sleep_ns(uint64_t ns)
 	const uint64_t slice = 100000000u;
 	while (ns && !bench_stop_signal) {
 		uint64_t step = ns < slice ? ns : slice;
-		struct timespec ts = { .tv_sec = (time_t)(step / 1000000000u),
-				       .tv_nsec = (long)(step % 1000000000u) };
+		struct timespec ts = { .tv_sec = (time_t)(step / LB_NS_PER_S),
+				       .tv_nsec = (long)(step % LB_NS_PER_S) };
 		/* nanosleep (Linux measures it on CLOCK_MONOTONIC): the sleep call
 		 * ThreadSanitizer wraps, so it runs a deferred handler after it. */
 		while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
@@ -300,7 +300,7 @@ static void summarize_run(const struct run_ctx *ctx, struct worker *w, unsigned 
 	}
 	out->total_ops = side_ops[0] + side_ops[1];
 	out->elapsed_ns = last_end > first_start ? last_end - first_start : 1;
-	double secs = (double)out->elapsed_ns / 1e9;
+	double secs = (double)out->elapsed_ns / LB_NS_PER_S;
 	double ops = out->total_ops ? (double)out->total_ops : 1.0;
 	out->ops_per_sec = (double)out->total_ops / secs;
 	out->ns_per_op = (double)out->elapsed_ns / ops;
@@ -438,7 +438,7 @@ int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops
 	if (lb_threads_join_timeout(&threads, grace) == ETIMEDOUT) {
 		fprintf(stderr, "\n%s: lock '%s' at %u threads: %u thread(s) still running %.0f s "
 			"after the stop (deadlock or lost wake-up?)\n", lb_cli_prog(), ops->name,
-			nthreads, threads.n, (double)grace / 1e9);
+			nthreads, threads.n, (double)grace / LB_NS_PER_S);
 		return ETIMEDOUT;
 	}
 	out->c2c_after_ns = lb_c2c_round_trip_ns(cfg->c2c_cpu[0], cfg->c2c_cpu[1], LB_C2C_ROUNDS,

@@ -8,9 +8,9 @@
 #include "plot.h"
 #include "commands.h"
 #include "lb_cli.h"
+#include "lb_opt.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,56 +23,64 @@
 
 extern char **environ;
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: lockbench plot [options] -o DIR FILE.json [FILE.json ...]\n"
-		"\n"
-		"Draw result files with gnuplot (Debian package gnuplot-nox).  For each\n"
-		"file, into DIR as NAME-PICTURE.svg and .png (NAME: the file's name):\n"
-		"  bench: ops/s against threads per lock with +-1 sd error bars; the\n"
-		"         acquisition-latency distribution per lock on log axes, one\n"
-		"         picture per thread count; the per-thread share of operations\n"
-		"         at the largest thread count (fairness)\n"
-		"  aim7:  jobs/min against users\n"
-		"  rt:    RT latencies and hackbench time, one bar per list lock, and\n"
-		"         the latency histograms (with rt --histogram)\n"
-		"  other workloads: their headline metric against their first numeric\n"
-		"         param (one bar per cell when that param takes one value)\n"
-		"Every picture is titled with what it shows, the host and the command\n"
-		"that produced the data; NAME.gp keeps the gnuplot script.\n"
-		"\n"
-		"  -o, --output DIR       directory for the pictures (created if missing;\n"
-		"                         its parent must exist)\n"
-		"  -f, --format LIST      svg, png or svg,png (default svg,png)\n"
-		"  -h, --help             this text\n");
-}
-
-static const struct option long_opts[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "format", required_argument, NULL, 'f' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+/* What the command line asks for. */
+struct plot_args {
+	const char *dir;
+	int formats; /* LB_PLOT_SVG | LB_PLOT_PNG */
 };
 
-static int parse_formats(const char *arg)
+static int parse_formats(const struct lb_opt *opt, const char *arg, void *base)
 {
 	char buf[64], *items[4];
 	size_t n;
 	int formats = 0;
 	if (strlen(arg) >= sizeof(buf) || lb_split_names(strcpy(buf, arg), items, 4, &n))
-		lb_usage_error("--format: '%s' is not valid; accepted: svg, png, svg,png", arg);
+		return -1;
 	for (size_t i = 0; i < n; i++) {
 		if (!strcmp(items[i], "svg"))
 			formats |= LB_PLOT_SVG;
 		else if (!strcmp(items[i], "png"))
 			formats |= LB_PLOT_PNG;
 		else
-			lb_usage_error("--format: unknown format '%s'; accepted: svg, png, svg,png",
-				       items[i]);
+			lb_usage_error("--%s: unknown format '%s'; accepted: %s", opt->name, items[i],
+				       opt->accepted);
 	}
-	return formats;
+	((struct plot_args *)base)->formats = formats;
+	return 0;
 }
+
+static const struct lb_opt plot_opts[] = {
+	{ .name = "output", .short_name = 'o', .kind = LB_OPT_STRING, .arg = "DIR",
+	  .help = "directory for the pictures (created if missing;\nits parent must exist)",
+	  .needs = "a directory", .offset = LB_OPT_AT(struct plot_args, dir, const char *) },
+	{ .name = "format", .short_name = 'f', .kind = LB_OPT_CUSTOM, .arg = "LIST",
+	  .help = "svg, png or svg,png (default svg,png)", .def = "svg,png",
+	  .parse = parse_formats, .accepted = "svg, png, svg,png" },
+	LB_OPT_ROW_HELP,
+	LB_OPT_ROW_END,
+};
+
+static const struct lb_opt_cmd plot_cmd = {
+	.name = "lockbench plot",
+	.usage = "usage: lockbench plot [options] -o DIR FILE.json [FILE.json ...]\n"
+		 "\n"
+		 "Draw result files with gnuplot (Debian package gnuplot-nox).  For each\n"
+		 "file, into DIR as NAME-PICTURE.svg and .png (NAME: the file's name):\n"
+		 "  bench: ops/s against threads per lock with +-1 sd error bars; the\n"
+		 "         acquisition-latency distribution per lock on log axes, one\n"
+		 "         picture per thread count; the per-thread share of operations\n"
+		 "         at the largest thread count (fairness)\n"
+		 "  aim7:  jobs/min against users\n"
+		 "  rt:    RT latencies and hackbench time, one bar per list lock, and\n"
+		 "         the latency histograms (with rt --histogram)\n"
+		 "  other workloads: their headline metric against their first numeric\n"
+		 "         param (one bar per cell when that param takes one value)\n"
+		 "Every picture is titled with what it shows, the host and the command\n"
+		 "that produced the data; NAME.gp keeps the gnuplot script.\n"
+		 "\n",
+	.opts = plot_opts,
+	.operands = true,
+};
 
 /* gnuplot's path on PATH, or NULL. */
 static char *find_gnuplot(void)
@@ -203,33 +211,15 @@ out:
 
 int lb_cmd_plot(int argc, char **argv)
 {
-	const char *dir = NULL;
-	int formats = LB_PLOT_SVG | LB_PLOT_PNG;
-	opterr = 0;
-	optind = 1;
-	for (;;) {
-		int c = getopt_long(argc, argv, ":o:f:h", long_opts, NULL);
-		if (c == -1)
-			break;
-		switch (c) {
-		case 'o':
-			if (!*optarg)
-				lb_usage_error("--output: needs a directory");
-			dir = optarg;
-			break;
-		case 'f':
-			formats = parse_formats(optarg);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			lb_cli_getopt_fail(c, argc, argv, "o:f:h", long_opts, "lockbench plot --help");
-		}
-	}
+	struct plot_args args = { 0 };
+	struct lb_opt_seen seen;
+	lb_opt_parse(&plot_cmd, argc, argv, &args, &seen);
+	const char *dir = args.dir;
+	int formats = args.formats;
+	int first_file = seen.first_operand;
 	if (!dir)
 		lb_usage_error("--output: needs a directory for the pictures; accepted: -o DIR");
-	size_t nfiles = (size_t)(argc - optind);
+	size_t nfiles = (size_t)(argc - first_file);
 	if (nfiles == 0)
 		lb_usage_error("needs a result file to draw; see 'lockbench plot --help'");
 	if (nfiles > MAX_FILES)
@@ -245,9 +235,9 @@ int lb_cmd_plot(int argc, char **argv)
 	if (!files || !prefixes)
 		lb_usage_error("out of memory");
 	for (size_t i = 0; i < nfiles; i++) {
-		if (lb_rfile_load(argv[optind + i], &files[i], err, sizeof(err)))
+		if (lb_rfile_load(argv[first_file + i], &files[i], err, sizeof(err)))
 			lb_usage_error("%s", err);
-		prefixes[i] = prefix_of(argv[optind + i]);
+		prefixes[i] = prefix_of(argv[first_file + i]);
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(prefixes[k], prefixes[i]))
 				lb_usage_error("two files named '%s' would draw over each other; "

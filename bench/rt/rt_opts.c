@@ -1,108 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* rt_opts.c - `lockbench rt` options: defaults, parsing, range checks. */
+/* rt_opts.c - `lockbench rt` options: the option table, defaults, range checks. */
 #include "rt.h"
 #include "lb_cli.h"
+#include "lb_opt.h"
 #include "lb_registry.h"
+#include "lb_time.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define NS_PER_S UINT64_C(1000000000)
-#define NS_PER_MS UINT64_C(1000000)
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: lockbench rt [options]\n"
-		"\n"
-		"A hackbench-alike (threaded) whose every message is allocated by the sender\n"
-		"and freed by the receiver from a SLUB-like allocator with the lock under test\n"
-		"as its list_lock, cyclictest-alike SCHED_FIFO threads measuring wake-up (and,\n"
-		"with --rt-alloc, allocation) latency alongside, and perf-stat counters.\n"
-		"\n"
-		"  -L, --list-lock LOCK   the allocator's list_lock: any exclusive lock\n"
-		"                         (default qspinlock; see `lockbench list`)\n"
-		"      --compare LIST     run each lock of LIST (comma separated, 2..%d),\n"
-		"                         repeats interleaved, RT threads and --rt-alloc on,\n"
-		"                         and print a side-by-side table with verdicts\n"
-		"  -g, --groups N         hackbench groups (default: one per CPU; 0..200;\n"
-		"                         0: no load, the RT threads run alone for --duration)\n"
-		"  -f, --fds N            senders and receivers per group (default 2; 1..200)\n"
-		"  -l, --loops N          messages each sender passes to each receiver\n"
-		"                         (default 10000; 1..1000000)\n"
-		"      --load-fifo PRIO   the load's SCHED_FIFO priority (default 1; 0: normal\n"
-		"                         priority, where FIFO spinlocks convoy; 0..98)\n"
-		"  -s, --datasize BYTES   message size (default 100; 16..65536)\n"
-		"  -p, --pipe             pipes instead of socketpairs\n"
-		"  -r, --repeat N         runs per lock, like perf stat -r (default 5, or 1\n"
-		"                         with --groups 0; 1..%d)\n"
-		"  -t, --rt-threads N     cyclictest-alike threads, one per CPU in turn\n"
-		"                         (default: one per CPU; 0..%d)\n"
-		"      --priority PRIO    their SCHED_FIFO priority (default 99; 1..99)\n"
-		"  -i, --interval US      wake-up interval of thread 0 (default 1000; 100..1000000)\n"
-		"  -d, --distance US      interval increment per thread (default 500; 0..1000000)\n"
-		"  -m, --mlockall         lock memory (mlockall, as it is touched)\n"
-		"      --rt-alloc         each RT wake-up also allocates and frees one object\n"
-		"                         through list_lock, timed (RT alloc latency)\n"
-		"      --histogram US     cyclictest's wake-up latency histogram, buckets of\n"
-		"                         1 us up to US (1..100000); forces distance 0\n"
-		"  -D, --duration TIME    with --groups 0: how long the RT threads run\n"
-		"                         (default 5s; 100ms..1h)\n"
-		"      --sched-other      run the RT threads at normal priority on purpose\n"
-		"      --rt-spin-budget TIME  an RT thread waits for a lock whose waiters only\n"
-		"                         spin by spinning this long, then by sleeping 50 us\n"
-		"                         between tries (default 1ms; 10us..1s)\n"
-		"      --watchdog TIME    end the run (thread dump, exit 1) after this long\n"
-		"                         without progress (default 5s; 100ms..1h)\n"
-		"      --run-timeout TIME end any single run that takes longer (default 60s;\n"
-		"                         1s..1h)\n"
-		"      --inject-hang      testing: a receiver takes list_lock and never gives\n"
-		"                         it back (the watchdog must end the run)\n"
-		"      --json FILE        write every result as JSON (atomically)\n"
-		"      --csv FILE         write one CSV row per run (atomically)\n"
-		"  -q, --quiet            no progress lines on stderr\n"
-		"  -h, --help             this text\n"
-		"\n"
-		"Exit status: 0 ok, 1 allocator invariants failed or watchdog, 2 bad usage.\n",
-		LB_RT_MAX_LOCKS, LB_RT_MAX_REPEAT, LB_RT_MAX_RT_THREADS);
-}
-
-enum {
-	OPT_COMPARE = 256, OPT_PRIORITY, OPT_RT_ALLOC, OPT_HISTOGRAM, OPT_SCHED_OTHER,
-	OPT_SPIN_BUDGET, OPT_WATCHDOG, OPT_RUN_TIMEOUT, OPT_INJECT_HANG, OPT_JSON, OPT_CSV, OPT_LOAD_FIFO,
-};
-
-static const struct option rt_long_opts[] = {
-	{ "list-lock", required_argument, NULL, 'L' },
-	{ "compare", required_argument, NULL, OPT_COMPARE },
-	{ "groups", required_argument, NULL, 'g' },
-	{ "fds", required_argument, NULL, 'f' },
-	{ "loops", required_argument, NULL, 'l' },
-	{ "datasize", required_argument, NULL, 's' },
-	{ "pipe", no_argument, NULL, 'p' },
-	{ "repeat", required_argument, NULL, 'r' },
-	{ "rt-threads", required_argument, NULL, 't' },
-	{ "priority", required_argument, NULL, OPT_PRIORITY },
-	{ "interval", required_argument, NULL, 'i' },
-	{ "distance", required_argument, NULL, 'd' },
-	{ "mlockall", no_argument, NULL, 'm' },
-	{ "rt-alloc", no_argument, NULL, OPT_RT_ALLOC },
-	{ "histogram", required_argument, NULL, OPT_HISTOGRAM },
-	{ "duration", required_argument, NULL, 'D' },
-	{ "sched-other", no_argument, NULL, OPT_SCHED_OTHER },
-	{ "load-fifo", required_argument, NULL, OPT_LOAD_FIFO },
-	{ "rt-spin-budget", required_argument, NULL, OPT_SPIN_BUDGET },
-	{ "watchdog", required_argument, NULL, OPT_WATCHDOG },
-	{ "run-timeout", required_argument, NULL, OPT_RUN_TIMEOUT },
-	{ "inject-hang", no_argument, NULL, OPT_INJECT_HANG },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "csv", required_argument, NULL, OPT_CSV },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+/* The configuration and what the command line holds until it is resolved. */
+struct rt_args {
+	struct lb_rt_config cfg;
+	const char *compare_list;
 };
 
 static const char *exclusive_names(char *buf, size_t len)
@@ -129,175 +41,153 @@ static const struct lb_lock_ops *lock_or_die(const char *opt, const char *name)
 	return ops;
 }
 
-static void parse_time(const char *opt, const char *arg, uint64_t min_ns, uint64_t max_ns,
-		       const char *range, uint64_t *out)
+static int parse_list_lock(const struct lb_opt *o, const char *arg, void *base)
 {
-	if (lb_parse_duration_ns(arg, NS_PER_S, min_ns, max_ns, out))
-		lb_usage_error("%s: '%s' is not a valid time; accepted: %s (units ns, us, ms, s, "
-			       "m, h; a bare number is seconds)", opt, arg, range);
+	struct lb_rt_config *cfg = &((struct rt_args *)base)->cfg;
+	char opt[32];
+	snprintf(opt, sizeof(opt), "--%s", o->name);
+	cfg->locks[0] = lock_or_die(opt, arg);
+	cfg->nlocks = 1;
+	return 0;
 }
 
-static unsigned int parse_uint(const char *opt, const char *arg, unsigned int min,
-			       unsigned int max)
+#define RT_TIME_ACCEPTED(range) range " (units ns, us, ms, s, m, h; a bare number is seconds)"
+#define T struct rt_args
+static const struct lb_opt rt_opts[] = {
+	{ .name = "list-lock", .short_name = 'L', .kind = LB_OPT_CUSTOM, .arg = "LOCK",
+	  .help = "the allocator's list_lock: any exclusive lock\n"
+		  "(default qspinlock; see `lockbench list`)",
+	  .parse = parse_list_lock },
+	{ .name = "compare", .kind = LB_OPT_STRING, .arg = "LIST",
+	  .help = "run each lock of LIST (comma separated, 2.." LB_OPT_STR(LB_RT_MAX_LOCKS) "),\n"
+		  "repeats interleaved, RT threads and --rt-alloc on,\n"
+		  "and print a side-by-side table with verdicts",
+	  .offset = LB_OPT_AT(T, compare_list, const char *) },
+	{ .name = "groups", .short_name = 'g', .kind = LB_OPT_UINT, .arg = "N",
+	  .help = "hackbench groups (default: one per CPU; 0..200;\n"
+		  "0: no load, the RT threads run alone for --duration)",
+	  .min = 0, .max = 200, .offset = LB_OPT_AT(T, cfg.groups, unsigned int) },
+	{ .name = "fds", .short_name = 'f', .kind = LB_OPT_UINT, .arg = "N",
+	  .help = "senders and receivers per group (default 2; 1..200)", .def = "2", .min = 1,
+	  .max = 200, .offset = LB_OPT_AT(T, cfg.fds, unsigned int) },
+	{ .name = "loops", .short_name = 'l', .kind = LB_OPT_UINT, .arg = "N",
+	  .help = "messages each sender passes to each receiver\n(default 10000; 1..1000000)",
+	  .def = "10000", .min = 1, .max = 1000000, .offset = LB_OPT_AT(T, cfg.loops, unsigned int) },
+	{ .name = "load-fifo", .kind = LB_OPT_INT, .arg = "PRIO",
+	  .help = "the load's SCHED_FIFO priority (default 1; 0: normal\n"
+		  "priority, where FIFO spinlocks convoy; 0..98)",
+	  .def = "1", .min = 0, .max = 98, .offset = LB_OPT_AT(T, cfg.load_prio, int) },
+	{ .name = "datasize", .short_name = 's', .kind = LB_OPT_UINT, .arg = "BYTES",
+	  .help = "message size (default 100; 16..65536)", .def = "100", .min = 16, .max = 65536,
+	  .offset = LB_OPT_AT(T, cfg.datasize, unsigned int) },
+	{ .name = "pipe", .short_name = 'p', .kind = LB_OPT_FLAG,
+	  .help = "pipes instead of socketpairs", .offset = LB_OPT_AT(T, cfg.pipe, bool) },
+	LB_OPT_ROW_REPEAT(T, cfg.repeat, LB_RT_MAX_REPEAT, "5",
+			  "runs per lock, like perf stat -r (default 5, or 1\n"
+			  "with --groups 0; 1.." LB_OPT_STR(LB_RT_MAX_REPEAT) ")"),
+	{ .name = "rt-threads", .short_name = 't', .kind = LB_OPT_UINT, .arg = "N",
+	  .help = "cyclictest-alike threads, one per CPU in turn\n"
+		  "(default: one per CPU; 0.." LB_OPT_STR(LB_RT_MAX_RT_THREADS) ")",
+	  .min = 0, .max = LB_RT_MAX_RT_THREADS, .offset = LB_OPT_AT(T, cfg.rt_threads, unsigned int) },
+	{ .name = "priority", .kind = LB_OPT_INT, .arg = "PRIO",
+	  .help = "their SCHED_FIFO priority (default 99; 1..99)", .def = "99", .min = 1, .max = 99,
+	  .offset = LB_OPT_AT(T, cfg.priority, int) },
+	{ .name = "interval", .short_name = 'i', .kind = LB_OPT_UINT, .arg = "US",
+	  .help = "wake-up interval of thread 0 (default 1000; 100..1000000)", .def = "1000",
+	  .min = 100, .max = 1000000, .offset = LB_OPT_AT(T, cfg.interval_us, unsigned int) },
+	{ .name = "distance", .short_name = 'd', .kind = LB_OPT_UINT, .arg = "US",
+	  .help = "interval increment per thread (default 500; 0..1000000)", .def = "500",
+	  .min = 0, .max = 1000000, .offset = LB_OPT_AT(T, cfg.distance_us, unsigned int) },
+	{ .name = "mlockall", .short_name = 'm', .kind = LB_OPT_FLAG,
+	  .help = "lock memory (mlockall, as it is touched)",
+	  .offset = LB_OPT_AT(T, cfg.mlockall, bool) },
+	{ .name = "rt-alloc", .kind = LB_OPT_FLAG,
+	  .help = "each RT wake-up also allocates and frees one object\n"
+		  "through list_lock, timed (RT alloc latency)",
+	  .offset = LB_OPT_AT(T, cfg.rt_alloc, bool) },
+	{ .name = "histogram", .kind = LB_OPT_UINT, .arg = "US",
+	  .help = "cyclictest's wake-up latency histogram, buckets of\n"
+		  "1 us up to US (1..100000); forces distance 0",
+	  .min = 1, .max = 100000, .offset = LB_OPT_AT(T, cfg.histogram_us, unsigned int) },
+	{ .name = "duration", .short_name = 'D', .kind = LB_OPT_DURATION, .arg = "TIME",
+	  .help = "with --groups 0: how long the RT threads run\n(default 5s; 100ms..1h)",
+	  .def = "5s", .unit_ns = LB_NS_PER_S, .min = 100 * LB_NS_PER_MS, .max = 3600 * LB_NS_PER_S,
+	  .invalid = "a valid time", .accepted = RT_TIME_ACCEPTED("100ms..1h"),
+	  .offset = LB_OPT_AT(T, cfg.duration_ns, uint64_t) },
+	{ .name = "sched-other", .kind = LB_OPT_FLAG,
+	  .help = "run the RT threads at normal priority on purpose",
+	  .offset = LB_OPT_AT(T, cfg.sched_other, bool) },
+	{ .name = "rt-spin-budget", .kind = LB_OPT_DURATION, .arg = "TIME",
+	  .help = "an RT thread waits for a lock whose waiters only\n"
+		  "spin by spinning this long, then by sleeping 50 us\n"
+		  "between tries (default 1ms; 10us..1s)",
+	  .def = "1ms", .unit_ns = LB_NS_PER_S, .min = 10 * LB_NS_PER_US, .max = LB_NS_PER_S,
+	  .invalid = "a valid time", .accepted = RT_TIME_ACCEPTED("10us..1s"),
+	  .offset = LB_OPT_AT(T, cfg.spin_budget_ns, uint64_t) },
+	{ .name = "watchdog", .kind = LB_OPT_DURATION, .arg = "TIME",
+	  .help = "end the run (thread dump, exit 1) after this long\n"
+		  "without progress (default 5s; 100ms..1h)",
+	  .def = "5s", .unit_ns = LB_NS_PER_S, .min = 100 * LB_NS_PER_MS, .max = 3600 * LB_NS_PER_S,
+	  .invalid = "a valid time", .accepted = RT_TIME_ACCEPTED("100ms..1h"),
+	  .offset = LB_OPT_AT(T, cfg.watchdog_ns, uint64_t) },
+	{ .name = "run-timeout", .kind = LB_OPT_DURATION, .arg = "TIME",
+	  .help = "end any single run that takes longer (default 60s;\n1s..1h)",
+	  .def = "60s", .unit_ns = LB_NS_PER_S, .min = LB_NS_PER_S, .max = 3600 * LB_NS_PER_S,
+	  .invalid = "a valid time", .accepted = RT_TIME_ACCEPTED("1s..1h"),
+	  .offset = LB_OPT_AT(T, cfg.run_timeout_ns, uint64_t) },
+	{ .name = "inject-hang", .kind = LB_OPT_FLAG,
+	  .help = "testing: a receiver takes list_lock and never gives\n"
+		  "it back (the watchdog must end the run)",
+	  .offset = LB_OPT_AT(T, cfg.inject_hang, bool) },
+	LB_OPT_ROW_JSON(T, cfg.json_path, "write every result as JSON (atomically)"),
+	LB_OPT_ROW_CSV(T, cfg.csv_path, "write one CSV row per run (atomically)"),
+	LB_OPT_ROW_QUIET(T, cfg.quiet),
+	LB_OPT_ROW_HELP,
+	LB_OPT_ROW_END,
+};
+#undef T
+
+static const struct lb_opt_cmd rt_cmd = {
+	.name = "lockbench rt",
+	.usage = "usage: lockbench rt [options]\n"
+		 "\n"
+		 "A hackbench-alike (threaded) whose every message is allocated by the sender\n"
+		 "and freed by the receiver from a SLUB-like allocator with the lock under test\n"
+		 "as its list_lock, cyclictest-alike SCHED_FIFO threads measuring wake-up (and,\n"
+		 "with --rt-alloc, allocation) latency alongside, and perf-stat counters.\n"
+		 "\n",
+	.epilogue = "\nExit status: 0 ok, 1 allocator invariants failed or watchdog, 2 bad usage.\n",
+	.opts = rt_opts,
+};
+
+/* --compare LIST: 2..LB_RT_MAX_LOCKS distinct exclusive locks, RT allocation on. */
+static void resolve_compare(struct lb_rt_config *cfg, const char *compare_list, bool explicit_lock)
 {
-	unsigned int v;
-	if (lb_parse_uint(arg, min, max, &v))
-		lb_usage_error("%s: '%s' is not valid; accepted: %u..%u", opt, arg, min, max);
-	return v;
+	char *names[LB_RT_MAX_LOCKS + 1], buf[1024];
+	size_t n = 0;
+	if (explicit_lock)
+		lb_usage_error("--compare: give either --list-lock or --compare, not both");
+	if (strlen(compare_list) >= sizeof(buf))
+		lb_usage_error("--compare: list too long");
+	strcpy(buf, compare_list);
+	if (lb_split_names(buf, names, LB_RT_MAX_LOCKS + 1, &n) || n < 2 || n > LB_RT_MAX_LOCKS)
+		lb_usage_error("--compare: '%s' is not valid; accepted: 2..%d exclusive lock "
+			       "names, comma separated, e.g. qspinlock,rtmutex",
+			       compare_list, LB_RT_MAX_LOCKS);
+	for (size_t i = 0; i < n; i++) {
+		cfg->locks[i] = lock_or_die("--compare", names[i]);
+		for (size_t k = 0; k < i; k++)
+			if (cfg->locks[k] == cfg->locks[i])
+				lb_usage_error("--compare: lock '%s' given twice", names[i]);
+	}
+	cfg->nlocks = n;
+	cfg->compare = true;
+	cfg->rt_alloc = true; /* the experiment: RT allocation latency on */
 }
 
-void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
+/* Combinations no single row can judge. */
+static void check_combinations(struct lb_rt_config *cfg, bool explicit_repeat)
 {
-	static const char shortopts[] = ":L:g:f:l:s:pr:t:i:d:mD:qh";
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	bool explicit_lock = false, explicit_repeat = false;
-	char *compare_list = NULL;
-
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->locks[0] = lb_lock_find("qspinlock");
-	cfg->nlocks = cfg->locks[0] ? 1 : 0;
-	/* Scaled so one run takes about a second on a small machine: one
-	 * group per CPU of 2 senders and 2 receivers (hackbench: 10 x 20 x 100). */
-	cfg->groups = ncpu < 1 ? 1 : ncpu > 200 ? 200 : (unsigned int)ncpu;
-	cfg->fds = 2;
-	cfg->loops = 10000;
-	cfg->datasize = 100;
-	cfg->repeat = 5;
-	cfg->rt_threads = ncpu < 1 ? 1 : ncpu > LB_RT_MAX_RT_THREADS ? LB_RT_MAX_RT_THREADS
-								  : (unsigned int)ncpu;
-	cfg->priority = 99;
-	cfg->load_prio = 1;
-	cfg->interval_us = 1000;
-	cfg->distance_us = 500;
-	cfg->duration_ns = 5 * NS_PER_S;
-	cfg->spin_budget_ns = NS_PER_MS;
-	cfg->watchdog_ns = 5 * NS_PER_S;
-	cfg->run_timeout_ns = 60 * NS_PER_S;
-
-	opterr = 0;
-	optind = 1;
-	int c;
-	while ((c = getopt_long(argc, argv, shortopts, rt_long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'L':
-			cfg->locks[0] = lock_or_die("--list-lock", optarg);
-			cfg->nlocks = 1;
-			explicit_lock = true;
-			break;
-		case OPT_COMPARE:
-			compare_list = optarg;
-			break;
-		case 'g':
-			cfg->groups = parse_uint("--groups", optarg, 0, 200);
-			break;
-		case 'f':
-			cfg->fds = parse_uint("--fds", optarg, 1, 200);
-			break;
-		case 'l':
-			cfg->loops = parse_uint("--loops", optarg, 1, 1000000);
-			break;
-		case 's':
-			cfg->datasize = parse_uint("--datasize", optarg, 16, 65536);
-			break;
-		case 'p':
-			cfg->pipe = true;
-			break;
-		case 'r':
-			cfg->repeat = parse_uint("--repeat", optarg, 1, LB_RT_MAX_REPEAT);
-			explicit_repeat = true;
-			break;
-		case 't':
-			cfg->rt_threads = parse_uint("--rt-threads", optarg, 0, LB_RT_MAX_RT_THREADS);
-			break;
-		case OPT_PRIORITY:
-			cfg->priority = (int)parse_uint("--priority", optarg, 1, 99);
-			break;
-		case 'i':
-			cfg->interval_us = parse_uint("--interval", optarg, 100, 1000000);
-			break;
-		case 'd':
-			cfg->distance_us = parse_uint("--distance", optarg, 0, 1000000);
-			break;
-		case 'm':
-			cfg->mlockall = true;
-			break;
-		case OPT_RT_ALLOC:
-			cfg->rt_alloc = true;
-			break;
-		case OPT_HISTOGRAM:
-			cfg->histogram_us = parse_uint("--histogram", optarg, 1, 100000);
-			break;
-		case 'D':
-			parse_time("--duration", optarg, 100 * NS_PER_MS, 3600 * NS_PER_S, "100ms..1h",
-				   &cfg->duration_ns);
-			break;
-		case OPT_LOAD_FIFO:
-			cfg->load_prio = (int)parse_uint("--load-fifo", optarg, 0, 98);
-			break;
-		case OPT_SCHED_OTHER:
-			cfg->sched_other = true;
-			break;
-		case OPT_SPIN_BUDGET:
-			parse_time("--rt-spin-budget", optarg, 10000, NS_PER_S, "10us..1s",
-				   &cfg->spin_budget_ns);
-			break;
-		case OPT_WATCHDOG:
-			parse_time("--watchdog", optarg, 100 * NS_PER_MS, 3600 * NS_PER_S, "100ms..1h",
-				   &cfg->watchdog_ns);
-			break;
-		case OPT_RUN_TIMEOUT:
-			parse_time("--run-timeout", optarg, NS_PER_S, 3600 * NS_PER_S, "1s..1h",
-				   &cfg->run_timeout_ns);
-			break;
-		case OPT_INJECT_HANG:
-			cfg->inject_hang = true;
-			break;
-		case OPT_JSON:
-			if (!*optarg)
-				lb_usage_error("--json: needs a file name");
-			cfg->json_path = optarg;
-			break;
-		case OPT_CSV:
-			if (!*optarg)
-				lb_usage_error("--csv: needs a file name");
-			cfg->csv_path = optarg;
-			break;
-		case 'q':
-			cfg->quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default: /* '?' or ':' */
-			lb_cli_getopt_fail(c, argc, argv, shortopts, rt_long_opts,
-					   "lockbench rt --help");
-		}
-	}
-	if (optind < argc)
-		lb_usage_error("unexpected argument '%s'; see 'lockbench rt --help'", argv[optind]);
-	if (compare_list) {
-		char *names[LB_RT_MAX_LOCKS + 1], buf[1024];
-		size_t n = 0;
-		if (explicit_lock)
-			lb_usage_error("--compare: give either --list-lock or --compare, not both");
-		if (strlen(compare_list) >= sizeof(buf))
-			lb_usage_error("--compare: list too long");
-		strcpy(buf, compare_list);
-		if (lb_split_names(buf, names, LB_RT_MAX_LOCKS + 1, &n) || n < 2 ||
-		    n > LB_RT_MAX_LOCKS)
-			lb_usage_error("--compare: '%s' is not valid; accepted: 2..%d exclusive lock "
-				       "names, comma separated, e.g. qspinlock,rtmutex",
-				       compare_list, LB_RT_MAX_LOCKS);
-		for (size_t i = 0; i < n; i++) {
-			cfg->locks[i] = lock_or_die("--compare", names[i]);
-			for (size_t k = 0; k < i; k++)
-				if (cfg->locks[k] == cfg->locks[i])
-					lb_usage_error("--compare: lock '%s' given twice", names[i]);
-		}
-		cfg->nlocks = n;
-		cfg->compare = true;
-		cfg->rt_alloc = true; /* the experiment: RT allocation latency on */
-	}
 	if (!cfg->nlocks)
 		lb_usage_error("--list-lock: no lock can run here");
 	if (cfg->groups * cfg->fds * 2 > LB_RT_MAX_TASKS)
@@ -310,4 +200,24 @@ void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
 			       LB_RT_MAX_RT_THREADS);
 	if (cfg->inject_hang && !cfg->groups)
 		lb_usage_error("--inject-hang needs the load; accepted: --groups 1..200");
+}
+
+void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct rt_args a = { 0 };
+	struct lb_opt_seen seen;
+
+	a.cfg.locks[0] = lb_lock_find("qspinlock");
+	a.cfg.nlocks = a.cfg.locks[0] ? 1 : 0;
+	/* Scaled so one run takes about a second on a small machine: one
+	 * group per CPU of 2 senders and 2 receivers (hackbench: 10 x 20 x 100). */
+	a.cfg.groups = ncpu < 1 ? 1 : ncpu > 200 ? 200 : (unsigned int)ncpu;
+	a.cfg.rt_threads = ncpu < 1 ? 1 : ncpu > LB_RT_MAX_RT_THREADS ? LB_RT_MAX_RT_THREADS
+								    : (unsigned int)ncpu;
+	lb_opt_parse(&rt_cmd, argc, argv, &a, &seen);
+	if (a.compare_list)
+		resolve_compare(&a.cfg, a.compare_list, lb_opt_given(&rt_cmd, &seen, "list-lock"));
+	check_combinations(&a.cfg, lb_opt_given(&rt_cmd, &seen, "repeat"));
+	*cfg = a.cfg;
 }

@@ -6,6 +6,7 @@
  * files.
  */
 #include "rt.h"
+#include "lb_time.h"
 #include "lb_hostinfo.h"
 #include "lb_json.h"
 #include "lb_schema.h"
@@ -176,7 +177,7 @@ void lb_rt_print_header(FILE *out, const struct lb_rt_config *cfg, const struct 
 	}
 	else
 		fprintf(out, "# load: none (RT threads alone for %.1f s)\n",
-			(double)cfg->duration_ns / 1e9);
+			(double)cfg->duration_ns / LB_NS_PER_S);
 	if (cfg->rt_threads) {
 		bool fifo = f->fifo_permitted && !cfg->sched_other;
 		fprintf(out, "# RT threads: %u, %s, interval %u us, distance %u us%s%s\n",
@@ -528,7 +529,7 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 	lb_json_kv_uint(&j, "histogram_us", cfg->histogram_us);
 	lb_json_kv_bool(&j, "mlockall", cfg->mlockall);
 	lb_json_kv_double(&j, "rt_spin_budget_us", (double)cfg->spin_budget_ns / 1e3);
-	lb_json_kv_double(&j, "duration_s", cfg->groups ? 0 : (double)cfg->duration_ns / 1e9);
+	lb_json_kv_double(&j, "duration_s", cfg->groups ? 0 : (double)cfg->duration_ns / LB_NS_PER_S);
 	lb_json_kv_bool(&j, "sched_fifo_permitted", f->fifo_permitted);
 	lb_json_kv_bool(&j, "rt_threads_fifo", f->fifo_permitted && !cfg->sched_other);
 	lb_json_kv_int(&j, "load_fifo_prio", f->fifo_permitted ? cfg->load_prio : 0);

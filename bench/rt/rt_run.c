@@ -205,13 +205,13 @@ static void *receiver_main(void *arg)
 static void ts_add_ns(struct timespec *ts, uint64_t ns)
 {
 	uint64_t t = (uint64_t)ts->tv_nsec + ns;
-	ts->tv_sec += (time_t)(t / 1000000000u);
-	ts->tv_nsec = (long)(t % 1000000000u);
+	ts->tv_sec += (time_t)(t / LB_NS_PER_S);
+	ts->tv_nsec = (long)(t % LB_NS_PER_S);
 }
 
 static int64_t ts_diff_ns(const struct timespec *a, const struct timespec *b)
 {
-	return (int64_t)(a->tv_sec - b->tv_sec) * 1000000000 + (a->tv_nsec - b->tv_nsec);
+	return (int64_t)(a->tv_sec - b->tv_sec) * (int64_t)LB_NS_PER_S + (a->tv_nsec - b->tv_nsec);
 }
 
 static void rt_record_wake(struct rt_worker *w, long us, unsigned int hist_us)
@@ -310,7 +310,7 @@ static void *rt_main(void *arg)
 		atomic_fetch_add_explicit(&w->info.done, 1, RLX);
 		if (!cfg->groups)
 			atomic_fetch_add_explicit(&rs->progress, 1, RLX);
-		if ((uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec >= end_ns)
+		if ((uint64_t)now.tv_sec * LB_NS_PER_S + (uint64_t)now.tv_nsec >= end_ns)
 			break;
 		ts_add_ns(&next, interval_ns);
 		/* Missed wake-ups (a long stall) are skipped, as cyclictest does. */
@@ -484,7 +484,7 @@ static int collect_run(struct run_state *rs, const struct lb_lock_ops *ops,
 		       const int64_t *pv, uint64_t elapsed_ns, struct lb_rt_run *out)
 {
 	int err = 0;
-	out->elapsed_s = (double)elapsed_ns / 1e9;
+	out->elapsed_s = (double)elapsed_ns / LB_NS_PER_S;
 	out->task_clock_ms = pv[LB_PERF_TASK_CLOCK] >= 0 ? (double)pv[LB_PERF_TASK_CLOCK] / 1e6 : -1.0;
 	out->context_switches = pv[LB_PERF_CONTEXT_SWITCHES];
 	out->cpu_migrations = pv[LB_PERF_CPU_MIGRATIONS];
@@ -619,8 +619,8 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	if (created)
 		task_span(tasks, created, &t0, &t1);
 	if (!cfg->groups && !err) {
-		struct timespec ts = { (time_t)(cfg->duration_ns / 1000000000u),
-				       (long)(cfg->duration_ns % 1000000000u) };
+		struct timespec ts = { (time_t)(cfg->duration_ns / LB_NS_PER_S),
+				       (long)(cfg->duration_ns % LB_NS_PER_S) };
 		t0 = lb_now_ns();
 		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
 			;

@@ -113,11 +113,11 @@ static void *watchdog_main(void *arg)
 			} else if (now - wd.last_progress_at > wd.watchdog_ns) {
 				snprintf(why, sizeof(why),
 					 "no progress for %.1f s (deadlock, lost wake-up or livelock?)",
-					 (double)(now - wd.last_progress_at) / 1e9);
+					 (double)(now - wd.last_progress_at) / LB_NS_PER_S);
 			}
 			if (!*why && now - wd.armed_at > wd.run_timeout_ns)
 				snprintf(why, sizeof(why), "the run took longer than --run-timeout %.1f s",
-					 (double)wd.run_timeout_ns / 1e9);
+					 (double)wd.run_timeout_ns / LB_NS_PER_S);
 			if (*why) {
 				dump(why);
 				lb_outfile_unlink_pending(); /* no half-written results */
