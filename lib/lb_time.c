@@ -8,7 +8,7 @@
  * (pthread_once); later callers read the cached value.
  */
 #include "lb_time.h"
-#include "lb_atomic.h"
+#include "lb_cpu.h"
 #include "lb_die.h"
 #include "lb_stats.h"
 
@@ -66,7 +66,7 @@ static double cal_window(void)
 {
 	uint64_t t0 = lb_now_ns(), c0 = lb_cycles(), t1, c1;
 	do {
-		lb_cpu_relax();
+		lb_cpu_pause();
 		t1 = lb_now_ns();
 	} while (t1 - t0 < CAL_WINDOW_NS);
 	c1 = lb_cycles();
@@ -130,5 +130,5 @@ void lb_spin_ns(uint64_t ns)
 	uint64_t end = lb_now_ns() + ns;
 	/* Plain clock polling: no shared data, so no ordering to pair with. */
 	while (lb_now_ns() < end)
-		lb_cpu_relax();
+		lb_cpu_pause();
 }

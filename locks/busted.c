@@ -6,7 +6,7 @@
  * it; that is how we know they bite.  It claims a read side too, so the
  * reader/writer checks are seen to bite as well.  Never part of a default run.
  */
-#include "../lib/lb_lock_ops.h"
+#include "lb_lock_ops.h"
 
 struct lb_busted_lock {
 	char unused;

@@ -12,8 +12,8 @@
  *              by lock address keeps it correct for any order).
  *   ck-rwlock  ck's writer-preferring reader/writer spinlock
  */
-#include "../lib/lb_lock_ops.h"
-#include "../lib/lb_die.h"
+#include "lb_lock_ops.h"
+#include "lb_die.h"
 
 #define LB_CK_MISSING "built without Concurrency Kit (install libck-dev, -Dck=enabled)"
 

@@ -6,8 +6,8 @@
  * thread that uses it.
  */
 #include "futex_pi.h"
-#include "../lib/lb_die.h"
-#include "../lib/lb_lock_ops.h"
+#include "lb_die.h"
+#include "lb_lock_ops.h"
 
 struct futex_pi_ctx {
 	uint32_t tid;

@@ -6,7 +6,7 @@
  * lock's figures include too.  It gives no exclusion and claims none
  * (LB_LOCK_F_NOLOCK), so conformance tests skip it.
  */
-#include "../lib/lb_lock_ops.h"
+#include "lb_lock_ops.h"
 
 struct lb_none_lock {
 	char unused;

@@ -14,9 +14,9 @@
  * Errors from the pthread calls on a correctly used lock cannot happen; they
  * abort through lb_die rather than letting a benchmark report nonsense.
  */
-#include "../lib/lb_atomic.h"
-#include "../lib/lb_lock_ops.h"
-#include "../lib/lb_die.h"
+#include "lb_atomic.h"
+#include "lb_lock_ops.h"
+#include "lb_die.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -4,7 +4,7 @@
  *
  * Adding a lock: one header (the algorithm), one adapter file defining
  * `const struct lb_lock_ops lb_<sym>_ops`, one X() line here, and the adapter
- * in locks/meson.build.  The order here is the order `lockbench list` prints
+ * in locks/meson.build (lock_sources, lock_names).  The order here is the order `lockbench list` prints
  * and the default comparison runs.
  */
 #ifndef LB_LOCKS_REGISTRY_H

@@ -18,7 +18,7 @@
  * the checking variant.
  */
 #include "rtmutex.h"
-#include "../lib/lb_lock_ops.h"
+#include "lb_lock_ops.h"
 
 #include <stdio.h>
 

@@ -19,9 +19,9 @@
  * in thread_fini.  liburcu's read-side calls are used out of line (no
  * _LGPL_SOURCE), which costs a call each.
  */
-#include "../lib/lb_atomic.h"
-#include "../lib/lb_die.h"
-#include "../lib/lb_lock_ops.h"
+#include "lb_atomic.h"
+#include "lb_die.h"
+#include "lb_lock_ops.h"
 
 #include <pthread.h>
 #include <urcu/urcu-memb.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_mutex.c - behaviour tests of locks/mutex.h beyond the conformance
+ * test_mutex.c - behaviour tests of locks/include/lockbench/mutex.h beyond the conformance
  * suite: exact counts, trylock under contention, bounded starvation through
  * HANDOFF, the tenure quantum, and no lost wake-up under heavy churn (32
  * threads, timed locks, holders yielding inside the critical section).

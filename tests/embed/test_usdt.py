@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """test_usdt.py notes|bpftrace LOCKBENCH USDT_ENABLED - the USDT probes of
-lib/lb_probe.h (doc/tracing.md).
+locks/include/lockbench/lb_probe.h (doc/tracing.md).
 
 notes:    `readelf -n` lists lockbench:contention_begin/_end, handoff and
           pi_boost; every lock adapter's lock function (table below) holds a

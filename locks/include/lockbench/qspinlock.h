@@ -165,7 +165,7 @@
  * `pause` took ~10 cycles when that was tuned; the handover is one
  * cache-line transfer (~100-200 ns), so 400 ns covers it whatever a pause
  * costs (was 16 loops, tuned for Zen 4's ~25 ns pause).  Converted to loops
- * by lib/lb_spin_budget.h.
+ * by lockbench/lb_spin_budget.h.
  */
 #ifndef LB_QSPIN_PENDING_NS
 #define LB_QSPIN_PENDING_NS 400u

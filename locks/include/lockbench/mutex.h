@@ -62,7 +62,7 @@
  *    (its thread may be gone).  Stand-in: a spin budget in wall-clock time
  *    (LB_MUTEX_SPIN_NS, about one futex sleep + wake round trip on the
  *    reference machine; converted to lb_cpu_relax() iterations in
- *    lb_mutex_init by the shared calibration, lib/lb_spin_budget.h).
+ *    lb_mutex_init by the shared calibration, lockbench/lb_spin_budget.h).
  *    An owner that keeps the lock longer than
  *    that is presumed preempted, or in a section long enough that sleeping
  *    costs nothing extra.
@@ -399,7 +399,7 @@ static inline unsigned int lb_mutex__ncpus(void)
 
 /*
  * How many lb_cpu_relax() iterations fit in ns: the shared, once-per-
- * process calibration (lib/lb_spin_budget.h), which started as this
+ * process calibration (lockbench/lb_spin_budget.h), which started as this
  * header's own and now serves every spinning lock.
  */
 static inline uint32_t lb_mutex__relax_for_ns(uint32_t ns)

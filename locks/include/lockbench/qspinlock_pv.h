@@ -33,7 +33,7 @@
  * -----------------
  *  - halt = FUTEX_WAIT, kick = FUTEX_WAKE (private futexes);
  *  - a queued waiter spins on its node for LB_QSPIN_PV_SPIN_NS (a time, via
- *    lib/lb_spin_budget.h), then halts on its node's `state` word; the
+ *    lockbench/lb_spin_budget.h), then halts on its node's `state` word; the
  *    predecessor that makes it the head kicks it if it is halted ("kick on
  *    hand-over": the kernel defers this kick to unlock to keep it out of the
  *    critical section, which needs its lock->node hash table; we keep the

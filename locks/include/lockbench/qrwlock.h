@@ -63,7 +63,7 @@
  *    word); a parked head never keeps them spinning.
  *  - The head waits in two phases:
  *    1. spin: re-read the word for LB_QRWLOCK_SPIN_NS (a time, converted by
- *       the shared calibration in lib/lb_spin_budget.h);
+ *       the shared calibration in lockbench/lb_spin_budget.h);
  *    2. park: publish what it waits for in `sleeper` (READER: no writer
  *       holds the lock; WRITER: the word is exactly "writer waiting"), read
  *       `wake_seq`, re-read the word, and FUTEX_WAIT on `wake_seq`, a word of
@@ -78,7 +78,7 @@
  * reader's decrement (unlock, or the undo of a failed fast path/trylock)
  * looks only when it leaves the word at exactly "writer waiting".  At most
  * one thread is ever parked there (the wait_lock holder), so a wake wakes
- * one.  Always futex waiting, through the raw syscall (lib/lb_futex.h), so
+ * one.  Always futex waiting, through the raw syscall (lockbench/lb_futex.h), so
  * the header needs _GNU_SOURCE and every translation unit runs the same
  * protocol: two files can no longer build different waiting policies and
  * lose each other's wake-ups (the old LB_QRWLOCK_FUTEX macro, chosen per

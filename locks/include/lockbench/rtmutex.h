@@ -81,7 +81,7 @@
  *    the owner word is unchanged, the owner is not itself blocked, the
  *    spinner may run on more than one CPU (LB_RT_TASK_SPIN), and for at most
  *    LB_RTMUTEX_SPIN_NS (a time; the shared calibration in
- *    lib/lb_spin_budget.h turns it into pause loops).
+ *    lockbench/lb_spin_budget.h turns it into pause loops).
  *  - Wake and boost atomically with the scheduler.  A real boost is a
  *    separate syscall; until it lands, the owner runs at its old priority.
  *
