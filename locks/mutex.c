@@ -6,7 +6,7 @@
  *   mutex-nospin  the same lock with spinning switched off at init, for A/B
  *                 runs of what the spinning buys
  *
- * The thread context is the lb_mutex_thread_t record (its address is the
+ * The thread context is the lb_mutex_ctx_t record (its address is the
  * owner value).  LB_MUTEX_SPIN_NS in the environment overrides the spin
  * budget (ns) of `mutex` at init, like glibc's mutex_spin_count tunable; the
  * value in use is whatever lb_mutex_init calibrated, read by nobody else.
@@ -54,7 +54,7 @@ static void mutex_describe(const void *lock, char *buf, size_t len)
 			 m->spin_ns, m->max_spinners, m->handoff_ns / 1000);
 }
 
-LB_ADAPT_THREAD_INIT(mutex_thread_init, lb_mutex_thread_init)
+LB_ADAPT_THREAD_INIT(mutex_thread_init, lb_mutex_ctx_init)
 
 LB_ADAPT_CTX_VOID(mutex_lock, lb_mutex_lock)
 LB_ADAPT_CTX_VOID(mutex_unlock, lb_mutex_unlock)
@@ -93,7 +93,7 @@ static size_t mutex_counters(const void *lock, struct lb_counter *out, size_t ma
 			 LB_LOCK_F_SLEEPS | LB_LOCK_F_THREAD_CTX |             \
 			 LB_MUTEX_OPS_COUNTERS,                                \
 		LB_OPS_OBJECT(lb_mutex_t),                                     \
-		LB_OPS_CTX(lb_mutex_thread_t, mutex),                          \
+		LB_OPS_CTX(lb_mutex_ctx_t, mutex),                          \
 		.init = initfn,                                                \
 		LB_OPS_EXCL(mutex),                                            \
 		.counters = LB_MUTEX_OPS_COUNTERS_FN,                          \

@@ -42,6 +42,6 @@ const struct lb_lock_ops lb_qspinlock_ops = {
 	.summary = "kernel-style queued spinlock: 32-bit word, pending bit, MCS tail (FIFO queue)",
 	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_FAIR |
 		 LB_LOCK_F_THREAD_CTX,
-	LB_OPS_CTX_LOCK(lb_qspin_t, struct lb_qspin_ctx, qspin),
+	LB_OPS_CTX_LOCK(lb_qspin_t, lb_qspin_ctx_t, qspin),
 	.describe = qspin_describe,
 };

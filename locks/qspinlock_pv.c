@@ -41,6 +41,6 @@ const struct lb_lock_ops lb_qspinlock_pv_ops = {
 		   "is not running",
 	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS | LB_LOCK_F_THREAD_CTX |
 		 LB_LOCK_F_SPIN_ROLE,
-	LB_OPS_CTX_LOCK(lb_qspin_pv_t, struct lb_qspin_pv_ctx, qspin_pv),
+	LB_OPS_CTX_LOCK(lb_qspin_pv_t, lb_qspin_pv_ctx_t, qspin_pv),
 	.describe = qspin_pv_describe,
 };

@@ -24,9 +24,10 @@ if enabled != "true":
     print("1..0 # SKIP built without USDT probes (sys/sdt.h missing or -Dusdt=disabled)")
     sys.exit(77)
 
-# The lock function of every lock adapter that has a slow path.
-ADAPTER_LOCK_FUNCTIONS = ["tas_lock", "ticket_lock", "qspin_lock", "qspin_pv_lock",
-                          "qrw_read_lock", "qrw_write_lock", "mutex_lock", "rt_lock", "fpi_lock"]
+# The lock function of every lock adapter that has a slow path (the names
+# lb_adapter.h gives the wrappers: LB_CTXFREE_LOCK_OPS(tas, ...) -> tas_adapt_lock).
+ADAPTER_LOCK_FUNCTIONS = ["tas_adapt_lock", "ticket_adapt_lock", "qspin_lock", "qspin_pv_lock",
+                          "qrw_read_lock", "qrw_lock", "mutex_lock", "rt_lock", "fpi_lock"]
 PROBES = ["contention_begin", "contention_end", "handoff", "pi_boost"]
 results = []
 

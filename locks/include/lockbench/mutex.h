@@ -5,7 +5,7 @@
  *
  * Design
  * ------
- * The lock is one word, `owner`: a pointer to the holder's lb_mutex_thread_t
+ * The lock is one word, `owner`: a pointer to the holder's lb_mutex_ctx_t
  * record (64-byte aligned, so the low bits are free) plus four flag bits.  The
  * uncontended lock is one compare-and-swap 0 -> self, the uncontended unlock
  * one compare-and-swap self -> 0.  Everything else is a slow path, kept out of
@@ -106,7 +106,7 @@
  *
  *   | bits      | name     | meaning                                         |
  *   |-----------|----------|-------------------------------------------------|
- *   | 63..6     | owner    | holder's lb_mutex_thread_t *, 0 = free          |
+ *   | 63..6     | owner    | holder's lb_mutex_ctx_t *, 0 = free          |
  *   | 0  (0x01) | WAITERS  | wait list non-empty: unlock may have to wake    |
  *   | 1  (0x02) | HANDOFF  | first waiter asks the next unlock to hand over  |
  *   | 2  (0x04) | PICKUP   | handed over: the named owner must pick it up    |
@@ -276,9 +276,11 @@ struct lb_mutex_waiter {
 typedef struct lb_mutex_thread {
 	LB_ALIGNAS(LB_CACHELINE) struct lb_mutex_osq_node osq;
 	struct lb_mutex_waiter waiter;
-} lb_mutex_thread_t;
+} lb_mutex_ctx_t;
+/* The name before 0.2, kept as an alias for one release. */
+typedef lb_mutex_ctx_t lb_mutex_thread_t;
 
-LB_STATIC_ASSERT(LB_ALIGNOF(lb_mutex_thread_t) > LB_MUTEX_FLAGS,
+LB_STATIC_ASSERT(LB_ALIGNOF(lb_mutex_ctx_t) > LB_MUTEX_FLAGS,
 	       "thread records must leave the flag bits of the owner word free");
 
 /* Optional parameters for lb_mutex_init (NULL = defaults). */
@@ -369,14 +371,14 @@ static inline uint64_t lb_mutex__now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static inline lb_mutex_thread_t *lb_mutex__task(uintptr_t word)
+static inline lb_mutex_ctx_t *lb_mutex__task(uintptr_t word)
 {
-	return (lb_mutex_thread_t *)(word & ~LB_MUTEX_FLAGS);
+	return (lb_mutex_ctx_t *)(word & ~LB_MUTEX_FLAGS);
 }
 
-static inline lb_mutex_thread_t *lb_mutex__waiter_task(struct lb_mutex_waiter *w)
+static inline lb_mutex_ctx_t *lb_mutex__waiter_task(struct lb_mutex_waiter *w)
 {
-	return (lb_mutex_thread_t *)((char *)w - offsetof(lb_mutex_thread_t, waiter));
+	return (lb_mutex_ctx_t *)((char *)w - offsetof(lb_mutex_ctx_t, waiter));
 }
 
 static inline void lb_mutex__misuse(const char *what)
@@ -445,7 +447,7 @@ static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr
 	atomic_init(&m->n_timeouts, 0);
 }
 
-static inline void lb_mutex_thread_init(lb_mutex_thread_t *t)
+static inline void lb_mutex_ctx_init(lb_mutex_ctx_t *t)
 {
 	atomic_init(&t->osq.next, NULL);
 	atomic_init(&t->osq.prev, NULL);
@@ -454,13 +456,19 @@ static inline void lb_mutex_thread_init(lb_mutex_thread_t *t)
 	atomic_init(&t->waiter.state, LB_MUTEX__AWAKE);
 }
 
+/* The name before 0.2, kept for one release. */
+static inline void lb_mutex_thread_init(lb_mutex_ctx_t *t)
+{
+	lb_mutex_ctx_init(t);
+}
+
 static inline bool lb_mutex_is_locked(const lb_mutex_t *m)
 {
 	return (lb_load_relaxed(&((lb_mutex_t *)m)->owner) & ~LB_MUTEX_FLAGS) != 0;
 }
 
 /* True when t holds m (for assertions; racy for any other thread). */
-static inline bool lb_mutex_is_owner(const lb_mutex_t *m, const lb_mutex_thread_t *t)
+static inline bool lb_mutex_is_owner(const lb_mutex_t *m, const lb_mutex_ctx_t *t)
 {
 	uintptr_t w = lb_load_relaxed(&((lb_mutex_t *)m)->owner);
 	return lb_mutex__task(w) == t && !(w & LB_MUTEX_PICKUP);
@@ -572,7 +580,7 @@ static inline bool lb_mutex__wake_waiter(struct lb_mutex_waiter *w, bool token)
  *   self,{P,W?,K?}  -> self,{W?,K?}   (pickup; likewise)
  *   X,{W,K?}        -> X,{H,W,K?}     (TRY_HANDOFF; still fails)
  */
-static inline bool lb_mutex__trylock_common(lb_mutex_t *m, lb_mutex_thread_t *t,
+static inline bool lb_mutex__trylock_common(lb_mutex_t *m, lb_mutex_ctx_t *t,
 					    unsigned int how, uintptr_t *seen)
 {
 	const uintptr_t self = (uintptr_t)t;
@@ -817,7 +825,7 @@ static inline void lb_mutex__spin_exit(lb_mutex_t *m)
  * waiter).  Returns 1 if we took the lock, 0 if we did not spin, -1 if we
  * spun and gave up.
  */
-static inline int lb_mutex__optimistic_spin(lb_mutex_t *m, lb_mutex_thread_t *t)
+static inline int lb_mutex__optimistic_spin(lb_mutex_t *m, lb_mutex_ctx_t *t)
 {
 	struct lb_mutex__budget b;
 	bool won = false;
@@ -869,7 +877,7 @@ out:
  * else queues behind it (a convoy).  Returns 1 if we took the lock, 0 if we
  * could not spin, -1 if we spun and gave up.
  */
-static inline int lb_mutex__waiter_spin(lb_mutex_t *m, lb_mutex_thread_t *t, bool starving)
+static inline int lb_mutex__waiter_spin(lb_mutex_t *m, lb_mutex_ctx_t *t, bool starving)
 {
 	struct lb_mutex__budget b;
 	uintptr_t seen;
@@ -958,7 +966,7 @@ static inline bool lb_mutex__expired(const struct timespec *abs)
 
 /* ---- lock slow path --------------------------------------------------------------- */
 
-LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_thread_t *t,
+LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t,
 				    const struct timespec *abs)
 {
 	struct lb_mutex_waiter *w = &t->waiter;
@@ -1045,7 +1053,7 @@ out_unlock:
 
 /* ---- unlock slow path ------------------------------------------------------------- */
 
-LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
+LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t)
 {
 	const uintptr_t self = (uintptr_t)t;
 	uintptr_t cur = lb_load_relaxed(&m->owner);
@@ -1150,7 +1158,7 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
 
 /* ---- the verbs --------------------------------------------------------------------- */
 
-static inline void lb_mutex_lock(lb_mutex_t *m, lb_mutex_thread_t *t)
+static inline void lb_mutex_lock(lb_mutex_t *m, lb_mutex_ctx_t *t)
 {
 	/* 0,{} -> self,{}; or, when the lock is free but flagged (waiters
 	 * asleep, a woken one on its way), 0,{W?,K?} -> self,{W?,K?}.
@@ -1170,7 +1178,7 @@ static inline void lb_mutex_lock(lb_mutex_t *m, lb_mutex_thread_t *t)
 /*
  * Lock, giving up when abs (CLOCK_MONOTONIC) has passed.  0 or ETIMEDOUT.
  */
-static inline int lb_mutex_timedlock(lb_mutex_t *m, lb_mutex_thread_t *t,
+static inline int lb_mutex_timedlock(lb_mutex_t *m, lb_mutex_ctx_t *t,
 				     const struct timespec *abs)
 {
 	uintptr_t cur = 0;
@@ -1185,7 +1193,7 @@ static inline int lb_mutex_timedlock(lb_mutex_t *m, lb_mutex_thread_t *t,
 }
 
 /* Never succeeds while the lock is held or promised to a waiter. */
-static inline bool lb_mutex_trylock(lb_mutex_t *m, lb_mutex_thread_t *t)
+static inline bool lb_mutex_trylock(lb_mutex_t *m, lb_mutex_ctx_t *t)
 {
 	uintptr_t cur = 0, seen;
 	/* Acquire pairs with the release of the previous unlock. */
@@ -1197,7 +1205,7 @@ static inline bool lb_mutex_trylock(lb_mutex_t *m, lb_mutex_thread_t *t)
 	return lb_mutex__trylock_common(m, t, 0, &seen);
 }
 
-static inline void lb_mutex_unlock(lb_mutex_t *m, lb_mutex_thread_t *t)
+static inline void lb_mutex_unlock(lb_mutex_t *m, lb_mutex_ctx_t *t)
 {
 	/* Our own word, normally still in our cache: read it to know which
 	 * single CAS to do.  self,{} -> 0,{}; or self,{W?,K} -> 0,{W?,K}: a

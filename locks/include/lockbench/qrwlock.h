@@ -194,6 +194,14 @@ static inline void lb_qrwlock_init(lb_qrwlock_t *lock)
 	lb_qspin_pv_init(&lock->wait_lock);
 }
 
+/* Bind a thread's context to slot `index` of the wait_lock's node domain
+ * (lb_qspin_pv_ctx_init); false if the index cannot be encoded. */
+static inline bool lb_qrwlock_ctx_init(lb_qrwlock_ctx_t *ctx, struct lb_qspin_pv_slot *slots,
+				       uint32_t index)
+{
+	return lb_qspin_pv_ctx_init(ctx, slots, index);
+}
+
 /* ---- helpers ------------------------------------------------------------ */
 
 /* Does word `cnts` satisfy what a head parked as `kind` waits for? */

@@ -198,6 +198,9 @@ struct lb_qspin_ctx {
 	struct lb_qspin_slot *slots; /* the domain: never freed while locks live */
 	uint32_t index;              /* this thread's slot, < LB_QSPIN_MAX_THREADS */
 };
+/* The per-thread context, spelled as every lock's is (doc/embedding.md);
+ * `struct lb_qspin_ctx` names the same type. */
+typedef struct lb_qspin_ctx lb_qspin_ctx_t;
 
 static inline void lb_qspin_init(lb_qspin_t *lock)
 {

@@ -196,6 +196,9 @@ struct lb_qspin_pv_ctx {
 	uint32_t index;                 /* this thread's slot */
 	uint32_t spin_loops;            /* LB_QSPIN_PV_SPIN_NS in lb_cpu_relax() */
 };
+/* The per-thread context, spelled as every lock's is (doc/embedding.md);
+ * `struct lb_qspin_pv_ctx` names the same type. */
+typedef struct lb_qspin_pv_ctx lb_qspin_pv_ctx_t;
 
 static inline void lb_qspin_pv_init(lb_qspin_pv_t *lock)
 {
