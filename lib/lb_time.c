@@ -118,11 +118,6 @@ double lb_cycles_to_ns(uint64_t cycles)
 	return (double)cycles / lb_cycles_per_ns();
 }
 
-uint64_t lb_ns_to_cycles(uint64_t ns)
-{
-	return (uint64_t)((double)ns * lb_cycles_per_ns() + 0.5);
-}
-
 void lb_spin_ns(uint64_t ns)
 {
 	if (ns == 0)
