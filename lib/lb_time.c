@@ -83,7 +83,8 @@ static void calibrate(void)
 	cycles_per_ns = isfinite(m) && m > 0 ? m : 1.0;
 	/* The typical back-to-back pair of reads is what one timed interval
 	 * costs on top of what it measures.  The median, not the minimum: under
-	 * KVM a few pairs read 0-1 cycles apart while most read ~25. */
+	 * virtualisation a few pairs read implausibly close together (figures:
+	 * doc/lockbench.md, "cache-line round trip"). */
 	double pair[1001];
 	for (int i = 0; i < 1001; i++) {
 		uint64_t a = lb_cycles(), b = lb_cycles();

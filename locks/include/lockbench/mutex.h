@@ -42,17 +42,17 @@
  * lock is crowded (see below) every contended locker sleeps, and the holder
  * re-takes the lock on the fast path, back to back, until the woken first
  * waiter gets a CPU and asks for the handoff.  That "tenure" lasts one
- * wake-up latency, which the scheduler decides -- 15 us on an idle vCPU,
- * milliseconds behind a busy one -- and per-thread throughput follows it
- * (min/max thread ops 0.1-0.3 at 32 threads on 2 CPUs).  So a holder that has
+ * wake-up latency, which the scheduler decides (microseconds on an idle CPU,
+ * milliseconds behind a busy one), and per-thread throughput follows it.
+ * So a holder that has
  * kept the lock for LB_MUTEX_TENURE_NS (250 us) while the lock is crowded
  * passes it to the first waiter at its next unlock, exactly as if that waiter
  * had set HANDOFF, and then queues behind everyone like any other contender.
  * The check rides on the slow unlocks that already come with waiters (every
  * LB_MUTEX_TOKEN_CHECK_EVERY-th quiet unlock), so the fast path is unchanged.
- * Cost: one wake-up latency of idle lock per quantum (measured: ops/s within
- * noise at 32 threads, -5% at 8); gain: min/max 0.2 -> 0.76 at 32 threads,
- * 0.7 -> 0.9 at 8 (doc/mutex.md).  Not crowded (spinning works), it never
+ * Cost: one wake-up latency of idle lock per quantum; gain: fairness (the
+ * measured figures are in doc/mutex.md, "Measured figures behind the
+ * defaults").  Not crowded (spinning works), it never
  * fires: the first waiter's own HANDOFF bounds its wait there.
  *
  * What userspace cannot see, and what stands in for it:
@@ -200,10 +200,9 @@
 /*
  * Spin budget: how long a spinner keeps at it before it concludes the owner
  * is not running (see the design note).  Spinning pays while it is cheaper
- * than sleeping: on the 2-vCPU KVM reference guest a futex wake reaches a
- * sleeper on the other vCPU after 13-15 us, so the budget is a bit more than
- * that (5-40 us measured within noise of each other; doc/mutex.md).
- * Overridable per lock in lb_mutex_attr.
+ * than sleeping, so the budget is a bit more than one futex wake-up
+ * latency (the measurements: doc/mutex.md, "Measured figures behind the
+ * defaults").  Overridable per lock in lb_mutex_attr.
  */
 #ifndef LB_MUTEX_SPIN_NS
 #define LB_MUTEX_SPIN_NS 20000u
@@ -219,9 +218,8 @@
 /*
  * Tenure quantum: a holder that keeps re-taking a crowded lock while others
  * sleep passes it to the first waiter after this long (see the design note).
- * 100 us and 250 us gave the same fairness at 32 threads (min/max ~0.8),
- * 500 us 0.7, 1 ms 0.55; shorter means more hand-overs, each leaving the lock
- * idle for one wake-up latency.
+ * Longer means less fairness; shorter means more hand-overs, each leaving the
+ * lock idle for one wake-up latency (the measured trade-off: doc/mutex.md).
  */
 #ifndef LB_MUTEX_TENURE_NS
 #define LB_MUTEX_TENURE_NS 250000u
@@ -244,7 +242,7 @@
 #define LB_MUTEX_POLL_MAX 16u
 #endif
 /* wait_lock: how long to spin before sched_yield() lets a preempted holder
- * run, in ns (was 200 loops, ~5 us). */
+ * run, in ns. */
 #define LB_MUTEX_WAIT_LOCK_SPIN_NS 5000u
 /* OSQ: how long to wait for a successor to link in before yielding. */
 #define LB_MUTEX_OSQ_LINK_SPIN_NS 25000u

@@ -157,8 +157,8 @@
 
 /*
  * Head spin budget before parking, in ns: a few microseconds, about what a
- * FUTEX_WAIT/FUTEX_WAKE round trip costs (was 128 pause loops, ~3 us on
- * Zen 4; now the same on every CPU whatever its pause costs).
+ * FUTEX_WAIT/FUTEX_WAKE round trip costs; a time, not a loop count, so it
+ * is the same on every CPU whatever its pause costs.
  */
 #ifndef LB_QRWLOCK_SPIN_NS
 #define LB_QRWLOCK_SPIN_NS 4000u

@@ -143,13 +143,12 @@
 /* Kernel default of kernel.max_lock_depth. */
 #define LB_RTMUTEX_MAX_DEPTH 1024
 /* Top-waiter (and pre-queue) spin budget, in ns; converted to
- * lb_cpu_relax() iterations by the shared calibration (lb_spin_budget.h).
- * Was 400 loops, ~20 us at the ~50 ns a pause took on the Zen host. */
+ * lb_cpu_relax() iterations by the shared calibration (lb_spin_budget.h). */
 #ifndef LB_RTMUTEX_SPIN_NS
 #define LB_RTMUTEX_SPIN_NS 20000u
 #endif
 /* Internal-lock spin budget before sleeping on its futex, in ns (was 100
- * loops, ~5 us). */
+ * loops). */
 #ifndef LB_RTMUTEX_ILOCK_SPIN_NS
 #define LB_RTMUTEX_ILOCK_SPIN_NS 5000u
 #endif
