@@ -35,6 +35,14 @@
 		return 0;                                                      \
 	}
 
+/* init(lock) over a call that returns an errno value and takes further
+ * fixed arguments: name(lock) is fn(lock, ...). */
+#define LB_ADAPT_INIT_ERR(name, fn, ...)                                       \
+	static int name(void *lock)                                            \
+	{                                                                      \
+		return fn(lock, __VA_ARGS__);                                  \
+	}
+
 /* destroy(lock) over a call whose result says nothing (the lock is unused). */
 #define LB_ADAPT_DESTROY(name, fn)                                             \
 	static void name(void *lock)                                           \
@@ -111,13 +119,19 @@
 	}
 
 /*
- * The wrappers of a queued lock (p_init, p_thread_init, p_lock, p_unlock,
- * p_trylock): a thread_init that binds the node table `slots`, a lock that
- * takes the context (its queue node), unlock and trylock that do not.
+ * A queued lock's node domain and wrappers: the table p_slots of
+ * LB_MAX_THREADS `slot_type` entries (static, zero-filled, never freed, so no
+ * lock can reach a dead node), checked to fit the lock word's tail
+ * (max_threads), then p_init, p_thread_init (binds the caller's slot),
+ * p_lock (takes the context: its queue node), p_unlock and p_trylock (do not).
  */
-#define LB_QUEUED_ADAPTERS(p, init_fn, ctx_init_fn, slots, lock_fn, unlock_fn, trylock_fn) \
+#define LB_QUEUED_ADAPTERS(p, slot_type, max_threads, init_fn, ctx_init_fn,     \
+			   lock_fn, unlock_fn, trylock_fn)                     \
+	_Static_assert(LB_MAX_THREADS <= (max_threads),                        \
+		       "thread indices must fit the lock word's tail");        \
+	static slot_type p##_slots[LB_MAX_THREADS];                            \
 	LB_ADAPT_INIT(p##_init, init_fn)                                       \
-	LB_ADAPT_SLOT_THREAD_INIT(p##_thread_init, ctx_init_fn, slots)         \
+	LB_ADAPT_SLOT_THREAD_INIT(p##_thread_init, ctx_init_fn, p##_slots)     \
 	LB_ADAPT_CTX_VOID(p##_lock, lock_fn)                                   \
 	LB_ADAPT_VOID(p##_unlock, unlock_fn)                                   \
 	LB_ADAPT_BOOL(p##_trylock, trylock_fn)

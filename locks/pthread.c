@@ -34,20 +34,10 @@ static int mutex_init_kind(void *lock, int type, int protocol)
 	return err;
 }
 
-static int mutex_init_normal(void *lock)
-{
-	return mutex_init_kind(lock, PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_NONE);
-}
-
-static int mutex_init_adaptive(void *lock)
-{
-	return mutex_init_kind(lock, PTHREAD_MUTEX_ADAPTIVE_NP, PTHREAD_PRIO_NONE);
-}
-
-static int mutex_init_pi(void *lock)
-{
-	return mutex_init_kind(lock, PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_INHERIT);
-}
+LB_ADAPT_INIT_ERR(mutex_init_normal, mutex_init_kind, PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_NONE)
+LB_ADAPT_INIT_ERR(mutex_init_adaptive, mutex_init_kind, PTHREAD_MUTEX_ADAPTIVE_NP,
+		  PTHREAD_PRIO_NONE)
+LB_ADAPT_INIT_ERR(mutex_init_pi, mutex_init_kind, PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_INHERIT)
 
 LB_ADAPT_DESTROY(mutex_destroy, pthread_mutex_destroy)
 
@@ -85,10 +75,7 @@ LB_PTHREAD_MUTEX_OPS(pthread_pi, "pthread-pi",
 		     "glibc PTHREAD_PRIO_INHERIT: kernel FUTEX_LOCK_PI rt_mutex",
 		     mutex_init_pi, LB_LOCK_F_PI)
 
-static int spin_init(void *lock)
-{
-	return pthread_spin_init(lock, PTHREAD_PROCESS_PRIVATE);
-}
+LB_ADAPT_INIT_ERR(spin_init, pthread_spin_init, PTHREAD_PROCESS_PRIVATE)
 
 LB_ADAPT_DESTROY(spin_destroy, pthread_spin_destroy)
 
@@ -121,15 +108,8 @@ static int rwlock_init_kind(void *lock, int kind)
 	return err;
 }
 
-static int rwlock_init_default(void *lock)
-{
-	return rwlock_init_kind(lock, PTHREAD_RWLOCK_DEFAULT_NP);
-}
-
-static int rwlock_init_wp(void *lock)
-{
-	return rwlock_init_kind(lock, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-}
+LB_ADAPT_INIT_ERR(rwlock_init_default, rwlock_init_kind, PTHREAD_RWLOCK_DEFAULT_NP)
+LB_ADAPT_INIT_ERR(rwlock_init_wp, rwlock_init_kind, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP)
 
 LB_ADAPT_DESTROY(rwlock_destroy, pthread_rwlock_destroy)
 

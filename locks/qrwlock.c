@@ -22,14 +22,10 @@
 #include "lb_adapter.h"
 #include <lockbench/qrwlock.h>
 
-_Static_assert(LB_MAX_THREADS <= LB_QSPIN_PV_MAX_THREADS,
-	       "thread indices must fit the qspinlock-pv tail");
-
-/* The node domain of every qrwlock's wait_lock. */
-static struct lb_qspin_pv_slot lb_qrwlock_slots[LB_MAX_THREADS];
-
-LB_QUEUED_ADAPTERS(qrw, lb_qrwlock_init, lb_qrwlock_ctx_init, lb_qrwlock_slots,
-		   lb_qrwlock_write_lock, lb_qrwlock_write_unlock, lb_qrwlock_write_trylock)
+/* The node domain of every qrwlock's wait_lock (qrw_slots). */
+LB_QUEUED_ADAPTERS(qrw, struct lb_qspin_pv_slot, LB_QSPIN_PV_MAX_THREADS, lb_qrwlock_init,
+		   lb_qrwlock_ctx_init, lb_qrwlock_write_lock, lb_qrwlock_write_unlock,
+		   lb_qrwlock_write_trylock)
 LB_ADAPT_CTX_VOID(qrw_read_lock, lb_qrwlock_read_lock)
 LB_ADAPT_VOID(qrw_read_unlock, lb_qrwlock_read_unlock)
 LB_ADAPT_BOOL(qrw_read_trylock, lb_qrwlock_read_trylock)

@@ -19,14 +19,9 @@
 #include "lb_adapter.h"
 #include <lockbench/qspinlock.h>
 
-_Static_assert(LB_MAX_THREADS <= LB_QSPIN_MAX_THREADS,
-	       "thread indices must fit the qspinlock tail");
-
-/* The node domain: the analogue of the kernel's per-CPU qnodes. */
-static struct lb_qspin_slot lb_qspinlock_slots[LB_MAX_THREADS];
-
-LB_QUEUED_ADAPTERS(qspin, lb_qspin_init, lb_qspin_ctx_init, lb_qspinlock_slots,
-		   lb_qspin_lock, lb_qspin_unlock, lb_qspin_trylock)
+/* The node domain (qspin_slots): the analogue of the kernel's per-CPU qnodes. */
+LB_QUEUED_ADAPTERS(qspin, struct lb_qspin_slot, LB_QSPIN_MAX_THREADS, lb_qspin_init,
+		   lb_qspin_ctx_init, lb_qspin_lock, lb_qspin_unlock, lb_qspin_trylock)
 
 static void qspin_describe(const void *lock, char *buf, size_t len)
 {

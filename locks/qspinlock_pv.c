@@ -15,13 +15,8 @@
 #include "lb_adapter.h"
 #include <lockbench/qspinlock_pv.h>
 
-_Static_assert(LB_MAX_THREADS <= LB_QSPIN_PV_MAX_THREADS,
-	       "thread indices must fit the qspinlock-pv tail");
-
-static struct lb_qspin_pv_slot lb_qspinlock_pv_slots[LB_MAX_THREADS];
-
-LB_QUEUED_ADAPTERS(qspin_pv, lb_qspin_pv_init, lb_qspin_pv_ctx_init, lb_qspinlock_pv_slots,
-		   lb_qspin_pv_lock, lb_qspin_pv_unlock, lb_qspin_pv_trylock)
+LB_QUEUED_ADAPTERS(qspin_pv, struct lb_qspin_pv_slot, LB_QSPIN_PV_MAX_THREADS, lb_qspin_pv_init,
+		   lb_qspin_pv_ctx_init, lb_qspin_pv_lock, lb_qspin_pv_unlock, lb_qspin_pv_trylock)
 
 static void qspin_pv_describe(const void *lock, char *buf, size_t len)
 {
