@@ -9,7 +9,7 @@
  * (the waiter's read of the lock word, then the holder's next write).
  */
 #include "lb_c2c.h"
-#include "lb_atomic.h"
+#include "lb_cpu.h"
 #include "lb_cpulist.h"
 #include "lb_stats.h"
 #include "lb_time.h"

@@ -5,10 +5,10 @@
  * Every contended figure (throughput, acquire latency, fairness) is paid in
  * cache-line transfers between the CPUs the threads run on.  On bare metal
  * that cost is a property of the machine; in a virtual machine it is not:
- * the host moves the vCPUs between SMT siblings, cores and dies, and on the
- * 2-vCPU KVM guest this project is developed on the round trip between the
- * two vCPUs switches between about 100 ns and about 500 ns every few seconds.
- * Contended figures follow it by up to 2x.  `lockbench bench` measures it
+ * the host moves the vCPUs between SMT siblings, cores and dies, and the
+ * round trip between two vCPUs can change several-fold every few seconds,
+ * contended figures with it (what was seen on the development guest:
+ * doc/lockbench.md, "cache-line round trip").  `lockbench bench` measures it
  * before and after every run so that a table can say when the machine, not
  * the lock, changed (doc/lockbench.md, "cache-line round trip").
  */

@@ -8,7 +8,7 @@
  * (pthread_once); later callers read the cached value.
  */
 #include "lb_time.h"
-#include "lb_atomic.h"
+#include "lb_cpu.h"
 #include "lb_die.h"
 #include "lb_stats.h"
 
@@ -66,7 +66,7 @@ static double cal_window(void)
 {
 	uint64_t t0 = lb_now_ns(), c0 = lb_cycles(), t1, c1;
 	do {
-		lb_cpu_relax();
+		lb_cpu_pause();
 		t1 = lb_now_ns();
 	} while (t1 - t0 < CAL_WINDOW_NS);
 	c1 = lb_cycles();
@@ -83,7 +83,8 @@ static void calibrate(void)
 	cycles_per_ns = isfinite(m) && m > 0 ? m : 1.0;
 	/* The typical back-to-back pair of reads is what one timed interval
 	 * costs on top of what it measures.  The median, not the minimum: under
-	 * KVM a few pairs read 0-1 cycles apart while most read ~25. */
+	 * virtualisation a few pairs read implausibly close together (figures:
+	 * doc/lockbench.md, "cache-line round trip"). */
 	double pair[1001];
 	for (int i = 0; i < 1001; i++) {
 		uint64_t a = lb_cycles(), b = lb_cycles();
@@ -118,11 +119,6 @@ double lb_cycles_to_ns(uint64_t cycles)
 	return (double)cycles / lb_cycles_per_ns();
 }
 
-uint64_t lb_ns_to_cycles(uint64_t ns)
-{
-	return (uint64_t)((double)ns * lb_cycles_per_ns() + 0.5);
-}
-
 void lb_spin_ns(uint64_t ns)
 {
 	if (ns == 0)
@@ -130,5 +126,5 @@ void lb_spin_ns(uint64_t ns)
 	uint64_t end = lb_now_ns() + ns;
 	/* Plain clock polling: no shared data, so no ordering to pair with. */
 	while (lb_now_ns() < end)
-		lb_cpu_relax();
+		lb_cpu_pause();
 }

@@ -56,7 +56,6 @@ uint64_t lb_cycles_overhead(void);
 
 /* Convert using the calibration above. */
 double lb_cycles_to_ns(uint64_t cycles);
-uint64_t lb_ns_to_cycles(uint64_t ns);
 
 /* Name of the counter in use: "tsc", "cntvct" or "clock". */
 const char *lb_cycles_source(void);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* lb_topo.c - pinning orders from hwloc, memory placement through libnuma. */
 #include "lb_topo.h"
-#include "lb_atomic.h"
+#include "lb_cpu.h"
 #include "lb_cpulist.h"
 
 #include <hwloc.h>

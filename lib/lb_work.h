@@ -3,7 +3,7 @@
  * lb_work.h - calibrated busy work for critical and parallel sections.
  *
  * The unit is one iteration of a dependent-add loop the compiler cannot
- * remove or vectorise.  lb_work_calibrate() measures ns per iteration (median
+ * remove or vectorise.  lb_work_ns_per_iter() measures ns per iteration (median
  * of 5 timed runs) so a user may ask for work in ns ("--cs 200ns") or in
  * iterations ("--cs 500").
  */

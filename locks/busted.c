@@ -6,23 +6,14 @@
  * it; that is how we know they bite.  It claims a read side too, so the
  * reader/writer checks are seen to bite as well.  Never part of a default run.
  */
-#include "../lib/lb_lock_ops.h"
+#include "lb_adapter.h"
 
 struct lb_busted_lock {
 	char unused;
 };
 
-static int busted_init(void *lock)
-{
-	(void)lock;
-	return 0;
-}
-
-static void busted_lock(void *lock, void *tctx)
-{
-	(void)lock;
-	(void)tctx;
-}
+LB_ADAPT_NOP_INIT(busted_init)
+LB_ADAPT_NOP(busted_lock)
 
 static bool busted_trylock(void *lock, void *tctx)
 {

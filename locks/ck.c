@@ -12,8 +12,7 @@
  *              by lock address keeps it correct for any order).
  *   ck-rwlock  ck's writer-preferring reader/writer spinlock
  */
-#include "../lib/lb_lock_ops.h"
-#include "../lib/lb_die.h"
+#include "lb_adapter.h"
 
 #define LB_CK_MISSING "built without Concurrency Kit (install libck-dev, -Dck=enabled)"
 
@@ -22,48 +21,6 @@
 #include <ck_spinlock.h>
 #include <errno.h>
 
-static int fas_init(void *lock)
-{
-	ck_spinlock_fas_init(lock);
-	return 0;
-}
-static void fas_lock(void *lock, void *tctx)
-{
-	(void)tctx;
-	ck_spinlock_fas_lock(lock);
-}
-static void fas_unlock(void *lock, void *tctx)
-{
-	(void)tctx;
-	ck_spinlock_fas_unlock(lock);
-}
-static bool fas_trylock(void *lock, void *tctx)
-{
-	(void)tctx;
-	return ck_spinlock_fas_trylock(lock);
-}
-
-static int ticket_init(void *lock)
-{
-	ck_spinlock_ticket_init(lock);
-	return 0;
-}
-static void ticket_lock(void *lock, void *tctx)
-{
-	(void)tctx;
-	ck_spinlock_ticket_lock(lock);
-}
-static void ticket_unlock(void *lock, void *tctx)
-{
-	(void)tctx;
-	ck_spinlock_ticket_unlock(lock);
-}
-static bool ticket_trylock(void *lock, void *tctx)
-{
-	(void)tctx;
-	return ck_spinlock_ticket_trylock(lock);
-}
-
 #define LB_CK_MCS_DEPTH 16
 struct ck_mcs_ctx {
 	unsigned int depth;
@@ -71,11 +28,7 @@ struct ck_mcs_ctx {
 	struct ck_spinlock_mcs node[LB_CK_MCS_DEPTH];
 };
 
-static int mcs_init(void *lock)
-{
-	ck_spinlock_mcs_init(lock);
-	return 0;
-}
+LB_ADAPT_INIT(mcs_init, ck_spinlock_mcs_init)
 static int mcs_thread_init(void *tctx, unsigned int index)
 {
 	(void)index;
@@ -125,75 +78,28 @@ static void mcs_unlock(void *lock, void *tctx)
 	mcs_pop(tctx, node);
 }
 
-static int rw_init(void *lock)
-{
-	ck_rwlock_init(lock);
-	return 0;
-}
-static void rw_wlock(void *lock, void *tctx)
-{
-	(void)tctx;
-	ck_rwlock_write_lock(lock);
-}
-static void rw_wunlock(void *lock, void *tctx)
-{
-	(void)tctx;
-	ck_rwlock_write_unlock(lock);
-}
-static bool rw_wtrylock(void *lock, void *tctx)
-{
-	(void)tctx;
-	return ck_rwlock_write_trylock(lock);
-}
-static void rw_rlock(void *lock, void *tctx)
-{
-	(void)tctx;
-	ck_rwlock_read_lock(lock);
-}
-static void rw_runlock(void *lock, void *tctx)
-{
-	(void)tctx;
-	ck_rwlock_read_unlock(lock);
-}
-static bool rw_rtrylock(void *lock, void *tctx)
-{
-	(void)tctx;
-	return ck_rwlock_read_trylock(lock);
-}
-
-const struct lb_lock_ops lb_ck_fas_ops = {
+LB_CTXFREE_LOCK_OPS(ck_fas, ck_spinlock_fas, ck_spinlock_fas_t,
 	.name = "ck-fas", .family = "spin",
 	.summary = "Concurrency Kit fetch-and-store spinlock (unfair)",
-	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK,
-	.lock_size = sizeof(ck_spinlock_fas_t), .lock_align = _Alignof(ck_spinlock_fas_t),
-	.init = fas_init, .lock = fas_lock, .unlock = fas_unlock, .trylock = fas_trylock,
-};
-const struct lb_lock_ops lb_ck_ticket_ops = {
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK);
+LB_CTXFREE_LOCK_OPS(ck_ticket, ck_spinlock_ticket, ck_spinlock_ticket_t,
 	.name = "ck-ticket", .family = "spin",
 	.summary = "Concurrency Kit ticket spinlock (FIFO)",
-	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_FAIR,
-	.lock_size = sizeof(ck_spinlock_ticket_t), .lock_align = _Alignof(ck_spinlock_ticket_t),
-	.init = ticket_init, .lock = ticket_lock, .unlock = ticket_unlock,
-	.trylock = ticket_trylock,
-};
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_FAIR);
 const struct lb_lock_ops lb_ck_mcs_ops = {
 	.name = "ck-mcs", .family = "spin",
 	.summary = "Concurrency Kit MCS queue spinlock (FIFO, local spinning)",
 	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_FAIR |
 		 LB_LOCK_F_THREAD_CTX,
-	.lock_size = sizeof(ck_spinlock_mcs_t), .lock_align = _Alignof(ck_spinlock_mcs_t),
+	LB_OPS_OBJECT(ck_spinlock_mcs_t),
 	.thread_ctx_size = sizeof(struct ck_mcs_ctx),
 	.init = mcs_init, .thread_init = mcs_thread_init,
 	.lock = mcs_lock, .unlock = mcs_unlock, .trylock = mcs_trylock,
 };
-const struct lb_lock_ops lb_ck_rwlock_ops = {
+LB_CTXFREE_RWLOCK_OPS(ck_rwlock, ck_rwlock, ck_rwlock_t,
 	.name = "ck-rwlock", .family = "rwlock",
 	.summary = "Concurrency Kit reader/writer spinlock (writer-preferring)",
-	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW | LB_LOCK_F_TRYLOCK,
-	.lock_size = sizeof(ck_rwlock_t), .lock_align = _Alignof(ck_rwlock_t),
-	.init = rw_init, .lock = rw_wlock, .unlock = rw_wunlock, .trylock = rw_wtrylock,
-	.read_lock = rw_rlock, .read_unlock = rw_runlock, .read_trylock = rw_rtrylock,
-};
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW | LB_LOCK_F_TRYLOCK);
 
 #else /* !LB_HAVE_CK */
 

@@ -5,44 +5,30 @@
  * thread context caches the caller's TID; thread_init() must run on the
  * thread that uses it.
  */
-#include "futex_pi.h"
-#include "../lib/lb_die.h"
-#include "../lib/lb_lock_ops.h"
+#include <lockbench/futex_pi.h>
+#include "lb_adapter.h"
 
-struct futex_pi_ctx {
-	uint32_t tid;
-};
+LB_ADAPT_INIT(fpi_init, lb_futex_pi_init)
 
-static int fpi_init(void *lock)
-{
-	lb_futex_pi_init(lock);
-	return 0;
-}
-
-static int fpi_thread_init(void *tctx, unsigned int index)
-{
-	(void)index;
-	((struct futex_pi_ctx *)tctx)->tid = lb_gettid();
-	return 0;
-}
+LB_ADAPT_THREAD_INIT(fpi_thread_init, lb_futex_pi_ctx_init)
 
 static void fpi_lock(void *lock, void *tctx)
 {
-	int err = lb_futex_pi_lock(lock, ((struct futex_pi_ctx *)tctx)->tid);
+	int err = lb_futex_pi_lock(lock, *(const lb_futex_pi_ctx_t *)tctx);
 	if (LB_UNLIKELY(err))
 		lb_die(err, "FUTEX_LOCK_PI");
 }
 
 static void fpi_unlock(void *lock, void *tctx)
 {
-	int err = lb_futex_pi_unlock(lock, ((struct futex_pi_ctx *)tctx)->tid);
+	int err = lb_futex_pi_unlock(lock, *(const lb_futex_pi_ctx_t *)tctx);
 	if (LB_UNLIKELY(err))
 		lb_die(err, "FUTEX_UNLOCK_PI");
 }
 
 static bool fpi_trylock(void *lock, void *tctx)
 {
-	return lb_futex_pi_trylock(lock, ((struct futex_pi_ctx *)tctx)->tid);
+	return lb_futex_pi_trylock(lock, *(const lb_futex_pi_ctx_t *)tctx);
 }
 
 const struct lb_lock_ops lb_futex_pi_ops = {
@@ -51,12 +37,5 @@ const struct lb_lock_ops lb_futex_pi_ops = {
 	.summary = "bare FUTEX_LOCK_PI/FUTEX_UNLOCK_PI: user CAS fast path, kernel rt_mutex",
 	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS | LB_LOCK_F_PI |
 		 LB_LOCK_F_THREAD_CTX,
-	.lock_size = sizeof(lb_futex_pi_t),
-	.lock_align = _Alignof(lb_futex_pi_t),
-	.thread_ctx_size = sizeof(struct futex_pi_ctx),
-	.init = fpi_init,
-	.thread_init = fpi_thread_init,
-	.lock = fpi_lock,
-	.unlock = fpi_unlock,
-	.trylock = fpi_trylock,
+	LB_OPS_CTX_LOCK(lb_futex_pi_t, lb_futex_pi_ctx_t, fpi),
 };

@@ -6,13 +6,13 @@
  *   mutex-nospin  the same lock with spinning switched off at init, for A/B
  *                 runs of what the spinning buys
  *
- * The thread context is the lb_mutex_thread_t record (its address is the
+ * The thread context is the lb_mutex_ctx_t record (its address is the
  * owner value).  LB_MUTEX_SPIN_NS in the environment overrides the spin
  * budget (ns) of `mutex` at init, like glibc's mutex_spin_count tunable; the
  * value in use is whatever lb_mutex_init calibrated, read by nobody else.
  */
-#include "lb_lock_ops.h"
-#include "mutex.h"
+#include "lb_adapter.h"
+#include <lockbench/mutex.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,27 +54,11 @@ static void mutex_describe(const void *lock, char *buf, size_t len)
 			 m->spin_ns, m->max_spinners, m->handoff_ns / 1000);
 }
 
-static int mutex_thread_init(void *tctx, unsigned int index)
-{
-	(void)index;
-	lb_mutex_thread_init(tctx);
-	return 0;
-}
+LB_ADAPT_THREAD_INIT(mutex_thread_init, lb_mutex_ctx_init)
 
-static void mutex_lock(void *lock, void *tctx)
-{
-	lb_mutex_lock(lock, tctx);
-}
-
-static void mutex_unlock(void *lock, void *tctx)
-{
-	lb_mutex_unlock(lock, tctx);
-}
-
-static bool mutex_trylock(void *lock, void *tctx)
-{
-	return lb_mutex_trylock(lock, tctx);
-}
+LB_ADAPT_CTX_VOID(mutex_lock, lb_mutex_lock)
+LB_ADAPT_CTX_VOID(mutex_unlock, lb_mutex_unlock)
+LB_ADAPT_CTX_BOOL(mutex_trylock, lb_mutex_trylock)
 
 #if LB_MUTEX_COUNTING
 static size_t mutex_counters(const void *lock, struct lb_counter *out, size_t max)
@@ -108,14 +92,10 @@ static size_t mutex_counters(const void *lock, struct lb_counter *out, size_t ma
 		.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK |             \
 			 LB_LOCK_F_SLEEPS | LB_LOCK_F_THREAD_CTX |             \
 			 LB_MUTEX_OPS_COUNTERS,                                \
-		.lock_size = sizeof(lb_mutex_t),                               \
-		.lock_align = _Alignof(lb_mutex_t),                            \
-		.thread_ctx_size = sizeof(lb_mutex_thread_t),                  \
+		LB_OPS_OBJECT(lb_mutex_t),                                     \
+		LB_OPS_CTX(lb_mutex_ctx_t, mutex),                          \
 		.init = initfn,                                                \
-		.thread_init = mutex_thread_init,                              \
-		.lock = mutex_lock,                                            \
-		.unlock = mutex_unlock,                                        \
-		.trylock = mutex_trylock,                                      \
+		LB_OPS_EXCL(mutex),                                            \
 		.counters = LB_MUTEX_OPS_COUNTERS_FN,                          \
 		.describe = mutex_describe,                                    \
 	};

@@ -6,23 +6,14 @@
  * lock's figures include too.  It gives no exclusion and claims none
  * (LB_LOCK_F_NOLOCK), so conformance tests skip it.
  */
-#include "../lib/lb_lock_ops.h"
+#include "lb_adapter.h"
 
 struct lb_none_lock {
 	char unused;
 };
 
-static int none_init(void *lock)
-{
-	(void)lock;
-	return 0;
-}
-
-static void none_lock(void *lock, void *tctx)
-{
-	(void)lock;
-	(void)tctx;
-}
+LB_ADAPT_NOP_INIT(none_init)
+LB_ADAPT_NOP(none_lock)
 
 const struct lb_lock_ops lb_none_ops = {
 	.name = "none",

@@ -14,9 +14,7 @@
  * Errors from the pthread calls on a correctly used lock cannot happen; they
  * abort through lb_die rather than letting a benchmark report nonsense.
  */
-#include "../lib/lb_atomic.h"
-#include "../lib/lb_lock_ops.h"
-#include "../lib/lb_die.h"
+#include "lb_adapter.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -36,41 +34,15 @@ static int mutex_init_kind(void *lock, int type, int protocol)
 	return err;
 }
 
-static int mutex_init_normal(void *lock)
-{
-	return mutex_init_kind(lock, PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_NONE);
-}
+LB_ADAPT_INIT_ERR(mutex_init_normal, mutex_init_kind, PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_NONE)
+LB_ADAPT_INIT_ERR(mutex_init_adaptive, mutex_init_kind, PTHREAD_MUTEX_ADAPTIVE_NP,
+		  PTHREAD_PRIO_NONE)
+LB_ADAPT_INIT_ERR(mutex_init_pi, mutex_init_kind, PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_INHERIT)
 
-static int mutex_init_adaptive(void *lock)
-{
-	return mutex_init_kind(lock, PTHREAD_MUTEX_ADAPTIVE_NP, PTHREAD_PRIO_NONE);
-}
+LB_ADAPT_DESTROY(mutex_destroy, pthread_mutex_destroy)
 
-static int mutex_init_pi(void *lock)
-{
-	return mutex_init_kind(lock, PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_INHERIT);
-}
-
-static void mutex_destroy(void *lock)
-{
-	pthread_mutex_destroy(lock);
-}
-
-static void mutex_lock(void *lock, void *tctx)
-{
-	(void)tctx;
-	int err = pthread_mutex_lock(lock);
-	if (LB_UNLIKELY(err))
-		lb_die(err, "pthread_mutex_lock");
-}
-
-static void mutex_unlock(void *lock, void *tctx)
-{
-	(void)tctx;
-	int err = pthread_mutex_unlock(lock);
-	if (LB_UNLIKELY(err))
-		lb_die(err, "pthread_mutex_unlock");
-}
+LB_ADAPT_CHECKED(mutex_lock, pthread_mutex_lock)
+LB_ADAPT_CHECKED(mutex_unlock, pthread_mutex_unlock)
 
 static bool mutex_trylock(void *lock, void *tctx)
 {
@@ -88,13 +60,10 @@ static bool mutex_trylock(void *lock, void *tctx)
 		.summary = what,                                               \
 		.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK |             \
 			 LB_LOCK_F_SLEEPS | (extra),                           \
-		.lock_size = sizeof(pthread_mutex_t),                          \
-		.lock_align = _Alignof(pthread_mutex_t),                       \
+		LB_OPS_OBJECT(pthread_mutex_t),                                \
 		.init = initfn,                                                \
 		.destroy = mutex_destroy,                                      \
-		.lock = mutex_lock,                                            \
-		.unlock = mutex_unlock,                                        \
-		.trylock = mutex_trylock,                                      \
+		LB_OPS_EXCL(mutex),                                            \
 	};
 
 LB_PTHREAD_MUTEX_OPS(pthread_mutex, "pthread-mutex",
@@ -106,46 +75,24 @@ LB_PTHREAD_MUTEX_OPS(pthread_pi, "pthread-pi",
 		     "glibc PTHREAD_PRIO_INHERIT: kernel FUTEX_LOCK_PI rt_mutex",
 		     mutex_init_pi, LB_LOCK_F_PI)
 
-static int spin_init(void *lock)
-{
-	return pthread_spin_init(lock, PTHREAD_PROCESS_PRIVATE);
-}
+LB_ADAPT_INIT_ERR(spin_init, pthread_spin_init, PTHREAD_PROCESS_PRIVATE)
 
-static void spin_destroy(void *lock)
-{
-	pthread_spin_destroy(lock);
-}
+LB_ADAPT_DESTROY(spin_destroy, pthread_spin_destroy)
 
-static void spin_lock(void *lock, void *tctx)
-{
-	(void)tctx;
-	pthread_spin_lock(lock);
-}
-
-static void spin_unlock(void *lock, void *tctx)
-{
-	(void)tctx;
-	pthread_spin_unlock(lock);
-}
-
-static bool spin_trylock(void *lock, void *tctx)
-{
-	(void)tctx;
-	return pthread_spin_trylock(lock) == 0;
-}
+/* pthread_spin_lock/unlock cannot fail on a valid lock (glibc returns 0). */
+LB_ADAPT_VOID(spin_lock, pthread_spin_lock)
+LB_ADAPT_VOID(spin_unlock, pthread_spin_unlock)
+LB_ADAPT_TRY0(spin_trylock, pthread_spin_trylock)
 
 const struct lb_lock_ops lb_pthread_spin_ops = {
 	.name = "pthread-spin",
 	.family = "baseline",
 	.summary = "glibc pthread_spinlock_t: test-and-set, unfair",
 	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK,
-	.lock_size = sizeof(pthread_spinlock_t),
-	.lock_align = _Alignof(pthread_spinlock_t),
+	LB_OPS_OBJECT(pthread_spinlock_t),
 	.init = spin_init,
 	.destroy = spin_destroy,
-	.lock = spin_lock,
-	.unlock = spin_unlock,
-	.trylock = spin_trylock,
+	LB_OPS_EXCL(spin),
 };
 
 static int rwlock_init_kind(void *lock, int kind)
@@ -161,56 +108,17 @@ static int rwlock_init_kind(void *lock, int kind)
 	return err;
 }
 
-static int rwlock_init_default(void *lock)
-{
-	return rwlock_init_kind(lock, PTHREAD_RWLOCK_DEFAULT_NP);
-}
+LB_ADAPT_INIT_ERR(rwlock_init_default, rwlock_init_kind, PTHREAD_RWLOCK_DEFAULT_NP)
+LB_ADAPT_INIT_ERR(rwlock_init_wp, rwlock_init_kind, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP)
 
-static int rwlock_init_wp(void *lock)
-{
-	return rwlock_init_kind(lock, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-}
+LB_ADAPT_DESTROY(rwlock_destroy, pthread_rwlock_destroy)
 
-static void rwlock_destroy(void *lock)
-{
-	pthread_rwlock_destroy(lock);
-}
-
-static void rwlock_wrlock(void *lock, void *tctx)
-{
-	(void)tctx;
-	int err = pthread_rwlock_wrlock(lock);
-	if (LB_UNLIKELY(err))
-		lb_die(err, "pthread_rwlock_wrlock");
-}
-
-static void rwlock_rdlock(void *lock, void *tctx)
-{
-	(void)tctx;
-	int err = pthread_rwlock_rdlock(lock);
-	if (LB_UNLIKELY(err))
-		lb_die(err, "pthread_rwlock_rdlock");
-}
-
-static void rwlock_unlock(void *lock, void *tctx)
-{
-	(void)tctx;
-	int err = pthread_rwlock_unlock(lock);
-	if (LB_UNLIKELY(err))
-		lb_die(err, "pthread_rwlock_unlock");
-}
-
-static bool rwlock_trywrlock(void *lock, void *tctx)
-{
-	(void)tctx;
-	return pthread_rwlock_trywrlock(lock) == 0;
-}
-
-static bool rwlock_tryrdlock(void *lock, void *tctx)
-{
-	(void)tctx;
-	return pthread_rwlock_tryrdlock(lock) == 0;
-}
+LB_ADAPT_CHECKED(rwlock_lock, pthread_rwlock_wrlock)
+LB_ADAPT_CHECKED(rwlock_unlock, pthread_rwlock_unlock)
+LB_ADAPT_TRY0(rwlock_trylock, pthread_rwlock_trywrlock)
+LB_ADAPT_CHECKED(rwlock_read_lock, pthread_rwlock_rdlock)
+LB_ADAPT_CHECKED(rwlock_read_unlock, pthread_rwlock_unlock)
+LB_ADAPT_TRY0(rwlock_read_trylock, pthread_rwlock_tryrdlock)
 
 #define LB_PTHREAD_RWLOCK_OPS(sym, cli, what, initfn)                          \
 	const struct lb_lock_ops lb_##sym##_ops = {                            \
@@ -219,16 +127,11 @@ static bool rwlock_tryrdlock(void *lock, void *tctx)
 		.summary = what,                                               \
 		.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW |                  \
 			 LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS,                 \
-		.lock_size = sizeof(pthread_rwlock_t),                         \
-		.lock_align = _Alignof(pthread_rwlock_t),                      \
+		LB_OPS_OBJECT(pthread_rwlock_t),                               \
 		.init = initfn,                                                \
 		.destroy = rwlock_destroy,                                     \
-		.lock = rwlock_wrlock,                                         \
-		.unlock = rwlock_unlock,                                       \
-		.trylock = rwlock_trywrlock,                                   \
-		.read_lock = rwlock_rdlock,                                    \
-		.read_unlock = rwlock_unlock,                                  \
-		.read_trylock = rwlock_tryrdlock,                              \
+		LB_OPS_EXCL(rwlock),                                           \
+		LB_OPS_READ(rwlock),                                           \
 	};
 
 LB_PTHREAD_RWLOCK_OPS(pthread_rwlock, "pthread-rwlock",

@@ -17,64 +17,18 @@
  * it stands in for the kernel's rwlock_t, so locktorture gives it rw_lock
  * hold times (10 us reads), not rwsem_lock's (50 ms reads every time).
  */
-#include <errno.h>
 #include <stdio.h>
 
-#include "lb_lock_ops.h"
-#include "qrwlock.h"
+#include "lb_adapter.h"
+#include <lockbench/qrwlock.h>
 
-_Static_assert(LB_MAX_THREADS <= LB_QSPIN_PV_MAX_THREADS,
-	       "thread indices must fit the qspinlock-pv tail");
-
-/* The node domain of every qrwlock's wait_lock. */
-static struct lb_qspin_pv_slot lb_qrwlock_slots[LB_MAX_THREADS];
-
-static int qrw_init(void *lock)
-{
-	lb_qrwlock_init(lock);
-	return 0;
-}
-
-static int qrw_thread_init(void *tctx, unsigned int thread_index)
-{
-	if (thread_index >= LB_MAX_THREADS)
-		return EINVAL;
-	return lb_qspin_pv_ctx_init(tctx, lb_qrwlock_slots, thread_index) ? 0 : EINVAL;
-}
-
-static void qrw_write_lock(void *lock, void *tctx)
-{
-	lb_qrwlock_write_lock(lock, tctx);
-}
-
-static void qrw_write_unlock(void *lock, void *tctx)
-{
-	(void)tctx;
-	lb_qrwlock_write_unlock(lock);
-}
-
-static bool qrw_write_trylock(void *lock, void *tctx)
-{
-	(void)tctx;
-	return lb_qrwlock_write_trylock(lock);
-}
-
-static void qrw_read_lock(void *lock, void *tctx)
-{
-	lb_qrwlock_read_lock(lock, tctx);
-}
-
-static void qrw_read_unlock(void *lock, void *tctx)
-{
-	(void)tctx;
-	lb_qrwlock_read_unlock(lock);
-}
-
-static bool qrw_read_trylock(void *lock, void *tctx)
-{
-	(void)tctx;
-	return lb_qrwlock_read_trylock(lock);
-}
+/* The node domain of every qrwlock's wait_lock (qrw_slots). */
+LB_QUEUED_ADAPTERS(qrw, struct lb_qspin_pv_slot, LB_QSPIN_PV_MAX_THREADS, lb_qrwlock_init,
+		   lb_qrwlock_ctx_init, lb_qrwlock_write_lock, lb_qrwlock_write_unlock,
+		   lb_qrwlock_write_trylock)
+LB_ADAPT_CTX_VOID(qrw_read_lock, lb_qrwlock_read_lock)
+LB_ADAPT_VOID(qrw_read_unlock, lb_qrwlock_read_unlock)
+LB_ADAPT_BOOL(qrw_read_trylock, lb_qrwlock_read_trylock)
 
 static void qrw_describe(const void *lock, char *buf, size_t len)
 {
@@ -91,16 +45,7 @@ const struct lb_lock_ops lb_qrwlock_ops = {
 	.summary = "kernel-style queued rwlock: one word, qspinlock-pv queue, waiters sleep",
 	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW | LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS |
 		 LB_LOCK_F_THREAD_CTX | LB_LOCK_F_SPIN_ROLE,
-	.lock_size = sizeof(lb_qrwlock_t),
-	.lock_align = _Alignof(lb_qrwlock_t),
-	.thread_ctx_size = sizeof(lb_qrwlock_ctx_t),
-	.init = qrw_init,
-	.thread_init = qrw_thread_init,
-	.lock = qrw_write_lock,
-	.unlock = qrw_write_unlock,
-	.trylock = qrw_write_trylock,
-	.read_lock = qrw_read_lock,
-	.read_unlock = qrw_read_unlock,
-	.read_trylock = qrw_read_trylock,
+	LB_OPS_CTX_LOCK(lb_qrwlock_t, lb_qrwlock_ctx_t, qrw),
+	LB_OPS_READ(qrw),
 	.describe = qrw_describe,
 };

@@ -14,47 +14,14 @@
  * harness's dense thread index must name one live thread at a time (the
  * vtable contract); a later thread may reuse an index.
  */
-#include <errno.h>
 #include <stdio.h>
 
-#include "lb_lock_ops.h"
-#include "qspinlock.h"
+#include "lb_adapter.h"
+#include <lockbench/qspinlock.h>
 
-_Static_assert(LB_MAX_THREADS <= LB_QSPIN_MAX_THREADS,
-	       "thread indices must fit the qspinlock tail");
-
-/* The node domain: the analogue of the kernel's per-CPU qnodes. */
-static struct lb_qspin_slot lb_qspinlock_slots[LB_MAX_THREADS];
-
-static int qspin_init(void *lock)
-{
-	lb_qspin_init(lock);
-	return 0;
-}
-
-static int qspin_thread_init(void *tctx, unsigned int thread_index)
-{
-	if (thread_index >= LB_MAX_THREADS)
-		return EINVAL;
-	return lb_qspin_ctx_init(tctx, lb_qspinlock_slots, thread_index) ? 0 : EINVAL;
-}
-
-static void qspin_lock(void *lock, void *tctx)
-{
-	lb_qspin_lock(lock, tctx);
-}
-
-static void qspin_unlock(void *lock, void *tctx)
-{
-	(void)tctx;
-	lb_qspin_unlock(lock);
-}
-
-static bool qspin_trylock(void *lock, void *tctx)
-{
-	(void)tctx;
-	return lb_qspin_trylock(lock);
-}
+/* The node domain (qspin_slots): the analogue of the kernel's per-CPU qnodes. */
+LB_QUEUED_ADAPTERS(qspin, struct lb_qspin_slot, LB_QSPIN_MAX_THREADS, lb_qspin_init,
+		   lb_qspin_ctx_init, lb_qspin_lock, lb_qspin_unlock, lb_qspin_trylock)
 
 static void qspin_describe(const void *lock, char *buf, size_t len)
 {
@@ -70,13 +37,6 @@ const struct lb_lock_ops lb_qspinlock_ops = {
 	.summary = "kernel-style queued spinlock: 32-bit word, pending bit, MCS tail (FIFO queue)",
 	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_FAIR |
 		 LB_LOCK_F_THREAD_CTX,
-	.lock_size = sizeof(lb_qspin_t),
-	.lock_align = _Alignof(lb_qspin_t),
-	.thread_ctx_size = sizeof(struct lb_qspin_ctx),
-	.init = qspin_init,
-	.thread_init = qspin_thread_init,
-	.lock = qspin_lock,
-	.unlock = qspin_unlock,
-	.trylock = qspin_trylock,
+	LB_OPS_CTX_LOCK(lb_qspin_t, lb_qspin_ctx_t, qspin),
 	.describe = qspin_describe,
 };

@@ -12,43 +12,11 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "lb_lock_ops.h"
-#include "qspinlock_pv.h"
+#include "lb_adapter.h"
+#include <lockbench/qspinlock_pv.h>
 
-_Static_assert(LB_MAX_THREADS <= LB_QSPIN_PV_MAX_THREADS,
-	       "thread indices must fit the qspinlock-pv tail");
-
-static struct lb_qspin_pv_slot lb_qspinlock_pv_slots[LB_MAX_THREADS];
-
-static int qspin_pv_init(void *lock)
-{
-	lb_qspin_pv_init(lock);
-	return 0;
-}
-
-static int qspin_pv_thread_init(void *tctx, unsigned int thread_index)
-{
-	if (thread_index >= LB_MAX_THREADS)
-		return EINVAL;
-	return lb_qspin_pv_ctx_init(tctx, lb_qspinlock_pv_slots, thread_index) ? 0 : EINVAL;
-}
-
-static void qspin_pv_lock(void *lock, void *tctx)
-{
-	lb_qspin_pv_lock(lock, tctx);
-}
-
-static void qspin_pv_unlock(void *lock, void *tctx)
-{
-	(void)tctx;
-	lb_qspin_pv_unlock(lock);
-}
-
-static bool qspin_pv_trylock(void *lock, void *tctx)
-{
-	(void)tctx;
-	return lb_qspin_pv_trylock(lock);
-}
+LB_QUEUED_ADAPTERS(qspin_pv, struct lb_qspin_pv_slot, LB_QSPIN_PV_MAX_THREADS, lb_qspin_pv_init,
+		   lb_qspin_pv_ctx_init, lb_qspin_pv_lock, lb_qspin_pv_unlock, lb_qspin_pv_trylock)
 
 static void qspin_pv_describe(const void *lock, char *buf, size_t len)
 {
@@ -68,13 +36,6 @@ const struct lb_lock_ops lb_qspinlock_pv_ops = {
 		   "is not running",
 	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS | LB_LOCK_F_THREAD_CTX |
 		 LB_LOCK_F_SPIN_ROLE,
-	.lock_size = sizeof(lb_qspin_pv_t),
-	.lock_align = _Alignof(lb_qspin_pv_t),
-	.thread_ctx_size = sizeof(struct lb_qspin_pv_ctx),
-	.init = qspin_pv_init,
-	.thread_init = qspin_pv_thread_init,
-	.lock = qspin_pv_lock,
-	.unlock = qspin_pv_unlock,
-	.trylock = qspin_pv_trylock,
+	LB_OPS_CTX_LOCK(lb_qspin_pv_t, lb_qspin_pv_ctx_t, qspin_pv),
 	.describe = qspin_pv_describe,
 };

@@ -17,8 +17,8 @@
  * runs without deadlock detection; lb_rtmutex_lock_check() in the header is
  * the checking variant.
  */
-#include "rtmutex.h"
-#include "../lib/lb_lock_ops.h"
+#include <lockbench/rtmutex.h>
+#include "lb_adapter.h"
 
 #include <stdio.h>
 
@@ -39,31 +39,15 @@ static void rt_describe(const void *lock, char *buf, size_t len)
 			 : "SCHED_FIFO not permitted: PI boosting is logical only (real boosting off)");
 }
 
-static int rt_thread_init(void *tctx, unsigned int index)
-{
-	(void)index;
-	lb_rt_task_init_auto(tctx);
-	return 0;
-}
+LB_ADAPT_THREAD_INIT(rt_thread_init, lb_rtmutex_ctx_init_auto)
 
-static void rt_lock(void *lock, void *tctx)
-{
-	lb_rtmutex_lock(lock, tctx);
-}
-
-static void rt_unlock(void *lock, void *tctx)
-{
-	lb_rtmutex_unlock(lock, tctx);
-}
-
-static bool rt_trylock(void *lock, void *tctx)
-{
-	return lb_rtmutex_trylock(lock, tctx);
-}
+LB_ADAPT_CTX_VOID(rt_lock, lb_rtmutex_lock)
+LB_ADAPT_CTX_VOID(rt_unlock, lb_rtmutex_unlock)
+LB_ADAPT_CTX_BOOL(rt_trylock, lb_rtmutex_trylock)
 
 static int rt_thread_set_prio(void *tctx, int prio)
 {
-	return lb_rt_task_setprio(tctx, prio);
+	return lb_rtmutex_task_setprio(tctx, prio);
 }
 
 #if LB_LOCK_COUNTERS
@@ -83,11 +67,11 @@ static size_t rt_counters(const void *lock, struct lb_counter *out, size_t max)
 	}
 	return n;
 }
-#define LB_RT_COUNTERS_FLAG LB_LOCK_F_COUNTERS
-#define LB_RT_COUNTERS_FN rt_counters
+#define LB_RTMUTEX_COUNTERS_FLAG LB_LOCK_F_COUNTERS
+#define LB_RTMUTEX_COUNTERS_FN rt_counters
 #else
-#define LB_RT_COUNTERS_FLAG 0
-#define LB_RT_COUNTERS_FN NULL
+#define LB_RTMUTEX_COUNTERS_FLAG 0
+#define LB_RTMUTEX_COUNTERS_FN NULL
 #endif
 
 const struct lb_lock_ops lb_rtmutex_ops = {
@@ -96,16 +80,9 @@ const struct lb_lock_ops lb_rtmutex_ops = {
 	.summary = "PI rt_mutex emulation: CAS fast path, prio-sorted waiters, chain walk, "
 		   "real SCHED_FIFO boost when permitted",
 	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS | LB_LOCK_F_PI |
-		 LB_LOCK_F_THREAD_CTX | LB_RT_COUNTERS_FLAG,
-	.lock_size = sizeof(lb_rtmutex_t),
-	.lock_align = _Alignof(lb_rtmutex_t),
-	.thread_ctx_size = sizeof(struct lb_rt_task),
-	.init = rt_init,
-	.thread_init = rt_thread_init,
-	.lock = rt_lock,
-	.unlock = rt_unlock,
-	.trylock = rt_trylock,
-	.counters = LB_RT_COUNTERS_FN,
+		 LB_LOCK_F_THREAD_CTX | LB_RTMUTEX_COUNTERS_FLAG,
+	LB_OPS_CTX_LOCK(lb_rtmutex_t, lb_rtmutex_ctx_t, rt),
+	.counters = LB_RTMUTEX_COUNTERS_FN,
 	.thread_set_prio = rt_thread_set_prio,
 	.describe = rt_describe,
 };

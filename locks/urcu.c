@@ -19,9 +19,7 @@
  * in thread_fini.  liburcu's read-side calls are used out of line (no
  * _LGPL_SOURCE), which costs a call each.
  */
-#include "../lib/lb_atomic.h"
-#include "../lib/lb_die.h"
-#include "../lib/lb_lock_ops.h"
+#include "lb_adapter.h"
 
 #include <pthread.h>
 #include <urcu/urcu-memb.h>
@@ -60,7 +58,7 @@ static void urcu_thread_fini(void *tctx)
 	t->registered = 0;
 }
 
-static void urcu_write_lock(void *lock, void *tctx)
+static void urcu_lock(void *lock, void *tctx)
 {
 	(void)tctx;
 	int err = pthread_mutex_lock(&((struct lb_urcu_lock *)lock)->writer);
@@ -68,13 +66,13 @@ static void urcu_write_lock(void *lock, void *tctx)
 		lb_die(err, "pthread_mutex_lock");
 }
 
-static bool urcu_write_trylock(void *lock, void *tctx)
+static bool urcu_trylock(void *lock, void *tctx)
 {
 	(void)tctx;
 	return pthread_mutex_trylock(&((struct lb_urcu_lock *)lock)->writer) == 0;
 }
 
-static void urcu_write_unlock(void *lock, void *tctx)
+static void urcu_unlock(void *lock, void *tctx)
 {
 	(void)tctx;
 	/* Wait for every reader that might still see the old version. */
@@ -110,17 +108,11 @@ const struct lb_lock_ops lb_urcu_ops = {
 	.summary = "liburcu readers; writers: mutex + synchronize_rcu (not r/w exclusion)",
 	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW | LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS |
 		 LB_LOCK_F_THREAD_CTX | LB_LOCK_F_RCU,
-	.lock_size = sizeof(struct lb_urcu_lock),
-	.lock_align = _Alignof(struct lb_urcu_lock),
-	.thread_ctx_size = sizeof(struct lb_urcu_thread),
+	LB_OPS_OBJECT(struct lb_urcu_lock),
+	LB_OPS_CTX(struct lb_urcu_thread, urcu),
 	.init = urcu_init,
 	.destroy = urcu_destroy,
-	.thread_init = urcu_thread_init,
 	.thread_fini = urcu_thread_fini,
-	.lock = urcu_write_lock,
-	.unlock = urcu_write_unlock,
-	.trylock = urcu_write_trylock,
-	.read_lock = urcu_read_lock,
-	.read_unlock = urcu_read_unlock,
-	.read_trylock = urcu_read_trylock,
+	LB_OPS_EXCL(urcu),
+	LB_OPS_READ(urcu),
 };

@@ -315,6 +315,27 @@ static void check_shared_readers(const struct lb_lock_ops *ops)
 	free(s);
 }
 
+/* Every describe() line fits the LB_DESCRIBE_MAX bytes workloads keep for
+ * it: a longer one would be cut short in every report. */
+static void check_describe_fits(const struct lb_lock_ops *ops)
+{
+	if (!ops->describe || ops->unsupported)
+		return;
+	void *lock = lb_lock_alloc(ops);
+	if (!lock || ops->init(lock) != 0) {
+		tap_ok(false, "%s: allocated and initialised for describe()", ops->name);
+		lb_lock_free(lock);
+		return;
+	}
+	char line[4 * LB_DESCRIBE_MAX];
+	ops->describe(lock, line, sizeof(line));
+	tap_ok(strlen(line) < LB_DESCRIBE_MAX, "%s: describe() line of %zu bytes fits LB_DESCRIBE_MAX (%d)",
+	       ops->name, strlen(line), LB_DESCRIBE_MAX);
+	if (ops->destroy)
+		ops->destroy(lock);
+	lb_lock_free(lock);
+}
+
 static int check_coverage(const char *expected)
 {
 	char buf[4096], *names[256];
@@ -327,6 +348,7 @@ static int check_coverage(const char *expected)
 		for (size_t k = 0; k < n; k++)
 			found |= strcmp(names[k], name) == 0;
 		tap_ok(found, "registered lock '%s' has a conformance test", name);
+		check_describe_fits(lb_lock_table()[i]);
 	}
 	for (size_t k = 0; k < n; k++)
 		tap_ok(lb_lock_find(names[k]) != NULL, "tested lock '%s' is registered", names[k]);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_mutex.c - behaviour tests of locks/mutex.h beyond the conformance
+ * test_mutex.c - behaviour tests of locks/include/lockbench/mutex.h beyond the conformance
  * suite: exact counts, trylock under contention, bounded starvation through
  * HANDOFF, the tenure quantum, and no lost wake-up under heavy churn (32
  * threads, timed locks, holders yielding inside the critical section).
@@ -27,14 +27,14 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static lb_mutex_thread_t *thread_rec(void)
+static lb_mutex_ctx_t *thread_rec(void)
 {
-	lb_mutex_thread_t *t = aligned_alloc(_Alignof(lb_mutex_thread_t), sizeof(*t));
+	lb_mutex_ctx_t *t = aligned_alloc(_Alignof(lb_mutex_ctx_t), sizeof(*t));
 	if (!t) {
 		tap_diag("out of memory");
 		exit(1);
 	}
-	lb_mutex_thread_init(t);
+	lb_mutex_ctx_init(t);
 	return t;
 }
 
@@ -101,7 +101,7 @@ struct worker {
 	pthread_t tid;
 	struct arena *a;
 	_Atomic int *go;    /* start gate: all workers start together */
-	lb_mutex_thread_t *rec;
+	lb_mutex_ctx_t *rec;
 	int use;            /* USE_* */
 	long ops;           /* acquisitions to make */
 	int yield_every;    /* sched_yield() inside the section every N ops (0 = never) */
@@ -236,7 +236,7 @@ static void test_count(const char *name, const struct lb_mutex_attr *attr, int n
 
 struct hammer {
 	struct arena *a;
-	lb_mutex_thread_t *rec;
+	lb_mutex_ctx_t *rec;
 	_Atomic int *held;   /* main's "I hold it" flag */
 	long tries, bad;     /* bad: succeeded while held */
 };
@@ -261,7 +261,7 @@ static void test_trylock(const char *name, const struct lb_mutex_attr *attr)
 	 * the flags are set too) while 3 threads hammer trylock: exactly 0
 	 * successes. */
 	struct arena *a = arena_new(attr);
-	lb_mutex_thread_t *me = thread_rec();
+	lb_mutex_ctx_t *me = thread_rec();
 	_Atomic int held = 0;
 	struct hammer h[3];
 	pthread_t tid[3];
@@ -325,7 +325,7 @@ static void test_trylock(const char *name, const struct lb_mutex_attr *attr)
 
 struct handoff_waiter {
 	lb_mutex_t *m;
-	lb_mutex_thread_t *rec;
+	lb_mutex_ctx_t *rec;
 	int cpu;            /* pin to this CPU first (-1: no) */
 	_Atomic int got;
 	uint64_t t_start, t_got;
@@ -402,7 +402,7 @@ static void test_handoff(const char *name, const struct lb_mutex_attr *attr, uin
 			 int max_lost, bool rt)
 {
 	lb_mutex_t *m = aligned_alloc(_Alignof(lb_mutex_t), sizeof(*m));
-	lb_mutex_thread_t *me = thread_rec();
+	lb_mutex_ctx_t *me = thread_rec();
 	struct handoff_waiter hw = { .m = m, .rec = thread_rec(), .cpu = rt ? 0 : -1 };
 	cpu_set_t old_set;
 	struct sched_param old_sp, fifo = { .sched_priority = HOLDER_FIFO_PRIO };
@@ -536,7 +536,7 @@ static void test_tenure(const char *name, bool nospin)
 	struct lb_mutex_attr attr = { .ncpus = 1, .handoff_ns = UINT32_MAX, .nospin = nospin };
 	struct arena *a = arena_new(&attr);
 	lb_mutex_t *m = &a->m;
-	lb_mutex_thread_t *holder = thread_rec(), *waiter = thread_rec();
+	lb_mutex_ctx_t *holder = thread_rec(), *waiter = thread_rec();
 
 	lb_mutex__wait_lock(m);
 	lb_mutex__enqueue(m, &waiter->waiter);

@@ -79,7 +79,7 @@ static void *thread_ctx(struct scen *s)
 	if (s->ops->thread_init && s->ops->thread_init(tctx, 0) != 0)
 		atomic_store(&s->setup_err, 1);
 	if (s->logical_only)
-		((struct lb_rt_task *)tctx)->flags &= ~LB_RT_TASK_REAL;
+		((struct lb_rtmutex_task *)tctx)->flags &= ~LB_RTMUTEX_TASK_REAL;
 	return tctx;
 }
 

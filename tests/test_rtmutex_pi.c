@@ -70,7 +70,7 @@ static void event_set(_Atomic uint32_t *e)
 enum { ST_INIT, ST_HOLDING, ST_GOT, ST_RELEASED, ST_DONE };
 
 struct actor {
-	_Alignas(LB_CACHELINE) struct lb_rt_task task;
+	_Alignas(LB_CACHELINE) struct lb_rtmutex_task task;
 	pthread_t th;
 	unsigned int task_flags;
 	unsigned int max_depth; /* 0: default */
@@ -89,10 +89,10 @@ static _Atomic int order_counter;
 static void *actor_main(void *arg)
 {
 	struct actor *a = arg;
-	lb_rt_task_init(&a->task, a->task_flags);
+	lb_rtmutex_ctx_init(&a->task, a->task_flags);
 	if (a->max_depth)
-		lb_rt_task_set_max_depth(&a->task, a->max_depth);
-	lb_rt_task_setprio(&a->task, a->prio);
+		lb_rtmutex_task_set_max_depth(&a->task, a->max_depth);
+	lb_rtmutex_task_setprio(&a->task, a->prio);
 	if (a->hold)
 		lb_rtmutex_lock(a->hold, &a->task);
 	atomic_store_explicit(&a->stage, ST_HOLDING, memory_order_release);
@@ -114,8 +114,8 @@ static void *actor_main(void *arg)
 	atomic_store_explicit(&a->stage, ST_RELEASED, memory_order_release);
 	if (a->linger)
 		event_wait(&a->go_exit);
-	if (a->task_flags & LB_RT_TASK_REAL)
-		lb_rt_task_setprio(&a->task, 0); /* leave SCHED_FIFO before exiting */
+	if (a->task_flags & LB_RTMUTEX_TASK_REAL)
+		lb_rtmutex_task_setprio(&a->task, 0); /* leave SCHED_FIFO before exiting */
 	atomic_store_explicit(&a->stage, ST_DONE, memory_order_release);
 	return NULL;
 }
@@ -154,7 +154,7 @@ static void actor_start(struct actor *a, int prio, lb_rtmutex_t *hold, lb_rtmute
 
 static int eff(struct actor *a)
 {
-	return lb_rt_task_eff_prio(&a->task);
+	return lb_rtmutex_task_eff_prio(&a->task);
 }
 
 static void actor_join(struct actor *a)
@@ -167,9 +167,9 @@ static void actor_join(struct actor *a)
 static void test_single(void)
 {
 	static lb_rtmutex_t m = LB_RTMUTEX_INITIALIZER;
-	static struct lb_rt_task t;
-	lb_rt_task_init(&t, 0);
-	tap_ok(lb_rt_task_eff_prio(&t) == 0 && lb_rt_task_base_prio(&t) == 0,
+	static struct lb_rtmutex_task t;
+	lb_rtmutex_ctx_init(&t, 0);
+	tap_ok(lb_rtmutex_task_eff_prio(&t) == 0 && lb_rtmutex_task_base_prio(&t) == 0,
 	       "single: a SCHED_OTHER thread starts at logical priority 0");
 	lb_rtmutex_lock(&m, &t);
 	tap_ok(lb_load_relaxed(&m.owner) == (uintptr_t)&t,
@@ -182,7 +182,7 @@ static void test_single(void)
 	tap_ok(!lb_rtmutex_is_locked(&m), "single: unlock frees it");
 	tap_ok(lb_rtmutex_trylock(&m, &t) && lb_rtmutex_owner(&m) == &t, "single: trylock on a free lock");
 	lb_rtmutex_unlock(&m, &t);
-	tap_ok(lb_rt_task_setprio(&t, 100) == EINVAL && lb_rt_task_setprio(&t, -1) == EINVAL,
+	tap_ok(lb_rtmutex_task_setprio(&t, 100) == EINVAL && lb_rtmutex_task_setprio(&t, -1) == EINVAL,
 	       "single: priorities outside 0..99 are rejected");
 #if LB_LOCK_COUNTERS
 	tap_ok(atomic_load(&m.st.fast) == 2 && atomic_load(&m.st.slow) == 0,
@@ -211,28 +211,28 @@ static void test_chain(void)
 	tap_ok(ok, "chain: four actors hold their locks");
 
 	event_set(&a[1].go_block);
-	ok = WAIT_FOR(lb_rt_task_blocked_on(&a[1].task) == &l[0] && eff(&a[0]) == 2);
+	ok = WAIT_FOR(lb_rtmutex_task_blocked_on(&a[1].task) == &l[0] && eff(&a[0]) == 2);
 	tap_ok(ok, "chain: a1 (2) blocks on L0 -> owner a0 boosted 1 -> 2 (eff %d)", eff(&a[0]));
 
 	event_set(&a[2].go_block);
-	ok = WAIT_FOR(lb_rt_task_blocked_on(&a[2].task) == &l[1] && eff(&a[1]) == 3 &&
+	ok = WAIT_FOR(lb_rtmutex_task_blocked_on(&a[2].task) == &l[1] && eff(&a[1]) == 3 &&
 		      eff(&a[0]) == 3);
 	tap_ok(ok, "chain: a2 (3) blocks on L1 -> a1 and, through L0, a0 boosted to 3 (%d, %d)",
 	       eff(&a[1]), eff(&a[0]));
 
 	event_set(&a[3].go_block);
-	ok = WAIT_FOR(lb_rt_task_blocked_on(&a[3].task) == &l[2] && eff(&a[2]) == 40 &&
+	ok = WAIT_FOR(lb_rtmutex_task_blocked_on(&a[3].task) == &l[2] && eff(&a[2]) == 40 &&
 		      eff(&a[1]) == 40 && eff(&a[0]) == 40);
 	tap_ok(ok, "chain: a3 (40) blocks on L2 -> 3-level walk boosts a2, a1, a0 to 40 (%d %d %d)",
 	       eff(&a[2]), eff(&a[1]), eff(&a[0]));
-	tap_ok(lb_rt_task_base_prio(&a[0].task) == 1 && lb_rt_task_base_prio(&a[2].task) == 3,
+	tap_ok(lb_rtmutex_task_base_prio(&a[0].task) == 1 && lb_rtmutex_task_base_prio(&a[2].task) == 3,
 	       "chain: base priorities are unchanged by boosting");
 
 	/* Unwind from the bottom. */
 	event_set(&a[0].go_block);
 	event_set(&a[0].go_release);
 	ok = WAIT_FOR(stage(&a[0]) == ST_DONE && stage(&a[1]) == ST_GOT);
-	tap_ok(ok && eff(&a[0]) == 1 && eff(&a[1]) == 40 && lb_rt_task_pi_empty(&a[0].task),
+	tap_ok(ok && eff(&a[0]) == 1 && eff(&a[1]) == 40 && lb_rtmutex_task_pi_empty(&a[0].task),
 	       "chain: a0 releases L0 -> a0 deboosted to 1 (%d); a1 takes L0, still 40 via L1 (%d)",
 	       eff(&a[0]), eff(&a[1]));
 	event_set(&a[1].go_release);
@@ -249,7 +249,7 @@ static void test_chain(void)
 		actor_join(&a[i]);
 	ok = true;
 	for (int i = 0; i < 4; i++)
-		ok &= lb_rt_task_pi_empty(&a[i].task) && eff(&a[i]) == a[i].prio;
+		ok &= lb_rtmutex_task_pi_empty(&a[i].task) && eff(&a[i]) == a[i].prio;
 	for (int i = 0; i < 3; i++)
 		ok &= lb_load_relaxed(&l[i].owner) == 0 && l[i].head == NULL;
 	tap_ok(ok, "chain: all locks free, no waiters, every task back at its base priority");
@@ -260,7 +260,7 @@ static void test_chain(void)
 
 static bool queue_is(lb_rtmutex_t *m, struct actor *const *want, size_t n)
 {
-	struct lb_rt_task *got[8];
+	struct lb_rtmutex_task *got[8];
 	size_t k = lb_rtmutex_waiter_tasks(m, got, 8);
 	if (k != n)
 		return false;
@@ -283,32 +283,32 @@ static void test_requeue(void)
 		actor_start(&a[i], prios[i], NULL, &m);
 		event_set(&a[i].go_block);
 		event_set(&a[i].go_release); /* release as soon as it has the lock */
-		WAIT_FOR(lb_rt_task_blocked_on(&a[i].task) == &m);
+		WAIT_FOR(lb_rtmutex_task_blocked_on(&a[i].task) == &m);
 	}
 	bool ok = WAIT_FOR(eff(o) == 30);
 	tap_ok(ok && queue_is(&m, (struct actor *[]){ w3, w2, w1 }, 3),
 	       "requeue: queue sorted by priority (30, 20, 10), owner boosted to 30 (%d)", eff(o));
 
-	lb_rt_task_setprio(&w1->task, 50);
+	lb_rtmutex_task_setprio(&w1->task, 50);
 	tap_ok(queue_is(&m, (struct actor *[]){ w1, w3, w2 }, 3) && eff(o) == 50,
 	       "requeue: waiter 10 -> 50 moves to the head, owner boosted to 50 (%d)", eff(o));
-	lb_rt_task_setprio(&w1->task, 5);
+	lb_rtmutex_task_setprio(&w1->task, 5);
 	tap_ok(queue_is(&m, (struct actor *[]){ w3, w2, w1 }, 3) && eff(o) == 30,
 	       "requeue: waiter 50 -> 5 moves to the tail, owner deboosted to 30 (%d)", eff(o));
 
 	actor_start(w4, 20, NULL, &m);
 	event_set(&w4->go_block);
 	event_set(&w4->go_release);
-	WAIT_FOR(lb_rt_task_blocked_on(&w4->task) == &m);
+	WAIT_FOR(lb_rtmutex_task_blocked_on(&w4->task) == &m);
 	tap_ok(queue_is(&m, (struct actor *[]){ w3, w2, w4, w1 }, 4),
 	       "requeue: a second waiter at 20 queues after the first (FIFO among equals)");
-	lb_rt_task_setprio(&w2->task, 20);
+	lb_rtmutex_task_setprio(&w2->task, 20);
 	tap_ok(queue_is(&m, (struct actor *[]){ w3, w2, w4, w1 }, 4),
 	       "requeue: setting an unchanged priority keeps the position");
 
-	lb_rt_task_setprio(&o->task, 60);
+	lb_rtmutex_task_setprio(&o->task, 60);
 	tap_ok(eff(o) == 60, "requeue: owner's own base 60 above its waiters -> eff 60 (%d)", eff(o));
-	lb_rt_task_setprio(&o->task, 0);
+	lb_rtmutex_task_setprio(&o->task, 0);
 	tap_ok(eff(o) == 30, "requeue: owner base back to 0 -> eff is the top waiter's 30 (%d)", eff(o));
 
 	atomic_store(&order_counter, 0);
@@ -339,7 +339,7 @@ static void test_deadlock(void)
 	actor_start(&a[1], 20, &lb, &la);
 	WAIT_FOR(stage(&a[0]) == ST_HOLDING && stage(&a[1]) == ST_HOLDING);
 	event_set(&a[0].go_block);
-	WAIT_FOR(lb_rt_task_blocked_on(&a[0].task) == &lb);
+	WAIT_FOR(lb_rtmutex_task_blocked_on(&a[0].task) == &lb);
 	event_set(&a[1].go_block);
 	bool ok = WAIT_FOR(stage(&a[1]) == ST_GOT);
 	tap_ok(ok && a[1].result == EDEADLK, "deadlock: A->B->A: lock_check returns EDEADLK (%d)",
@@ -366,8 +366,8 @@ static void test_deadlock(void)
 		 stage(&a[2]) == ST_HOLDING);
 	event_set(&a[0].go_block);
 	event_set(&a[1].go_block);
-	WAIT_FOR(lb_rt_task_blocked_on(&a[0].task) == &lb &&
-		 lb_rt_task_blocked_on(&a[1].task) == &lc);
+	WAIT_FOR(lb_rtmutex_task_blocked_on(&a[0].task) == &lb &&
+		 lb_rtmutex_task_blocked_on(&a[1].task) == &lc);
 	event_set(&a[2].go_block);
 	ok = WAIT_FOR(stage(&a[2]) == ST_GOT);
 	tap_ok(ok && a[2].result == EDEADLK,
@@ -400,7 +400,7 @@ static bool chain_build(struct actor *c, lb_rtmutex_t *l, int n)
 	for (int i = 1; i < n; i++)
 		event_set(&c[i].go_block);
 	for (int i = 1; i < n; i++)
-		if (!WAIT_FOR(lb_rt_task_blocked_on(&c[i].task) == &l[i - 1]))
+		if (!WAIT_FOR(lb_rtmutex_task_blocked_on(&c[i].task) == &l[i - 1]))
 			return false;
 	return true;
 }
@@ -442,7 +442,7 @@ static void test_depth(void)
 	t2->max_depth = 4;
 	actor_start(t2, 50, NULL, &l[N - 1]);
 	event_set(&t2->go_block);
-	ok = WAIT_FOR(lb_rt_task_blocked_on(&t2->task) == &l[N - 1]);
+	ok = WAIT_FOR(lb_rtmutex_task_blocked_on(&t2->task) == &l[N - 1]);
 	for (int i = 0; i < N; i++)
 		ok &= WAIT_FOR(eff(&c[i]) == 50);
 	tap_ok(ok && atomic_load(&t2->task.walk_steps) == 4,
@@ -478,7 +478,7 @@ static void test_depth_default(void)
 	actor_start(t2, 0, NULL, &l[N - 2]);
 	event_set(&t2->go_block);
 	/* blocked_on is set before the walk runs: wait for the walk too. */
-	ok = WAIT_FOR(lb_rt_task_blocked_on(&t2->task) == &l[N - 2] &&
+	ok = WAIT_FOR(lb_rtmutex_task_blocked_on(&t2->task) == &l[N - 2] &&
 		      atomic_load(&t2->task.walk_steps) >= LB_RTMUTEX_MAX_DEPTH);
 	tap_ok(ok && atomic_load(&t2->task.depth_hits) == 0 &&
 		       atomic_load(&t2->task.walk_steps) == LB_RTMUTEX_MAX_DEPTH,
@@ -588,13 +588,13 @@ struct mixed_shared {
 	_Alignas(LB_CACHELINE) _Atomic uint64_t counter;
 	_Atomic int holders;
 	_Atomic uint64_t overlaps;
-	struct lb_rt_task *tasks[4];
+	struct lb_rtmutex_task *tasks[4];
 };
 
 struct mixed_arg {
 	struct mixed_shared *s;
 	int index;
-	_Alignas(LB_CACHELINE) struct lb_rt_task task;
+	_Alignas(LB_CACHELINE) struct lb_rtmutex_task task;
 };
 
 static void *mixed_worker(void *arg)
@@ -602,8 +602,8 @@ static void *mixed_worker(void *arg)
 	struct mixed_arg *ma = arg;
 	struct mixed_shared *s = ma->s;
 	unsigned int seed = 12345u + (unsigned int)ma->index;
-	lb_rt_task_init(&ma->task, ma->index & 1 ? LB_RT_TASK_SPIN : 0);
-	lb_rt_task_setprio(&ma->task, 10 * ma->index);
+	lb_rtmutex_ctx_init(&ma->task, ma->index & 1 ? LB_RTMUTEX_TASK_SPIN : 0);
+	lb_rtmutex_task_setprio(&ma->task, 10 * ma->index);
 	for (unsigned int i = 0; i < s->iters; i++) {
 		bool nested = (i % 3) == 0;
 		if (nested)
@@ -621,10 +621,10 @@ static void *mixed_worker(void *arg)
 			lb_rtmutex_unlock(&s->outer, &ma->task);
 		if ((i & 255) == 0) {
 			seed = seed * 1103515245u + 12345u;
-			lb_rt_task_setprio(&ma->task, (int)((seed >> 16) % 100));
+			lb_rtmutex_task_setprio(&ma->task, (int)((seed >> 16) % 100));
 		}
 	}
-	lb_rt_task_setprio(&ma->task, 10 * ma->index);
+	lb_rtmutex_task_setprio(&ma->task, 10 * ma->index);
 	return NULL;
 }
 
@@ -652,8 +652,8 @@ static void test_count_mixed(void)
 	       (unsigned long long)atomic_load(&s->overlaps));
 	bool idle = lb_load_relaxed(&s->outer.owner) == 0 && lb_load_relaxed(&s->inner.owner) == 0;
 	for (int i = 0; i < T; i++)
-		idle &= lb_rt_task_pi_empty(&ma[i].task) &&
-			lb_rt_task_eff_prio(&ma[i].task) == 10 * i;
+		idle &= lb_rtmutex_task_pi_empty(&ma[i].task) &&
+			lb_rtmutex_task_eff_prio(&ma[i].task) == 10 * i;
 	tap_ok(idle, "count: afterwards both locks are free and every task is at its base priority");
 #if LB_LOCK_COUNTERS
 	lb_rtmutex_t *ls[2] = { &s->outer, &s->inner };
@@ -694,7 +694,7 @@ static void test_real(void)
 	lb_rtmutex_t m;
 	struct actor *a = actors_alloc(2);
 	lb_rtmutex_init(&m, NULL);
-	a[0].task_flags = a[1].task_flags = LB_RT_TASK_REAL;
+	a[0].task_flags = a[1].task_flags = LB_RTMUTEX_TASK_REAL;
 	a[0].linger = true;
 	actor_start(&a[0], 0, &m, NULL);
 	WAIT_FOR(stage(&a[0]) == ST_HOLDING);

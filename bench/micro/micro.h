@@ -95,7 +95,7 @@ struct lb_run_result {
 	uint64_t torn_reads;       /* rw: reader saw writers' fields disagree */
 	struct lb_counter counters[LB_MAX_COUNTERS];
 	size_t ncounters;
-	char describe[160];        /* ops->describe() of the run's lock, or "" */
+	char describe[LB_DESCRIBE_MAX];        /* ops->describe() of the run's lock, or "" */
 	double c2c_before_ns, c2c_after_ns; /* cache-line round trip between
 				    * cfg->c2c_cpu[] just before and after the run; < 0:
 				    * not measured (one CPU) or it timed out */

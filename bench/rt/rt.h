@@ -90,7 +90,7 @@ struct lb_rt_run {
 	double max_hold_us;
 	unsigned int nrt;
 	struct lb_rt_thread_stats rt[LB_RT_MAX_RT_THREADS];
-	char describe[160];
+	char describe[LB_DESCRIBE_MAX];
 };
 
 /* Parse argv (argv[0] == "rt"); exits 2 on bad input, 0 after --help. */

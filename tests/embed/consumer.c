@@ -61,15 +61,15 @@ static void *worker(void *arg)
 	unsigned int index = (unsigned int)(unsigned long)arg;
 	struct lb_qspin_ctx qctx;
 	struct lb_qspin_pv_ctx pvctx;
-	lb_mutex_thread_t mctx;
-	struct lb_rt_task rctx;
+	lb_mutex_ctx_t mctx;
+	struct lb_rtmutex_task rctx;
 	uint32_t tid = lb_gettid();
 
 	if (!lb_qspin_ctx_init(&qctx, qslots, index) ||
 	    !lb_qspin_pv_ctx_init(&pvctx, pvslots, index))
 		return arg;
-	lb_mutex_thread_init(&mctx);
-	lb_rt_task_init(&rctx, 0);
+	lb_mutex_ctx_init(&mctx);
+	lb_rtmutex_ctx_init(&rctx, 0);
 
 	for (int i = 0; i < ITERS; i++) {
 		STAGE("tas");

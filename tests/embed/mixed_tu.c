@@ -54,8 +54,8 @@ void MIXED_FN(MIXED_VARIANT, _layout)(struct mixed_layout *out)
 	MIXED_RECORD(out, MIXED_MUTEX, lb_mutex_t);
 	MIXED_RECORD(out, MIXED_RTMUTEX, lb_rtmutex_t);
 	MIXED_RECORD(out, MIXED_FUTEX_PI, lb_futex_pi_t);
-	MIXED_RECORD(out, MIXED_MUTEX_THREAD, lb_mutex_thread_t);
-	MIXED_RECORD(out, MIXED_RT_TASK, struct lb_rt_task);
+	MIXED_RECORD(out, MIXED_MUTEX_THREAD, lb_mutex_ctx_t);
+	MIXED_RECORD(out, MIXED_RT_TASK, struct lb_rtmutex_task);
 #endif
 }
 
@@ -87,12 +87,12 @@ void MIXED_FN(MIXED_VARIANT, _run)(struct mixed_shared *s, unsigned int index, u
 	lb_mutex_t *mutex = (lb_mutex_t *)s->lock[MIXED_MUTEX];
 	lb_rtmutex_t *rtmutex = (lb_rtmutex_t *)s->lock[MIXED_RTMUTEX];
 	lb_futex_pi_t *futex_pi = (lb_futex_pi_t *)s->lock[MIXED_FUTEX_PI];
-	lb_mutex_thread_t mctx;
-	struct lb_rt_task rctx;
+	lb_mutex_ctx_t mctx;
+	struct lb_rtmutex_task rctx;
 	uint32_t tid = lb_gettid();
 
-	lb_mutex_thread_init(&mctx);
-	lb_rt_task_init(&rctx, 0);
+	lb_mutex_ctx_init(&mctx);
+	lb_rtmutex_ctx_init(&rctx, 0);
 	(void)lb_qspin_pv_ctx_init(&pvctx, (struct lb_qspin_pv_slot *)s->lock[MIXED_QSPIN_PV_SLOT],
 				   index);
 #endif

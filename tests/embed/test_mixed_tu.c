@@ -28,7 +28,7 @@
 static const char *const type_names[MIXED_NTYPES] = {
 	"lb_tas_t", "lb_ticket_t", "lb_qspin_t", "lb_qspin_pv_t", "lb_qrwlock_t", "lb_mutex_t",
 	"lb_rtmutex_t", "lb_futex_pi_t", "struct lb_qspin_slot", "struct lb_qspin_pv_slot",
-	"struct lb_qspin_ctx", "struct lb_qspin_pv_ctx", "lb_mutex_thread_t", "struct lb_rt_task",
+	"struct lb_qspin_ctx", "struct lb_qspin_pv_ctx", "lb_mutex_ctx_t", "struct lb_rtmutex_task",
 };
 
 static struct mixed_shared shared;

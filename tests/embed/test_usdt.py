@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """test_usdt.py notes|bpftrace LOCKBENCH USDT_ENABLED - the USDT probes of
-lib/lb_probe.h (doc/tracing.md).
+locks/include/lockbench/lb_probe.h (doc/tracing.md).
 
 notes:    `readelf -n` lists lockbench:contention_begin/_end, handoff and
           pi_boost; every lock adapter's lock function (table below) holds a
@@ -24,9 +24,10 @@ if enabled != "true":
     print("1..0 # SKIP built without USDT probes (sys/sdt.h missing or -Dusdt=disabled)")
     sys.exit(77)
 
-# The lock function of every lock adapter that has a slow path.
-ADAPTER_LOCK_FUNCTIONS = ["tas_lock", "ticket_lock", "qspin_lock", "qspin_pv_lock",
-                          "qrw_read_lock", "qrw_write_lock", "mutex_lock", "rt_lock", "fpi_lock"]
+# The lock function of every lock adapter that has a slow path (the names
+# lb_adapter.h gives the wrappers: LB_CTXFREE_LOCK_OPS(tas, ...) -> tas_adapt_lock).
+ADAPTER_LOCK_FUNCTIONS = ["tas_adapt_lock", "ticket_adapt_lock", "qspin_lock", "qspin_pv_lock",
+                          "qrw_read_lock", "qrw_lock", "mutex_lock", "rt_lock", "fpi_lock"]
 PROBES = ["contention_begin", "contention_end", "handoff", "pi_boost"]
 results = []
 

@@ -36,7 +36,7 @@ static uint64_t now_ns(void)
 }
 
 static lb_mutex_t *m;
-static lb_mutex_thread_t *rec_u, *rec_w, *rec_v;
+static lb_mutex_ctx_t *rec_u, *rec_w, *rec_v;
 static _Atomic uint32_t u_holds, stalled, release_u, w_done;
 static _Atomic uint32_t armed_tid;
 static uint64_t w_wait_ns;
@@ -105,16 +105,16 @@ int main(void)
 	signal(SIGALRM, on_alarm);
 	alarm(20);
 	m = aligned_alloc(_Alignof(lb_mutex_t), sizeof(*m));
-	rec_u = aligned_alloc(_Alignof(lb_mutex_thread_t), sizeof(*rec_u));
-	rec_w = aligned_alloc(_Alignof(lb_mutex_thread_t), sizeof(*rec_w));
-	rec_v = aligned_alloc(_Alignof(lb_mutex_thread_t), sizeof(*rec_v));
+	rec_u = aligned_alloc(_Alignof(lb_mutex_ctx_t), sizeof(*rec_u));
+	rec_w = aligned_alloc(_Alignof(lb_mutex_ctx_t), sizeof(*rec_w));
+	rec_v = aligned_alloc(_Alignof(lb_mutex_ctx_t), sizeof(*rec_v));
 	if (!m || !rec_u || !rec_w || !rec_v)
 		return 1;
 	struct lb_mutex_attr attr = { .nospin = true };
 	lb_mutex_init(m, &attr);
-	lb_mutex_thread_init(rec_u);
-	lb_mutex_thread_init(rec_w);
-	lb_mutex_thread_init(rec_v);
+	lb_mutex_ctx_init(rec_u);
+	lb_mutex_ctx_init(rec_w);
+	lb_mutex_ctx_init(rec_v);
 
 	pthread_t u, w;
 	pthread_create(&u, NULL, u_main, NULL);

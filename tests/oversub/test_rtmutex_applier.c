@@ -54,7 +54,7 @@ static int lb_test_sched_setscheduler(pid_t pid, int policy, const struct sched_
 #define PRIO_H 50
 
 static lb_rtmutex_t lock_a;
-static struct lb_rt_task task_l, task_x, task_h;
+static struct lb_rtmutex_task task_l, task_x, task_h;
 static _Atomic uint32_t round_no, l_holds, hogs_go, high_go, high_done, l_done, x_done;
 static _Atomic pid_t trigger_tid, target_tid; /* the X -> L apply that starts the hogs */
 static uint64_t hog_start[ROUNDS], wait_ns[ROUNDS];
@@ -87,7 +87,7 @@ static void *l_main(void *arg)
 {
 	(void)arg;
 	pin(cpu1);
-	lb_rt_task_init(&task_l, LB_RT_TASK_REAL);
+	lb_rtmutex_ctx_init(&task_l, LB_RTMUTEX_TASK_REAL);
 	atomic_store(&target_tid, task_l.tid);
 	for (uint32_t r = 1; r <= ROUNDS; r++) {
 		wait_eq(&round_no, r);
@@ -110,7 +110,7 @@ static void *x_main(void *arg)
 {
 	(void)arg;
 	pin(cpu0);
-	lb_rt_task_init(&task_x, LB_RT_TASK_REAL);
+	lb_rtmutex_ctx_init(&task_x, LB_RTMUTEX_TASK_REAL);
 	for (uint32_t r = 1; r <= ROUNDS; r++) {
 		wait_eq(&l_holds, r);
 		atomic_store(&trigger_tid, task_x.tid);
@@ -151,7 +151,7 @@ static void *hog_main(void *arg)
 static void *h_main(void *arg)
 {
 	(void)arg;
-	lb_rt_task_init(&task_h, LB_RT_TASK_REAL);
+	lb_rtmutex_ctx_init(&task_h, LB_RTMUTEX_TASK_REAL);
 	for (uint32_t r = 1; r <= ROUNDS; r++) {
 		wait_eq(&high_go, r);
 		uint64_t t0 = clock_ns(CLOCK_MONOTONIC);

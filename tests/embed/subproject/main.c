@@ -18,10 +18,10 @@ static long in_qspin, in_mutex;
 static void *worker(void *arg)
 {
 	struct lb_qspin_ctx qctx;
-	lb_mutex_thread_t mctx;
+	lb_mutex_ctx_t mctx;
 
 	lb_qspin_ctx_init(&qctx, slots, (uint32_t)(long)arg);
-	lb_mutex_thread_init(&mctx);
+	lb_mutex_ctx_init(&mctx);
 	for (int i = 0; i < ITERS; i++) {
 		lb_qspin_lock(&qspin, &qctx);
 		in_qspin++;

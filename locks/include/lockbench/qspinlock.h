@@ -113,10 +113,9 @@
  * -DLB_QSPIN_SUBWORD=1 (GCC/Clang on x86 or arm64 only) switches to the
  * kernel's byte/half-word `__atomic` accesses into the word.  Both
  * architectures keep mixed-size accesses to one aligned word coherent, but
- * ISO C11 does not define them, and on x86 they cost more than they save:
- * measured on the 2-vCPU AMD EPYC (Zen 4) host, an inlined one-thread
- * lock+unlock takes 4.1 ns word-only vs 6.0 ns sub-word (tas.h: 2.2 ns).
- * The byte store that releases the lock cannot be forwarded to the next
+ * ISO C11 does not define them, and on x86 they cost more than they save
+ * uncontended (figures: doc/spinlocks.md, "Measured figures behind the
+ * defaults").  The byte store that releases the lock cannot be forwarded to the next
  * lock's 32-bit CAS of the same word, which then waits for the store to
  * drain; the word-only fetch_sub has no such stall.  Under two-thread
  * contention the two are within noise of each other.  So the uncontended
@@ -161,11 +160,10 @@
 
 /*
  * How long a contender re-reads a word caught mid-handover (0,1,0) before
- * it gives up and queues, in ns.  The kernel counts 512 loops on x86, where
- * `pause` took ~10 cycles when that was tuned; the handover is one
- * cache-line transfer (~100-200 ns), so 400 ns covers it whatever a pause
- * costs (was 16 loops, tuned for Zen 4's ~25 ns pause).  Converted to loops
- * by lib/lb_spin_budget.h.
+ * it gives up and queues, in ns.  The handover is one cache-line transfer,
+ * so a time a few of those long covers it whatever a pause costs (a loop
+ * count would not: the pause's cost differs several-fold between CPUs; see
+ * doc/spinlocks.md).  Converted to loops by lockbench/lb_spin_budget.h.
  */
 #ifndef LB_QSPIN_PENDING_NS
 #define LB_QSPIN_PENDING_NS 400u
@@ -198,6 +196,9 @@ struct lb_qspin_ctx {
 	struct lb_qspin_slot *slots; /* the domain: never freed while locks live */
 	uint32_t index;              /* this thread's slot, < LB_QSPIN_MAX_THREADS */
 };
+/* The per-thread context, spelled as every lock's is (doc/embedding.md);
+ * `struct lb_qspin_ctx` names the same type. */
+typedef struct lb_qspin_ctx lb_qspin_ctx_t;
 
 static inline void lb_qspin_init(lb_qspin_t *lock)
 {

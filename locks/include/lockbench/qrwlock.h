@@ -63,7 +63,7 @@
  *    word); a parked head never keeps them spinning.
  *  - The head waits in two phases:
  *    1. spin: re-read the word for LB_QRWLOCK_SPIN_NS (a time, converted by
- *       the shared calibration in lib/lb_spin_budget.h);
+ *       the shared calibration in lockbench/lb_spin_budget.h);
  *    2. park: publish what it waits for in `sleeper` (READER: no writer
  *       holds the lock; WRITER: the word is exactly "writer waiting"), read
  *       `wake_seq`, re-read the word, and FUTEX_WAIT on `wake_seq`, a word of
@@ -78,7 +78,7 @@
  * reader's decrement (unlock, or the undo of a failed fast path/trylock)
  * looks only when it leaves the word at exactly "writer waiting".  At most
  * one thread is ever parked there (the wait_lock holder), so a wake wakes
- * one.  Always futex waiting, through the raw syscall (lib/lb_futex.h), so
+ * one.  Always futex waiting, through the raw syscall (lockbench/lb_futex.h), so
  * the header needs _GNU_SOURCE and every translation unit runs the same
  * protocol: two files can no longer build different waiting policies and
  * lose each other's wake-ups (the old LB_QRWLOCK_FUTEX macro, chosen per
@@ -157,8 +157,8 @@
 
 /*
  * Head spin budget before parking, in ns: a few microseconds, about what a
- * FUTEX_WAIT/FUTEX_WAKE round trip costs (was 128 pause loops, ~3 us on
- * Zen 4; now the same on every CPU whatever its pause costs).
+ * FUTEX_WAIT/FUTEX_WAKE round trip costs; a time, not a loop count, so it
+ * is the same on every CPU whatever its pause costs.
  */
 #ifndef LB_QRWLOCK_SPIN_NS
 #define LB_QRWLOCK_SPIN_NS 4000u
@@ -192,6 +192,14 @@ static inline void lb_qrwlock_init(lb_qrwlock_t *lock)
 	atomic_init(&lock->rd_sleepers, 0);
 	atomic_init(&lock->rd_seq, 0);
 	lb_qspin_pv_init(&lock->wait_lock);
+}
+
+/* Bind a thread's context to slot `index` of the wait_lock's node domain
+ * (lb_qspin_pv_ctx_init); false if the index cannot be encoded. */
+static inline bool lb_qrwlock_ctx_init(lb_qrwlock_ctx_t *ctx, struct lb_qspin_pv_slot *slots,
+				       uint32_t index)
+{
+	return lb_qspin_pv_ctx_init(ctx, slots, index);
 }
 
 /* ---- helpers ------------------------------------------------------------ */

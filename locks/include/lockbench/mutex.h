@@ -5,7 +5,7 @@
  *
  * Design
  * ------
- * The lock is one word, `owner`: a pointer to the holder's lb_mutex_thread_t
+ * The lock is one word, `owner`: a pointer to the holder's lb_mutex_ctx_t
  * record (64-byte aligned, so the low bits are free) plus four flag bits.  The
  * uncontended lock is one compare-and-swap 0 -> self, the uncontended unlock
  * one compare-and-swap self -> 0.  Everything else is a slow path, kept out of
@@ -42,17 +42,17 @@
  * lock is crowded (see below) every contended locker sleeps, and the holder
  * re-takes the lock on the fast path, back to back, until the woken first
  * waiter gets a CPU and asks for the handoff.  That "tenure" lasts one
- * wake-up latency, which the scheduler decides -- 15 us on an idle vCPU,
- * milliseconds behind a busy one -- and per-thread throughput follows it
- * (min/max thread ops 0.1-0.3 at 32 threads on 2 CPUs).  So a holder that has
+ * wake-up latency, which the scheduler decides (microseconds on an idle CPU,
+ * milliseconds behind a busy one), and per-thread throughput follows it.
+ * So a holder that has
  * kept the lock for LB_MUTEX_TENURE_NS (250 us) while the lock is crowded
  * passes it to the first waiter at its next unlock, exactly as if that waiter
  * had set HANDOFF, and then queues behind everyone like any other contender.
  * The check rides on the slow unlocks that already come with waiters (every
  * LB_MUTEX_TOKEN_CHECK_EVERY-th quiet unlock), so the fast path is unchanged.
- * Cost: one wake-up latency of idle lock per quantum (measured: ops/s within
- * noise at 32 threads, -5% at 8); gain: min/max 0.2 -> 0.76 at 32 threads,
- * 0.7 -> 0.9 at 8 (doc/mutex.md).  Not crowded (spinning works), it never
+ * Cost: one wake-up latency of idle lock per quantum; gain: fairness (the
+ * measured figures are in doc/mutex.md, "Measured figures behind the
+ * defaults").  Not crowded (spinning works), it never
  * fires: the first waiter's own HANDOFF bounds its wait there.
  *
  * What userspace cannot see, and what stands in for it:
@@ -62,7 +62,7 @@
  *    (its thread may be gone).  Stand-in: a spin budget in wall-clock time
  *    (LB_MUTEX_SPIN_NS, about one futex sleep + wake round trip on the
  *    reference machine; converted to lb_cpu_relax() iterations in
- *    lb_mutex_init by the shared calibration, lib/lb_spin_budget.h).
+ *    lb_mutex_init by the shared calibration, lockbench/lb_spin_budget.h).
  *    An owner that keeps the lock longer than
  *    that is presumed preempted, or in a section long enough that sleeping
  *    costs nothing extra.
@@ -106,7 +106,7 @@
  *
  *   | bits      | name     | meaning                                         |
  *   |-----------|----------|-------------------------------------------------|
- *   | 63..6     | owner    | holder's lb_mutex_thread_t *, 0 = free          |
+ *   | 63..6     | owner    | holder's lb_mutex_ctx_t *, 0 = free          |
  *   | 0  (0x01) | WAITERS  | wait list non-empty: unlock may have to wake    |
  *   | 1  (0x02) | HANDOFF  | first waiter asks the next unlock to hand over  |
  *   | 2  (0x04) | PICKUP   | handed over: the named owner must pick it up    |
@@ -200,10 +200,9 @@
 /*
  * Spin budget: how long a spinner keeps at it before it concludes the owner
  * is not running (see the design note).  Spinning pays while it is cheaper
- * than sleeping: on the 2-vCPU KVM reference guest a futex wake reaches a
- * sleeper on the other vCPU after 13-15 us, so the budget is a bit more than
- * that (5-40 us measured within noise of each other; doc/mutex.md).
- * Overridable per lock in lb_mutex_attr.
+ * than sleeping, so the budget is a bit more than one futex wake-up
+ * latency (the measurements: doc/mutex.md, "Measured figures behind the
+ * defaults").  Overridable per lock in lb_mutex_attr.
  */
 #ifndef LB_MUTEX_SPIN_NS
 #define LB_MUTEX_SPIN_NS 20000u
@@ -219,9 +218,8 @@
 /*
  * Tenure quantum: a holder that keeps re-taking a crowded lock while others
  * sleep passes it to the first waiter after this long (see the design note).
- * 100 us and 250 us gave the same fairness at 32 threads (min/max ~0.8),
- * 500 us 0.7, 1 ms 0.55; shorter means more hand-overs, each leaving the lock
- * idle for one wake-up latency.
+ * Longer means less fairness; shorter means more hand-overs, each leaving the
+ * lock idle for one wake-up latency (the measured trade-off: doc/mutex.md).
  */
 #ifndef LB_MUTEX_TENURE_NS
 #define LB_MUTEX_TENURE_NS 250000u
@@ -244,7 +242,7 @@
 #define LB_MUTEX_POLL_MAX 16u
 #endif
 /* wait_lock: how long to spin before sched_yield() lets a preempted holder
- * run, in ns (was 200 loops, ~5 us). */
+ * run, in ns. */
 #define LB_MUTEX_WAIT_LOCK_SPIN_NS 5000u
 /* OSQ: how long to wait for a successor to link in before yielding. */
 #define LB_MUTEX_OSQ_LINK_SPIN_NS 25000u
@@ -276,9 +274,11 @@ struct lb_mutex_waiter {
 typedef struct lb_mutex_thread {
 	LB_ALIGNAS(LB_CACHELINE) struct lb_mutex_osq_node osq;
 	struct lb_mutex_waiter waiter;
-} lb_mutex_thread_t;
+} lb_mutex_ctx_t;
+/* The name before 0.2, kept as an alias for one release. */
+typedef lb_mutex_ctx_t lb_mutex_thread_t;
 
-LB_STATIC_ASSERT(LB_ALIGNOF(lb_mutex_thread_t) > LB_MUTEX_FLAGS,
+LB_STATIC_ASSERT(LB_ALIGNOF(lb_mutex_ctx_t) > LB_MUTEX_FLAGS,
 	       "thread records must leave the flag bits of the owner word free");
 
 /* Optional parameters for lb_mutex_init (NULL = defaults). */
@@ -369,14 +369,14 @@ static inline uint64_t lb_mutex__now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static inline lb_mutex_thread_t *lb_mutex__task(uintptr_t word)
+static inline lb_mutex_ctx_t *lb_mutex__task(uintptr_t word)
 {
-	return (lb_mutex_thread_t *)(word & ~LB_MUTEX_FLAGS);
+	return (lb_mutex_ctx_t *)(word & ~LB_MUTEX_FLAGS);
 }
 
-static inline lb_mutex_thread_t *lb_mutex__waiter_task(struct lb_mutex_waiter *w)
+static inline lb_mutex_ctx_t *lb_mutex__waiter_task(struct lb_mutex_waiter *w)
 {
-	return (lb_mutex_thread_t *)((char *)w - offsetof(lb_mutex_thread_t, waiter));
+	return (lb_mutex_ctx_t *)((char *)w - offsetof(lb_mutex_ctx_t, waiter));
 }
 
 static inline void lb_mutex__misuse(const char *what)
@@ -399,7 +399,7 @@ static inline unsigned int lb_mutex__ncpus(void)
 
 /*
  * How many lb_cpu_relax() iterations fit in ns: the shared, once-per-
- * process calibration (lib/lb_spin_budget.h), which started as this
+ * process calibration (lockbench/lb_spin_budget.h), which started as this
  * header's own and now serves every spinning lock.
  */
 static inline uint32_t lb_mutex__relax_for_ns(uint32_t ns)
@@ -445,7 +445,7 @@ static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr
 	atomic_init(&m->n_timeouts, 0);
 }
 
-static inline void lb_mutex_thread_init(lb_mutex_thread_t *t)
+static inline void lb_mutex_ctx_init(lb_mutex_ctx_t *t)
 {
 	atomic_init(&t->osq.next, NULL);
 	atomic_init(&t->osq.prev, NULL);
@@ -454,13 +454,19 @@ static inline void lb_mutex_thread_init(lb_mutex_thread_t *t)
 	atomic_init(&t->waiter.state, LB_MUTEX__AWAKE);
 }
 
+/* The name before 0.2, kept for one release. */
+static inline void lb_mutex_thread_init(lb_mutex_ctx_t *t)
+{
+	lb_mutex_ctx_init(t);
+}
+
 static inline bool lb_mutex_is_locked(const lb_mutex_t *m)
 {
 	return (lb_load_relaxed(&((lb_mutex_t *)m)->owner) & ~LB_MUTEX_FLAGS) != 0;
 }
 
 /* True when t holds m (for assertions; racy for any other thread). */
-static inline bool lb_mutex_is_owner(const lb_mutex_t *m, const lb_mutex_thread_t *t)
+static inline bool lb_mutex_is_owner(const lb_mutex_t *m, const lb_mutex_ctx_t *t)
 {
 	uintptr_t w = lb_load_relaxed(&((lb_mutex_t *)m)->owner);
 	return lb_mutex__task(w) == t && !(w & LB_MUTEX_PICKUP);
@@ -572,7 +578,7 @@ static inline bool lb_mutex__wake_waiter(struct lb_mutex_waiter *w, bool token)
  *   self,{P,W?,K?}  -> self,{W?,K?}   (pickup; likewise)
  *   X,{W,K?}        -> X,{H,W,K?}     (TRY_HANDOFF; still fails)
  */
-static inline bool lb_mutex__trylock_common(lb_mutex_t *m, lb_mutex_thread_t *t,
+static inline bool lb_mutex__trylock_common(lb_mutex_t *m, lb_mutex_ctx_t *t,
 					    unsigned int how, uintptr_t *seen)
 {
 	const uintptr_t self = (uintptr_t)t;
@@ -817,7 +823,7 @@ static inline void lb_mutex__spin_exit(lb_mutex_t *m)
  * waiter).  Returns 1 if we took the lock, 0 if we did not spin, -1 if we
  * spun and gave up.
  */
-static inline int lb_mutex__optimistic_spin(lb_mutex_t *m, lb_mutex_thread_t *t)
+static inline int lb_mutex__optimistic_spin(lb_mutex_t *m, lb_mutex_ctx_t *t)
 {
 	struct lb_mutex__budget b;
 	bool won = false;
@@ -869,7 +875,7 @@ out:
  * else queues behind it (a convoy).  Returns 1 if we took the lock, 0 if we
  * could not spin, -1 if we spun and gave up.
  */
-static inline int lb_mutex__waiter_spin(lb_mutex_t *m, lb_mutex_thread_t *t, bool starving)
+static inline int lb_mutex__waiter_spin(lb_mutex_t *m, lb_mutex_ctx_t *t, bool starving)
 {
 	struct lb_mutex__budget b;
 	uintptr_t seen;
@@ -958,7 +964,7 @@ static inline bool lb_mutex__expired(const struct timespec *abs)
 
 /* ---- lock slow path --------------------------------------------------------------- */
 
-LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_thread_t *t,
+LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t,
 				    const struct timespec *abs)
 {
 	struct lb_mutex_waiter *w = &t->waiter;
@@ -1045,7 +1051,7 @@ out_unlock:
 
 /* ---- unlock slow path ------------------------------------------------------------- */
 
-LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
+LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t)
 {
 	const uintptr_t self = (uintptr_t)t;
 	uintptr_t cur = lb_load_relaxed(&m->owner);
@@ -1150,7 +1156,7 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
 
 /* ---- the verbs --------------------------------------------------------------------- */
 
-static inline void lb_mutex_lock(lb_mutex_t *m, lb_mutex_thread_t *t)
+static inline void lb_mutex_lock(lb_mutex_t *m, lb_mutex_ctx_t *t)
 {
 	/* 0,{} -> self,{}; or, when the lock is free but flagged (waiters
 	 * asleep, a woken one on its way), 0,{W?,K?} -> self,{W?,K?}.
@@ -1170,7 +1176,7 @@ static inline void lb_mutex_lock(lb_mutex_t *m, lb_mutex_thread_t *t)
 /*
  * Lock, giving up when abs (CLOCK_MONOTONIC) has passed.  0 or ETIMEDOUT.
  */
-static inline int lb_mutex_timedlock(lb_mutex_t *m, lb_mutex_thread_t *t,
+static inline int lb_mutex_timedlock(lb_mutex_t *m, lb_mutex_ctx_t *t,
 				     const struct timespec *abs)
 {
 	uintptr_t cur = 0;
@@ -1185,7 +1191,7 @@ static inline int lb_mutex_timedlock(lb_mutex_t *m, lb_mutex_thread_t *t,
 }
 
 /* Never succeeds while the lock is held or promised to a waiter. */
-static inline bool lb_mutex_trylock(lb_mutex_t *m, lb_mutex_thread_t *t)
+static inline bool lb_mutex_trylock(lb_mutex_t *m, lb_mutex_ctx_t *t)
 {
 	uintptr_t cur = 0, seen;
 	/* Acquire pairs with the release of the previous unlock. */
@@ -1197,7 +1203,7 @@ static inline bool lb_mutex_trylock(lb_mutex_t *m, lb_mutex_thread_t *t)
 	return lb_mutex__trylock_common(m, t, 0, &seen);
 }
 
-static inline void lb_mutex_unlock(lb_mutex_t *m, lb_mutex_thread_t *t)
+static inline void lb_mutex_unlock(lb_mutex_t *m, lb_mutex_ctx_t *t)
 {
 	/* Our own word, normally still in our cache: read it to know which
 	 * single CAS to do.  self,{} -> 0,{}; or self,{W?,K} -> 0,{W?,K}: a

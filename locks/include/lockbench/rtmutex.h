@@ -13,7 +13,7 @@
  * priority to L for as long as L holds what H wants, so M cannot run in
  * between and H's wait is bounded by L's critical section.
  *
- * Every thread that uses these locks owns a task record (struct lb_rt_task):
+ * Every thread that uses these locks owns a task record (struct lb_rtmutex_task):
  * its base priority, its effective priority, the top waiter of every lock it
  * holds (pi_waiters, sorted), and the waiter it is blocked with (blocked_on).
  * effective = max(base, highest pi_waiter).  A lock has an owner word and a
@@ -24,7 +24,7 @@
  * top waiter in the owner's pi_waiters and recomputes the owner's effective
  * priority ("boost").  If the owner is itself blocked, the change travels
  * down the chain: the owner's waiter is re-sorted in the next lock's queue,
- * that lock's owner is re-evaluated, and so on (lb_rt_walk).  The walk holds
+ * that lock's owner is re-evaluated, and so on (lb_rtmutex_walk).  The walk holds
  * at most two internal locks at a time, stops as soon as a step changes
  * nothing, and gives up with EDEADLK after max_depth steps (1024, the
  * kernel's default kernel.max_lock_depth).  The checking lock variant walks
@@ -51,7 +51,7 @@
  * Logical and real boosting
  * -------------------------
  * Boosting always changes the logical effective priority, which orders the
- * wait queues.  A task created with LB_RT_TASK_REAL also has its kernel
+ * wait queues.  A task created with LB_RTMUTEX_TASK_REAL also has its kernel
  * scheduling policy follow the effective priority: SCHED_FIFO eff while
  * eff > 0, its original normal policy when eff drops back to 0.  That is a
  * sched_setscheduler() on the owner's thread id, done after all internal
@@ -59,13 +59,13 @@
  * is applied after it has woken the top waiter, so a medium-priority thread
  * cannot slip in between.  Every thread that changes a task's effective
  * priority pushes it to the kernel itself and re-reads it until what it
- * pushed is current (lb_rt_real_sync), as the kernel's rt_mutex_setprio()
+ * pushed is current (lb_rtmutex_real_sync), as the kernel's rt_mutex_setprio()
  * is synchronous: a boost never waits for another, possibly preempted,
  * thread.  A refused sched_setscheduler() is counted in the task's
  * real_errors, never recorded as applied.
  * lb_rtmutex_real_boost_available() says whether this process may use
  * SCHED_FIFO up to priority 99 (probed in a throw-away thread, the caller's
- * policy is not touched); lb_rt_task_init_auto() enables real boosting only
+ * policy is not touched); lb_rtmutex_ctx_init_auto() enables real boosting only
  * then.  Real-time tasks always return to SCHED_FIFO
  * (SCHED_RR is not restored).
  *
@@ -74,14 +74,14 @@
  *  - Disable preemption.  The kernel guards wait queues with raw spinlocks
  *    and irqs off; a SCHED_FIFO thread spinning on a lock held by a
  *    preempted lower-priority thread on the same CPU would spin forever.  Our
- *    internal locks (struct lb_rt_ilock) therefore spin briefly and then
+ *    internal locks (struct lb_rtmutex_ilock) therefore spin briefly and then
  *    sleep on a futex.  A holder preempted inside one of these short
  *    sections is the one inversion window PI does not cover.
  *  - Know whether the owner is on a CPU.  The top waiter spins only while
  *    the owner word is unchanged, the owner is not itself blocked, the
- *    spinner may run on more than one CPU (LB_RT_TASK_SPIN), and for at most
+ *    spinner may run on more than one CPU (LB_RTMUTEX_TASK_SPIN), and for at most
  *    LB_RTMUTEX_SPIN_NS (a time; the shared calibration in
- *    lib/lb_spin_budget.h turns it into pause loops).
+ *    lockbench/lb_spin_budget.h turns it into pause loops).
  *  - Wake and boost atomically with the scheduler.  A real boost is a
  *    separate syscall; until it lands, the owner runs at its old priority.
  *
@@ -100,8 +100,8 @@
  * Lock order: lock->wait_lock, then task->pi_lock (one task at a time).  The
  * chain walk takes them in the reverse order with a trylock and backs off.
  *
- * Sleep/wake: each task's waiter has a futex word, LB_RT_WAKE_SLEEP (0, may
- * sleep), LB_RT_WAKE_WOKEN (1) or LB_RT_WAKE_SPIN (2, spinning: the waker
+ * Sleep/wake: each task's waiter has a futex word, LB_RTMUTEX_WAKE_SLEEP (0, may
+ * sleep), LB_RTMUTEX_WAKE_WOKEN (1) or LB_RTMUTEX_WAKE_SPIN (2, spinning: the waker
  * skips the FUTEX_WAKE syscall).  A waiter re-arms it under wait_lock before
  * every wait, so a wake-up for an earlier wait is only a spurious retry.
  *
@@ -143,15 +143,14 @@
 /* Kernel default of kernel.max_lock_depth. */
 #define LB_RTMUTEX_MAX_DEPTH 1024
 /* Top-waiter (and pre-queue) spin budget, in ns; converted to
- * lb_cpu_relax() iterations by the shared calibration (lb_spin_budget.h).
- * Was 400 loops, ~20 us at the ~50 ns a pause took on the Zen host. */
+ * lb_cpu_relax() iterations by the shared calibration (lb_spin_budget.h). */
 #ifndef LB_RTMUTEX_SPIN_NS
 #define LB_RTMUTEX_SPIN_NS 20000u
 #endif
 /* Internal-lock spin budget before sleeping on its futex, in ns (was 100
- * loops, ~5 us). */
-#ifndef LB_RT_ILOCK_SPIN_NS
-#define LB_RT_ILOCK_SPIN_NS 5000u
+ * loops). */
+#ifndef LB_RTMUTEX_ILOCK_SPIN_NS
+#define LB_RTMUTEX_ILOCK_SPIN_NS 5000u
 #endif
 
 #define LB_RTMUTEX_PRIO_MAX 99
@@ -165,54 +164,57 @@ struct lb_rtmutex_attr {
 	bool lateral_steal; /* LB_RTMUTEX_F_LATERAL_STEAL: see "Stealing" above */
 };
 
-/* Task flags (lb_rt_task_init). */
-#define LB_RT_TASK_REAL 1u /* kernel policy follows the effective priority */
-#define LB_RT_TASK_SPIN 2u /* may spin as top waiter (has more than one CPU) */
+/* Task flags (lb_rtmutex_ctx_init). */
+#define LB_RTMUTEX_TASK_REAL 1u /* kernel policy follows the effective priority */
+#define LB_RTMUTEX_TASK_SPIN 2u /* may spin as top waiter (has more than one CPU) */
 
 /* Waiter futex word states. */
-#define LB_RT_WAKE_SLEEP 0u
-#define LB_RT_WAKE_WOKEN 1u
-#define LB_RT_WAKE_SPIN 2u
+#define LB_RTMUTEX_WAKE_SLEEP 0u
+#define LB_RTMUTEX_WAKE_WOKEN 1u
+#define LB_RTMUTEX_WAKE_SPIN 2u
 
 /* Internal lock: 0 free, 1 held, 2 held and someone may sleep on it. */
-struct lb_rt_ilock {
+struct lb_rtmutex_ilock {
 	_Atomic(uint32_t) v;
 };
 
 struct lb_rtmutex;
-struct lb_rt_task;
+struct lb_rtmutex_task;
 
-struct lb_rt_waiter {
-	struct lb_rt_waiter *next, *prev;       /* lock queue; lock->wait_lock */
-	struct lb_rt_waiter *pi_next, *pi_prev; /* owner's pi_waiters; owner->pi_lock */
-	struct lb_rt_task *task;
+struct lb_rtmutex_waiter {
+	struct lb_rtmutex_waiter *next, *prev;       /* lock queue; lock->wait_lock */
+	struct lb_rtmutex_waiter *pi_next, *pi_prev; /* owner's pi_waiters; owner->pi_lock */
+	struct lb_rtmutex_task *task;
 	struct lb_rtmutex *lock; /* set at enqueue under task->pi_lock */
 	uint64_t seq;            /* FIFO order among equal prio; wait_lock */
 	int prio;                /* queue key: task's eff prio at (re)queue; wait_lock */
 	int pi_prio;             /* pi_waiters key, copied when inserted; owner->pi_lock */
 	bool on_pi;              /* in some owner's pi_waiters */
-	_Atomic(uint32_t) wake;   /* futex word, LB_RT_WAKE_* */
+	_Atomic(uint32_t) wake;   /* futex word, LB_RTMUTEX_WAKE_* */
 };
 
-struct lb_rt_task {
-	struct lb_rt_ilock pi_lock;
+struct lb_rtmutex_task {
+	struct lb_rtmutex_ilock pi_lock;
 	int base_prio;                 /* pi_lock */
 	_Atomic(int) eff_prio;          /* written under pi_lock, read anywhere */
-	struct lb_rt_waiter *pi_head;  /* top waiters of held locks, by pi_prio; pi_lock */
-	struct lb_rt_waiter *blocked_on; /* pi_lock */
-	unsigned int flags;            /* LB_RT_TASK_* */
+	struct lb_rtmutex_waiter *pi_head;  /* top waiters of held locks, by pi_prio; pi_lock */
+	struct lb_rtmutex_waiter *blocked_on; /* pi_lock */
+	unsigned int flags;            /* LB_RTMUTEX_TASK_* */
 	unsigned int max_depth;        /* chain-walk limit for walks this task starts */
 	pid_t tid;
 	pthread_t self;
 	int normal_policy;             /* policy restored when eff drops to 0 */
-	/* Real boosting (lb_rt_real_sync). */
+	/* Real boosting (lb_rtmutex_real_sync). */
 	_Atomic(int) real_applied;      /* logical prio the kernel last accepted */
 	_Atomic(uint64_t) real_calls, real_errors; /* errors: failed boosts, reported */
 	/* Statistics, readable by tests. */
 	_Atomic(uint64_t) walk_steps;   /* chain-walk steps of walks this task started */
 	_Atomic(uint64_t) depth_hits;   /* walks cut off at max_depth */
-	struct lb_rt_waiter waiter;    /* a task blocks on one lock at a time */
+	struct lb_rtmutex_waiter waiter;    /* a task blocks on one lock at a time */
 };
+
+/* The per-thread context, spelled as every lock's is (doc/embedding.md). */
+typedef struct lb_rtmutex_task lb_rtmutex_ctx_t;
 
 struct lb_rtmutex_stats {
 	_Atomic(uint64_t) fast, slow, steals, sleeps, spins, boosts, walk_steps, real_sched;
@@ -220,10 +222,10 @@ struct lb_rtmutex_stats {
 };
 
 typedef struct lb_rtmutex {
-	_Atomic(uintptr_t) owner;       /* struct lb_rt_task * | HAS_WAITERS */
-	struct lb_rt_ilock wait_lock;
+	_Atomic(uintptr_t) owner;       /* struct lb_rtmutex_task * | HAS_WAITERS */
+	struct lb_rtmutex_ilock wait_lock;
 	unsigned int flags;            /* LB_RTMUTEX_F_* */
-	struct lb_rt_waiter *head;     /* waiters by (prio desc, seq); wait_lock */
+	struct lb_rtmutex_waiter *head;     /* waiters by (prio desc, seq); wait_lock */
 	uint64_t seq;                  /* wait_lock */
 	struct lb_rtmutex_stats st;    /* counted only where LB_RTMUTEX_COUNTING */
 } lb_rtmutex_t;
@@ -236,43 +238,43 @@ typedef struct lb_rtmutex {
 #endif
 
 #if LB_RTMUTEX_COUNTING
-#define LB_RT_COUNT(m, field)                                                  \
+#define LB_RTMUTEX_COUNT(m, field)                                                  \
 	do {                                                                   \
 		if (m)                                                         \
 			atomic_fetch_add_explicit(&(m)->st.field, 1, memory_order_relaxed); \
 	} while (0)
-#define LB_RT_COUNT_N(m, field, n)                                             \
+#define LB_RTMUTEX_COUNT_N(m, field, n)                                             \
 	do {                                                                   \
 		if ((m) && (n))                                                \
 			atomic_fetch_add_explicit(&(m)->st.field, (n), memory_order_relaxed); \
 	} while (0)
 /* Only the holder writes `fast`: a plain load+store, no locked RMW. */
-#define LB_RT_COUNT_HELD(m, field)                                             \
+#define LB_RTMUTEX_COUNT_HELD(m, field)                                             \
 	atomic_store_explicit(&(m)->st.field,                                  \
 			      atomic_load_explicit(&(m)->st.field, memory_order_relaxed) + 1, \
 			      memory_order_relaxed)
 #else
-#define LB_RT_COUNT(m, field) ((void)(m))
-#define LB_RT_COUNT_N(m, field, n) ((void)(m), (void)(n))
-#define LB_RT_COUNT_HELD(m, field) ((void)(m))
+#define LB_RTMUTEX_COUNT(m, field) ((void)(m))
+#define LB_RTMUTEX_COUNT_N(m, field, n) ((void)(m), (void)(n))
+#define LB_RTMUTEX_COUNT_HELD(m, field) ((void)(m))
 #endif
 
 /* ---- internal lock: spin briefly, then sleep --------------------------- */
 
-/* 0 -> 1.  Acquire: pairs with the release in lb_rt_ilock_unlock. */
-static inline bool lb_rt_ilock_trylock(struct lb_rt_ilock *l)
+/* 0 -> 1.  Acquire: pairs with the release in lb_rtmutex_ilock_unlock. */
+static inline bool lb_rtmutex_ilock_trylock(struct lb_rtmutex_ilock *l)
 {
 	uint32_t z = 0;
 	return atomic_compare_exchange_strong_explicit(&l->v, &z, 1, memory_order_acquire,
 						       memory_order_relaxed);
 }
 
-static LB_UNUSED LB_NOINLINE void lb_rt_ilock_lock_slow(struct lb_rt_ilock *l)
+static LB_UNUSED LB_NOINLINE void lb_rtmutex_ilock_lock_slow(struct lb_rtmutex_ilock *l)
 {
 	/* Spin loop: holders keep the lock for a few dozen instructions; read
 	 * relaxed and only try the CAS (acquire) when it looks free. */
-	for (uint32_t i = lb_spin_loops(LB_RT_ILOCK_SPIN_NS); i; i--) {
-		if (lb_load_relaxed(&l->v) == 0 && lb_rt_ilock_trylock(l))
+	for (uint32_t i = lb_spin_loops(LB_RTMUTEX_ILOCK_SPIN_NS); i; i--) {
+		if (lb_load_relaxed(&l->v) == 0 && lb_rtmutex_ilock_trylock(l))
 			return;
 		lb_cpu_relax();
 	}
@@ -283,14 +285,14 @@ static LB_UNUSED LB_NOINLINE void lb_rt_ilock_lock_slow(struct lb_rt_ilock *l)
 		lb_futex_wait(&l->v, 2, NULL);
 }
 
-static inline void lb_rt_ilock_lock(struct lb_rt_ilock *l)
+static inline void lb_rtmutex_ilock_lock(struct lb_rtmutex_ilock *l)
 {
-	if (!lb_rt_ilock_trylock(l))
-		lb_rt_ilock_lock_slow(l);
+	if (!lb_rtmutex_ilock_trylock(l))
+		lb_rtmutex_ilock_lock_slow(l);
 }
 
 /* * -> 0.  Release: publishes the section's writes to the next holder. */
-static inline void lb_rt_ilock_unlock(struct lb_rt_ilock *l)
+static inline void lb_rtmutex_ilock_unlock(struct lb_rtmutex_ilock *l)
 {
 	if (atomic_exchange_explicit(&l->v, 0, memory_order_release) == 2)
 		lb_futex_wake(&l->v, 1);
@@ -298,15 +300,15 @@ static inline void lb_rt_ilock_unlock(struct lb_rt_ilock *l)
 
 /* ---- owner word helpers -------------------------------------------------- */
 
-static inline struct lb_rt_task *lb_rt_owner_of(uintptr_t word)
+static inline struct lb_rtmutex_task *lb_rtmutex_owner_of(uintptr_t word)
 {
-	return (struct lb_rt_task *)(word & ~LB_RTMUTEX_HAS_WAITERS);
+	return (struct lb_rtmutex_task *)(word & ~LB_RTMUTEX_HAS_WAITERS);
 }
 
-static inline struct lb_rt_task *lb_rtmutex_owner(const lb_rtmutex_t *m)
+static inline struct lb_rtmutex_task *lb_rtmutex_owner(const lb_rtmutex_t *m)
 {
 	/* C11 atomic loads take non-const pointers. */
-	return lb_rt_owner_of(lb_load_relaxed(&((lb_rtmutex_t *)m)->owner));
+	return lb_rtmutex_owner_of(lb_load_relaxed(&((lb_rtmutex_t *)m)->owner));
 }
 
 /* A snapshot for assertions and statistics; not a synchronisation point. */
@@ -318,16 +320,16 @@ static inline bool lb_rtmutex_is_locked(const lb_rtmutex_t *m)
 /* ---- sorted lists ------------------------------------------------------ */
 
 /* Queue order: higher prio first, FIFO (lower seq) among equals. */
-static inline bool lb_rt_queue_before(const struct lb_rt_waiter *a, const struct lb_rt_waiter *b)
+static inline bool lb_rtmutex_queue_before(const struct lb_rtmutex_waiter *a, const struct lb_rtmutex_waiter *b)
 {
 	return a->prio > b->prio || (a->prio == b->prio && a->seq < b->seq);
 }
 
 /* wait_lock held. */
-static inline void lb_rt_queue_add(lb_rtmutex_t *m, struct lb_rt_waiter *w)
+static inline void lb_rtmutex_queue_add(lb_rtmutex_t *m, struct lb_rtmutex_waiter *w)
 {
-	struct lb_rt_waiter *prev = NULL, *cur = m->head;
-	while (cur && !lb_rt_queue_before(w, cur)) {
+	struct lb_rtmutex_waiter *prev = NULL, *cur = m->head;
+	while (cur && !lb_rtmutex_queue_before(w, cur)) {
 		prev = cur;
 		cur = cur->next;
 	}
@@ -342,7 +344,7 @@ static inline void lb_rt_queue_add(lb_rtmutex_t *m, struct lb_rt_waiter *w)
 }
 
 /* wait_lock held. */
-static inline void lb_rt_queue_del(lb_rtmutex_t *m, struct lb_rt_waiter *w)
+static inline void lb_rtmutex_queue_del(lb_rtmutex_t *m, struct lb_rtmutex_waiter *w)
 {
 	if (w->prev)
 		w->prev->next = w->next;
@@ -354,9 +356,9 @@ static inline void lb_rt_queue_del(lb_rtmutex_t *m, struct lb_rt_waiter *w)
 }
 
 /* t->pi_lock held.  Highest pi_prio first; equal keys keep insertion order. */
-static inline void lb_rt_pi_add(struct lb_rt_task *t, struct lb_rt_waiter *w)
+static inline void lb_rtmutex_pi_add(struct lb_rtmutex_task *t, struct lb_rtmutex_waiter *w)
 {
-	struct lb_rt_waiter *prev = NULL, *cur = t->pi_head;
+	struct lb_rtmutex_waiter *prev = NULL, *cur = t->pi_head;
 	w->pi_prio = w->prio;
 	while (cur && cur->pi_prio >= w->pi_prio) {
 		prev = cur;
@@ -374,7 +376,7 @@ static inline void lb_rt_pi_add(struct lb_rt_task *t, struct lb_rt_waiter *w)
 }
 
 /* t->pi_lock held. */
-static inline void lb_rt_pi_del(struct lb_rt_task *t, struct lb_rt_waiter *w)
+static inline void lb_rtmutex_pi_del(struct lb_rtmutex_task *t, struct lb_rtmutex_waiter *w)
 {
 	if (!w->on_pi)
 		abort(); /* invariant: a lock's top waiter is in its owner's list */
@@ -392,7 +394,7 @@ static inline void lb_rt_pi_del(struct lb_rt_task *t, struct lb_rt_waiter *w)
  * t->pi_lock held.  effective = max(base, top pi waiter).  Returns true if
  * it changed.  Relaxed store: readers that need more take pi_lock.
  */
-static inline bool lb_rt_adjust(struct lb_rt_task *t)
+static inline bool lb_rtmutex_adjust(struct lb_rtmutex_task *t)
 {
 	int e = t->base_prio;
 	if (t->pi_head && t->pi_head->pi_prio > e)
@@ -406,7 +408,7 @@ static inline bool lb_rt_adjust(struct lb_rt_task *t)
 /* ---- real (kernel) priority -------------------------------------------- */
 
 /* Push one logical priority into the kernel scheduler for t's thread. */
-static inline bool lb_rt_real_apply(struct lb_rt_task *t, int want)
+static inline bool lb_rtmutex_real_apply(struct lb_rtmutex_task *t, int want)
 {
 	struct sched_param sp;
 	memset(&sp, 0, sizeof(sp));
@@ -438,10 +440,10 @@ static inline bool lb_rt_real_apply(struct lb_rt_task *t, int want)
  * recorded in real_applied (the last value the kernel accepted).
  * Returns the number of sched_setscheduler calls made.
  */
-static inline unsigned int lb_rt_real_sync_failed(struct lb_rt_task *t, unsigned int *failed)
+static inline unsigned int lb_rtmutex_real_sync_failed(struct lb_rtmutex_task *t, unsigned int *failed)
 {
 	unsigned int calls = 0;
-	if (!(t->flags & LB_RT_TASK_REAL))
+	if (!(t->flags & LB_RTMUTEX_TASK_REAL))
 		return 0;
 	/* seq_cst: orders this read after our own eff_prio write (sequenced
 	 * before, under pi_lock) and after other appliers' syscalls. */
@@ -449,7 +451,7 @@ static inline unsigned int lb_rt_real_sync_failed(struct lb_rt_task *t, unsigned
 	/* Apply-until-stable loop: ends when eff_prio did not move while we
 	 * applied; each pass follows a real change by some other thread. */
 	for (;;) {
-		if (lb_rt_real_apply(t, want))
+		if (lb_rtmutex_real_apply(t, want))
 			atomic_store_explicit(&t->real_applied, want, memory_order_relaxed);
 		else
 			(*failed)++;
@@ -461,26 +463,26 @@ static inline unsigned int lb_rt_real_sync_failed(struct lb_rt_task *t, unsigned
 	}
 }
 
-/* lb_rt_real_sync_failed without the failure count (tests, setprio). */
-static inline unsigned int lb_rt_real_sync(struct lb_rt_task *t)
+/* lb_rtmutex_real_sync_failed without the failure count (tests, setprio). */
+static inline unsigned int lb_rtmutex_real_sync(struct lb_rtmutex_task *t)
 {
 	unsigned int failed = 0;
-	return lb_rt_real_sync_failed(t, &failed);
+	return lb_rtmutex_real_sync_failed(t, &failed);
 }
 
 /* Sync t's kernel priority and count the calls, and the refused ones
  * (reported, never recorded as applied), in m's counters. */
-#define LB_RT_SYNC(m, t)                                                       \
+#define LB_RTMUTEX_SYNC(m, t)                                                       \
 	do {                                                                   \
 		unsigned int failed_ = 0;                                      \
-		unsigned int calls_ = lb_rt_real_sync_failed((t), &failed_);   \
-		LB_RT_COUNT_N(m, real_sched, calls_);                          \
-		LB_RT_COUNT_N(m, real_errors, failed_);                        \
+		unsigned int calls_ = lb_rtmutex_real_sync_failed((t), &failed_);   \
+		LB_RTMUTEX_COUNT_N(m, real_sched, calls_);                          \
+		LB_RTMUTEX_COUNT_N(m, real_errors, failed_);                        \
 	} while (0)
 
 /* Probe thread of lb_rtmutex_real_boost_available_prio: created with the
  * policy under test, it only has to exist. */
-static inline void *lb_rt_probe_thread(void *arg)
+static inline void *lb_rtmutex_probe_thread(void *arg)
 {
 	return arg;
 }
@@ -504,7 +506,7 @@ static inline bool lb_rtmutex_real_boost_available_prio(int prio)
 	bool ok = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) == 0 &&
 		  pthread_attr_setschedpolicy(&attr, SCHED_FIFO) == 0 &&
 		  pthread_attr_setschedparam(&attr, &sp) == 0 &&
-		  pthread_create(&th, &attr, lb_rt_probe_thread, NULL) == 0;
+		  pthread_create(&th, &attr, lb_rtmutex_probe_thread, NULL) == 0;
 	pthread_attr_destroy(&attr);
 	if (ok)
 		pthread_join(th, NULL);
@@ -529,7 +531,7 @@ static inline bool lb_rtmutex_real_boost_available(void)
  * Initialise the calling thread's task record.  The base priority is read
  * from the thread's current policy (SCHED_FIFO/RR priority, else 0).
  */
-static inline void lb_rt_task_init(struct lb_rt_task *t, unsigned int flags)
+static inline void lb_rtmutex_ctx_init(struct lb_rtmutex_task *t, unsigned int flags)
 {
 	struct sched_param sp = { 0 };
 	int policy = sched_getscheduler(0);
@@ -552,67 +554,67 @@ static inline void lb_rt_task_init(struct lb_rt_task *t, unsigned int flags)
 
 /* Flags chosen from the environment: REAL if SCHED_FIFO is permitted, SPIN
  * if the thread may run on more than one CPU. */
-static inline unsigned int lb_rt_task_auto_flags(void)
+static inline unsigned int lb_rtmutex_task_auto_flags(void)
 {
 	unsigned int flags = 0;
 	cpu_set_t set;
 	if (lb_rtmutex_real_boost_available())
-		flags |= LB_RT_TASK_REAL;
+		flags |= LB_RTMUTEX_TASK_REAL;
 	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 1)
-		flags |= LB_RT_TASK_SPIN;
+		flags |= LB_RTMUTEX_TASK_SPIN;
 	return flags;
 }
 
-static inline void lb_rt_task_init_auto(struct lb_rt_task *t)
+static inline void lb_rtmutex_ctx_init_auto(struct lb_rtmutex_task *t)
 {
-	lb_rt_task_init(t, lb_rt_task_auto_flags());
+	lb_rtmutex_ctx_init(t, lb_rtmutex_task_auto_flags());
 }
 
 /* Chain-walk depth limit for walks started by t (testing; default 1024). */
-static inline void lb_rt_task_set_max_depth(struct lb_rt_task *t, unsigned int depth)
+static inline void lb_rtmutex_task_set_max_depth(struct lb_rtmutex_task *t, unsigned int depth)
 {
 	t->max_depth = depth;
 }
 
-static inline int lb_rt_task_eff_prio(struct lb_rt_task *t)
+static inline int lb_rtmutex_task_eff_prio(struct lb_rtmutex_task *t)
 {
 	return atomic_load_explicit(&t->eff_prio, memory_order_relaxed);
 }
 
-static inline int lb_rt_task_base_prio(struct lb_rt_task *t)
+static inline int lb_rtmutex_task_base_prio(struct lb_rtmutex_task *t)
 {
-	lb_rt_ilock_lock(&t->pi_lock);
+	lb_rtmutex_ilock_lock(&t->pi_lock);
 	int b = t->base_prio;
-	lb_rt_ilock_unlock(&t->pi_lock);
+	lb_rtmutex_ilock_unlock(&t->pi_lock);
 	return b;
 }
 
 /* The lock t is blocked on, or NULL. */
-static inline lb_rtmutex_t *lb_rt_task_blocked_on(struct lb_rt_task *t)
+static inline lb_rtmutex_t *lb_rtmutex_task_blocked_on(struct lb_rtmutex_task *t)
 {
-	lb_rt_ilock_lock(&t->pi_lock);
+	lb_rtmutex_ilock_lock(&t->pi_lock);
 	lb_rtmutex_t *m = t->blocked_on ? t->blocked_on->lock : NULL;
-	lb_rt_ilock_unlock(&t->pi_lock);
+	lb_rtmutex_ilock_unlock(&t->pi_lock);
 	return m;
 }
 
 /* Does t hold no lock that has waiters (its pi_waiters list is empty)? */
-static inline bool lb_rt_task_pi_empty(struct lb_rt_task *t)
+static inline bool lb_rtmutex_task_pi_empty(struct lb_rtmutex_task *t)
 {
-	lb_rt_ilock_lock(&t->pi_lock);
+	lb_rtmutex_ilock_lock(&t->pi_lock);
 	bool e = t->pi_head == NULL;
-	lb_rt_ilock_unlock(&t->pi_lock);
+	lb_rtmutex_ilock_unlock(&t->pi_lock);
 	return e;
 }
 
 /* Snapshot of m's queue in order: up to max tasks into out[]; returns count. */
-static inline size_t lb_rtmutex_waiter_tasks(lb_rtmutex_t *m, struct lb_rt_task **out, size_t max)
+static inline size_t lb_rtmutex_waiter_tasks(lb_rtmutex_t *m, struct lb_rtmutex_task **out, size_t max)
 {
 	size_t n = 0;
-	lb_rt_ilock_lock(&m->wait_lock);
-	for (struct lb_rt_waiter *w = m->head; w && n < max; w = w->next)
+	lb_rtmutex_ilock_lock(&m->wait_lock);
+	for (struct lb_rtmutex_waiter *w = m->head; w && n < max; w = w->next)
 		out[n++] = w->task;
-	lb_rt_ilock_unlock(&m->wait_lock);
+	lb_rtmutex_ilock_unlock(&m->wait_lock);
 	return n;
 }
 
@@ -624,10 +626,10 @@ static inline size_t lb_rtmutex_waiter_tasks(lb_rtmutex_t *m, struct lb_rt_task 
  * waiter (SPIN) sees WOKEN in its loop; only a (possibly) sleeping one needs
  * the syscall.
  */
-static inline void lb_rt_wake(struct lb_rt_waiter *w)
+static inline void lb_rtmutex_wake(struct lb_rtmutex_waiter *w)
 {
-	if (atomic_exchange_explicit(&w->wake, LB_RT_WAKE_WOKEN, memory_order_release) ==
-	    LB_RT_WAKE_SLEEP)
+	if (atomic_exchange_explicit(&w->wake, LB_RTMUTEX_WAKE_WOKEN, memory_order_release) ==
+	    LB_RTMUTEX_WAKE_SLEEP)
 		lb_futex_wake(&w->wake, 1);
 }
 
@@ -654,12 +656,12 @@ static inline void lb_rt_wake(struct lb_rt_waiter *w)
  * priority; [8] continue with owner if it is blocked and (no detection) the
  * waiter still tops the lock.  Returns 0 or EDEADLK.
  */
-static LB_UNUSED LB_NOINLINE int lb_rt_walk(struct lb_rt_task *task, bool detect,
+static LB_UNUSED LB_NOINLINE int lb_rtmutex_walk(struct lb_rtmutex_task *task, bool detect,
 					  lb_rtmutex_t *orig_lock, lb_rtmutex_t *next_lock,
-					  struct lb_rt_waiter *orig_waiter,
-					  struct lb_rt_task *top_task, lb_rtmutex_t *cm)
+					  struct lb_rtmutex_waiter *orig_waiter,
+					  struct lb_rtmutex_task *top_task, lb_rtmutex_t *cm)
 {
-	struct lb_rt_waiter *top_waiter = orig_waiter;
+	struct lb_rtmutex_waiter *top_waiter = orig_waiter;
 	unsigned int depth = 0;
 
 	for (;;) {
@@ -669,11 +671,11 @@ static LB_UNUSED LB_NOINLINE int lb_rt_walk(struct lb_rt_task *task, bool detect
 			return EDEADLK;
 		}
 		atomic_fetch_add_explicit(&top_task->walk_steps, 1, memory_order_relaxed);
-		LB_RT_COUNT(cm, walk_steps);
+		LB_RTMUTEX_COUNT(cm, walk_steps);
 	retry:
 		/* [2] */
-		lb_rt_ilock_lock(&task->pi_lock);
-		struct lb_rt_waiter *w = task->blocked_on;
+		lb_rtmutex_ilock_lock(&task->pi_lock);
+		struct lb_rtmutex_waiter *w = task->blocked_on;
 		if (!w || w->lock != next_lock)
 			goto out_task; /* woke up or now blocked elsewhere */
 		if (orig_waiter && !lb_rtmutex_owner(orig_lock))
@@ -695,72 +697,72 @@ static LB_UNUSED LB_NOINLINE int lb_rt_walk(struct lb_rt_task *task, bool detect
 		}
 		/* [3] */
 		lb_rtmutex_t *m = w->lock;
-		if (!lb_rt_ilock_trylock(&m->wait_lock)) {
-			lb_rt_ilock_unlock(&task->pi_lock);
+		if (!lb_rtmutex_ilock_trylock(&m->wait_lock)) {
+			lb_rtmutex_ilock_unlock(&task->pi_lock);
 			/* Wait for the holder (sleeping if need be), then retry. */
-			lb_rt_ilock_lock(&m->wait_lock);
-			lb_rt_ilock_unlock(&m->wait_lock);
+			lb_rtmutex_ilock_lock(&m->wait_lock);
+			lb_rtmutex_ilock_unlock(&m->wait_lock);
 			goto retry;
 		}
 		/* [4] */
-		struct lb_rt_task *owner = lb_rtmutex_owner(m);
+		struct lb_rtmutex_task *owner = lb_rtmutex_owner(m);
 		if (m == orig_lock || owner == top_task) {
-			lb_rt_ilock_unlock(&m->wait_lock);
-			lb_rt_ilock_unlock(&task->pi_lock);
+			lb_rtmutex_ilock_unlock(&m->wait_lock);
+			lb_rtmutex_ilock_unlock(&task->pi_lock);
 			return EDEADLK;
 		}
 		if (!requeue) {
 			/* Detection only: follow the chain, change nothing. */
-			lb_rt_ilock_unlock(&task->pi_lock);
+			lb_rtmutex_ilock_unlock(&task->pi_lock);
 			if (!owner) {
-				lb_rt_ilock_unlock(&m->wait_lock);
+				lb_rtmutex_ilock_unlock(&m->wait_lock);
 				return 0;
 			}
-			lb_rt_ilock_lock(&owner->pi_lock);
+			lb_rtmutex_ilock_lock(&owner->pi_lock);
 			next_lock = owner->blocked_on ? owner->blocked_on->lock : NULL;
-			lb_rt_ilock_unlock(&owner->pi_lock);
-			lb_rt_ilock_unlock(&m->wait_lock);
+			lb_rtmutex_ilock_unlock(&owner->pi_lock);
+			lb_rtmutex_ilock_unlock(&m->wait_lock);
 			if (!next_lock)
 				return 0;
 			task = owner;
 			continue;
 		}
 		/* [5] */
-		struct lb_rt_waiter *prev_top = m->head;
-		lb_rt_queue_del(m, w);
+		struct lb_rtmutex_waiter *prev_top = m->head;
+		lb_rtmutex_queue_del(m, w);
 		w->prio = lb_load_relaxed(&task->eff_prio);
 		w->seq = m->seq++;
-		lb_rt_queue_add(m, w);
-		lb_rt_ilock_unlock(&task->pi_lock);
+		lb_rtmutex_queue_add(m, w);
+		lb_rtmutex_ilock_unlock(&task->pi_lock);
 		/* [6] */
 		if (!owner) {
-			struct lb_rt_waiter *nt = m->head;
-			lb_rt_ilock_unlock(&m->wait_lock);
+			struct lb_rtmutex_waiter *nt = m->head;
+			lb_rtmutex_ilock_unlock(&m->wait_lock);
 			if (nt != prev_top)
-				lb_rt_wake(nt);
+				lb_rtmutex_wake(nt);
 			return 0;
 		}
 		/* [7] */
 		bool changed = false;
-		lb_rt_ilock_lock(&owner->pi_lock);
+		lb_rtmutex_ilock_lock(&owner->pi_lock);
 		if (w == m->head) {
-			lb_rt_pi_del(owner, prev_top); /* prev_top may be w itself */
-			lb_rt_pi_add(owner, w);
-			changed = lb_rt_adjust(owner);
+			lb_rtmutex_pi_del(owner, prev_top); /* prev_top may be w itself */
+			lb_rtmutex_pi_add(owner, w);
+			changed = lb_rtmutex_adjust(owner);
 		} else if (w == prev_top) {
-			lb_rt_pi_del(owner, w);
+			lb_rtmutex_pi_del(owner, w);
 			w = m->head;
-			lb_rt_pi_add(owner, w);
-			changed = lb_rt_adjust(owner);
+			lb_rtmutex_pi_add(owner, w);
+			changed = lb_rtmutex_adjust(owner);
 		}
 		next_lock = owner->blocked_on ? owner->blocked_on->lock : NULL;
 		top_waiter = m->head;
-		lb_rt_ilock_unlock(&owner->pi_lock);
-		lb_rt_ilock_unlock(&m->wait_lock);
+		lb_rtmutex_ilock_unlock(&owner->pi_lock);
+		lb_rtmutex_ilock_unlock(&m->wait_lock);
 		if (changed) {
-			LB_RT_COUNT(cm, boosts);
+			LB_RTMUTEX_COUNT(cm, boosts);
 			LB_PROBE_PI_BOOST(cm, owner, lb_load_relaxed(&owner->eff_prio));
-			LB_RT_SYNC(cm, owner);
+			LB_RTMUTEX_SYNC(cm, owner);
 		}
 		/* [8] */
 		if (!next_lock)
@@ -770,14 +772,14 @@ static LB_UNUSED LB_NOINLINE int lb_rt_walk(struct lb_rt_task *task, bool detect
 		task = owner;
 	}
 out_task:
-	lb_rt_ilock_unlock(&task->pi_lock);
+	lb_rtmutex_ilock_unlock(&task->pi_lock);
 	return 0;
 }
 
 /* ---- acquisition ------------------------------------------------------- */
 
 /* May a thread at prio take a free lock ahead of waiter top? */
-static inline bool lb_rt_may_steal(const lb_rtmutex_t *m, int prio, const struct lb_rt_waiter *top)
+static inline bool lb_rtmutex_may_steal(const lb_rtmutex_t *m, int prio, const struct lb_rtmutex_waiter *top)
 {
 	if (prio > top->prio)
 		return true;
@@ -790,7 +792,7 @@ static inline bool lb_rt_may_steal(const lb_rtmutex_t *m, int prio, const struct
  * *boosted is set if the waiters left behind raised t's priority (the
  * caller then syncs t's real priority once wait_lock is dropped).
  */
-static inline bool lb_rt_take_try(lb_rtmutex_t *m, struct lb_rt_task *t, struct lb_rt_waiter *w,
+static inline bool lb_rtmutex_take_try(lb_rtmutex_t *m, struct lb_rtmutex_task *t, struct lb_rtmutex_waiter *w,
 				  bool *boosted)
 {
 	/* Set HAS_WAITERS before looking: the owner can no longer release on
@@ -799,29 +801,29 @@ static inline bool lb_rt_take_try(lb_rtmutex_t *m, struct lb_rt_task *t, struct 
 	 * release CAS in lb_rtmutex_unlock). */
 	uintptr_t o = atomic_fetch_or_explicit(&m->owner, LB_RTMUTEX_HAS_WAITERS,
 					       memory_order_acq_rel);
-	if (lb_rt_owner_of(o))
+	if (lb_rtmutex_owner_of(o))
 		return false;
-	struct lb_rt_waiter *top = m->head;
+	struct lb_rtmutex_waiter *top = m->head;
 	if (w) {
-		if (w != top && !lb_rt_may_steal(m, w->prio, top))
+		if (w != top && !lb_rtmutex_may_steal(m, w->prio, top))
 			return false;
-	} else if (top && !lb_rt_may_steal(m, lb_load_relaxed(&t->eff_prio), top)) {
+	} else if (top && !lb_rtmutex_may_steal(m, lb_load_relaxed(&t->eff_prio), top)) {
 		return false;
 	}
 	if (w != top && top)
-		LB_RT_COUNT(m, steals);
-	lb_rt_ilock_lock(&t->pi_lock);
+		LB_RTMUTEX_COUNT(m, steals);
+	lb_rtmutex_ilock_lock(&t->pi_lock);
 	if (w) {
-		lb_rt_queue_del(m, w);
+		lb_rtmutex_queue_del(m, w);
 		t->blocked_on = NULL;
 	}
-	struct lb_rt_waiter *nt = m->head;
+	struct lb_rtmutex_waiter *nt = m->head;
 	if (nt) {
-		lb_rt_pi_add(t, nt);
-		if (lb_rt_adjust(t))
+		lb_rtmutex_pi_add(t, nt);
+		if (lb_rtmutex_adjust(t))
 			*boosted = true;
 	}
-	lb_rt_ilock_unlock(&t->pi_lock);
+	lb_rtmutex_ilock_unlock(&t->pi_lock);
 	/* Relaxed: nobody else writes the word while bit 0 is set and we hold
 	 * wait_lock; wait_lock's release publishes it. */
 	lb_store_relaxed(&m->owner, (uintptr_t)t | (nt ? LB_RTMUTEX_HAS_WAITERS : 0));
@@ -829,7 +831,7 @@ static inline bool lb_rt_take_try(lb_rtmutex_t *m, struct lb_rt_task *t, struct 
 }
 
 /* wait_lock held.  Clear a stale HAS_WAITERS when the queue is empty. */
-static inline void lb_rt_fix_waiters_bit(lb_rtmutex_t *m)
+static inline void lb_rtmutex_fix_waiters_bit(lb_rtmutex_t *m)
 {
 	if (m->head)
 		return;
@@ -843,47 +845,47 @@ static inline void lb_rt_fix_waiters_bit(lb_rtmutex_t *m)
  * wait_lock held, take_try failed.  Queue w and boost the owner; may drop
  * and retake wait_lock (real boost, chain walk).  Returns 0 or EDEADLK.
  */
-static inline int lb_rt_block_on(lb_rtmutex_t *m, struct lb_rt_task *t, struct lb_rt_waiter *w,
+static inline int lb_rtmutex_block_on(lb_rtmutex_t *m, struct lb_rtmutex_task *t, struct lb_rtmutex_waiter *w,
 				 bool detect)
 {
-	struct lb_rt_task *owner = lb_rtmutex_owner(m);
+	struct lb_rtmutex_task *owner = lb_rtmutex_owner(m);
 	if (owner == t)
 		return EDEADLK;
-	lb_rt_ilock_lock(&t->pi_lock);
+	lb_rtmutex_ilock_lock(&t->pi_lock);
 	w->lock = m;
 	w->prio = lb_load_relaxed(&t->eff_prio);
 	w->seq = m->seq++;
 	t->blocked_on = w;
-	lb_rt_ilock_unlock(&t->pi_lock);
-	struct lb_rt_waiter *old_top = m->head;
-	lb_rt_queue_add(m, w);
+	lb_rtmutex_ilock_unlock(&t->pi_lock);
+	struct lb_rtmutex_waiter *old_top = m->head;
+	lb_rtmutex_queue_add(m, w);
 	if (!owner)
 		return 0; /* free, a woken waiter is on its way: we retry too */
 
 	bool changed = false;
-	lb_rt_ilock_lock(&owner->pi_lock);
+	lb_rtmutex_ilock_lock(&owner->pi_lock);
 	if (m->head == w) {
 		if (old_top)
-			lb_rt_pi_del(owner, old_top);
-		lb_rt_pi_add(owner, w);
-		changed = lb_rt_adjust(owner);
+			lb_rtmutex_pi_del(owner, old_top);
+		lb_rtmutex_pi_add(owner, w);
+		changed = lb_rtmutex_adjust(owner);
 	}
 	lb_rtmutex_t *next = owner->blocked_on ? owner->blocked_on->lock : NULL;
-	lb_rt_ilock_unlock(&owner->pi_lock);
+	lb_rtmutex_ilock_unlock(&owner->pi_lock);
 	bool walk = next && (changed || detect);
 	if (!changed && !walk)
 		return 0;
 
 	int ret = 0;
-	lb_rt_ilock_unlock(&m->wait_lock);
+	lb_rtmutex_ilock_unlock(&m->wait_lock);
 	if (changed) {
-		LB_RT_COUNT(m, boosts);
+		LB_RTMUTEX_COUNT(m, boosts);
 		LB_PROBE_PI_BOOST(m, owner, lb_load_relaxed(&owner->eff_prio));
-		LB_RT_SYNC(m, owner);
+		LB_RTMUTEX_SYNC(m, owner);
 	}
 	if (walk)
-		ret = lb_rt_walk(owner, detect, m, next, w, t, m);
-	lb_rt_ilock_lock(&m->wait_lock);
+		ret = lb_rtmutex_walk(owner, detect, m, next, w, t, m);
+	lb_rtmutex_ilock_lock(&m->wait_lock);
 	return ret;
 }
 
@@ -891,37 +893,37 @@ static inline int lb_rt_block_on(lb_rtmutex_t *m, struct lb_rt_task *t, struct l
  * wait_lock held.  Take t's queued waiter w off m after an error and undo
  * the boost it gave the owner; may drop and retake wait_lock.
  */
-static inline void lb_rt_remove_waiter(lb_rtmutex_t *m, struct lb_rt_task *t,
-				       struct lb_rt_waiter *w)
+static inline void lb_rtmutex_remove_waiter(lb_rtmutex_t *m, struct lb_rtmutex_task *t,
+				       struct lb_rtmutex_waiter *w)
 {
 	bool was_top = m->head == w;
-	struct lb_rt_task *owner = lb_rtmutex_owner(m);
-	lb_rt_ilock_lock(&t->pi_lock);
-	lb_rt_queue_del(m, w);
+	struct lb_rtmutex_task *owner = lb_rtmutex_owner(m);
+	lb_rtmutex_ilock_lock(&t->pi_lock);
+	lb_rtmutex_queue_del(m, w);
 	t->blocked_on = NULL;
-	lb_rt_ilock_unlock(&t->pi_lock);
+	lb_rtmutex_ilock_unlock(&t->pi_lock);
 	if (!was_top)
 		return;
 	if (!owner) {
 		/* Free with waiters: we may have been the woken one; pass it on. */
 		if (m->head)
-			lb_rt_wake(m->head);
+			lb_rtmutex_wake(m->head);
 		return;
 	}
-	lb_rt_ilock_lock(&owner->pi_lock);
-	lb_rt_pi_del(owner, w);
+	lb_rtmutex_ilock_lock(&owner->pi_lock);
+	lb_rtmutex_pi_del(owner, w);
 	if (m->head)
-		lb_rt_pi_add(owner, m->head);
-	bool changed = lb_rt_adjust(owner);
+		lb_rtmutex_pi_add(owner, m->head);
+	bool changed = lb_rtmutex_adjust(owner);
 	lb_rtmutex_t *next = owner->blocked_on ? owner->blocked_on->lock : NULL;
-	lb_rt_ilock_unlock(&owner->pi_lock);
+	lb_rtmutex_ilock_unlock(&owner->pi_lock);
 	if (!changed)
 		return;
-	lb_rt_ilock_unlock(&m->wait_lock);
-	LB_RT_SYNC(m, owner);
+	lb_rtmutex_ilock_unlock(&m->wait_lock);
+	LB_RTMUTEX_SYNC(m, owner);
 	if (next)
-		(void)lb_rt_walk(owner, false, m, next, NULL, t, m);
-	lb_rt_ilock_lock(&m->wait_lock);
+		(void)lb_rtmutex_walk(owner, false, m, next, NULL, t, m);
+	lb_rtmutex_ilock_lock(&m->wait_lock);
 }
 
 /*
@@ -929,10 +931,10 @@ static inline void lb_rt_remove_waiter(lb_rtmutex_t *m, struct lb_rt_task *t,
  * sleep until take_try succeeds.  Out of line so that profiles name it and
  * the fast path stays a few instructions.  Returns 0 or EDEADLK.
  */
-static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb_rt_task *t,
+static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb_rtmutex_task *t,
 						   bool detect)
 {
-	struct lb_rt_waiter *w = &t->waiter;
+	struct lb_rtmutex_waiter *w = &t->waiter;
 	bool boosted = false;
 	int ret = 0;
 
@@ -940,8 +942,8 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 	 * their boost would be a no-op (0), so queueing them buys no PI, and
 	 * staying off the queue keeps both fast paths alive.  Real-time tasks
 	 * queue (and boost) at once. */
-	if ((t->flags & LB_RT_TASK_SPIN) && lb_load_relaxed(&t->eff_prio) == 0) {
-		LB_RT_COUNT(m, spins);
+	if ((t->flags & LB_RTMUTEX_TASK_SPIN) && lb_load_relaxed(&t->eff_prio) == 0) {
+		LB_RTMUTEX_COUNT(m, spins);
 		/* Spin loop, bounded: until the lock is free (then CAS, acquire
 		 * as in the fast path) or has queued waiters (join them). */
 		for (uint32_t n = lb_spin_loops(LB_RTMUTEX_SPIN_NS); n; n--) {
@@ -949,7 +951,7 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 			if (o == 0 && atomic_compare_exchange_weak_explicit(
 					      &m->owner, &o, (uintptr_t)t, memory_order_acq_rel,
 					      memory_order_relaxed)) {
-				LB_RT_COUNT_HELD(m, slow);
+				LB_RTMUTEX_COUNT_HELD(m, slow);
 				return 0;
 			}
 			if (o & LB_RTMUTEX_HAS_WAITERS)
@@ -958,71 +960,71 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 		}
 	}
 
-	lb_rt_ilock_lock(&m->wait_lock);
-	if (lb_rt_take_try(m, t, NULL, &boosted))
+	lb_rtmutex_ilock_lock(&m->wait_lock);
+	if (lb_rtmutex_take_try(m, t, NULL, &boosted))
 		goto out_locked;
-	ret = lb_rt_block_on(m, t, w, detect);
+	ret = lb_rtmutex_block_on(m, t, w, detect);
 	if (ret) {
 		if (t->blocked_on == w) /* EDEADLK from the walk: we were queued */
-			lb_rt_remove_waiter(m, t, w);
-		lb_rt_fix_waiters_bit(m);
-		lb_rt_ilock_unlock(&m->wait_lock);
+			lb_rtmutex_remove_waiter(m, t, w);
+		lb_rtmutex_fix_waiters_bit(m);
+		lb_rtmutex_ilock_unlock(&m->wait_lock);
 		return ret;
 	}
 	for (;;) {
-		if (lb_rt_take_try(m, t, w, &boosted))
+		if (lb_rtmutex_take_try(m, t, w, &boosted))
 			break;
 		uintptr_t o = lb_load_relaxed(&m->owner);
-		struct lb_rt_task *owner = lb_rt_owner_of(o);
+		struct lb_rtmutex_task *owner = lb_rtmutex_owner_of(o);
 		bool spin = false;
-		if ((t->flags & LB_RT_TASK_SPIN) && m->head == w && owner) {
-			lb_rt_ilock_lock(&owner->pi_lock);
+		if ((t->flags & LB_RTMUTEX_TASK_SPIN) && m->head == w && owner) {
+			lb_rtmutex_ilock_lock(&owner->pi_lock);
 			spin = owner->blocked_on == NULL; /* a blocked owner won't release soon */
-			lb_rt_ilock_unlock(&owner->pi_lock);
+			lb_rtmutex_ilock_unlock(&owner->pi_lock);
 		}
 		/* Re-arm under wait_lock: a waker that picks us later writes
 		 * WOKEN after this store (it takes wait_lock after us). */
-		atomic_store_explicit(&w->wake, spin ? LB_RT_WAKE_SPIN : LB_RT_WAKE_SLEEP,
+		atomic_store_explicit(&w->wake, spin ? LB_RTMUTEX_WAKE_SPIN : LB_RTMUTEX_WAKE_SLEEP,
 				      memory_order_relaxed);
-		lb_rt_ilock_unlock(&m->wait_lock);
+		lb_rtmutex_ilock_unlock(&m->wait_lock);
 		if (spin) {
-			LB_RT_COUNT(m, spins);
+			LB_RTMUTEX_COUNT(m, spins);
 			/* Top-waiter spin, bounded: wait for the owner word to
 			 * change or for an unlocker to mark us WOKEN.  Relaxed:
 			 * we re-check everything under wait_lock. */
 			for (uint32_t n = lb_spin_loops(LB_RTMUTEX_SPIN_NS);
 			     n && lb_load_relaxed(&m->owner) == o &&
-			     lb_load_relaxed(&w->wake) == LB_RT_WAKE_SPIN;
+			     lb_load_relaxed(&w->wake) == LB_RTMUTEX_WAKE_SPIN;
 			     n--)
 				lb_cpu_relax();
-			uint32_t s = LB_RT_WAKE_SPIN;
+			uint32_t s = LB_RTMUTEX_WAKE_SPIN;
 			/* SPIN -> SLEEP fails only if we were woken: retry now. */
-			if (!atomic_compare_exchange_strong_explicit(&w->wake, &s, LB_RT_WAKE_SLEEP,
+			if (!atomic_compare_exchange_strong_explicit(&w->wake, &s, LB_RTMUTEX_WAKE_SLEEP,
 								     memory_order_acquire,
 								     memory_order_acquire) ||
 			    lb_load_relaxed(&m->owner) != o)
 				goto relock;
 		}
-		LB_RT_COUNT(m, sleeps);
+		LB_RTMUTEX_COUNT(m, sleeps);
 		/* Sleep loop: until an unlocker sets WOKEN (the futex may
 		 * return early on a signal or a stale wake-up). */
-		while (lb_load_acquire(&w->wake) == LB_RT_WAKE_SLEEP)
-			lb_futex_wait(&w->wake, LB_RT_WAKE_SLEEP, NULL);
+		while (lb_load_acquire(&w->wake) == LB_RTMUTEX_WAKE_SLEEP)
+			lb_futex_wait(&w->wake, LB_RTMUTEX_WAKE_SLEEP, NULL);
 	relock:
-		lb_rt_ilock_lock(&m->wait_lock);
+		lb_rtmutex_ilock_lock(&m->wait_lock);
 	}
 out_locked:
-	lb_rt_ilock_unlock(&m->wait_lock);
-	LB_RT_COUNT_HELD(m, slow);
+	lb_rtmutex_ilock_unlock(&m->wait_lock);
+	LB_RTMUTEX_COUNT_HELD(m, slow);
 	/* Waiters left behind boosted us as the new owner. */
 	if (boosted)
-		LB_RT_SYNC(m, t);
+		LB_RTMUTEX_SYNC(m, t);
 	return 0;
 }
 
 /* A deadlock the plain lock ran into: the kernel WARNs and sleeps forever;
  * a benchmark is better served by a message and a core. */
-static inline void lb_rt_deadlock_abort(struct lb_rt_task *t)
+static inline void lb_rtmutex_deadlock_abort(struct lb_rtmutex_task *t)
 {
 	fprintf(stderr, "rtmutex: deadlock detected (tid %d)\n", (int)t->tid);
 	abort();
@@ -1048,20 +1050,20 @@ static inline void lb_rtmutex_init(lb_rtmutex_t *m, const struct lb_rtmutex_attr
  * word and then lock the record's pi_lock (free on x86: cmpxchg is a full
  * barrier either way).
  */
-static inline void lb_rtmutex_lock(lb_rtmutex_t *m, struct lb_rt_task *t)
+static inline void lb_rtmutex_lock(lb_rtmutex_t *m, struct lb_rtmutex_task *t)
 {
 	uintptr_t z = 0;
 	if (LB_LIKELY(atomic_compare_exchange_strong_explicit(&m->owner, &z, (uintptr_t)t,
 							      memory_order_acq_rel,
 							      memory_order_relaxed))) {
-		LB_RT_COUNT_HELD(m, fast);
+		LB_RTMUTEX_COUNT_HELD(m, fast);
 		return;
 	}
 	LB_PROBE_CONTENTION_BEGIN(m, LB_CONTENTION_RT);
 	int ret = lb_rtmutex_lock_slow(m, t, false);
 	LB_PROBE_CONTENTION_END(m, ret);
 	if (ret)
-		lb_rt_deadlock_abort(t);
+		lb_rtmutex_deadlock_abort(t);
 }
 
 /*
@@ -1069,13 +1071,13 @@ static inline void lb_rtmutex_lock(lb_rtmutex_t *m, struct lb_rt_task *t)
  * m, or a cycle of owners leads back to t, or the chain is longer than t's
  * max_depth), in which case the lock is not taken and no boost remains.
  */
-static inline int lb_rtmutex_lock_check(lb_rtmutex_t *m, struct lb_rt_task *t)
+static inline int lb_rtmutex_lock_check(lb_rtmutex_t *m, struct lb_rtmutex_task *t)
 {
 	uintptr_t z = 0;
 	/* acq_rel: as in lb_rtmutex_lock. */
 	if (atomic_compare_exchange_strong_explicit(&m->owner, &z, (uintptr_t)t,
 						    memory_order_acq_rel, memory_order_relaxed)) {
-		LB_RT_COUNT_HELD(m, fast);
+		LB_RTMUTEX_COUNT_HELD(m, fast);
 		return 0;
 	}
 	LB_PROBE_CONTENTION_BEGIN(m, LB_CONTENTION_RT);
@@ -1084,32 +1086,32 @@ static inline int lb_rtmutex_lock_check(lb_rtmutex_t *m, struct lb_rt_task *t)
 	return ret;
 }
 
-static LB_UNUSED LB_NOINLINE bool lb_rtmutex_trylock_slow(lb_rtmutex_t *m, struct lb_rt_task *t)
+static LB_UNUSED LB_NOINLINE bool lb_rtmutex_trylock_slow(lb_rtmutex_t *m, struct lb_rtmutex_task *t)
 {
 	/* Held: fail without wait_lock (only a read; this is a trylock). */
 	if (lb_rtmutex_owner(m))
 		return false;
 	bool boosted = false;
-	lb_rt_ilock_lock(&m->wait_lock);
-	bool got = lb_rt_take_try(m, t, NULL, &boosted);
+	lb_rtmutex_ilock_lock(&m->wait_lock);
+	bool got = lb_rtmutex_take_try(m, t, NULL, &boosted);
 	if (!got)
-		lb_rt_fix_waiters_bit(m);
-	lb_rt_ilock_unlock(&m->wait_lock);
+		lb_rtmutex_fix_waiters_bit(m);
+	lb_rtmutex_ilock_unlock(&m->wait_lock);
 	if (got)
-		LB_RT_COUNT_HELD(m, slow);
+		LB_RTMUTEX_COUNT_HELD(m, slow);
 	if (boosted)
-		LB_RT_SYNC(m, t);
+		LB_RTMUTEX_SYNC(m, t);
 	return got;
 }
 
 /* Trylock: free and no waiters (fast), or free and t may steal (slow). */
-static inline bool lb_rtmutex_trylock(lb_rtmutex_t *m, struct lb_rt_task *t)
+static inline bool lb_rtmutex_trylock(lb_rtmutex_t *m, struct lb_rtmutex_task *t)
 {
 	uintptr_t z = 0;
 	/* acq_rel: as in lb_rtmutex_lock. */
 	if (atomic_compare_exchange_strong_explicit(&m->owner, &z, (uintptr_t)t,
 						    memory_order_acq_rel, memory_order_relaxed)) {
-		LB_RT_COUNT_HELD(m, fast);
+		LB_RTMUTEX_COUNT_HELD(m, fast);
 		return true;
 	}
 	return lb_rtmutex_trylock_slow(m, t);
@@ -1121,32 +1123,32 @@ static inline bool lb_rtmutex_trylock(lb_rtmutex_t *m, struct lb_rt_task *t)
  * priority (after the wake, so nobody between our old and new priority
  * runs before the waiter is runnable).
  */
-static LB_UNUSED LB_NOINLINE void lb_rtmutex_unlock_slow(lb_rtmutex_t *m, struct lb_rt_task *t)
+static LB_UNUSED LB_NOINLINE void lb_rtmutex_unlock_slow(lb_rtmutex_t *m, struct lb_rtmutex_task *t)
 {
-	lb_rt_ilock_lock(&m->wait_lock);
-	struct lb_rt_waiter *top = m->head;
+	lb_rtmutex_ilock_lock(&m->wait_lock);
+	struct lb_rtmutex_waiter *top = m->head;
 	if (!top) {
 		/* (t, 1) -> (NULL, 0).  Release: the next owner sees our
 		 * critical section (pairs with its acquire CAS / fetch_or). */
 		lb_store_release(&m->owner, 0);
-		lb_rt_ilock_unlock(&m->wait_lock);
+		lb_rtmutex_ilock_unlock(&m->wait_lock);
 		return;
 	}
-	lb_rt_ilock_lock(&t->pi_lock);
-	lb_rt_pi_del(t, top);
-	bool changed = lb_rt_adjust(t);
-	lb_rt_ilock_unlock(&t->pi_lock);
+	lb_rtmutex_ilock_lock(&t->pi_lock);
+	lb_rtmutex_pi_del(t, top);
+	bool changed = lb_rtmutex_adjust(t);
+	lb_rtmutex_ilock_unlock(&t->pi_lock);
 	/* (t, 1) -> (NULL, 1).  Release: as above, for whoever takes it. */
 	lb_store_release(&m->owner, LB_RTMUTEX_HAS_WAITERS);
-	lb_rt_ilock_unlock(&m->wait_lock);
-	lb_rt_wake(top);
+	lb_rtmutex_ilock_unlock(&m->wait_lock);
+	lb_rtmutex_wake(top);
 	if (changed)
-		LB_RT_SYNC(m, t);
+		LB_RTMUTEX_SYNC(m, t);
 }
 
 /* Unlock by the owner t.  Fast path: CAS t -> 0, release (pairs with the
  * acquire of the next locker); fails whenever HAS_WAITERS is set. */
-static inline void lb_rtmutex_unlock(lb_rtmutex_t *m, struct lb_rt_task *t)
+static inline void lb_rtmutex_unlock(lb_rtmutex_t *m, struct lb_rtmutex_task *t)
 {
 	uintptr_t me = (uintptr_t)t;
 	if (LB_LIKELY(atomic_compare_exchange_strong_explicit(&m->owner, &me, 0,
@@ -1162,22 +1164,22 @@ static inline void lb_rtmutex_unlock(lb_rtmutex_t *m, struct lb_rt_task *t)
  * rt_mutex_adjust_pi).  For a REAL task the kernel policy is re-applied
  * even if the effective priority is unchanged.  Returns 0 or EINVAL.
  */
-static inline int lb_rt_task_setprio(struct lb_rt_task *t, int prio)
+static inline int lb_rtmutex_task_setprio(struct lb_rtmutex_task *t, int prio)
 {
 	if (prio < 0 || prio > LB_RTMUTEX_PRIO_MAX)
 		return EINVAL;
-	lb_rt_ilock_lock(&t->pi_lock);
+	lb_rtmutex_ilock_lock(&t->pi_lock);
 	t->base_prio = prio;
-	(void)lb_rt_adjust(t);
-	struct lb_rt_waiter *w = t->blocked_on;
+	(void)lb_rtmutex_adjust(t);
+	struct lb_rtmutex_waiter *w = t->blocked_on;
 	lb_rtmutex_t *next = NULL;
 	if (w && w->prio != lb_load_relaxed(&t->eff_prio))
 		next = w->lock;
-	lb_rt_ilock_unlock(&t->pi_lock);
-	if (t->flags & LB_RT_TASK_REAL)
-		(void)lb_rt_real_sync(t); /* always applies, even if eff is unchanged */
+	lb_rtmutex_ilock_unlock(&t->pi_lock);
+	if (t->flags & LB_RTMUTEX_TASK_REAL)
+		(void)lb_rtmutex_real_sync(t); /* always applies, even if eff is unchanged */
 	if (next)
-		(void)lb_rt_walk(t, false, NULL, next, NULL, t, NULL);
+		(void)lb_rtmutex_walk(t, false, NULL, next, NULL, t, NULL);
 	return 0;
 }
 
@@ -1185,5 +1187,26 @@ static inline int lb_rt_task_setprio(struct lb_rt_task *t, int prio)
 #define LB_RTMUTEX_COUNTER_NAMES                                               \
 	{ "fast", "slow", "steals", "sleeps", "spins", "boosts", "walk_steps", "real_sched",     \
 	  "real_errors" }
+
+/*
+ * The names before 0.2, whose lb_rt_ prefix was also the `lockbench rt`
+ * workload's: kept as aliases for one release.  Define
+ * LB_RTMUTEX_NO_OLD_NAMES to leave them out.
+ */
+#ifndef LB_RTMUTEX_NO_OLD_NAMES
+#define lb_rt_task lb_rtmutex_task /* struct tag: struct lb_rt_task */
+#define lb_rt_waiter lb_rtmutex_waiter
+#define lb_rt_task_init lb_rtmutex_ctx_init
+#define lb_rt_task_init_auto lb_rtmutex_ctx_init_auto
+#define lb_rt_task_auto_flags lb_rtmutex_task_auto_flags
+#define lb_rt_task_setprio lb_rtmutex_task_setprio
+#define lb_rt_task_set_max_depth lb_rtmutex_task_set_max_depth
+#define lb_rt_task_base_prio lb_rtmutex_task_base_prio
+#define lb_rt_task_eff_prio lb_rtmutex_task_eff_prio
+#define lb_rt_task_blocked_on lb_rtmutex_task_blocked_on
+#define lb_rt_task_pi_empty lb_rtmutex_task_pi_empty
+#define LB_RT_TASK_REAL LB_RTMUTEX_TASK_REAL
+#define LB_RT_TASK_SPIN LB_RTMUTEX_TASK_SPIN
+#endif
 
 #endif /* LB_RTMUTEX_H */

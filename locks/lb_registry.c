@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* lb_registry.c - the explicit lock table and its start-up checks. */
 #include "lb_registry.h"
-#include "lb_atomic.h"
+#include "lb_atomic.h" /* LB_CACHELINE */
 #include "lb_topo.h"
-#include "../locks/registry.h"
+#include "registry.h"
 
 #include <stdlib.h>
 #include <string.h>

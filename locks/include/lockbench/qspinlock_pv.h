@@ -12,8 +12,8 @@
  * In a guest the vCPU holding the lock, or the one next in the queue, can be
  * descheduled by the host, and everyone behind it spins for a whole host
  * time slice.  Threads that outnumber CPUs are in exactly that position, so
- * on a 2-CPU machine with 8 threads the native queue runs at scheduler speed
- * (0.48 M ops/s against 21 M for pthread-mutex, issue 14).
+ * with more threads than CPUs the native queue runs at scheduler speed
+ * (the figures: doc/spinlocks.md, "Measured figures behind the defaults").
  *
  * The kernel's pv protocol, in short
  * ----------------------------------
@@ -33,7 +33,7 @@
  * -----------------
  *  - halt = FUTEX_WAIT, kick = FUTEX_WAKE (private futexes);
  *  - a queued waiter spins on its node for LB_QSPIN_PV_SPIN_NS (a time, via
- *    lib/lb_spin_budget.h), then halts on its node's `state` word; the
+ *    lockbench/lb_spin_budget.h), then halts on its node's `state` word; the
  *    predecessor that makes it the head kicks it if it is halted ("kick on
  *    hand-over": the kernel defers this kick to unlock to keep it out of the
  *    critical section, which needs its lock->node hash table; we keep the
@@ -57,8 +57,9 @@
  *    with only PENDING set waits up to LB_QSPIN_PV_PENDING_WAIT_NS for that
  *    spinner's take, as the native lock does, and becomes the next pending
  *    spinner.  At two threads that keeps holder and waiter on one cache
- *    line instead of a queue-node hand-over per acquisition (10-12 M ->
- *    15-23 M ops/s on the reference guest, qspinlock 16-34 M).  PENDING
+ *    line instead of a queue-node hand-over per acquisition (what it
+ *    gained: doc/spinlocks.md, "Measured figures behind the defaults").
+ *    PENDING
  *    keeps out only stealers: the queue head takes a free lock whatever
  *    PENDING says, so a preempted pending spinner stalls nobody, and the
  *    spinner leaves for the queue as soon as a running head appears;
@@ -160,9 +161,8 @@
 
 /*
  * How long a queued waiter, and the queue head, spin before they halt.
- * About one futex wake-up round trip on the 2-vCPU reference guest (13-15
- * us, doc/mutex.md): spinning longer than a sleep+wake costs more than it
- * saves.
+ * About one futex wake-up round trip (doc/mutex.md has the measured
+ * figure): spinning longer than a sleep+wake costs more than it saves.
  */
 #ifndef LB_QSPIN_PV_SPIN_NS
 #define LB_QSPIN_PV_SPIN_NS 15000u
@@ -196,6 +196,9 @@ struct lb_qspin_pv_ctx {
 	uint32_t index;                 /* this thread's slot */
 	uint32_t spin_loops;            /* LB_QSPIN_PV_SPIN_NS in lb_cpu_relax() */
 };
+/* The per-thread context, spelled as every lock's is (doc/embedding.md);
+ * `struct lb_qspin_pv_ctx` names the same type. */
+typedef struct lb_qspin_pv_ctx lb_qspin_pv_ctx_t;
 
 static inline void lb_qspin_pv_init(lb_qspin_pv_t *lock)
 {

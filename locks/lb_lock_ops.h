@@ -58,6 +58,9 @@ struct lb_counter {
 };
 #define LB_MAX_COUNTERS 16
 
+/* The buffer a workload keeps for describe()'s line, terminator included. */
+#define LB_DESCRIBE_MAX 256
+
 struct lb_lock_ops {
 	const char *name;        /* CLI key, unique */
 	const char *family;      /* "spin", "mutex", "rwlock", "pi", "baseline", ... */
@@ -96,7 +99,9 @@ struct lb_lock_ops {
 	/*
 	 * One line on how an initialised lock runs here (spin budget, whether
 	 * priority boosts reach the scheduler...), printed beside the results
-	 * so figures are never read without it.  NULL: nothing to say.
+	 * so figures are never read without it.  NULL: nothing to say.  Callers
+	 * pass LB_DESCRIBE_MAX bytes; the line must fit (registry-coverage
+	 * checks every lock's), or reports would show it cut short.
 	 */
 	void (*describe)(const void *lock, char *buf, size_t len);
 };

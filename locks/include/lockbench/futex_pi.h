@@ -37,6 +37,16 @@ typedef struct lb_futex_pi {
 
 #define LB_FUTEX_PI_INITIALIZER { 0 }
 
+/* The per-thread context: the caller's kernel thread id, which the lock
+ * word holds while it owns the lock.  lock/unlock/trylock take its value. */
+typedef uint32_t lb_futex_pi_ctx_t;
+
+/* Fill a context on the thread that will use it (the TID is per thread). */
+static inline void lb_futex_pi_ctx_init(lb_futex_pi_ctx_t *ctx)
+{
+	*ctx = lb_gettid();
+}
+
 static inline void lb_futex_pi_init(lb_futex_pi_t *l)
 {
 	atomic_init(&l->word, 0);

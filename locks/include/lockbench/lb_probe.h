@@ -60,34 +60,25 @@
 #define LB__PROBE_QUIET_END
 #endif
 
+/* One probe: sdt.h's macro inside the quiet-warning bracket (in the body,
+ * not an argument, so that it expands after the bracket opens). */
+#define LB__PROBE2(name, a, b)                                                 \
+	do {                                                                   \
+		LB__PROBE_QUIET_BEGIN STAP_PROBE2(lockbench, name, a, b);      \
+		LB__PROBE_QUIET_END                                            \
+	} while (0)
+#define LB__PROBE3(name, a, b, c)                                              \
+	do {                                                                   \
+		LB__PROBE_QUIET_BEGIN STAP_PROBE3(lockbench, name, a, b, c);   \
+		LB__PROBE_QUIET_END                                            \
+	} while (0)
 #define LB_PROBE_CONTENTION_BEGIN(lock, flags)                                 \
-	do {                                                                   \
-		LB__PROBE_QUIET_BEGIN                                          \
-		STAP_PROBE2(lockbench, contention_begin, (const void *)(lock), \
-			    (unsigned int)(flags));                            \
-		LB__PROBE_QUIET_END                                            \
-	} while (0)
+	LB__PROBE2(contention_begin, (const void *)(lock), (unsigned int)(flags))
 #define LB_PROBE_CONTENTION_END(lock, ret)                                     \
-	do {                                                                   \
-		LB__PROBE_QUIET_BEGIN                                          \
-		STAP_PROBE2(lockbench, contention_end, (const void *)(lock),   \
-			    (int)(ret));                                       \
-		LB__PROBE_QUIET_END                                            \
-	} while (0)
-#define LB_PROBE_HANDOFF(lock, to)                                             \
-	do {                                                                   \
-		LB__PROBE_QUIET_BEGIN                                          \
-		STAP_PROBE2(lockbench, handoff, (const void *)(lock),          \
-			    (const void *)(to));                               \
-		LB__PROBE_QUIET_END                                            \
-	} while (0)
+	LB__PROBE2(contention_end, (const void *)(lock), (int)(ret))
+#define LB_PROBE_HANDOFF(lock, to) LB__PROBE2(handoff, (const void *)(lock), (const void *)(to))
 #define LB_PROBE_PI_BOOST(lock, task, prio)                                    \
-	do {                                                                   \
-		LB__PROBE_QUIET_BEGIN                                          \
-		STAP_PROBE3(lockbench, pi_boost, (const void *)(lock),         \
-			    (const void *)(task), (int)(prio));                \
-		LB__PROBE_QUIET_END                                            \
-	} while (0)
+	LB__PROBE3(pi_boost, (const void *)(lock), (const void *)(task), (int)(prio))
 #else
 /* Compiled out: arguments are still "used" so no variable goes unused. */
 #define LB_PROBE_CONTENTION_BEGIN(lock, flags) ((void)(lock), (void)(flags))
