@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""test_ab.py - `lockbench ab` end to end.
+
+Arguments: lockbench TICKET_A.so TICKET_B.so TICKET_SLOW.so.  Checks the
+kernel-list table layout, the JSON (schema, host, config, paired figures,
+per-block runs) and that compare and plot read it; the ABBA run of a plugin
+that is several times slower (ticket-slow) is flagged "worse"; bad input is
+one line and exit 2 with no file left behind."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import lbtap  # noqa: E402
+
+LB, A, B, SLOW = sys.argv[1:5]
+
+
+def run(args, timeout=120):
+    try:
+        p = subprocess.run([LB] + args, capture_output=True, text=True, timeout=timeout)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return -1, "", "timed out"
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "ab.json")
+    rc, so, se = run(["ab", "-q", "-t", "1,2", "--blocks", "6", "--slice", "10ms", A, "ticket",
+                      "--json", out])
+    lbtap.ok(rc == 0, f"ab PLUGIN ticket runs (rc {rc}) {se[-300:]}")
+    head = re.compile(r"^LABEL +\| COUNT \| +MIN \| +MAX \| +MEAN \| +MEDIAN \| +STDDEV \| DIRECTION$",
+                      re.M)
+    lbtap.ok(head.search(so), "the kernel list's header: LABEL | COUNT | MIN | MAX | MEAN | "
+             "MEDIAN | STDDEV | DIRECTION")
+    rows_a = re.findall(r"^  \(A\) ticket-a +\| +6 \|", so, re.M)
+    rows_b = re.findall(r"^  \(B\) ticket +\| +6 \|", so, re.M)
+    deltas = re.findall(r"^ +\| +\|( +[+-]\d+\.\d\d% \|){5} - is good$", so, re.M)
+    lbtap.ok(len(rows_a) == 2 and len(rows_b) == 2 and len(deltas) == 2,
+             f"per cell: (A) and (B) rows with COUNT 6 and a delta row ({len(rows_a)}, "
+             f"{len(rows_b)}, {len(deltas)})")
+    verdicts = re.findall(r"ratio B/A \d+\.\d+ \[\d+\.\d+, \d+\.\d+\] .*signed-rank W\+ [\d.]+ of "
+                          r"\d+ pairs, p [\d.e-]+.*: (no difference|B better|B worse)", so)
+    lbtap.ok(len(verdicts) == 2, f"per cell a ratio with its interval and a verdict ({verdicts})")
+    lbtap.ok("round trip" in so, "the round-trip range is printed")
+
+    doc = json.load(open(out)) if rc == 0 else {}
+    res = doc.get("results", [])
+    lbtap.ok(doc.get("schema") == "lockbench-ab-1" and "host" in doc and
+             doc.get("config", {}).get("lock_a") == "ticket-a" and
+             doc["config"].get("blocks") == 6,
+             "JSON: schema lockbench-ab-1, host facts, config with both locks and the blocks")
+    sides = [(r["params"]["side"], r["params"]["lock"], r["params"]["threads"]) for r in res]
+    lbtap.ok(sides == [("A", "ticket-a", 1), ("B", "ticket", 1), ("A", "ticket-a", 2),
+                       ("B", "ticket", 2)], f"JSON results: A and B per cell ({sides})")
+    paired = [r.get("paired") for r in res if r["params"]["side"] == "B"]
+    lbtap.ok(all(p and p["ratio_lo"] <= p["ratio"] <= p["ratio_hi"] and p["signrank_n"] <= 6
+                 and p["verdict"] in ("better", "worse", "none") for p in paired),
+             "JSON: B carries ratio, interval, signed-rank n, p and verdict")
+    lbtap.ok(all(len(r["runs"]) == 6 and all(x["ns_per_op"] > 0 for x in r["runs"]) for r in res),
+             "JSON: 6 per-block runs per side, ns_per_op > 0")
+
+    rc2, so2, se2 = run(["compare", out, out])
+    lbtap.ok(rc2 == 0 and "ticket-a" in so2, f"compare reads an ab file (rc {rc2}) {se2[-200:]}")
+    if shutil.which("gnuplot"):
+        svg = os.path.join(tmp, "ab.svg")
+        rc3, so3, se3 = run(["plot", out, "-o", svg])
+        lbtap.ok(rc3 == 0 and os.path.getsize(svg) > 0, f"plot draws an ab file (rc {rc3}) {se3[-200:]}")
+
+    # Several times slower in the lock path: found at 1 thread, by CPU ns/op
+    # (a slice that lost its CPU to another process does not count there).
+    rc, so, se = run(["ab", "-q", "-t", "1", "--blocks", "8", "--slice", "10ms", "--metric", "cpu",
+                      A, SLOW])
+    lbtap.ok(rc == 0 and "B worse" in so, f"a slowed copy is flagged worse (rc {rc}) "
+             + " ".join(l for l in so.splitlines() if "ratio" in l))
+
+    bad = [
+        (["ab", A], "needs two locks"),
+        (["ab", A, B, "ticket"], "needs two locks"),
+        (["ab", "nosuch", B], "unknown lock 'nosuch'"),
+        (["ab", "--blocks", "3", A, B], "--blocks"),
+        (["ab", "--slice", "1ms", A, B], "--slice"),
+        (["ab", "--metric", "x", A, B], "--metric"),
+        (["ab", "-t", "0", A, B], "--threads"),
+    ]
+    for args, want in bad:
+        rc, so, se = run(args + ["--json", os.path.join(tmp, "bad.json")])
+        lbtap.ok(rc == 2 and want in se and se.count("\n") == 1 and
+                 not os.path.exists(os.path.join(tmp, "bad.json")),
+                 f"{' '.join(args[1:])}: one line, exit 2, no file ({rc}: {se.strip()})")
+lbtap.done()
