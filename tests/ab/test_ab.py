@@ -68,9 +68,11 @@ with tempfile.TemporaryDirectory() as tmp:
     rc2, so2, se2 = run(["compare", out, out])
     lbtap.ok(rc2 == 0 and "ticket-a" in so2, f"compare reads an ab file (rc {rc2}) {se2[-200:]}")
     if shutil.which("gnuplot"):
-        svg = os.path.join(tmp, "ab.svg")
-        rc3, so3, se3 = run(["plot", out, "-o", svg])
-        lbtap.ok(rc3 == 0 and os.path.getsize(svg) > 0, f"plot draws an ab file (rc {rc3}) {se3[-200:]}")
+        pics = os.path.join(tmp, "pics")
+        rc3, so3, se3 = run(["plot", out, "-o", pics])
+        svgs = [f for f in os.listdir(pics) if f.endswith(".svg")] if rc3 == 0 else []
+        lbtap.ok(rc3 == 0 and "ab-ns-per-op-vs-threads.svg" in svgs,
+                 f"plot draws an ab file (rc {rc3}, {svgs}) {se3[-200:]}")
 
     # Several times slower in the lock path: found at 1 thread, by CPU ns/op
     # (a slice that lost its CPU to another process does not count there).
