@@ -4,13 +4,9 @@
  * --help walks the same table.  The registry is checked before anything
  * else so a malformed lock entry can never produce figures.
  */
-#include "ab/ab.h"
-#include "bench.h"
-#include "compare/compare.h"
-#include "plot/plot.h"
+#include "commands.h"
 #include "lb_cli.h"
 #include "lb_registry.h"
-#include "rt/rt.h"
 
 #include <stdio.h>
 #include <string.h>

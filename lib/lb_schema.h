@@ -44,12 +44,47 @@ struct lb_metric_desc {
 	const char *title;     /* axis/row label, e.g. "throughput" */
 };
 
+/*
+ * How `lockbench plot` draws a workload's files (bench/plot/).  A schema
+ * without hints, or a file lacking x_param or curves[0], gets the generic
+ * picture: the headline metric against the first numeric param.
+ */
+struct lb_plot_quantile {
+	const char *metric; /* e.g. "lat_p99_ns" */
+	double q;           /* 0.99; 1 for the maximum */
+};
+
+struct lb_plot_hints {
+	const char *x_param;           /* "threads" */
+	const char *const *curves;     /* metrics drawn against x, NULL-terminated */
+	const struct lb_plot_quantile *quantiles; /* latency distribution, or NULL */
+	size_t nquantiles;
+	const char *samples_key;       /* run key: where "latency_samples" lives, or NULL */
+	const char *per_thread_key;    /* run key of the per-thread array, or NULL */
+	const char *per_thread_ops;    /* its count field */
+	const char *hist_key;          /* cell key: array of objects with a "histogram" */
+	const char *hist_unit;         /* unit of the histogram's bucket keys */
+};
+
+/*
+ * How `--format gbench` (bench/compare/gbench_export.h) maps a workload's
+ * cells onto Google Benchmark entries; a schema without them has no export.
+ */
+struct lb_gbench_hints {
+	const char *const *name_params; /* first one bare, the others "key:value"; nulls skipped */
+	const char *real_time_ns;       /* metric: wall ns per iteration */
+	const char *cpu_time_ns;        /* metric: CPU ns per iteration (NULL: real) */
+	const char *items_per_second;   /* metric or NULL */
+};
+
 struct lb_workload_schema {
 	const char *name;                   /* "lockbench-bench" */
 	unsigned int version;               /* bumped on any incompatible change */
 	const char *const *params;          /* NULL-terminated keys of "params" */
 	const struct lb_metric_desc *metrics;
 	size_t nmetrics;
+	const struct lb_plot_hints *plot;     /* NULL: the generic picture */
+	const struct lb_gbench_hints *gbench; /* NULL: no Google Benchmark export */
 };
 
 /*

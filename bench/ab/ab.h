@@ -13,7 +13,7 @@
 #ifndef LB_AB_H
 #define LB_AB_H
 
-#include "bench.h"
+#include "micro/micro.h"
 #include "lb_paired.h"
 #include "lb_schema.h"
 #include "lb_signrank.h"
@@ -87,7 +87,6 @@ void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg, const struct 
 void lb_ab_report_json(FILE *out, const struct lb_ab_config *cfg, const struct lb_hostinfo *host,
 		       const struct lb_ab_cell *cells, size_t n);
 extern const struct lb_workload_schema lb_schema_ab;
-/* ab_main.c */
-int lb_cmd_ab(int argc, char **argv);
+/* ab_main.c: lb_cmd_ab, declared in commands.h. */
 
 #endif /* LB_AB_H */

@@ -6,6 +6,7 @@
  * the exit status is 128 + the signal.  The JSON is written atomically.
  */
 #include "ab.h"
+#include "commands.h"
 #include "lb_cli.h"
 #include "lb_hostinfo.h"
 #include "lb_outfile.h"

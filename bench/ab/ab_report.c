@@ -22,12 +22,16 @@ static const struct lb_metric_desc ab_metrics[] = {
 };
 static const char *const ab_params[] = { "side", "lock", "threads", NULL };
 
+static const char *const ab_curves[] = { "ns_per_op", "cpu_ns_per_op", "ops_per_sec", NULL };
+static const struct lb_plot_hints ab_plot = { .x_param = "threads", .curves = ab_curves };
+
 const struct lb_workload_schema lb_schema_ab = {
 	.name = "lockbench-ab",
 	.version = 1,
 	.params = ab_params,
 	.metrics = ab_metrics,
 	.nmetrics = sizeof(ab_metrics) / sizeof(ab_metrics[0]),
+	.plot = &ab_plot,
 };
 
 void lb_ab_analyze(struct lb_ab_cell *cells, size_t n, bool metric_cpu)

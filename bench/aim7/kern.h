@@ -224,7 +224,7 @@ unsigned long aim_kernel_check(struct aim_kernel *k, FILE *err);
 size_t aim_kernel_counters(const struct aim_kernel *k, int role, struct lb_counter *out,
 			   size_t max);
 
-/* ---- system calls (kern.c) ---- */
+/* ---- system calls (kern_core/fs/mm/task/ipc.c) ---- */
 uint32_t aim_pool_get(struct aim_pool *p, uint32_t tag);
 void aim_pool_put(struct aim_pool *p, uint32_t idx, uint32_t tag);
 
@@ -255,7 +255,6 @@ uint32_t aim_task_walk(struct aim_ctx *c);                 /* ps / wait */
  * Return bytes moved (less when the run is stopping). */
 size_t aim_pipe_write(struct aim_ctx *c, struct aim_pipe *p, size_t n);
 size_t aim_pipe_read(struct aim_ctx *c, struct aim_pipe *p, size_t n);
-void aim_pipe_reset(struct aim_pipe *p);
 /* Signals to a sighand. */
 void aim_sig_send(struct aim_ctx *c, struct aim_sighand *s, uint8_t signo);
 int aim_sig_deliver(struct aim_ctx *c, struct aim_sighand *s);

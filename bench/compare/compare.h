@@ -70,6 +70,4 @@ void lb_cmp_write_csv(FILE *out, const struct lb_cmp_report *r);
 void lb_cmp_verdict(const struct lb_cmp_report *r, const struct lb_cmp_group *g, size_t i,
 		    char *buf, size_t len);
 
-int lb_cmd_compare(int argc, char **argv);
-
 #endif /* LB_COMPARE_H */

@@ -5,6 +5,7 @@
  * the inputs, matching cells by their params, building the groups.
  */
 #include "compare.h"
+#include "commands.h"
 #include "lb_cli.h"
 #include "lb_outfile.h"
 #include "result_file.h"

@@ -6,6 +6,7 @@
  * succeeded (no half-drawn picture is ever left under its final name).
  */
 #include "plot.h"
+#include "commands.h"
 #include "lb_cli.h"
 
 #include <errno.h>
@@ -164,7 +165,7 @@ static int publish(struct lb_plot_outputs *o)
 static int plot_one(const char *gnuplot, const struct lb_rfile *f, const char *dir,
 		    const char *prefix, int formats)
 {
-	struct lb_plot_desc d;
+	struct lb_plot_hints d;
 	struct lb_plot_outputs o = { 0 };
 	size_t len = strlen(dir) + strlen(prefix) + 16;
 	char *script = malloc(len), *tmp_script = malloc(len + 8);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * plot_script.c - the per-schema plot descriptions and the gnuplot script
- * for one result file (see plot.h).  Data go inline as gnuplot datablocks,
- * so one gnuplot process draws every picture of a file.
+ * plot_script.c - a file's plot description (its schema's plot hints, or
+ * the generic one) and the gnuplot script for it (see plot.h).  Data go
+ * inline as gnuplot datablocks, so one gnuplot process draws every picture
+ * of a file.
  */
 #include "plot.h"
 #include "lb_stats.h"
@@ -10,22 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const bench_curves[] = { "ops_per_sec", NULL };
-static const struct lb_plot_quantile bench_quantiles[] = {
-	{ "lat_p50_ns", 0.5 }, { "lat_p99_ns", 0.99 }, { "lat_p999_ns", 0.999 }, { "lat_max_ns", 1 },
-};
-static const char *const aim7_curves[] = { "jobs_per_min", NULL };
-static const char *const rt_curves[] = { "rt_wake_max_us", "rt_wake_avg_us", "rt_alloc_p99_us",
-					 "elapsed_s", NULL };
-
-static const struct lb_plot_desc descs[] = {
-	{ "lockbench-bench", "threads", bench_curves, bench_quantiles, 4, "write_side", "per_thread",
-	  "ops", NULL, NULL },
-	{ "lockbench-aim7", "users", aim7_curves, NULL, 0, NULL, NULL, NULL, NULL, NULL },
-	/* One cell per list lock: bars, and cyclictest-like histograms (--histogram). */
-	{ "lockbench-rt", "groups", rt_curves, NULL, 0, NULL, NULL, NULL, "rt_threads", "us" },
-};
 
 static bool has_param(const struct lb_rfile *f, const char *key)
 {
@@ -37,18 +22,16 @@ static bool has_metric(const struct lb_rfile *f, const char *key)
 	return lb_schema_metric(f->schema, key) != NULL;
 }
 
-void lb_plot_describe(const struct lb_rfile *f, struct lb_plot_desc *out)
+void lb_plot_describe(const struct lb_rfile *f, struct lb_plot_hints *out)
 {
 	static const char *generic_curves[2];
+	const struct lb_plot_hints *hints = f->schema->plot;
 	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < sizeof(descs) / sizeof(descs[0]); i++)
-		if (!strcmp(descs[i].schema, f->schema->name) && has_param(f, descs[i].x_param) &&
-		    has_metric(f, descs[i].curves[0])) {
-			*out = descs[i];
-			return;
-		}
+	if (hints && has_param(f, hints->x_param) && has_metric(f, hints->curves[0])) {
+		*out = *hints;
+		return;
+	}
 	/* Generic: the headline metric against the first numeric param. */
-	out->schema = f->schema->name;
 	generic_curves[0] = f->schema->nmetrics ? f->schema->metrics[0].key : NULL;
 	out->curves = generic_curves;
 	for (size_t i = 0; f->schema->params[i] && !out->x_param; i++)
@@ -296,7 +279,7 @@ static void bars(FILE *gp, const struct lb_rfile *f, const char *metric, const c
 
 /* Latency histograms: per cell, the buckets of every entry of cell[hist_key]
  * summed ({"<bucket>": count, ...}, cyclictest style), log count axis. */
-static size_t histograms(FILE *gp, const struct lb_rfile *f, const struct lb_plot_desc *d,
+static size_t histograms(FILE *gp, const struct lb_rfile *f, const struct lb_plot_hints *d,
 			 const char *dir, const char *prefix, int formats,
 			 struct lb_plot_outputs *o)
 {
@@ -355,7 +338,7 @@ static size_t histograms(FILE *gp, const struct lb_rfile *f, const struct lb_plo
 	return 1;
 }
 
-static void scaling(FILE *gp, const struct lb_rfile *f, const struct lb_plot_desc *d,
+static void scaling(FILE *gp, const struct lb_rfile *f, const struct lb_plot_hints *d,
 		    const char *metric, struct series *s, size_t ns, const char *dir,
 		    const char *prefix, int formats, struct lb_plot_outputs *o)
 {
@@ -406,7 +389,7 @@ static void scaling(FILE *gp, const struct lb_rfile *f, const struct lb_plot_des
 }
 
 /* Latency distribution: one line per series at each x value. */
-static size_t latency(FILE *gp, const struct lb_rfile *f, const struct lb_plot_desc *d,
+static size_t latency(FILE *gp, const struct lb_rfile *f, const struct lb_plot_hints *d,
 		      struct series *s, size_t ns, const char *dir, const char *prefix, int formats,
 		      struct lb_plot_outputs *o)
 {
@@ -485,7 +468,7 @@ static size_t latency(FILE *gp, const struct lb_rfile *f, const struct lb_plot_d
 }
 
 /* Per-thread share of the operations at the largest x, from each cell's first run. */
-static size_t fairness(FILE *gp, const struct lb_rfile *f, const struct lb_plot_desc *d,
+static size_t fairness(FILE *gp, const struct lb_rfile *f, const struct lb_plot_hints *d,
 		       struct series *s, size_t ns, const char *dir, const char *prefix, int formats,
 		       struct lb_plot_outputs *o)
 {
@@ -538,7 +521,7 @@ static size_t fairness(FILE *gp, const struct lb_rfile *f, const struct lb_plot_
 	return 1;
 }
 
-size_t lb_plot_script(FILE *gp, const struct lb_rfile *f, const struct lb_plot_desc *d,
+size_t lb_plot_script(FILE *gp, const struct lb_rfile *f, const struct lb_plot_hints *d,
 		      const char *dir, const char *prefix, int formats, struct lb_plot_outputs *o)
 {
 	struct series *s = NULL;

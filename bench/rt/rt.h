@@ -162,6 +162,4 @@ double lb_rt_sem(const double *v, size_t n, double *mean);
 void lb_rt_format_t_line(char *buf, size_t len, unsigned int index,
 			 const struct lb_rt_thread_stats *s);
 
-int lb_cmd_rt(int argc, char **argv);
-
 #endif /* LB_RT_H */

@@ -5,6 +5,7 @@
  * lock's cyclictest and perf-stat lines, the --compare table, and the files.
  */
 #include "rt.h"
+#include "commands.h"
 #include "lb_cli.h"
 #include "lb_outfile.h"
 

@@ -41,12 +41,23 @@ static const char *const rt_params[] = { "list_lock", "groups", "fds", "loops", 
 					 "rt_threads", "rt_prio", "interval_us", "rt_alloc",
 					 NULL };
 
+static const char *const rt_plot_curves[] = { "rt_wake_max_us", "rt_wake_avg_us",
+					      "rt_alloc_p99_us", "elapsed_s", NULL };
+/* One cell per list lock: bars, and cyclictest-like histograms (--histogram). */
+static const struct lb_plot_hints rt_plot = {
+	.x_param = "groups",
+	.curves = rt_plot_curves,
+	.hist_key = "rt_threads",
+	.hist_unit = "us",
+};
+
 const struct lb_workload_schema lb_schema_rt = {
 	.name = "lockbench-rt",
 	.version = 1,
 	.params = rt_params,
 	.metrics = rt_metrics,
 	.nmetrics = M_COUNT,
+	.plot = &rt_plot,
 };
 
 /* ---- per-run figures ------------------------------------------------- */

@@ -437,6 +437,93 @@ static int ensure_fds(unsigned int need)
 	return 0;
 }
 
+/* Receivers and senders of every group: receiver r reads fds[2r], its
+ * group's senders write the group's wfds. */
+static void init_tasks(struct run_state *rs, struct task *tasks, const int *fds, int *wfds)
+{
+	const struct lb_rt_config *cfg = rs->cfg;
+	for (unsigned int g = 0; g < cfg->groups; g++) {
+		for (unsigned int i = 0; i < cfg->fds; i++) {
+			struct task *rcv = &tasks[2 * (g * cfg->fds + i)];
+			struct task *snd = rcv + 1;
+			*rcv = (struct task){ .rs = rs, .rfd = fds[2 * (g * cfg->fds + i)],
+					      .thread_index = 2 * (g * cfg->fds + i) };
+			rcv->info.role = LB_RT_RECEIVER;
+			rcv->info.group = g;
+			rcv->info.index = i;
+			rcv->info.total = (uint64_t)cfg->fds * cfg->loops;
+			rcv->info.slab = &rcv->slab;
+			*snd = (struct task){ .rs = rs, .wfds = &wfds[g * cfg->fds],
+					      .thread_index = 2 * (g * cfg->fds + i) + 1 };
+			snd->info.role = LB_RT_SENDER;
+			snd->info.group = g;
+			snd->info.index = i;
+			snd->info.total = (uint64_t)cfg->fds * cfg->loops;
+			snd->info.slab = &snd->slab;
+		}
+	}
+}
+
+/* The earliest start and latest end the tasks stamped themselves. */
+static void task_span(const struct task *tasks, unsigned int created, uint64_t *t0, uint64_t *t1)
+{
+	*t0 = UINT64_MAX;
+	*t1 = 0;
+	for (unsigned int i = 0; i < created; i++) {
+		*t0 = tasks[i].start_ns && tasks[i].start_ns < *t0 ? tasks[i].start_ns : *t0;
+		*t1 = tasks[i].end_ns > *t1 ? tasks[i].end_ns : *t1;
+	}
+	if (*t1 < *t0)
+		*t1 = *t0;
+}
+
+/* A finished run's figures into out, and its invariants: 0, or -1 when one
+ * failed (reported on stderr).  The RT threads' statistics move to out. */
+static int collect_run(struct run_state *rs, const struct lb_lock_ops *ops,
+		       unsigned int repeat_index, struct rt_worker *rtw, unsigned int nrt,
+		       const int64_t *pv, uint64_t elapsed_ns, struct lb_rt_run *out)
+{
+	int err = 0;
+	out->elapsed_s = (double)elapsed_ns / 1e9;
+	out->task_clock_ms = pv[LB_PERF_TASK_CLOCK] >= 0 ? (double)pv[LB_PERF_TASK_CLOCK] / 1e6 : -1.0;
+	out->context_switches = pv[LB_PERF_CONTEXT_SWITCHES];
+	out->cpu_migrations = pv[LB_PERF_CPU_MIGRATIONS];
+	out->page_faults = pv[LB_PERF_PAGE_FAULTS];
+	out->hw_supported = pv[LB_PERF_CYCLES] >= 0;
+	out->allocs = atomic_load_explicit(&rs->cache.allocs, RLX);
+	out->remote_frees = atomic_load_explicit(&rs->cache.remote_frees, RLX);
+	out->lock_acquires = atomic_load_explicit(&rs->cache.lock_acquires, RLX);
+	out->budget_exhausted = atomic_load_explicit(&rs->cache.budget_exhausted, RLX);
+	out->max_hold_us = (double)atomic_load_explicit(&rs->cache.max_hold_ns, RLX) / 1e3;
+	if (ops->describe)
+		ops->describe(rs->cache.list_lock, out->describe, sizeof(out->describe));
+	/* The invariants: exit status 1 when any fails. */
+	unsigned long problems = lb_slab_check(&rs->cache, 0, stderr);
+	uint64_t bad = atomic_load_explicit(&rs->bad_messages, RLX);
+	uint64_t ioe = atomic_load_explicit(&rs->io_errors, RLX);
+	uint64_t af = atomic_load_explicit(&rs->alloc_failures, RLX);
+	if (bad)
+		fprintf(stderr, "  invariant: %llu message(s) arrived damaged\n",
+			(unsigned long long)bad);
+	if (ioe || af)
+		fprintf(stderr, "  %llu I/O error(s), %llu failed allocation(s)\n",
+			(unsigned long long)ioe, (unsigned long long)af);
+	if (problems || bad || ioe || af) {
+		fprintf(stderr, "%s: rt: list_lock '%s' repeat %u: allocator invariants FAILED "
+			"(%lu problem(s))\n", "lockbench", ops->name, repeat_index + 1,
+			problems + (bad != 0) + (ioe || af));
+		err = -1;
+	}
+	out->nrt = nrt;
+	for (unsigned int i = 0; i < nrt; i++) {
+		out->rt[i] = rtw[i].st;
+		rtw[i].st.alloc_hist = NULL;
+		rtw[i].st.hist = NULL;
+		rtw[i].st.overflow_cycles = NULL;
+	}
+	return err;
+}
+
 int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *facts,
 		  const struct lb_lock_ops *ops, unsigned int repeat_index, struct lb_rt_run *out)
 {
@@ -485,26 +572,7 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	}
 	for (unsigned int r = 0; r < nrecv; r++)
 		wfds[r] = fds[2 * r + 1];
-	for (unsigned int g = 0; g < cfg->groups; g++) {
-		for (unsigned int i = 0; i < cfg->fds; i++) {
-			struct task *rcv = &tasks[2 * (g * cfg->fds + i)];
-			struct task *snd = rcv + 1;
-			*rcv = (struct task){ .rs = rs, .rfd = fds[2 * (g * cfg->fds + i)],
-					      .thread_index = 2 * (g * cfg->fds + i) };
-			rcv->info.role = LB_RT_RECEIVER;
-			rcv->info.group = g;
-			rcv->info.index = i;
-			rcv->info.total = (uint64_t)cfg->fds * cfg->loops;
-			rcv->info.slab = &rcv->slab;
-			*snd = (struct task){ .rs = rs, .wfds = &wfds[g * cfg->fds],
-					      .thread_index = 2 * (g * cfg->fds + i) + 1 };
-			snd->info.role = LB_RT_SENDER;
-			snd->info.group = g;
-			snd->info.index = i;
-			snd->info.total = (uint64_t)cfg->fds * cfg->loops;
-			snd->info.slab = &snd->slab;
-		}
-	}
+	init_tasks(rs, tasks, fds, wfds);
 	for (unsigned int i = 0; i < nrt; i++) {
 		rtw[i].rs = rs;
 		rtw[i].index = i;
@@ -548,16 +616,8 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	uint64_t t0 = lb_now_ns(), t1 = t0;
 	for (unsigned int i = 0; i < created; i++)
 		pthread_join(tids[i], NULL);
-	if (created) {
-		t0 = UINT64_MAX;
-		t1 = 0;
-	}
-	for (unsigned int i = 0; i < created; i++) {
-		t0 = tasks[i].start_ns && tasks[i].start_ns < t0 ? tasks[i].start_ns : t0;
-		t1 = tasks[i].end_ns > t1 ? tasks[i].end_ns : t1;
-	}
-	if (t1 < t0)
-		t1 = t0;
+	if (created)
+		task_span(tasks, created, &t0, &t1);
 	if (!cfg->groups && !err) {
 		struct timespec ts = { (time_t)(cfg->duration_ns / 1000000000u),
 				       (long)(cfg->duration_ns % 1000000000u) };
@@ -582,46 +642,8 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 		err = tasks[i].err;
 	for (unsigned int i = 0; i < rt_created && !err; i++)
 		err = rtw[i].err;
-	if (!err) {
-		out->elapsed_s = (double)(t1 - t0) / 1e9;
-		out->task_clock_ms = pv[LB_PERF_TASK_CLOCK] >= 0 ? (double)pv[LB_PERF_TASK_CLOCK] / 1e6
-								 : -1.0;
-		out->context_switches = pv[LB_PERF_CONTEXT_SWITCHES];
-		out->cpu_migrations = pv[LB_PERF_CPU_MIGRATIONS];
-		out->page_faults = pv[LB_PERF_PAGE_FAULTS];
-		out->hw_supported = pv[LB_PERF_CYCLES] >= 0;
-		out->allocs = atomic_load_explicit(&rs->cache.allocs, RLX);
-		out->remote_frees = atomic_load_explicit(&rs->cache.remote_frees, RLX);
-		out->lock_acquires = atomic_load_explicit(&rs->cache.lock_acquires, RLX);
-		out->budget_exhausted = atomic_load_explicit(&rs->cache.budget_exhausted, RLX);
-		out->max_hold_us = (double)atomic_load_explicit(&rs->cache.max_hold_ns, RLX) / 1e3;
-		if (ops->describe)
-			ops->describe(rs->cache.list_lock, out->describe, sizeof(out->describe));
-		/* The invariants: exit status 1 when any fails. */
-		unsigned long problems = lb_slab_check(&rs->cache, 0, stderr);
-		uint64_t bad = atomic_load_explicit(&rs->bad_messages, RLX);
-		uint64_t ioe = atomic_load_explicit(&rs->io_errors, RLX);
-		uint64_t af = atomic_load_explicit(&rs->alloc_failures, RLX);
-		if (bad)
-			fprintf(stderr, "  invariant: %llu message(s) arrived damaged\n",
-				(unsigned long long)bad);
-		if (ioe || af)
-			fprintf(stderr, "  %llu I/O error(s), %llu failed allocation(s)\n",
-				(unsigned long long)ioe, (unsigned long long)af);
-		if (problems || bad || ioe || af) {
-			fprintf(stderr, "%s: rt: list_lock '%s' repeat %u: allocator invariants FAILED "
-				"(%lu problem(s))\n", "lockbench", ops->name, repeat_index + 1,
-				problems + (bad != 0) + (ioe || af));
-			err = -1;
-		}
-		out->nrt = nrt;
-		for (unsigned int i = 0; i < nrt; i++) {
-			out->rt[i] = rtw[i].st;
-			rtw[i].st.alloc_hist = NULL;
-			rtw[i].st.hist = NULL;
-			rtw[i].st.overflow_cycles = NULL;
-		}
-	}
+	if (!err)
+		err = collect_run(rs, ops, repeat_index, rtw, nrt, pv, t1 - t0, out);
 free_stats:
 	for (unsigned int i = 0; i < nrt; i++)
 		stats_free(&rtw[i].st);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_report.c - summaries across repeats, and the three output forms:
+ * micro_report.c - summaries across repeats, and the three output forms:
  * the aligned table on stdout, JSON and CSV.
  */
-#include "bench.h"
+#include "micro.h"
 #include "lb_c2c.h"
 #include "lb_hostinfo.h"
 #include "lb_json.h"
@@ -48,12 +48,39 @@ static const struct lb_metric_desc bench_metrics[LB_M_COUNT] = {
 static const char *const bench_params[] = { "lock", "threads", "read_pct", "cs_ns", "par_ns",
 					    "cs_lines", "pin", NULL };
 
+static const char *const bench_plot_curves[] = { "ops_per_sec", NULL };
+static const struct lb_plot_quantile bench_plot_quantiles[] = {
+	{ "lat_p50_ns", 0.5 }, { "lat_p99_ns", 0.99 }, { "lat_p999_ns", 0.999 }, { "lat_max_ns", 1 },
+};
+/* Scaling against threads, the latency distribution, per-thread fairness. */
+static const struct lb_plot_hints bench_plot = {
+	.x_param = "threads",
+	.curves = bench_plot_curves,
+	.quantiles = bench_plot_quantiles,
+	.nquantiles = sizeof(bench_plot_quantiles) / sizeof(bench_plot_quantiles[0]),
+	.samples_key = "write_side",
+	.per_thread_key = "per_thread",
+	.per_thread_ops = "ops",
+};
+
+static const char *const bench_gbench_name_params[] = { "lock", "threads", "read_pct", NULL };
+/* One Google Benchmark entry per (lock, threads[, read_pct]); micro_gbench.c
+ * writes the same from the cells in memory. */
+static const struct lb_gbench_hints bench_gbench = {
+	.name_params = bench_gbench_name_params,
+	.real_time_ns = "ns_per_op",
+	.cpu_time_ns = "cpu_ns_per_op",
+	.items_per_second = "ops_per_sec",
+};
+
 const struct lb_workload_schema lb_schema_bench = {
 	.name = "lockbench-bench",
 	.version = 1,
 	.params = bench_params,
 	.metrics = bench_metrics,
 	.nmetrics = LB_M_COUNT,
+	.plot = &bench_plot,
+	.gbench = &bench_gbench,
 };
 
 const char *lb_metric_name(enum lb_metric m)
@@ -98,7 +125,7 @@ double lb_metric_value(const struct lb_run_result *r, enum lb_metric m)
 void lb_cells_summarize(struct lb_cell *cells, size_t ncells)
 {
 	for (size_t c = 0; c < ncells; c++) {
-		double v[1000];
+		double v[LB_BENCH_MAX_REPEAT];
 		struct lb_cell *cell = &cells[c];
 		for (int m = 0; m < LB_M_COUNT; m++) {
 			for (unsigned int r = 0; r < cell->nruns; r++)
@@ -136,9 +163,9 @@ static double run_c2c(const struct lb_run_result *r)
 /* The median of a cell's run round trips; < 0 when none was measured. */
 static double cell_c2c(const struct lb_cell *c)
 {
-	double v[1000];
+	double v[LB_BENCH_MAX_REPEAT];
 	unsigned int n = 0;
-	for (unsigned int r = 0; r < c->nruns && n < 1000; r++) {
+	for (unsigned int r = 0; r < c->nruns && n < LB_BENCH_MAX_REPEAT; r++) {
 		double ns = run_c2c(&c->runs[r]);
 		if (ns >= 0)
 			v[n++] = ns;
@@ -258,6 +285,7 @@ static void print_flags_note(FILE *out, const struct lb_cell *c)
 }
 
 void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
+		     const struct lb_bench_run_record *rec,
 		     const struct lb_hostinfo *host, const struct lb_cell *cells, size_t ncells)
 {
 	print_header(out, cfg, host);
@@ -265,17 +293,17 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 		fputs(cfg->table_note, out);
 	/* Busy CPUs before we started: half a CPU's worth of other work already
 	 * moves contended figures by large factors between runs. */
-	if (cfg->load_before >= 0.5 * host->ncpus_online && host->ncpus_online > 0)
+	if (rec->load_before >= 0.5 * host->ncpus_online && host->ncpus_online > 0)
 		fprintf(out, "# WARNING: load average %.1f on %d CPUs before the run: other work "
 			     "shares these CPUs, so figures (contended ones most) vary between runs\n",
-			cfg->load_before, host->ncpus_online);
+			rec->load_before, host->ncpus_online);
 	print_c2c(out, cfg, cells, ncells);
-	if (cfg->interrupted_by) {
+	if (rec->interrupted_by) {
 		unsigned int runs = 0;
 		for (size_t i = 0; i < ncells; i++)
 			runs += cells[i].nruns;
 		fprintf(out, "# INTERRUPTED by SIG%s: %u of %zu runs finished; the figures cover "
-			     "those only\n", sigabbrev_np(cfg->interrupted_by), runs,
+			     "those only\n", sigabbrev_np(rec->interrupted_by), runs,
 			(size_t)cfg->nlocks * cfg->nthread_counts * cfg->repeat);
 	}
 	if (cfg->read_pct < 0 && cfg->table_brief) {
@@ -368,7 +396,7 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 		fprintf(out, "# figures are medians over %u runs; ±sd%% is the sample standard deviation "
 			     "of ops/s%s\n", cfg->repeat,
 			cfg->table_tail ? "; lat_max is the largest seen" : "");
-	else if (cfg->repeat > 1 && cfg->interrupted_by)
+	else if (cfg->repeat > 1 && rec->interrupted_by)
 		fprintf(out, "# figures are means over each cell's finished runs (of %u); ±sd%% is the "
 			     "sample standard deviation of ops/s; lat_max is the largest seen\n",
 			cfg->repeat);
@@ -447,6 +475,7 @@ static void json_run(struct lb_json *j, const struct lb_run_result *r)
 }
 
 void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
+		    const struct lb_bench_run_record *rec,
 		    const struct lb_hostinfo *host, const struct lb_cell *cells, size_t ncells)
 {
 	const struct lb_hostinfo h = *host;
@@ -455,11 +484,11 @@ void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
 	lb_json_object_begin(&j);
 	lb_schema_write_head(&j, &lb_schema_bench, &h);
 	/* true: a signal ended the run; "results" holds the runs that finished. */
-	lb_json_kv_bool(&j, "interrupted", cfg->interrupted_by != 0);
-	if (cfg->interrupted_by)
+	lb_json_kv_bool(&j, "interrupted", rec->interrupted_by != 0);
+	if (rec->interrupted_by)
 	{
 		char name[32];
-		snprintf(name, sizeof(name), "SIG%s", sigabbrev_np(cfg->interrupted_by));
+		snprintf(name, sizeof(name), "SIG%s", sigabbrev_np(rec->interrupted_by));
 		lb_json_kv_string(&j, "interrupted_by", name);
 	}
 
@@ -500,8 +529,8 @@ void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
 	lb_json_kv_uint(&j, "latency_sample_every", 1u << cfg->sample_shift);
 	lb_json_kv_bool(&j, "explain", cfg->explain);
 	/* 1-min load average just before the first run (null: unknown). */
-	if (cfg->load_before >= 0)
-		lb_json_kv_double(&j, "load_average_before", cfg->load_before);
+	if (rec->load_before >= 0)
+		lb_json_kv_double(&j, "load_average_before", rec->load_before);
 	else
 		lb_json_kv_string(&j, "load_average_before", NULL);
 	lb_json_object_end(&j);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report.c - aim7 output: re-aim's log table on stdout, re-aim's CSV, and
+ * aim7_report.c - aim7 output: re-aim's log table on stdout, re-aim's CSV, and
  * the lockbench JSON (lib/lb_schema.h) with the aim7 metric table.
  */
 #include "aim7.h"
@@ -37,12 +37,20 @@ static const struct lb_metric_desc aim7_metrics[M_COUNT] = {
 static const char *const aim7_params[] = { "workfile", "users", "mutex", "spinlock", "rwlock",
 					   "side", NULL };
 
+static const char *const aim7_plot_curves[] = { "jobs_per_min", NULL };
+/* re-aim's picture: Jobs/min against users. */
+static const struct lb_plot_hints aim7_plot = {
+	.x_param = "users",
+	.curves = aim7_plot_curves,
+};
+
 const struct lb_workload_schema lb_schema_aim7 = {
 	.name = "lockbench-aim7",
 	.version = 1,
 	.params = aim7_params,
 	.metrics = aim7_metrics,
 	.nmetrics = M_COUNT,
+	.plot = &aim7_plot,
 };
 
 const char *aim_role_name(int role)

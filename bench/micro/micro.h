@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench.h - the `lockbench bench` workload: configuration, per-run results
+ * micro.h - the `lockbench bench` workload: configuration, per-run results
  * and the three stages (parse options -> run -> report).
  */
 #ifndef LB_BENCH_H
@@ -18,6 +18,8 @@
 #define LB_BENCH_MAX_THREAD_COUNTS 64
 #define LB_BENCH_MAX_THREADS 1024
 #define LB_BENCH_MAX_CS_LINES 64
+/* --repeat's limit: a cell's runs fit fixed arrays of this size (micro_report.c). */
+#define LB_BENCH_MAX_REPEAT 1000u
 /* How long threads may take to leave the loop after the stop flag. */
 #define LB_BENCH_STOP_GRACE_NS (UINT64_C(10) * 1000000000u)
 
@@ -45,15 +47,20 @@ struct lb_bench_config {
 	const char *json_path, *csv_path;
 	const char *argv_joined; /* the command line, for the JSON */
 	bool json_gbench;        /* --format gbench: --json writes Google Benchmark's JSON */
-	int interrupted_by;      /* the signal that ended the run early; 0 = none */
 	bool table_median;       /* the table shows medians across repeats, not means */
 	bool table_tail;         /* the table shows p99.9 and max latency (default true) */
 	bool table_brief;        /* the default comparison's columns: no cyc/op, ovh_ns,
 				  * cov, ovlap (exclusive workload only) */
 	const char *table_note;  /* "# ..." lines printed under the table header, or NULL */
-	double load_before;      /* 1-min load average before the first run; < 0 unknown */
 	int c2c_cpu[2];          /* CPUs whose cache-line round trip is measured before
 				  * and after each run (lib/lb_c2c.h); -1: not measured */
+};
+
+/* What a run found and what happened to it, beside the options it ran with:
+ * filled by micro_main.c, read by the reports. */
+struct lb_bench_run_record {
+	double load_before;      /* 1-min load average before the first run; < 0 unknown */
+	int interrupted_by;      /* the signal that ended the run early; 0 = none */
 };
 
 enum lb_side { LB_SIDE_WRITE, LB_SIDE_READ, LB_SIDES };
@@ -132,12 +139,12 @@ struct lb_cell {
 	struct lb_summary summary[LB_M_COUNT];
 };
 
-/* bench_opts.c: parse argv into cfg; bad input -> lb_usage_error (exit 2). */
+/* micro_opts.c: parse argv into cfg; bad input -> lb_usage_error (exit 2). */
 void lb_bench_parse(int argc, char **argv, struct lb_bench_config *cfg);
 void lb_bench_defaults(struct lb_bench_config *cfg);
 void lb_bench_usage(FILE *out);
 
-/* bench_run.c: one measurement.  0 or an errno value (thread creation...). */
+/* micro_run.c: one measurement.  0 or an errno value (thread creation...). */
 int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops *ops,
 		     unsigned int nthreads, struct lb_run_result *out);
 void lb_run_result_free(struct lb_run_result *r);
@@ -151,23 +158,22 @@ void lb_run_result_free(struct lb_run_result *r);
 void lb_bench_request_stop(int sig);
 int lb_bench_stop_signal(void);
 
-/* bench_report.c */
+/* micro_report.c */
 void lb_cells_summarize(struct lb_cell *cells, size_t ncells);
 struct lb_hostinfo;
 void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
+		     const struct lb_bench_run_record *rec,
 		     const struct lb_hostinfo *host, const struct lb_cell *cells, size_t ncells);
 void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
+		    const struct lb_bench_run_record *rec,
 		    const struct lb_hostinfo *host, const struct lb_cell *cells, size_t ncells);
 void lb_report_csv(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
 		   size_t ncells);
 
-/* bench_main.c: the whole workload (parse, validate outputs, run, report). */
-int lb_cmd_bench(int argc, char **argv);
-/* The default comparison behind a bare `lockbench`. */
-int lb_cmd_default(int argc, char **argv);
-/* lockbench list [--json] */
-int lb_cmd_list(int argc, char **argv);
-/* `lockbench aim7` (bench/aim7/cmd.c). */
-int lb_cmd_aim7(int argc, char **argv);
+/* micro_gbench.c: `--json FILE --format gbench`, Google Benchmark's JSON.
+ * 0, or -1 after an error line. */
+int lb_report_gbench(FILE *out, const struct lb_bench_config *cfg,
+		     const struct lb_bench_run_record *rec, const struct lb_hostinfo *host,
+		     const struct lb_cell *cells, size_t ncells);
 
 #endif /* LB_BENCH_H */

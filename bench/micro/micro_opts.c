@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* bench_opts.c - `lockbench bench` options: defaults, parsing, range checks. */
-#include "bench.h"
+/* micro_opts.c - `lockbench bench` options: defaults, parsing, range checks. */
+#include "micro.h"
 #include "lb_c2c.h"
 #include "lb_cli.h"
 #include "lb_cpulist.h"
@@ -217,8 +217,9 @@ void lb_bench_parse(int argc, char **argv, struct lb_bench_config *cfg)
 			}
 			break;
 		case 'r':
-			if (lb_parse_uint(optarg, 1, 1000, &cfg->repeat))
-				lb_usage_error("--repeat: '%s' is not valid; accepted: 1..1000", optarg);
+			if (lb_parse_uint(optarg, 1, LB_BENCH_MAX_REPEAT, &cfg->repeat))
+				lb_usage_error("--repeat: '%s' is not valid; accepted: 1..%u", optarg,
+					       LB_BENCH_MAX_REPEAT);
 			break;
 		case OPT_READ_PCT:
 			if (lb_parse_uint(optarg, 0, 100, &v))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_main.c - `lockbench bench` and the default comparison: validate the
+ * micro_main.c - `lockbench bench` and the default comparison: validate the
  * output paths before anything runs, run every (lock, threads) cell R times
  * (repeats interleaved so slow drift spreads over all cells), then report.
  *
@@ -13,8 +13,8 @@
  * once, removing the temporaries.  An error removes them too, so no
  * half-written file is ever left.
  */
-#include "bench.h"
-#include "compare/gbench_export.h"
+#include "micro.h"
+#include "commands.h"
 #include "lb_cli.h"
 #include "lb_hostinfo.h"
 #include "lb_outfile.h"
@@ -70,10 +70,11 @@ static int finish_output(const char *what, struct lb_outfile *f)
 	return err;
 }
 
-static int run_all(struct lb_bench_config *cfg)
+static int run_all(const struct lb_bench_config *cfg)
 {
 	struct lb_outfile json = { 0 }, csv = { 0 };
 	size_t ncells = cfg->nlocks * cfg->nthread_counts;
+	struct lb_bench_run_record rec = { .load_before = -1 };
 	int rc = 0;
 
 	/* Outputs first: a bad path exits 2 before anything is allocated. */
@@ -92,11 +93,10 @@ static int run_all(struct lb_bench_config *cfg)
 	}
 
 	/* Other work on the CPUs makes every figure vary: note it in the header. */
-	cfg->load_before = -1;
 	FILE *loadavg = fopen("/proc/loadavg", "r");
 	if (loadavg) {
-		if (fscanf(loadavg, "%lf", &cfg->load_before) != 1)
-			cfg->load_before = -1;
+		if (fscanf(loadavg, "%lf", &rec.load_before) != 1)
+			rec.load_before = -1;
 		fclose(loadavg);
 	}
 	/* Calibrate before the first run so no run pays for it. */
@@ -134,11 +134,11 @@ static int run_all(struct lb_bench_config *cfg)
 			c->nruns = r + 1;
 		}
 	block_stop_signals();
-	cfg->interrupted_by = lb_bench_stop_signal();
-	if (!cfg->quiet || cfg->interrupted_by)
+	rec.interrupted_by = lb_bench_stop_signal();
+	if (!cfg->quiet || rec.interrupted_by)
 		fprintf(stderr, "\r%60s\r", "");
 	size_t nreport = ncells;
-	if (cfg->interrupted_by) {
+	if (rec.interrupted_by) {
 		/* Keep the cells with at least one finished run, in their order. */
 		nreport = 0;
 		for (size_t i = 0; i < ncells; i++)
@@ -149,27 +149,27 @@ static int run_all(struct lb_bench_config *cfg)
 					cells[i] = tmp;
 			}
 		fprintf(stderr, "%s: interrupted by SIG%s: reporting the %zu cell(s) with finished "
-			"runs\n", lb_cli_prog(), sigabbrev_np(cfg->interrupted_by), nreport);
+			"runs\n", lb_cli_prog(), sigabbrev_np(rec.interrupted_by), nreport);
 	}
 	lb_cells_summarize(cells, nreport);
 	struct lb_hostinfo host;
 	lb_hostinfo_get(&host);
 	FILE *table = lb_outfile_report_stream(&json, &csv);
-	lb_report_table(table, cfg, &host, cells, nreport);
+	lb_report_table(table, cfg, &rec, &host, cells, nreport);
 	fflush(table);
 	if (cfg->json_path) {
 		if (cfg->json_gbench)
-			rc |= lb_report_gbench(json.fp, cfg, &host, cells, nreport) ? 1 : 0;
+			rc |= lb_report_gbench(json.fp, cfg, &rec, &host, cells, nreport) ? 1 : 0;
 		else
-			lb_report_json(json.fp, cfg, &host, cells, nreport);
+			lb_report_json(json.fp, cfg, &rec, &host, cells, nreport);
 		rc |= finish_output(cfg->json_path, &json) ? 1 : 0;
 	}
 	if (cfg->csv_path) {
 		lb_report_csv(csv.fp, cfg, cells, nreport);
 		rc |= finish_output(cfg->csv_path, &csv) ? 1 : 0;
 	}
-	if (cfg->interrupted_by)
-		rc = 128 + cfg->interrupted_by; /* the shell's convention for "killed by" */
+	if (rec.interrupted_by)
+		rc = 128 + rec.interrupted_by; /* the shell's convention for "killed by" */
 out:
 	/* Outputs not committed (an error on the way): remove the temporaries.
 	 * A committed or never opened output is a no-op here. */

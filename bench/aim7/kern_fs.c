@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kern_fs.c - the file-system objects of the simulated kernel (see kern.h):
+ * inodes, the directory and its dentry cache, the file table.
+ */
+#include "kern_internal.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------ inodes */
+
+static uint32_t inode_alloc(struct aim_ctx *c, uint32_t tag)
+{
+	struct aim_itable *it = &c->k->itable;
+	aim_lock(c, &it->lock);
+	uint32_t ino = aim_pool_get(&it->pool, tag);
+	if (ino != AIM_NONE)
+		it->nlink[ino] = 1;
+	aim_unlock(c, &it->lock);
+	return ino;
+}
+
+static void inode_link(struct aim_ctx *c, uint32_t ino)
+{
+	struct aim_itable *it = &c->k->itable;
+	aim_lock(c, &it->lock);
+	if (ino >= it->pool.n || it->pool.owner[ino] == 0)
+		it->errors++;
+	else
+		it->nlink[ino]++;
+	aim_unlock(c, &it->lock);
+}
+
+static void inode_unlink(struct aim_ctx *c, uint32_t ino)
+{
+	struct aim_itable *it = &c->k->itable;
+	aim_lock(c, &it->lock);
+	if (ino >= it->pool.n || it->pool.owner[ino] == 0 || it->nlink[ino] == 0) {
+		it->errors++;
+	} else if (--it->nlink[ino] == 0) {
+		aim_pool_put(&it->pool, ino, it->pool.owner[ino]);
+	}
+	aim_unlock(c, &it->lock);
+}
+
+/* --------------------------------------------------------- directory */
+
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 16777619u;
+	return h % AIM_DIR_BUCKETS;
+}
+
+/* A dcache chain walk, bounded like aim_dir_find; the entry or AIM_NONE. */
+static uint32_t d_find(struct aim_dcache *dc, const char *name, uint32_t *prevp)
+{
+	uint32_t prev = AIM_NONE, e = dc->bucket[name_hash(name)];
+	for (uint32_t steps = 0; e != AIM_NONE; steps++) {
+		if (e >= dc->pool.n || steps > dc->pool.n) {
+			dc->errors++;
+			return AIM_NONE;
+		}
+		if (!strncmp(dc->ent[e].name, name, sizeof(dc->ent[e].name)))
+			break;
+		prev = e;
+		e = dc->ent[e].next;
+	}
+	if (prevp)
+		*prevp = prev;
+	return e;
+}
+
+/* d_lookup: the path walk's step, on the read side. */
+static bool d_lookup(struct aim_ctx *c, const char *name)
+{
+	struct aim_dcache *dc = &c->k->dcache;
+	aim_read_lock(c, &dc->lock);
+	bool hit = d_find(dc, name, NULL) != AIM_NONE;
+	aim_read_unlock(c, &dc->lock);
+	return hit;
+}
+
+static void d_add(struct aim_ctx *c, const char *name)
+{
+	struct aim_dcache *dc = &c->k->dcache;
+	aim_lock(c, &dc->lock);
+	if (d_find(dc, name, NULL) == AIM_NONE) {
+		uint32_t e = aim_pool_get(&dc->pool, 1);
+		if (e != AIM_NONE) {
+			uint32_t b = name_hash(name);
+			snprintf(dc->ent[e].name, sizeof(dc->ent[e].name), "%s", name);
+			dc->ent[e].next = dc->bucket[b];
+			dc->bucket[b] = e;
+			dc->n++;
+		}
+	}
+	aim_unlock(c, &dc->lock);
+}
+
+static void d_drop(struct aim_ctx *c, const char *name)
+{
+	struct aim_dcache *dc = &c->k->dcache;
+	uint32_t prev;
+	aim_lock(c, &dc->lock);
+	uint32_t e = d_find(dc, name, &prev);
+	if (e != AIM_NONE) {
+		if (prev == AIM_NONE)
+			dc->bucket[name_hash(name)] = dc->ent[e].next;
+		else
+			dc->ent[prev].next = dc->ent[e].next;
+		dc->n--;
+		aim_pool_put(&dc->pool, e, 1);
+	} else {
+		dc->errors++; /* every name in the directory is cached */
+	}
+	aim_unlock(c, &dc->lock);
+}
+
+/* Find `name` in its chain; *prevp gets the predecessor (AIM_NONE = head).
+ * Bounded by the pool size: a cycle made by a broken lock is counted. */
+uint32_t aim_dir_find(struct aim_dir *d, const char *name, uint32_t *prevp)
+{
+	uint32_t prev = AIM_NONE, e = d->bucket[name_hash(name)];
+	for (uint32_t steps = 0; e != AIM_NONE; steps++) {
+		if (e >= d->pool.n || steps > d->pool.n) {
+			d->errors++;
+			return AIM_NONE;
+		}
+		if (!strncmp(d->ent[e].name, name, sizeof(d->ent[e].name)))
+			break;
+		prev = e;
+		e = d->ent[e].next;
+	}
+	if (prevp)
+		*prevp = prev;
+	return e;
+}
+
+static int dir_insert(struct aim_ctx *c, struct aim_dir *d, const char *name, uint32_t ino)
+{
+	uint32_t e = aim_pool_get(&d->pool, 1);
+	if (e == AIM_NONE)
+		return -1;
+	snprintf(d->ent[e].name, sizeof(d->ent[e].name), "%s", name);
+	d->ent[e].ino = ino;
+	uint32_t b = name_hash(name);
+	d->ent[e].next = d->bucket[b];
+	d->bucket[b] = e;
+	d->nentries++;
+	(void)c;
+	return 0;
+}
+
+int aim_sys_creat(struct aim_ctx *c, const char *name, uint32_t tag)
+{
+	struct aim_dir *d = &c->k->dir;
+	int rc = 0;
+	d_lookup(c, name); /* the path walk */
+	aim_lock(c, &d->i_mutex);
+	uint32_t e = aim_dir_find(d, name, NULL);
+	if (e == AIM_NONE) {
+		uint32_t ino = inode_alloc(c, tag);
+		if (ino == AIM_NONE || dir_insert(c, d, name, ino)) {
+			if (ino != AIM_NONE)
+				inode_unlink(c, ino);
+			rc = -1;
+		} else {
+			d_add(c, name);
+		}
+	}
+	aim_unlock(c, &d->i_mutex);
+	return rc;
+}
+
+int aim_sys_link(struct aim_ctx *c, const char *old, const char *new_name)
+{
+	struct aim_dir *d = &c->k->dir;
+	int rc = -1;
+	d_lookup(c, old);
+	aim_lock(c, &d->i_mutex);
+	uint32_t e = aim_dir_find(d, old, NULL);
+	if (e != AIM_NONE && aim_dir_find(d, new_name, NULL) == AIM_NONE) {
+		uint32_t ino = d->ent[e].ino;
+		if (dir_insert(c, d, new_name, ino) == 0) {
+			inode_link(c, ino);
+			d_add(c, new_name);
+			rc = 0;
+		}
+	}
+	aim_unlock(c, &d->i_mutex);
+	return rc;
+}
+
+int aim_sys_unlink(struct aim_ctx *c, const char *name)
+{
+	struct aim_dir *d = &c->k->dir;
+	uint32_t prev, ino = AIM_NONE;
+	d_lookup(c, name);
+	aim_lock(c, &d->i_mutex);
+	uint32_t e = aim_dir_find(d, name, &prev);
+	if (e != AIM_NONE) {
+		d_drop(c, name);
+		if (prev == AIM_NONE)
+			d->bucket[name_hash(name)] = d->ent[e].next;
+		else
+			d->ent[prev].next = d->ent[e].next;
+		ino = d->ent[e].ino;
+		d->nentries--;
+		aim_pool_put(&d->pool, e, 1);
+		inode_unlink(c, ino);
+	}
+	aim_unlock(c, &d->i_mutex);
+	return e == AIM_NONE ? -1 : 0;
+}
+
+/* readdir: walk every chain under i_mutex, as vfs_readdir did; the count
+ * must match the directory's own. */
+uint32_t aim_sys_readdir(struct aim_ctx *c)
+{
+	struct aim_dir *d = &c->k->dir;
+	uint32_t n = 0;
+	aim_lock(c, &d->i_mutex);
+	for (int b = 0; b < AIM_DIR_BUCKETS; b++)
+		for (uint32_t e = d->bucket[b]; e != AIM_NONE; e = d->ent[e].next) {
+			if (e >= d->pool.n || n > d->pool.n) {
+				d->errors++;
+				b = AIM_DIR_BUCKETS;
+				break;
+			}
+			n++;
+		}
+	if (n != d->nentries)
+		d->errors++;
+	aim_unlock(c, &d->i_mutex);
+	return n;
+}
+
+bool aim_sys_lookup(struct aim_ctx *c, const char *name)
+{
+	struct aim_dir *d = &c->k->dir;
+	if (d_lookup(c, name))
+		return true; /* a dcache hit: no i_mutex */
+	aim_lock(c, &d->i_mutex);
+	bool found = aim_dir_find(d, name, NULL) != AIM_NONE;
+	aim_unlock(c, &d->i_mutex);
+	return found;
+}
+
+/* -------------------------------------------------------- file table */
+
+uint32_t aim_sys_open_file(struct aim_ctx *c, uint32_t tag)
+{
+	struct aim_kernel *k = c->k;
+	aim_lock(c, &k->files_lock);
+	uint32_t f = aim_pool_get(&k->files, tag);
+	aim_unlock(c, &k->files_lock);
+	return f;
+}
+
+void aim_sys_close_file(struct aim_ctx *c, uint32_t f, uint32_t tag)
+{
+	struct aim_kernel *k = c->k;
+	if (f == AIM_NONE)
+		return;
+	aim_lock(c, &k->files_lock);
+	aim_pool_put(&k->files, f, tag);
+	aim_unlock(c, &k->files_lock);
+}
