@@ -20,14 +20,14 @@
 
 #define LB_AB_MAX_CELLS 16
 #define LB_AB_MAX_BLOCKS 2000
-#define LB_AB_MIN_BLOCKS 6       /* the fewest pairs a 5 % two-sided signed-rank test can reject */
+#define LB_AB_MIN_BLOCKS 6       /* 12 pairs: a signed-rank test can reject at 0.05/16 */
 #define LB_AB_CONFIDENCE 0.95
 #define LB_AB_ALPHA 0.05         /* family-wise, split over the cells (Bonferroni) */
 #define LB_AB_DEFAULT_SLICE_NS UINT64_C(20000000)   /* 20 ms */
 /* Each slice's round-trip probe: short, so that on a loaded machine (the
  * partner thread waits for a CPU) it costs a few ms at worst, not 2 x 20. */
-#define LB_AB_C2C_ROUNDS 400
-#define LB_AB_C2C_BUDGET_NS UINT64_C(4000000)
+#define LB_AB_C2C_ROUNDS 200
+#define LB_AB_C2C_BUDGET_NS UINT64_C(2000000)
 #define LB_AB_DEFAULT_BUDGET_NS UINT64_C(4000000000) /* 4 s of slices: under 5 s in all */
 
 enum { LB_AB_A, LB_AB_B, LB_AB_SIDES };
@@ -52,10 +52,11 @@ struct lb_ab_config {
 struct lb_ab_cell {
 	unsigned int nthreads;
 	size_t nblocks;
-	double *ns[LB_AB_SIDES];      /* per block: mean ns/op of the side's two slices */
-	double *cpu[LB_AB_SIDES];     /* per block: mean CPU ns/op likewise */
-	double *ops[LB_AB_SIDES];     /* per block: mean ops/s likewise */
-	double *c2c;                  /* per block: mean round trip of its slices; < 0 none */
+	size_t npairs;                /* 2 per block */
+	double *ns[LB_AB_SIDES];      /* per pair: the side's slice's wall ns/op */
+	double *cpu[LB_AB_SIDES];     /* per pair: CPU ns/op likewise */
+	double *ops[LB_AB_SIDES];     /* per pair: ops/s likewise */
+	double *c2c;                  /* per pair: mean round trip of its slices; < 0 none */
 	uint64_t lost_updates[LB_AB_SIDES];
 	/* lb_ab_analyze */
 	const double *value[LB_AB_SIDES]; /* the metric analysed: ns or cpu */

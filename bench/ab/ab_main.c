@@ -58,9 +58,9 @@ int lb_cmd_ab(int argc, char **argv)
 	int err = lb_ab_run(&cfg, cells);
 	cfg.interrupted_by = lb_bench_stop_signal();
 	int rc = 0;
-	if (err || !n || cells[0].nblocks < 2) {
+	if (err || !n || cells[0].nblocks < 1) {
 		if (!err)
-			fprintf(stderr, "%s: ab: fewer than 2 blocks finished: nothing to report\n",
+			fprintf(stderr, "%s: ab: no block finished: nothing to report\n",
 				lb_cli_prog());
 		lb_outfile_abort(&json);
 		rc = cfg.interrupted_by ? 128 + cfg.interrupted_by : 1;

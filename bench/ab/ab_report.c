@@ -38,7 +38,7 @@ void lb_ab_analyze(struct lb_ab_cell *cells, size_t n, bool metric_cpu)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct lb_ab_cell *c = &cells[i];
-		size_t m = c->nblocks;
+		size_t m = c->npairs;
 		for (int s = 0; s < LB_AB_SIDES; s++) {
 			c->value[s] = metric_cpu ? c->cpu[s] : c->ns[s];
 			lb_summarize(c->value[s], m, &c->sum[s]);
@@ -88,15 +88,15 @@ void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg, const struct 
 		hi = cells[i].c2c_max > hi ? cells[i].c2c_max : hi;
 	}
 	fprintf(out, "# lockbench ab: (A) %s vs (B) %s; %zu ABBA blocks of 4 x %.0f ms slices per "
-		"cell, cells interleaved, one process, %.1f s\n", cfg->lock[LB_AB_A]->name,
+		"cell (%zu pairs of adjacent slices), cells interleaved, one process, %.1f s\n", cfg->lock[LB_AB_A]->name,
 		cfg->lock[LB_AB_B]->name, n ? cells[0].nblocks : 0,
-		(double)cfg->run.duration_ns / 1e6, cfg->elapsed_s);
+		(double)cfg->run.duration_ns / 1e6, n ? cells[0].npairs : 0, cfg->elapsed_s);
 	fprintf(out, "# %s, %d CPUs, load %.2f before", host->cpu_model, host->ncpus_online,
 		cfg->load_before);
 	if (lo >= 0)
 		fprintf(out, "; cache-line round trip %.0f..%.0f ns over the run", lo, hi);
-	fprintf(out, "\n# value: %s of a block's two slices per side; ratio B/A: geometric mean "
-		"of the paired blocks, %.0f %% interval; verdict: Wilcoxon signed-rank, two-sided, "
+	fprintf(out, "\n# value: %s of one slice; ratio B/A: geometric mean over the pairs, "
+		"%.0f %% interval; verdict: Wilcoxon signed-rank, two-sided, "
 		"level %.2g per cell (%.2g over %zu cells)\n",
 		cfg->metric_cpu ? "CPU ns/op" : "wall ns/op", 100 * LB_AB_CONFIDENCE,
 		n ? cells[0].alpha : LB_AB_ALPHA, LB_AB_ALPHA, n);
@@ -175,9 +175,11 @@ static void write_side(struct lb_json *j, const struct lb_ab_config *cfg,
 	}
 	lb_json_key(j, "runs");
 	lb_json_array_begin(j);
-	for (size_t k = 0; k < c->nblocks; k++) {
+	for (size_t k = 0; k < c->npairs; k++) {
 		lb_json_object_begin(j);
 		lb_json_kv_uint(j, "repeat_index", k);
+		lb_json_kv_uint(j, "block", k / 2);
+		lb_json_kv_string(j, "led_by", lb_ab_side(k / 2, (unsigned int)(k % 2) * 2) ? "B" : "A");
 		lb_json_kv_double(j, "ns_per_op", c->ns[s][k]);
 		lb_json_kv_double(j, "cpu_ns_per_op", c->cpu[s][k]);
 		lb_json_kv_double(j, "ops_per_sec", c->ops[s][k]);
@@ -217,6 +219,7 @@ void lb_ab_report_json(FILE *out, const struct lb_ab_config *cfg, const struct l
 	lb_json_kv_double(&j, "slice_s", (double)cfg->run.duration_ns / 1e9);
 	lb_json_kv_double(&j, "budget_s", (double)cfg->budget_ns / 1e9);
 	lb_json_kv_uint(&j, "blocks", n ? cells[0].nblocks : 0);
+	lb_json_kv_uint(&j, "pairs", n ? cells[0].npairs : 0);
 	lb_json_kv_string(&j, "order", "ABBA,BAAB alternating; cells interleaved per block");
 	lb_json_kv_string(&j, "metric", cfg->metric_cpu ? "cpu_ns_per_op" : "ns_per_op");
 	lb_json_kv_uint(&j, "cs_iters", cfg->run.cs.iters);

@@ -5,9 +5,10 @@
  * each slice with a short cache-line round trip probe just before it.
  *
  * Order: block k of every cell, cell after cell, then block k+1.  Within a
- * block the four slices go A B B A (B A A B when k is odd), so a drift that
- * is linear over the block cancels from the pair and neither side always
- * runs first.  With no --blocks, blocks continue while the next one fits in
+ * block the four slices go A B B A (B A A B when k is odd); each block gives
+ * two pairs of adjacent slices (AB and BA, or BA and AB), so each side leads
+ * half the pairs and a drift over the block moves both pairs' ratios in
+ * opposite directions.  With no --blocks, blocks continue while the next one fits in
  * the budget (judged by the last block's length), with LB_AB_MIN_BLOCKS at
  * least.
  */
@@ -53,14 +54,18 @@ void lb_ab_cells_free(struct lb_ab_cell *cells, size_t n)
 	}
 }
 
-/* One block of one cell: four slices; 0, EINTR (stopped) or an errno. */
+/*
+ * One block of one cell: four slices, two pairs (slots 0-1 and 2-3, one A
+ * and one B each, adjacent in time; A leads one pair, B the other).
+ * 0, EINTR (stopped) or an errno.
+ */
 static int run_block(const struct lb_ab_config *cfg, struct lb_ab_cell *c, size_t k)
 {
-	double ns[LB_AB_SIDES] = { 0, 0 }, ops[LB_AB_SIDES] = { 0, 0 }, cpu[LB_AB_SIDES] = { 0, 0 };
-	double c2c = 0;
-	unsigned int nc2c = 0;
+	double ns[2][LB_AB_SIDES], ops[2][LB_AB_SIDES], cpu[2][LB_AB_SIDES], c2c[2] = { 0, 0 };
+	unsigned int nc2c[2] = { 0, 0 };
 	for (unsigned int slot = 0; slot < 4; slot++) {
 		int side = lb_ab_side(k, slot);
+		unsigned int pair = slot / 2;
 		struct lb_run_result r;
 		/* The slice's round trip, just before it (no worker exists yet). */
 		double rt = lb_c2c_round_trip_ns(cfg->c2c_cpu[0], cfg->c2c_cpu[1], LB_AB_C2C_ROUNDS,
@@ -70,22 +75,25 @@ static int run_block(const struct lb_ab_config *cfg, struct lb_ab_cell *c, size_
 			lb_run_result_free(&r);
 			return err;
 		}
-		ns[side] += r.ns_per_op / 2;
-		ops[side] += r.ops_per_sec / 2;
-		cpu[side] += r.cpu_ns_per_op / 2;
+		ns[pair][side] = r.ns_per_op;
+		ops[pair][side] = r.ops_per_sec;
+		cpu[pair][side] = r.cpu_ns_per_op;
 		c->lost_updates[side] += r.lost_updates;
 		if (rt >= 0) {
-			c2c += rt;
-			nc2c++;
+			c2c[pair] += rt;
+			nc2c[pair]++;
 		}
 		lb_run_result_free(&r);
 	}
-	for (int s = 0; s < LB_AB_SIDES; s++) {
-		c->ns[s][k] = ns[s];
-		c->ops[s][k] = ops[s];
-		c->cpu[s][k] = cpu[s];
+	for (unsigned int pair = 0; pair < 2; pair++) {
+		size_t i = 2 * k + pair;
+		for (int s = 0; s < LB_AB_SIDES; s++) {
+			c->ns[s][i] = ns[pair][s];
+			c->ops[s][i] = ops[pair][s];
+			c->cpu[s][i] = cpu[pair][s];
+		}
+		c->c2c[i] = nc2c[pair] ? c2c[pair] / nc2c[pair] : -1;
 	}
-	c->c2c[k] = nc2c ? c2c / nc2c : -1;
 	return 0;
 }
 
@@ -93,7 +101,7 @@ int lb_ab_run(struct lb_ab_config *cfg, struct lb_ab_cell *cells)
 {
 	size_t ncells = cfg->run.nthread_counts;
 	size_t cap = cfg->blocks ? cfg->blocks : LB_AB_MAX_BLOCKS;
-	int err = alloc_cells(cells, ncells, cfg->run.threads, cap);
+	int err = alloc_cells(cells, ncells, cfg->run.threads, 2 * cap);
 	if (err)
 		return err;
 	uint64_t start = lb_now_ns();
@@ -114,8 +122,10 @@ int lb_ab_run(struct lb_ab_config *cfg, struct lb_ab_cell *cells)
 				goto done;
 			}
 		}
-		for (size_t i = 0; i < ncells; i++)
+		for (size_t i = 0; i < ncells; i++) {
 			cells[i].nblocks = k + 1;
+			cells[i].npairs = 2 * (k + 1);
+		}
 		uint64_t now = lb_now_ns();
 		if (!cfg->blocks && k + 1 >= LB_AB_MIN_BLOCKS &&
 		    now - start + (now - block_start) > cfg->budget_ns)

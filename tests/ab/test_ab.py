@@ -38,11 +38,11 @@ with tempfile.TemporaryDirectory() as tmp:
                       re.M)
     lbtap.ok(head.search(so), "the kernel list's header: LABEL | COUNT | MIN | MAX | MEAN | "
              "MEDIAN | STDDEV | DIRECTION")
-    rows_a = re.findall(r"^  \(A\) ticket-a +\| +6 \|", so, re.M)
-    rows_b = re.findall(r"^  \(B\) ticket +\| +6 \|", so, re.M)
+    rows_a = re.findall(r"^  \(A\) ticket-a +\| +12 \|", so, re.M)
+    rows_b = re.findall(r"^  \(B\) ticket +\| +12 \|", so, re.M)
     deltas = re.findall(r"^ +\| +\|( +[+-]\d+\.\d\d% \|){5} - is good$", so, re.M)
     lbtap.ok(len(rows_a) == 2 and len(rows_b) == 2 and len(deltas) == 2,
-             f"per cell: (A) and (B) rows with COUNT 6 and a delta row ({len(rows_a)}, "
+             f"per cell: (A) and (B) rows with COUNT 12 (pairs) and a delta row ({len(rows_a)}, "
              f"{len(rows_b)}, {len(deltas)})")
     verdicts = re.findall(r"ratio B/A \d+\.\d+ \[\d+\.\d+, \d+\.\d+\] .*signed-rank W\+ [\d.]+ of "
                           r"\d+ pairs, p [\d.e-]+.*: (no difference|B better|B worse)", so)
@@ -53,17 +53,20 @@ with tempfile.TemporaryDirectory() as tmp:
     res = doc.get("results", [])
     lbtap.ok(doc.get("schema") == "lockbench-ab-1" and "host" in doc and
              doc.get("config", {}).get("lock_a") == "ticket-a" and
-             doc["config"].get("blocks") == 6,
+             doc["config"].get("blocks") == 6 and doc["config"].get("pairs") == 12,
              "JSON: schema lockbench-ab-1, host facts, config with both locks and the blocks")
     sides = [(r["params"]["side"], r["params"]["lock"], r["params"]["threads"]) for r in res]
     lbtap.ok(sides == [("A", "ticket-a", 1), ("B", "ticket", 1), ("A", "ticket-a", 2),
                        ("B", "ticket", 2)], f"JSON results: A and B per cell ({sides})")
     paired = [r.get("paired") for r in res if r["params"]["side"] == "B"]
-    lbtap.ok(all(p and p["ratio_lo"] <= p["ratio"] <= p["ratio_hi"] and p["signrank_n"] <= 6
+    lbtap.ok(all(p and p["ratio_lo"] <= p["ratio"] <= p["ratio_hi"] and p["signrank_n"] <= 12
                  and p["verdict"] in ("better", "worse", "none") for p in paired),
              "JSON: B carries ratio, interval, signed-rank n, p and verdict")
-    lbtap.ok(all(len(r["runs"]) == 6 and all(x["ns_per_op"] > 0 for x in r["runs"]) for r in res),
-             "JSON: 6 per-block runs per side, ns_per_op > 0")
+    lbtap.ok(all(len(r["runs"]) == 12 and all(x["ns_per_op"] > 0 for x in r["runs"]) for r in res),
+             "JSON: 12 per-pair runs per side, ns_per_op > 0")
+    leads = [x["led_by"] for x in res[0]["runs"]] if res else []
+    lbtap.ok(leads == ["A", "B", "B", "A"] * 3,
+             f"pairs alternate which side leads: ABBA then BAAB ({''.join(leads)})")
 
     rc2, so2, se2 = run(["compare", out, out])
     lbtap.ok(rc2 == 0 and "ticket-a" in so2, f"compare reads an ab file (rc {rc2}) {se2[-200:]}")
