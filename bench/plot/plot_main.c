@@ -6,6 +6,7 @@
  * succeeded (no half-drawn picture is ever left under its final name).
  */
 #include "plot.h"
+#include "plot_overlay.h"
 #include "commands.h"
 #include "lb_cli.h"
 
@@ -45,12 +46,17 @@ static void usage(FILE *out)
 		"  -o, --output DIR       directory for the pictures (created if missing;\n"
 		"                         its parent must exist)\n"
 		"  -f, --format LIST      svg, png or svg,png (default svg,png)\n"
+		"      --overlay          one picture of all the files (or of one file's\n"
+		"                         series, e.g. an ab result's A and B): every curve\n"
+		"                         with error bars, and a delta-%% panel against the\n"
+		"                         first file (DIR/overlay-METRIC-vs-X)\n"
 		"  -h, --help             this text\n");
 }
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, 'f' },
+	{ "overlay", no_argument, NULL, 'O' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -201,10 +207,51 @@ out:
 	return rc;
 }
 
+/* --overlay: one script, one picture of every file (plot_overlay.c). */
+static int plot_overlay_all(const char *gnuplot, const struct lb_rfile *files,
+			    const char *const *names, size_t nfiles, const char *dir, int formats)
+{
+	struct lb_plot_hints d;
+	struct lb_plot_outputs o = { 0 };
+	size_t len = strlen(dir) + 32;
+	char *script = malloc(len), *tmp_script = malloc(len);
+	int rc = -1;
+	if (!script || !tmp_script)
+		goto out;
+	snprintf(script, len, "%s/overlay.gp", dir);
+	snprintf(tmp_script, len, "%s/.overlay.gp.tmp", dir);
+	FILE *gp = fopen(tmp_script, "w");
+	if (!gp) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", lb_cli_prog(), tmp_script, strerror(errno));
+		goto out;
+	}
+	lb_plot_describe(&files[0], &d);
+	size_t pictures = lb_plot_overlay(gp, files, names, nfiles, &d, dir, formats, &o);
+	if (fclose(gp) || pictures == 0) {
+		if (pictures == 0)
+			fprintf(stderr, "%s: --overlay: nothing to draw (no curve metric and numeric "
+				"param in %s)\n", lb_cli_prog(), files[0].path);
+		unlink(tmp_script);
+		goto out;
+	}
+	if (run_gnuplot(gnuplot, tmp_script)) {
+		unlink(tmp_script);
+		goto out;
+	}
+	rename(tmp_script, script);
+	rc = publish(&o);
+out:
+	discard(&o);
+	free(script);
+	free(tmp_script);
+	return rc;
+}
+
 int lb_cmd_plot(int argc, char **argv)
 {
 	const char *dir = NULL;
 	int formats = LB_PLOT_SVG | LB_PLOT_PNG;
+	bool overlay = false;
 	opterr = 0;
 	optind = 1;
 	for (;;) {
@@ -219,6 +266,9 @@ int lb_cmd_plot(int argc, char **argv)
 			break;
 		case 'f':
 			formats = parse_formats(optarg);
+			break;
+		case 'O':
+			overlay = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -261,7 +311,10 @@ int lb_cmd_plot(int argc, char **argv)
 		lb_usage_error("--output: '%s' is not a writable directory", dir);
 
 	int rc = 0;
-	for (size_t i = 0; i < nfiles; i++)
+	if (overlay)
+		rc = plot_overlay_all(gnuplot, files, (const char *const *)prefixes, nfiles, dir,
+				      formats) ? 1 : 0;
+	for (size_t i = 0; i < nfiles && !overlay; i++)
 		if (plot_one(gnuplot, &files[i], dir, prefixes[i], formats))
 			rc = 1;
 	for (size_t i = 0; i < nfiles; i++) {

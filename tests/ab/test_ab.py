@@ -77,6 +77,23 @@ with tempfile.TemporaryDirectory() as tmp:
         lbtap.ok(rc3 == 0 and "ab-ns-per-op-vs-threads.svg" in svgs,
                  f"plot draws an ab file (rc {rc3}, {svgs}) {se3[-200:]}")
 
+        # The PRE/POST picture: one ab file's A and B, then two bench files.
+        ov = os.path.join(tmp, "ov")
+        rc4, so4, se4 = run(["plot", "--overlay", out, "-o", ov])
+        gp = open(os.path.join(ov, "overlay.gp")).read() if rc4 == 0 else ""
+        lbtap.ok(rc4 == 0 and os.path.exists(os.path.join(ov, "overlay-ns-per-op-vs-threads.svg"))
+                 and "$ov0" in gp and "$ov1" in gp and "$dv1" in gp and "delta vs reference" in gp,
+                 f"plot --overlay of an ab file: A and B curves and B's delta panel (rc {rc4}) {se4[-200:]}")
+        pre, post = os.path.join(tmp, "pre.json"), os.path.join(tmp, "post.json")
+        for path in (pre, post):
+            run(["bench", "-q", "-l", "ticket", "-t", "1,2", "-d", "30ms", "-r", "2", "--json", path])
+        ov2 = os.path.join(tmp, "ov2")
+        rc5, so5, se5 = run(["plot", "--overlay", pre, post, "-o", ov2])
+        gp = open(os.path.join(ov2, "overlay.gp")).read() if rc5 == 0 else ""
+        lbtap.ok(rc5 == 0 and '"pre: lock=ticket' in gp and '"post: lock=ticket' in gp
+                 and "$dv1" in gp and "yerrorlines" in gp,
+                 f"plot --overlay pre.json post.json: both curves, post's delta vs pre (rc {rc5}) {se5[-200:]}")
+
     # Several times slower in the lock path: found at 1 thread, by CPU ns/op
     # (a slice that lost its CPU to another process does not count there).
     rc, so, se = run(["ab", "-q", "-t", "1", "--blocks", "8", "--slice", "10ms", "--metric", "cpu",
