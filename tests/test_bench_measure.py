@@ -68,14 +68,21 @@ lbtap.ok(rc == 0 and isinstance(run.get("read_ops_per_sec"), (int, float)) and
 
 # ovh_ns: the critical section's writes of the shared lines are not the
 # lock's overhead.  `none` writes 1 or 32 lines: the overhead stays put.
-ovh = {}
+# (The old code's ovh_ns grew by all of the CPU time the lines added; on a
+# loaded machine the in-run cost of the writes exceeds their calibration,
+# so the check is on the share, not on zero.)
+ovh, cpu = {}, {}
 for lines in (1, 32):
     rc, so, se, doc = bench(["-l", "none", "-t", "1", "-d", "150ms", "-r", "3",
                              "--cs-lines", str(lines)])
     c = cell(doc, "none", 1)
     ovh[lines] = c["summary"]["overhead_ns"]["median"] if c else None
-lbtap.ok(None not in ovh.values() and ovh[32] - ovh[1] < 10,
-         f"ovh_ns of none with 32 shared lines {ovh[32]} vs 1 line {ovh[1]}: under 10 ns apart")
+    cpu[lines] = c["summary"]["cpu_ns_per_op"]["median"] if c else None
+grow = (ovh[32] - ovh[1]) if None not in ovh.values() else None
+cgrow = (cpu[32] - cpu[1]) if None not in cpu.values() else None
+lbtap.ok(grow is not None and cgrow and cgrow > 0 and grow < 0.6 * cgrow,
+         f"ovh_ns of none grows {grow} ns from 1 to 32 shared lines, under 60 % of the "
+         f"{cgrow} ns the lines add to CPU/op")
 
 # Fairness over the window where all threads ran: thread 0 starts 250 ms
 # late (the test hook); the figures come from the window counts.
