@@ -15,6 +15,8 @@ int lb_cmd_default(int argc, char **argv);
 int lb_cmd_bench(int argc, char **argv);
 /* `lockbench list [--json]`: the lock registry (list.c). */
 int lb_cmd_list(int argc, char **argv);
+/* `lockbench ab A B`: paired interleaved A/B of two locks (ab/ab_main.c). */
+int lb_cmd_ab(int argc, char **argv);
 /* `lockbench aim7` (aim7/aim7_main.c). */
 int lb_cmd_aim7(int argc, char **argv);
 /* `lockbench compare` (compare/compare_main.c). */

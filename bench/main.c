@@ -21,6 +21,7 @@ static const struct lb_command commands[] = {
 	{ "bench", "fixed-time throughput, fairness and latency of locks", lb_cmd_bench },
 	{ "list", "the registered locks (--json for machine-readable)", lb_cmd_list },
 	{ "aim7", "AIM7/re-aim work-alike: jobs/min of a simulated kernel on the locks", lb_cmd_aim7 },
+	{ "ab", "A vs B in one process: interleaved slices, paired ratio, signed-rank verdict", lb_cmd_ab },
 	{ "compare", "result files side by side: deltas, Welch t and U test verdicts", lb_cmd_compare },
 	{ "plot", "pictures of result files through gnuplot (SVG, PNG)", lb_cmd_plot },
 	{ "rt", "hackbench + cyclictest on a SLUB-like allocator: raw vs PI list_lock", lb_cmd_rt },

@@ -10,6 +10,7 @@ const struct lb_workload_schema *const lb_workload_schemas[] = {
 	&lb_schema_slab,
 	&lb_schema_aim7,
 	&lb_schema_preload,
+	&lb_schema_ab,
 	NULL,
 };
 

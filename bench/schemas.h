@@ -14,6 +14,7 @@ extern const struct lb_workload_schema lb_schema_rt;
 extern const struct lb_workload_schema lb_schema_slab;
 extern const struct lb_workload_schema lb_schema_aim7;
 extern const struct lb_workload_schema lb_schema_preload; /* preload/preload_schema.c */
+extern const struct lb_workload_schema lb_schema_ab;      /* ab/ab_report.c */
 
 /* NULL-terminated. */
 extern const struct lb_workload_schema *const lb_workload_schemas[];

@@ -58,6 +58,7 @@ const char *lb_cycles_source(void)
 
 static double cycles_per_ns;
 static uint64_t read_overhead;
+static uint64_t ordered_floor;
 static pthread_once_t cal_once = PTHREAD_ONCE_INIT;
 static _Atomic bool cycles_calibrated; /* cycles_per_ns is set (release/acquire) */
 
@@ -91,6 +92,12 @@ static void calibrate(void)
 		pair[i] = (double)(b - a);
 	}
 	read_overhead = (uint64_t)lb_median(pair, 1001);
+	uint64_t floor = UINT64_MAX;
+	for (int i = 0; i < 1001; i++) {
+		uint64_t a = lb_cycles_ordered(), b = lb_cycles_ordered();
+		floor = b - a < floor ? b - a : floor;
+	}
+	ordered_floor = floor;
 	atomic_store_explicit(&cycles_calibrated, true, memory_order_release);
 }
 
@@ -104,6 +111,12 @@ uint64_t lb_cycles_overhead(void)
 {
 	lb_cycles_per_ns();
 	return read_overhead;
+}
+
+uint64_t lb_cycles_ordered_floor(void)
+{
+	lb_cycles_per_ns();
+	return ordered_floor;
 }
 
 double lb_cycles_per_ns(void)

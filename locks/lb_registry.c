@@ -2,6 +2,7 @@
 /* lb_registry.c - the explicit lock table and its start-up checks. */
 #include "lb_registry.h"
 #include "lb_atomic.h" /* LB_CACHELINE */
+#include "lb_plugin.h"
 #include "lb_topo.h"
 #include "registry.h"
 
@@ -30,13 +31,16 @@ size_t lb_lock_count(void)
 
 const struct lb_lock_ops *lb_lock_find(const char *name)
 {
+	/* A path names a plugin (lib/lb_plugin.h): loaded, checked, or exit 2. */
+	if (lb_plugin_is_path(name))
+		return lb_plugin_load_or_exit(name);
 	for (size_t i = 0; i < lb_lock_count(); i++)
 		if (strcmp(lb_locks[i]->name, name) == 0)
 			return lb_locks[i];
 	return NULL;
 }
 
-static int check_entry(const struct lb_lock_ops *o, FILE *err)
+int lb_lock_check_entry(const struct lb_lock_ops *o, FILE *err)
 {
 	int bad = 0;
 #define LB_REQUIRE(cond, what)                                                 \
@@ -86,7 +90,7 @@ int lb_registry_check(FILE *err)
 				fprintf(err, "registry: duplicate name '%s'\n", o->name);
 				bad++;
 			}
-		bad += check_entry(o, err);
+		bad += lb_lock_check_entry(o, err);
 	}
 	return bad;
 }

@@ -10,7 +10,10 @@
 const struct lb_lock_ops *const *lb_lock_table(void);
 size_t lb_lock_count(void);
 
-/* Exact name lookup; NULL when unknown. */
+/* Exact name lookup; NULL when unknown.  A name with a '/' or a ".so"
+ * ending is a plugin path (lb_plugin.h): it is loaded and checked, and a
+ * plugin that cannot be used ends the program with a one-line reason and
+ * exit status 2. */
 const struct lb_lock_ops *lb_lock_find(const char *name);
 
 /*
@@ -19,6 +22,10 @@ const struct lb_lock_ops *lb_lock_find(const char *name);
  * problems; 0 means the table is consistent.
  */
 int lb_registry_check(FILE *err);
+
+/* One entry's checks (members present for each flag, sane sizes; not the
+ * name's uniqueness): problems printed one per line to err, and counted. */
+int lb_lock_check_entry(const struct lb_lock_ops *ops, FILE *err);
 
 /* Write the accepted lock names, comma separated, into buf. */
 void lb_lock_names(char *buf, size_t len, bool include_unsupported);

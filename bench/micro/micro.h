@@ -71,6 +71,7 @@ struct lb_thread_result {
 	unsigned int index;
 	int cpu;
 	uint64_t ops[LB_SIDES];
+	uint64_t window_ops;   /* ops done while every thread was running (fairness) */
 	uint64_t cpu_ns;
 	uint64_t start_ns, end_ns;
 };
@@ -90,6 +91,9 @@ struct lb_run_result {
 	double ops_per_sec, ns_per_op, cycles_per_op, cpu_ns_per_op, overhead_ns;
 	double fairness_cov, min_max_ratio, overlap;
 	bool overhead_clamped;     /* overhead_ns came out < 0 and is shown as 0 */
+	bool exclusive;            /* no read side: read figures are null, not 0 */
+	double lat_p99_worst_thread_ns; /* max over threads of each thread's p99 */
+	double lock_ns_per_op;     /* ns_per_op less the same run's `none` (NAN: none) */
 	struct lb_side_result side[LB_SIDES];
 	uint64_t lost_updates;     /* exclusive: increments missing from shared data */
 	uint64_t torn_reads;       /* rw: reader saw writers' fields disagree */
@@ -126,6 +130,9 @@ enum lb_metric {
 	LB_M_WRITE_LAT_P99,
 	LB_M_WRITE_LAT_P999,
 	LB_M_WRITE_LAT_MAX,
+	LB_M_LAT_P99_WORST_THREAD, /* the highest of the threads' own p99: a starved
+				    * thread's few samples count as much as a busy one's */
+	LB_M_LOCK_NS_PER_OP,       /* ns/op minus `none`'s at 1 thread in the same run */
 	LB_M_COUNT
 };
 

@@ -23,6 +23,7 @@
 #include "lb_work.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,24 @@ static int finish_output(const char *what, struct lb_outfile *f)
 	return err;
 }
 
+/* The lock's own cost beside the harness figures: 1-thread cells only. */
+static void report_lock_cost(FILE *out, const struct lb_cell *cells, size_t n)
+{
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		const struct lb_summary *s = &cells[i].summary[LB_M_LOCK_NS_PER_OP];
+		if (cells[i].nthreads != 1 || !isfinite(s->median))
+			continue;
+		if (!any)
+			fprintf(out, "# lock's own cost at 1 thread (CPU ns/op less `none`'s, measured "
+				"in the same rounds; median):");
+		fprintf(out, "%s %s %.2f", any ? "," : "", cells[i].ops->name, s->median);
+		any = true;
+	}
+	if (any)
+		fputc('\n', out);
+}
+
 static int run_all(const struct lb_bench_config *cfg)
 {
 	struct lb_outfile json = { 0 }, csv = { 0 };
@@ -115,7 +134,23 @@ static int run_all(const struct lb_bench_config *cfg)
 				goto out;
 			}
 		}
-	for (unsigned int r = 0; r < cfg->repeat && !lb_bench_stop_signal(); r++)
+	/* The harness floor: `none` at 1 thread once per round, so each 1-thread
+	 * run's lock_ns_per_op is its CPU ns/op less that of the same round. */
+	const struct lb_lock_ops *none = lb_lock_find("none");
+	bool want_floor = cfg->read_pct < 0 && none && !none->unsupported;
+	bool has_one = false;
+	for (size_t t = 0; t < cfg->nthread_counts; t++)
+		has_one |= cfg->threads[t] == 1;
+	want_floor &= has_one;
+	double floor_ns[LB_BENCH_MAX_REPEAT];
+	for (unsigned int r = 0; r < cfg->repeat && !lb_bench_stop_signal(); r++) {
+		floor_ns[r] = NAN;
+		if (want_floor) {
+			struct lb_run_result base;
+			if (lb_bench_run_one(cfg, none, 1, &base) == 0)
+				floor_ns[r] = base.cpu_ns_per_op;
+			lb_run_result_free(&base);
+		}
 		for (size_t i = 0; i < ncells && !lb_bench_stop_signal(); i++) {
 			struct lb_cell *c = &cells[i];
 			if (!cfg->quiet)
@@ -131,8 +166,11 @@ static int run_all(const struct lb_bench_config *cfg)
 				goto out;
 			}
 			c->runs[r].repeat_index = r;
+			if (c->nthreads == 1)
+				c->runs[r].lock_ns_per_op = c->runs[r].cpu_ns_per_op - floor_ns[r];
 			c->nruns = r + 1;
 		}
+	}
 	block_stop_signals();
 	rec.interrupted_by = lb_bench_stop_signal();
 	if (!cfg->quiet || rec.interrupted_by)
@@ -156,6 +194,7 @@ static int run_all(const struct lb_bench_config *cfg)
 	lb_hostinfo_get(&host);
 	FILE *table = lb_outfile_report_stream(&json, &csv);
 	lb_report_table(table, cfg, &rec, &host, cells, nreport);
+	report_lock_cost(table, cells, nreport);
 	fflush(table);
 	if (cfg->json_path) {
 		if (cfg->json_gbench)
@@ -240,7 +279,8 @@ int lb_cmd_default(int argc, char **argv)
 	cfg.table_median = true;
 	cfg.table_tail = false;
 	cfg.table_brief = true;
-	uint64_t runs = (uint64_t)cfg.nlocks * cfg.nthread_counts * cfg.repeat;
+	/* + one `none` floor run per round (run_all). */
+	uint64_t runs = (uint64_t)cfg.nlocks * cfg.nthread_counts * cfg.repeat + cfg.repeat;
 	cfg.duration_ns = DEFAULT_BUDGET_NS / runs;
 	if (cfg.duration_ns < 20000000)
 		cfg.duration_ns = 20000000;

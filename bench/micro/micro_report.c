@@ -33,6 +33,10 @@ static const struct lb_metric_desc bench_metrics[LB_M_COUNT] = {
 	[LB_M_LAT_P99] = { "lat_p99_ns", "ns", LB_BETTER_LOWER, "acquire latency p99" },
 	[LB_M_LAT_P999] = { "lat_p999_ns", "ns", LB_BETTER_LOWER, "acquire latency p99.9" },
 	[LB_M_LAT_MAX] = { "lat_max_ns", "ns", LB_BETTER_LOWER, "acquire latency max" },
+	[LB_M_LAT_P99_WORST_THREAD] = { "lat_p99_worst_thread_ns", "ns", LB_BETTER_LOWER,
+					"worst thread's acquire p99" },
+	[LB_M_LOCK_NS_PER_OP] = { "lock_ns_per_op", "ns", LB_BETTER_LOWER,
+				  "lock's own cost per op (ns/op less none's)" },
 	[LB_M_READ_OPS_PER_SEC] = { "read_ops_per_sec", "ops/s", LB_BETTER_HIGHER, "read throughput" },
 	[LB_M_WRITE_OPS_PER_SEC] = { "write_ops_per_sec", "ops/s", LB_BETTER_HIGHER, "write throughput" },
 	[LB_M_READ_LAT_P50] = { "read_lat_p50_ns", "ns", LB_BETTER_LOWER, "read acquire p50" },
@@ -94,6 +98,11 @@ double lb_metric_value(const struct lb_run_result *r, enum lb_metric m)
 	/* In the exclusive workload every op is a "write": the overall latency
 	 * figures are those of the exclusive side. */
 	const struct lb_side_result *all = w->lat_samples || !rd->lat_samples ? w : rd;
+	/* An exclusive run has no read side: its figures are not measured (null). */
+	if (r->exclusive && (m == LB_M_READ_OPS_PER_SEC || m == LB_M_READ_LAT_P50 ||
+			     m == LB_M_READ_LAT_P99 || m == LB_M_READ_LAT_P999 ||
+			     m == LB_M_READ_LAT_MAX))
+		return NAN;
 	switch (m) {
 	case LB_M_OPS_PER_SEC: return r->ops_per_sec;
 	case LB_M_NS_PER_OP: return r->ns_per_op;
@@ -117,6 +126,8 @@ double lb_metric_value(const struct lb_run_result *r, enum lb_metric m)
 	case LB_M_WRITE_LAT_P99: return w->lat_p99_ns;
 	case LB_M_WRITE_LAT_P999: return w->lat_p999_ns;
 	case LB_M_WRITE_LAT_MAX: return w->lat_max_ns;
+	case LB_M_LAT_P99_WORST_THREAD: return r->lat_p99_worst_thread_ns;
+	case LB_M_LOCK_NS_PER_OP: return r->lock_ns_per_op;
 	case LB_M_COUNT: break;
 	}
 	return NAN;
@@ -436,7 +447,12 @@ static void json_run(struct lb_json *j, const struct lb_run_result *r)
 		lb_json_kv_double(j, lb_metric_name((enum lb_metric)m),
 				  lb_metric_value(r, (enum lb_metric)m));
 	json_side(j, "write_side", &r->side[LB_SIDE_WRITE]);
-	json_side(j, "read_side", &r->side[LB_SIDE_READ]);
+	if (r->exclusive) {
+		lb_json_key(j, "read_side"); /* not measured: an exclusive run */
+		lb_json_null(j);
+	} else {
+		json_side(j, "read_side", &r->side[LB_SIDE_READ]);
+	}
 	/* 1: overhead_ns came out negative (below calibration resolution), shown as 0. */
 	lb_json_kv_uint(j, "overhead_clamped", r->overhead_clamped ? 1 : 0);
 	lb_json_kv_uint(j, "lost_updates", r->lost_updates);
@@ -464,6 +480,9 @@ static void json_run(struct lb_json *j, const struct lb_run_result *r)
 		lb_json_kv_uint(j, "index", th->index);
 		lb_json_kv_int(j, "cpu", th->cpu);
 		lb_json_kv_uint(j, "ops", th->ops[LB_SIDE_WRITE] + th->ops[LB_SIDE_READ]);
+		/* The ops fairness (cov, min/max) is computed from: the window in
+		 * which every thread was running. */
+		lb_json_kv_uint(j, "window_ops", th->window_ops);
 		lb_json_kv_uint(j, "write_ops", th->ops[LB_SIDE_WRITE]);
 		lb_json_kv_uint(j, "read_ops", th->ops[LB_SIDE_READ]);
 		lb_json_kv_uint(j, "cpu_ns", th->cpu_ns);
@@ -599,8 +618,13 @@ void lb_report_csv(FILE *out, const struct lb_bench_config *cfg, const struct lb
 				(unsigned long long)run->side[LB_SIDE_WRITE].ops,
 				(unsigned long long)run->lost_updates,
 				(unsigned long long)run->torn_reads);
-			for (int m = 0; m < LB_M_COUNT; m++)
-				fprintf(out, ",%.6g", lb_metric_value(run, (enum lb_metric)m));
+			for (int m = 0; m < LB_M_COUNT; m++) {
+				double v = lb_metric_value(run, (enum lb_metric)m);
+				if (isnan(v))
+					fputc(',', out); /* empty: not measured */
+				else
+					fprintf(out, ",%.6g", v);
+			}
 			/* Empty: not measured. */
 			if (run->c2c_before_ns >= 0)
 				fprintf(out, ",%.0f", run->c2c_before_ns);

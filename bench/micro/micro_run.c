@@ -6,7 +6,8 @@
  * the critical section writes cs_lines shared cache lines (so data really
  * moves between CPUs), runs the calibrated CS work, ops->unlock, then the
  * private parallel work.  Every 2^sample_shift ops the time spent inside
- * ops->lock is read with the cycle counter into a per-thread histogram.
+ * ops->lock is read with the ordered cycle counter (lb_cycles_ordered, less
+ * its floor) into a per-thread histogram.
  *
  * Read/write mix (--read-pct): a per-thread xorshift picks the side per op.
  * Writers increment every shared line (so all lines always hold the same
@@ -19,10 +20,12 @@
 #include "lb_cli.h"
 #include "lb_registry.h"
 #include "lb_thread.h"
+#include "lb_stats.h"
 #include "lb_time.h"
 #include "lb_work.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -43,9 +46,18 @@ struct run_ctx {
 	struct shared_line *data;     /* RCU locks: two versions of cs_lines lines */
 	_Atomic unsigned int current; /* RCU locks: the published version (0/1) */
 	struct lb_barrier start, done;
+	unsigned int nthreads;
+	uint64_t late_start_ns; /* LOCKBENCH_TEST_LATE_START_NS: thread 0 starts late */
+	double data_ns_per_op;  /* one cs_write of cs_lines private lines, uncontended */
 	/* The stop flag on a line of its own: every worker reads it every op. */
 	_Alignas(LB_CACHELINE) _Atomic int stop;
-	char pad[LB_CACHELINE - sizeof(int)];
+	/* Set by the last worker to start running (after `started` reached
+	 * nthreads): per-thread counts for fairness are taken from here on, the
+	 * window in which every thread ran.  On the stop flag's line: read
+	 * beside it until a worker has seen it once. */
+	_Atomic int all_running;
+	_Atomic unsigned int started;
+	char pad[LB_CACHELINE - 2 * sizeof(int) - sizeof(unsigned int)];
 };
 
 struct worker {
@@ -53,6 +65,7 @@ struct worker {
 	unsigned int index;
 	int cpu;
 	int err;           /* thread_init failure, reported by main */
+	uint64_t window_start_ops; /* ops done before every thread was running */
 	void *tctx;
 	uint64_t torn;
 	uint64_t sink;     /* keeps the busy work observable */
@@ -125,15 +138,23 @@ LB_NOINLINE static uint64_t loop_exclusive(struct worker *w)
 	const uint64_t cs_iters = ctx->cfg->cs.iters, par_iters = ctx->cfg->par.iters;
 	const uint64_t mask = (UINT64_C(1) << ctx->cfg->sample_shift) - 1;
 	struct lb_hist *hist = &w->hist[LB_SIDE_WRITE];
-	const uint64_t timer_cost = lb_cycles_overhead();
+	/* Ordered reads (lb_cycles_ordered), less no more than their floor. */
+	const uint64_t timer_cost = lb_cycles_ordered_floor();
 	uint64_t n = 0, sink = 0;
 
-	/* Relaxed: the flag only ends the run; nothing is published with it. */
+	bool in_window = false;
+	/* Relaxed: the flags only end the run and open the fairness window;
+	 * nothing is published with them. */
 	while (!atomic_load_explicit(&ctx->stop, memory_order_relaxed)) {
+		if (LB_UNLIKELY(!in_window) &&
+		    atomic_load_explicit(&ctx->all_running, memory_order_relaxed)) {
+			in_window = true;
+			w->window_start_ops = n;
+		}
 		if (LB_UNLIKELY((n & mask) == 0)) {
-			uint64_t t0 = lb_cycles();
+			uint64_t t0 = lb_cycles_ordered();
 			lock(l, tctx);
-			uint64_t dt = lb_cycles() - t0;
+			uint64_t dt = lb_cycles_ordered() - t0;
 			lb_hist_record(hist, dt > timer_cost ? dt - timer_cost : 0);
 		} else {
 			lock(l, tctx);
@@ -147,6 +168,8 @@ LB_NOINLINE static uint64_t loop_exclusive(struct worker *w)
 		n++;
 	}
 	w->sink = sink;
+	if (!in_window)
+		w->window_start_ops = n; /* the window never opened: nothing in it */
 	return n;
 }
 
@@ -163,19 +186,26 @@ static void loop_mixed(struct worker *w)
 	const uint64_t threshold = (uint64_t)ctx->cfg->read_pct * (UINT64_C(1) << 32) / 100;
 	uint64_t rng = 0x9e3779b97f4a7c15ull * (w->index + 1), n = 0, sink = 0, torn = 0;
 	uint64_t count[LB_SIDES] = { 0, 0 };
-	const uint64_t timer_cost = lb_cycles_overhead();
+	const uint64_t timer_cost = lb_cycles_ordered_floor();
 	const bool rcu = ops->flags & LB_LOCK_F_RCU;
 
+	bool in_window = false;
+	/* Relaxed, as in loop_exclusive. */
 	while (!atomic_load_explicit(&ctx->stop, memory_order_relaxed)) {
+		if (LB_UNLIKELY(!in_window) &&
+		    atomic_load_explicit(&ctx->all_running, memory_order_relaxed)) {
+			in_window = true;
+			w->window_start_ops = n;
+		}
 		int side = (xorshift64(&rng) >> 32) < threshold ? LB_SIDE_READ : LB_SIDE_WRITE;
 		bool sample = (n & mask) == 0;
-		uint64_t t0 = sample ? lb_cycles() : 0;
+		uint64_t t0 = sample ? lb_cycles_ordered() : 0;
 		if (side == LB_SIDE_READ)
 			ops->read_lock(l, tctx);
 		else
 			ops->lock(l, tctx);
 		if (sample) {
-			uint64_t dt = lb_cycles() - t0;
+			uint64_t dt = lb_cycles_ordered() - t0;
 			lb_hist_record(&w->hist[side], dt > timer_cost ? dt - timer_cost : 0);
 		}
 		if (rcu)
@@ -197,6 +227,8 @@ static void loop_mixed(struct worker *w)
 		n++;
 	}
 	w->sink = sink;
+	if (!in_window)
+		w->window_start_ops = n;
 	w->torn = torn;
 	w->res.ops[LB_SIDE_WRITE] = count[LB_SIDE_WRITE];
 	w->res.ops[LB_SIDE_READ] = count[LB_SIDE_READ];
@@ -220,7 +252,13 @@ static void *worker_main(void *arg)
 		atomic_store_explicit(&ctx->stop, 1, memory_order_relaxed);
 
 	lb_barrier_wait(&ctx->start);
+	if (w->index == 0 && ctx->late_start_ns)
+		lb_spin_ns(ctx->late_start_ns); /* the test hook below: a late starter */
 	w->res.start_ns = lb_now_ns();
+	/* Relaxed counter; the last one to arrive opens the window (relaxed
+	 * too: the flag orders nothing, it only marks a point in time). */
+	if (atomic_fetch_add_explicit(&ctx->started, 1, memory_order_relaxed) + 1 == ctx->nthreads)
+		atomic_store_explicit(&ctx->all_running, 1, memory_order_relaxed);
 	uint64_t cpu0 = lb_thread_cpu_ns();
 	if (!w->err) {
 		if (ctx->cfg->read_pct < 0)
@@ -229,6 +267,7 @@ static void *worker_main(void *arg)
 			loop_mixed(w);
 	}
 	w->res.cpu_ns = lb_thread_cpu_ns() - cpu0;
+	w->res.window_ops = w->res.ops[LB_SIDE_WRITE] + w->res.ops[LB_SIDE_READ] - w->window_start_ops;
 	w->res.end_ns = lb_now_ns();
 	/* Nobody may still be inside the lock when contexts are torn down. */
 	lb_barrier_wait(&ctx->done);
@@ -293,7 +332,7 @@ static void summarize_run(const struct run_ctx *ctx, struct worker *w, unsigned 
 		for (int s = 0; s < LB_SIDES; s++)
 			side_ops[s] += t->ops[s];
 		if (per_thread)
-			per_thread[i] = (double)(t->ops[0] + t->ops[1]);
+			per_thread[i] = (double)t->window_ops;
 		out->torn_reads += w[i].torn;
 		if (out->threads)
 			out->threads[i] = *t;
@@ -307,8 +346,12 @@ static void summarize_run(const struct run_ctx *ctx, struct worker *w, unsigned 
 	out->cycles_per_op = out->ns_per_op * lb_cycles_per_ns();
 	out->cpu_ns_per_op = (double)cpu_ns / ops;
 	double ns_per_iter = lb_work_ns_per_iter();
+	/* The lock's overhead: CPU per op less the calibrated work and less the
+	 * critical section's writes of the shared lines (their uncontended
+	 * cost, measured before the run). */
 	out->overhead_ns = lb_work_overhead_ns(out->cpu_ns_per_op,
-					       (double)(cfg->cs.iters + cfg->par.iters) * ns_per_iter,
+					       (double)(cfg->cs.iters + cfg->par.iters) * ns_per_iter +
+						       ctx->data_ns_per_op,
 					       &out->overhead_clamped);
 	if (per_thread) {
 		struct lb_summary s;
@@ -319,6 +362,18 @@ static void summarize_run(const struct run_ctx *ctx, struct worker *w, unsigned 
 	out->overlap = first_end > last_start
 			       ? (double)(first_end - last_start) / (double)(last_end - first_start)
 			       : 0.0;
+	/* Each thread's own p99 (both sides): a thread that got few turns has
+	 * few samples and barely moves the merged quantiles, but it is the one
+	 * that waited. */
+	out->lat_p99_worst_thread_ns = 0;
+	for (unsigned int i = 0; i < n && merged; i++) {
+		lb_hist_init(merged);
+		for (int s = 0; s < LB_SIDES; s++)
+			lb_hist_merge(merged, &w[i].hist[s]);
+		double p99 = merged->count ? lb_cycles_to_ns(lb_hist_quantile(merged, 0.99)) : 0;
+		out->lat_p99_worst_thread_ns = p99 > out->lat_p99_worst_thread_ns
+						       ? p99 : out->lat_p99_worst_thread_ns;
+	}
 	for (int s = 0; s < LB_SIDES && merged; s++) {
 		struct lb_side_result *sr = &out->side[s];
 		lb_hist_init(merged);
@@ -343,6 +398,37 @@ static void summarize_run(const struct run_ctx *ctx, struct worker *w, unsigned 
 	free(merged);
 }
 
+/*
+ * What one critical section's writes cost without any lock or contention:
+ * cs_write over cs_lines lines of a private copy, the median of 5 timed
+ * batches (not the fastest: the run's own ops are an average over a
+ * machine that also runs other work).  Subtracted from the overhead so
+ * that ovh_ns is the lock's.
+ */
+#define DATA_CAL_ROUNDS 8192
+#define DATA_CAL_BATCHES 5
+static double data_write_ns(unsigned int lines)
+{
+	if (!lines)
+		return 0;
+	struct shared_line *priv = aligned_alloc(LB_CACHELINE, sizeof(*priv) * lines);
+	if (!priv)
+		return 0;
+	memset(priv, 0, sizeof(*priv) * lines);
+	double ns[DATA_CAL_BATCHES];
+	for (int batch = 0; batch < DATA_CAL_BATCHES; batch++) {
+		uint64_t t0 = lb_thread_cpu_ns();
+		for (unsigned int i = 0; i < DATA_CAL_ROUNDS; i++) {
+			cs_write(priv, lines);
+			/* A compiler barrier: every round's writes happen. */
+			__asm__ __volatile__("" : : "r"(priv) : "memory");
+		}
+		ns[batch] = (double)(lb_thread_cpu_ns() - t0) / DATA_CAL_ROUNDS;
+	}
+	free(priv);
+	return lb_median(ns, DATA_CAL_BATCHES);
+}
+
 /* cs_lines lines (at least one), twice over for an RCU lock's two versions. */
 static size_t data_size_or_line(const struct lb_bench_config *cfg)
 {
@@ -365,6 +451,8 @@ int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops
 	out->c2c_before_ns = out->c2c_after_ns = -1;
 	out->ops = ops;
 	out->nthreads = nthreads;
+	out->exclusive = cfg->read_pct < 0;
+	out->lock_ns_per_op = NAN; /* set by the caller from the same run's `none` */
 	if (!cpus || !w || !ctx) {
 		err = ENOMEM;
 		goto out;
@@ -390,6 +478,15 @@ int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops
 	ctx->ops = ops;
 	ctx->lock = lock;
 	atomic_init(&ctx->stop, 0);
+	atomic_init(&ctx->all_running, 0);
+	atomic_init(&ctx->started, 0);
+	ctx->nthreads = nthreads;
+	ctx->data_ns_per_op = data_write_ns(cfg->cs_lines);
+	/* Test hook (tests/test_bench_measure.py): worker 0 busy-waits this long
+	 * after the start barrier, so that the fairness window can be checked
+	 * against a thread that provably started late.  A number, nothing else. */
+	const char *late = getenv("LOCKBENCH_TEST_LATE_START_NS");
+	ctx->late_start_ns = late ? strtoull(late, NULL, 10) : 0;
 	lb_barrier_init(&ctx->start, nthreads + 1);
 	lb_barrier_init(&ctx->done, nthreads);
 	for (unsigned int i = 0; i < nthreads; i++) {

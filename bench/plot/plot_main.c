@@ -6,6 +6,7 @@
  * succeeded (no half-drawn picture is ever left under its final name).
  */
 #include "plot.h"
+#include "plot_overlay.h"
 #include "commands.h"
 #include "lb_cli.h"
 #include "lb_opt.h"
@@ -27,6 +28,7 @@ extern char **environ;
 struct plot_args {
 	const char *dir;
 	int formats; /* LB_PLOT_SVG | LB_PLOT_PNG */
+	bool overlay; /* --overlay */
 };
 
 static int parse_formats(const struct lb_opt *opt, const char *arg, void *base)
@@ -56,6 +58,9 @@ static const struct lb_opt plot_opts[] = {
 	{ .name = "format", .short_name = 'f', .kind = LB_OPT_CUSTOM, .arg = "LIST",
 	  .help = "svg, png or svg,png (default svg,png)", .def = "svg,png",
 	  .parse = parse_formats, .accepted = "svg, png, svg,png" },
+	{ .name = "overlay", .kind = LB_OPT_FLAG,
+	  .help = "one picture of all the files (or of one file's\nseries, e.g. an ab result's A and B): every curve\nwith error bars, and a delta-% panel against the\nfirst file (DIR/overlay-METRIC-vs-X)",
+	  .offset = LB_OPT_AT(struct plot_args, overlay, bool) },
 	LB_OPT_ROW_HELP,
 	LB_OPT_ROW_END,
 };
@@ -209,6 +214,46 @@ out:
 	return rc;
 }
 
+/* --overlay: one script, one picture of every file (plot_overlay.c). */
+static int plot_overlay_all(const char *gnuplot, const struct lb_rfile *files,
+			    const char *const *names, size_t nfiles, const char *dir, int formats)
+{
+	struct lb_plot_hints d;
+	struct lb_plot_outputs o = { 0 };
+	size_t len = strlen(dir) + 32;
+	char *script = malloc(len), *tmp_script = malloc(len);
+	int rc = -1;
+	if (!script || !tmp_script)
+		goto out;
+	snprintf(script, len, "%s/overlay.gp", dir);
+	snprintf(tmp_script, len, "%s/.overlay.gp.tmp", dir);
+	FILE *gp = fopen(tmp_script, "w");
+	if (!gp) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", lb_cli_prog(), tmp_script, strerror(errno));
+		goto out;
+	}
+	lb_plot_describe(&files[0], &d);
+	size_t pictures = lb_plot_overlay(gp, files, names, nfiles, &d, dir, formats, &o);
+	if (fclose(gp) || pictures == 0) {
+		if (pictures == 0)
+			fprintf(stderr, "%s: --overlay: nothing to draw (no curve metric and numeric "
+				"param in %s)\n", lb_cli_prog(), files[0].path);
+		unlink(tmp_script);
+		goto out;
+	}
+	if (run_gnuplot(gnuplot, tmp_script)) {
+		unlink(tmp_script);
+		goto out;
+	}
+	rename(tmp_script, script);
+	rc = publish(&o);
+out:
+	discard(&o);
+	free(script);
+	free(tmp_script);
+	return rc;
+}
+
 int lb_cmd_plot(int argc, char **argv)
 {
 	struct plot_args args = { 0 };
@@ -217,6 +262,7 @@ int lb_cmd_plot(int argc, char **argv)
 	const char *dir = args.dir;
 	int formats = args.formats;
 	int first_file = seen.first_operand;
+	bool overlay = args.overlay;
 	if (!dir)
 		lb_usage_error("--output: needs a directory for the pictures; accepted: -o DIR");
 	size_t nfiles = (size_t)(argc - first_file);
@@ -251,7 +297,10 @@ int lb_cmd_plot(int argc, char **argv)
 		lb_usage_error("--output: '%s' is not a writable directory", dir);
 
 	int rc = 0;
-	for (size_t i = 0; i < nfiles; i++)
+	if (overlay)
+		rc = plot_overlay_all(gnuplot, files, (const char *const *)prefixes, nfiles, dir,
+				      formats) ? 1 : 0;
+	for (size_t i = 0; i < nfiles && !overlay; i++)
 		if (plot_one(gnuplot, &files[i], dir, prefixes[i], formats))
 			rc = 1;
 	for (size_t i = 0; i < nfiles; i++) {

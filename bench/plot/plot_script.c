@@ -6,6 +6,7 @@
  * of a file.
  */
 #include "plot.h"
+#include "plot_overlay.h"
 #include "lb_stats.h"
 
 #include <math.h>
@@ -547,4 +548,11 @@ size_t lb_plot_script(FILE *gp, const struct lb_rfile *f, const struct lb_plot_h
 		pictures += fairness(gp, f, d, s, ns, dir, prefix, formats, o);
 	free_series(s, ns);
 	return pictures;
+}
+
+/* For plot_overlay.c: emit() under a public name. */
+void lb_plot_emit(FILE *gp, const char *body, const char *dir, const char *prefix,
+		  const char *picture, int formats, struct lb_plot_outputs *o)
+{
+	emit(gp, body, dir, prefix, picture, formats, o);
 }

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ab.h - `lockbench ab A B`: a paired, finely interleaved A/B experiment in
+ * one process.  Each cell (a thread count) is measured in blocks of four
+ * short slices in ABBA order (BAAB in odd blocks), cells interleaved block
+ * by block, every slice with its cache-line round trip.  A block gives one
+ * pair: the mean ns/op of its two A slices and of its two B slices, measured
+ * within ~100 ms of each other, so what the host does to the machine over
+ * seconds hits both sides alike.  Per cell: the kernel list's table, the
+ * geometric mean of the paired ratios B/A with its 95 % interval, and
+ * Wilcoxon's signed-rank verdict on the paired log ratios.
+ */
+#ifndef LB_AB_H
+#define LB_AB_H
+
+#include "micro/micro.h"
+#include "lb_paired.h"
+#include "lb_schema.h"
+#include "lb_signrank.h"
+
+#define LB_AB_MAX_CELLS 16
+#define LB_AB_MAX_BLOCKS 2000
+#define LB_AB_MIN_BLOCKS 6       /* 12 pairs: a signed-rank test can reject at 0.05/16 */
+#define LB_AB_CONFIDENCE 0.95
+#define LB_AB_ALPHA 0.05         /* family-wise, split over the cells (Bonferroni) */
+#define LB_AB_DEFAULT_SLICE_NS UINT64_C(20000000)   /* 20 ms */
+/* Each slice's round-trip probe: short, so that on a loaded machine (the
+ * partner thread waits for a CPU) it costs a few ms at worst, not 2 x 20. */
+#define LB_AB_C2C_ROUNDS 200
+#define LB_AB_C2C_BUDGET_NS UINT64_C(2000000)
+#define LB_AB_DEFAULT_BUDGET_NS UINT64_C(4000000000) /* 4 s of slices: under 5 s in all */
+
+enum { LB_AB_A, LB_AB_B, LB_AB_SIDES };
+
+struct lb_ab_config {
+	struct lb_bench_config run;   /* per slice: duration_ns is the slice; threads[] the cells */
+	const struct lb_lock_ops *lock[LB_AB_SIDES];
+	uint64_t budget_ns;           /* slices stop after this (at LB_AB_MIN_BLOCKS blocks at least) */
+	unsigned int blocks;          /* --blocks: exactly this many; 0 = as the budget allows */
+	const char *json_path;
+	const char *argv_joined;
+	bool quiet;
+	bool metric_cpu;              /* --metric cpu: CPU ns/op (a thread not running costs
+				       * nothing) instead of wall ns/op */
+	int interrupted_by;
+	int c2c_cpu[2];               /* the round trip's CPUs (the engine's own probe is off:
+				       * ab probes each slice, shorter, in ab_run.c); -1 none */
+	double load_before;           /* 1-min load average; < 0 unknown */
+	double elapsed_s;             /* the whole interleaved run */
+};
+
+struct lb_ab_cell {
+	unsigned int nthreads;
+	size_t nblocks;
+	size_t npairs;                /* 2 per block */
+	double *ns[LB_AB_SIDES];      /* per pair: the side's slice's wall ns/op */
+	double *cpu[LB_AB_SIDES];     /* per pair: CPU ns/op likewise */
+	double *ops[LB_AB_SIDES];     /* per pair: ops/s likewise */
+	double *c2c;                  /* per pair: mean round trip of its slices; < 0 none */
+	uint64_t lost_updates[LB_AB_SIDES];
+	/* lb_ab_analyze */
+	const double *value[LB_AB_SIDES]; /* the metric analysed: ns or cpu */
+	struct lb_summary sum[LB_AB_SIDES];
+	struct lb_paired_ratio ratio; /* B/A of the metric: > 1 means B is slower */
+	struct lb_signrank rank;      /* on log(B/A) */
+	double alpha;                 /* this cell's level */
+	int verdict;                  /* -1 B better, 0 no difference shown, +1 B worse */
+	double c2c_min, c2c_max;      /* < 0: not measured */
+};
+
+/* The side block `block` measures in its slot 0..3: ABBA, then BAAB. */
+static inline int lb_ab_side(size_t block, unsigned int slot)
+{
+	int inner = (slot & 3) == 1 || (slot & 3) == 2;
+	return inner ^ (int)(block & 1);
+}
+
+/* ab_opts.c: argv -> cfg; bad input: one line, exit 2. */
+void lb_ab_parse(int argc, char **argv, struct lb_ab_config *cfg);
+/* ab_run.c: fills cells[] (cfg->run.nthread_counts of them); 0 or errno. */
+int lb_ab_run(struct lb_ab_config *cfg, struct lb_ab_cell *cells);
+void lb_ab_cells_free(struct lb_ab_cell *cells, size_t n);
+/* ab_report.c */
+void lb_ab_analyze(struct lb_ab_cell *cells, size_t n, bool metric_cpu);
+struct lb_hostinfo;
+void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg, const struct lb_hostinfo *host,
+			const struct lb_ab_cell *cells, size_t n);
+void lb_ab_report_json(FILE *out, const struct lb_ab_config *cfg, const struct lb_hostinfo *host,
+		       const struct lb_ab_cell *cells, size_t n);
+extern const struct lb_workload_schema lb_schema_ab;
+/* ab_main.c: lb_cmd_ab, declared in commands.h. */
+
+#endif /* LB_AB_H */

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ab_main.c - `lockbench ab A B`: parse, open the output, run the
+ * interleaved slices, report.  An interrupt (SIGINT, SIGTERM, SIGHUP,
+ * SIGQUIT) ends the slice in progress; the finished blocks are reported and
+ * the exit status is 128 + the signal.  The JSON is written atomically.
+ */
+#include "ab.h"
+#include "commands.h"
+#include "lb_cli.h"
+#include "lb_hostinfo.h"
+#include "lb_outfile.h"
+#include "lb_time.h"
+#include "lb_work.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void on_stop_signal(int sig)
+{
+	lb_bench_request_stop(sig); /* the slice returns EINTR; finished blocks stay */
+}
+
+static double load_average(void)
+{
+	double load = -1;
+	FILE *f = fopen("/proc/loadavg", "r");
+	if (f) {
+		if (fscanf(f, "%lf", &load) != 1)
+			load = -1;
+		fclose(f);
+	}
+	return load;
+}
+
+int lb_cmd_ab(int argc, char **argv)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct lb_ab_config cfg;
+	struct lb_outfile json = { 0 };
+	struct lb_ab_cell cells[LB_AB_MAX_CELLS];
+	lb_ab_parse(argc, argv, &cfg);
+	if (cfg.json_path)
+		lb_outfile_open_or_exit("--json", cfg.json_path, &json, NULL);
+	char *joined = lb_cli_join_args(argc, argv);
+	cfg.argv_joined = joined ? joined : "ab";
+	/* No SA_RESTART: the signal must cut the slice's sleep short. */
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	cfg.load_before = load_average();
+	lb_cycles_per_ns(); /* calibrations before the first slice */
+	lb_work_ns_per_iter();
+
+	size_t n = cfg.run.nthread_counts;
+	int err = lb_ab_run(&cfg, cells);
+	cfg.interrupted_by = lb_bench_stop_signal();
+	int rc = 0;
+	if (err || !n || cells[0].nblocks < 1) {
+		if (!err)
+			fprintf(stderr, "%s: ab: no block finished: nothing to report\n",
+				lb_cli_prog());
+		lb_outfile_abort(&json);
+		rc = cfg.interrupted_by ? 128 + cfg.interrupted_by : 1;
+		goto out;
+	}
+	lb_ab_analyze(cells, n, cfg.metric_cpu);
+	struct lb_hostinfo host;
+	lb_hostinfo_get(&host);
+	struct lb_outfile none = { 0 };
+	lb_ab_report_table(lb_outfile_report_stream(&json, &none), &cfg, &host, cells, n);
+	if (cfg.json_path) {
+		lb_ab_report_json(json.fp, &cfg, &host, cells, n);
+		if ((err = lb_outfile_commit(&json))) {
+			fprintf(stderr, "%s: writing %s failed: %s\n", lb_cli_prog(), cfg.json_path,
+				strerror(err));
+			rc = 1;
+		}
+	}
+	if (cfg.interrupted_by)
+		rc = 128 + cfg.interrupted_by;
+out:
+	lb_ab_cells_free(cells, n);
+	free(joined);
+	return rc;
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""test_ab.py - `lockbench ab` end to end.
+
+Arguments: lockbench TICKET_A.so TICKET_B.so TICKET_SLOW.so.  Checks the
+kernel-list table layout, the JSON (schema, host, config, paired figures,
+per-block runs) and that compare and plot read it; the ABBA run of a plugin
+that is several times slower (ticket-slow) is flagged "worse"; bad input is
+one line and exit 2 with no file left behind."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import lbtap  # noqa: E402
+
+LB, A, B, SLOW = sys.argv[1:5]
+
+
+def run(args, timeout=120):
+    try:
+        p = subprocess.run([LB] + args, capture_output=True, text=True, timeout=timeout)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return -1, "", "timed out"
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "ab.json")
+    rc, so, se = run(["ab", "-q", "-t", "1,2", "--blocks", "6", "--slice", "10ms", A, "ticket",
+                      "--json", out])
+    lbtap.ok(rc == 0, f"ab PLUGIN ticket runs (rc {rc}) {se[-300:]}")
+    head = re.compile(r"^LABEL +\| COUNT \| +MIN \| +MAX \| +MEAN \| +MEDIAN \| +STDDEV \| DIRECTION$",
+                      re.M)
+    lbtap.ok(head.search(so), "the kernel list's header: LABEL | COUNT | MIN | MAX | MEAN | "
+             "MEDIAN | STDDEV | DIRECTION")
+    rows_a = re.findall(r"^  \(A\) ticket-a +\| +12 \|", so, re.M)
+    rows_b = re.findall(r"^  \(B\) ticket +\| +12 \|", so, re.M)
+    deltas = re.findall(r"^ +\| +\|( +[+-]\d+\.\d\d% \|){5} - is good$", so, re.M)
+    lbtap.ok(len(rows_a) == 2 and len(rows_b) == 2 and len(deltas) == 2,
+             f"per cell: (A) and (B) rows with COUNT 12 (pairs) and a delta row ({len(rows_a)}, "
+             f"{len(rows_b)}, {len(deltas)})")
+    verdicts = re.findall(r"ratio B/A \d+\.\d+ \[\d+\.\d+, \d+\.\d+\] .*signed-rank W\+ [\d.]+ of "
+                          r"\d+ pairs, p [\d.e-]+.*: (no difference|B better|B worse)", so)
+    lbtap.ok(len(verdicts) == 2, f"per cell a ratio with its interval and a verdict ({verdicts})")
+    lbtap.ok("round trip" in so, "the round-trip range is printed")
+
+    doc = json.load(open(out)) if rc == 0 else {}
+    res = doc.get("results", [])
+    lbtap.ok(doc.get("schema") == "lockbench-ab-1" and "host" in doc and
+             doc.get("config", {}).get("lock_a") == "ticket-a" and
+             doc["config"].get("blocks") == 6 and doc["config"].get("pairs") == 12,
+             "JSON: schema lockbench-ab-1, host facts, config with both locks and the blocks")
+    sides = [(r["params"]["side"], r["params"]["lock"], r["params"]["threads"]) for r in res]
+    lbtap.ok(sides == [("A", "ticket-a", 1), ("B", "ticket", 1), ("A", "ticket-a", 2),
+                       ("B", "ticket", 2)], f"JSON results: A and B per cell ({sides})")
+    paired = [r.get("paired") for r in res if r["params"]["side"] == "B"]
+    lbtap.ok(all(p and p["ratio_lo"] <= p["ratio"] <= p["ratio_hi"] and p["signrank_n"] <= 12
+                 and p["verdict"] in ("better", "worse", "none") for p in paired),
+             "JSON: B carries ratio, interval, signed-rank n, p and verdict")
+    lbtap.ok(all(len(r["runs"]) == 12 and all(x["ns_per_op"] > 0 for x in r["runs"]) for r in res),
+             "JSON: 12 per-pair runs per side, ns_per_op > 0")
+    leads = [x["led_by"] for x in res[0]["runs"]] if res else []
+    lbtap.ok(leads == ["A", "B", "B", "A"] * 3,
+             f"pairs alternate which side leads: ABBA then BAAB ({''.join(leads)})")
+
+    rc2, so2, se2 = run(["compare", out, out])
+    lbtap.ok(rc2 == 0 and "ticket-a" in so2, f"compare reads an ab file (rc {rc2}) {se2[-200:]}")
+    if shutil.which("gnuplot"):
+        pics = os.path.join(tmp, "pics")
+        rc3, so3, se3 = run(["plot", out, "-o", pics])
+        svgs = [f for f in os.listdir(pics) if f.endswith(".svg")] if rc3 == 0 else []
+        lbtap.ok(rc3 == 0 and "ab-ns-per-op-vs-threads.svg" in svgs,
+                 f"plot draws an ab file (rc {rc3}, {svgs}) {se3[-200:]}")
+
+        # The PRE/POST picture: one ab file's A and B, then two bench files.
+        ov = os.path.join(tmp, "ov")
+        rc4, so4, se4 = run(["plot", "--overlay", out, "-o", ov])
+        gp = open(os.path.join(ov, "overlay.gp")).read() if rc4 == 0 else ""
+        lbtap.ok(rc4 == 0 and os.path.exists(os.path.join(ov, "overlay-ns-per-op-vs-threads.svg"))
+                 and "$ov0" in gp and "$ov1" in gp and "$dv1" in gp and "delta vs reference" in gp,
+                 f"plot --overlay of an ab file: A and B curves and B's delta panel (rc {rc4}) {se4[-200:]}")
+        pre, post = os.path.join(tmp, "pre.json"), os.path.join(tmp, "post.json")
+        for path in (pre, post):
+            run(["bench", "-q", "-l", "ticket", "-t", "1,2", "-d", "30ms", "-r", "2", "--json", path])
+        ov2 = os.path.join(tmp, "ov2")
+        rc5, so5, se5 = run(["plot", "--overlay", pre, post, "-o", ov2])
+        gp = open(os.path.join(ov2, "overlay.gp")).read() if rc5 == 0 else ""
+        lbtap.ok(rc5 == 0 and '"pre: lock=ticket' in gp and '"post: lock=ticket' in gp
+                 and "$dv1" in gp and "yerrorlines" in gp,
+                 f"plot --overlay pre.json post.json: both curves, post's delta vs pre (rc {rc5}) {se5[-200:]}")
+
+    # Several times slower in the lock path: found at 1 thread, by CPU ns/op
+    # (a slice that lost its CPU to another process does not count there).
+    rc, so, se = run(["ab", "-q", "-t", "1", "--blocks", "8", "--slice", "10ms", "--metric", "cpu",
+                      A, SLOW])
+    lbtap.ok(rc == 0 and "B worse" in so, f"a slowed copy is flagged worse (rc {rc}) "
+             + " ".join(l for l in so.splitlines() if "ratio" in l))
+
+    bad = [
+        (["ab", A], "needs two locks"),
+        (["ab", A, B, "ticket"], "needs two locks"),
+        (["ab", "nosuch", B], "unknown lock 'nosuch'"),
+        (["ab", "--blocks", "3", A, B], "--blocks"),
+        (["ab", "--slice", "1ms", A, B], "--slice"),
+        (["ab", "--metric", "x", A, B], "--metric"),
+        (["ab", "-t", "0", A, B], "--threads"),
+    ]
+    for args, want in bad:
+        rc, so, se = run(args + ["--json", os.path.join(tmp, "bad.json")])
+        lbtap.ok(rc == 2 and want in se and se.count("\n") == 1 and
+                 not os.path.exists(os.path.join(tmp, "bad.json")),
+                 f"{' '.join(args[1:])}: one line, exit 2, no file ({rc}: {se.strip()})")
+lbtap.done()

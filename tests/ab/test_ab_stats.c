@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_ab_stats.c - the paired statistics of `lockbench ab` on fixed data:
+ * Wilcoxon's signed-rank test against published values, the geometric-mean
+ * ratio and its interval, and the ABBA/BAAB slice order.
+ */
+#include "../tap.h"
+#include "ab/ab.h"
+#include "lb_paired.h"
+#include "lb_signrank.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Two-sided 5 % critical values of the signed-rank statistic (the smaller
+ * rank sum), n = 6..30, as printed in the usual tables (e.g. Wilcoxon,
+ * Katti & Wilcox 1970; reproduced in most statistics textbooks): reject
+ * when T <= the value. */
+static const int crit_05[] = { 0, 2, 3, 5, 8, 10, 13, 17, 21, 25, 29, 34, 40, 46, 52,
+			       58, 65, 73, 81, 89, 98, 107, 116, 126, 137 };
+
+/* Brute force over all 2^n sign patterns: P(W+ <= w). */
+static double brute_cdf(unsigned int n, double w)
+{
+	unsigned long below = 0, total = 1ul << n;
+	for (unsigned long mask = 0; mask < total; mask++) {
+		unsigned int sum = 0;
+		for (unsigned int r = 1; r <= n; r++)
+			sum += (mask >> (r - 1) & 1) ? r : 0;
+		below += sum <= w;
+	}
+	return (double)below / (double)total;
+}
+
+static void test_signrank(void)
+{
+	bool all = true;
+	for (unsigned int i = 0; i < sizeof(crit_05) / sizeof(crit_05[0]); i++) {
+		unsigned int n = 6 + i;
+		double at = 2 * lb_signrank_cdf(n, crit_05[i]);
+		double above = 2 * lb_signrank_cdf(n, crit_05[i] + 1);
+		if (!(at <= 0.05 && above > 0.05)) {
+			tap_diag("n %u: 2P(T<=%d) = %.5f, 2P(T<=%d) = %.5f", n, crit_05[i], at,
+				 crit_05[i] + 1, above);
+			all = false;
+		}
+	}
+	tap_ok(all, "exact distribution reproduces the published 5 %% critical values, n 6..30");
+	tap_ok(2 * lb_signrank_cdf(5, 0) > 0.05, "n 5: no 5 %% two-sided rejection is possible "
+	       "(2P(T<=0) = %.4f)", 2 * lb_signrank_cdf(5, 0));
+	bool same = true;
+	for (unsigned int n = 1; n <= 16; n++)
+		for (unsigned int w = 0; w <= n * (n + 1) / 2; w += 3)
+			same &= fabs(lb_signrank_cdf(n, w) - brute_cdf(n, w)) < 1e-12;
+	tap_ok(same, "exact cdf equals brute force over the sign patterns, n 1..16");
+
+	/* Darwin's Zea mays data as differences (cross- minus self-fertilised
+	 * heights, eighths of an inch), the worked example of SciPy's
+	 * wilcoxon(): statistic 24, two-sided exact p = 0.041259765625. */
+	const double corn[] = { 6, 8, 14, 16, 23, 24, 28, 29, 41, -48, 49, 56, 60, -67, 75 };
+	struct lb_signrank r;
+	lb_signrank_test(corn, 15, &r);
+	tap_ok(r.exact && r.w_minus == 24 && fabs(r.p - 0.041259765625) < 1e-12,
+	       "Darwin's corn: W- %.0f, exact p %.12f (published 24, 0.041259765625)", r.w_minus,
+	       r.p);
+
+	/* Ties and zeros: the normal approximation with the tie correction.
+	 * d: 0 dropped; |d| = 1,1,2,2,2,3,4,5 -> ranks 1.5,1.5,4,4,4,6,7,8;
+	 * W+ (positives 1,2,2,3,4,5) = 1.5+4+4+6+7+8 = 30.5, n = 8, mean 18,
+	 * var = 8*9*17/24 - ((8-2) + (27-3))/48 = 51 - 0.625 = 50.375,
+	 * z = (30.5 - 18 - 0.5)/sqrt(50.375) = 1.69072, p = 0.09089. */
+	const double tied[] = { 0, 1, -1, 2, 2, -2, 3, 4, 5 };
+	lb_signrank_test(tied, 9, &r);
+	tap_ok(!r.exact && r.ties && r.zeros == 1 && r.n == 8 && r.w_plus == 30.5 &&
+		       fabs(r.z - 1.69072) < 1e-4 && fabs(r.p - 0.09089) < 1e-4,
+	       "ties and a zero: W+ %.1f, z %.5f, p %.5f (by hand 30.5, 1.69072, 0.09089)",
+	       r.w_plus, r.z, r.p);
+
+	/* Large n without ties: the approximation.  Ranks 1,4,...,58 negative:
+	 * W+ = 1830 - 590 = 1240, mean 915, var 60*61*121/24 = 18452.5,
+	 * z = 324.5/sqrt(18452.5) = 2.38884, p = 0.016902. */
+	double d[60];
+	for (int i = 0; i < 60; i++)
+		d[i] = (i + 1) * (i % 3 == 0 ? -1.0 : 1.0);
+	lb_signrank_test(d, 60, &r);
+	tap_ok(!r.exact && r.w_plus == 1240 && fabs(r.z - 2.38884) < 1e-4 &&
+		       fabs(r.p - 0.016902) < 1e-5,
+	       "n 60 (approximation): W+ %.0f, z %.5f, p %.6f (by hand 1240, 2.38884, 0.016902)",
+	       r.w_plus, r.z, r.p);
+	double none[3] = { 0, 0, 0 };
+	lb_signrank_test(none, 3, &r);
+	tap_ok(r.n == 0 && r.p == 1, "all differences zero: nothing ranked, p 1");
+}
+
+static void test_ratio(void)
+{
+	const double a[] = { 10, 20, 40, 10 }, b[] = { 11, 22, 44, 11 };
+	struct lb_paired_ratio r = { 0 };
+	int rc = lb_paired_ratio(a, b, 4, 0.95, &r);
+	tap_ok(rc == 0 && fabs(r.geomean - 1.1) < 1e-12 &&
+		       fabs(r.lo - 1.1) < 1e-12 && fabs(r.hi - 1.1) < 1e-12,
+	       "constant 10 %% ratio at any scale: geomean %.6f, interval [%.6f, %.6f]", r.geomean,
+	       r.lo, r.hi);
+	/* log ratios ln2, 0: mean ln2/2, sd ln2/sqrt2, t(0.975, 1) = 12.7062. */
+	const double a2[] = { 1, 1 }, b2[] = { 2, 1 };
+	lb_paired_ratio(a2, b2, 2, 0.95, &r);
+	double half = 12.7062047 * (log(2) / sqrt(2)) / sqrt(2);
+	tap_ok(fabs(r.geomean - sqrt(2)) < 1e-9 && fabs(log(r.hi) - (log(2) / 2 + half)) < 1e-5 &&
+		       fabs(log(r.lo) - (log(2) / 2 - half)) < 1e-5,
+	       "two pairs: geomean %.6f (sqrt 2), interval [%.4f, %.4f] from t(0.975, 1)", r.geomean,
+	       r.lo, r.hi);
+	const double zero[] = { 0, 1 };
+	tap_ok(lb_paired_ratio(zero, b2, 2, 0.95, &r) == -1, "a value of 0 is refused");
+}
+
+static void test_order(void)
+{
+	char got[17] = "";
+	for (unsigned int k = 0; k < 4; k++)
+		for (unsigned int s = 0; s < 4; s++)
+			got[k * 4 + s] = lb_ab_side(k, s) ? 'B' : 'A';
+	tap_ok(!strcmp(got, "ABBABAABABBABAAB"), "slice order of blocks 0..3: %s (ABBA BAAB ...)",
+	       got);
+	bool balanced = true;
+	for (unsigned int k = 0; k < 100; k++) {
+		int n_b = 0;
+		for (unsigned int s = 0; s < 4; s++)
+			n_b += lb_ab_side(k, s);
+		balanced &= n_b == 2;
+	}
+	tap_ok(balanced, "every block has two slices of each side");
+}
+
+int main(void)
+{
+	test_signrank();
+	test_ratio();
+	test_order();
+	return tap_done();
+}

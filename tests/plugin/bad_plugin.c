@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bad_plugin.c - plugins the loader must refuse, one per -D:
+ *   BAD_VERSION  the ABI version is not this lockbench's
+ *   BAD_MISSING  no lb_plugin_ops symbol
+ *   BAD_OPS      an ops table without unlock (the registry's checks fail)
+ *   BAD_NAME     the name of a built-in lock
+ */
+#include "lb_plugin.h"
+
+static int bad_init(void *lock)
+{
+	(void)lock;
+	return 0;
+}
+
+static void bad_lock(void *lock, void *tctx)
+{
+	(void)lock;
+	(void)tctx;
+}
+
+#if defined(BAD_MISSING)
+LB_PLUGIN_VISIBLE extern const unsigned int lb_plugin_abi_version;
+LB_PLUGIN_VISIBLE const unsigned int lb_plugin_abi_version = LB_PLUGIN_ABI_VERSION;
+/* Referenced so the unused adapter functions do not warn. */
+LB_PLUGIN_VISIBLE extern void (*const lb_bad_unused[2])(void);
+LB_PLUGIN_VISIBLE void (*const lb_bad_unused[2])(void) = { (void (*)(void))bad_init,
+							   (void (*)(void))bad_lock };
+#else
+#if defined(BAD_VERSION)
+#undef LB_PLUGIN_ABI_VERSION
+#define LB_PLUGIN_ABI_VERSION 999u
+#endif
+LB_PLUGIN_EXPORT_OPS(
+#if defined(BAD_NAME)
+	.name = "ticket",
+#else
+	.name = "bad-plugin",
+#endif
+	.family = "spin",
+	.summary = "a plugin the loader refuses",
+	.flags = LB_LOCK_F_EXCLUSIVE,
+	.lock_size = 4,
+	.lock_align = 4,
+	.init = bad_init,
+	.lock = bad_lock,
+#if !defined(BAD_OPS)
+	.unlock = bad_lock,
+#endif
+);
+#endif

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""test_plugin.py - lock plugins (lib/lb_plugin.h) end to end.
+
+Arguments: lockbench locktorture SOURCE_ROOT NAME=PATH...  (the plugins
+tests/plugin/meson.build built).  Checks: a good plugin runs in bench and
+locktorture; two builds of one ticket source with different names run in
+one bench; scripts/build-plugin builds such a pair from a tree; each bad
+plugin is refused with one line naming the problem and exit 2."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import lbtap  # noqa: E402
+
+LOCKBENCH, TORTURE, SRC = sys.argv[1:4]
+PLUGINS = dict(a.split("=", 1) for a in sys.argv[4:])
+
+
+def run(cmd, timeout=120, env=None):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return -1, "", "timed out"
+
+
+def bench(locks, extra=()):
+    return run([LOCKBENCH, "bench", "-q", "-l", ",".join(locks), "-t", "1,2", "-d", "50ms",
+                *extra])
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "b.json")
+    rc, so, se = bench([PLUGINS["ticket-a"], "ticket"], ["--json", out])
+    names = []
+    if rc == 0:
+        names = sorted({r["params"]["lock"] for r in json.load(open(out))["results"]})
+    lbtap.ok(rc == 0 and names == ["ticket", "ticket-a"],
+             f"bench runs a plugin beside the built-in ticket (rc {rc}, locks {names}) {se[-300:]}")
+
+    rc, so, se = bench([PLUGINS["ticket-a"], PLUGINS["ticket-b"]], ["--json", out])
+    names = sorted({r["params"]["lock"] for r in json.load(open(out))["results"]}) if rc == 0 else []
+    lost = [r for r in (json.load(open(out))["results"] if rc == 0 else [])
+            if any(x.get("lost_updates") for x in r.get("runs", []))]
+    lbtap.ok(rc == 0 and names == ["ticket-a", "ticket-b"] and not lost,
+             f"two builds of one ticket source, two names, one run (rc {rc}, {names})")
+
+    rc, so, se = bench([PLUGINS["template"]])
+    lbtap.ok(rc == 0 and "my-tas" in so, f"the template plugin runs (rc {rc}) {se[-200:]}")
+
+    rc, so, se = bench([PLUGINS["ticket-a"], PLUGINS["ticket-a"]])
+    lbtap.ok(rc == 2 and "twice" in se, f"the same plugin twice is refused (rc {rc}: {se.strip()})")
+
+    rc, so, se = run([TORTURE, "--type", PLUGINS["ticket-a"], "--duration", "2",
+                      "--stat_interval", "0", "--nwriters_stress", "2"], timeout=60)
+    lbtap.ok(rc == 0 and "ticket-a" in so + se, f"locktorture --type PLUGIN passes (rc {rc}) {se[-300:]}")
+
+    # scripts/build-plugin: HEAD and a "patched" copy of the tree (here the
+    # same files) as two plugins, no renaming, one bench run.
+    script = os.path.join(SRC, "scripts", "build-plugin")
+    built = []
+    for name in ("ticket-head", "ticket-patched"):
+        so_path = os.path.join(tmp, name + ".so")
+        rc, so, se = run(["bash", script, "--tree", SRC, "--name", name, "-o", so_path])
+        lbtap.ok(rc == 0 and os.path.exists(so_path), f"build-plugin --name {name} (rc {rc}) {se[-300:]}")
+        built.append(so_path)
+    rc, so, se = bench(built, ["--json", out])
+    names = sorted({r["params"]["lock"] for r in json.load(open(out))["results"]}) if rc == 0 else []
+    lbtap.ok(rc == 0 and names == ["ticket-head", "ticket-patched"],
+             f"both built plugins in one bench run ({names}) {se[-200:]}")
+    rc, so, se = run(["bash", script, "--tree", SRC, "--name", "bad\"name"])
+    lbtap.ok(rc == 2 and se.count("\n") == 1 and "--name" in se,
+             f"build-plugin refuses a bad name in one line (rc {rc}: {se.strip()})")
+
+    refusals = {
+        "bad-version": "ABI version 999",
+        "bad-missing": "symbol 'lb_plugin_ops' missing",
+        "bad-ops": "init, lock and unlock are required",
+        "bad-name": "taken by a built-in lock",
+    }
+    for name, want in refusals.items():
+        for tool, cmd in (("bench", [LOCKBENCH, "bench", "-l", PLUGINS[name], "-d", "20ms"]),
+                          ("locktorture", [TORTURE, "--type", PLUGINS[name], "--duration", "1"])):
+            rc, so, se = run(cmd, timeout=30)
+            lbtap.ok(rc == 2 and want in se and se.count("\n") == 1 and "plugin '" in se,
+                     f"{tool} refuses {name}: one line, exit 2 (rc {rc}: {se.strip()})")
+    missing = os.path.join(tmp, "nothere.so")
+    rc, so, se = run([LOCKBENCH, "bench", "-l", missing, "-d", "20ms"])
+    lbtap.ok(rc == 2 and "cannot be loaded" in se and se.count("\n") == 1,
+             f"a missing file: one line, exit 2 (rc {rc}: {se.strip()})")
+    # Not an ELF object at all: dlopen refuses it; nothing of it runs.
+    text = os.path.join(tmp, "script.so")
+    with open(text, "w") as f:
+        f.write("#!/bin/sh\ntouch " + os.path.join(tmp, "ran") + "\n")
+    os.chmod(text, 0o755)
+    rc, so, se = run([LOCKBENCH, "bench", "-l", text, "-d", "20ms"])
+    lbtap.ok(rc == 2 and not os.path.exists(os.path.join(tmp, "ran")),
+             f"a script named .so is refused and never run (rc {rc}: {se.strip()})")
+
+lbtap.done()

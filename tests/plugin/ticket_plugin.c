@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ticket_plugin.c - the ticket lock as a plugin (lib/lb_plugin.h), and the
+ * adapter scripts/build-plugin compiles against any tree's ticket.h: the
+ * same file built from HEAD and from a patched tree gives two plugins that
+ * differ only in the header they included and the name set with
+ * -DLB_PLUGIN_NAME, so both run side by side in one lockbench process.
+ *
+ * -DLB_PLUGIN_EXTRA_WORK=N adds N iterations of a dependent busy loop to the
+ * lock path after the acquisition: a copy that is slower on purpose, for
+ * checking that `lockbench ab` flags a slowdown.
+ */
+#include "lb_plugin.h"
+#include "ticket.h"
+
+#ifndef LB_PLUGIN_NAME
+#define LB_PLUGIN_NAME "ticket-plugin"
+#endif
+#ifndef LB_PLUGIN_EXTRA_WORK
+#define LB_PLUGIN_EXTRA_WORK 0
+#endif
+
+static int plugin_init(void *lock)
+{
+	lb_ticket_init(lock);
+	return 0;
+}
+
+#if LB_PLUGIN_EXTRA_WORK > 0
+/* Volatile steps the compiler cannot fold: the deliberate slowdown. */
+static inline void extra_work(void)
+{
+	for (volatile unsigned int i = 0; i < LB_PLUGIN_EXTRA_WORK; i++)
+		;
+}
+#endif
+
+static void plugin_lock(void *lock, void *tctx)
+{
+	(void)tctx;
+	lb_ticket_lock(lock);
+#if LB_PLUGIN_EXTRA_WORK > 0
+	extra_work();
+#endif
+}
+
+static void plugin_unlock(void *lock, void *tctx)
+{
+	(void)tctx;
+	lb_ticket_unlock(lock);
+}
+
+static bool plugin_trylock(void *lock, void *tctx)
+{
+	(void)tctx;
+	return lb_ticket_trylock(lock);
+}
+
+LB_PLUGIN_EXPORT_OPS(
+	.name = LB_PLUGIN_NAME,
+	.family = "spin",
+	.summary = "ticket spinlock built as a plugin (tests/plugin/ticket_plugin.c)",
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_FAIR,
+	.lock_size = sizeof(lb_ticket_t),
+	.lock_align = _Alignof(lb_ticket_t),
+	.init = plugin_init,
+	.lock = plugin_lock,
+	.unlock = plugin_unlock,
+	.trylock = plugin_trylock,
+);

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""test_bench_measure.py LOCKBENCH - the micro-benchmark's measurements
+(issue 24): acquisition latency timed with an ordered counter read (p50 is
+not 0), ovh_ns without the shared data lines, fairness over the window in
+which every thread ran, the worst thread's p99, read-side figures null in
+exclusive runs, and the lock's own cost against `none` of the same run.
+Each check failed on the code before these fixes."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lbtap  # noqa: E402
+
+LB = sys.argv[1]
+
+
+def bench(args, env=None):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "r.json")
+        e = dict(os.environ, **(env or {}))
+        p = subprocess.run([LB, "bench", "-q", "--json", out] + args, capture_output=True,
+                           text=True, timeout=120, env=e)
+        doc = json.load(open(out)) if p.returncode == 0 else {"results": []}
+        return p.returncode, p.stdout, p.stderr, doc
+
+
+def cell(doc, lock, threads):
+    for r in doc["results"]:
+        if r["params"]["lock"] == lock and r["params"]["threads"] == threads:
+            return r
+    return None
+
+
+rc, so, se, doc = bench(["-l", "none,ticket,pthread-mutex", "-t", "1,2", "-d", "150ms"])
+lbtap.ok(rc == 0, f"bench runs (rc {rc}) {se[-200:]}")
+# Unordered reads less the median pair cost read 0 for short acquisitions
+# (none's, and on an idle machine every lock's at 1 thread).
+for lock in ("none", "ticket", "pthread-mutex"):
+    c = cell(doc, lock, 1)
+    p50 = c["runs"][0]["lat_p50_ns"] if c else None
+    lbtap.ok(p50 is not None and p50 > 0, f"{lock} at 1 thread: lat_p50_ns {p50} > 0")
+for lock in ("ticket", "pthread-mutex"):
+    for t in (1, 2):
+        run = (cell(doc, lock, t) or {"runs": [{}]})["runs"][0]
+        worst, p99 = run.get("lat_p99_worst_thread_ns"), run.get("lat_p99_ns")
+        lbtap.ok(worst is not None and p99 is not None and worst >= p99,
+                 f"{lock} at {t}: the worst thread's p99 {worst} >= the merged p99 {p99}")
+run = (cell(doc, "ticket", 1) or {"runs": [{}]})["runs"][0]
+lbtap.ok(run.get("read_ops_per_sec", 0) is None and run.get("read_lat_p50_ns", 0) is None
+         and run.get("read_side", 0) is None,
+         "exclusive run: read_ops_per_sec, read_lat_p50_ns and read_side are null")
+c1, c2 = cell(doc, "pthread-mutex", 1), cell(doc, "pthread-mutex", 2)
+own = c1["runs"][0].get("lock_ns_per_op") if c1 else None
+lbtap.ok(own is not None and 0 < own < c1["runs"][0]["cpu_ns_per_op"] and
+         c2 and c2["runs"][0].get("lock_ns_per_op", 0) is None,
+         f"lock_ns_per_op at 1 thread {own} (0 < it < cpu_ns_per_op), null at 2 threads")
+lbtap.ok("lock's own cost at 1 thread" in so and "pthread-mutex" in so.split("lock's own cost")[-1],
+         "the table names each lock's own cost beside the harness figures")
+
+rc, so, se, doc = bench(["-l", "qrwlock", "-t", "2", "-d", "100ms", "--read-pct", "50"])
+run = (cell(doc, "qrwlock", 2) or {"runs": [{}]})["runs"][0]
+lbtap.ok(rc == 0 and isinstance(run.get("read_ops_per_sec"), (int, float)) and
+         isinstance(run.get("read_side"), dict), "read/write run: read figures are numbers")
+
+# ovh_ns: the critical section's writes of the shared lines are not the
+# lock's overhead.  `none` writes 1 or 32 lines: the overhead stays put.
+# (The old code's ovh_ns grew by all of the CPU time the lines added; on a
+# loaded machine the in-run cost of the writes exceeds their calibration,
+# so the check is on the share, not on zero.)
+ovh, cpu = {}, {}
+for lines in (1, 32):
+    rc, so, se, doc = bench(["-l", "none", "-t", "1", "-d", "150ms", "-r", "3",
+                             "--cs-lines", str(lines)])
+    c = cell(doc, "none", 1)
+    ovh[lines] = c["summary"]["overhead_ns"]["median"] if c else None
+    cpu[lines] = c["summary"]["cpu_ns_per_op"]["median"] if c else None
+grow = (ovh[32] - ovh[1]) if None not in ovh.values() else None
+cgrow = (cpu[32] - cpu[1]) if None not in cpu.values() else None
+lbtap.ok(grow is not None and cgrow and cgrow > 0 and grow < 0.6 * cgrow,
+         f"ovh_ns of none grows {grow} ns from 1 to 32 shared lines, under 60 % of the "
+         f"{cgrow} ns the lines add to CPU/op")
+
+# Fairness over the window where all threads ran: thread 0 starts 250 ms
+# late (the test hook); the figures come from the window counts.
+rc, so, se, doc = bench(["-l", "none", "-t", "2", "-d", "500ms"],
+                        env={"LOCKBENCH_TEST_LATE_START_NS": "250000000"})
+run = (cell(doc, "none", 2) or {"runs": [{}]})["runs"][0]
+th = run.get("per_thread", [])
+win = [t.get("window_ops") for t in th]
+raw = [t.get("ops") for t in th]
+ok = len(th) == 2 and None not in win and all(w <= r for w, r in zip(win, raw)) and min(win) > 0
+want = min(win) / max(win) if ok else None
+lbtap.ok(ok and abs(run["min_max_ratio"] - want) < 1e-9,
+         f"min_max_ratio {run.get('min_max_ratio')} is that of the window counts {win} "
+         f"(raw counts {raw})")
+lbtap.ok(ok and raw[0] < raw[1] and win[0] - win[1] != raw[0] - raw[1],
+         "the late thread's raw count is short; the window leaves its late start out")
+lbtap.done()
