@@ -31,7 +31,7 @@ size_t lb_lock_count(void)
 
 const struct lb_lock_ops *lb_lock_find(const char *name)
 {
-	/* A path names a plugin (lib/lb_plugin.h): loaded, checked, or exit 2. */
+	/* A path names a plugin (locks/include/lockbench/lb_plugin.h): loaded, checked, or exit 2. */
 	if (lb_plugin_is_path(name))
 		return lb_plugin_load_or_exit(name);
 	for (size_t i = 0; i < lb_lock_count(); i++)

@@ -124,7 +124,7 @@ int lb_slab_cpu_init(struct lb_slab_cache *c, struct lb_slab_cpu *cpu, unsigned 
 void lb_slab_cpu_fini(struct lb_slab_cpu *cpu);
 /* Free the lock context.  Only once no thread can be inside list_lock any
  * more (after the joins): an unlocker may still write into the context of
- * a waiter that has already left (see lib/lb_lock_ops.h). */
+ * a waiter that has already left (see locks/include/lockbench/lb_lock_ops.h). */
 void lb_slab_cpu_release(struct lb_slab_cpu *cpu);
 /* The calling thread changed its priority (0 normal, 1..99 FIFO): tell a PI lock. */
 void lb_slab_cpu_set_prio(struct lb_slab_cpu *cpu, int prio);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""test_plugin.py - lock plugins (lib/lb_plugin.h) end to end.
+"""test_plugin.py - lock plugins (locks/include/lockbench/lb_plugin.h) end to end.
 
 Arguments: lockbench locktorture SOURCE_ROOT NAME=PATH...  (the plugins
 tests/plugin/meson.build built).  Checks: a good plugin runs in bench and

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ticket_plugin.c - the ticket lock as a plugin (lib/lb_plugin.h), and the
+ * ticket_plugin.c - the ticket lock as a plugin (locks/include/lockbench/lb_plugin.h), and the
  * adapter scripts/build-plugin compiles against any tree's ticket.h: the
  * same file built from HEAD and from a patched tree gives two plugins that
  * differ only in the header they included and the name set with

@@ -42,7 +42,7 @@
 	LB_PLUGIN_VISIBLE extern const struct lb_lock_ops lb_plugin_ops;            \
 	LB_PLUGIN_VISIBLE const struct lb_lock_ops lb_plugin_ops = { __VA_ARGS__ }
 
-/* The loader (lib/lb_plugin.c, in lockbench itself; plugins never call it). */
+/* The loader (locks/lb_plugin.c, in lockbench itself; plugins never call it). */
 #include <stdbool.h>
 #include <stddef.h>
 
