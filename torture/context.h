@@ -74,6 +74,12 @@ struct lb_torture_config {
 	int stall_secs;              /* one waiter stuck this long while others progress
 				      * = FAILURE; 0 = off */
 
+	uint32_t perturb_ppm;        /* --perturb: points perturbed per million; 0 = off */
+	uint64_t seed;               /* --seed, or drawn at start; printed for replay */
+	bool kernel_defaults;        /* -1 thread counts as the kernel chooses them */
+	int argc;                    /* the command line, for the replay line */
+	char **argv;
+
 	cpu_set_t allowed;           /* the CPUs this process may use at start */
 	int ncpus;                   /* CPU_COUNT(&allowed) */
 };

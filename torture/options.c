@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define NS_PER_S 1000000000ull
 
@@ -20,7 +22,7 @@ enum opt_id {
 	OPT_ONOFF_HOLDOFF, OPT_RT_BOOST, OPT_RT_BOOST_FACTOR, OPT_WRITER_FIFO, OPT_NESTED,
 	OPT_CHAINS, OPT_BIND_READERS, OPT_BIND_WRITERS, OPT_VERBOSE, OPT_ACQ_LIM, OPT_JIFFY,
 	OPT_WATCHDOG, OPT_INJECT_HANG, OPT_HOLDERS, OPT_FAIL_FAST, OPT_RT_SPINNERS,
-	OPT_TRYLOCK_PCT, OPT_STALL_SECS,
+	OPT_TRYLOCK_PCT, OPT_STALL_SECS, OPT_PERTURB, OPT_SEED, OPT_KERNEL_DEFAULTS,
 };
 
 struct opt_def {
@@ -29,14 +31,22 @@ struct opt_def {
 	int id;
 	const char *arg;    /* NULL: takes no value */
 	const char *help;
+	bool optional;      /* the value is optional: --name or --name=VALUE */
 };
 
 static const struct opt_def opt_defs[] = {
 	{ "type", "torture_type", OPT_TYPE, "LOCK", "the lock to torture (see --list); required" },
 	{ "nwriters_stress", NULL, OPT_NWRITERS, "N",
-	  "writer threads; -1: 2 x CPUs, or CPUs for locks with a read side (-1)" },
+	  "writer threads; -1: 4 x CPUs, or 2 x CPUs + 1 for locks with a read side (-1)" },
 	{ "nreaders_stress", NULL, OPT_NREADERS, "N",
-	  "reader threads, read/write locks only; -1: as many as the writers (-1)" },
+	  "reader threads, read/write locks only; -1: 2 x CPUs + 1, or as many as the "
+	  "writers given (-1)" },
+	{ "kernel_defaults", NULL, OPT_KERNEL_DEFAULTS, NULL,
+	  "-1 thread counts as the kernel's: 2 x CPUs writers, or CPUs writers + CPUs readers" },
+	{ "perturb", NULL, OPT_PERTURB, "RATE",
+	  "random spins, yields and µs sleeps around the lock's atomics and futex calls, at "
+	  "RATE % of them (0.0001..100; --perturb alone: 1)", true },
+	{ "seed", NULL, OPT_SEED, "N", "seed of the --perturb decisions (replay); default: drawn" },
 	{ "duration", "shutdown_secs", OPT_DURATION, "S",
 	  "length of the test in s (units s/m/h accepted); 0 = until SIGINT/SIGTERM (30)" },
 	{ "stat_interval", NULL, OPT_STAT_INTERVAL, "S",
@@ -72,7 +82,7 @@ static const struct opt_def opt_defs[] = {
 	{ "trylock_pct", NULL, OPT_TRYLOCK_PCT, "P",
 	  "% of acquisitions made by trylock-and-retry, where the lock has one (10)" },
 	{ "holders_check", NULL, OPT_HOLDERS, NULL,
-	  "also check with a fetch_add holders counter (deterministic)" },
+	  "the fetch_add holders counter check (always on; accepted for old command lines)" },
 	{ "fail_fast", NULL, OPT_FAIL_FAST, NULL, "end the test as soon as a failure is seen" },
 	{ "inject_hang", NULL, OPT_INJECT_HANG, "N",
 	  "test only: writer 0 keeps the lock forever after N acquisitions" },
@@ -87,6 +97,7 @@ struct raw_options {
 	int nwriters, nreaders;
 	bool bind_readers_given, bind_writers_given;
 	bool help, list;     /* acted on after parsing, so stray arguments are refused */
+	bool seed_given;
 };
 
 static void print_help(void)
@@ -98,8 +109,9 @@ static void print_help(void)
 	for (size_t i = 0; i < N_OPTS; i++) {
 		const struct opt_def *d = &opt_defs[i];
 		char left[64];
-		snprintf(left, sizeof(left), "--%s%s%s", d->name, d->arg ? " " : "",
-			 d->arg ? d->arg : "");
+		snprintf(left, sizeof(left), "--%s%s%s%s", d->name,
+			 d->arg ? (d->optional ? "[=" : " ") : "", d->arg ? d->arg : "",
+			 d->optional ? "]" : "");
 		printf("  %-28s %s\n", left, d->help);
 		if (d->alias)
 			printf("  %-28s (also --%s)\n", "", d->alias);
@@ -183,6 +195,28 @@ static void cpulist_value(const char *opt, const char *val, const struct lb_tort
 		       opt, val, allowed);
 }
 
+/* --perturb=RATE: a percentage, 0.0001..100, as points per million. */
+static uint32_t perturb_rate_value(const char *opt, const char *val)
+{
+	char *end;
+	double pct = strtod(val, &end);
+	if (end == val || (*end && strcmp(end, "%")) || !(pct >= 0.0001 && pct <= 100))
+		lb_usage_error("--%s: invalid value '%s' (accepted: a percentage 0.0001..100)",
+			       opt, val);
+	return (uint32_t)(pct * 10000 + 0.5);
+}
+
+/* A fresh seed when none is given: the clock and the pid, mixed. */
+static uint64_t draw_seed(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t x = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	x ^= (uint64_t)getpid() << 40;
+	x *= 0x9e3779b97f4a7c15ull;
+	return (x ^ (x >> 29)) % 1000000000000ull; /* 12 digits: easy to retype */
+}
+
 static void set_defaults(struct lb_torture_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -203,6 +237,9 @@ static void set_defaults(struct lb_torture_config *cfg)
 	cfg->stall_secs = 10;
 	cfg->trylock_pct = 10;
 	cfg->inject_hang = -1;
+	/* The exclusion counter runs on every run: it sees two owners whatever
+	 * the flags and whether or not the lock's own misuse checks fire. */
+	cfg->holders_check = true;
 }
 
 /* The canonical name of an option id, for messages. */
@@ -271,6 +308,14 @@ static void apply_option(int id, const char *name, const char *val,
 		cfg->inject_hang = (long long)u;
 		break;
 	case OPT_HOLDERS: cfg->holders_check = true; break;
+	case OPT_KERNEL_DEFAULTS: cfg->kernel_defaults = true; break;
+	case OPT_PERTURB: cfg->perturb_ppm = val ? perturb_rate_value(name, val) : 10000; break;
+	case OPT_SEED:
+		if (lb_parse_u64(val, 0, UINT64_MAX, &cfg->seed))
+			lb_usage_error("--%s: invalid value '%s' (accepted: 0..%llu)", name, val,
+				       (unsigned long long)UINT64_MAX);
+		raw->seed_given = true;
+		break;
 	case OPT_FAIL_FAST: cfg->fail_fast = true; break;
 	}
 }
@@ -300,16 +345,34 @@ static void resolve_type(struct lb_torture_config *cfg, const char *type,
 /* The kernel's lock_torture_init() rules for the thread counts. */
 static void resolve_threads(struct lb_torture_config *cfg, const struct raw_options *raw)
 {
-	int nw = raw->nwriters >= 0 ? raw->nwriters : 2 * cfg->ncpus;
-	int nr = 0;
-	if (cfg->ops->read_lock) {
-		if (raw->nreaders >= 0) {
-			nr = raw->nreaders;
-		} else {
-			if (raw->nwriters < 0)
-				nw = cfg->ncpus; /* split evenly, same total as exclusive locks */
-			nr = nw;
+	int nw, nr = 0;
+	bool rw = cfg->ops->read_lock != NULL;
+	if (cfg->kernel_defaults) {
+		nw = raw->nwriters >= 0 ? raw->nwriters : 2 * cfg->ncpus;
+		if (rw) {
+			if (raw->nreaders >= 0) {
+				nr = raw->nreaders;
+			} else {
+				if (raw->nwriters < 0)
+					nw = cfg->ncpus; /* split evenly, same total as exclusive locks */
+				nr = nw;
+			}
 		}
+	} else {
+		/*
+		 * Oversubscribed: more threads of each side than CPUs, so that
+		 * holders and waiters are preempted inside the lock's windows
+		 * (a wake-up racing a sleep, a hand-over racing a steal).
+		 */
+		int side = 2 * cfg->ncpus + 1;
+		nw = raw->nwriters >= 0 ? raw->nwriters : rw ? side : 4 * cfg->ncpus;
+		/* Readers -1 with the writers given: as many as them (the kernel's rule). */
+		if (rw)
+			nr = raw->nreaders >= 0 ? raw->nreaders : raw->nwriters >= 0 ? nw : side;
+		if (nw > LB_TORTURE_MAX_STRESS)
+			nw = LB_TORTURE_MAX_STRESS;
+		if (nr > LB_TORTURE_MAX_STRESS)
+			nr = LB_TORTURE_MAX_STRESS;
 	}
 	if (nw + nr == 0)
 		lb_usage_error("must run at least one locking thread (--nwriters_stress and "
@@ -356,9 +419,10 @@ static struct option *build_longopts(void)
 	for (size_t i = 0; i < N_OPTS; i++) {
 		const char *names[2] = { opt_defs[i].name, opt_defs[i].alias };
 		for (int k = 0; k < 2 && names[k]; k++) {
-			longopts[n++] = (struct option){ names[k], opt_defs[i].arg ? required_argument
-									  : no_argument,
-							 NULL, opt_defs[i].id };
+			int has_arg = !opt_defs[i].arg	     ? no_argument
+				      : opt_defs[i].optional ? optional_argument
+							     : required_argument;
+			longopts[n++] = (struct option){ names[k], has_arg, NULL, opt_defs[i].id };
 			if (!strchr(names[k], '_'))
 				continue;
 			char *dashed = spelled[n];
@@ -409,6 +473,10 @@ void lb_torture_parse_options_extra(int argc, char **argv, struct lb_torture_con
 		print_list();
 		exit(0);
 	}
+	cfg->argc = argc;
+	cfg->argv = argv;
+	if (!raw.seed_given)
+		cfg->seed = draw_seed();
 	resolve_type(cfg, raw.type, extra);
 	resolve_threads(cfg, &raw);
 	check_combinations(cfg);

@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "delay.h"
 #include "fatal.h"
+#include "perturb.h"
 #include "prio.h"
 #include "rcu_chains.h"
 #include "stats.h"
@@ -139,6 +140,44 @@ static void say(const struct lb_torture_run *run, const char *bang, const char *
 	printf("%s%s%s %s\n", run->cfg.type, LB_TORTURE_FLAG, bang, text);
 }
 
+/* Whether a command-line word needs quoting to be pasted back into a shell. */
+static bool needs_quotes(const char *w)
+{
+	if (!*w)
+		return true;
+	for (; *w; w++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "-_=./,:%+@", *w))
+			return true;
+	return false;
+}
+
+/* The command that replays this run: the same options with --seed N (a
+ * --seed given before is replaced). */
+static void print_replay(const struct lb_torture_run *run)
+{
+	const struct lb_torture_config *cfg = &run->cfg;
+	char line[4096];
+	size_t len = 0;
+	for (int i = 0; i < cfg->argc && len < sizeof(line) - 64; i++) {
+		const char *w = cfg->argv[i];
+		if (i > 0 && (!strcmp(w, "--seed") || !strcmp(w, "-seed"))) {
+			i++; /* and its value */
+			continue;
+		}
+		if (i > 0 && (!strncmp(w, "--seed=", 7) || !strncmp(w, "-seed=", 6)))
+			continue;
+		bool q = needs_quotes(w) && !strchr(w, '\'');
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s%s%s", i ? " " : "",
+					q ? "'" : "", w, q ? "'" : "");
+	}
+	if (len >= sizeof(line) - 64)
+		len = sizeof(line) - 64;
+	snprintf(line + len, sizeof(line) - len, " --seed %llu", (unsigned long long)cfg->seed);
+	say(run, "!!!", "replay (same seed; perturbations %s): %s",
+	    cfg->perturb_ppm ? "on" : "off", line);
+}
+
 /* Final statistics, port summary lines and the End banner; the exit status. */
 static int verdict(struct lb_torture_run *run, int errors, bool hard_fail)
 {
@@ -186,7 +225,16 @@ static int verdict(struct lb_torture_run *run, int errors, bool hard_fail)
 		    "acquire/release does not order its critical sections", races);
 		errors++;
 	}
+	if (run->cfg.perturb_ppm && run->cfg.verbose) {
+		struct lb_perturb_counts c;
+		lb_perturb_read_counts(&c);
+		say(run, "", "perturb: %llu points perturbed: %llu spins, %llu yields, %llu sleeps",
+		    (unsigned long long)c.points, (unsigned long long)c.spins,
+		    (unsigned long long)c.yields, (unsigned long long)c.sleeps);
+	}
 	bool failed = errors || hard_fail;
+	if (failed)
+		print_replay(run);
 	lb_torture_print_banner(run, failed ? "End of test: FAILURE" : "End of test: SUCCESS");
 	return failed ? 1 : 0;
 }
@@ -380,6 +428,19 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 		say(run, "", "port jiffy = %llu us, delay model %s, watchdog %d s, CPUs %s",
 		    (unsigned long long)(cfg->jiffy_ns / 1000), lb_torture_delay_model_name(run->delay_model),
 		    cfg->watchdog, cpus);
+		say(run, "", "threads: %d writers, %d readers on %d CPUs (%s)",
+		    cfg->nwriters_stress, cfg->nreaders_stress, cfg->ncpus,
+		    cfg->kernel_defaults ? "--kernel_defaults: -1 = 2 x CPUs writers, or CPUs "
+					   "writers + CPUs readers"
+					 : "oversubscribed: -1 = 4 x CPUs writers, or 2 x CPUs + 1 "
+					   "of each side; --kernel_defaults for the kernel's mix");
+		if (cfg->perturb_ppm)
+			say(run, "", "perturb: %.4g%% of the lock's atomics and futex calls delayed, "
+			    "yielded or slept around; seed %llu", cfg->perturb_ppm / 1e4,
+			    (unsigned long long)cfg->seed);
+		else
+			say(run, "", "perturb: off (--perturb to turn it on); seed %llu",
+			    (unsigned long long)cfg->seed);
 		if (!err && run->ops->describe) {
 			char how[160];
 			run->ops->describe(run->lock, how, sizeof(how));
@@ -396,6 +457,8 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 		return err;
 	}
 
+	/* Before any worker starts: the hooks read it without synchronisation. */
+	lb_perturb_configure(cfg->perturb_ppm, cfg->seed);
 	lb_torture_fatal_install(run);
 	/* Workers inherit a mask with SIGINT/SIGTERM blocked: main takes them. */
 	struct sigaction sa = { .sa_handler = on_signal };
