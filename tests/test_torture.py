@@ -232,8 +232,18 @@ def scenario_watchdog():
     check_watchdog("pthread-spin", 2, [])          # spinning waiters, rt_boost on
     rc, out, err, secs = run(["--type", "pthread-mutex", "--duration", "2", "--watchdog", "0",
                               "--inject_hang", "100"], 30)
-    ok(rc == 1 and "workers still running" in out and "End of test: FAILURE" in out
-       and secs < 12, f"watchdog off: the end-of-test join deadline catches it ({secs:.1f} s)")
+    ok(rc == 1 and "watchdog: writer 0 holding pthread-mutex since" in out
+       and "not releasing it" in out and "End of test: FAILURE" in out
+       and secs < 12, f"watchdog off: the end-of-test check names the holder ({secs:.1f} s)")
+    # A hang that begins less than the watchdog's 10 s before the end (the
+    # run lasts 3 s): still reported as a hang, with the thread dump.
+    rc, out, err, secs = run(["--type", "mutex", "--duration", "3", "--nwriters_stress", "2",
+                              "--inject_hang", "1", "--stutter", "0", "--long_hold", "0",
+                              "--watchdog", "10", "--stat_interval", "0"], 30)
+    dump = [l for l in out.splitlines() if re.match(r"^\S+-torture:!!! writer \d+: ", l)]
+    ok(rc == 1 and "watchdog: writer 0 holding mutex" in out and len(dump) == 2
+       and "End of test: FAILURE" in out.splitlines()[-1],
+       f"a hang under the watchdog limit before the end: reported with {len(dump)} thread states ({secs:.1f} s)")
 
 
 def scenario_signal():

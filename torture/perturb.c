@@ -74,12 +74,12 @@ void lb_perturb_slow(void)
 	uint32_t how = lb_torture_random_step(&perturb_state);
 	uint32_t kind = how % 16, amount = how >> 8;
 	atomic_fetch_add_explicit(&perturb_points, 1, memory_order_relaxed);
-	if (kind < 10) {
+	if (kind < 6) {
 		/* A short delay, as if an interrupt or a slower core got here. */
 		atomic_fetch_add_explicit(&perturb_spins, 1, memory_order_relaxed);
 		for (uint32_t i = 1 + amount % PERTURB_MAX_SPIN; i; i--)
 			lb_cpu_relax(); /* spin-wait hint: the delay is the point */
-	} else if (kind < 14) {
+	} else if (kind < 11) {
 		/* Preemption: another runnable thread gets the CPU. */
 		atomic_fetch_add_explicit(&perturb_yields, 1, memory_order_relaxed);
 		sched_yield();

@@ -153,13 +153,12 @@ static bool needs_quotes(const char *w)
 }
 
 /* The command that replays this run: the same options with --seed N (a
- * --seed given before is replaced). */
-static void print_replay(const struct lb_torture_run *run)
+ * --seed given before is replaced), as a "!!!" line. */
+static void format_replay(const struct lb_torture_config *cfg, char *line, size_t size)
 {
-	const struct lb_torture_config *cfg = &run->cfg;
-	char line[4096];
-	size_t len = 0;
-	for (int i = 0; i < cfg->argc && len < sizeof(line) - 64; i++) {
+	size_t len = (size_t)snprintf(line, size, "%s%s!!! replay (same seed; perturbations %s): ",
+				      cfg->type, LB_TORTURE_FLAG, cfg->perturb_ppm ? "on" : "off");
+	for (int i = 0; i < cfg->argc && len < size - 64; i++) {
 		const char *w = cfg->argv[i];
 		if (i > 0 && (!strcmp(w, "--seed") || !strcmp(w, "-seed"))) {
 			i++; /* and its value */
@@ -168,14 +167,19 @@ static void print_replay(const struct lb_torture_run *run)
 		if (i > 0 && (!strncmp(w, "--seed=", 7) || !strncmp(w, "-seed=", 6)))
 			continue;
 		bool q = needs_quotes(w) && !strchr(w, '\'');
-		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s%s%s", i ? " " : "",
+		len += (size_t)snprintf(line + len, size - len, "%s%s%s%s", i ? " " : "",
 					q ? "'" : "", w, q ? "'" : "");
 	}
-	if (len >= sizeof(line) - 64)
-		len = sizeof(line) - 64;
-	snprintf(line + len, sizeof(line) - len, " --seed %llu", (unsigned long long)cfg->seed);
-	say(run, "!!!", "replay (same seed; perturbations %s): %s",
-	    cfg->perturb_ppm ? "on" : "off", line);
+	if (len >= size - 64)
+		len = size - 64;
+	snprintf(line + len, size - len, " --seed %llu\n", (unsigned long long)cfg->seed);
+}
+
+static void print_replay(const struct lb_torture_run *run)
+{
+	char line[4096];
+	format_replay(&run->cfg, line, sizeof(line));
+	fputs(line, stdout);
 }
 
 /* Final statistics, port summary lines and the End banner; the exit status. */
@@ -459,7 +463,9 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 
 	/* Before any worker starts: the hooks read it without synchronisation. */
 	lb_perturb_configure(cfg->perturb_ppm, cfg->seed);
-	lb_torture_fatal_install(run);
+	char replay[4096];
+	format_replay(cfg, replay, sizeof(replay));
+	lb_torture_fatal_install(run, replay);
 	/* Workers inherit a mask with SIGINT/SIGTERM blocked: main takes them. */
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigemptyset(&sa.sa_mask);
@@ -502,13 +508,17 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 	lb_torture_affinity_stop(run);
 	unsigned int hold_ms = lb_torture_delay_max_hold_ms(run->delay_model, cfg->long_hold);
 	uint64_t exit_ns = 5 * NS_PER_S + 2 * (uint64_t)hold_ms * 1000000u;
-	uint64_t drain_start = lb_torture_now_ns();
+	/* The watchdog and the stall check go on past the end: a worker that
+	 * does not leave is classified from its state and the CPU it uses. */
+	uint64_t end_coarse = lb_torture_coarse_ns();
+	uint64_t *cpu_at_end = calloc((size_t)run->nthreads, sizeof(*cpu_at_end));
+	for (int i = 0; cpu_at_end && i < run->nthreads; i++)
+		cpu_at_end[i] = lb_torture_thread_cpu_ns(&run->threads[i]);
 	if (!wait_all_exited(run, exit_ns, DRAIN_CAP_NS)) {
-		say(run, "!!!", "workers still running %.1f s after the end of the test, none of them "
-		    "leaving or getting the lock for the last %.1f s; thread states:",
-		    (double)(lb_torture_now_ns() - drain_start) / 1e9, (double)exit_ns / 1e9);
+		lb_torture_report_end_hang(run, end_coarse, cpu_at_end);
 		fail_and_leave(run, errors);
 	}
+	free(cpu_at_end);
 	for (int i = 0; i < run->nthreads; i++)
 		if (run->threads[i].created)
 			pthread_join(run->threads[i].handle, NULL);
