@@ -5,7 +5,9 @@
  *
  * One struct lb_torture_run is passed explicitly to every part of the
  * program (workers, stats, watchdog, background threads); there are no
- * module-parameter-style globals.  The only global is the signal flag in
+ * module-parameter-style globals.  The only globals are the --perturb
+ * settings (perturb.c: the hooks in the lock code have no context), the
+ * fatal-signal report's (fatal.c) and the signal flag in
  * run.c.
  *
  * Sharing rules:

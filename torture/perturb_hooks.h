@@ -5,7 +5,8 @@
  * the preload library and the installed headers never see it.
  *
  * Every lock reaches memory through <stdatomic.h>'s generic functions (which
- * GCC expands into the __atomic_* builtins) or through the builtins directly
+ * GCC expands into the __atomic_* builtins, Clang into __c11_atomic_*) or
+ * through the __atomic builtins directly
  * (qspinlock.h's byte and half-word views).  Defining each builtin's name as
  * a function-like macro that calls lb_perturb_point() before and after the
  * builtin hooks them all, with no per-lock code: a macro's own name inside its
@@ -64,5 +65,20 @@
 #define __atomic_fetch_or(p, v, mo) LB_PERTURB_VALUE_(__atomic_fetch_or(p, v, mo))
 #define __atomic_fetch_xor(p, v, mo) LB_PERTURB_VALUE_(__atomic_fetch_xor(p, v, mo))
 #define __atomic_thread_fence(mo) LB_PERTURB_VOID_(__atomic_thread_fence(mo))
+
+/* Clang's <stdatomic.h> expands to its __c11_atomic_* builtins instead. */
+#define __c11_atomic_load(p, mo) LB_PERTURB_VALUE_(__c11_atomic_load(p, mo))
+#define __c11_atomic_store(p, v, mo) LB_PERTURB_VOID_(__c11_atomic_store(p, v, mo))
+#define __c11_atomic_exchange(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_exchange(p, v, mo))
+#define __c11_atomic_compare_exchange_strong(p, e, d, s, f)                    \
+	LB_PERTURB_VALUE_(__c11_atomic_compare_exchange_strong(p, e, d, s, f))
+#define __c11_atomic_compare_exchange_weak(p, e, d, s, f)                      \
+	LB_PERTURB_VALUE_(__c11_atomic_compare_exchange_weak(p, e, d, s, f))
+#define __c11_atomic_fetch_add(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_fetch_add(p, v, mo))
+#define __c11_atomic_fetch_sub(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_fetch_sub(p, v, mo))
+#define __c11_atomic_fetch_and(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_fetch_and(p, v, mo))
+#define __c11_atomic_fetch_or(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_fetch_or(p, v, mo))
+#define __c11_atomic_fetch_xor(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_fetch_xor(p, v, mo))
+#define __c11_atomic_thread_fence(mo) LB_PERTURB_VOID_(__c11_atomic_thread_fence(mo))
 
 #endif /* LB_TORTURE_PERTURB_HOOKS_H */
