@@ -135,7 +135,9 @@ static void help_row(const struct lb_opt *o, int column, FILE *out)
 	char left[64];
 	snprintf(left, sizeof(left), "%c%c%c --%s%s%s", o->short_name ? '-' : ' ',
 		 o->short_name ? o->short_name : ' ', o->short_name ? ',' : ' ', o->name,
-		 o->arg ? " " : "", o->arg ? o->arg : "");
+		 o->arg ? (o->bare ? "[=" : " ") : "", o->arg ? o->arg : "");
+	if (o->bare)
+		strncat(left, "]", sizeof(left) - strlen(left) - 1);
 	const char *text = o->help_fn ? o->help_fn() : o->help;
 	fprintf(out, "  %-*s%s", width, left, strlen(left) >= (size_t)width ? "  " : " ");
 	for (const char *p = text; *p; p++) {
@@ -196,7 +198,9 @@ static void build_getopt(const struct lb_opt_cmd *cmd, size_t n, struct getopt_t
 	t->shortopts[s++] = ':'; /* ':' for a missing value, so lb_cli_getopt_fail names it */
 	for (size_t i = 0; i < n; i++) {
 		const struct lb_opt *o = &cmd->opts[i];
-		int has_arg = takes_value(o) ? required_argument : no_argument;
+		int has_arg = !takes_value(o) ? no_argument
+			      : o->bare       ? optional_argument
+					      : required_argument;
 		int val = o->short_name ? o->short_name : LONG_ONLY_BASE + (int)i;
 		add_spelling(t, &k, o->name, has_arg, val, cmd->dashed_twins);
 		if (o->alias)
@@ -255,7 +259,7 @@ void lb_opt_parse(const struct lb_opt_cmd *cmd, int argc, char **argv, void *bas
 		if (spelled.kind == LB_OPT_HELP)
 			help = true; /* after the loop: bad options and stray arguments first */
 		else
-			apply(&spelled, optarg, base);
+			apply(&spelled, optarg || !spelled.bare ? optarg : spelled.bare, base);
 	}
 	if (!cmd->operands && optind < argc)
 		lb_usage_error("unexpected argument '%s'; accepted: options only, see '%s'",

@@ -66,6 +66,8 @@ struct lb_opt {
 	const char *unit;        /* appended to "MIN..MAX" ("ms", "jiffies"), or NULL */
 	const char *needs;       /* LB_OPT_STRING: "" is refused with "--NAME: needs NEEDS" */
 	lb_opt_parse_fn *parse;  /* LB_OPT_CUSTOM */
+	const char *bare;        /* non-NULL: the value is optional (--name or --name=ARG,
+				  * long spellings only); given bare, the row parses this */
 	/* --help text built at run time (e.g. a list of shipped files); wins over help */
 	const char *(*help_fn)(void);
 };

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """test_torture.py - locktorture end to end, one scenario per Meson test.
 
-    test_torture.py LOCKTORTURE {usage|busted|pass|format|watchdog|signal}
+    test_torture.py LOCKTORTURE {usage|busted|pass|format|watchdog|signal|perturb}
 
 Every scenario runs the program with a hard timeout, checks its exit status
 and output, and reports TAP.  Nothing here waits longer than its timeout.
@@ -185,23 +185,36 @@ def scenario_format():
         good &= (m.group(5) == "???") == (mx // 2 > mn) and mx >= mn
         good &= (m.group(7) == "!!!") == (m.group(6) == "1")
     ok(good, "??? exactly when max/2 > min; !!! exactly when Fail: 1")
-    # Resolved defaults: exclusive lock 2 x CPUs writers, rw lock CPUs + CPUs.
+    # Resolved defaults, oversubscribed: exclusive lock 4 x CPUs writers, rw
+    # lock 2 x CPUs + 1 of each side; --kernel_defaults: 2 x CPUs, CPUs + CPUs.
     ncpu = len(os.sched_getaffinity(0))
     rc, out, _, _ = run(["--type", "pthread-mutex", "--duration", "1"], 30)
     s = lines_matching(out, START_RE)
-    ok(s and f"nreaders_stress=0 nwriters_stress={2 * ncpu} " in s[0].group(0),
-       f"exclusive lock default: {2 * ncpu} writers, 0 readers")
+    ok(s and f"nreaders_stress=0 nwriters_stress={4 * ncpu} " in s[0].group(0),
+       f"exclusive lock default: {4 * ncpu} writers, 0 readers")
+    ok(f"threads: {4 * ncpu} writers, 0 readers on {ncpu} CPUs (oversubscribed" in out,
+       "the threads line states the oversubscribed default")
     ok("Reads" not in out, "no Reads line for an exclusive lock")
     rc, out, _, _ = run(["--type", "pthread-rwlock", "--duration", "1"], 30)
     s = lines_matching(out, START_RE)
+    side = 2 * ncpu + 1
+    ok(s and f"nreaders_stress={side} nwriters_stress={side} " in s[0].group(0),
+       f"rw lock default: {side} writers + {side} readers")
+    rc, out, _, _ = run(["--type", "pthread-mutex", "--duration", "1", "--kernel_defaults"], 30)
+    s = lines_matching(out, START_RE)
+    ok(s and f"nreaders_stress=0 nwriters_stress={2 * ncpu} " in s[0].group(0)
+       and "--kernel_defaults: -1 = 2 x CPUs" in out,
+       f"--kernel_defaults, exclusive lock: {2 * ncpu} writers")
+    rc, out, _, _ = run(["--type", "pthread-rwlock", "--duration", "1", "--kernel-defaults"], 30)
+    s = lines_matching(out, START_RE)
     ok(s and f"nreaders_stress={ncpu} nwriters_stress={ncpu} " in s[0].group(0),
-       f"rw lock default: {ncpu} writers + {ncpu} readers")
+       f"--kernel-defaults, rw lock: {ncpu} writers + {ncpu} readers")
 
 
 def check_watchdog(lock, wd, extra):
     args = ["--type", lock, "--duration", "60", "--watchdog", str(wd), "--inject_hang", "300"]
     rc, out, err, secs = run(args + extra, 60)
-    n = 2 * len(os.sched_getaffinity(0))
+    n = 4 * len(os.sched_getaffinity(0))
     dump = [l for l in out.splitlines() if re.match(r"^\S+-torture:!!! writer \d+: ", l)]
     good = rc == 1 and "watchdog: no lock progress" in out \
         and "End of test: FAILURE" in out.splitlines()[-1] and len(dump) == n \
@@ -219,8 +232,18 @@ def scenario_watchdog():
     check_watchdog("pthread-spin", 2, [])          # spinning waiters, rt_boost on
     rc, out, err, secs = run(["--type", "pthread-mutex", "--duration", "2", "--watchdog", "0",
                               "--inject_hang", "100"], 30)
-    ok(rc == 1 and "workers still running" in out and "End of test: FAILURE" in out
-       and secs < 12, f"watchdog off: the end-of-test join deadline catches it ({secs:.1f} s)")
+    ok(rc == 1 and "watchdog: writer 0 holding pthread-mutex since" in out
+       and "not releasing it" in out and "End of test: FAILURE" in out
+       and secs < 12, f"watchdog off: the end-of-test check names the holder ({secs:.1f} s)")
+    # A hang that begins less than the watchdog's 10 s before the end (the
+    # run lasts 3 s): still reported as a hang, with the thread dump.
+    rc, out, err, secs = run(["--type", "mutex", "--duration", "3", "--nwriters_stress", "2",
+                              "--inject_hang", "1", "--stutter", "0", "--long_hold", "0",
+                              "--watchdog", "10", "--stat_interval", "0"], 30)
+    dump = [l for l in out.splitlines() if re.match(r"^\S+-torture:!!! writer \d+: ", l)]
+    ok(rc == 1 and "watchdog: writer 0 holding mutex" in out and len(dump) == 2
+       and "End of test: FAILURE" in out.splitlines()[-1],
+       f"a hang under the watchdog limit before the end: reported with {len(dump)} thread states ({secs:.1f} s)")
 
 
 def scenario_signal():
@@ -243,7 +266,37 @@ def scenario_signal():
             diag(f"rc={p.returncode}\n" + out[-2000:] + err)
 
 
+def scenario_perturb():
+    """--perturb: seed printed, hooks reached, replay line on FAILURE, bad values refused."""
+    rc, out, err, secs = run(["--type", "qspinlock-pv", "--duration", "2", "--perturb=5",
+                              "--seed", "12345", "--stat_interval", "0"], 60)
+    m = re.search(r"perturb: (\d+) points perturbed: (\d+) spins, (\d+) yields, (\d+) sleeps",
+                  out)
+    good = rc == 0 and "perturb: 5% of the lock's atomics" in out and "seed 12345" in out \
+        and m and int(m.group(1)) > 0 and int(m.group(1)) == sum(int(m.group(i)) for i in (2, 3, 4))
+    if not ok(good, f"qspinlock-pv --perturb=5: SUCCESS, seed printed, "
+                    f"{m.group(1) if m else 0} points perturbed"):
+        diag(f"rc={rc}\n" + out[-2000:] + err)
+    rc, out, err, _ = run(["--type", "mutex", "--duration", "1", "--stat_interval", "0"], 60)
+    ok(rc == 0 and "perturb: off" in out and "points perturbed" not in out,
+       "without --perturb: off, nothing perturbed")
+    rc, out, err, _ = run(["--type", "busted", "--duration", "1", "--perturb", "--seed=777",
+                           "--fail_fast"], 60)
+    rep = [l for l in out.splitlines() if "!!! replay (same seed; perturbations on): " in l]
+    good = rc == 1 and len(rep) == 1 and rep[0].endswith(" --type busted --duration 1 --perturb "
+                                                        "--fail_fast --seed 777")
+    if not ok(good, "a FAILURE prints the command that replays it, with its seed"):
+        diag(out[-2000:])
+    for bad, what in ((["--perturb=0"], "--perturb"), (["--perturb=x"], "--perturb"),
+                      (["--perturb=101"], "--perturb"), (["--seed", "-1"], "--seed"),
+                      (["--seed"], "--seed")):
+        rc, out, err, _ = run(["--type", "mutex"] + bad, 30)
+        ok(rc == 2 and out == "" and what in err and len(err.splitlines()) == 1,
+           f"rejected: {' '.join(bad)}")
+
+
 SCENARIOS = {
+    "perturb": scenario_perturb,
     "usage": scenario_usage,
     "busted": scenario_busted,
     "pass": scenario_pass,

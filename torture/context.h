@@ -5,7 +5,9 @@
  *
  * One struct lb_torture_run is passed explicitly to every part of the
  * program (workers, stats, watchdog, background threads); there are no
- * module-parameter-style globals.  The only global is the signal flag in
+ * module-parameter-style globals.  The only globals are the --perturb
+ * settings (perturb.c: the hooks in the lock code have no context), the
+ * fatal-signal report's (fatal.c) and the signal flag in
  * run.c.
  *
  * Sharing rules:
@@ -73,6 +75,12 @@ struct lb_torture_config {
 	int trylock_pct;             /* % of acquisitions through trylock-and-retry */
 	int stall_secs;              /* one waiter stuck this long while others progress
 				      * = FAILURE; 0 = off */
+
+	uint32_t perturb_ppm;        /* --perturb: points perturbed per million; 0 = off */
+	uint64_t seed;               /* --seed, or drawn at start; printed for replay */
+	bool kernel_defaults;        /* -1 thread counts as the kernel chooses them */
+	int argc;                    /* the command line, for the replay line */
+	char **argv;
 
 	cpu_set_t allowed;           /* the CPUs this process may use at start */
 	int ncpus;                   /* CPU_COUNT(&allowed) */

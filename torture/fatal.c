@@ -21,6 +21,8 @@
 static struct lb_torture_run *fatal_run;
 static char fatal_banner[4096];
 static size_t fatal_banner_len;
+static char fatal_replay[4096];
+static size_t fatal_replay_len;
 static _Atomic int fatal_entered;
 static _Thread_local struct lb_torture_thread *fatal_self;
 static _Thread_local void *fatal_alt_stack;
@@ -95,6 +97,31 @@ static void emit_stats(const struct lb_torture_run *run, bool write_side)
 	emit(l.buf, l.len);
 }
 
+/*
+ * The exclusion counter at the signal, independent of whatever aborted: a
+ * lock whose misuse check fires on the second owner's unlock has let two
+ * threads in, and the counter (relaxed loads: lock-free, signal-safe) says
+ * so.  The holders word counts writers in its high half, readers in its low.
+ */
+static void emit_exclusion(const struct lb_torture_run *run)
+{
+	uint64_t h = atomic_load_explicit(&run->holders, memory_order_relaxed);
+	long long writers = (long long)(h >> 32), readers = (long long)(h & 0xffffffffu);
+	struct line l = { .len = 0 };
+	put_str(&l, run->cfg.type);
+	put_str(&l, LB_TORTURE_FLAG);
+	put_str(&l, writers > 1 || (writers && readers && !run->rcu) ? "!!! " : " ");
+	put_str(&l, "exclusion counter at the signal: ");
+	put_num(&l, writers);
+	put_str(&l, " writer(s), ");
+	put_num(&l, readers);
+	put_str(&l, " reader(s) inside");
+	if (writers > 1)
+		put_str(&l, ": two write owners at once");
+	put_str(&l, "\n");
+	emit(l.buf, l.len);
+}
+
 static void on_fatal(int sig, siginfo_t *info, void *uctx)
 {
 	(void)info;
@@ -122,15 +149,20 @@ static void on_fatal(int sig, siginfo_t *info, void *uctx)
 		put_str(&l, " (an abort: the lock's own message, if any, is on stderr)");
 	put_str(&l, "\n");
 	emit(l.buf, l.len);
+	emit_exclusion(run);
 	emit_stats(run, true);
 	if (run->ops->read_lock)
 		emit_stats(run, false);
+	emit(fatal_replay, fatal_replay_len);
 	emit(fatal_banner, fatal_banner_len);
 	_exit(1);
 }
 
-void lb_torture_fatal_install(struct lb_torture_run *run)
+void lb_torture_fatal_install(struct lb_torture_run *run, const char *replay)
 {
+	size_t r = strlen(replay);
+	fatal_replay_len = r < sizeof(fatal_replay) ? r : sizeof(fatal_replay) - 1;
+	memcpy(fatal_replay, replay, fatal_replay_len);
 #ifdef NDEBUG
 	bool debug = false;
 #else

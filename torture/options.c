@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* The configuration and what the command line holds until it is resolved. */
 struct torture_args {
@@ -20,6 +22,28 @@ struct torture_args {
 	int nwriters, nreaders;  /* -1: the kernel's "choose for me" */
 	bool list;               /* acted on after parsing, so stray arguments are refused */
 };
+
+/* --perturb[=RATE]: a percentage, 0.0001..100, as points per million. */
+static int parse_perturb_rate(const struct lb_opt *o, const char *arg, void *base)
+{
+	char *end;
+	double pct = strtod(arg, &end);
+	if (end == arg || (*end && strcmp(end, "%")) || !(pct >= 0.0001 && pct <= 100))
+		return -1;
+	*(uint32_t *)lb_opt_field(o, base) = (uint32_t)(pct * 10000 + 0.5);
+	return 0;
+}
+
+/* A fresh seed when none is given: the clock and the pid, mixed. */
+static uint64_t draw_seed(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t x = (uint64_t)ts.tv_sec * LB_NS_PER_S + (uint64_t)ts.tv_nsec;
+	x ^= (uint64_t)getpid() << 40;
+	x *= 0x9e3779b97f4a7c15ull;
+	return (x ^ (x >> 29)) % 1000000000000ull; /* 12 digits: easy to retype */
+}
 
 /* Whole seconds, optionally with a unit (s, m, h), into an int, in [0, o->max]. */
 static int parse_seconds(const struct lb_opt *o, const char *arg, void *base)
@@ -112,15 +136,27 @@ static const struct lb_opt torture_opts[] = {
 	  .help = "the lock to torture (see --list); required",
 	  .offset = LB_OPT_AT(T, type, const char *) },
 	{ .name = "nwriters_stress", .kind = LB_OPT_CUSTOM, .arg = "N",
-	  .help = "writer threads; -1: 2 x CPUs, or CPUs for locks with a read side (-1)",
+	  .help = "writer threads; -1: 4 x CPUs, or 2 x CPUs + 1 for locks with a read side (-1)",
 	  .def = "-1", .parse = parse_stress,
 	  .accepted = "0.." LB_OPT_STR(LB_TORTURE_MAX_STRESS) " threads, or -1 for the default",
 	  .offset = LB_OPT_AT(T, nwriters, int) },
 	{ .name = "nreaders_stress", .kind = LB_OPT_CUSTOM, .arg = "N",
-	  .help = "reader threads, read/write locks only; -1: as many as the writers (-1)",
+	  .help = "reader threads, read/write locks only; -1: 2 x CPUs + 1, or as many as the "
+		  "writers given (-1)",
 	  .def = "-1", .parse = parse_stress,
 	  .accepted = "0.." LB_OPT_STR(LB_TORTURE_MAX_STRESS) " threads, or -1 for the default",
 	  .offset = LB_OPT_AT(T, nreaders, int) },
+	{ .name = "kernel_defaults", .kind = LB_OPT_FLAG,
+	  .help = "-1 thread counts as the kernel's: 2 x CPUs writers, or CPUs writers + CPUs readers",
+	  .offset = LB_OPT_AT(T, cfg.kernel_defaults, bool) },
+	{ .name = "perturb", .kind = LB_OPT_CUSTOM, .arg = "RATE", .bare = "1",
+	  .help = "random spins, yields and µs sleeps around the lock's atomics and futex calls, at "
+		  "RATE % of them (0.0001..100; --perturb alone: 1)",
+	  .parse = parse_perturb_rate, .accepted = "a percentage 0.0001..100",
+	  .offset = LB_OPT_AT(T, cfg.perturb_ppm, uint32_t) },
+	{ .name = "seed", .kind = LB_OPT_U64, .arg = "N",
+	  .help = "seed of the --perturb decisions (replay); default: drawn", .min = 0,
+	  .max = UINT64_MAX, .offset = LB_OPT_AT(T, cfg.seed, uint64_t) },
 	SECONDS_ROW("duration", "shutdown_secs",
 		    "length of the test in s (units s/m/h accepted); 0 = until SIGINT/SIGTERM (30)",
 		    "30", 7 * 86400, duration),
@@ -178,7 +214,7 @@ static const struct lb_opt torture_opts[] = {
 		"% of acquisitions made by trylock-and-retry, where the lock has one (10)", "10", 0,
 		100, "%", trylock_pct),
 	{ .name = "holders_check", .kind = LB_OPT_FLAG,
-	  .help = "also check with a fetch_add holders counter (deterministic)",
+	  .help = "the fetch_add holders counter check (always on; accepted for old command lines)",
 	  .offset = LB_OPT_AT(T, cfg.holders_check, bool) },
 	{ .name = "fail_fast", .kind = LB_OPT_FLAG, .help = "end the test as soon as a failure is seen",
 	  .offset = LB_OPT_AT(T, cfg.fail_fast, bool) },
@@ -249,19 +285,37 @@ static void resolve_type(struct lb_torture_config *cfg, const char *type,
 	cfg->type = ops->name;
 }
 
-/* The kernel's lock_torture_init() rules for the thread counts. */
+/* The thread counts: oversubscribed by default, or the kernel's lock_torture_init() rules. */
 static void resolve_threads(struct lb_torture_config *cfg, int nwriters, int nreaders)
 {
-	int nw = nwriters >= 0 ? nwriters : 2 * cfg->ncpus;
-	int nr = 0;
-	if (cfg->ops->read_lock) {
-		if (nreaders >= 0) {
-			nr = nreaders;
-		} else {
-			if (nwriters < 0)
-				nw = cfg->ncpus; /* split evenly, same total as exclusive locks */
-			nr = nw;
+	int nw, nr = 0;
+	bool rw = cfg->ops->read_lock != NULL;
+	if (cfg->kernel_defaults) {
+		nw = nwriters >= 0 ? nwriters : 2 * cfg->ncpus;
+		if (rw) {
+			if (nreaders >= 0) {
+				nr = nreaders;
+			} else {
+				if (nwriters < 0)
+					nw = cfg->ncpus; /* split evenly, same total as exclusive locks */
+				nr = nw;
+			}
 		}
+	} else {
+		/*
+		 * Oversubscribed: more threads of each side than CPUs, so that
+		 * holders and waiters are preempted inside the lock's windows
+		 * (a wake-up racing a sleep, a hand-over racing a steal).
+		 */
+		int side = 2 * cfg->ncpus + 1;
+		nw = nwriters >= 0 ? nwriters : rw ? side : 4 * cfg->ncpus;
+		/* Readers -1 with the writers given: as many as them (the kernel's rule). */
+		if (rw)
+			nr = nreaders >= 0 ? nreaders : nwriters >= 0 ? nw : side;
+		if (nw > LB_TORTURE_MAX_STRESS)
+			nw = LB_TORTURE_MAX_STRESS;
+		if (nr > LB_TORTURE_MAX_STRESS)
+			nr = LB_TORTURE_MAX_STRESS;
 	}
 	if (nw + nr == 0)
 		lb_usage_error("must run at least one locking thread (--nwriters_stress and "
@@ -315,12 +369,19 @@ void lb_torture_parse_options_extra(int argc, char **argv, struct lb_torture_con
 	a.cfg.bind_readers = a.cfg.allowed;
 	a.cfg.bind_writers = a.cfg.allowed;
 	a.cfg.inject_hang = -1;
+	/* The exclusion counter runs on every run: it sees two owners whatever
+	 * the flags and whether or not the lock's own misuse checks fire. */
+	a.cfg.holders_check = true;
 	lb_opt_parse(&torture_cmd, argc, argv, &a, &seen);
 	*cfg = a.cfg;
 	if (a.list) {
 		print_list();
 		exit(0);
 	}
+	cfg->argc = argc;
+	cfg->argv = argv;
+	if (!lb_opt_given(&torture_cmd, &seen, "seed"))
+		cfg->seed = draw_seed();
 	resolve_type(cfg, a.type, extra);
 	resolve_threads(cfg, a.nwriters, a.nreaders);
 	check_combinations(cfg);

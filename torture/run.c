@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "delay.h"
 #include "fatal.h"
+#include "perturb.h"
 #include "prio.h"
 #include "rcu_chains.h"
 #include "stats.h"
@@ -139,6 +140,48 @@ static void say(const struct lb_torture_run *run, const char *bang, const char *
 	printf("%s%s%s %s\n", run->cfg.type, LB_TORTURE_FLAG, bang, text);
 }
 
+/* Whether a command-line word needs quoting to be pasted back into a shell. */
+static bool needs_quotes(const char *w)
+{
+	if (!*w)
+		return true;
+	for (; *w; w++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "-_=./,:%+@", *w))
+			return true;
+	return false;
+}
+
+/* The command that replays this run: the same options with --seed N (a
+ * --seed given before is replaced), as a "!!!" line. */
+static void format_replay(const struct lb_torture_config *cfg, char *line, size_t size)
+{
+	size_t len = (size_t)snprintf(line, size, "%s%s!!! replay (same seed; perturbations %s): ",
+				      cfg->type, LB_TORTURE_FLAG, cfg->perturb_ppm ? "on" : "off");
+	for (int i = 0; i < cfg->argc && len < size - 64; i++) {
+		const char *w = cfg->argv[i];
+		if (i > 0 && (!strcmp(w, "--seed") || !strcmp(w, "-seed"))) {
+			i++; /* and its value */
+			continue;
+		}
+		if (i > 0 && (!strncmp(w, "--seed=", 7) || !strncmp(w, "-seed=", 6)))
+			continue;
+		bool q = needs_quotes(w) && !strchr(w, '\'');
+		len += (size_t)snprintf(line + len, size - len, "%s%s%s%s", i ? " " : "",
+					q ? "'" : "", w, q ? "'" : "");
+	}
+	if (len >= size - 64)
+		len = size - 64;
+	snprintf(line + len, size - len, " --seed %llu\n", (unsigned long long)cfg->seed);
+}
+
+static void print_replay(const struct lb_torture_run *run)
+{
+	char line[4096];
+	format_replay(&run->cfg, line, sizeof(line));
+	fputs(line, stdout);
+}
+
 /* Final statistics, port summary lines and the End banner; the exit status. */
 static int verdict(struct lb_torture_run *run, int errors, bool hard_fail)
 {
@@ -186,7 +229,16 @@ static int verdict(struct lb_torture_run *run, int errors, bool hard_fail)
 		    "acquire/release does not order its critical sections", races);
 		errors++;
 	}
+	if (run->cfg.perturb_ppm && run->cfg.verbose) {
+		struct lb_perturb_counts c;
+		lb_perturb_read_counts(&c);
+		say(run, "", "perturb: %llu points perturbed: %llu spins, %llu yields, %llu sleeps",
+		    (unsigned long long)c.points, (unsigned long long)c.spins,
+		    (unsigned long long)c.yields, (unsigned long long)c.sleeps);
+	}
 	bool failed = errors || hard_fail;
+	if (failed)
+		print_replay(run);
 	lb_torture_print_banner(run, failed ? "End of test: FAILURE" : "End of test: SUCCESS");
 	return failed ? 1 : 0;
 }
@@ -380,6 +432,19 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 		say(run, "", "port jiffy = %llu us, delay model %s, watchdog %d s, CPUs %s",
 		    (unsigned long long)(cfg->jiffy_ns / 1000), lb_torture_delay_model_name(run->delay_model),
 		    cfg->watchdog, cpus);
+		say(run, "", "threads: %d writers, %d readers on %d CPUs (%s)",
+		    cfg->nwriters_stress, cfg->nreaders_stress, cfg->ncpus,
+		    cfg->kernel_defaults ? "--kernel_defaults: -1 = 2 x CPUs writers, or CPUs "
+					   "writers + CPUs readers"
+					 : "oversubscribed: -1 = 4 x CPUs writers, or 2 x CPUs + 1 "
+					   "of each side; --kernel_defaults for the kernel's mix");
+		if (cfg->perturb_ppm)
+			say(run, "", "perturb: %.4g%% of the lock's atomics and futex calls delayed, "
+			    "yielded or slept around; seed %llu", cfg->perturb_ppm / 1e4,
+			    (unsigned long long)cfg->seed);
+		else
+			say(run, "", "perturb: off (--perturb to turn it on); seed %llu",
+			    (unsigned long long)cfg->seed);
 		if (!err && run->ops->describe) {
 			char how[160];
 			run->ops->describe(run->lock, how, sizeof(how));
@@ -396,7 +461,11 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 		return err;
 	}
 
-	lb_torture_fatal_install(run);
+	/* Before any worker starts: the hooks read it without synchronisation. */
+	lb_perturb_configure(cfg->perturb_ppm, cfg->seed);
+	char replay[4096];
+	format_replay(cfg, replay, sizeof(replay));
+	lb_torture_fatal_install(run, replay);
 	/* Workers inherit a mask with SIGINT/SIGTERM blocked: main takes them. */
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigemptyset(&sa.sa_mask);
@@ -439,13 +508,17 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 	lb_torture_affinity_stop(run);
 	unsigned int hold_ms = lb_torture_delay_max_hold_ms(run->delay_model, cfg->long_hold);
 	uint64_t exit_ns = 5 * LB_NS_PER_S + 2 * (uint64_t)hold_ms * 1000000u;
-	uint64_t drain_start = lb_torture_now_ns();
+	/* The watchdog and the stall check go on past the end: a worker that
+	 * does not leave is classified from its state and the CPU it uses. */
+	uint64_t end_coarse = lb_torture_coarse_ns();
+	uint64_t *cpu_at_end = calloc((size_t)run->nthreads, sizeof(*cpu_at_end));
+	for (int i = 0; cpu_at_end && i < run->nthreads; i++)
+		cpu_at_end[i] = lb_torture_thread_cpu_ns(&run->threads[i]);
 	if (!wait_all_exited(run, exit_ns, DRAIN_CAP_NS)) {
-		say(run, "!!!", "workers still running %.1f s after the end of the test, none of them "
-		    "leaving or getting the lock for the last %.1f s; thread states:",
-		    (double)(lb_torture_now_ns() - drain_start) / LB_NS_PER_S, (double)exit_ns / LB_NS_PER_S);
+		lb_torture_report_end_hang(run, end_coarse, cpu_at_end);
 		fail_and_leave(run, errors);
 	}
+	free(cpu_at_end);
 	for (int i = 0; i < run->nthreads; i++)
 		if (run->threads[i].created)
 			pthread_join(run->threads[i].handle, NULL);

@@ -44,8 +44,7 @@ void lb_torture_stall_free(struct lb_torture_stall *st)
 	st->cpu_at = NULL;
 }
 
-/* CPU time a worker has used; UINT64_MAX when it cannot be read. */
-static uint64_t thread_cpu_ns(const struct lb_torture_thread *t)
+uint64_t lb_torture_thread_cpu_ns(const struct lb_torture_thread *t)
 {
 	clockid_t clock;
 	struct timespec ts;
@@ -93,7 +92,7 @@ const struct lb_torture_thread *lb_torture_stall_check(struct lb_torture_stall *
 		if (since != st->since[i]) { /* a new wait: count from here */
 			st->since[i] = since;
 			st->acq_at[i] = total;
-			st->cpu_at[i] = thread_cpu_ns(t);
+			st->cpu_at[i] = lb_torture_thread_cpu_ns(t);
 		}
 		if (now <= since)
 			continue;
@@ -111,7 +110,7 @@ const struct lb_torture_thread *lb_torture_stall_check(struct lb_torture_stall *
 		 * passed over is an unfair lock starving it (its policy under heavy
 		 * oversubscription), a waiter that sleeps through it all was not
 		 * woken.  Only the first is left to the longest-wait line. */
-		uint64_t cpu = thread_cpu_ns(t);
+		uint64_t cpu = lb_torture_thread_cpu_ns(t);
 		if (cpu == UINT64_MAX || st->cpu_at[i] == UINT64_MAX ||
 		    cpu - st->cpu_at[i] > LB_TORTURE_STALL_MAX_CPU_NS)
 			continue;
@@ -170,4 +169,66 @@ void lb_torture_dump_threads(const struct lb_torture_run *run)
 		       since_start(run, prog), n);
 	}
 	fflush(stdout);
+}
+
+/* How a worker that did not leave after the end spent the drain: asleep (at
+ * most the stall check's CPU allowance) or running. */
+static bool slept_through(const struct lb_torture_thread *t, uint64_t cpu_at_end)
+{
+	uint64_t cpu = lb_torture_thread_cpu_ns(t);
+	return cpu != UINT64_MAX && cpu_at_end != UINT64_MAX &&
+	       cpu - cpu_at_end <= LB_TORTURE_STALL_MAX_CPU_NS;
+}
+
+void lb_torture_report_end_hang(const struct lb_torture_run *run, uint64_t end_ns,
+				const uint64_t *cpu_at_end)
+{
+	const struct lb_torture_thread *holder = NULL, *sleeper = NULL, *spinner = NULL;
+	int left = 0;
+	for (int i = 0; i < run->nthreads; i++) {
+		const struct lb_torture_thread *t = &run->threads[i];
+		int s = atomic_load_explicit(&t->state, memory_order_relaxed);
+		/* --inject_hang: the thread left with the lock still held. */
+		if (s == LB_TORTURE_HUNG && !holder)
+			holder = t;
+		/* Acquire: pairs with the worker's release of exited. */
+		if (!t->created || atomic_load_explicit(&t->exited, memory_order_acquire)) {
+			left++;
+			continue;
+		}
+		if ((s == LB_TORTURE_HOLDING || s == LB_TORTURE_HUNG) && !holder)
+			holder = t;
+		else if (s == LB_TORTURE_WAITING && slept_through(t, cpu_at_end ? cpu_at_end[i] : UINT64_MAX))
+			sleeper = sleeper ? sleeper : t;
+		else if (s == LB_TORTURE_WAITING && !spinner)
+			spinner = t;
+	}
+	const struct lb_torture_thread *t = holder ? holder : sleeper ? sleeper : spinner;
+	const char *type = run->cfg.type;
+	uint64_t now = lb_torture_coarse_ns();
+	double after = now > end_ns ? (double)(now - end_ns) / 1e9 : 0.0;
+	if (!t) {
+		printf("%s%s!!! watchdog: workers still running %.1f s after the end of the test, none "
+		       "of them leaving or getting the lock; thread states:\n", type, LB_TORTURE_FLAG,
+		       after);
+		return;
+	}
+	uint64_t since = atomic_load_explicit(&t->state_since_ns, memory_order_relaxed);
+	double began = since_start(run, since);
+	double before = since < end_ns ? (double)(end_ns - since) / 1e9 : 0.0;
+	if (holder)
+		printf("%s%s!!! watchdog: %s %d holding %s since %.3f s (%.1f s before the end of the "
+		       "test) and not releasing it %.1f s after the end: a lock that is never "
+		       "released; thread states:\n", type, LB_TORTURE_FLAG, lb_torture_role(t), t->id, type,
+		       began, before, after);
+	else if (sleeper)
+		printf("%s%s!!! stall: %s %d asleep waiting for %s since %.3f s (%.1f s before the end "
+		       "of the test) and still %.1f s after it, while %d other workers left: a lost "
+		       "wake-up (the lock is free, nobody wakes it); thread states:\n", type,
+		       LB_TORTURE_FLAG, lb_torture_role(t), t->id, type, began, before, after, left);
+	else
+		printf("%s%s!!! watchdog: %s %d running but not getting %s since %.3f s (%.1f s before "
+		       "the end of the test) and still %.1f s after it, while %d other workers left: a "
+		       "lost hand-over or a livelock; thread states:\n", type, LB_TORTURE_FLAG,
+		       lb_torture_role(t), t->id, type, began, before, after, left);
 }

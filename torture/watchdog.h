@@ -59,4 +59,18 @@ const struct lb_torture_thread *lb_torture_stall_check(struct lb_torture_stall *
 						   uint64_t limit_ns, uint64_t *waited_ns,
 						   long long *others);
 
+/* CPU time a worker has used; UINT64_MAX when it cannot be read. */
+uint64_t lb_torture_thread_cpu_ns(const struct lb_torture_thread *t);
+
+/*
+ * The watchdog and the stall check after the end of the test: the workers
+ * that did not leave, classified (one holding the lock and not releasing it;
+ * one asleep in the lock while every other worker left, i.e. parked on a
+ * free lock: a lost wake-up; one running without getting it), in one "!!!"
+ * line saying when the hang began relative to end_ns.  cpu_at_end: each
+ * worker's CPU time at the end (may be NULL).  The caller dumps the threads.
+ */
+void lb_torture_report_end_hang(const struct lb_torture_run *run, uint64_t end_ns,
+				const uint64_t *cpu_at_end);
+
 #endif /* LB_TORTURE_WATCHDOG_H */

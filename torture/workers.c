@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "delay.h"
 #include "fatal.h"
+#include "perturb.h"
 #include "prio.h"
 #include "state.h"
 #include "stutter.h"
@@ -58,6 +59,7 @@ static int thread_setup(struct lb_torture_thread *t, int nested)
 	int nctx = ops->thread_ctx_size ? 1 + nested : 1;
 
 	lb_torture_random_init(&t->rng);
+	lb_perturb_thread_start(t->index);
 	for (int k = 0; k < nctx; k++) {
 		void *ctx = lb_thread_ctx_alloc(ops);
 		unsigned int idx = (unsigned int)run->nthreads * (unsigned int)k + t->index;

@@ -25,7 +25,17 @@
 static inline long lb_futex(_Atomic(uint32_t) *uaddr, int op, uint32_t val,
 			    const struct timespec *timeout, uint32_t *uaddr2, uint32_t val3)
 {
+#if defined(LB_PERTURB)
+	/* locktorture --perturb only (torture/perturb_hooks.h): delays around the call. */
+	lb_perturb_point();
+	long ret = syscall(SYS_futex, (uint32_t *)uaddr, op, val, timeout, uaddr2, val3);
+	int saved_errno = errno;
+	lb_perturb_point();
+	errno = saved_errno;
+	return ret;
+#else
 	return syscall(SYS_futex, (uint32_t *)uaddr, op, val, timeout, uaddr2, val3);
+#endif
 }
 
 /* Sleep while *uaddr == expected (relative timeout, NULL = forever). */

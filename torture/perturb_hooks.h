@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perturb_hooks.h - force-included (-include) into locktorture's own compile
+ * of the lock adapters, with -DLB_PERTURB=1, and into nothing else: lockbench,
+ * the preload library and the installed headers never see it.
+ *
+ * Every lock reaches memory through <stdatomic.h>'s generic functions (which
+ * GCC expands into the __atomic_* builtins, Clang into __c11_atomic_*) or
+ * through the __atomic builtins directly
+ * (qspinlock.h's byte and half-word views).  Defining each builtin's name as
+ * a function-like macro that calls lb_perturb_point() before and after the
+ * builtin hooks them all, with no per-lock code: a macro's own name inside its
+ * expansion is not expanded again, so the inner call is the real builtin.
+ * lb_futex.h calls lb_perturb_point() around its syscall under the same
+ * LB_PERTURB define.
+ *
+ * lb_perturb_point() costs a load and a predicted branch while --perturb is
+ * off; torture/perturb.c has the delays.
+ */
+#ifndef LB_TORTURE_PERTURB_HOOKS_H
+#define LB_TORTURE_PERTURB_HOOKS_H
+
+#if !defined(LB_PERTURB) || defined(__cplusplus)
+#error "perturb_hooks.h is for locktorture's C compile of the locks (-DLB_PERTURB=1)"
+#endif
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "perturb.h"
+
+/* Statement-expression wrappers: perturb, do the operation, perturb. */
+#define LB_PERTURB_VOID_(call)                                                 \
+	__extension__({                                                        \
+		lb_perturb_point();                                            \
+		call;                                                          \
+		lb_perturb_point();                                            \
+	})
+/* The result's name is made unique (__COUNTER__) so that a wrapped operation
+ * nested in another's argument does not shadow it. */
+#define LB_PERTURB_VALUE_(call) LB_PERTURB_VALUE_N_(call, __COUNTER__)
+#define LB_PERTURB_VALUE_N_(call, n) LB_PERTURB_VALUE_NAMED_(call, LB_PERTURB_CAT_(lb_perturb_r, n))
+#define LB_PERTURB_CAT_(a, b) a##b
+#define LB_PERTURB_VALUE_NAMED_(call, result)                                  \
+	__extension__({                                                        \
+		lb_perturb_point();                                            \
+		__auto_type result = call;                                     \
+		lb_perturb_point();                                            \
+		result;                                                        \
+	})
+
+#define __atomic_load(p, r, mo) LB_PERTURB_VOID_(__atomic_load(p, r, mo))
+#define __atomic_load_n(p, mo) LB_PERTURB_VALUE_(__atomic_load_n(p, mo))
+#define __atomic_store(p, v, mo) LB_PERTURB_VOID_(__atomic_store(p, v, mo))
+#define __atomic_store_n(p, v, mo) LB_PERTURB_VOID_(__atomic_store_n(p, v, mo))
+#define __atomic_exchange(p, v, r, mo) LB_PERTURB_VOID_(__atomic_exchange(p, v, r, mo))
+#define __atomic_exchange_n(p, v, mo) LB_PERTURB_VALUE_(__atomic_exchange_n(p, v, mo))
+#define __atomic_compare_exchange(p, e, d, w, s, f)                            \
+	LB_PERTURB_VALUE_(__atomic_compare_exchange(p, e, d, w, s, f))
+#define __atomic_compare_exchange_n(p, e, d, w, s, f)                          \
+	LB_PERTURB_VALUE_(__atomic_compare_exchange_n(p, e, d, w, s, f))
+#define __atomic_fetch_add(p, v, mo) LB_PERTURB_VALUE_(__atomic_fetch_add(p, v, mo))
+#define __atomic_fetch_sub(p, v, mo) LB_PERTURB_VALUE_(__atomic_fetch_sub(p, v, mo))
+#define __atomic_fetch_and(p, v, mo) LB_PERTURB_VALUE_(__atomic_fetch_and(p, v, mo))
+#define __atomic_fetch_or(p, v, mo) LB_PERTURB_VALUE_(__atomic_fetch_or(p, v, mo))
+#define __atomic_fetch_xor(p, v, mo) LB_PERTURB_VALUE_(__atomic_fetch_xor(p, v, mo))
+#define __atomic_thread_fence(mo) LB_PERTURB_VOID_(__atomic_thread_fence(mo))
+
+/* Clang's <stdatomic.h> expands to its __c11_atomic_* builtins instead. */
+#define __c11_atomic_load(p, mo) LB_PERTURB_VALUE_(__c11_atomic_load(p, mo))
+#define __c11_atomic_store(p, v, mo) LB_PERTURB_VOID_(__c11_atomic_store(p, v, mo))
+#define __c11_atomic_exchange(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_exchange(p, v, mo))
+#define __c11_atomic_compare_exchange_strong(p, e, d, s, f)                    \
+	LB_PERTURB_VALUE_(__c11_atomic_compare_exchange_strong(p, e, d, s, f))
+#define __c11_atomic_compare_exchange_weak(p, e, d, s, f)                      \
+	LB_PERTURB_VALUE_(__c11_atomic_compare_exchange_weak(p, e, d, s, f))
+#define __c11_atomic_fetch_add(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_fetch_add(p, v, mo))
+#define __c11_atomic_fetch_sub(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_fetch_sub(p, v, mo))
+#define __c11_atomic_fetch_and(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_fetch_and(p, v, mo))
+#define __c11_atomic_fetch_or(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_fetch_or(p, v, mo))
+#define __c11_atomic_fetch_xor(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_fetch_xor(p, v, mo))
+#define __c11_atomic_thread_fence(mo) LB_PERTURB_VOID_(__c11_atomic_thread_fence(mo))
+
+#endif /* LB_TORTURE_PERTURB_HOOKS_H */
