@@ -11,6 +11,7 @@
  * budget (ns) of `mutex` at init, like glibc's mutex_spin_count tunable; the
  * value in use is whatever lb_mutex_init calibrated, read by nobody else.
  */
+#include "lb_deadline.h"
 #include "lb_lock_ops.h"
 #include "mutex.h"
 
@@ -76,6 +77,27 @@ static bool mutex_trylock(void *lock, void *tctx)
 	return lb_mutex_trylock(lock, tctx);
 }
 
+/* lb_mutex_timedlock's deadline is on CLOCK_MONOTONIC. */
+static int mutex_timedlock(void *lock, void *tctx, const struct timespec *abs, clockid_t clock)
+{
+	struct timespec mono;
+	int err = lb_deadline_monotonic(abs, clock, &mono);
+	if (err)
+		return lb_mutex_trylock(lock, tctx) ? 0 : err;
+	return lb_mutex_timedlock(lock, tctx, &mono);
+}
+
+/*
+ * The holder of every mutex whose holder vanished in a fork: a record no
+ * thread has, never written (only its address is used, as an owner value).
+ */
+static lb_mutex_thread_t mutex_orphan;
+
+static void mutex_atfork_child(void *lock, void *tctx)
+{
+	lb_mutex_atfork_child(lock, tctx, &mutex_orphan);
+}
+
 #if LB_MUTEX_COUNTING
 static size_t mutex_counters(const void *lock, struct lb_counter *out, size_t max)
 {
@@ -107,7 +129,7 @@ static size_t mutex_counters(const void *lock, struct lb_counter *out, size_t ma
 		.summary = what,                                               \
 		.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK |             \
 			 LB_LOCK_F_SLEEPS | LB_LOCK_F_THREAD_CTX |             \
-			 LB_MUTEX_OPS_COUNTERS,                                \
+			 LB_LOCK_F_TIMED | LB_MUTEX_OPS_COUNTERS,              \
 		.lock_size = sizeof(lb_mutex_t),                               \
 		.lock_align = _Alignof(lb_mutex_t),                            \
 		.thread_ctx_size = sizeof(lb_mutex_thread_t),                  \
@@ -118,6 +140,8 @@ static size_t mutex_counters(const void *lock, struct lb_counter *out, size_t ma
 		.trylock = mutex_trylock,                                      \
 		.counters = LB_MUTEX_OPS_COUNTERS_FN,                          \
 		.describe = mutex_describe,                                    \
+		.timedlock = mutex_timedlock,                                  \
+		.atfork_child = mutex_atfork_child,                            \
 	};
 
 LB_MUTEX_OPS(mutex, "mutex", "adaptive-spinning mutex (kernel mutex.c port)", mutex_init_spin)

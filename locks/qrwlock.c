@@ -76,6 +76,12 @@ static bool qrw_read_trylock(void *lock, void *tctx)
 	return lb_qrwlock_read_trylock(lock);
 }
 
+static void qrw_atfork_child(void *lock, void *tctx)
+{
+	(void)tctx; /* the forking thread is not queued: its node is idle */
+	lb_qrwlock_atfork_child(lock);
+}
+
 static void qrw_describe(const void *lock, char *buf, size_t len)
 {
 	(void)lock;
@@ -103,4 +109,5 @@ const struct lb_lock_ops lb_qrwlock_ops = {
 	.read_unlock = qrw_read_unlock,
 	.read_trylock = qrw_read_trylock,
 	.describe = qrw_describe,
+	.atfork_child = qrw_atfork_child,
 };

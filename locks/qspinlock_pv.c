@@ -50,6 +50,12 @@ static bool qspin_pv_trylock(void *lock, void *tctx)
 	return lb_qspin_pv_trylock(lock);
 }
 
+static void qspin_pv_atfork_child(void *lock, void *tctx)
+{
+	(void)tctx; /* the forking thread is not queued: its node is idle */
+	lb_qspin_pv_atfork_child(lock);
+}
+
 static void qspin_pv_describe(const void *lock, char *buf, size_t len)
 {
 	(void)lock;
@@ -77,4 +83,5 @@ const struct lb_lock_ops lb_qspinlock_pv_ops = {
 	.unlock = qspin_pv_unlock,
 	.trylock = qspin_pv_trylock,
 	.describe = qspin_pv_describe,
+	.atfork_child = qspin_pv_atfork_child,
 };

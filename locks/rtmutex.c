@@ -18,6 +18,7 @@
  * the checking variant.
  */
 #include "rtmutex.h"
+#include "../lib/lb_deadline.h"
 #include "../lib/lb_lock_ops.h"
 
 #include <stdio.h>
@@ -61,6 +62,28 @@ static bool rt_trylock(void *lock, void *tctx)
 	return lb_rtmutex_trylock(lock, tctx);
 }
 
+/* lb_rtmutex_timedlock's deadline is on CLOCK_MONOTONIC. */
+static int rt_timedlock(void *lock, void *tctx, const struct timespec *abs, clockid_t clock)
+{
+	struct timespec mono;
+	int err = lb_deadline_monotonic(abs, clock, &mono);
+	if (err)
+		return lb_rtmutex_trylock(lock, tctx) ? 0 : err;
+	return lb_rtmutex_timedlock(lock, tctx, &mono);
+}
+
+/*
+ * The holder of every rtmutex whose holder vanished in a fork (a child
+ * process's state, set up by lb_rtmutex_atfork_child; later waiters queue
+ * on it under its pi_lock).
+ */
+static struct lb_rt_task rt_orphan;
+
+static void rt_atfork_child(void *lock, void *tctx)
+{
+	lb_rtmutex_atfork_child(lock, tctx, &rt_orphan);
+}
+
 static int rt_thread_set_prio(void *tctx, int prio)
 {
 	return lb_rt_task_setprio(tctx, prio);
@@ -96,7 +119,7 @@ const struct lb_lock_ops lb_rtmutex_ops = {
 	.summary = "PI rt_mutex emulation: CAS fast path, prio-sorted waiters, chain walk, "
 		   "real SCHED_FIFO boost when permitted",
 	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS | LB_LOCK_F_PI |
-		 LB_LOCK_F_THREAD_CTX | LB_RT_COUNTERS_FLAG,
+		 LB_LOCK_F_THREAD_CTX | LB_LOCK_F_TIMED | LB_RT_COUNTERS_FLAG,
 	.lock_size = sizeof(lb_rtmutex_t),
 	.lock_align = _Alignof(lb_rtmutex_t),
 	.thread_ctx_size = sizeof(struct lb_rt_task),
@@ -108,4 +131,6 @@ const struct lb_lock_ops lb_rtmutex_ops = {
 	.counters = LB_RT_COUNTERS_FN,
 	.thread_set_prio = rt_thread_set_prio,
 	.describe = rt_describe,
+	.timedlock = rt_timedlock,
+	.atfork_child = rt_atfork_child,
 };

@@ -30,6 +30,12 @@ static bool ticket_trylock(void *lock, void *tctx)
 	return lb_ticket_trylock(lock);
 }
 
+static void ticket_atfork_child(void *lock, void *tctx)
+{
+	(void)tctx;
+	lb_ticket_atfork_child(lock);
+}
+
 const struct lb_lock_ops lb_ticket_ops = {
 	.name = "ticket",
 	.family = "spin",
@@ -41,4 +47,5 @@ const struct lb_lock_ops lb_ticket_ops = {
 	.lock = ticket_lock,
 	.unlock = ticket_unlock,
 	.trylock = ticket_trylock,
+	.atfork_child = ticket_atfork_child,
 };

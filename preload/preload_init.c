@@ -121,8 +121,31 @@ static void lbp_fork_parent(void)
 	lbp_pool_unlock(&lbp_thread_pool);
 }
 
+/*
+ * Only the forking thread lives on in the child.  Before anything can use a
+ * lock again (our handlers were registered in our constructor, before a
+ * program's own: child handlers run in registration order, so ours come
+ * first and the program's may then unlock what its prepare handler
+ * locked), every live lock forgets the waiters and spinners that were
+ * other threads, keeping what this thread holds (ops->atfork_child); then
+ * the other threads' records and indexes are given back.  The pools are
+ * still held here, so no slot changes state under the walk.
+ */
 static void lbp_fork_child(void)
 {
+	void (*reset)(void *, void *) = lbp_cfg.ops ? lbp_cfg.ops->atfork_child : NULL;
+	if (reset) {
+		struct lbp_thread *self = lbp_self_tls;
+		void *ctx = self ? lbp_thread_ctx(self) : NULL;
+		size_t n = atomic_load_explicit(&lbp_lock_pool.used, memory_order_acquire);
+		lbp_in_core++;
+		for (size_t i = 0; i < n; i++) {
+			struct lbp_lock *l = lbp_pool_slot(&lbp_lock_pool, i);
+			if (atomic_load_explicit(&l->state, memory_order_acquire) == LBP_SLOT_LIVE)
+				reset(lbp_lock_obj(l), ctx);
+		}
+		lbp_in_core--;
+	}
 	lbp_pool_unlock(&lbp_retired_guard);
 	lbp_pool_unlock(&lbp_lock_pool);
 	lbp_pool_unlock(&lbp_thread_pool);
