@@ -36,6 +36,7 @@
 struct lbp_config {
 	const struct lb_lock_ops *ops; /* the lock every default mutex becomes */
 	bool stats;                    /* LOCKBENCH_STATS set: count and time */
+	bool timed_poll;               /* ops->timedlock is NULL: the gate is used */
 	const char *stats_path;        /* NULL: text summary on stderr */
 	unsigned int stats_top;        /* LOCKBENCH_STATS_TOP, default 10 */
 	pid_t pid;                     /* the process that parsed the config */
@@ -143,6 +144,10 @@ struct lbp_lock {
 	uint32_t serial;               /* order of creation, for stable output */
 	_Atomic(const void *) mutex;   /* the pthread_mutex_t, for statistics */
 	struct lbp_lock_stats st;
+	/* Timed locks on a lock without ops->timedlock (preload_mutex.c). */
+	_Atomic uint32_t timed_waiters; /* threads in lbp_timed_poll */
+	_Atomic uint32_t release_seq;   /* futex word they nap on; bumped by unlocks */
+	_Atomic uint32_t gate;          /* starving timed waiters: new lockers wait */
 };
 #define LBP_LOCK_OFFSET 128
 _Static_assert(sizeof(struct lbp_lock) <= LBP_LOCK_OFFSET, "lock header too large");

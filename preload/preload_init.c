@@ -86,6 +86,7 @@ static void lbp_parse_config(void)
 		lbp_fatal("liblockbench-preload: LOCKBENCH_LOCK='%s' is not an exclusive lock "
 			  "with trylock available here; accepted: %s", name, names);
 	lbp_cfg.ops = ops;
+	lbp_cfg.timed_poll = !ops->timedlock;
 
 	const char *st = getenv("LOCKBENCH_STATS");
 	if (st && *st && strcmp(st, "0") != 0) {

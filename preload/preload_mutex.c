@@ -28,7 +28,10 @@
 #include "preload.h"
 #include "lb_atomic.h"
 
+#include "lb_futex.h"
+
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <string.h>
 
@@ -183,6 +186,10 @@ static inline void lbp_note_acquired(struct lbp_lock *l, bool contended, uint64_
 	s->hold_start_ns = now;
 }
 
+/* Defined with the timed locks below. */
+static void lbp_gate_wait(struct lbp_lock *l);
+static void lbp_poke_timed(struct lbp_lock *l);
+
 static __attribute__((noinline)) void lbp_acquire_counted(struct lbp_lock *l)
 {
 	void *ctx = lbp_thread_ctx(lbp_self());
@@ -195,6 +202,9 @@ static __attribute__((noinline)) void lbp_acquire_counted(struct lbp_lock *l)
 		return;
 	}
 	uint64_t t0 = lbp_now_ns();
+	if (LB_UNLIKELY(lbp_cfg.timed_poll &&
+			atomic_load_explicit(&l->gate, memory_order_relaxed)))
+		lbp_gate_wait(l);
 	ops->lock(lbp_lock_obj(l), ctx);
 	lbp_in_core--;
 	uint64_t t1 = lbp_now_ns();
@@ -208,6 +218,11 @@ void lbp_acquire(struct lbp_lock *l)
 		return;
 	}
 	void *ctx = lbp_thread_ctx(lbp_self());
+	/* Relaxed: the gate is a courtesy to a starving timed waiter, not
+	 * part of mutual exclusion; a late look only delays its turn. */
+	if (LB_UNLIKELY(lbp_cfg.timed_poll &&
+			atomic_load_explicit(&l->gate, memory_order_relaxed)))
+		lbp_gate_wait(l);
 	lbp_in_core++;
 	lbp_cfg.ops->lock(lbp_lock_obj(l), ctx);
 	lbp_in_core--;
@@ -232,6 +247,9 @@ void lbp_release(struct lbp_lock *l)
 	lbp_in_core++;
 	lbp_cfg.ops->unlock(lbp_lock_obj(l), ctx);
 	lbp_in_core--;
+	if (LB_UNLIKELY(lbp_cfg.timed_poll &&
+			atomic_load_explicit(&l->timed_waiters, memory_order_relaxed)))
+		lbp_poke_timed(l);
 }
 
 static bool lbp_try(struct lbp_lock *l)
@@ -387,31 +405,126 @@ LBP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 }
 
 /*
- * The vtable has no timed lock: poll with trylock, sleeping between tries
- * (1 us doubling to 1 ms) until the deadline on `clock`.  Timed locks are
- * rare in real programs; the poll keeps the lock's own algorithm untouched.
+ * Timed locks (pthread_mutex_timedlock/clocklock).  Neither is a
+ * cancellation point (POSIX), so nothing here may be one: no nanosleep, no
+ * usleep; every wait is a futex system call, which is not.
+ *
+ * A lock with ops->timedlock waits in its own queue with a deadline, and
+ * its turn comes as for lock().  For the others the fallback polls
+ * trylock, napping on a futex word of ours (release_seq) between tries:
+ * every unlock of a mutex with timed waiters bumps it and wakes them, so a
+ * try follows each release.  The bump is read without a fence on the
+ * unlock side (no cost for the lock's own unlock path): a wake missed in
+ * that race costs one nap (at most LBP_TIMED_NAP_MAX_NS).  Polling alone
+ * starves behind a FIFO queue (its trylock rarely finds the lock free), so
+ * a timed waiter that has polled for LBP_TIMED_GATE_NS closes the mutex's
+ * gate: new lockers wait at it (lbp_gate_wait) until the timed waiter got
+ * the lock or gave up, and the ones already queued drain.  The gate is
+ * closed at most until the timed waiter's deadline, so no thread waits at
+ * it longer than it would wait for that timed waiter's critical section.
  */
+#define LBP_TIMED_NAP_MAX_NS 200000L  /* longest nap between two tries */
+#define LBP_TIMED_GATE_NS 1000000ull  /* polling this long closes the gate */
+
+static bool lbp_try_quiet(struct lbp_lock *l)
+{
+	void *ctx = lbp_thread_ctx(lbp_self());
+	lbp_in_core++;
+	bool got = lbp_cfg.ops->trylock(lbp_lock_obj(l), ctx);
+	lbp_in_core--;
+	return got;
+}
+
+static void lbp_poke_timed(struct lbp_lock *l)
+{
+	atomic_fetch_add_explicit(&l->release_seq, 1, memory_order_relaxed);
+	lb_futex_wake(&l->release_seq, INT_MAX);
+}
+
+/* A new locker meets a closed gate: wait (futex, bounded naps) until it
+ * opens.  Bounded naps: a missed wake costs one nap, never a hang. */
+static void lbp_gate_wait(struct lbp_lock *l)
+{
+	uint32_t g;
+	while ((g = atomic_load_explicit(&l->gate, memory_order_relaxed)) != 0) {
+		struct timespec nap = { 0, LBP_TIMED_NAP_MAX_NS };
+		lb_futex_wait(&l->gate, g, &nap);
+	}
+}
+
+static int64_t lbp_left_ns(clockid_t clock, const struct timespec *abstime)
+{
+	struct timespec now;
+	clock_gettime(clock, &now);
+	return (int64_t)(abstime->tv_sec - now.tv_sec) * 1000000000 +
+	       (abstime->tv_nsec - now.tv_nsec);
+}
+
+static int lbp_timed_poll(struct lbp_lock *l, clockid_t clock, const struct timespec *abstime)
+{
+	int ret = ETIMEDOUT;
+	bool gated = false;
+	uint64_t start = lbp_now_ns();
+	long nap_ns = 2000;
+	atomic_fetch_add_explicit(&l->timed_waiters, 1, memory_order_relaxed);
+	for (;;) {
+		/* Read the sequence before the try: a release after the
+		 * failed try changes it, and the nap returns at once. */
+		uint32_t seq = atomic_load_explicit(&l->release_seq, memory_order_acquire);
+		if (lbp_try_quiet(l)) {
+			ret = 0;
+			break;
+		}
+		int64_t left = lbp_left_ns(clock, abstime);
+		if (left <= 0)
+			break;
+		if (!gated && lbp_now_ns() - start >= LBP_TIMED_GATE_NS) {
+			atomic_fetch_add_explicit(&l->gate, 1, memory_order_relaxed);
+			gated = true;
+		}
+		struct timespec nap = { 0, left < nap_ns ? (long)left : nap_ns };
+		lb_futex_wait(&l->release_seq, seq, &nap);
+		if (nap_ns < LBP_TIMED_NAP_MAX_NS)
+			nap_ns *= 2;
+	}
+	atomic_fetch_sub_explicit(&l->timed_waiters, 1, memory_order_relaxed);
+	if (gated && atomic_fetch_sub_explicit(&l->gate, 1, memory_order_relaxed) == 1)
+		lb_futex_wake(&l->gate, INT_MAX);
+	return ret;
+}
+
 static int lbp_timed(struct lbp_lock *l, clockid_t clock, const struct timespec *abstime)
 {
-	if (lbp_try(l))
+	uint64_t t0 = 0;
+	/* POSIX: a lock that can be taken at once is taken whatever abstime
+	 * says; it is checked only when the thread would block. */
+	if (lbp_try_quiet(l)) {
+		if (lbp_cfg.stats)
+			lbp_note_acquired(l, false, 0, lbp_now_ns());
 		return 0;
-	if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L)
-		return EINVAL;
-	long pause_ns = 1000;
-	for (;;) {
-		struct timespec now;
-		clock_gettime(clock, &now);
-		int64_t left = (int64_t)(abstime->tv_sec - now.tv_sec) * 1000000000 +
-			       (abstime->tv_nsec - now.tv_nsec);
-		if (left <= 0)
-			return ETIMEDOUT;
-		struct timespec nap = { 0, left < pause_ns ? left : pause_ns };
-		nanosleep(&nap, NULL);
-		if (pause_ns < 1000000)
-			pause_ns *= 2;
-		if (lbp_try(l))
-			return 0;
 	}
+	if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L ||
+	    (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC))
+		return EINVAL;
+	if (lbp_cfg.stats)
+		t0 = lbp_now_ns();
+	int ret;
+	if (lbp_cfg.ops->timedlock) {
+		void *ctx = lbp_thread_ctx(lbp_self());
+		lbp_in_core++;
+		ret = lbp_cfg.ops->timedlock(lbp_lock_obj(l), ctx, abstime, clock);
+		lbp_in_core--;
+	} else {
+		ret = lbp_timed_poll(l, clock, abstime);
+	}
+	if (lbp_cfg.stats) {
+		uint64_t t1 = lbp_now_ns();
+		if (ret == 0)
+			lbp_note_acquired(l, true, t1 - t0, t1);
+		else
+			atomic_fetch_add_explicit(&l->st.trylock_failed, 1, memory_order_relaxed);
+	}
+	return ret;
 }
 
 LBP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
@@ -428,11 +541,8 @@ LBP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 				       const struct timespec *abstime)
 {
 	struct lbp_lock *l;
-	if ((l = lbp_mutex_lookup(m)) != NULL) {
-		if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
-			return EINVAL;
+	if ((l = lbp_mutex_lookup(m)) != NULL)
 		return lbp_timed(l, clock, abstime);
-	}
 	if (!lbp_in_core)
 		lbp_count_pass();
 	return lbp_real_slow()->mutex_clocklock(m, clock, abstime);
