@@ -158,6 +158,11 @@ static void lbp_start(void)
 	lbp_parse_config();
 	size_t lock_slot = LBP_LOCK_OFFSET + lbp_cfg.ops->lock_size;
 	lock_slot = (lock_slot + LB_CACHELINE - 1) / LB_CACHELINE * LB_CACHELINE;
+	if (lbp_cfg.stats) { /* histograms after the lock, on lines of their own */
+		lbp_cfg.hist_offset = lock_slot;
+		lock_slot += (sizeof(struct lbp_hist) + LB_CACHELINE - 1) / LB_CACHELINE *
+			     LB_CACHELINE;
+	}
 	size_t thread_slot = LBP_THREAD_CTX_OFFSET + lbp_cfg.ops->thread_ctx_size;
 	thread_slot = (thread_slot + LB_CACHELINE - 1) / LB_CACHELINE * LB_CACHELINE;
 	/* 4 GiB of address space for locks (millions of mutexes), pages

@@ -163,12 +163,23 @@ struct lbp_lock *lbp_mutex_lookup(pthread_mutex_t *m)
 	return lbp_mutex_install(m);
 }
 
+/* Owner only: one relaxed load + store, no locked instruction. */
+static inline void lbp_bump32(_Atomic uint32_t *c)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
 static inline void lbp_note_acquired(struct lbp_lock *l, bool contended, uint64_t wait_ns,
-				     uint64_t now)
+				     uint64_t now, const void *site)
 {
 	/* We hold the lock: plain read-modify-write through relaxed atomics
 	 * (only the statistics reader at exit races with us). */
 	struct lbp_lock_stats *s = &l->st;
+	if (LB_UNLIKELY(!atomic_load_explicit(&s->site, memory_order_relaxed)) && site)
+		atomic_store_explicit(&s->site, site, memory_order_relaxed);
+	if (contended)
+		lbp_bump32(&lbp_lock_hist(l)->wait[lbp_hist_bucket(wait_ns)]);
 	atomic_store_explicit(&s->acquisitions,
 			      atomic_load_explicit(&s->acquisitions, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
@@ -190,7 +201,7 @@ static inline void lbp_note_acquired(struct lbp_lock *l, bool contended, uint64_
 static void lbp_gate_wait(struct lbp_lock *l);
 static void lbp_poke_timed(struct lbp_lock *l);
 
-static __attribute__((noinline)) void lbp_acquire_counted(struct lbp_lock *l)
+static __attribute__((noinline)) void lbp_acquire_counted(struct lbp_lock *l, const void *site)
 {
 	void *ctx = lbp_thread_ctx(lbp_self());
 	const struct lb_lock_ops *ops = lbp_cfg.ops;
@@ -198,7 +209,7 @@ static __attribute__((noinline)) void lbp_acquire_counted(struct lbp_lock *l)
 	/* Statistics: a trylock first tells contended from uncontended. */
 	if (ops->trylock(lbp_lock_obj(l), ctx)) {
 		lbp_in_core--;
-		lbp_note_acquired(l, false, 0, lbp_now_ns());
+		lbp_note_acquired(l, false, 0, lbp_now_ns(), site);
 		return;
 	}
 	uint64_t t0 = lbp_now_ns();
@@ -208,13 +219,13 @@ static __attribute__((noinline)) void lbp_acquire_counted(struct lbp_lock *l)
 	ops->lock(lbp_lock_obj(l), ctx);
 	lbp_in_core--;
 	uint64_t t1 = lbp_now_ns();
-	lbp_note_acquired(l, true, t1 - t0, t1);
+	lbp_note_acquired(l, true, t1 - t0, t1, site);
 }
 
-void lbp_acquire(struct lbp_lock *l)
+void lbp_acquire_at(struct lbp_lock *l, const void *site)
 {
 	if (LB_UNLIKELY(lbp_cfg.stats)) {
-		lbp_acquire_counted(l);
+		lbp_acquire_counted(l, site);
 		return;
 	}
 	void *ctx = lbp_thread_ctx(lbp_self());
@@ -232,6 +243,7 @@ static __attribute__((noinline)) void lbp_note_released(struct lbp_lock *l)
 {
 	struct lbp_lock_stats *s = &l->st;
 	uint64_t held = lbp_now_ns() - s->hold_start_ns;
+	lbp_bump32(&lbp_lock_hist(l)->hold[lbp_hist_bucket(held)]);
 	atomic_store_explicit(&s->hold_ns,
 			      atomic_load_explicit(&s->hold_ns, memory_order_relaxed) + held,
 			      memory_order_relaxed);
@@ -252,7 +264,7 @@ void lbp_release(struct lbp_lock *l)
 		lbp_poke_timed(l);
 }
 
-static bool lbp_try(struct lbp_lock *l)
+static bool lbp_try(struct lbp_lock *l, const void *site)
 {
 	void *ctx = lbp_thread_ctx(lbp_self());
 	lbp_in_core++;
@@ -260,7 +272,7 @@ static bool lbp_try(struct lbp_lock *l)
 	lbp_in_core--;
 	if (lbp_cfg.stats) {
 		if (got) {
-			lbp_note_acquired(l, false, 0, lbp_now_ns());
+			lbp_note_acquired(l, false, 0, lbp_now_ns(), site);
 		} else {
 			struct lbp_lock_stats *s = &l->st;
 			atomic_fetch_add_explicit(&s->trylock_failed, 1, memory_order_relaxed);
@@ -375,7 +387,7 @@ LBP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	struct lbp_lock *l;
 	if (LB_LIKELY((l = lbp_mutex_lookup(m)) != NULL)) {
-		lbp_acquire(l);
+		lbp_acquire_at(l, __builtin_return_address(0));
 		return 0;
 	}
 	if (!lbp_in_core)
@@ -387,7 +399,7 @@ LBP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	struct lbp_lock *l;
 	if (LB_LIKELY((l = lbp_mutex_lookup(m)) != NULL))
-		return lbp_try(l) ? 0 : EBUSY;
+		return lbp_try(l, __builtin_return_address(0)) ? 0 : EBUSY;
 	if (!lbp_in_core)
 		lbp_count_pass();
 	return lbp_glibc_mutex_trylock(m);
@@ -493,14 +505,15 @@ static int lbp_timed_poll(struct lbp_lock *l, clockid_t clock, const struct time
 	return ret;
 }
 
-static int lbp_timed(struct lbp_lock *l, clockid_t clock, const struct timespec *abstime)
+static int lbp_timed(struct lbp_lock *l, clockid_t clock, const struct timespec *abstime,
+		     const void *site)
 {
 	uint64_t t0 = 0;
 	/* POSIX: a lock that can be taken at once is taken whatever abstime
 	 * says; it is checked only when the thread would block. */
 	if (lbp_try_quiet(l)) {
 		if (lbp_cfg.stats)
-			lbp_note_acquired(l, false, 0, lbp_now_ns());
+			lbp_note_acquired(l, false, 0, lbp_now_ns(), site);
 		return 0;
 	}
 	if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L ||
@@ -520,7 +533,7 @@ static int lbp_timed(struct lbp_lock *l, clockid_t clock, const struct timespec 
 	if (lbp_cfg.stats) {
 		uint64_t t1 = lbp_now_ns();
 		if (ret == 0)
-			lbp_note_acquired(l, true, t1 - t0, t1);
+			lbp_note_acquired(l, true, t1 - t0, t1, site);
 		else
 			atomic_fetch_add_explicit(&l->st.trylock_failed, 1, memory_order_relaxed);
 	}
@@ -531,7 +544,7 @@ LBP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec
 {
 	struct lbp_lock *l;
 	if ((l = lbp_mutex_lookup(m)) != NULL)
-		return lbp_timed(l, CLOCK_REALTIME, abstime);
+		return lbp_timed(l, CLOCK_REALTIME, abstime, __builtin_return_address(0));
 	if (!lbp_in_core)
 		lbp_count_pass();
 	return lbp_real_slow()->mutex_timedlock(m, abstime);
@@ -542,7 +555,7 @@ LBP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 {
 	struct lbp_lock *l;
 	if ((l = lbp_mutex_lookup(m)) != NULL)
-		return lbp_timed(l, clock, abstime);
+		return lbp_timed(l, clock, abstime, __builtin_return_address(0));
 	if (!lbp_in_core)
 		lbp_count_pass();
 	return lbp_real_slow()->mutex_clocklock(m, clock, abstime);
