@@ -135,18 +135,22 @@ static void lbp_fork_parent(void)
 static void lbp_fork_child(void)
 {
 	void (*reset)(void *, void *) = lbp_cfg.ops ? lbp_cfg.ops->atfork_child : NULL;
-	if (reset) {
-		struct lbp_thread *self = lbp_self_tls;
-		void *ctx = self ? lbp_thread_ctx(self) : NULL;
-		size_t n = atomic_load_explicit(&lbp_lock_pool.used, memory_order_acquire);
-		lbp_in_core++;
-		for (size_t i = 0; i < n; i++) {
-			struct lbp_lock *l = lbp_pool_slot(&lbp_lock_pool, i);
-			if (atomic_load_explicit(&l->state, memory_order_acquire) == LBP_SLOT_LIVE)
-				reset(lbp_lock_obj(l), ctx);
-		}
-		lbp_in_core--;
+	struct lbp_thread *self = lbp_self_tls;
+	void *ctx = self ? lbp_thread_ctx(self) : NULL;
+	size_t n = atomic_load_explicit(&lbp_lock_pool.used, memory_order_acquire);
+	lbp_in_core++;
+	for (size_t i = 0; i < n; i++) {
+		struct lbp_lock *l = lbp_pool_slot(&lbp_lock_pool, i);
+		if (atomic_load_explicit(&l->state, memory_order_acquire) != LBP_SLOT_LIVE)
+			continue;
+		/* Timed waiters were other threads (we are in fork): a gate one
+		 * of them closed would keep every locker out for ever. */
+		atomic_store_explicit(&l->timed_waiters, 0, memory_order_relaxed);
+		atomic_store_explicit(&l->gate, 0, memory_order_relaxed);
+		if (reset)
+			reset(lbp_lock_obj(l), ctx);
 	}
+	lbp_in_core--;
 	lbp_pool_unlock(&lbp_retired_guard);
 	lbp_pool_unlock(&lbp_lock_pool);
 	lbp_pool_unlock(&lbp_thread_pool);

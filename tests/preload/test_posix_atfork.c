@@ -113,13 +113,57 @@ static int child_main(void)
 	return 0;
 }
 
+/*
+ * A timed lock waiting on a mutex the forking thread holds: in the child
+ * that waiter is gone, and whatever it left in the mutex (a queue entry,
+ * the preload's gate for locks without a timed lock of their own) must not
+ * keep the child out.  0 = the child could unlock and re-lock it.
+ */
+static pthread_mutex_t timed_m = PTHREAD_MUTEX_INITIALIZER;
+
+static void *timed_waiter(void *arg)
+{
+	(void)arg;
+	struct timespec dl;
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 2;
+	if (pthread_mutex_timedlock(&timed_m, &dl) == 0)
+		pthread_mutex_unlock(&timed_m);
+	return NULL;
+}
+
+static int fork_with_timed_waiter(void)
+{
+	pthread_mutex_lock(&timed_m);
+	pthread_t t;
+	pthread_create(&t, NULL, timed_waiter, NULL);
+	struct timespec ts = { 0, 50000000 }; /* it has waited well over 1 ms */
+	nanosleep(&ts, NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		alarm(CHILD_TIMEOUT_S);
+		pthread_mutex_unlock(&timed_m);
+		pthread_mutex_lock(&timed_m);
+		pthread_mutex_unlock(&timed_m);
+		_exit(0);
+	}
+	pthread_mutex_unlock(&timed_m);
+	pthread_join(t, NULL);
+	int st = 0;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 int main(void)
 {
 	int forks = 40;
 	const char *s = getenv("POSIX_ATFORK_FORKS");
 	if (s && atoi(s) > 0)
 		forks = atoi(s);
-	tap_plan(3);
+	tap_plan(4);
+	int tw = fork_with_timed_waiter();
+	tap_ok(tw == 0, "a timed waiter at fork time leaves the mutex usable in the child (%d)", tw);
 	if (pthread_atfork(prepare, parent, child)) {
 		tap_ok(false, "pthread_atfork");
 		return 1;
