@@ -13,6 +13,7 @@
  */
 #include "lb_adapter.h"
 #include <lockbench/mutex.h>
+#include "lb_deadline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,27 @@ LB_ADAPT_CTX_VOID(mutex_lock, lb_mutex_lock)
 LB_ADAPT_CTX_VOID(mutex_unlock, lb_mutex_unlock)
 LB_ADAPT_CTX_BOOL(mutex_trylock, lb_mutex_trylock)
 
+/* lb_mutex_timedlock's deadline is on CLOCK_MONOTONIC. */
+static int mutex_timedlock(void *lock, void *tctx, const struct timespec *abs, clockid_t clock)
+{
+	struct timespec mono;
+	int err = lb_deadline_monotonic(abs, clock, &mono);
+	if (err)
+		return lb_mutex_trylock(lock, tctx) ? 0 : err;
+	return lb_mutex_timedlock(lock, tctx, &mono);
+}
+
+/*
+ * The holder of every mutex whose holder vanished in a fork: a record no
+ * thread has, never written (only its address is used, as an owner value).
+ */
+static lb_mutex_ctx_t mutex_orphan;
+
+static void mutex_atfork_child(void *lock, void *tctx)
+{
+	lb_mutex_atfork_child(lock, tctx, &mutex_orphan);
+}
+
 #if LB_MUTEX_COUNTING
 static size_t mutex_counters(const void *lock, struct lb_counter *out, size_t max)
 {
@@ -91,13 +113,15 @@ static size_t mutex_counters(const void *lock, struct lb_counter *out, size_t ma
 		.summary = what,                                               \
 		.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK |             \
 			 LB_LOCK_F_SLEEPS | LB_LOCK_F_THREAD_CTX |             \
-			 LB_MUTEX_OPS_COUNTERS,                                \
+			 LB_LOCK_F_TIMED | LB_MUTEX_OPS_COUNTERS,              \
 		LB_OPS_OBJECT(lb_mutex_t),                                     \
 		LB_OPS_CTX(lb_mutex_ctx_t, mutex),                          \
 		.init = initfn,                                                \
 		LB_OPS_EXCL(mutex),                                            \
 		.counters = LB_MUTEX_OPS_COUNTERS_FN,                          \
 		.describe = mutex_describe,                                    \
+		.timedlock = mutex_timedlock,                                  \
+		.atfork_child = mutex_atfork_child,                            \
 	};
 
 LB_MUTEX_OPS(mutex, "mutex", "adaptive-spinning mutex (kernel mutex.c port)", mutex_init_spin)

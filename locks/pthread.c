@@ -53,17 +53,45 @@ static bool mutex_trylock(void *lock, void *tctx)
 	return err == 0;
 }
 
+/*
+ * glibc's own timed lock (not a cancellation point).  A PI mutex on a kernel
+ * without FUTEX_LOCK_PI2 refuses CLOCK_MONOTONIC (EINVAL): then the
+ * deadline goes to pthread_mutex_timedlock converted to CLOCK_REALTIME.
+ */
+static int mutex_timedlock(void *lock, void *tctx, const struct timespec *abs, clockid_t clock)
+{
+	(void)tctx;
+	int err = pthread_mutex_clocklock(lock, clock, abs);
+	if (err == EINVAL && clock == CLOCK_MONOTONIC && abs->tv_nsec >= 0 &&
+	    abs->tv_nsec < 1000000000L) {
+		struct timespec mono, rt;
+		clock_gettime(CLOCK_MONOTONIC, &mono);
+		clock_gettime(CLOCK_REALTIME, &rt);
+		long long ns = (long long)(abs->tv_sec - mono.tv_sec) * 1000000000LL +
+			       (abs->tv_nsec - mono.tv_nsec) + rt.tv_nsec;
+		if (ns < rt.tv_nsec)
+			ns = rt.tv_nsec; /* already past */
+		rt.tv_sec += (time_t)(ns / 1000000000LL);
+		rt.tv_nsec = (long)(ns % 1000000000LL);
+		err = pthread_mutex_timedlock(lock, &rt);
+	}
+	if (err && err != ETIMEDOUT && err != EINVAL)
+		lb_die(err, "pthread_mutex_clocklock");
+	return err;
+}
+
 #define LB_PTHREAD_MUTEX_OPS(sym, cli, what, initfn, extra)                    \
 	const struct lb_lock_ops lb_##sym##_ops = {                            \
 		.name = cli,                                                   \
 		.family = "baseline",                                          \
 		.summary = what,                                               \
 		.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK |             \
-			 LB_LOCK_F_SLEEPS | (extra),                           \
+			 LB_LOCK_F_SLEEPS | LB_LOCK_F_TIMED | (extra),         \
 		LB_OPS_OBJECT(pthread_mutex_t),                                \
 		.init = initfn,                                                \
 		.destroy = mutex_destroy,                                      \
 		LB_OPS_EXCL(mutex),                                            \
+		.timedlock = mutex_timedlock,                                  \
 	};
 
 LB_PTHREAD_MUTEX_OPS(pthread_mutex, "pthread-mutex",

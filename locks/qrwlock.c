@@ -30,6 +30,12 @@ LB_ADAPT_CTX_VOID(qrw_read_lock, lb_qrwlock_read_lock)
 LB_ADAPT_VOID(qrw_read_unlock, lb_qrwlock_read_unlock)
 LB_ADAPT_BOOL(qrw_read_trylock, lb_qrwlock_read_trylock)
 
+static void qrw_atfork_child(void *lock, void *tctx)
+{
+	(void)tctx; /* the forking thread is not queued: its node is idle */
+	lb_qrwlock_atfork_child(lock);
+}
+
 static void qrw_describe(const void *lock, char *buf, size_t len)
 {
 	(void)lock;
@@ -48,4 +54,5 @@ const struct lb_lock_ops lb_qrwlock_ops = {
 	LB_OPS_CTX_LOCK(lb_qrwlock_t, lb_qrwlock_ctx_t, qrw),
 	LB_OPS_READ(qrw),
 	.describe = qrw_describe,
+	.atfork_child = qrw_atfork_child,
 };

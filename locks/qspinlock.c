@@ -31,6 +31,12 @@ static void qspin_describe(const void *lock, char *buf, size_t len)
 		 LB_QSPIN_PENDING_NS, lb_spin_loops(LB_QSPIN_PENDING_NS), LB_QSPIN_NESTING);
 }
 
+static void qspin_atfork_child(void *lock, void *tctx)
+{
+	(void)tctx; /* the forking thread is not queued */
+	lb_qspin_atfork_child(lock);
+}
+
 const struct lb_lock_ops lb_qspinlock_ops = {
 	.name = "qspinlock",
 	.family = "spin",
@@ -39,4 +45,5 @@ const struct lb_lock_ops lb_qspinlock_ops = {
 		 LB_LOCK_F_THREAD_CTX,
 	LB_OPS_CTX_LOCK(lb_qspin_t, lb_qspin_ctx_t, qspin),
 	.describe = qspin_describe,
+	.atfork_child = qspin_atfork_child,
 };

@@ -18,6 +18,12 @@
 LB_QUEUED_ADAPTERS(qspin_pv, struct lb_qspin_pv_slot, LB_QSPIN_PV_MAX_THREADS, lb_qspin_pv_init,
 		   lb_qspin_pv_ctx_init, lb_qspin_pv_lock, lb_qspin_pv_unlock, lb_qspin_pv_trylock)
 
+static void qspin_pv_atfork_child(void *lock, void *tctx)
+{
+	(void)tctx; /* the forking thread is not queued: its node is idle */
+	lb_qspin_pv_atfork_child(lock);
+}
+
 static void qspin_pv_describe(const void *lock, char *buf, size_t len)
 {
 	(void)lock;
@@ -38,4 +44,5 @@ const struct lb_lock_ops lb_qspinlock_pv_ops = {
 		 LB_LOCK_F_SPIN_ROLE,
 	LB_OPS_CTX_LOCK(lb_qspin_pv_t, lb_qspin_pv_ctx_t, qspin_pv),
 	.describe = qspin_pv_describe,
+	.atfork_child = qspin_pv_atfork_child,
 };

@@ -19,6 +19,7 @@
  */
 #include <lockbench/rtmutex.h>
 #include "lb_adapter.h"
+#include "lb_deadline.h"
 
 #include <stdio.h>
 
@@ -44,6 +45,28 @@ LB_ADAPT_THREAD_INIT(rt_thread_init, lb_rtmutex_ctx_init_auto)
 LB_ADAPT_CTX_VOID(rt_lock, lb_rtmutex_lock)
 LB_ADAPT_CTX_VOID(rt_unlock, lb_rtmutex_unlock)
 LB_ADAPT_CTX_BOOL(rt_trylock, lb_rtmutex_trylock)
+
+/* lb_rtmutex_timedlock's deadline is on CLOCK_MONOTONIC. */
+static int rt_timedlock(void *lock, void *tctx, const struct timespec *abs, clockid_t clock)
+{
+	struct timespec mono;
+	int err = lb_deadline_monotonic(abs, clock, &mono);
+	if (err)
+		return lb_rtmutex_trylock(lock, tctx) ? 0 : err;
+	return lb_rtmutex_timedlock(lock, tctx, &mono);
+}
+
+/*
+ * The holder of every rtmutex whose holder vanished in a fork (a child
+ * process's state, set up by lb_rtmutex_atfork_child; later waiters queue
+ * on it under its pi_lock).
+ */
+static lb_rtmutex_ctx_t rt_orphan;
+
+static void rt_atfork_child(void *lock, void *tctx)
+{
+	lb_rtmutex_atfork_child(lock, tctx, &rt_orphan);
+}
 
 static int rt_thread_set_prio(void *tctx, int prio)
 {
@@ -80,9 +103,11 @@ const struct lb_lock_ops lb_rtmutex_ops = {
 	.summary = "PI rt_mutex emulation: CAS fast path, prio-sorted waiters, chain walk, "
 		   "real SCHED_FIFO boost when permitted",
 	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS | LB_LOCK_F_PI |
-		 LB_LOCK_F_THREAD_CTX | LB_RTMUTEX_COUNTERS_FLAG,
+		 LB_LOCK_F_THREAD_CTX | LB_LOCK_F_TIMED | LB_RTMUTEX_COUNTERS_FLAG,
 	LB_OPS_CTX_LOCK(lb_rtmutex_t, lb_rtmutex_ctx_t, rt),
 	.counters = LB_RTMUTEX_COUNTERS_FN,
 	.thread_set_prio = rt_thread_set_prio,
 	.describe = rt_describe,
+	.timedlock = rt_timedlock,
+	.atfork_child = rt_atfork_child,
 };

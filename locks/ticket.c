@@ -6,8 +6,11 @@
 #include "lb_adapter.h"
 #include <lockbench/ticket.h>
 
+LB_ADAPT_VOID(ticket_atfork_child, lb_ticket_atfork_child)
+
 LB_CTXFREE_LOCK_OPS(ticket, lb_ticket, lb_ticket_t,
 	.name = "ticket",
 	.family = "spin",
 	.summary = "ticket spinlock, 32-bit next/owner counters (FIFO, global spinning)",
-	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_FAIR);
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_FAIR,
+	.atfork_child = ticket_atfork_child);

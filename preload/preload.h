@@ -36,6 +36,8 @@
 struct lbp_config {
 	const struct lb_lock_ops *ops; /* the lock every default mutex becomes */
 	bool stats;                    /* LOCKBENCH_STATS set: count and time */
+	bool timed_poll;               /* ops->timedlock is NULL: the gate is used */
+	size_t hist_offset;            /* of struct lbp_hist in a lock slot (stats) */
 	const char *stats_path;        /* NULL: text summary on stderr */
 	unsigned int stats_top;        /* LOCKBENCH_STATS_TOP, default 10 */
 	pid_t pid;                     /* the process that parsed the config */
@@ -129,7 +131,27 @@ struct lbp_lock_stats {
 	_Atomic uint64_t acquisitions, contended, trylock_failed;
 	_Atomic uint64_t wait_ns, max_wait_ns, hold_ns, max_hold_ns;
 	uint64_t hold_start_ns;
+	/* The class: return address of the first lock call made on it
+	 * (pthread_mutex_lock/trylock/timedlock), set by its first owner. */
+	_Atomic(const void *) site;
 };
+
+/*
+ * Wait (contended acquisitions) and hold histograms of one lock, log2
+ * buckets of ns: bucket 0 counts 0 ns, bucket b (1..30) [2^(b-1), 2^b),
+ * bucket 31 everything from 2^30 ns (~1.07 s).  Written only by the owner.
+ * Only present with LOCKBENCH_STATS, after the lock object (hist_offset).
+ */
+#define LBP_HIST_BUCKETS 32
+struct lbp_hist {
+	_Atomic uint32_t wait[LBP_HIST_BUCKETS], hold[LBP_HIST_BUCKETS];
+};
+
+static inline unsigned int lbp_hist_bucket(uint64_t ns)
+{
+	unsigned int b = ns ? 64u - (unsigned int)__builtin_clzll(ns) : 0u;
+	return b < LBP_HIST_BUCKETS ? b : LBP_HIST_BUCKETS - 1;
+}
 
 /*
  * One taken-over mutex: a pool slot.  The header (state, the mutex it
@@ -143,6 +165,10 @@ struct lbp_lock {
 	uint32_t serial;               /* order of creation, for stable output */
 	_Atomic(const void *) mutex;   /* the pthread_mutex_t, for statistics */
 	struct lbp_lock_stats st;
+	/* Timed locks on a lock without ops->timedlock (preload_mutex.c). */
+	_Atomic uint32_t timed_waiters; /* threads in lbp_timed_poll */
+	_Atomic uint32_t release_seq;   /* futex word they nap on; bumped by unlocks */
+	_Atomic uint32_t gate;          /* starving timed waiters: new lockers wait */
 };
 #define LBP_LOCK_OFFSET 128
 _Static_assert(sizeof(struct lbp_lock) <= LBP_LOCK_OFFSET, "lock header too large");
@@ -152,13 +178,24 @@ static inline void *lbp_lock_obj(struct lbp_lock *l)
 	return (unsigned char *)l + LBP_LOCK_OFFSET;
 }
 
+/* With LOCKBENCH_STATS only. */
+static inline struct lbp_hist *lbp_lock_hist(struct lbp_lock *l)
+{
+	return (struct lbp_hist *)((unsigned char *)l + lbp_cfg.hist_offset);
+}
+
 extern struct lbp_pool lbp_lock_pool;
 
 /* Find (or, for an untouched PTHREAD_MUTEX_INITIALIZER mutex, create) ours;
  * NULL: the mutex belongs to glibc. */
 struct lbp_lock *lbp_mutex_lookup(pthread_mutex_t *m);
-/* Take / give back a taken-over mutex with statistics. */
-void lbp_acquire(struct lbp_lock *l);
+/* Take / give back a taken-over mutex with statistics; site: the program's
+ * call (its class if the first), NULL for our own re-locks (cond waits). */
+void lbp_acquire_at(struct lbp_lock *l, const void *site);
+static inline void lbp_acquire(struct lbp_lock *l)
+{
+	lbp_acquire_at(l, NULL);
+}
 void lbp_release(struct lbp_lock *l);
 
 /* Counters of everything left to glibc, and of retired (destroyed) locks. */

@@ -38,7 +38,8 @@
  *
  * Timed waits: the cond's clock (pthread_condattr_setclock) is recorded by
  * our pthread_cond_init wrapper from the attribute; a static cond uses
- * CLOCK_REALTIME, as in glibc.  Cancellation: see lbp_cond_sleep.
+ * CLOCK_REALTIME, as in glibc.  Cancellation: see lbp_cond_sleep; a
+ * cancelled waiter passes on a wake it may have consumed (lbp_cond_cancelled).
  */
 #include "preload.h"
 #include "lb_atomic.h"
@@ -148,10 +149,24 @@ struct lbp_wait_cleanup {
 	struct lbp_lock *l;
 };
 
+/*
+ * A cancelled waiter must not consume a signal meant for another waiter
+ * (POSIX, pthread_cond_wait).  The cancel may hit before or after a
+ * signal's FUTEX_WAKE picked this thread, and we cannot tell which, so the
+ * wake is passed on: if others still wait, wake one of them.  At worst that
+ * is one spurious wake-up (allowed; callers loop on their predicate).  A
+ * signal that incremented seq before another waiter queued makes that
+ * waiter's FUTEX_WAIT return at once (seq changed), so the only waiters
+ * that need waking are the ones already asleep, which our wake reaches.
+ * seq_cst on the decrement and the load: the same order every waiter count
+ * update has with the signaller's seq increment.
+ */
 static void lbp_cond_cancelled(void *arg)
 {
 	struct lbp_wait_cleanup *cu = arg;
-	atomic_fetch_sub_explicit(&cu->e->waiters, 1, memory_order_relaxed);
+	struct lbp_cond *e = cu->e;
+	if (atomic_fetch_sub_explicit(&e->waiters, 1, memory_order_seq_cst) > 1)
+		lb_futex_wake(&e->seq, e == &lbp_cond_overflow ? INT_MAX : 1);
 	lbp_acquire(cu->l);
 }
 

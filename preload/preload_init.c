@@ -86,6 +86,7 @@ static void lbp_parse_config(void)
 		lbp_fatal("liblockbench-preload: LOCKBENCH_LOCK='%s' is not an exclusive lock "
 			  "with trylock available here; accepted: %s", name, names);
 	lbp_cfg.ops = ops;
+	lbp_cfg.timed_poll = !ops->timedlock;
 
 	const char *st = getenv("LOCKBENCH_STATS");
 	if (st && *st && strcmp(st, "0") != 0) {
@@ -121,8 +122,35 @@ static void lbp_fork_parent(void)
 	lbp_pool_unlock(&lbp_thread_pool);
 }
 
+/*
+ * Only the forking thread lives on in the child.  Before anything can use a
+ * lock again (our handlers were registered in our constructor, before a
+ * program's own: child handlers run in registration order, so ours come
+ * first and the program's may then unlock what its prepare handler
+ * locked), every live lock forgets the waiters and spinners that were
+ * other threads, keeping what this thread holds (ops->atfork_child); then
+ * the other threads' records and indexes are given back.  The pools are
+ * still held here, so no slot changes state under the walk.
+ */
 static void lbp_fork_child(void)
 {
+	void (*reset)(void *, void *) = lbp_cfg.ops ? lbp_cfg.ops->atfork_child : NULL;
+	struct lbp_thread *self = lbp_self_tls;
+	void *ctx = self ? lbp_thread_ctx(self) : NULL;
+	size_t n = atomic_load_explicit(&lbp_lock_pool.used, memory_order_acquire);
+	lbp_in_core++;
+	for (size_t i = 0; i < n; i++) {
+		struct lbp_lock *l = lbp_pool_slot(&lbp_lock_pool, i);
+		if (atomic_load_explicit(&l->state, memory_order_acquire) != LBP_SLOT_LIVE)
+			continue;
+		/* Timed waiters were other threads (we are in fork): a gate one
+		 * of them closed would keep every locker out for ever. */
+		atomic_store_explicit(&l->timed_waiters, 0, memory_order_relaxed);
+		atomic_store_explicit(&l->gate, 0, memory_order_relaxed);
+		if (reset)
+			reset(lbp_lock_obj(l), ctx);
+	}
+	lbp_in_core--;
 	lbp_pool_unlock(&lbp_retired_guard);
 	lbp_pool_unlock(&lbp_lock_pool);
 	lbp_pool_unlock(&lbp_thread_pool);
@@ -134,6 +162,11 @@ static void lbp_start(void)
 	lbp_parse_config();
 	size_t lock_slot = LBP_LOCK_OFFSET + lbp_cfg.ops->lock_size;
 	lock_slot = (lock_slot + LB_CACHELINE - 1) / LB_CACHELINE * LB_CACHELINE;
+	if (lbp_cfg.stats) { /* histograms after the lock, on lines of their own */
+		lbp_cfg.hist_offset = lock_slot;
+		lock_slot += (sizeof(struct lbp_hist) + LB_CACHELINE - 1) / LB_CACHELINE *
+			     LB_CACHELINE;
+	}
 	size_t thread_slot = LBP_THREAD_CTX_OFFSET + lbp_cfg.ops->thread_ctx_size;
 	thread_slot = (thread_slot + LB_CACHELINE - 1) / LB_CACHELINE * LB_CACHELINE;
 	/* 4 GiB of address space for locks (millions of mutexes), pages

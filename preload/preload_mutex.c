@@ -28,7 +28,10 @@
 #include "preload.h"
 #include "lb_atomic.h"
 
+#include "lb_futex.h"
+
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <string.h>
 
@@ -160,12 +163,23 @@ struct lbp_lock *lbp_mutex_lookup(pthread_mutex_t *m)
 	return lbp_mutex_install(m);
 }
 
+/* Owner only: one relaxed load + store, no locked instruction. */
+static inline void lbp_bump32(_Atomic uint32_t *c)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
 static inline void lbp_note_acquired(struct lbp_lock *l, bool contended, uint64_t wait_ns,
-				     uint64_t now)
+				     uint64_t now, const void *site)
 {
 	/* We hold the lock: plain read-modify-write through relaxed atomics
 	 * (only the statistics reader at exit races with us). */
 	struct lbp_lock_stats *s = &l->st;
+	if (LB_UNLIKELY(!atomic_load_explicit(&s->site, memory_order_relaxed)) && site)
+		atomic_store_explicit(&s->site, site, memory_order_relaxed);
+	if (contended)
+		lbp_bump32(&lbp_lock_hist(l)->wait[lbp_hist_bucket(wait_ns)]);
 	atomic_store_explicit(&s->acquisitions,
 			      atomic_load_explicit(&s->acquisitions, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
@@ -183,7 +197,11 @@ static inline void lbp_note_acquired(struct lbp_lock *l, bool contended, uint64_
 	s->hold_start_ns = now;
 }
 
-static __attribute__((noinline)) void lbp_acquire_counted(struct lbp_lock *l)
+/* Defined with the timed locks below. */
+static void lbp_gate_wait(struct lbp_lock *l);
+static void lbp_poke_timed(struct lbp_lock *l);
+
+static __attribute__((noinline)) void lbp_acquire_counted(struct lbp_lock *l, const void *site)
 {
 	void *ctx = lbp_thread_ctx(lbp_self());
 	const struct lb_lock_ops *ops = lbp_cfg.ops;
@@ -191,23 +209,31 @@ static __attribute__((noinline)) void lbp_acquire_counted(struct lbp_lock *l)
 	/* Statistics: a trylock first tells contended from uncontended. */
 	if (ops->trylock(lbp_lock_obj(l), ctx)) {
 		lbp_in_core--;
-		lbp_note_acquired(l, false, 0, lbp_now_ns());
+		lbp_note_acquired(l, false, 0, lbp_now_ns(), site);
 		return;
 	}
 	uint64_t t0 = lbp_now_ns();
+	if (LB_UNLIKELY(lbp_cfg.timed_poll &&
+			atomic_load_explicit(&l->gate, memory_order_relaxed)))
+		lbp_gate_wait(l);
 	ops->lock(lbp_lock_obj(l), ctx);
 	lbp_in_core--;
 	uint64_t t1 = lbp_now_ns();
-	lbp_note_acquired(l, true, t1 - t0, t1);
+	lbp_note_acquired(l, true, t1 - t0, t1, site);
 }
 
-void lbp_acquire(struct lbp_lock *l)
+void lbp_acquire_at(struct lbp_lock *l, const void *site)
 {
 	if (LB_UNLIKELY(lbp_cfg.stats)) {
-		lbp_acquire_counted(l);
+		lbp_acquire_counted(l, site);
 		return;
 	}
 	void *ctx = lbp_thread_ctx(lbp_self());
+	/* Relaxed: the gate is a courtesy to a starving timed waiter, not
+	 * part of mutual exclusion; a late look only delays its turn. */
+	if (LB_UNLIKELY(lbp_cfg.timed_poll &&
+			atomic_load_explicit(&l->gate, memory_order_relaxed)))
+		lbp_gate_wait(l);
 	lbp_in_core++;
 	lbp_cfg.ops->lock(lbp_lock_obj(l), ctx);
 	lbp_in_core--;
@@ -217,6 +243,7 @@ static __attribute__((noinline)) void lbp_note_released(struct lbp_lock *l)
 {
 	struct lbp_lock_stats *s = &l->st;
 	uint64_t held = lbp_now_ns() - s->hold_start_ns;
+	lbp_bump32(&lbp_lock_hist(l)->hold[lbp_hist_bucket(held)]);
 	atomic_store_explicit(&s->hold_ns,
 			      atomic_load_explicit(&s->hold_ns, memory_order_relaxed) + held,
 			      memory_order_relaxed);
@@ -232,9 +259,12 @@ void lbp_release(struct lbp_lock *l)
 	lbp_in_core++;
 	lbp_cfg.ops->unlock(lbp_lock_obj(l), ctx);
 	lbp_in_core--;
+	if (LB_UNLIKELY(lbp_cfg.timed_poll &&
+			atomic_load_explicit(&l->timed_waiters, memory_order_relaxed)))
+		lbp_poke_timed(l);
 }
 
-static bool lbp_try(struct lbp_lock *l)
+static bool lbp_try(struct lbp_lock *l, const void *site)
 {
 	void *ctx = lbp_thread_ctx(lbp_self());
 	lbp_in_core++;
@@ -242,7 +272,7 @@ static bool lbp_try(struct lbp_lock *l)
 	lbp_in_core--;
 	if (lbp_cfg.stats) {
 		if (got) {
-			lbp_note_acquired(l, false, 0, lbp_now_ns());
+			lbp_note_acquired(l, false, 0, lbp_now_ns(), site);
 		} else {
 			struct lbp_lock_stats *s = &l->st;
 			atomic_fetch_add_explicit(&s->trylock_failed, 1, memory_order_relaxed);
@@ -357,7 +387,7 @@ LBP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	struct lbp_lock *l;
 	if (LB_LIKELY((l = lbp_mutex_lookup(m)) != NULL)) {
-		lbp_acquire(l);
+		lbp_acquire_at(l, __builtin_return_address(0));
 		return 0;
 	}
 	if (!lbp_in_core)
@@ -369,7 +399,7 @@ LBP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	struct lbp_lock *l;
 	if (LB_LIKELY((l = lbp_mutex_lookup(m)) != NULL))
-		return lbp_try(l) ? 0 : EBUSY;
+		return lbp_try(l, __builtin_return_address(0)) ? 0 : EBUSY;
 	if (!lbp_in_core)
 		lbp_count_pass();
 	return lbp_glibc_mutex_trylock(m);
@@ -387,38 +417,134 @@ LBP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 }
 
 /*
- * The vtable has no timed lock: poll with trylock, sleeping between tries
- * (1 us doubling to 1 ms) until the deadline on `clock`.  Timed locks are
- * rare in real programs; the poll keeps the lock's own algorithm untouched.
+ * Timed locks (pthread_mutex_timedlock/clocklock).  Neither is a
+ * cancellation point (POSIX), so nothing here may be one: no nanosleep, no
+ * usleep; every wait is a futex system call, which is not.
+ *
+ * A lock with ops->timedlock waits in its own queue with a deadline, and
+ * its turn comes as for lock().  For the others the fallback polls
+ * trylock, napping on a futex word of ours (release_seq) between tries:
+ * every unlock of a mutex with timed waiters bumps it and wakes them, so a
+ * try follows each release.  The bump is read without a fence on the
+ * unlock side (no cost for the lock's own unlock path): a wake missed in
+ * that race costs one nap (at most LBP_TIMED_NAP_MAX_NS).  Polling alone
+ * starves behind a FIFO queue (its trylock rarely finds the lock free), so
+ * a timed waiter that has polled for LBP_TIMED_GATE_NS closes the mutex's
+ * gate: new lockers wait at it (lbp_gate_wait) until the timed waiter got
+ * the lock or gave up, and the ones already queued drain.  The gate is
+ * closed at most until the timed waiter's deadline, so no thread waits at
+ * it longer than it would wait for that timed waiter's critical section.
  */
-static int lbp_timed(struct lbp_lock *l, clockid_t clock, const struct timespec *abstime)
+#define LBP_TIMED_NAP_MAX_NS 200000L  /* longest nap between two tries */
+#define LBP_TIMED_GATE_NS 1000000ull  /* polling this long closes the gate */
+
+static bool lbp_try_quiet(struct lbp_lock *l)
 {
-	if (lbp_try(l))
-		return 0;
-	if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L)
-		return EINVAL;
-	long pause_ns = 1000;
-	for (;;) {
-		struct timespec now;
-		clock_gettime(clock, &now);
-		int64_t left = (int64_t)(abstime->tv_sec - now.tv_sec) * 1000000000 +
-			       (abstime->tv_nsec - now.tv_nsec);
-		if (left <= 0)
-			return ETIMEDOUT;
-		struct timespec nap = { 0, left < pause_ns ? left : pause_ns };
-		nanosleep(&nap, NULL);
-		if (pause_ns < 1000000)
-			pause_ns *= 2;
-		if (lbp_try(l))
-			return 0;
+	void *ctx = lbp_thread_ctx(lbp_self());
+	lbp_in_core++;
+	bool got = lbp_cfg.ops->trylock(lbp_lock_obj(l), ctx);
+	lbp_in_core--;
+	return got;
+}
+
+static void lbp_poke_timed(struct lbp_lock *l)
+{
+	atomic_fetch_add_explicit(&l->release_seq, 1, memory_order_relaxed);
+	lb_futex_wake(&l->release_seq, INT_MAX);
+}
+
+/* A new locker meets a closed gate: wait (futex, bounded naps) until it
+ * opens.  Bounded naps: a missed wake costs one nap, never a hang. */
+static void lbp_gate_wait(struct lbp_lock *l)
+{
+	uint32_t g;
+	while ((g = atomic_load_explicit(&l->gate, memory_order_relaxed)) != 0) {
+		struct timespec nap = { 0, LBP_TIMED_NAP_MAX_NS };
+		lb_futex_wait(&l->gate, g, &nap);
 	}
+}
+
+static int64_t lbp_left_ns(clockid_t clock, const struct timespec *abstime)
+{
+	struct timespec now;
+	clock_gettime(clock, &now);
+	return (int64_t)(abstime->tv_sec - now.tv_sec) * 1000000000 +
+	       (abstime->tv_nsec - now.tv_nsec);
+}
+
+static int lbp_timed_poll(struct lbp_lock *l, clockid_t clock, const struct timespec *abstime)
+{
+	int ret = ETIMEDOUT;
+	bool gated = false;
+	uint64_t start = lbp_now_ns();
+	long nap_ns = 2000;
+	atomic_fetch_add_explicit(&l->timed_waiters, 1, memory_order_relaxed);
+	for (;;) {
+		/* Read the sequence before the try: a release after the
+		 * failed try changes it, and the nap returns at once. */
+		uint32_t seq = atomic_load_explicit(&l->release_seq, memory_order_acquire);
+		if (lbp_try_quiet(l)) {
+			ret = 0;
+			break;
+		}
+		int64_t left = lbp_left_ns(clock, abstime);
+		if (left <= 0)
+			break;
+		if (!gated && lbp_now_ns() - start >= LBP_TIMED_GATE_NS) {
+			atomic_fetch_add_explicit(&l->gate, 1, memory_order_relaxed);
+			gated = true;
+		}
+		struct timespec nap = { 0, left < nap_ns ? (long)left : nap_ns };
+		lb_futex_wait(&l->release_seq, seq, &nap);
+		if (nap_ns < LBP_TIMED_NAP_MAX_NS)
+			nap_ns *= 2;
+	}
+	atomic_fetch_sub_explicit(&l->timed_waiters, 1, memory_order_relaxed);
+	if (gated && atomic_fetch_sub_explicit(&l->gate, 1, memory_order_relaxed) == 1)
+		lb_futex_wake(&l->gate, INT_MAX);
+	return ret;
+}
+
+static int lbp_timed(struct lbp_lock *l, clockid_t clock, const struct timespec *abstime,
+		     const void *site)
+{
+	uint64_t t0 = 0;
+	/* POSIX: a lock that can be taken at once is taken whatever abstime
+	 * says; it is checked only when the thread would block. */
+	if (lbp_try_quiet(l)) {
+		if (lbp_cfg.stats)
+			lbp_note_acquired(l, false, 0, lbp_now_ns(), site);
+		return 0;
+	}
+	if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L ||
+	    (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC))
+		return EINVAL;
+	if (lbp_cfg.stats)
+		t0 = lbp_now_ns();
+	int ret;
+	if (lbp_cfg.ops->timedlock) {
+		void *ctx = lbp_thread_ctx(lbp_self());
+		lbp_in_core++;
+		ret = lbp_cfg.ops->timedlock(lbp_lock_obj(l), ctx, abstime, clock);
+		lbp_in_core--;
+	} else {
+		ret = lbp_timed_poll(l, clock, abstime);
+	}
+	if (lbp_cfg.stats) {
+		uint64_t t1 = lbp_now_ns();
+		if (ret == 0)
+			lbp_note_acquired(l, true, t1 - t0, t1, site);
+		else
+			atomic_fetch_add_explicit(&l->st.trylock_failed, 1, memory_order_relaxed);
+	}
+	return ret;
 }
 
 LBP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
 {
 	struct lbp_lock *l;
 	if ((l = lbp_mutex_lookup(m)) != NULL)
-		return lbp_timed(l, CLOCK_REALTIME, abstime);
+		return lbp_timed(l, CLOCK_REALTIME, abstime, __builtin_return_address(0));
 	if (!lbp_in_core)
 		lbp_count_pass();
 	return lbp_real_slow()->mutex_timedlock(m, abstime);
@@ -428,11 +554,8 @@ LBP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 				       const struct timespec *abstime)
 {
 	struct lbp_lock *l;
-	if ((l = lbp_mutex_lookup(m)) != NULL) {
-		if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
-			return EINVAL;
-		return lbp_timed(l, clock, abstime);
-	}
+	if ((l = lbp_mutex_lookup(m)) != NULL)
+		return lbp_timed(l, clock, abstime, __builtin_return_address(0));
 	if (!lbp_in_core)
 		lbp_count_pass();
 	return lbp_real_slow()->mutex_clocklock(m, clock, abstime);

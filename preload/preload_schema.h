@@ -5,9 +5,10 @@
 
 #include "lb_schema.h"
 
-/* acquisitions, contended, contended_pct, trylock_failed, wait_ns,
- * max_wait_ns, hold_ns, max_hold_ns: in this order. */
-#define LBP_NMETRICS 8
+/* contended, contended_pct, acquisitions, trylock_failed, wait_ns,
+ * max_wait_ns, avg_wait_ns, hold_ns, max_hold_ns, avg_hold_ns, mutexes: in
+ * this order (preload_stats.c indexes them). */
+#define LBP_NMETRICS 11
 
 extern const struct lb_workload_schema lb_schema_preload;
 

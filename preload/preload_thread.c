@@ -81,10 +81,17 @@ struct lbp_thread *lbp_thread_create(void)
 	lbp_ensure_init();
 	struct lbp_thread *t = lbp_pool_get(&lbp_thread_pool);
 	t->index = lbp_index_get();
+	/* A thread's first lock call lands here, and neither lock nor the
+	 * timed locks are cancellation points, but a thread_init may call
+	 * one (rtmutex probes SCHED_FIFO with a thread it joins): hold a
+	 * pending cancel off until the program reaches a point of its own. */
+	int cancel_state;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	lbp_in_core++;
 	int err = lbp_cfg.ops->thread_init ? lbp_cfg.ops->thread_init(lbp_thread_ctx(t), t->index)
 					   : 0;
 	lbp_in_core--;
+	pthread_setcancelstate(cancel_state, NULL);
 	if (err)
 		lbp_fatal("liblockbench-preload: %s: thread_init failed: %s", lbp_cfg.ops->name,
 			  strerror(err));

@@ -52,7 +52,7 @@ with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, files[0])) as f:
             doc = json.load(f)
     res = doc.get("results", [])
-    ok(doc.get("schema") == "lockbench-preload-1" and "host" in doc and "metrics" in doc
+    ok(doc.get("schema") == "lockbench-preload-2" and "host" in doc and "metrics" in doc
        and doc.get("config", {}).get("lock") == "mutex",
        "schema head, host, metrics and config present")
     ok(len(res) > 0 and all("params" in c and "summary" in c and "runs" in c for c in res)

@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h> /* struct timespec, clockid_t (timedlock) */
 
 /* The largest dense thread index + 1 any lock must cope with. */
 #define LB_MAX_THREADS 4096
@@ -49,6 +50,7 @@ enum lb_lock_flag {
 					  * its waiters park (pv) under
 					  * oversubscription; locktorture
 					  * gives it spin_lock/rw_lock holds */
+	LB_LOCK_F_TIMED      = 1u << 12, /* timedlock present */
 };
 
 /* One named event counter a lock can report (for `lockbench bench --explain`). */
@@ -104,6 +106,29 @@ struct lb_lock_ops {
 	 * checks every lock's), or reports would show it cut short.
 	 */
 	void (*describe)(const void *lock, char *buf, size_t len);
+
+	/*
+	 * Lock, giving up when abs on clock (CLOCK_REALTIME or CLOCK_MONOTONIC)
+	 * has passed: 0 (locked) or ETIMEDOUT; EINVAL for another clock.  The
+	 * caller waits in the lock's own queue (its turn comes as for lock()),
+	 * never in a cancellation point; a deadline already past still takes a
+	 * free lock.  NULL: none (callers poll trylock).  LB_LOCK_F_TIMED
+	 * mirrors presence.
+	 */
+	int (*timedlock)(void *lock, void *tctx, const struct timespec *abs, clockid_t clock);
+
+	/*
+	 * In a fork() child, before the lock is used again there: only the
+	 * forking thread (context tctx, NULL when it has none) survived, so
+	 * forget every queued waiter, spinner and internal-lock holder, which
+	 * name threads that do not exist (their records will be recycled).  A
+	 * lock the forking thread holds stays held by it; one held by a
+	 * vanished thread stays held, as glibc leaves it, by an owner no
+	 * recycled record can be mistaken for.  Also resets what tctx itself
+	 * says about vanished threads (idempotent: called once per lock).
+	 * Runs single-threaded.  NULL: nothing to reset (no queue, no owner).
+	 */
+	void (*atfork_child)(void *lock, void *tctx);
 };
 
 #endif /* LB_LOCK_OPS_H */

@@ -1232,4 +1232,36 @@ slow:
 	lb_mutex__unlock_slow(m, t);
 }
 
+/*
+ * In a fork() child (one thread left, nothing runs concurrently): forget the
+ * waiters, spinners and wait_lock holder, which were other threads.  self is
+ * the forking thread's record (NULL: it has none); a mutex it holds stays
+ * its own.  A mutex held by a vanished thread stays held, by `orphan`, a
+ * record no live thread has (the vanished one's memory may be recycled for a
+ * new thread, which must not look like the holder).  A hand-over in flight
+ * to a vanished waiter (PICKUP) was a release: the mutex becomes free.
+ * Plain stores: single-threaded here.  self's own queue nodes are reset too
+ * (the forking thread was neither spinning nor waiting, fork is its call).
+ */
+static inline void lb_mutex_atfork_child(lb_mutex_t *m, lb_mutex_thread_t *self,
+					 lb_mutex_thread_t *orphan)
+{
+	uintptr_t w = lb_load_relaxed(&m->owner);
+	lb_mutex_thread_t *owner = lb_mutex__task(w);
+	uintptr_t keep = 0;
+	if (owner && !(w & LB_MUTEX_PICKUP))
+		keep = (uintptr_t)(owner == self ? self : orphan);
+	lb_store_relaxed(&m->owner, keep);
+	lb_store_relaxed(&m->wait_lock, 0);
+	lb_store_relaxed(&m->spinners, 0);
+	lb_store_relaxed(&m->nr_waiters, 0);
+	lb_store_relaxed(&m->osq_tail, NULL);
+	lb_store_relaxed(&m->wait_head, NULL);
+	m->wait_tail = NULL;
+	lb_store_relaxed(&m->quiet, 0);
+	lb_store_relaxed(&m->tenure_owner, 0);
+	if (self)
+		lb_mutex_thread_init(self);
+}
+
 #endif /* LB_MUTEX_H */

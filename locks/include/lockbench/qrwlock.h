@@ -491,4 +491,22 @@ static inline bool lb_qrwlock_is_contended(const lb_qrwlock_t *lock)
 	return atomic_load_explicit(&((lb_qrwlock_t *)lock)->wait_lock.val, memory_order_relaxed) != 0;
 }
 
+/*
+ * In a fork() child (one thread left, nothing runs concurrently): forget
+ * the wait_lock queue, a parked head and parked readers, which were other
+ * threads.  A write lock held stays held (by the forking thread, or for
+ * ever by a vanished one, as glibc leaves a mutex); a writer WAITING at the
+ * queue head was a vanished thread.  Reader counts are kept as they are (a
+ * vanished reader's bias holds the lock for reading for ever): the preload,
+ * the one caller, uses the write side only.
+ */
+static inline void lb_qrwlock_atfork_child(lb_qrwlock_t *lock)
+{
+	uint32_t cnts = atomic_load_explicit(&lock->cnts, memory_order_relaxed);
+	atomic_store_explicit(&lock->cnts, cnts & ~LB_QRW_WAITING, memory_order_relaxed);
+	atomic_store_explicit(&lock->sleeper, LB_QRW_SLEEP_NONE, memory_order_relaxed);
+	atomic_store_explicit(&lock->rd_sleepers, 0, memory_order_relaxed);
+	atomic_store_explicit(&lock->wait_lock.val, 0, memory_order_relaxed);
+}
+
 #endif /* LB_QRWLOCK_H */

@@ -513,4 +513,18 @@ static inline bool lb_qspin_is_contended(const lb_qspin_t *lock)
 	return (atomic_load_explicit(&lock->val, memory_order_relaxed) & ~LB_QSPIN_LOCKED_MASK) != 0;
 }
 
+/*
+ * In a fork() child (one thread left, nothing runs concurrently): the
+ * queue and a pending spinner were other threads.  The word has no owner
+ * identity, so a held lock stays held (by the forking thread, or for ever by
+ * a vanished one, as glibc leaves a mutex); pending and tail go.  Vanished
+ * threads' nodes are re-initialised when their indexes are reused.
+ */
+static inline void lb_qspin_atfork_child(lb_qspin_t *lock)
+{
+	uint32_t v = atomic_load_explicit(&lock->val, memory_order_relaxed);
+	atomic_store_explicit(&lock->val, (v & LB_QSPIN_LOCKED_MASK) ? LB_QSPIN_LOCKED : 0,
+			      memory_order_relaxed);
+}
+
 #endif /* LB_QSPINLOCK_H */

@@ -480,4 +480,22 @@ static inline bool lb_qspin_pv_is_locked(const lb_qspin_pv_t *lock)
 		LB_QSPIN_PV_LOCKED_MASK) != 0;
 }
 
+/*
+ * In a fork() child (one thread left, nothing runs concurrently): the queue,
+ * a pending spinner and a parked head were other threads.  The lock word
+ * has no owner identity, so a held lock stays held (LOCKED) whoever held it:
+ * the forking thread, which unlocks it as usual, or a vanished thread (held
+ * for ever, as glibc leaves such a mutex).  A locked byte of 2 was a slow
+ * unlock by a vanished thread, already past its release point: free.
+ * Everything else (tail, HEAD_SPIN, PENDING) goes.  The vanished threads'
+ * nodes are re-initialised when their indexes are reused (ctx_init).
+ */
+static inline void lb_qspin_pv_atfork_child(lb_qspin_pv_t *lock)
+{
+	uint32_t lk = atomic_load_explicit(&lock->val, memory_order_relaxed) &
+		      LB_QSPIN_PV_LOCKED_MASK;
+	bool held = lk == LB_QSPIN_PV_LOCKED || lk == LB_QSPIN_PV_SLOW;
+	atomic_store_explicit(&lock->val, held ? LB_QSPIN_PV_LOCKED : 0, memory_order_relaxed);
+}
+
 #endif /* LB_QSPINLOCK_PV_H */

@@ -929,13 +929,14 @@ static inline void lb_rtmutex_remove_waiter(lb_rtmutex_t *m, struct lb_rtmutex_t
 /*
  * Slow path of lock: queue, boost, then spin (top waiter, bounded) or
  * sleep until take_try succeeds.  Out of line so that profiles name it and
- * the fast path stays a few instructions.  Returns 0 or EDEADLK.
+ * the fast path stays a few instructions.  abs: give up when it passes
+ * (CLOCK_MONOTONIC; NULL = never).  Returns 0, EDEADLK or ETIMEDOUT.
  */
 static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb_rtmutex_task *t,
-						   bool detect)
+						   bool detect, const struct timespec *abs)
 {
 	struct lb_rtmutex_waiter *w = &t->waiter;
-	bool boosted = false;
+	bool boosted = false, timed_out = false;
 	int ret = 0;
 
 	/* Optimistic spin before queueing, for normal-priority tasks only:
@@ -1008,10 +1009,31 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 		LB_RTMUTEX_COUNT(m, sleeps);
 		/* Sleep loop: until an unlocker sets WOKEN (the futex may
 		 * return early on a signal or a stale wake-up). */
-		while (lb_load_acquire(&w->wake) == LB_RTMUTEX_WAKE_SLEEP)
-			lb_futex_wait(&w->wake, LB_RTMUTEX_WAKE_SLEEP, NULL);
+		while (lb_load_acquire(&w->wake) == LB_RTMUTEX_WAKE_SLEEP) {
+			if (!abs) {
+				lb_futex_wait(&w->wake, LB_RTMUTEX_WAKE_SLEEP, NULL);
+				continue;
+			}
+			int saved_errno = errno;
+			long r = lb_futex(&w->wake, FUTEX_WAIT_BITSET_PRIVATE, LB_RTMUTEX_WAKE_SLEEP, abs,
+					  NULL, FUTEX_BITSET_MATCH_ANY);
+			timed_out = r == -1 && errno == ETIMEDOUT;
+			errno = saved_errno;
+			if (timed_out)
+				break;
+		}
 	relock:
 		lb_rtmutex_ilock_lock(&m->wait_lock);
+		if (timed_out) {
+			/* Deadline passed: one last try, else leave the queue
+			 * (remove_waiter passes on a wake we may have got). */
+			if (lb_rtmutex_take_try(m, t, w, &boosted))
+				break;
+			lb_rtmutex_remove_waiter(m, t, w);
+			lb_rtmutex_fix_waiters_bit(m);
+			lb_rtmutex_ilock_unlock(&m->wait_lock);
+			return ETIMEDOUT;
+		}
 	}
 out_locked:
 	lb_rtmutex_ilock_unlock(&m->wait_lock);
@@ -1060,7 +1082,7 @@ static inline void lb_rtmutex_lock(lb_rtmutex_t *m, struct lb_rtmutex_task *t)
 		return;
 	}
 	LB_PROBE_CONTENTION_BEGIN(m, LB_CONTENTION_RT);
-	int ret = lb_rtmutex_lock_slow(m, t, false);
+	int ret = lb_rtmutex_lock_slow(m, t, false, NULL);
 	LB_PROBE_CONTENTION_END(m, ret);
 	if (ret)
 		lb_rtmutex_deadlock_abort(t);
@@ -1081,9 +1103,63 @@ static inline int lb_rtmutex_lock_check(lb_rtmutex_t *m, struct lb_rtmutex_task 
 		return 0;
 	}
 	LB_PROBE_CONTENTION_BEGIN(m, LB_CONTENTION_RT);
-	int ret = lb_rtmutex_lock_slow(m, t, true);
+	int ret = lb_rtmutex_lock_slow(m, t, true, NULL);
 	LB_PROBE_CONTENTION_END(m, ret);
 	return ret;
+}
+
+/*
+ * Lock, giving up when abs (CLOCK_MONOTONIC) has passed: 0 or ETIMEDOUT.
+ * Deadlock detection off, as lb_rtmutex_lock.  The waiter boosts the owner
+ * while it waits and takes the boost back when it leaves on timeout.
+ */
+static inline int lb_rtmutex_timedlock(lb_rtmutex_t *m, struct lb_rtmutex_task *t,
+				       const struct timespec *abs)
+{
+	uintptr_t z = 0;
+	/* acq_rel: as in lb_rtmutex_lock. */
+	if (atomic_compare_exchange_strong_explicit(&m->owner, &z, (uintptr_t)t,
+						    memory_order_acq_rel, memory_order_relaxed)) {
+		LB_RTMUTEX_COUNT_HELD(m, fast);
+		return 0;
+	}
+	LB_PROBE_CONTENTION_BEGIN(m, LB_CONTENTION_RT);
+	int ret = lb_rtmutex_lock_slow(m, t, false, abs);
+	LB_PROBE_CONTENTION_END(m, ret);
+	if (ret == EDEADLK)
+		lb_rtmutex_deadlock_abort(t);
+	return ret;
+}
+
+/*
+ * In a fork() child (one thread left, nothing runs concurrently): forget
+ * the waiters and the wait_lock holder, which were other threads.  self is
+ * the forking thread's task (NULL: none): a lock it holds stays its own,
+ * its pi_lock and its list of top waiters (all vanished) are reset, and its
+ * thread id becomes the child's.  A lock held by a vanished task stays held,
+ * by `orphan`, a task no live thread has, initialised here (single-threaded,
+ * and nothing is blocked on it yet): waiters that come later queue on it
+ * and boost it logically (it is not LB_RTMUTEX_TASK_REAL), forever, as a glibc
+ * mutex left held across fork.  Plain stores: single-threaded.
+ */
+static inline void lb_rtmutex_atfork_child(lb_rtmutex_t *m, struct lb_rtmutex_task *self,
+					   struct lb_rtmutex_task *orphan)
+{
+	struct lb_rtmutex_task *owner = lb_rtmutex_owner(m);
+	if (owner && owner != self) {
+		lb_rtmutex_ctx_init(orphan, 0);
+		owner = orphan;
+	}
+	lb_store_relaxed(&m->owner, (uintptr_t)owner);
+	lb_store_relaxed(&m->wait_lock.v, 0);
+	m->head = NULL;
+	if (self) {
+		lb_store_relaxed(&self->pi_lock.v, 0);
+		self->pi_head = NULL;
+		self->blocked_on = NULL;
+		lb_store_relaxed(&self->eff_prio, self->base_prio);
+		self->tid = (pid_t)lb_gettid();
+	}
 }
 
 static LB_UNUSED LB_NOINLINE bool lb_rtmutex_trylock_slow(lb_rtmutex_t *m, struct lb_rtmutex_task *t)

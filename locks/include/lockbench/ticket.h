@@ -139,4 +139,18 @@ static inline bool lb_ticket_is_contended(const lb_ticket_t *lock)
 	return (int32_t)(next - owner) > 1;
 }
 
+/*
+ * In a fork() child (one thread left, nothing runs concurrently): the
+ * tickets drawn by waiters were other threads' and will never be served to
+ * anyone there.  A held lock (owner != next) stays held by the ticket now
+ * served (the forking thread's, or a vanished thread's for ever); the queue
+ * behind it goes.
+ */
+static inline void lb_ticket_atfork_child(lb_ticket_t *lock)
+{
+	uint32_t owner = atomic_load_explicit(&lock->owner, memory_order_relaxed);
+	bool held = atomic_load_explicit(&lock->next, memory_order_relaxed) != owner;
+	atomic_store_explicit(&lock->next, owner + (held ? 1u : 0u), memory_order_relaxed);
+}
+
 #endif /* LB_TICKET_H */
