@@ -289,9 +289,9 @@ static size_t parse_key_list(const char *opt, const char *arg, const char *const
 	return n;
 }
 
-/* Params whose value differs between cells: the ones a label needs. */
-static void cell_label(const struct lb_rfile *files, size_t nfiles, const json_t *params,
-		       char *buf, size_t len)
+/* Params whose value differs between cells (varying: from
+ * lb_rfile_varying_keys over every file): the ones a label needs. */
+static void cell_label(const json_t *varying, const json_t *params, char *buf, size_t len)
 {
 	const char *key;
 	const json_t *v;
@@ -299,15 +299,9 @@ static void cell_label(const struct lb_rfile *files, size_t nfiles, const json_t
 	bool first_key = true;
 	buf[0] = '\0';
 	json_object_foreach((json_t *)params, key, v) {
-		char mine[128], other[128];
-		bool varies = false;
+		char mine[128];
+		bool varies = json_object_get(varying, key) != NULL;
 		lb_param_text(v, mine, sizeof(mine));
-		for (size_t f = 0; f < nfiles && !varies; f++)
-			for (size_t c = 0; c < files[f].ncells && !varies; c++) {
-				lb_param_text(json_object_get(files[f].cells[c].params, key), other,
-					      sizeof(other));
-				varies = strcmp(mine, other) != 0;
-			}
 		bool is_first = first_key;
 		first_key = false;
 		if (!varies || used >= len)
@@ -380,19 +374,37 @@ static void build_results(const struct cmp_opts *o, struct lb_cmp_report *r,
 	}
 
 	r->groups = calloc(files[0].ncells * nmetrics + 1, sizeof(*r->groups));
-	if (!r->groups)
+	json_t *varying = lb_rfile_varying_keys(files, o->npaths);
+	if (!r->groups || !varying)
 		lb_usage_error("out of memory");
+	/* Each other file's cells by params signature; a file whose numbers
+	 * mix integers and reals under one key is scanned cell by cell. */
+	struct lb_rindex index[LB_CMP_MAX_SIDES] = { 0 };
+	bool scan[LB_CMP_MAX_SIDES] = { false };
+	for (size_t f = 1; f < o->npaths; f++) {
+		scan[f] = lb_rfile_index_mixed(&files[0], &files[f], match);
+		if (!scan[f] && lb_rfile_index_build(&files[f], match, &index[f]))
+			lb_usage_error("out of memory");
+	}
 	for (size_t c = 0; c < files[0].ncells; c++) {
 		struct lb_rcell *cells[LB_CMP_MAX_SIDES] = { &files[0].cells[c] };
 		char label[200];
 		bool everywhere = true;
-		cell_label(files, o->npaths, cells[0]->params, label, sizeof(label));
+		cell_label(varying, cells[0]->params, label, sizeof(label));
 		for (size_t f = 1; f < o->npaths; f++) {
+			/* The first unmatched cell that matches, in file order. */
+			const json_t *bucket = scan[f] ? NULL
+							: lb_rfile_index_lookup(&index[f], cells[0]->params,
+										match);
+			size_t ncand = scan[f] ? files[f].ncells : json_array_size(bucket);
 			cells[f] = NULL;
-			for (size_t k = 0; k < files[f].ncells && !cells[f]; k++)
+			for (size_t i = 0; i < ncand && !cells[f]; i++) {
+				size_t k = scan[f] ? i
+						   : (size_t)json_integer_value(json_array_get(bucket, i));
 				if (!files[f].cells[k].matched &&
 				    lb_params_match(cells[0]->params, files[f].cells[k].params, match))
 					cells[f] = &files[f].cells[k];
+			}
 			everywhere &= cells[f] != NULL;
 		}
 		if (!everywhere) {
@@ -424,9 +436,12 @@ static void build_results(const struct cmp_opts *o, struct lb_cmp_report *r,
 		for (size_t k = 0; k < files[f].ncells; k++)
 			if (!files[f].cells[k].matched) {
 				char label[200];
-				cell_label(files, o->npaths, files[f].cells[k].params, label, sizeof(label));
+				cell_label(varying, files[f].cells[k].params, label, sizeof(label));
 				add_unmatched(r, (char)('A' + f), r->side_label[f], label);
 			}
+	for (size_t f = 1; f < o->npaths; f++)
+		lb_rfile_index_free(&index[f]);
+	json_decref(varying);
 }
 
 static void open_out(const char *opt, const char *path, struct lb_outfile *f,

@@ -121,20 +121,42 @@ struct series {
 	size_t n;
 };
 
-static bool same_but(const json_t *a, const json_t *b, const char *skip)
+/* A cell's series: its params but x as text, in key order, a missing key
+ * and null alike; NULL when out of memory. */
+static int by_name(const void *a, const void *b)
 {
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static char *series_key(const json_t *params, const char *skip)
+{
+	size_t n = 0, cap = json_object_size(params) + 1;
+	const char **keys = malloc(cap * sizeof(*keys));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *s = keys ? open_memstream(&buf, &len) : NULL;
+	if (!s) {
+		free(keys);
+		return NULL;
+	}
 	const char *key;
 	json_t *v;
-	json_object_foreach((json_t *)a, key, v) {
-		if (skip && !strcmp(key, skip))
-			continue;
-		char x[128], y[128];
-		lb_param_text(v, x, sizeof(x));
-		lb_param_text(json_object_get(b, key), y, sizeof(y));
-		if (strcmp(x, y))
-			return false;
+	json_object_foreach((json_t *)params, key, v)
+		if (!skip || strcmp(key, skip))
+			keys[n++] = key;
+	qsort(keys, n, sizeof(*keys), by_name);
+	for (size_t i = 0; i < n; i++) {
+		char text[128];
+		lb_param_text(json_object_get(params, keys[i]), text, sizeof(text));
+		if (strcmp(text, "null"))
+			fprintf(s, "%s\x1f%s\x1e", keys[i], text);
 	}
-	return true;
+	free(keys);
+	if (fclose(s)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 static void series_label(const struct lb_rfile *f, const json_t *params, const char *skip,
@@ -150,13 +172,9 @@ static void series_label(const struct lb_rfile *f, const json_t *params, const c
 		first = false;
 		if (skip && !strcmp(key, skip))
 			continue;
-		char mine[128], other[128];
-		bool varies = false;
+		char mine[128];
+		bool varies = json_object_get(f->varying, key) != NULL;
 		lb_param_text(v, mine, sizeof(mine));
-		for (size_t c = 0; c < f->ncells && !varies; c++) {
-			lb_param_text(json_object_get(f->cells[c].params, key), other, sizeof(other));
-			varies = strcmp(mine, other) != 0;
-		}
 		if (!varies || used >= len)
 			continue;
 		int w = is_first ? snprintf(buf + used, len - used, "%s%s", used ? " " : "", mine)
@@ -167,37 +185,71 @@ static void series_label(const struct lb_rfile *f, const json_t *params, const c
 		snprintf(buf, len, "all");
 }
 
+/* A cell of a series while it is sorted by x (then by file order). */
+struct by_x {
+	double x;
+	size_t cell;
+};
+
+static int cmp_by_x(const void *pa, const void *pb)
+{
+	const struct by_x *a = pa, *b = pb;
+	if (a->x != b->x && !(isnan(a->x) && isnan(b->x)))
+		return isnan(a->x) ? 1 : isnan(b->x) ? -1 : a->x < b->x ? -1 : 1;
+	return a->cell < b->cell ? -1 : a->cell > b->cell;
+}
+
+/* Cells grouped by series_key (a hash: jansson's object), each series in
+ * ascending x; cell lists grow as needed (one per cell was cells^2). */
 static size_t make_series(const struct lb_rfile *f, const char *x, struct series **out)
 {
 	struct series *s = calloc(f->ncells ? f->ncells : 1, sizeof(*s));
+	size_t *cap = calloc(f->ncells ? f->ncells : 1, sizeof(*cap));
+	json_t *index = json_object();
+	struct by_x *sorted = malloc((f->ncells ? f->ncells : 1) * sizeof(*sorted));
 	size_t n = 0;
-	if (!s)
-		return 0;
+	if (!s || !cap || !index || !sorted)
+		goto out;
 	for (size_t c = 0; c < f->ncells; c++) {
-		size_t k = 0;
-		while (k < n && !same_but(f->cells[s[k].cells[0]].params, f->cells[c].params, x))
-			k++;
+		char *key = series_key(f->cells[c].params, x);
+		if (!key)
+			break;
+		json_t *slot = json_object_get(index, key);
+		size_t k = slot ? (size_t)json_integer_value(slot) : n;
 		if (k == n) {
-			s[n].cells = calloc(f->ncells, sizeof(size_t));
-			if (!s[n].cells)
+			if (json_object_set_new(index, key, json_integer((json_int_t)n))) {
+				free(key);
 				break;
+			}
 			series_label(f, f->cells[c].params, x, s[n].label, sizeof(s[n].label));
 			n++;
 		}
+		free(key);
+		if (s[k].n == cap[k]) {
+			size_t grown = cap[k] ? 2 * cap[k] : 8;
+			size_t *cells = realloc(s[k].cells, grown * sizeof(*cells));
+			if (!cells)
+				break;
+			s[k].cells = cells;
+			cap[k] = grown;
+		}
 		s[k].cells[s[k].n++] = c;
 	}
-	/* Each series in ascending x. */
-	for (size_t k = 0; k < n; k++)
-		for (size_t i = 1; i < s[k].n; i++)
-			for (size_t j = i; j > 0 && lb_param_number(f->cells[s[k].cells[j - 1]].params, x) >
-							lb_param_number(f->cells[s[k].cells[j]].params, x);
-			     j--) {
-				size_t t = s[k].cells[j];
-				s[k].cells[j] = s[k].cells[j - 1];
-				s[k].cells[j - 1] = t;
-			}
+	for (size_t k = 0; k < n; k++) {
+		for (size_t i = 0; i < s[k].n; i++)
+			sorted[i] = (struct by_x){ lb_param_number(f->cells[s[k].cells[i]].params, x),
+						   s[k].cells[i] };
+		qsort(sorted, s[k].n, sizeof(*sorted), cmp_by_x);
+		for (size_t i = 0; i < s[k].n; i++)
+			s[k].cells[i] = sorted[i].cell;
+	}
+out:
+	free(cap);
+	free(sorted);
+	if (index)
+		json_decref(index);
 	*out = s;
-	return n;
+	return s ? n : 0;
 }
 
 static void free_series(struct series *s, size_t n)
@@ -269,17 +321,30 @@ static const char *metric_axis(const struct lb_rfile *f, const char *key, char *
 }
 
 /* How many distinct values x takes over the cells. */
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* (Sorted: cells x cells comparisons was the quadratic part of a big file.)
+ * Cells without a numeric x do not count. */
 static size_t distinct_x(const struct lb_rfile *f, const char *x)
 {
-	size_t n = 0;
+	double *v = malloc((f->ncells ? f->ncells : 1) * sizeof(*v));
+	size_t n = 0, distinct = 0;
+	if (!v)
+		return 0;
 	for (size_t c = 0; c < f->ncells; c++) {
-		double v = lb_param_number(f->cells[c].params, x);
-		bool seen = false;
-		for (size_t k = 0; k < c && !seen; k++)
-			seen = lb_param_number(f->cells[k].params, x) == v;
-		n += !seen;
+		double x_c = lb_param_number(f->cells[c].params, x);
+		if (!isnan(x_c))
+			v[n++] = x_c;
 	}
-	return n;
+	qsort(v, n, sizeof(*v), cmp_double);
+	for (size_t i = 0; i < n; i++)
+		distinct += i == 0 || v[i] != v[i - 1];
+	free(v);
+	return distinct;
 }
 
 /*
