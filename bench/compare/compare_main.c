@@ -198,8 +198,11 @@ static double *read_plain(const char *path, unsigned int column, size_t *n)
 		lb_usage_error("%s: cannot read: %s", path, strerror(errno));
 	size_t cap = 64, count = 0, lineno = 0;
 	double *v = malloc(cap * sizeof(*v));
-	char line[4096];
-	while (v && fgets(line, sizeof(line), fp)) {
+	/* getline: a line of any length is one line (a fixed buffer split
+	 * lines over 4 KiB into several, silently). */
+	char *line = NULL;
+	size_t line_cap = 0;
+	while (v && getline(&line, &line_cap, fp) >= 0) {
 		lineno++;
 		char *save, *tok = strtok_r(line, " \t\r\n", &save);
 		if (!tok || tok[0] == '#')
@@ -230,6 +233,7 @@ static double *read_plain(const char *path, unsigned int column, size_t *n)
 		}
 		v[count++] = x;
 	}
+	free(line);
 	fclose(fp);
 	if (!v)
 		lb_usage_error("out of memory");
@@ -444,16 +448,20 @@ static void build_results(const struct cmp_opts *o, struct lb_cmp_report *r,
 	json_decref(varying);
 }
 
-static void open_out(const char *opt, const char *path, struct lb_outfile *f,
-		     struct lb_outfile *other)
+/*
+ * The output rules of bench, aim7 and rt (lib/lb_outfile.h): --json and
+ * --csv not the same file, and neither one of the inputs (it would be
+ * replaced by the comparison of itself).
+ */
+static void check_outputs(const struct cmp_opts *o)
 {
-	int err = lb_outfile_open(f, path);
-	if (err) {
-		if (other && other->fp)
-			lb_outfile_abort(other);
-		lb_usage_error("%s: cannot write '%s': %s; accepted: a file in an existing, writable "
-			       "directory", opt, path, strerror(err));
-	}
+	lb_outfile_refuse_same("--json", o->json_path, "--csv", o->csv_path);
+	const char *opts[2] = { "--json", "--csv" }, *outs[2] = { o->json_path, o->csv_path };
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; outs[k] && i < o->npaths; i++)
+			if (lb_outfile_same_target(outs[k], o->paths[i]))
+				lb_usage_error("%s '%s' names the input file '%s'; accepted: a file that "
+					       "is not one of the inputs", opts[k], outs[k], o->paths[i]);
 }
 
 int lb_cmd_compare(int argc, char **argv)
@@ -467,23 +475,27 @@ int lb_cmd_compare(int argc, char **argv)
 	int rc = 0;
 
 	parse(argc, argv, &o);
+	check_outputs(&o);
 	r.confidence = o.confidence;
 	set_labels(&o, &r, labels);
 	if (o.column)
 		build_plain(&o, &r, plain);
 	else
 		build_results(&o, &r, files);
+	lb_outfile_unlink_on_signals();
 	if (o.json_path)
-		open_out("--json", o.json_path, &json, NULL);
+		lb_outfile_open_or_exit("--json", o.json_path, &json, NULL);
 	if (o.csv_path)
-		open_out("--csv", o.csv_path, &csv, &json);
+		lb_outfile_open_or_exit("--csv", o.csv_path, &csv, &json);
+	/* stderr when the JSON or CSV goes to stdout, which then holds it alone. */
+	FILE *table = lb_outfile_report_stream(&json, &csv);
 
 	lb_cmp_compute(&r);
 	if (r.ngroups == 0)
 		fprintf(stderr, "%s: no cell is present in every file%s\n", lb_cli_prog(),
 			o.match_arg ? "" : " (see --match)");
-	lb_cmp_write_table(stdout, &r);
-	fflush(stdout);
+	lb_cmp_write_table(table, &r);
+	fflush(table);
 	if (o.json_path) {
 		lb_cmp_write_json(json.fp, &r);
 		int err = lb_outfile_commit(&json);

@@ -179,7 +179,7 @@ with tempfile.TemporaryDirectory() as tmp:
     ok((r.returncode == 0 and counts and counts[0].split("|")[1].strip() == "6") or
        (one_line_exit2(r) and ("4096" in r.stderr or "KiB" in r.stderr)),
        f"-C 1 with 5 KiB lines: exit {r.returncode}, (A) row {counts[:1]}")
-    r = run(["compare", "-C", "3", longf, short])
+    r = run(["compare", "-C", "3", longf, longf])
     ok(r.returncode == 0 and "123456" in r.stdout,
        f"-C 3 on 5 KiB lines reads the third field of each line (exit {r.returncode})")
 
