@@ -26,14 +26,6 @@
 
 int lb_cmd_aim7(int argc, char **argv);
 
-/* A signal ends the run: remove the output temporaries, then die of it. */
-static void on_fatal_signal(int sig)
-{
-	lb_outfile_unlink_pending();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -136,7 +128,7 @@ static int parse_role(const char *s)
 
 static void parse(int argc, char **argv, struct aim_config *cfg)
 {
-	const char *workfile = "high_systime", *ab = NULL;
+	const char *workfile = "high_systime", *ab = NULL, *ab_role = NULL;
 	unsigned int start = 0, end = 0, incr = 1;
 	bool have_users = false, have_sweep = false, have_end = false;
 	const char *shortopts = ":f:u:s:e:i:j:t:r:qh";
@@ -222,6 +214,7 @@ static void parse(int argc, char **argv, struct aim_config *cfg)
 			ab = optarg;
 			break;
 		case OPT_AB_ROLE:
+			ab_role = optarg;
 			cfg->ab_role = parse_role(optarg);
 			break;
 		case OPT_CHECK:
@@ -285,6 +278,8 @@ static void parse(int argc, char **argv, struct aim_config *cfg)
 		cfg->ab_ops[0] = parse_lock("--ab", names[0]);
 		cfg->ab_ops[1] = parse_lock("--ab", names[1]);
 		free(copy);
+	} else if (ab_role) {
+		lb_usage_error("--ab-role: '%s' is only for an A/B run; accepted: with --ab A,B", ab_role);
 	}
 	if (aim_workfile_load(workfile, &cfg->wf, err, sizeof(err)))
 		lb_usage_error("--workfile: %s", err);
@@ -392,8 +387,8 @@ static int run_all(struct aim_config *cfg)
 		lb_outfile_abort(&csv);
 		return 1;
 	}
-	signal(SIGINT, on_fatal_signal);
-	signal(SIGTERM, on_fatal_signal);
+	/* INT, TERM, HUP, QUIT: remove the output temporaries, then die of it. */
+	lb_outfile_unlink_on_signals();
 	cfg->progress = !cfg->quiet && isatty(2);
 
 	fprintf(out, "lockbench aim7: workfile %s (%zu tests, %lu hits), locks: mutex=%s spinlock=%s "

@@ -56,7 +56,7 @@ static void usage(FILE *out)
 		"                         spin by spinning this long, then by sleeping 50 us\n"
 		"                         between tries (default 1ms; 10us..1s)\n"
 		"      --watchdog TIME    end the run (thread dump, exit 1) after this long\n"
-		"                         without progress (default 5s; 100ms..1h)\n"
+		"                         without progress (default 5s; 1s..1h)\n"
 		"      --run-timeout TIME end any single run that takes longer (default 60s;\n"
 		"                         1s..1h)\n"
 		"      --inject-hang      testing: a receiver takes list_lock and never gives\n"
@@ -242,7 +242,7 @@ void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
 				   &cfg->spin_budget_ns);
 			break;
 		case OPT_WATCHDOG:
-			parse_time("--watchdog", optarg, 100 * NS_PER_MS, 3600 * NS_PER_S, "100ms..1h",
+			parse_time("--watchdog", optarg, LB_RT_WATCHDOG_MIN_NS, 3600 * NS_PER_S, "1s..1h",
 				   &cfg->watchdog_ns);
 			break;
 		case OPT_RUN_TIMEOUT:
