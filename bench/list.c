@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* list.c - `lockbench list [--json]`: the registry as a table or JSON. */
-#include "bench.h"
+#include "micro/micro.h"
 #include "lb_cli.h"
 #include "lb_json.h"
 #include "lb_registry.h"

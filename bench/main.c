@@ -4,7 +4,7 @@
  * --help walks the same table.  The registry is checked before anything
  * else so a malformed lock entry can never produce figures.
  */
-#include "bench.h"
+#include "micro/micro.h"
 #include "compare/compare.h"
 #include "plot/plot.h"
 #include "lb_cli.h"

@@ -9,9 +9,10 @@
  *   kern.c      the simulated kernel objects and their invariant checks
  *   tests_sys.c the system tests (creat_clo, link_test, page_test...)
  *   tests_user.c the user-time tests (add_*, sieve, ...): no locks
- *   run.c       one load point: N children (threads), barrier, watchdog
- *   report.c    the log table, CSV and JSON
- *   cmd.c       options, users sweep, --ab, --explain
+ *   aim7_run.c    one load point: N children (threads), barrier, watchdog
+ *   aim7_report.c the log table, CSV and JSON
+ *   aim7_opts.c   options: usage, parsing, range checks
+ *   aim7_main.c   users sweep, --ab, --explain
  */
 #ifndef LB_AIM7_H
 #define LB_AIM7_H
@@ -149,6 +150,10 @@ struct aim_point {
  */
 int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const *role_ops,
 		  unsigned int users, unsigned int jobs, uint64_t seed, struct aim_point *out);
+
+/* ---- options (aim7_opts.c) ---- */
+/* argv into cfg (workfile loaded); bad input -> lb_usage_error (exit 2). */
+void aim_parse(int argc, char **argv, struct aim_config *cfg);
 
 /* ---- output ---- */
 #define AIM_MAX_REPEAT 100

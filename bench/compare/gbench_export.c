@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* gbench_export.c - lockbench results as Google Benchmark JSON (see gbench_export.h). */
 #include "gbench_export.h"
-#include "bench.h"
+#include "micro/micro.h"
 #include "lb_cli.h"
 #include "lb_json.h"
 #include "lb_stats.h"

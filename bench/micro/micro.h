@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench.h - the `lockbench bench` workload: configuration, per-run results
+ * micro.h - the `lockbench bench` workload: configuration, per-run results
  * and the three stages (parse options -> run -> report).
  */
 #ifndef LB_BENCH_H
@@ -132,12 +132,12 @@ struct lb_cell {
 	struct lb_summary summary[LB_M_COUNT];
 };
 
-/* bench_opts.c: parse argv into cfg; bad input -> lb_usage_error (exit 2). */
+/* micro_opts.c: parse argv into cfg; bad input -> lb_usage_error (exit 2). */
 void lb_bench_parse(int argc, char **argv, struct lb_bench_config *cfg);
 void lb_bench_defaults(struct lb_bench_config *cfg);
 void lb_bench_usage(FILE *out);
 
-/* bench_run.c: one measurement.  0 or an errno value (thread creation...). */
+/* micro_run.c: one measurement.  0 or an errno value (thread creation...). */
 int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops *ops,
 		     unsigned int nthreads, struct lb_run_result *out);
 void lb_run_result_free(struct lb_run_result *r);
@@ -151,7 +151,7 @@ void lb_run_result_free(struct lb_run_result *r);
 void lb_bench_request_stop(int sig);
 int lb_bench_stop_signal(void);
 
-/* bench_report.c */
+/* micro_report.c */
 void lb_cells_summarize(struct lb_cell *cells, size_t ncells);
 struct lb_hostinfo;
 void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
@@ -161,13 +161,13 @@ void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
 void lb_report_csv(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
 		   size_t ncells);
 
-/* bench_main.c: the whole workload (parse, validate outputs, run, report). */
+/* micro_main.c: the whole workload (parse, validate outputs, run, report). */
 int lb_cmd_bench(int argc, char **argv);
 /* The default comparison behind a bare `lockbench`. */
 int lb_cmd_default(int argc, char **argv);
 /* lockbench list [--json] */
 int lb_cmd_list(int argc, char **argv);
-/* `lockbench aim7` (bench/aim7/cmd.c). */
+/* `lockbench aim7` (bench/aim7/aim7_main.c). */
 int lb_cmd_aim7(int argc, char **argv);
 
 #endif /* LB_BENCH_H */

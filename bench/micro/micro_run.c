@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_run.c - one fixed-time measurement of one lock at one thread count.
+ * micro_run.c - one fixed-time measurement of one lock at one thread count.
  *
  * Data path: worker loop -> ops->lock (vtable) -> the lock's own code; then
  * the critical section writes cs_lines shared cache lines (so data really
@@ -13,7 +13,7 @@
  * value); readers load them all and count any disagreement as a torn read:
  * a reader that ran concurrently with a writer.
  */
-#include "bench.h"
+#include "micro.h"
 #include "lb_atomic.h"
 #include "lb_c2c.h"
 #include "lb_cli.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_main.c - `lockbench bench` and the default comparison: validate the
+ * micro_main.c - `lockbench bench` and the default comparison: validate the
  * output paths before anything runs, run every (lock, threads) cell R times
  * (repeats interleaved so slow drift spreads over all cells), then report.
  *
@@ -13,7 +13,7 @@
  * once, removing the temporaries.  An error removes them too, so no
  * half-written file is ever left.
  */
-#include "bench.h"
+#include "micro.h"
 #include "compare/gbench_export.h"
 #include "lb_cli.h"
 #include "lb_hostinfo.h"

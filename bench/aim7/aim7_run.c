@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * run.c - one load point: `users` children, each a thread with its own
+ * aim7_run.c - one load point: `users` children, each a thread with its own
  * helper thread (the other end of its shell pipelines), started together
  * after a barrier, each running its shuffled job list.  A watchdog bounds
  * the whole point: a lock that deadlocks or loses a wake-up ends the run

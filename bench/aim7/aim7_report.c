@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report.c - aim7 output: re-aim's log table on stdout, re-aim's CSV, and
+ * aim7_report.c - aim7 output: re-aim's log table on stdout, re-aim's CSV, and
  * the lockbench JSON (lib/lb_schema.h) with the aim7 metric table.
  */
 #include "aim7.h"

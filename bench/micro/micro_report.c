@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_report.c - summaries across repeats, and the three output forms:
+ * micro_report.c - summaries across repeats, and the three output forms:
  * the aligned table on stdout, JSON and CSV.
  */
-#include "bench.h"
+#include "micro.h"
 #include "lb_c2c.h"
 #include "lb_hostinfo.h"
 #include "lb_json.h"

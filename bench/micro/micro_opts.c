@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* bench_opts.c - `lockbench bench` options: defaults, parsing, range checks. */
-#include "bench.h"
+/* micro_opts.c - `lockbench bench` options: defaults, parsing, range checks. */
+#include "micro.h"
 #include "lb_c2c.h"
 #include "lb_cli.h"
 #include "lb_cpulist.h"

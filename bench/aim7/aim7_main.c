@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * aim7_main.c - `lockbench aim7`: job sizing, the users sweep with
+ * interleaved repeats (and PRE/POST sides with --ab), the table, --explain
+ * and the output files.
+ */
+#include "aim7.h"
+#include "lb_cli.h"
+#include "lb_hostinfo.h"
+#include "lb_outfile.h"
+#include "lb_registry.h"
+#include "lb_stats.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int lb_cmd_aim7(int argc, char **argv);
+
+/* Wall seconds one child spends per job per child running, from a short
+ * load point of each side: a load point of U users x J jobs takes about
+ * U * J * cost on this machine. */
+static int calibrate(const struct aim_config *cfg, unsigned int users, double *cost)
+{
+	unsigned int cal_users = users < 16 ? users : 16;
+	unsigned int jobs = (unsigned int)cfg->wf.ntests;
+	*cost = 0;
+	for (int side = 0; side < (cfg->ab ? 2 : 1); side++) {
+		const struct lb_lock_ops *ops[AIM_NROLES];
+		memcpy(ops, cfg->role_ops, sizeof(ops));
+		if (cfg->ab)
+			ops[cfg->ab_role] = cfg->ab_ops[side];
+		struct aim_point p;
+		int rc = aim_run_point(cfg, ops, cal_users, jobs, cfg->seed + 977, &p);
+		if (rc)
+			return rc;
+		double c = p.fig.parent_s / ((double)cal_users * p.jobs_per_child);
+		*cost = c > *cost ? c : *cost;
+	}
+	if (*cost < 1e-7) { /* a clock that did not move: never size from 0 */
+		*cost = 1e-7;
+	}
+	return 0;
+}
+
+static void explain(FILE *out, const struct aim_point *p, const char *prefix,
+		    const struct lb_lock_ops *const *ops)
+{
+	for (int r = 0; r < AIM_NROLES; r++) {
+		const struct aim_role_stats *s = &p->role[r];
+		fprintf(out, "%s  %-8s %-16s %12llu acquisitions, %5.1f%% of child time in lock() "
+		       "(%.0f ns/acquisition)",
+		       prefix, aim_role_name(r), ops[r]->name, (unsigned long long)s->acquires,
+		       aim_wait_pct(p, r), s->acquires ? (double)s->wait_ns / (double)s->acquires : 0);
+		for (size_t c = 0; c < s->ncounters; c++)
+			fprintf(out, "%s %s=%llu", c ? "" : ";", s->counters[c].name,
+			       (unsigned long long)s->counters[c].value);
+		if (!s->ncounters && !ops[r]->counters)
+			fprintf(out, "; no counters");
+		fputc('\n', out);
+	}
+	fprintf(out, "%s  CPU: children used %.2f s of %.2f s wall x %u children, i.e. %.2f CPUs "
+	       "(%.0f jobs per CPU-second); %llu sleeps (voluntary switches), %llu preemptions; "
+	       "time in lock() includes being preempted there\n",
+	       prefix, p->child_cpu_s, p->fig.parent_s, p->users,
+	       p->fig.parent_s > 0 ? p->child_cpu_s / p->fig.parent_s : 0,
+	       p->child_cpu_s > 0 ? (double)p->jobs_per_child * p->users / p->child_cpu_s : 0,
+	       (unsigned long long)p->vol_csw, (unsigned long long)p->invol_csw);
+}
+
+static void summarize_cell(FILE *out, const struct aim_cell *c, const char *prefix)
+{
+	double v[AIM_MAX_REPEAT], j[AIM_MAX_REPEAT];
+	struct lb_summary s, sj;
+	for (size_t r = 0; r < c->nruns; r++) {
+		v[r] = c->run[r].fig.jobs_per_min;
+		j[r] = c->run[r].fig.jti;
+	}
+	lb_summarize(v, c->nruns, &s);
+	lb_summarize(j, c->nruns, &sj);
+	fprintf(out, "%s%-5u mean Jobs/min %.2f +- %.2f (CoV %.1f%%, n=%zu), JTI %.1f +- %.1f\n", prefix,
+	       c->users, s.mean, s.sd, 100 * s.cov, s.n, sj.mean, sj.sd);
+}
+
+static void summarize_ab(FILE *out, const struct aim_cell *pre, const struct aim_cell *post,
+			 int role)
+{
+	double ratio[AIM_MAX_REPEAT];
+	size_t n = pre->nruns < post->nruns ? pre->nruns : post->nruns;
+	for (size_t r = 0; r < n; r++)
+		ratio[r] = pre->run[r].fig.jobs_per_min > 0
+				   ? post->run[r].fig.jobs_per_min / pre->run[r].fig.jobs_per_min
+				   : 0;
+	struct lb_summary s;
+	lb_summarize(ratio, n, &s);
+	fprintf(out, "POST/PRE Jobs/min at %u users: %.2fx", pre->users, s.mean);
+	if (n > 1)
+		fprintf(out, " +- %.2f (pairs: min %.2fx, max %.2fx, n=%zu)", s.sd, s.min, s.max, n);
+	fprintf(out, "  [PRE %s, POST %s]\n", pre->role_ops[role]->name, post->role_ops[role]->name);
+}
+
+static int run_all(struct aim_config *cfg)
+{
+	struct lb_outfile json = { 0 }, csv = { 0 };
+	int rc = 0, e;
+	int nsides = cfg->ab ? 2 : 1;
+	size_t ncells = cfg->npoints * (size_t)nsides;
+	/* Outputs first: a bad path exits 2 before anything is allocated. */
+	lb_outfile_refuse_same("--json", cfg->json_path, "--csv", cfg->csv_path);
+	if (cfg->json_path)
+		lb_outfile_open_or_exit("--json", cfg->json_path, &json, NULL);
+	if (cfg->csv_path)
+		lb_outfile_open_or_exit("--csv", cfg->csv_path, &csv, &json);
+	FILE *out = lb_outfile_report_stream(&json, &csv);
+	struct aim_cell *cells = calloc(ncells, sizeof(*cells));
+	if (!cells) {
+		fprintf(stderr, "lockbench aim7: out of memory\n");
+		lb_outfile_abort(&json);
+		lb_outfile_abort(&csv);
+		return 1;
+	}
+	/* INT, TERM, HUP, QUIT: remove the output temporaries, then die of it. */
+	lb_outfile_unlink_on_signals();
+	cfg->progress = !cfg->quiet && isatty(2);
+
+	fprintf(out, "lockbench aim7: workfile %s (%zu tests, %lu hits), locks: mutex=%s spinlock=%s "
+	       "rwlock=%s", cfg->wf.name, cfg->wf.ntests, cfg->wf.total_hits,
+	       cfg->role_ops[0]->name, cfg->role_ops[1]->name, cfg->role_ops[2]->name);
+	if (cfg->ab)
+		fprintf(out, "; A/B on %s: PRE=%s POST=%s", aim_role_name(cfg->ab_role),
+		       cfg->ab_ops[0]->name, cfg->ab_ops[1]->name);
+	fputc('\n', out);
+	aim_print_header(out);
+	if (csv.fp)
+		aim_csv_header(csv.fp);
+	fflush(out);
+
+	double max_jpm[2] = { 0, 0 };
+	for (size_t pi = 0; pi < cfg->npoints && rc == 0; pi++) {
+		unsigned int users = cfg->users[pi];
+		unsigned int jobs = cfg->jobs;
+		if (!jobs) {
+			double cost;
+			if (cfg->progress)
+				fprintf(stderr, "aim7: %u users: calibrating...\r", users);
+			rc = calibrate(cfg, users, &cost);
+			if (rc)
+				break;
+			/* 0.7: leave room for contention beyond the calibration's. */
+			double j = 0.7 * ((double)cfg->time_ns / 1e9) / (cost * users);
+			jobs = j < 1 ? 1 : j > 1e6 ? 1000000 : (unsigned int)j;
+		}
+		for (unsigned int r = 0; r < cfg->repeat && rc == 0; r++)
+			for (int side = 0; side < nsides && rc == 0; side++) {
+				struct aim_cell *c = &cells[pi * (size_t)nsides + (size_t)side];
+				c->users = users;
+				c->side = cfg->ab ? side : -1;
+				memcpy(c->role_ops, cfg->role_ops, sizeof(c->role_ops));
+				if (cfg->ab)
+					c->role_ops[cfg->ab_role] = cfg->ab_ops[side];
+				if (cfg->progress)
+					fprintf(stderr, "aim7: %u users%s, run %u/%u...          \r", users,
+						cfg->ab ? (side ? " POST" : " PRE") : "", r + 1,
+						cfg->repeat);
+				struct aim_point *p = &c->run[c->nruns];
+				rc = aim_run_point(cfg, c->role_ops, users, jobs,
+						   cfg->seed + 7919u * r, p);
+				if (rc)
+					break;
+				p->side = c->side;
+				p->repeat_index = r;
+				c->nruns++;
+				if (cfg->progress)
+					fprintf(stderr, "%60s\r", "");
+				const char *prefix = !cfg->ab ? "" : side ? "POST: " : "PRE:  ";
+				aim_print_row(out, prefix, &p->fig);
+				if (cfg->explain)
+					explain(out, p, prefix, c->role_ops);
+				if (csv.fp)
+					aim_csv_row(csv.fp, &p->fig);
+				int m = side > 0;
+				max_jpm[m] = p->fig.jobs_per_min > max_jpm[m] ? p->fig.jobs_per_min
+									      : max_jpm[m];
+				fflush(out);
+			}
+		if (rc)
+			break;
+		struct aim_cell *c0 = &cells[pi * (size_t)nsides];
+		if (cfg->repeat > 1)
+			for (int side = 0; side < nsides; side++)
+				summarize_cell(out, &c0[side], !cfg->ab ? "" : side ? "POST: " : "PRE:  ");
+		if (cfg->ab) {
+			summarize_ab(out, &c0[0], &c0[1], cfg->ab_role);
+		}
+	}
+	if (rc == 0) {
+		if (cfg->ab) {
+			fprintf(out, "PRE:  Max Jobs per Minute %.2f\n", max_jpm[0]);
+			fprintf(out, "POST: Max Jobs per Minute %.2f\n", max_jpm[1]);
+		} else {
+			fprintf(out, "Max Jobs per Minute %.2f\n", max_jpm[0]);
+		}
+	}
+	if (rc > 1) /* a setup failure (errno value) */
+		fprintf(stderr, "lockbench aim7: cannot run: %s\n", strerror(rc));
+	if (rc) {
+		if (json.fp)
+			lb_outfile_abort(&json);
+		if (csv.fp)
+			lb_outfile_abort(&csv);
+		free(cells);
+		return 1;
+	}
+	if (json.fp) {
+		struct lb_hostinfo host;
+		lb_hostinfo_get(&host);
+		aim_write_json(json.fp, cfg, cells, ncells, &host);
+		if ((e = lb_outfile_commit(&json))) {
+			fprintf(stderr, "lockbench aim7: --json: cannot write '%s': %s\n", cfg->json_path,
+				strerror(e));
+			rc = 1;
+		}
+	}
+	if (csv.fp && (e = lb_outfile_commit(&csv))) {
+		fprintf(stderr, "lockbench aim7: --csv: cannot write '%s': %s\n", cfg->csv_path,
+			strerror(e));
+		rc = 1;
+	}
+	free(cells);
+	return rc;
+}
+
+int lb_cmd_aim7(int argc, char **argv)
+{
+	struct aim_config *cfg = calloc(1, sizeof(*cfg));
+	if (!cfg)
+		return 1;
+	aim_parse(argc, argv, cfg);
+	char *joined = lb_cli_join_args(argc, argv);
+	cfg->argv_joined = joined;
+	int rc = run_all(cfg);
+	free(joined);
+	free(cfg);
+	return rc;
+}
