@@ -64,6 +64,16 @@ void lb_outfile_abort(struct lb_outfile *f);
 void lb_outfile_unlink_pending(void);
 
 /*
+ * Install handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT that run
+ * lb_outfile_unlink_pending() and then die of the signal (default action
+ * restored and the signal raised again): a command ended by any of them
+ * leaves its finished files or nothing, never a temporary.  For commands
+ * with no use for the signals themselves (aim7, rt, compare); bench keeps
+ * its own, which reports the finished runs first.
+ */
+void lb_outfile_unlink_on_signals(void);
+
+/*
  * Whether two output paths name the same file, so that one output would
  * overwrite the other: equal after following symlinks and resolving the
  * directory ("./a.json" and "a.json", a link and its target), the same

@@ -12,6 +12,7 @@
 #include "lb_ttest.h"
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,13 +29,31 @@ static void mean_var(const double *v, size_t n, double *mean, double *var)
 	*var = n > 1 ? ss / (double)(n - 1) : 0;
 }
 
+/*
+ * GSL's default error handler aborts the process (an argument it cannot
+ * take, 1e300 as t).  Off, a GSL function returns NAN or its error code
+ * instead, and the callers here check for non-finite results.  Turned off
+ * before every call: the handler is GSL's process-wide setting, and this
+ * keeps it off whatever else set it.
+ */
+static void gsl_errors_return(void)
+{
+	gsl_set_error_handler_off();
+}
+
 double lb_t_quantile(double p, double df)
 {
+	gsl_errors_return();
+	if (!isfinite(p) || !isfinite(df) || df <= 0)
+		return NAN;
 	return gsl_cdf_tdist_Pinv(p, df);
 }
 
 double lb_t_two_sided_p(double t, double df)
 {
+	gsl_errors_return();
+	if (isnan(t) || !isfinite(df) || df <= 0)
+		return NAN;
 	double p = 2 * gsl_cdf_tdist_Q(fabs(t), df);
 	return p > 1 ? 1 : p;
 }
@@ -51,6 +70,8 @@ int lb_welch_test(const double *a, size_t na, const double *b, size_t nb, double
 	out->diff = out->mean_b - out->mean_a;
 	double ea = va / (double)na, eb = vb / (double)nb;
 	out->se = sqrt(ea + eb);
+	if (!isfinite(out->diff) || !isfinite(out->se))
+		goto not_computable;
 	if (out->se == 0) {
 		/* No spread at all: any difference is exact, none is none. */
 		out->df = (double)(na + nb - 2);
@@ -62,10 +83,21 @@ int lb_welch_test(const double *a, size_t na, const double *b, size_t nb, double
 	out->df = (ea + eb) * (ea + eb) /
 		  (ea * ea / (double)(na - 1) + eb * eb / (double)(nb - 1));
 	out->t = out->diff / out->se;
+	if (!isfinite(out->df) || out->df <= 0 || !isfinite(out->t))
+		goto not_computable;
 	out->p = lb_t_two_sided_p(out->t, out->df);
 	out->half_width = lb_t_quantile(1 - (1 - confidence) / 2, out->df) * out->se;
+	if (!isfinite(out->p) || !isfinite(out->half_width))
+		goto not_computable;
 	out->significant = fabs(out->diff) > out->half_width;
 	return 0;
+not_computable: {
+	double mean_a = out->mean_a, mean_b = out->mean_b;
+	memset(out, 0, sizeof(*out));
+	out->mean_a = mean_a;
+	out->mean_b = mean_b;
+	return LB_WELCH_NOT_COMPUTABLE;
+}
 }
 
 /* log C(m+n, m) */

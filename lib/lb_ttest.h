@@ -41,8 +41,12 @@ struct lb_welch {
 /*
  * Welch's t-test of b against a at `confidence` (a fraction, 0.5..0.9999).
  * Returns 0, or -1 when a side has fewer than 2 values or the confidence is
- * out of range (nothing can be said then; *out is zeroed).
+ * out of range (nothing can be said then; *out is zeroed), or
+ * LB_WELCH_NOT_COMPUTABLE when a mean, a variance or the degrees of freedom
+ * are not finite (values near a double's limit, +-1e300: their squares
+ * overflow); *out then holds the means, the rest is zero.
  */
+#define LB_WELCH_NOT_COMPUTABLE (-2)
 int lb_welch_test(const double *a, size_t na, const double *b, size_t nb, double confidence,
 		  struct lb_welch *out);
 

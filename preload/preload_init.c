@@ -98,7 +98,7 @@ static void lbp_parse_config(void)
 	if (top && *top) {
 		char *end;
 		unsigned long v = strtoul(top, &end, 10);
-		if (*end || v == 0 || v > 100000)
+		if (*top < '0' || *top > '9' || *end || v == 0 || v > 100000) /* no " 5", "+5" */
 			lbp_fatal("liblockbench-preload: LOCKBENCH_STATS_TOP='%s': "
 				  "accepted: an integer 1..100000", top);
 		lbp_cfg.stats_top = (unsigned int)v;

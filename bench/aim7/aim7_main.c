@@ -16,18 +16,10 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* A signal ends the run: remove the output temporaries, then die of it. */
-static void on_fatal_signal(int sig)
-{
-	lb_outfile_unlink_pending();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
 
 /* Wall seconds one child spends per job per child running, from a short
  * load point of each side: a load point of U users x J jobs takes about
@@ -131,8 +123,8 @@ static int run_all(struct aim_config *cfg)
 		lb_outfile_abort(&csv);
 		return 1;
 	}
-	signal(SIGINT, on_fatal_signal);
-	signal(SIGTERM, on_fatal_signal);
+	/* INT, TERM, HUP, QUIT: remove the output temporaries, then die of it. */
+	lb_outfile_unlink_on_signals();
 	cfg->progress = !cfg->quiet && isatty(2);
 
 	fprintf(out, "lockbench aim7: workfile %s (%zu tests, %lu hits), locks: mutex=%s spinlock=%s "

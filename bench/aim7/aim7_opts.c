@@ -213,6 +213,8 @@ void aim_parse(int argc, char **argv, struct aim_config *cfg)
 	resolve_sweep(&a, &seen);
 	if (a.ab)
 		resolve_ab(&a.cfg, a.ab);
+	else if (lb_opt_given(&aim_cmd, &seen, "ab-role"))
+		lb_usage_error("--ab-role: only for an A/B run; accepted: with --ab A,B");
 	if (aim_workfile_load(a.workfile, &a.cfg.wf, err, sizeof(err)))
 		lb_usage_error("--workfile: %s", err);
 	*cfg = a.cfg;

@@ -54,6 +54,8 @@ static long parse_size_kb(const char *s)
 		v *= 1024, end++;
 	else if (*end == 'K' || *end == 'k')
 		end++;
+	if (v > 64L * 1024 * 1024)
+		return -1; /* the limit (64 GiB) holds after the unit too */
 	while (isspace((unsigned char)*end))
 		end++;
 	return *end ? -1 : v;
@@ -168,13 +170,16 @@ static char *read_file(const char *path, char *err, size_t errlen)
 		n += got;
 		if (n < cap - 1)
 			break;
-		if (cap >= 1u << 20) {
+		/* Full: a file of exactly 1 MiB fits the last buffer (1 MiB + the
+		 * terminator + the byte that tells it ended); one byte more not. */
+		if (cap >= (1u << 20) + 2) {
 			snprintf(err, errlen, "%s: larger than 1 MiB", path);
 			free(buf);
 			buf = NULL;
 			break;
 		}
-		char *nb = realloc(buf, cap *= 2);
+		cap = 2 * cap > (1u << 20) + 2 ? (1u << 20) + 2 : 2 * cap;
+		char *nb = realloc(buf, cap);
 		if (!nb)
 			free(buf);
 		buf = nb;

@@ -26,6 +26,7 @@ struct lb_cmp_side {
 	struct lb_summary s;
 	/* Against side 0 (unset for side 0): */
 	bool tested;            /* both sides had >= 2 values */
+	bool not_computable;    /* ...but the test overflowed (lb_welch_test) */
 	struct lb_welch welch;
 	struct lb_mwu mwu;
 };

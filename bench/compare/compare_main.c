@@ -167,8 +167,11 @@ static double *read_plain(const char *path, unsigned int column, size_t *n)
 		lb_usage_error("%s: cannot read: %s", path, strerror(errno));
 	size_t cap = 64, count = 0, lineno = 0;
 	double *v = malloc(cap * sizeof(*v));
-	char line[4096];
-	while (v && fgets(line, sizeof(line), fp)) {
+	/* getline: a line of any length is one line (a fixed buffer split
+	 * lines over 4 KiB into several, silently). */
+	char *line = NULL;
+	size_t line_cap = 0;
+	while (v && getline(&line, &line_cap, fp) >= 0) {
 		lineno++;
 		char *save, *tok = strtok_r(line, " \t\r\n", &save);
 		if (!tok || tok[0] == '#')
@@ -199,6 +202,7 @@ static double *read_plain(const char *path, unsigned int column, size_t *n)
 		}
 		v[count++] = x;
 	}
+	free(line);
 	fclose(fp);
 	if (!v)
 		lb_usage_error("out of memory");
@@ -258,9 +262,9 @@ static size_t parse_key_list(const char *opt, const char *arg, const char *const
 	return n;
 }
 
-/* Params whose value differs between cells: the ones a label needs. */
-static void cell_label(const struct lb_rfile *files, size_t nfiles, const json_t *params,
-		       char *buf, size_t len)
+/* Params whose value differs between cells (varying: from
+ * lb_rfile_varying_keys over every file): the ones a label needs. */
+static void cell_label(const json_t *varying, const json_t *params, char *buf, size_t len)
 {
 	const char *key;
 	const json_t *v;
@@ -268,15 +272,9 @@ static void cell_label(const struct lb_rfile *files, size_t nfiles, const json_t
 	bool first_key = true;
 	buf[0] = '\0';
 	json_object_foreach((json_t *)params, key, v) {
-		char mine[128], other[128];
-		bool varies = false;
+		char mine[128];
+		bool varies = json_object_get(varying, key) != NULL;
 		lb_param_text(v, mine, sizeof(mine));
-		for (size_t f = 0; f < nfiles && !varies; f++)
-			for (size_t c = 0; c < files[f].ncells && !varies; c++) {
-				lb_param_text(json_object_get(files[f].cells[c].params, key), other,
-					      sizeof(other));
-				varies = strcmp(mine, other) != 0;
-			}
 		bool is_first = first_key;
 		first_key = false;
 		if (!varies || used >= len)
@@ -349,19 +347,37 @@ static void build_results(const struct cmp_opts *o, struct lb_cmp_report *r,
 	}
 
 	r->groups = calloc(files[0].ncells * nmetrics + 1, sizeof(*r->groups));
-	if (!r->groups)
+	json_t *varying = lb_rfile_varying_keys(files, o->npaths);
+	if (!r->groups || !varying)
 		lb_usage_error("out of memory");
+	/* Each other file's cells by params signature; a file whose numbers
+	 * mix integers and reals under one key is scanned cell by cell. */
+	struct lb_rindex index[LB_CMP_MAX_SIDES] = { 0 };
+	bool scan[LB_CMP_MAX_SIDES] = { false };
+	for (size_t f = 1; f < o->npaths; f++) {
+		scan[f] = lb_rfile_index_mixed(&files[0], &files[f], match);
+		if (!scan[f] && lb_rfile_index_build(&files[f], match, &index[f]))
+			lb_usage_error("out of memory");
+	}
 	for (size_t c = 0; c < files[0].ncells; c++) {
 		struct lb_rcell *cells[LB_CMP_MAX_SIDES] = { &files[0].cells[c] };
 		char label[200];
 		bool everywhere = true;
-		cell_label(files, o->npaths, cells[0]->params, label, sizeof(label));
+		cell_label(varying, cells[0]->params, label, sizeof(label));
 		for (size_t f = 1; f < o->npaths; f++) {
+			/* The first unmatched cell that matches, in file order. */
+			const json_t *bucket = scan[f] ? NULL
+							: lb_rfile_index_lookup(&index[f], cells[0]->params,
+										match);
+			size_t ncand = scan[f] ? files[f].ncells : json_array_size(bucket);
 			cells[f] = NULL;
-			for (size_t k = 0; k < files[f].ncells && !cells[f]; k++)
+			for (size_t i = 0; i < ncand && !cells[f]; i++) {
+				size_t k = scan[f] ? i
+						   : (size_t)json_integer_value(json_array_get(bucket, i));
 				if (!files[f].cells[k].matched &&
 				    lb_params_match(cells[0]->params, files[f].cells[k].params, match))
 					cells[f] = &files[f].cells[k];
+			}
 			everywhere &= cells[f] != NULL;
 		}
 		if (!everywhere) {
@@ -393,21 +409,28 @@ static void build_results(const struct cmp_opts *o, struct lb_cmp_report *r,
 		for (size_t k = 0; k < files[f].ncells; k++)
 			if (!files[f].cells[k].matched) {
 				char label[200];
-				cell_label(files, o->npaths, files[f].cells[k].params, label, sizeof(label));
+				cell_label(varying, files[f].cells[k].params, label, sizeof(label));
 				add_unmatched(r, (char)('A' + f), r->side_label[f], label);
 			}
+	for (size_t f = 1; f < o->npaths; f++)
+		lb_rfile_index_free(&index[f]);
+	json_decref(varying);
 }
 
-static void open_out(const char *opt, const char *path, struct lb_outfile *f,
-		     struct lb_outfile *other)
+/*
+ * The output rules of bench, aim7 and rt (lib/lb_outfile.h): --json and
+ * --csv not the same file, and neither one of the inputs (it would be
+ * replaced by the comparison of itself).
+ */
+static void check_outputs(const struct cmp_opts *o)
 {
-	int err = lb_outfile_open(f, path);
-	if (err) {
-		if (other && other->fp)
-			lb_outfile_abort(other);
-		lb_usage_error("%s: cannot write '%s': %s; accepted: a file in an existing, writable "
-			       "directory", opt, path, strerror(err));
-	}
+	lb_outfile_refuse_same("--json", o->json_path, "--csv", o->csv_path);
+	const char *opts[2] = { "--json", "--csv" }, *outs[2] = { o->json_path, o->csv_path };
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; outs[k] && i < o->npaths; i++)
+			if (lb_outfile_same_target(outs[k], o->paths[i]))
+				lb_usage_error("%s '%s' names the input file '%s'; accepted: a file that "
+					       "is not one of the inputs", opts[k], outs[k], o->paths[i]);
 }
 
 int lb_cmd_compare(int argc, char **argv)
@@ -421,23 +444,27 @@ int lb_cmd_compare(int argc, char **argv)
 	int rc = 0;
 
 	parse(argc, argv, &o);
+	check_outputs(&o);
 	r.confidence = o.confidence;
 	set_labels(&o, &r, labels);
 	if (o.column)
 		build_plain(&o, &r, plain);
 	else
 		build_results(&o, &r, files);
+	lb_outfile_unlink_on_signals();
 	if (o.json_path)
-		open_out("--json", o.json_path, &json, NULL);
+		lb_outfile_open_or_exit("--json", o.json_path, &json, NULL);
 	if (o.csv_path)
-		open_out("--csv", o.csv_path, &csv, &json);
+		lb_outfile_open_or_exit("--csv", o.csv_path, &csv, &json);
+	/* stderr when the JSON or CSV goes to stdout, which then holds it alone. */
+	FILE *table = lb_outfile_report_stream(&json, &csv);
 
 	lb_cmp_compute(&r);
 	if (r.ngroups == 0)
 		fprintf(stderr, "%s: no cell is present in every file%s\n", lb_cli_prog(),
 			o.match_arg ? "" : " (see --match)");
-	lb_cmp_write_table(stdout, &r);
-	fflush(stdout);
+	lb_cmp_write_table(table, &r);
+	fflush(table);
 	if (o.json_path) {
 		lb_cmp_write_json(json.fp, &r);
 		int err = lb_outfile_commit(&json);

@@ -22,7 +22,9 @@ void lb_cmp_compute(struct lb_cmp_report *r)
 			if (i == 0)
 				continue;
 			const struct lb_cmp_side *a = &grp->side[0];
-			s->tested = lb_welch_test(a->v, a->n, s->v, s->n, r->confidence, &s->welch) == 0;
+			int rc = lb_welch_test(a->v, a->n, s->v, s->n, r->confidence, &s->welch);
+			s->tested = rc == 0;
+			s->not_computable = rc == LB_WELCH_NOT_COMPUTABLE;
 			if (s->tested)
 				lb_mann_whitney(a->v, a->n, s->v, s->n, &s->mwu);
 		}
@@ -77,6 +79,11 @@ void lb_cmp_verdict(const struct lb_cmp_report *r, const struct lb_cmp_group *g,
 {
 	const struct lb_cmp_side *a = &g->side[0], *s = &g->side[i];
 	size_t used = 0;
+	if (s->not_computable) {
+		snprintf(buf, len, "not computable: the values are too large for a double's "
+			 "variance (mean or spread not finite)");
+		return;
+	}
 	if (!s->tested) {
 		snprintf(buf, len, "no test: needs 2 or more runs on each side (%zu vs %zu)", a->n, s->n);
 		return;
@@ -276,6 +283,10 @@ void lb_cmp_write_json(FILE *out, const struct lb_cmp_report *r)
 					lb_json_kv_double(&j, "p", s->mwu.p);
 					lb_json_kv_bool(&j, "exact", s->mwu.exact);
 					lb_json_object_end(&j);
+					lb_cmp_verdict(r, grp, i, verdict, sizeof(verdict));
+					lb_json_kv_string(&j, "verdict", verdict);
+				} else if (s->not_computable) {
+					char verdict[384];
 					lb_cmp_verdict(r, grp, i, verdict, sizeof(verdict));
 					lb_json_kv_string(&j, "verdict", verdict);
 				}

@@ -57,6 +57,10 @@ static int find_schema(struct lb_rfile *f, char *err, size_t len)
 	if (sname && json_is_integer(sver)) {
 		snprintf(name, sizeof(name), "%s", sname);
 		version = (long)json_integer_value(sver);
+	} else if (!full) {
+		return fail(err, len, "%s: \"schema_name\" without an integer \"schema_version\" "
+			    "(%s) and no \"schema\"; accepted schemas: %s", f->path,
+			    sver ? "not an integer" : "missing", accepted);
 	} else {
 		const char *dash = strrchr(full, '-');
 		char *end;
@@ -150,17 +154,22 @@ int lb_rfile_load_string(const char *text, const char *name, struct lb_rfile *f,
 	return load_root(f, name, &jerr, err, len);
 }
 
+/* A probe as the file has it: > 0 and below a second (a round trip is
+ * 50-500 ns; lib/lb_c2c.h gives up far sooner); < 0 otherwise. */
+static double probe_ns(const json_t *v)
+{
+	double x = json_is_number(v) ? json_number_value(v) : -1;
+	return x > 0 && x < 1e9 ? x : -1;
+}
+
 /* A run's round trip: the mean of the probes it has; < 0 when none. */
 static double run_c2c(const json_t *run)
 {
-	const json_t *b = json_object_get(run, "c2c_before_ns"), *a = json_object_get(run, "c2c_after_ns");
-	double sum = 0;
-	int n = 0;
-	if (json_is_number(b) && json_number_value(b) > 0)
-		sum += json_number_value(b), n++;
-	if (json_is_number(a) && json_number_value(a) > 0)
-		sum += json_number_value(a), n++;
-	return n ? sum / n : -1;
+	double b = probe_ns(json_object_get(run, "c2c_before_ns"));
+	double a = probe_ns(json_object_get(run, "c2c_after_ns"));
+	if (a > 0 && b > 0)
+		return (a + b) / 2;
+	return a > 0 ? a : b;
 }
 
 /* f->c2c_*: over every run of every cell that carries the probes. */
@@ -236,6 +245,9 @@ static int load_root(struct lb_rfile *f, const char *path, const json_error_t *j
 		if (read_cell(f, i, cell, err, len))
 			return -1;
 	}
+	f->varying = lb_rfile_varying_keys(f, 1);
+	if (!f->varying)
+		return fail(err, len, "out of memory");
 	return 0;
 }
 
@@ -249,6 +261,8 @@ void lb_rfile_free(struct lb_rfile *f)
 		free(c->nvalues);
 	}
 	free(f->cells);
+	if (f->varying)
+		json_decref(f->varying);
 	if (f->root)
 		json_decref(f->root);
 	free(f->path);

@@ -38,6 +38,7 @@ struct lb_rfile {
 	double c2c_min, c2c_median, c2c_max;
 	struct lb_rcell *cells;
 	size_t ncells;
+	json_t *varying;       /* lb_rfile_varying_keys() of this file alone */
 };
 
 /*
@@ -60,6 +61,36 @@ void lb_rfile_accepted_schemas(char *buf, size_t len);
  * cs_ns, which come from a calibration) within 5 % of each other.
  */
 bool lb_params_match(const json_t *a, const json_t *b, const char *const *keys);
+
+/*
+ * The params keys whose text (lb_param_text; a missing key reads "null")
+ * differs between two of the cells of files[0..nfiles): a JSON object of
+ * key -> true, for labels that name only what varies.  One pass over the
+ * cells per key (cells x keys), where asking per cell was cells^2.  NULL
+ * when out of memory; json_decref() it.
+ */
+json_t *lb_rfile_varying_keys(const struct lb_rfile *files, size_t nfiles);
+
+/*
+ * Cells that lb_params_match(a, b, keys) can pair, found by hash: the
+ * signature of a cell's params over `keys` (NULL: all of its keys) in
+ * sorted key order, with strings, integers, booleans and null by value
+ * and real numbers by type alone (they match within 5 %, so they cannot be
+ * hashed).  An index maps a signature to the cells that have it, in file
+ * order; a cell whose key is an integer in one file and a real in the other
+ * matches within 5 % too, but not by signature: lb_rfile_index_mixed() says
+ * when two files have such a key, and the caller then scans every cell.
+ */
+struct lb_rindex {
+	json_t *map;   /* signature -> array of cell indices */
+};
+int lb_rfile_index_build(const struct lb_rfile *f, const char *const *keys, struct lb_rindex *ix);
+/* The cell indices that may match `params`, or NULL (none). */
+const json_t *lb_rfile_index_lookup(const struct lb_rindex *ix, const json_t *params,
+				    const char *const *keys);
+void lb_rfile_index_free(struct lb_rindex *ix);
+bool lb_rfile_index_mixed(const struct lb_rfile *a, const struct lb_rfile *b,
+			  const char *const *keys);
 
 /* A param value as text ("tas", "4", "null", "12.5"). */
 void lb_param_text(const json_t *v, char *buf, size_t len);

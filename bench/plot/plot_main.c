@@ -12,6 +12,7 @@
 #include "lb_opt.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,55 @@
 #define MAX_FILES 64
 
 extern char **environ;
+
+/*
+ * Signals (INT, TERM, HUP, QUIT) end the command with nothing half-made
+ * left: they stay blocked except while gnuplot runs, when the handler
+ * kills gnuplot (SIGKILL, then waits, so it can create nothing more),
+ * removes the script and the pictures' temporaries, and dies of the
+ * signal.  Pictures already renamed into place are kept.  The handler
+ * gets no context: these are the command's only globals, written with the
+ * signals blocked and read only by the handler.
+ */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static volatile pid_t gnuplot_pid;
+static const char *volatile pending_script;
+static const struct lb_plot_outputs *volatile pending_outputs;
+
+static void stop_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaddset(set, stop_signals[i]);
+}
+
+static void on_stop_signal(int sig)
+{
+	pid_t pid = gnuplot_pid;
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (pending_script)
+		unlink(pending_script); /* async-signal-safe, as everything here */
+	const struct lb_plot_outputs *o = pending_outputs;
+	for (size_t i = 0; o && i < o->n; i++)
+		unlink(o->tmp[i]);
+	signal(sig, SIG_DFL);
+	raise(sig); /* blocked in the handler: delivered as it returns */
+}
+
+static void install_stop_handlers(void)
+{
+	sigset_t set;
+	stop_set(&set);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaction(stop_signals[i], &sa, NULL);
+}
 
 /* What the command line asks for. */
 struct plot_args {
@@ -126,16 +176,41 @@ static char *prefix_of(const char *path)
 static int run_gnuplot(const char *gnuplot, const char *script)
 {
 	pid_t pid;
-	char *argv[] = { (char *)"gnuplot", (char *)script, NULL };
-	int err = posix_spawn(&pid, gnuplot, NULL, NULL, argv, environ);
+	/* "./x" for a relative path: a directory named "-x" is no option. */
+	size_t len = strlen(script) + 3;
+	char *arg = malloc(len);
+	if (!arg)
+		return -1;
+	snprintf(arg, len, "%s%s", script[0] == '/' ? "" : "./", script);
+	char *argv[] = { (char *)"gnuplot", arg, NULL };
+	/* gnuplot starts with the signals unblocked and at their defaults. */
+	sigset_t none, stops;
+	sigemptyset(&none);
+	stop_set(&stops);
+	posix_spawnattr_t attr;
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &stops);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	int err = posix_spawn(&pid, gnuplot, NULL, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
+	free(arg);
 	if (err) {
 		fprintf(stderr, "%s: cannot run %s: %s\n", lb_cli_prog(), gnuplot, strerror(err));
 		return -1;
 	}
-	int status;
+	int status, rc = 0;
+	gnuplot_pid = pid;
+	sigprocmask(SIG_UNBLOCK, &stops, NULL); /* a signal now ends gnuplot and us */
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
+		if (errno != EINTR) {
+			rc = -1;
+			break;
+		}
+	sigprocmask(SIG_BLOCK, &stops, NULL);
+	gnuplot_pid = 0;
+	if (rc)
+		return -1;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		fprintf(stderr, "%s: gnuplot failed on %s (see above)\n", lb_cli_prog(), script);
 		return -1;
@@ -175,6 +250,7 @@ static int publish(struct lb_plot_outputs *o)
 	return rc;
 }
 
+/* 0 drawn, 1 failed (gnuplot, a write), 2 nothing to draw (bad input). */
 static int plot_one(const char *gnuplot, const struct lb_rfile *f, const char *dir,
 		    const char *prefix, int formats)
 {
@@ -182,7 +258,7 @@ static int plot_one(const char *gnuplot, const struct lb_rfile *f, const char *d
 	struct lb_plot_outputs o = { 0 };
 	size_t len = strlen(dir) + strlen(prefix) + 16;
 	char *script = malloc(len), *tmp_script = malloc(len + 8);
-	int rc = -1;
+	int rc = 1;
 	if (!script || !tmp_script)
 		goto out;
 	snprintf(script, len, "%s/%s.gp", dir, prefix);
@@ -192,12 +268,17 @@ static int plot_one(const char *gnuplot, const struct lb_rfile *f, const char *d
 		fprintf(stderr, "%s: cannot write %s: %s\n", lb_cli_prog(), tmp_script, strerror(errno));
 		goto out;
 	}
+	pending_script = tmp_script;
+	pending_outputs = &o;
 	lb_plot_describe(f, &d);
 	size_t pictures = lb_plot_script(gp, f, &d, dir, prefix, formats, &o);
 	if (fclose(gp) || pictures == 0) {
-		if (pictures == 0)
-			fprintf(stderr, "%s: %s: nothing to draw (no cells with a numeric param)\n",
+		if (pictures == 0) {
+			fprintf(stderr, "%s: %s: nothing to draw (no cell with a finite value of a "
+				"metric it draws); accepted: a result file with measured cells\n",
 				lb_cli_prog(), f->path);
+			rc = 2;
+		}
 		unlink(tmp_script);
 		goto out;
 	}
@@ -206,15 +287,18 @@ static int plot_one(const char *gnuplot, const struct lb_rfile *f, const char *d
 		goto out;
 	}
 	rename(tmp_script, script);
-	rc = publish(&o);
+	rc = publish(&o) ? 1 : 0;
 out:
 	discard(&o);
+	pending_outputs = NULL;
+	pending_script = NULL;
 	free(script);
 	free(tmp_script);
 	return rc;
 }
 
-/* --overlay: one script, one picture of every file (plot_overlay.c). */
+/* --overlay: one script, one picture of every file (plot_overlay.c); 0 drawn,
+ * 1 failed, 2 nothing to draw, as plot_one. */
 static int plot_overlay_all(const char *gnuplot, const struct lb_rfile *files,
 			    const char *const *names, size_t nfiles, const char *dir, int formats)
 {
@@ -222,7 +306,7 @@ static int plot_overlay_all(const char *gnuplot, const struct lb_rfile *files,
 	struct lb_plot_outputs o = { 0 };
 	size_t len = strlen(dir) + 32;
 	char *script = malloc(len), *tmp_script = malloc(len);
-	int rc = -1;
+	int rc = 1;
 	if (!script || !tmp_script)
 		goto out;
 	snprintf(script, len, "%s/overlay.gp", dir);
@@ -232,12 +316,16 @@ static int plot_overlay_all(const char *gnuplot, const struct lb_rfile *files,
 		fprintf(stderr, "%s: cannot write %s: %s\n", lb_cli_prog(), tmp_script, strerror(errno));
 		goto out;
 	}
+	pending_script = tmp_script;
+	pending_outputs = &o;
 	lb_plot_describe(&files[0], &d);
 	size_t pictures = lb_plot_overlay(gp, files, names, nfiles, &d, dir, formats, &o);
 	if (fclose(gp) || pictures == 0) {
-		if (pictures == 0)
+		if (pictures == 0) {
 			fprintf(stderr, "%s: --overlay: nothing to draw (no curve metric and numeric "
 				"param in %s)\n", lb_cli_prog(), files[0].path);
+			rc = 2;
+		}
 		unlink(tmp_script);
 		goto out;
 	}
@@ -246,9 +334,11 @@ static int plot_overlay_all(const char *gnuplot, const struct lb_rfile *files,
 		goto out;
 	}
 	rename(tmp_script, script);
-	rc = publish(&o);
+	rc = publish(&o) ? 1 : 0;
 out:
 	discard(&o);
+	pending_outputs = NULL;
+	pending_script = NULL;
 	free(script);
 	free(tmp_script);
 	return rc;
@@ -297,12 +387,14 @@ int lb_cmd_plot(int argc, char **argv)
 		lb_usage_error("--output: '%s' is not a writable directory", dir);
 
 	int rc = 0;
+	install_stop_handlers();
 	if (overlay)
 		rc = plot_overlay_all(gnuplot, files, (const char *const *)prefixes, nfiles, dir,
-				      formats) ? 1 : 0;
-	for (size_t i = 0; i < nfiles && !overlay; i++)
-		if (plot_one(gnuplot, &files[i], dir, prefixes[i], formats))
-			rc = 1;
+				      formats);
+	for (size_t i = 0; i < nfiles && !overlay; i++) {
+		int one = plot_one(gnuplot, &files[i], dir, prefixes[i], formats);
+		rc = one > rc ? one : rc;
+	}
 	for (size_t i = 0; i < nfiles; i++) {
 		lb_rfile_free(&files[i]);
 		free(prefixes[i]);

@@ -49,19 +49,53 @@ void lb_plot_describe(const struct lb_rfile *f, struct lb_plot_hints *out)
 	}
 }
 
-/* A gnuplot double-quoted string: backslashes and quotes escaped. */
+/*
+ * A string as a gnuplot string expression that nothing in it can escape:
+ * single-quoted, where gnuplot expands nothing (no backquote command
+ * substitution, no @macro, no backslash escape; checked with gnuplot 5.4),
+ * a quote doubled ('' is one '), each newline as ' . "\n" . ' and every
+ * other control character as a blank (a raw newline would end the command).
+ */
 static void gp_string(FILE *gp, const char *s)
 {
-	fputc('"', gp);
+	fputc('\'', gp);
 	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', gp);
-		if (*s == '\n')
-			fputs("\\n", gp);
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '\'')
+			fputs("''", gp);
+		else if (ch == '\n')
+			fputs("' . \"\\n\" . '", gp);
+		else if (ch < 0x20 || ch == 0x7f)
+			fputc(' ', gp);
 		else
-			fputc(*s, gp);
+			fputc(ch, gp);
 	}
-	fputc('"', gp);
+	fputc('\'', gp);
+}
+
+/* A label inside a datablock's double-quoted column: no quote or control
+ * character (a newline would end the data line, "EOD" alone the block). */
+static void gp_data_label(char *s)
+{
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"')
+			*s = '\'';
+		else if (ch < 0x20 || ch == 0x7f)
+			*s = ' ';
+	}
+}
+
+/* A part of a picture's file name from the file's text (a param key):
+ * letters, digits, '.', '-' and '_' only, never a '/'. */
+static void file_name_part(char *s)
+{
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_'))
+			*s = '_';
+	}
 }
 
 /* Series: cells that share every param but x; labelled by the params that vary. */
@@ -71,20 +105,42 @@ struct series {
 	size_t n;
 };
 
-static bool same_but(const json_t *a, const json_t *b, const char *skip)
+/* A cell's series: its params but x as text, in key order, a missing key
+ * and null alike; NULL when out of memory. */
+static int by_name(const void *a, const void *b)
 {
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static char *series_key(const json_t *params, const char *skip)
+{
+	size_t n = 0, cap = json_object_size(params) + 1;
+	const char **keys = malloc(cap * sizeof(*keys));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *s = keys ? open_memstream(&buf, &len) : NULL;
+	if (!s) {
+		free(keys);
+		return NULL;
+	}
 	const char *key;
 	json_t *v;
-	json_object_foreach((json_t *)a, key, v) {
-		if (skip && !strcmp(key, skip))
-			continue;
-		char x[128], y[128];
-		lb_param_text(v, x, sizeof(x));
-		lb_param_text(json_object_get(b, key), y, sizeof(y));
-		if (strcmp(x, y))
-			return false;
+	json_object_foreach((json_t *)params, key, v)
+		if (!skip || strcmp(key, skip))
+			keys[n++] = key;
+	qsort(keys, n, sizeof(*keys), by_name);
+	for (size_t i = 0; i < n; i++) {
+		char text[128];
+		lb_param_text(json_object_get(params, keys[i]), text, sizeof(text));
+		if (strcmp(text, "null"))
+			fprintf(s, "%s\x1f%s\x1e", keys[i], text);
 	}
-	return true;
+	free(keys);
+	if (fclose(s)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 static void series_label(const struct lb_rfile *f, const json_t *params, const char *skip,
@@ -100,13 +156,9 @@ static void series_label(const struct lb_rfile *f, const json_t *params, const c
 		first = false;
 		if (skip && !strcmp(key, skip))
 			continue;
-		char mine[128], other[128];
-		bool varies = false;
+		char mine[128];
+		bool varies = json_object_get(f->varying, key) != NULL;
 		lb_param_text(v, mine, sizeof(mine));
-		for (size_t c = 0; c < f->ncells && !varies; c++) {
-			lb_param_text(json_object_get(f->cells[c].params, key), other, sizeof(other));
-			varies = strcmp(mine, other) != 0;
-		}
 		if (!varies || used >= len)
 			continue;
 		int w = is_first ? snprintf(buf + used, len - used, "%s%s", used ? " " : "", mine)
@@ -117,37 +169,71 @@ static void series_label(const struct lb_rfile *f, const json_t *params, const c
 		snprintf(buf, len, "all");
 }
 
+/* A cell of a series while it is sorted by x (then by file order). */
+struct by_x {
+	double x;
+	size_t cell;
+};
+
+static int cmp_by_x(const void *pa, const void *pb)
+{
+	const struct by_x *a = pa, *b = pb;
+	if (a->x != b->x && !(isnan(a->x) && isnan(b->x)))
+		return isnan(a->x) ? 1 : isnan(b->x) ? -1 : a->x < b->x ? -1 : 1;
+	return a->cell < b->cell ? -1 : a->cell > b->cell;
+}
+
+/* Cells grouped by series_key (a hash: jansson's object), each series in
+ * ascending x; cell lists grow as needed (one per cell was cells^2). */
 static size_t make_series(const struct lb_rfile *f, const char *x, struct series **out)
 {
 	struct series *s = calloc(f->ncells ? f->ncells : 1, sizeof(*s));
+	size_t *cap = calloc(f->ncells ? f->ncells : 1, sizeof(*cap));
+	json_t *index = json_object();
+	struct by_x *sorted = malloc((f->ncells ? f->ncells : 1) * sizeof(*sorted));
 	size_t n = 0;
-	if (!s)
-		return 0;
+	if (!s || !cap || !index || !sorted)
+		goto out;
 	for (size_t c = 0; c < f->ncells; c++) {
-		size_t k = 0;
-		while (k < n && !same_but(f->cells[s[k].cells[0]].params, f->cells[c].params, x))
-			k++;
+		char *key = series_key(f->cells[c].params, x);
+		if (!key)
+			break;
+		json_t *slot = json_object_get(index, key);
+		size_t k = slot ? (size_t)json_integer_value(slot) : n;
 		if (k == n) {
-			s[n].cells = calloc(f->ncells, sizeof(size_t));
-			if (!s[n].cells)
+			if (json_object_set_new(index, key, json_integer((json_int_t)n))) {
+				free(key);
 				break;
+			}
 			series_label(f, f->cells[c].params, x, s[n].label, sizeof(s[n].label));
 			n++;
 		}
+		free(key);
+		if (s[k].n == cap[k]) {
+			size_t grown = cap[k] ? 2 * cap[k] : 8;
+			size_t *cells = realloc(s[k].cells, grown * sizeof(*cells));
+			if (!cells)
+				break;
+			s[k].cells = cells;
+			cap[k] = grown;
+		}
 		s[k].cells[s[k].n++] = c;
 	}
-	/* Each series in ascending x. */
-	for (size_t k = 0; k < n; k++)
-		for (size_t i = 1; i < s[k].n; i++)
-			for (size_t j = i; j > 0 && lb_param_number(f->cells[s[k].cells[j - 1]].params, x) >
-							lb_param_number(f->cells[s[k].cells[j]].params, x);
-			     j--) {
-				size_t t = s[k].cells[j];
-				s[k].cells[j] = s[k].cells[j - 1];
-				s[k].cells[j - 1] = t;
-			}
+	for (size_t k = 0; k < n; k++) {
+		for (size_t i = 0; i < s[k].n; i++)
+			sorted[i] = (struct by_x){ lb_param_number(f->cells[s[k].cells[i]].params, x),
+						   s[k].cells[i] };
+		qsort(sorted, s[k].n, sizeof(*sorted), cmp_by_x);
+		for (size_t i = 0; i < s[k].n; i++)
+			s[k].cells[i] = sorted[i].cell;
+	}
+out:
+	free(cap);
+	free(sorted);
+	if (index)
+		json_decref(index);
 	*out = s;
-	return n;
+	return s ? n : 0;
 }
 
 static void free_series(struct series *s, size_t n)
@@ -219,52 +305,95 @@ static const char *metric_axis(const struct lb_rfile *f, const char *key, char *
 }
 
 /* How many distinct values x takes over the cells. */
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* (Sorted: cells x cells comparisons was the quadratic part of a big file.)
+ * Cells without a numeric x do not count. */
 static size_t distinct_x(const struct lb_rfile *f, const char *x)
 {
-	size_t n = 0;
+	double *v = malloc((f->ncells ? f->ncells : 1) * sizeof(*v));
+	size_t n = 0, distinct = 0;
+	if (!v)
+		return 0;
 	for (size_t c = 0; c < f->ncells; c++) {
-		double v = lb_param_number(f->cells[c].params, x);
-		bool seen = false;
-		for (size_t k = 0; k < c && !seen; k++)
-			seen = lb_param_number(f->cells[k].params, x) == v;
-		n += !seen;
+		double x_c = lb_param_number(f->cells[c].params, x);
+		if (!isnan(x_c))
+			v[n++] = x_c;
 	}
-	return n;
+	qsort(v, n, sizeof(*v), cmp_double);
+	for (size_t i = 0; i < n; i++)
+		distinct += i == 0 || v[i] != v[i - 1];
+	free(v);
+	return distinct;
+}
+
+/*
+ * A cell's figures as gnuplot can draw them: false when the mean is not a
+ * finite number (no run measured it, or the runs overflow a double), and
+ * then the point is left out; a standard deviation that is not finite
+ * draws no error bar (0).
+ */
+static bool drawable(const struct lb_rcell *c, size_t mi, double *mean, double *sd)
+{
+	struct lb_summary sum;
+	lb_summarize(c->values[mi], c->nvalues[mi], &sum);
+	if (!sum.n || !isfinite(sum.mean))
+		return false;
+	*mean = sum.mean;
+	*sd = isfinite(sum.sd) ? sum.sd : 0;
+	return true;
+}
+
+/* The one line for a metric that has nothing to draw. */
+static void skipped(const struct lb_rfile *f, const char *metric)
+{
+	fprintf(stderr, "lockbench: plot: %s: %s has no finite value in any cell (not measured); "
+		"skipped\n", f->path, metric);
 }
 
 /* x does not vary: one bar per cell (mean, +-1 sd). */
-static void bars(FILE *gp, const struct lb_rfile *f, const char *metric, const char *dir,
-		 const char *prefix, int formats, struct lb_plot_outputs *o)
+static size_t bars(FILE *gp, const struct lb_rfile *f, const char *metric, const char *dir,
+		   const char *prefix, int formats, struct lb_plot_outputs *o)
 {
 	const struct lb_metric_desc *md = lb_schema_metric(f->schema, metric);
 	size_t mi = (size_t)(md - f->schema->metrics);
 	char axis[256], picture[128], what[384], label[160];
-	double smallest = INFINITY;
+	double smallest = INFINITY, lowest = INFINITY;
+	size_t points = 0;
 	fprintf(gp, "$%s_bars << EOD\n", metric);
 	for (size_t c = 0; c < f->ncells; c++) {
-		const struct lb_rcell *cell = &f->cells[c];
-		struct lb_summary sum;
-		lb_summarize(cell->values[mi], cell->nvalues[mi], &sum);
-		series_label(f, cell->params, NULL, label, sizeof(label));
-		for (char *p = label; *p; p++)
-			*p = *p == '"' ? '\'' : *p;
-		if (!sum.n)
+		double mean, sd;
+		if (!drawable(&f->cells[c], mi, &mean, &sd))
 			continue;
-		fprintf(gp, "%zu %.10g %.10g \"%s\"\n", c, sum.mean, sum.sd, label);
-		smallest = fmin(smallest, fabs(sum.mean));
+		series_label(f, f->cells[c].params, NULL, label, sizeof(label));
+		gp_data_label(label);
+		fprintf(gp, "%zu %.10g %.10g \"%s\"\n", c, mean, sd, label);
+		smallest = fmin(smallest, fabs(mean));
+		lowest = fmin(lowest, mean - sd);
+		points++;
 	}
 	fputs("EOD\n", gp);
+	if (!points) {
+		skipped(f, metric);
+		return 0;
+	}
 	char *body = NULL;
 	size_t blen = 0;
 	FILE *b = open_memstream(&body, &blen);
 	if (!b)
-		return;
+		return 0;
 	snprintf(what, sizeof(what), "%s (mean of the runs; error bars: +-1 sample sd)", md->title);
 	title(b, what, f);
 	fputs("set ylabel ", b);
 	gp_string(b, metric_axis(f, metric, axis, sizeof(axis)));
-	fputs("\nset style fill solid 0.5\nset boxwidth 0.6\nset grid ytics\nset yrange [0:*]\n"
-	      "set xtics rotate by -30\nset xrange [-0.7:*]\n", b);
+	/* From 0 up unless a value is negative (then gnuplot's own range). */
+	fputs("\nset style fill solid 0.5\nset boxwidth 0.6\nset grid ytics\n", b);
+	fputs(lowest >= 0 ? "set yrange [0:*]\n" : "set autoscale y\n", b);
+	fputs("set xtics rotate by -30\nset xrange [-0.7:*]\n", b);
 	fputs(smallest >= 1000 ? "set format y '%.1s%c'\n" : "set format y '%g'\n", b);
 	fprintf(b, "plot $%s_bars using 1:2:xtic(4) with boxes notitle, "
 		   "$%s_bars using 1:2:3 with yerrorbars lc 'black' title 'mean +- sd'\n"
@@ -276,6 +405,23 @@ static void bars(FILE *gp, const struct lb_rfile *f, const char *metric, const c
 		*p = *p == '_' ? '-' : *p;
 	emit(gp, body, dir, prefix, picture, formats, o);
 	free(body);
+	return 1;
+}
+
+/* A histogram bucket key: a decimal 0..LB_PLOT_MAX_BUCKET (rt --histogram
+ * goes to 100000); -1 for anything else, which is left out. */
+#define LB_PLOT_MAX_BUCKET 1000000L
+static long hist_bucket(const char *key)
+{
+	long v = 0;
+	if (!*key)
+		return -1;
+	for (; *key; key++) {
+		if (*key < '0' || *key > '9' || v > LB_PLOT_MAX_BUCKET)
+			return -1;
+		v = v * 10 + (*key - '0');
+	}
+	return v <= LB_PLOT_MAX_BUCKET ? v : -1;
 }
 
 /* Latency histograms: per cell, the buckets of every entry of cell[hist_key]
@@ -285,6 +431,9 @@ static size_t histograms(FILE *gp, const struct lb_rfile *f, const struct lb_plo
 			 struct lb_plot_outputs *o)
 {
 	bool any = false;
+	bool *drawn = calloc(f->ncells ? f->ncells : 1, sizeof(*drawn));
+	if (!drawn)
+		return 0;
 	for (size_t c = 0; c < f->ncells; c++) {
 		const json_t *entries = json_object_get(f->cells[c].cell, d->hist_key);
 		size_t maxb = 0;
@@ -293,30 +442,40 @@ static size_t histograms(FILE *gp, const struct lb_rfile *f, const struct lb_plo
 			json_t *v;
 			json_object_foreach(json_object_get(json_array_get(entries, e), "histogram"), key,
 					    v) {
-				size_t bkt = strtoul(key, NULL, 10);
-				maxb = bkt + 1 > maxb ? bkt + 1 : maxb;
+				long bkt = hist_bucket(key);
+				if (bkt >= 0 && (size_t)bkt + 1 > maxb)
+					maxb = (size_t)bkt + 1;
 			}
 		}
 		double *sum = calloc(maxb ? maxb : 1, sizeof(double));
-		if (!sum)
+		if (!sum) {
+			free(drawn);
 			return 0;
+		}
 		for (size_t e = 0; e < json_array_size(entries); e++) {
 			const char *key;
 			json_t *v;
 			json_object_foreach(json_object_get(json_array_get(entries, e), "histogram"), key,
-					    v) sum[strtoul(key, NULL, 10)] += json_number_value(v);
+					    v) {
+				long bkt = hist_bucket(key);
+				if (bkt >= 0 && json_is_number(v) && isfinite(json_number_value(v)))
+					sum[bkt] += json_number_value(v);
+			}
 		}
 		fprintf(gp, "$hist_c%zu << EOD\n", c);
+		/* Counts > 0 only: the count axis is logarithmic. */
 		for (size_t k = 0; k < maxb; k++)
-			if (sum[k] > 0) {
+			if (sum[k] > 0 && isfinite(sum[k])) {
 				fprintf(gp, "%zu %.10g\n", k, sum[k]);
-				any = true;
+				drawn[c] = any = true;
 			}
 		fputs("EOD\n", gp);
 		free(sum);
 	}
-	if (!any)
+	if (!any) {
+		free(drawn);
 		return 0;
+	}
 	char *body = NULL, what[256], label[160];
 	size_t blen = 0;
 	FILE *b = open_memstream(&body, &blen);
@@ -327,11 +486,16 @@ static size_t histograms(FILE *gp, const struct lb_rfile *f, const struct lb_plo
 	title(b, what, f);
 	fprintf(b, "set xlabel 'latency (%s)'\nset ylabel 'samples (count)'\nset logscale y 10\n"
 		   "set grid\nset key outside right top\nplot ", d->hist_unit);
+	bool first = true;
 	for (size_t c = 0; c < f->ncells; c++) {
+		if (!drawn[c])
+			continue;
 		series_label(f, f->cells[c].params, NULL, label, sizeof(label));
-		fprintf(b, "%s$hist_c%zu using 1:2 with steps lw 1.5 title ", c ? ", " : "", c);
+		fprintf(b, "%s$hist_c%zu using 1:2 with steps lw 1.5 title ", first ? "" : ", ", c);
 		gp_string(b, label);
+		first = false;
 	}
+	free(drawn);
 	fputs("\nunset logscale\n", b);
 	fclose(b);
 	emit(gp, body, dir, prefix, "histogram", formats, o);
@@ -339,54 +503,77 @@ static size_t histograms(FILE *gp, const struct lb_rfile *f, const struct lb_plo
 	return 1;
 }
 
-static void scaling(FILE *gp, const struct lb_rfile *f, const struct lb_plot_hints *d,
-		    const char *metric, struct series *s, size_t ns, const char *dir,
-		    const char *prefix, int formats, struct lb_plot_outputs *o)
+static size_t scaling(FILE *gp, const struct lb_rfile *f, const struct lb_plot_hints *d,
+		      const char *metric, struct series *s, size_t ns, const char *dir,
+		      const char *prefix, int formats, struct lb_plot_outputs *o)
 {
 	const struct lb_metric_desc *md = lb_schema_metric(f->schema, metric);
 	size_t mi = (size_t)(md - f->schema->metrics);
 	char axis[256], picture[128], what[384];
-	double smallest = INFINITY;
+	double smallest = INFINITY, lowest = INFINITY, xmin = INFINITY;
+	size_t points = 0;
+	bool *drawn = calloc(ns ? ns : 1, sizeof(*drawn));
+	if (!drawn)
+		return 0;
 	for (size_t k = 0; k < ns; k++) {
 		fprintf(gp, "$%s_s%zu << EOD\n", metric, k);
 		for (size_t i = 0; i < s[k].n; i++) {
 			const struct lb_rcell *c = &f->cells[s[k].cells[i]];
-			struct lb_summary sum;
-			lb_summarize(c->values[mi], c->nvalues[mi], &sum);
-			if (!sum.n)
+			double mean, sd, x = lb_param_number(c->params, d->x_param);
+			if (!isfinite(x) || !drawable(c, mi, &mean, &sd))
 				continue;
-			fprintf(gp, "%.10g %.10g %.10g\n", lb_param_number(c->params, d->x_param),
-				sum.mean, sum.sd);
-			smallest = fmin(smallest, fabs(sum.mean));
+			fprintf(gp, "%.10g %.10g %.10g\n", x, mean, sd);
+			smallest = fmin(smallest, fabs(mean));
+			lowest = fmin(lowest, mean - sd);
+			xmin = fmin(xmin, x);
+			drawn[k] = true;
+			points++;
 		}
 		fputs("EOD\n", gp);
 	}
 	char *body = NULL;
 	size_t blen = 0;
-	FILE *b = open_memstream(&body, &blen);
-	if (!b)
-		return;
+	FILE *b = points ? open_memstream(&body, &blen) : NULL;
+	if (!b) {
+		if (!points)
+			skipped(f, metric);
+		free(drawn);
+		return 0;
+	}
 	snprintf(what, sizeof(what), "%s vs %s (mean of the runs; error bars: +-1 sample sd)",
 		 md->title, d->x_param);
 	title(b, what, f);
-	fprintf(b, "set xlabel '%s'\nset ylabel ", d->x_param);
+	fputs("set xlabel ", b);
+	gp_string(b, d->x_param);
+	fputs("\nset ylabel ", b);
 	gp_string(b, metric_axis(f, metric, axis, sizeof(axis)));
-	fputs("\nset key outside right top\nset grid\nset logscale x 2\nset yrange [0:*]\n", b);
+	fputs("\nset key outside right top\nset grid\n", b);
+	/* A log x axis (thread counts double) only when every x is > 0, the
+	 * y axis from 0 only when no value is negative. */
+	fputs(xmin > 0 ? "set logscale x 2\n" : "unset logscale x\n", b);
+	fputs(lowest >= 0 ? "set yrange [0:*]\n" : "set autoscale y\n", b);
 	/* Large figures with SI prefixes (45.8M ops/s); small ones as they are. */
 	fputs(smallest >= 1000 ? "set format y '%.1s%c'\nplot " : "set format y '%g'\nplot ", b);
+	bool first = true;
 	for (size_t k = 0; k < ns; k++) {
-		fprintf(b, "%s$%s_s%zu using 1:2:3 with yerrorlines lw 1.5 title ", k ? ", " : "",
+		if (!drawn[k])
+			continue; /* no point: gnuplot would warn about an empty block */
+		fprintf(b, "%s$%s_s%zu using 1:2:3 with yerrorlines lw 1.5 title ", first ? "" : ", ",
 			metric, k);
 		gp_string(b, s[k].label);
+		first = false;
 	}
+	free(drawn);
 	fputs("\nunset logscale\nunset yrange\nset format y '%g'\n", b);
 	fclose(b);
 	snprintf(picture, sizeof(picture), "%s", metric);
 	for (char *p = picture; *p; p++)
 		*p = *p == '_' ? '-' : *p;
 	snprintf(picture + strlen(picture), sizeof(picture) - strlen(picture), "-vs-%s", d->x_param);
+	file_name_part(picture);
 	emit(gp, body, dir, prefix, picture, formats, o);
 	free(body);
+	return 1;
 }
 
 /* Latency distribution: one line per series at each x value. */
@@ -400,6 +587,8 @@ static size_t latency(FILE *gp, const struct lb_rfile *f, const struct lb_plot_h
 	size_t nx = 0;
 	for (size_t c = 0; c < f->ncells && nx < 256; c++) {
 		double x = lb_param_number(f->cells[c].params, d->x_param);
+		if (!isfinite(x))
+			continue;
 		size_t k = 0;
 		while (k < nx && xs[k] != x)
 			k++;
@@ -408,6 +597,9 @@ static size_t latency(FILE *gp, const struct lb_rfile *f, const struct lb_plot_h
 	}
 	for (size_t xi = 0; xi < nx; xi++) {
 		bool any = false;
+		bool *drawn = calloc(ns ? ns : 1, sizeof(*drawn));
+		if (!drawn)
+			break;
 		for (size_t k = 0; k < ns; k++) {
 			fprintf(gp, "$lat_x%zu_s%zu << EOD\n", xi, k);
 			for (size_t i = 0; i < s[k].n; i++) {
@@ -432,35 +624,47 @@ static size_t latency(FILE *gp, const struct lb_rfile *f, const struct lb_plot_h
 					/* x: "1 in N acquisitions waits this long or longer" */
 					double one_in = d->quantiles[q].q < 1 ? 1 / (1 - d->quantiles[q].q)
 									      : samples;
-					if (sum.n && sum.mean > 0 && one_in >= 1) {
+					/* Both axes are logarithmic: values > 0 only. */
+					if (sum.n && sum.mean > 0 && isfinite(sum.mean) && one_in >= 1 &&
+					    isfinite(one_in)) {
 						fprintf(gp, "%.10g %.10g\n", one_in, sum.mean);
-						any = true;
+						drawn[k] = any = true;
 					}
 				}
 			}
 			fputs("EOD\n", gp);
 		}
-		if (!any)
+		if (!any) {
+			free(drawn);
 			continue;
+		}
 		char *body = NULL, what[256], picture[96];
 		size_t blen = 0;
 		FILE *b = open_memstream(&body, &blen);
-		if (!b)
+		if (!b) {
+			free(drawn);
 			continue;
+		}
 		snprintf(what, sizeof(what), "lock acquisition latency distribution at %s = %g "
 			 "(p50, p99, p99.9, max; mean of the runs)", d->x_param, xs[xi]);
 		title(b, what, f);
 		fputs("set xlabel '1 in N sampled acquisitions waits this long or longer (N)'\n"
 		      "set ylabel 'acquisition latency (ns)'\nset logscale xy 10\nset grid xtics ytics mxtics mytics\n"
 		      "set key outside right top\nplot ", b);
+		bool first = true;
 		for (size_t k = 0; k < ns; k++) {
-			fprintf(b, "%s$lat_x%zu_s%zu using 1:2 with linespoints lw 1.5 title ", k ? ", " : "",
-				xi, k);
+			if (!drawn[k])
+				continue;
+			fprintf(b, "%s$lat_x%zu_s%zu using 1:2 with linespoints lw 1.5 title ",
+				first ? "" : ", ", xi, k);
 			gp_string(b, s[k].label);
+			first = false;
 		}
+		free(drawn);
 		fputs("\nunset logscale\n", b);
 		fclose(b);
 		snprintf(picture, sizeof(picture), "latency-%s%g", d->x_param, xs[xi]);
+		file_name_part(picture);
 		emit(gp, body, dir, prefix, picture, formats, o);
 		free(body);
 		pictures++;
@@ -477,6 +681,9 @@ static size_t fairness(FILE *gp, const struct lb_rfile *f, const struct lb_plot_
 	for (size_t c = 0; c < f->ncells; c++)
 		xmax = fmax(xmax, lb_param_number(f->cells[c].params, d->x_param));
 	bool any = false;
+	bool *drawn = calloc(ns ? ns : 1, sizeof(*drawn));
+	if (!drawn)
+		return 0;
 	for (size_t k = 0; k < ns; k++) {
 		fprintf(gp, "$fair_s%zu << EOD\n", k);
 		for (size_t i = 0; i < s[k].n; i++) {
@@ -490,32 +697,38 @@ static size_t fairness(FILE *gp, const struct lb_rfile *f, const struct lb_plot_
 			for (size_t t = 0; t < n; t++)
 				total += json_number_value(
 					json_object_get(json_array_get(threads, t), d->per_thread_ops));
-			for (size_t t = 0; t < n && total > 0; t++) {
+			for (size_t t = 0; t < n && total > 0 && isfinite(total); t++) {
 				double ops = json_number_value(
 					json_object_get(json_array_get(threads, t), d->per_thread_ops));
+				if (!isfinite(ops * (double)n / total))
+					continue;
 				fprintf(gp, "%zu %.10g\n", t, ops * (double)n / total);
-				any = true;
+				drawn[k] = any = true;
 			}
 		}
 		fputs("EOD\n", gp);
 	}
-	if (!any)
-		return 0;
 	char *body = NULL, what[256];
 	size_t blen = 0;
-	FILE *b = open_memstream(&body, &blen);
-	if (!b)
+	FILE *b = any ? open_memstream(&body, &blen) : NULL;
+	if (!b) {
+		free(drawn);
 		return 0;
+	}
 	snprintf(what, sizeof(what), "per-thread fairness at %s = %g: each thread's operations / "
 		 "the mean (1 = fair share; first run)", d->x_param, xmax);
 	title(b, what, f);
 	fputs("set xlabel 'thread index'\nset ylabel 'share of operations (x fair share)'\n"
 	      "set key outside right top\nset grid\nset yrange [0:*]\nplot ", b);
 	for (size_t k = 0; k < ns; k++) {
-		fprintf(b, "%s$fair_s%zu using 1:2 with linespoints lw 1.5 title ", k ? ", " : "", k);
+		if (!drawn[k])
+			continue;
+		fprintf(b, "$fair_s%zu using 1:2 with linespoints lw 1.5 title ", k);
 		gp_string(b, s[k].label);
+		fputs(", ", b);
 	}
-	fputs(", 1 with lines dt 2 lc 'black' title 'fair share'\nunset yrange\n", b);
+	free(drawn);
+	fputs("1 with lines dt 2 lc 'black' title 'fair share'\nunset yrange\n", b);
 	fclose(b);
 	emit(gp, body, dir, prefix, "fairness", formats, o);
 	free(body);
@@ -534,11 +747,9 @@ size_t lb_plot_script(FILE *gp, const struct lb_rfile *f, const struct lb_plot_h
 	bool varies = d->x_param && distinct_x(f, d->x_param) > 1;
 	for (size_t i = 0; d->curves[i]; i++)
 		if (lb_schema_metric(f->schema, d->curves[i])) {
-			if (varies)
-				scaling(gp, f, d, d->curves[i], s, ns, dir, prefix, formats, o);
-			else
-				bars(gp, f, d->curves[i], dir, prefix, formats, o);
-			pictures++;
+			pictures += varies ? scaling(gp, f, d, d->curves[i], s, ns, dir, prefix,
+						     formats, o)
+					   : bars(gp, f, d->curves[i], dir, prefix, formats, o);
 		}
 	if (d->hist_key)
 		pictures += histograms(gp, f, d, dir, prefix, formats, o);

@@ -114,6 +114,11 @@ void lb_rt_stats_merge(struct lb_rt_thread_stats *dst, const struct lb_rt_thread
 
 /* Watchdog (watchdog.c): one thread for the whole command. */
 struct lb_rt_task_info;
+/* --watchdog under LB_RT_WATCHDOG_MIN_NS: exit 2 naming the floor.  Below
+ * 1 s a busy 2-CPU guest (a SCHED_FIFO load, other jobs) stalls progress
+ * long enough to fire it on a healthy run (100 ms did). */
+#define LB_RT_WATCHDOG_MIN_NS 1000000000ull
+void lb_rt_watchdog_check_floor(const struct lb_rt_config *cfg);
 int lb_rt_watchdog_start(const struct lb_rt_config *cfg, bool fifo);
 /* The current run's tasks, for progress and the thread dump; NULL between runs. */
 void lb_rt_watchdog_arm(struct lb_rt_task_info *const *tasks, unsigned int ntasks, const char *lock,

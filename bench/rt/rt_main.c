@@ -14,14 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A signal ends the command: remove the output temporaries, then die of it. */
-static void on_signal(int sig)
-{
-	lb_outfile_unlink_pending();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
 static int commit_output(const char *what, struct lb_outfile *f)
 {
 	int err = lb_outfile_commit(f);
@@ -38,6 +30,7 @@ int lb_cmd_rt(int argc, char **argv)
 	int status = 0;
 
 	lb_rt_parse(argc, argv, &cfg);
+	lb_rt_watchdog_check_floor(&cfg);
 	/* Outputs first: a bad path exits 2 before anything is allocated. */
 	lb_outfile_refuse_same("--json", cfg.json_path, "--csv", cfg.csv_path);
 	if (cfg.json_path)
@@ -47,8 +40,8 @@ int lb_cmd_rt(int argc, char **argv)
 	FILE *out = lb_outfile_report_stream(&json, &csv);
 	char *joined = lb_cli_join_args(argc, argv);
 	cfg.argv_joined = joined ? joined : "lockbench rt";
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	/* INT, TERM, HUP, QUIT: remove the output temporaries, then die of it. */
+	lb_outfile_unlink_on_signals();
 	signal(SIGPIPE, SIG_IGN); /* a dead receiver shows as an I/O error, not a kill */
 
 	lb_rt_facts_get(&cfg, &facts);

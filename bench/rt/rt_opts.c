@@ -126,9 +126,9 @@ static const struct lb_opt rt_opts[] = {
 	  .offset = LB_OPT_AT(T, cfg.spin_budget_ns, uint64_t) },
 	{ .name = "watchdog", .kind = LB_OPT_DURATION, .arg = "TIME",
 	  .help = "end the run (thread dump, exit 1) after this long\n"
-		  "without progress (default 5s; 100ms..1h)",
-	  .def = "5s", .unit_ns = LB_NS_PER_S, .min = 100 * LB_NS_PER_MS, .max = 3600 * LB_NS_PER_S,
-	  .invalid = "a valid time", .accepted = RT_TIME_ACCEPTED("100ms..1h"),
+		  "without progress (default 5s; 1s..1h)",
+	  .def = "5s", .unit_ns = LB_NS_PER_S, .min = LB_RT_WATCHDOG_MIN_NS, .max = 3600 * LB_NS_PER_S,
+	  .invalid = "a valid time", .accepted = RT_TIME_ACCEPTED("1s..1h"),
 	  .offset = LB_OPT_AT(T, cfg.watchdog_ns, uint64_t) },
 	{ .name = "run-timeout", .kind = LB_OPT_DURATION, .arg = "TIME",
 	  .help = "end any single run that takes longer (default 60s;\n1s..1h)",

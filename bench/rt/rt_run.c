@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,15 +283,23 @@ static void *rt_main(void *arg)
 	/* Alone (no load), each thread keeps its own --duration, as cyclictest
 	 * -D: the main thread may be kept off the CPU by other work. */
 	uint64_t end_ns = cfg->groups ? UINT64_MAX : lb_now_ns() + cfg->duration_ns;
-	struct timespec next, now;
+	struct timespec next, now, end = { (time_t)(end_ns / 1000000000u),
+					   (long)(end_ns % 1000000000u) };
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	ts_add_ns(&next, interval_ns);
 	/* Relaxed: the flag only ends the loop; the stats are read after join. */
 	while (!atomic_load_explicit(&rs->stop_rt, RLX)) {
 		atomic_store_explicit(&w->info.state, LB_RT_ST_SLEEP, RLX);
+		/* Until the next period or the deadline, whichever comes first:
+		 * a period longer than the run (-d 1000000) must not hold it. */
+		bool to_end = end_ns != UINT64_MAX && ts_diff_ns(&next, &end) > 0;
 		int e;
-		while ((e = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL)) == EINTR)
-			;
+		while ((e = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, to_end ? &end : &next,
+					    NULL)) == EINTR)
+			if (atomic_load_explicit(&rs->stop_rt, RLX))
+				break; /* lb_rt_kick: the run is over */
+		if (to_end || e == EINTR)
+			break; /* the deadline or the end of the load, not a wake-up */
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		atomic_store_explicit(&w->info.state, LB_RT_ST_RUN, RLX);
 		/* cyclictest's µs difference: truncated. */
@@ -329,6 +338,40 @@ static void *rt_main(void *arg)
 }
 
 /* ---- the run --------------------------------------------------------- */
+
+/*
+ * The end of a run must not wait for an RT thread's next period (up to
+ * 1000 s with -d): once stop_rt is set, LB_RT_KICK_SIGNAL (a no-op handler,
+ * so clock_nanosleep returns EINTR and the thread sees stop_rt) is sent
+ * every 2 ms until the thread is joined.  Repeated because a kick that
+ * lands between the thread's stop_rt check and its sleep is lost.
+ */
+#define LB_RT_KICK_SIGNAL SIGUSR1
+#define LB_RT_KICK_EVERY_NS 2000000u
+
+static void on_kick(int sig)
+{
+	(void)sig; /* only interrupts the sleep */
+}
+
+static void kick_handler_install(void)
+{
+	struct sigaction sa = { .sa_handler = on_kick }; /* no SA_RESTART */
+	sigemptyset(&sa.sa_mask);
+	sigaction(LB_RT_KICK_SIGNAL, &sa, NULL);
+}
+
+static void join_rt_thread(pthread_t tid)
+{
+	for (;;) {
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		ts_add_ns(&until, LB_RT_KICK_EVERY_NS);
+		if (pthread_timedjoin_np(tid, NULL, &until) == 0)
+			return;
+		pthread_kill(tid, LB_RT_KICK_SIGNAL);
+	}
+}
 
 static int spawn(pthread_t *tid, void *(*fn)(void *), void *arg)
 {
@@ -537,6 +580,7 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	int cpus[LB_RT_MAX_RT_THREADS];
 	unsigned int ncpus = allowed_cpus(cpus, LB_RT_MAX_RT_THREADS);
 	unsigned int nfds_open = 0, created = 0, rt_created = 0;
+	kick_handler_install();
 	int *wfds = NULL;
 	int err = 0;
 
@@ -628,7 +672,7 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	}
 	atomic_store_explicit(&rs->stop_rt, 1, RLX);
 	for (unsigned int i = 0; i < rt_created; i++)
-		pthread_join(tids[ntasks + i], NULL);
+		join_rt_thread(tids[ntasks + i]);
 	lb_rt_watchdog_disarm();
 	int64_t pv[LB_PERF_NEVENTS];
 	lb_perf_read_close(&pc, pv);

@@ -12,6 +12,7 @@
  * watchdog must see whatever run is current.
  */
 #include "rt.h"
+#include "lb_cli.h"
 #include "slub.h"
 #include "lb_outfile.h"
 #include "lb_time.h"
@@ -185,3 +186,10 @@ void lb_rt_watchdog_disarm(void)
 	pthread_mutex_unlock(&wd.mu);
 }
 
+
+void lb_rt_watchdog_check_floor(const struct lb_rt_config *cfg)
+{
+	if (cfg->watchdog_ns < LB_RT_WATCHDOG_MIN_NS)
+		lb_usage_error("--watchdog: %.0fms is below the floor of 1s (shorter ones fire on a "
+			       "busy machine); accepted: 1s..1h", (double)cfg->watchdog_ns / 1e6);
+}

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Issue 25, rt / aim7 / preload environment: rt's RT threads end at the
+deadline, not at their next period; INT, TERM, HUP and QUIT during rt and
+aim7 leave no FILE.tmp.XXXXXX; aim7 --ab-role without --ab, a POOLSIZE over
+the limit after its unit and a workfile of exactly 1 MiB; rt --watchdog
+below the floor; LOCKBENCH_STATS_TOP with blanks; LOCKBENCH_STATS on a full
+device.
+TAP output.  usage: test_cmd_harden.py LOCKBENCH [PRELOAD.so]"""
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lbtap import diag, done, ok  # noqa: E402 (tests/lbtap.py, after the sys.path line)
+
+LB = os.path.abspath(sys.argv[1])
+PRELOAD = sys.argv[2] if len(sys.argv) > 2 and os.path.exists(sys.argv[2]) else None
+
+
+def run(args, timeout=60, env=None):
+    t0 = time.monotonic()
+    try:
+        r = subprocess.run([LB] + args, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return None, time.monotonic() - t0
+    return r, time.monotonic() - t0
+
+
+def one_line_exit2(r, word):
+    return r is not None and r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 \
+        and word in r.stderr
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    # 4. The deadline: thread 7's period is 7 s; -D 200ms must not wait for it.
+    r, took = run(["rt", "-g", "0", "-t", "8", "-D", "200ms", "-i", "100", "-d", "1000000",
+                   "-q"])
+    ok(r is not None and r.returncode == 0 and took < 2.0,
+       f"rt -g 0 -t 8 -D 200ms -d 1000000 (periods up to 7 s): exit "
+       f"{r.returncode if r else 'timeout'} after {took:.2f} s (limit 2 s)")
+    r, took = run(["rt", "-g", "1", "-f", "1", "-l", "200", "-r", "1", "-t", "4", "-i", "100",
+                   "-d", "1000000", "-q"])
+    ok(r is not None and r.returncode == 0 and took < 2.0,
+       f"rt with a short load and an RT period of 1 s: exit {r.returncode if r else 'timeout'} "
+       f"after {took:.2f} s (the load takes ms, periods up to 3 s; limit 2 s)")
+
+    # 7. Signals during rt and aim7: finished files or nothing, no temporary.
+    cmds = {
+        "rt": ["rt", "-g", "0", "-t", "1", "-D", "20s", "-q"],
+        "aim7": ["aim7", "-u", "1", "-t", "20s", "-j", "1000000", "-q"],
+    }
+    for name, cmd in cmds.items():
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+            d = os.path.join(tmp, f"{name}-{sig.value}")
+            os.mkdir(d)
+            p = subprocess.Popen([LB] + cmd + ["--json", os.path.join(d, "r.json"),
+                                                "--csv", os.path.join(d, "r.csv")],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and not any(".tmp." in f for f in os.listdir(d)):
+                time.sleep(0.02)
+            saw = any(".tmp." in f for f in os.listdir(d))
+            time.sleep(0.3)
+            p.send_signal(sig)
+            try:
+                _, err = p.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                _, err = p.communicate()
+            left = [f for f in os.listdir(d) if ".tmp." in f]
+            ok(saw and not left, f"{name} ended by {sig.name}: exit {p.returncode}, "
+               f"temporaries seen {saw}, left {left}")
+            if left:
+                diag(err, last=3)
+
+    # 9. aim7 --ab-role without --ab.
+    r, _ = run(["aim7", "--ab-role", "spinlock", "-u", "1", "-t", "100ms", "-q"])
+    ok(one_line_exit2(r, "--ab-role"), f"aim7 --ab-role without --ab: exit "
+       f"{r.returncode if r else 'timeout'}, one line naming --ab-role")
+
+    # 9. Workfile limits: POOLSIZE after its unit, exactly 1 MiB accepted.
+    wf = os.path.join(tmp, "pool.wf")
+    with open(wf, "w") as f:
+        f.write("POOLSIZE: 70000M\n10 add_int\n")
+    r, _ = run(["aim7", "-f", wf, "-u", "1", "-t", "100ms", "-q"])
+    ok(r is not None and r.returncode == 2 and "POOLSIZE" in r.stderr,
+       f"POOLSIZE: 70000M (over the 64 GiB limit once M applies): exit "
+       f"{r.returncode if r else 'timeout'}")
+    body = "10 add_int\n"
+    for size, want in ((1 << 20, 0), ((1 << 20) + 1, 2)):
+        with open(wf, "w") as f:
+            pad = size - len(body)
+            lines = []
+            while pad > 0:
+                n = min(pad, 200)
+                lines.append("#" + "x" * (n - 2) + "\n" if n >= 2 else "\n")
+                pad -= n
+            f.write("".join(lines) + body)
+        assert os.path.getsize(wf) == size
+        r, _ = run(["aim7", "-f", wf, "-u", "1", "-t", "100ms", "-j", "10", "-q"])
+        rc = r.returncode if r else "timeout"
+        ok(rc == want and (want == 0 or "1 MiB" in r.stderr),
+           f"a workfile of {size} bytes: exit {rc} (want {want}; the limit is 1 MiB)")
+        if rc != want and r:
+            diag(r.stderr, last=3)
+
+    # 9. rt --watchdog below the floor.
+    r, _ = run(["rt", "-g", "0", "-t", "1", "-D", "100ms", "--watchdog", "100ms", "-q"])
+    ok(one_line_exit2(r, "--watchdog") and "1s" in r.stderr,
+       f"rt --watchdog 100ms: exit {r.returncode if r else 'timeout'}, one line naming the floor")
+
+    # 9. The preload's environment.
+    if PRELOAD:
+        prog = [sys.executable, "-c", "import threading\n"
+                "t=[threading.Thread(target=lambda: sum(range(20000))) for i in range(4)]\n"
+                "[x.start() for x in t]\n[x.join() for x in t]\n"]
+        base = dict(os.environ, LD_PRELOAD=PRELOAD, LOCKBENCH_LOCK="mutex")
+        for top in (" 5", "5 ", "+5", "0x5"):
+            env = dict(base, LOCKBENCH_STATS="1", LOCKBENCH_STATS_TOP=top)
+            p = subprocess.run(prog, env=env, capture_output=True, text=True, timeout=60)
+            ok(p.returncode != 0 and "LOCKBENCH_STATS_TOP" in p.stderr,
+               f"LOCKBENCH_STATS_TOP={top!r}: refused (exit {p.returncode})")
+        env = dict(base, LOCKBENCH_STATS="/dev/full")
+        p = subprocess.run(prog, env=env, capture_output=True, text=True, timeout=60)
+        ok("LOCKBENCH_STATS" in p.stderr and "space" in p.stderr.lower(),
+           f"LOCKBENCH_STATS=/dev/full: the write error on stderr ({p.stderr.strip()[:120]!r})")
+    else:
+        ok(True, "# SKIP the preload is not built (sanitizer build)")
+done()
