@@ -22,6 +22,9 @@
 /* The description for a file: its schema's hints, or a generic one built
  * from the file when there are none or the file lacks what they name. */
 void lb_plot_describe(const struct lb_rfile *f, struct lb_plot_hints *out);
+/* s as a gnuplot string that nothing in it can escape (single-quoted, no
+ * backquote or @macro expansion): every string from a file goes through it. */
+void lb_plot_gp_string(FILE *gp, const char *s);
 
 enum { LB_PLOT_SVG = 1, LB_PLOT_PNG = 2 };
 

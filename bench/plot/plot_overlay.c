@@ -24,18 +24,10 @@ struct oseries {
 	size_t n;
 };
 
+/* Every string from a file reaches the script single-quoted (plot_script.c). */
 static void quote(FILE *gp, const char *s)
 {
-	fputc('"', gp);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', gp);
-		if (*s == '\n')
-			fputs("\\n", gp);
-		else if ((unsigned char)*s >= 0x20)
-			fputc(*s, gp);
-	}
-	fputc('"', gp);
+	lb_plot_gp_string(gp, s);
 }
 
 static void params_key(const json_t *params, const char *skip, char *buf, size_t len)

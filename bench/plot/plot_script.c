@@ -56,7 +56,7 @@ void lb_plot_describe(const struct lb_rfile *f, struct lb_plot_hints *out)
  * a quote doubled ('' is one '), each newline as ' . "\n" . ' and every
  * other control character as a blank (a raw newline would end the command).
  */
-static void gp_string(FILE *gp, const char *s)
+void lb_plot_gp_string(FILE *gp, const char *s)
 {
 	fputc('\'', gp);
 	for (; *s; s++) {
@@ -276,7 +276,7 @@ static void emit(FILE *gp, const char *body, const char *dir, const char *prefix
 			continue;
 		add_output(o, dir, prefix, picture, fmts[i].ext);
 		fprintf(gp, "set terminal %s\nset output ", fmts[i].term);
-		gp_string(gp, o->tmp[o->n - 1]);
+		lb_plot_gp_string(gp, o->tmp[o->n - 1]);
 		fprintf(gp, "\n%sunset output\n", body);
 	}
 }
@@ -288,7 +288,7 @@ static void title(FILE *b, const char *what, const struct lb_rfile *f)
 	snprintf(t, sizeof(t), "%s\n%s\nlockbench %s%s", what, f->host_line, cmd,
 		 f->interrupted ? "  (interrupted run)" : "");
 	fputs("set title ", b);
-	gp_string(b, t);
+	lb_plot_gp_string(b, t);
 	fputs("\n", b);
 }
 
@@ -389,7 +389,7 @@ static size_t bars(FILE *gp, const struct lb_rfile *f, const char *metric, const
 	snprintf(what, sizeof(what), "%s (mean of the runs; error bars: +-1 sample sd)", md->title);
 	title(b, what, f);
 	fputs("set ylabel ", b);
-	gp_string(b, metric_axis(f, metric, axis, sizeof(axis)));
+	lb_plot_gp_string(b, metric_axis(f, metric, axis, sizeof(axis)));
 	/* From 0 up unless a value is negative (then gnuplot's own range). */
 	fputs("\nset style fill solid 0.5\nset boxwidth 0.6\nset grid ytics\n", b);
 	fputs(lowest >= 0 ? "set yrange [0:*]\n" : "set autoscale y\n", b);
@@ -492,7 +492,7 @@ static size_t histograms(FILE *gp, const struct lb_rfile *f, const struct lb_plo
 			continue;
 		series_label(f, f->cells[c].params, NULL, label, sizeof(label));
 		fprintf(b, "%s$hist_c%zu using 1:2 with steps lw 1.5 title ", first ? "" : ", ", c);
-		gp_string(b, label);
+		lb_plot_gp_string(b, label);
 		first = false;
 	}
 	free(drawn);
@@ -544,9 +544,9 @@ static size_t scaling(FILE *gp, const struct lb_rfile *f, const struct lb_plot_h
 		 md->title, d->x_param);
 	title(b, what, f);
 	fputs("set xlabel ", b);
-	gp_string(b, d->x_param);
+	lb_plot_gp_string(b, d->x_param);
 	fputs("\nset ylabel ", b);
-	gp_string(b, metric_axis(f, metric, axis, sizeof(axis)));
+	lb_plot_gp_string(b, metric_axis(f, metric, axis, sizeof(axis)));
 	fputs("\nset key outside right top\nset grid\n", b);
 	/* A log x axis (thread counts double) only when every x is > 0, the
 	 * y axis from 0 only when no value is negative. */
@@ -560,7 +560,7 @@ static size_t scaling(FILE *gp, const struct lb_rfile *f, const struct lb_plot_h
 			continue; /* no point: gnuplot would warn about an empty block */
 		fprintf(b, "%s$%s_s%zu using 1:2:3 with yerrorlines lw 1.5 title ", first ? "" : ", ",
 			metric, k);
-		gp_string(b, s[k].label);
+		lb_plot_gp_string(b, s[k].label);
 		first = false;
 	}
 	free(drawn);
@@ -657,7 +657,7 @@ static size_t latency(FILE *gp, const struct lb_rfile *f, const struct lb_plot_h
 				continue;
 			fprintf(b, "%s$lat_x%zu_s%zu using 1:2 with linespoints lw 1.5 title ",
 				first ? "" : ", ", xi, k);
-			gp_string(b, s[k].label);
+			lb_plot_gp_string(b, s[k].label);
 			first = false;
 		}
 		free(drawn);
@@ -724,7 +724,7 @@ static size_t fairness(FILE *gp, const struct lb_rfile *f, const struct lb_plot_
 		if (!drawn[k])
 			continue;
 		fprintf(b, "$fair_s%zu using 1:2 with linespoints lw 1.5 title ", k);
-		gp_string(b, s[k].label);
+		lb_plot_gp_string(b, s[k].label);
 		fputs(", ", b);
 	}
 	free(drawn);

@@ -105,6 +105,19 @@ with tempfile.TemporaryDirectory() as tmp:
         if r.returncode:
             diag(r.stderr, last=10)
         shutil.rmtree(out, ignore_errors=True)
+    # --overlay writes its own script (plot_overlay.c): the same rule there.
+    for what in ("command", "hostname", "lock names"):
+        path = os.path.join(tmp, "evil.json")
+        write(path, cases[what])
+        out = os.path.join(tmp, "out")
+        r = plot(["--overlay", "-o", out, path], tmp)
+        ran = pwned(tmp)
+        ok(r.returncode == 0 and not ran,
+           f"plot --overlay with shell/gnuplot syntax in the {what}: exit {r.returncode}, "
+           f"nothing run (created: {ran})")
+        if r.returncode:
+            diag(r.stderr, last=10)
+        shutil.rmtree(out, ignore_errors=True)
     # The file name and the output directory.
     name = "f`touch PWNED_fn`$(touch PWNED_fn2)';x\"y.json"
     write(os.path.join(tmp, name), bench_doc())
