@@ -39,13 +39,14 @@
  * first, as in the kernel).
  *
  * Tenure quantum (a userspace addition, for more threads than CPUs): when the
- * lock is crowded (see below) every contended locker sleeps, and the holder
+ * waiters outnumber the CPUs beside the holder, most contended lockers sleep, and the holder
  * re-takes the lock on the fast path, back to back, until the woken first
  * waiter gets a CPU and asks for the handoff.  That "tenure" lasts one
  * wake-up latency, which the scheduler decides -- 15 us on an idle vCPU,
  * milliseconds behind a busy one -- and per-thread throughput follows it
  * (min/max thread ops 0.1-0.3 at 32 threads on 2 CPUs).  So a holder that has
- * kept the lock for LB_MUTEX_TENURE_NS (250 us) while the lock is crowded
+ * kept the lock for LB_MUTEX_TENURE_NS (250 us) while that holds (it counts
+ * sleepers, unlike the spinning rule: lb_mutex__waiters_outnumber_cpus)
  * passes it to the first waiter at its next unlock, exactly as if that waiter
  * had set HANDOFF, and then queues behind everyone like any other contender.
  * The check rides on the slow unlocks that already come with waiters (every
@@ -67,12 +68,12 @@
  *    that is presumed preempted, or in a section long enough that sleeping
  *    costs nothing extra.
  *  - need_resched() (the kernel stops when the spinner itself should yield):
- *    not observable.  Stand-ins: (1) the lock is "crowded" when the threads it
- *    keeps wanting a CPU -- the owner, the spinners, and every sleeping waiter
- *    (each wants a CPU the moment it is woken) -- outnumber the CPUs; the OSQ
- *    spinner neither starts nor continues then (a woken first waiter still may:
- *    a handoff needs it running).  So spinning is for machines with CPUs to
- *    spare, and on an oversubscribed one contended lockers sleep at once.
+ *    not observable.  Stand-ins: (1) the lock is "crowded" when its runnable
+ *    contenders -- the owner, the spinners and the woken waiter (WOKEN) --
+ *    outnumber the CPUs; the OSQ spinner neither starts nor continues then (a
+ *    woken first waiter still may: a handoff needs it running).  Sleeping
+ *    waiters need no CPU and are not counted, so sleepers never turn
+ *    spinning off (they once did: on 2 CPUs one sleeper stopped it).
  *    (2) spinners never exceed max_spinners (default CPUs - 1, plus the first
  *    waiter).  (3) every few polls the spinner reads the clock: far more wall
  *    time than its budget means it was itself preempted, so it stops.
@@ -127,7 +128,7 @@
  *                                                  (token older than STALE_NS)
  *   unlock wake     self,{W}    -> 0,{W,K}         CAS, release, then wake first
  *   unlock handoff  self,{H,*}  -> first,{P,*}     under wait_lock, release
- *   tenure pass-on  self,{W,*}  -> first,{P,*}     likewise, crowded and the holder's
+ *   tenure pass-on  self,{W,*}  -> first,{P,*}     likewise, waiters > CPUs and the holder's
  *                                                  tenure older than TENURE_NS
  *   last waiter     *,{W,H?,*}  -> *,{*}           under wait_lock
  *   timeout         X,{H,*}     -> X,{*}           first waiter leaving unserved
@@ -610,14 +611,33 @@ static inline bool lb_mutex__trylock_common(lb_mutex_t *m, lb_mutex_thread_t *t,
 /* ---- spin budget -------------------------------------------------------------- */
 
 /*
- * Crowded: the threads this lock keeps wanting a CPU -- the owner, the
- * spinners, and every sleeping waiter (each needs a CPU as soon as it is
- * woken) -- outnumber the CPUs.  Then a spinner is likely to be preempted, or
- * to keep the owner or a woken waiter off a CPU: the need_resched stand-in.
+ * Crowded: the lock's *runnable* contenders -- the owner, the spinners
+ * (`spinners`, the caller included when it is about to join), and the woken
+ * waiter on its way to retry (WOKEN in the owner word) -- outnumber the CPUs.
+ * Then one more spinner would keep the owner or the woken waiter off a CPU:
+ * the need_resched stand-in.  Sleeping waiters are not counted: a sleeper
+ * needs no CPU until an unlock wakes it, and then it is the woken waiter.
+ * (Counting them, as this rule once did, turned spinning off on 2 CPUs as
+ * soon as one thread slept: 9 spin wins per 1000 ops at 8 threads.)  A woken
+ * waiter that spins is counted twice (WOKEN and `spinners`): at most one
+ * over, which only makes the rule stop a spinner one contender early.
  */
 static inline bool lb_mutex__crowded(lb_mutex_t *m, int spinners)
 {
-	return 1 + spinners + lb_load_relaxed(&m->nr_waiters) > m->ncpus;
+	int woken = (lb_load_relaxed(&m->owner) & LB_MUTEX_WOKEN) != 0;
+	return 1 + spinners + woken > m->ncpus;
+}
+
+/*
+ * The tenure rule's trigger (see the design note): the waiters alone
+ * outnumber the CPUs left beside the holder, so a woken waiter may wait a
+ * whole scheduler latency for a CPU while the holder re-takes the lock.
+ * Sleepers count here on purpose: this is about how long they wait, not
+ * about whether a spinner would steal a CPU.
+ */
+static inline bool lb_mutex__waiters_outnumber_cpus(lb_mutex_t *m)
+{
+	return 1 + lb_load_relaxed(&m->nr_waiters) > m->ncpus;
 }
 
 struct lb_mutex__budget {
@@ -1053,7 +1073,7 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
 	uint64_t now = 0;
 
 	/*
-	 * Tenure quantum: with the lock crowded by sleeping waiters, a holder
+	 * Tenure quantum: with more (sleeping) waiters than CPUs, a holder
 	 * that has kept it (re-taking it on the fast path) for
 	 * LB_MUTEX_TENURE_NS passes it to the first waiter, as if that waiter
 	 * had asked.  Its tenure is
@@ -1063,7 +1083,7 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_thread_t *t)
 	 * fields, written by holders only, are stable.
 	 */
 	if ((cur & (LB_MUTEX_WAITERS | LB_MUTEX_HANDOFF)) == LB_MUTEX_WAITERS &&
-	    lb_mutex__crowded(m, 0)) {
+	    lb_mutex__waiters_outnumber_cpus(m)) {
 		now = lb_mutex__now_ns();
 		if (lb_load_relaxed(&m->tenure_owner) != self) {
 			lb_store_relaxed(&m->tenure_owner, self);
