@@ -20,6 +20,8 @@
 	X(pthread_spin)       \
 	X(mutex)              \
 	X(mutex_nospin)       \
+	X(mutex_v3_14)        \
+	X(mutex_v3_15)        \
 	X(pthread_mutex)      \
 	X(pthread_adaptive)   \
 	X(pthread_pi)         \

@@ -201,13 +201,16 @@ static bool run_workers(const char *name, struct worker *wk, int n, uint64_t sta
 	return true;
 }
 
+/* The generation arena_new gives its locks (main sets it per test group). */
+static enum lb_mutex_gen arena_gen = LB_MUTEX_GEN_CURRENT;
+
 static struct arena *arena_new(const struct lb_mutex_attr *attr)
 {
 	struct arena *a = aligned_alloc(_Alignof(struct arena), sizeof(*a));
 	if (!a)
 		exit(1);
 	memset(a, 0, sizeof(*a));
-	lb_mutex_init(&a->m, attr);
+	lb_mutex_init_gen(&a->m, arena_gen, attr);
 	return a;
 }
 
@@ -737,6 +740,30 @@ int main(int argc, char **argv)
 		test_churn("churn/kernel-rule", &shortspin, 32, 20000);
 	if (selected("churn/osq"))
 		test_churn("churn/osq", &manyspin, 16, 20000);
+
+	/* The kernel generations: exact counts, trylock, and churn with timed
+	 * locks (a lost wake-up or a stranded waiter stalls the watchdog). */
+	static const struct {
+		const char *tag;
+		enum lb_mutex_gen gen;
+	} gens[] = { { "v3.14", LB_MUTEX_GEN_V3_14 }, { "v3.15", LB_MUTEX_GEN_V3_15 } };
+	for (size_t g = 0; g < sizeof(gens) / sizeof(gens[0]); g++) {
+		char name[64];
+		arena_gen = gens[g].gen;
+		snprintf(name, sizeof(name), "%s/count", gens[g].tag);
+		if (selected(name))
+			test_count(name, &spin, 8, 50000);
+		snprintf(name, sizeof(name), "%s/count-osq", gens[g].tag);
+		if (selected(name))
+			test_count(name, &manyspin, 8, 30000);
+		snprintf(name, sizeof(name), "%s/trylock", gens[g].tag);
+		if (selected(name))
+			test_trylock(name, &spin);
+		snprintf(name, sizeof(name), "%s/churn", gens[g].tag);
+		if (selected(name))
+			test_churn(name, &shortspin, 32, 10000);
+	}
+	arena_gen = LB_MUTEX_GEN_CURRENT;
 
 	return tap_done();
 }
