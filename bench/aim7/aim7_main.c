@@ -96,17 +96,21 @@ static void summarize_cell(FILE *out, const struct aim_cell *c, const char *pref
 static void summarize_ab(FILE *out, const struct aim_cell *pre, const struct aim_cell *post,
 			 int role)
 {
-	double ratio[AIM_MAX_REPEAT];
+	double a[AIM_MAX_REPEAT], b[AIM_MAX_REPEAT];
 	size_t n = pre->nruns < post->nruns ? pre->nruns : post->nruns;
-	for (size_t r = 0; r < n; r++)
-		ratio[r] = pre->run[r].fig.jobs_per_min > 0
-				   ? post->run[r].fig.jobs_per_min / pre->run[r].fig.jobs_per_min
-				   : 0;
-	struct lb_summary s;
-	lb_summarize(ratio, n, &s);
-	fprintf(out, "POST/PRE Jobs/min at %u users: %.2fx", pre->users, s.mean);
-	if (n > 1)
-		fprintf(out, " +- %.2f (pairs: min %.2fx, max %.2fx, n=%zu)", s.sd, s.min, s.max, n);
+	for (size_t r = 0; r < n; r++) {
+		a[r] = pre->run[r].fig.jobs_per_min;
+		b[r] = post->run[r].fig.jobs_per_min;
+	}
+	struct aim_paired pr;
+	fprintf(out, "POST/PRE Jobs/min at %u users: ", pre->users);
+	if (aim_paired_ratio(a, b, n, &pr) != 0)
+		fprintf(out, "no ratio (a side did no work)");
+	else if (pr.n < 2)
+		fprintf(out, "%.2fx (%s)", pr.geomean, aim_paired_verdict(pr.verdict));
+	else
+		fprintf(out, "%.2fx, 95%% interval %.2f-%.2fx, pair-ratio CoV %.1f%%, n=%zu ABBA pairs: %s",
+			pr.geomean, pr.lo, pr.hi, pr.cov_pct, pr.n, aim_paired_verdict(pr.verdict));
 	fprintf(out, "  [PRE %s, POST %s]\n", pre->role_ops[role]->name, post->role_ops[role]->name);
 }
 
@@ -162,7 +166,9 @@ static int run_all(struct aim_config *cfg)
 			jobs = j < 1 ? 1 : j > 1e6 ? 1000000 : (unsigned int)j;
 		}
 		for (unsigned int r = 0; r < cfg->repeat && rc == 0; r++)
-			for (int side = 0; side < nsides && rc == 0; side++) {
+			for (int k = 0; k < nsides && rc == 0; k++) {
+				/* ABBA: odd repeats run POST first (paired.c). */
+				int side = nsides > 1 ? (k + aim_ab_first_side(r)) % 2 : k;
 				struct aim_cell *c = &cells[pi * (size_t)nsides + (size_t)side];
 				c->users = users;
 				c->side = cfg->ab ? side : -1;

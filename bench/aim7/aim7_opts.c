@@ -41,7 +41,7 @@ static void usage(FILE *out)
 		"                         (default %s); a lock without a read side takes\n"
 		"                         its write side\n"
 		"      --ab A,B           A/B in one run: PRE = A, POST = B on --ab-role;\n"
-		"                         repeats interleave A B A B\n"
+		"                         repeats run ABBA: A B, B A, ...\n"
 		"      --ab-role ROLE     mutex, spinlock or rwlock (default mutex)\n"
 		"      --check TIME       also check the invariants every TIME while the\n"
 		"                         children run (they pause between jobs)\n"

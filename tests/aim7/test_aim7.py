@@ -148,7 +148,7 @@ def cli(d):
     post = [l for l in out if re.match(r"^POST:\s+2\s+\d", l)]
     order = [l[:4] for l in out if re.match(r"^(PRE|POST):\s+2\s+\d", l)]
     ok(r.returncode == 0 and len(pre) == 2 and len(post) == 2, f"--ab: PRE and POST rows, 2 each {short(r.stderr)}")
-    ok(order == ["PRE:", "POST", "PRE:", "POST"], f"repeats interleave A B A B: {order}")
+    ok(order == ["PRE:", "POST", "POST", "PRE:"], f"repeats run ABBA (A B, then B A): {order}")
     ok(any(l.startswith("POST/PRE Jobs/min at 2 users:") for l in out), "the POST/PRE ratio is printed")
     ok(sum("mutex-nospin" in l and "acquisitions" in l for l in out) == 2 and
        any("sleeps=" in l for l in out), "--explain: per role acquisitions, waiting share, counters")
