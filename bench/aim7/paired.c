@@ -73,19 +73,3 @@ int aim_ab_first_side(unsigned int repeat_index)
 {
 	return (int)(repeat_index & 1u); /* even: PRE first; odd: POST first */
 }
-
-/*
- * Utilisation of a lock class: held time over wall time (1.0 = held all
- * the time by someone).  A class whose utilisation stays below
- * AIM_RHO_CONTENDED cannot show the kernel's mechanism (spinners meeting a
- * running owner, waiters queueing): its lockers mostly find it free.
- */
-double aim_rho(uint64_t held_ns, double wall_s)
-{
-	return wall_s > 0 ? ((double)held_ns / 1e9) / wall_s : 0;
-}
-
-bool aim_mechanism_present(double rho)
-{
-	return rho >= AIM_RHO_CONTENDED;
-}

@@ -309,9 +309,54 @@ static void test_paired(void)
 	       aim_rho(300000000ull, 0.6), AIM_RHO_CONTENDED);
 }
 
+/* Gauge formulas on a fixed class record. */
+static void test_gauges(void)
+{
+	struct aim_class_stats st;
+	memset(&st, 0, sizeof(st));
+	/* 1000 acquisitions over 2 s wall: held 1.2 s, waited 3 ms in all;
+	 * 990 waits of 100 ns (bucket [64,128)), 10 of 2^18 ns ~ 262 us
+	 * (bucket [2^18, 2^19)); 40 slow; counters sleeps 5, spin_won 250. */
+	st.acquires = 1000;
+	st.held_ns = 1200000000ull;
+	st.wait_ns = 3000000ull;
+	st.slow = 40;
+	st.wait_hist[6] = 990;
+	st.wait_hist[18] = 10;
+	st.counters[0] = (struct lb_counter){ "fast", 745 };
+	st.counters[1] = (struct lb_counter){ "spin_won", 250 };
+	st.counters[2] = (struct lb_counter){ "sleeps", 5 };
+	st.ncounters = 3;
+	struct aim_gauges g;
+	aim_gauges_compute(&st, 2.0, &g);
+	tap_ok(close_to(g.rho, 0.6) && close_to(g.slow_frac, 0.04) && close_to(g.sleep_frac, 0.005) &&
+		       close_to(g.spin_won, 0.25) && close_to(g.wait_mean_ns, 3000) &&
+		       close_to(g.wait_p99_ns, 128),
+	       "gauges: rho %.2f (0.6), slow %.3f (0.04), sleep %.4f (0.005), spin_won %.2f (0.25), "
+	       "wait mean %.0f (3000) p99 %.0f (128)", g.rho, g.slow_frac, g.sleep_frac, g.spin_won,
+	       g.wait_mean_ns, g.wait_p99_ns);
+	tap_ok(close_to(aim_hist_quantile(st.wait_hist, 0.995), 524288) &&
+		       aim_hist_quantile((uint64_t[AIM_WAIT_BUCKETS]){ 0 }, 0.99) == 0,
+	       "wait p99.5 is the upper edge of the 2^18 bucket (%.0f); empty histogram 0",
+	       aim_hist_quantile(st.wait_hist, 0.995));
+	tap_ok(aim_mechanism_present(g.rho) && aim_contended_class(AIM_ROLE_MUTEX) == AIM_CLASS_DIR,
+	       "rho 0.6 of the directory i_mutex: mechanism present");
+	st.held_ns = 80000000ull; /* 0.08 s of 2 s */
+	aim_gauges_compute(&st, 2.0, &g);
+	tap_ok(close_to(g.rho, 0.04) && !aim_mechanism_present(g.rho),
+	       "rho %.2f: mechanism absent", g.rho);
+	struct aim_cpu_sample a = { .idle = 100, .total = 1000, .ok = true },
+			      b = { .idle = 400, .total = 2000, .ok = true }, bad = { 0 };
+	tap_ok(close_to(aim_idle_fraction(&a, &b), 0.3) && aim_idle_fraction(&a, &bad) == -1 &&
+		       aim_idle_fraction(&b, &a) == -1,
+	       "idle fraction from two /proc/stat samples: %.2f (0.3); unknown -> -1",
+	       aim_idle_fraction(&a, &b));
+}
+
 int main(void)
 {
 	test_paired();
+	test_gauges();
 	test_workfiles();
 	test_jobs();
 	test_figures();
