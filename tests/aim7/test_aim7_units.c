@@ -6,6 +6,7 @@
  * simulated kernel's invariant check on a kernel corrupted by hand.
  */
 #include "../../bench/aim7/kern.h"
+#include "../../bench/aim7/kern_internal.h"
 #include "../tap.h"
 #include "lb_registry.h"
 
@@ -243,6 +244,15 @@ static void test_kernel_check(void)
 	k->dcache.n--;
 	tap_ok(aim_kernel_check(k, devnull) > 0, "a dentry cache count off by one is caught");
 	k->dcache.n++;
+	/* An entry renamed behind the hash's back: the hashed find of "a" still
+	 * answers, the entry scan under i_mutex sees "a" twice. */
+	uint32_t eb = aim_dir_find(&k->dir, "b", NULL);
+	snprintf(k->dir.ent[eb].name, sizeof(k->dir.ent[eb].name), "a");
+	aim_sys_creat(&c, "a", 1);
+	tap_ok(k->dir.errors > 0 && aim_kernel_check(k, devnull) > 0,
+	       "the directory entry scan disagreeing with the hashed find is caught");
+	snprintf(k->dir.ent[eb].name, sizeof(k->dir.ent[eb].name), "b");
+	k->dir.errors = 0;
 	k->dir.i_mutex.overlaps = 1;
 	tap_ok(aim_kernel_check(k, devnull) > 0, "two threads inside one lock are caught");
 	k->dir.i_mutex.overlaps = 0;
