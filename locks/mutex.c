@@ -5,6 +5,10 @@
  *   mutex         spin on the owner (OSQ head, bounded budget), then sleep
  *   mutex-nospin  the same lock with spinning switched off at init, for A/B
  *                 runs of what the spinning buys
+ *   mutex-v3.14   the v3.14 generation (MCS lock around each spin attempt,
+ *                 unlock under wait_lock, no handoff): aim7's PRE
+ *   mutex-v3.15   the v3.15 generation (cancellable OSQ, need_resched bail,
+ *                 unlock without wait_lock): aim7's POST
  *
  * The thread context is the lb_mutex_ctx_t record (its address is the
  * owner value).  LB_MUTEX_SPIN_NS in the environment overrides the spin
@@ -42,10 +46,31 @@ static int mutex_init_nospin(void *lock)
 	return 0;
 }
 
+static int mutex_init_v3_14(void *lock)
+{
+	struct lb_mutex_attr a = { .spin_ns = spin_ns_from_env() };
+	lb_mutex_init_gen(lock, LB_MUTEX_GEN_V3_14, &a);
+	return 0;
+}
+
+static int mutex_init_v3_15(void *lock)
+{
+	struct lb_mutex_attr a = { .spin_ns = spin_ns_from_env() };
+	lb_mutex_init_gen(lock, LB_MUTEX_GEN_V3_15, &a);
+	return 0;
+}
+
 static void mutex_describe(const void *lock, char *buf, size_t len)
 {
 	const lb_mutex_t *m = lock;
-	if (m->spin_relax == 0)
+	if (m->gen != LB_MUTEX_GEN_CURRENT)
+		snprintf(buf, len,
+			 "kernel v3.%d generation: spin budget %u ns (LB_MUTEX_SPIN_NS), "
+			 "no handoff, %s",
+			 m->gen % 100, m->spin_ns,
+			 m->gen == LB_MUTEX_GEN_V3_14 ? "MCS lock per spin attempt, unlock under wait_lock"
+						      : "cancellable OSQ, unlock without wait_lock");
+	else if (m->spin_relax == 0)
 		snprintf(buf, len, "no optimistic spinning; handoff after %u us",
 			 m->handoff_ns / 1000);
 	else
@@ -124,7 +149,14 @@ static size_t mutex_counters(const void *lock, struct lb_counter *out, size_t ma
 		.atfork_child = mutex_atfork_child,                            \
 	};
 
-LB_MUTEX_OPS(mutex, "mutex", "adaptive-spinning mutex (kernel mutex.c port)", mutex_init_spin)
+LB_MUTEX_OPS(mutex, "mutex",
+	     "adaptive-spinning mutex (kernel mutex.c port, v4.10+ handoff)", mutex_init_spin)
 LB_MUTEX_OPS(mutex_nospin, "mutex-nospin",
 	     "the same mutex with spinning off: contended lockers sleep at once",
 	     mutex_init_nospin)
+LB_MUTEX_OPS(mutex_v3_14, "mutex-v3.14",
+	     "kernel v3.14 mutex: MCS lock per spin attempt, unlock under wait_lock",
+	     mutex_init_v3_14)
+LB_MUTEX_OPS(mutex_v3_15, "mutex-v3.15",
+	     "kernel v3.15 mutex: cancellable OSQ, need_resched bail, unlock w/o wait_lock",
+	     mutex_init_v3_15)

@@ -201,13 +201,16 @@ static bool run_workers(const char *name, struct worker *wk, int n, uint64_t sta
 	return true;
 }
 
+/* The generation arena_new gives its locks (main sets it per test group). */
+static enum lb_mutex_gen arena_gen = LB_MUTEX_GEN_CURRENT;
+
 static struct arena *arena_new(const struct lb_mutex_attr *attr)
 {
 	struct arena *a = aligned_alloc(_Alignof(struct arena), sizeof(*a));
 	if (!a)
 		exit(1);
 	memset(a, 0, sizeof(*a));
-	lb_mutex_init(&a->m, attr);
+	lb_mutex_init_gen(&a->m, arena_gen, attr);
 	return a;
 }
 
@@ -584,6 +587,78 @@ static void test_tenure(const char *name, bool nospin)
 	free(a);
 }
 
+/*
+ * Crowding rule, white box: sleeping waiters must not turn optimistic
+ * spinning off; runnable contenders (owner, spinners, the woken waiter)
+ * beyond the CPUs must.  A lock that believes it has 4 CPUs and allows 8
+ * spinners is held by one record; 6 waiter records that never run sit in its
+ * wait list (asleep, as far as the lock can tell).  A new contender must be
+ * let in to spin (the rule that counted sleepers said 1 + 1 + 6 > 4 and
+ * refused).  Then, with spinners already on every CPU beside the owner,
+ * one more must be refused; and a woken waiter on its way counts as one.
+ */
+static void test_crowding(const char *name)
+{
+	struct lb_mutex_attr attr = { .ncpus = 4, .max_spinners = 8, .handoff_ns = UINT32_MAX };
+	struct arena *a = arena_new(&attr);
+	lb_mutex_t *m = &a->m;
+	lb_mutex_thread_t *holder = thread_rec(), *sleeper[6];
+
+	bool held = lb_mutex_trylock(m, holder);
+	lb_mutex__wait_lock(m);
+	for (int i = 0; i < 6; i++) {
+		sleeper[i] = thread_rec();
+		lb_mutex__enqueue(m, &sleeper[i]->waiter);
+		lb_store_relaxed(&sleeper[i]->waiter.state, LB_MUTEX__SLEEPING);
+	}
+	lb_mutex__wait_unlock(m);
+
+	bool entered = lb_mutex__spin_enter(m, false);
+	if (entered)
+		lb_mutex__spin_exit(m);
+	tap_ok(held && entered, "%s: 6 sleeping waiters on 4 CPUs do not stop a spinner", name);
+
+	/* Owner + 2 spinners + the newcomer = 4 CPUs: still room. */
+	lb_store_relaxed(&m->spinners, 2);
+	entered = lb_mutex__spin_enter(m, false);
+	if (entered)
+		lb_mutex__spin_exit(m);
+	tap_ok(entered, "%s: owner + 3 spinners on 4 CPUs may spin", name);
+
+	/* Owner + 3 spinners busy: a 5th runnable contender is refused. */
+	lb_store_relaxed(&m->spinners, 3);
+	entered = lb_mutex__spin_enter(m, false);
+	if (entered)
+		lb_mutex__spin_exit(m);
+	tap_ok(!entered && lb_load_relaxed(&m->spinners) == 3,
+	       "%s: runnable contenders beyond the CPUs stop a new spinner", name);
+
+	/* Owner + 2 spinners + a woken waiter (WOKEN) + the newcomer = 5. */
+	lb_store_relaxed(&m->spinners, 2);
+	atomic_fetch_or_explicit(&m->owner, LB_MUTEX_WOKEN, memory_order_relaxed);
+	entered = lb_mutex__spin_enter(m, false);
+	if (entered)
+		lb_mutex__spin_exit(m);
+	tap_ok(!entered, "%s: the woken waiter counts as a runnable contender", name);
+	atomic_fetch_and_explicit(&m->owner, ~LB_MUTEX_WOKEN, memory_order_relaxed);
+	lb_store_relaxed(&m->spinners, 0);
+
+	/* The tenure rule still sees the sleepers: 1 + 6 waiters > 4 CPUs. */
+	tap_ok(lb_mutex__waiters_outnumber_cpus(m),
+	       "%s: the tenure trigger still counts sleeping waiters", name);
+
+	lb_mutex__wait_lock(m);
+	for (int i = 0; i < 6; i++) {
+		lb_mutex__dequeue(m, &sleeper[i]->waiter);
+		free(sleeper[i]);
+	}
+	lb_mutex__wait_unlock(m);
+	lb_mutex_unlock(m, holder);
+	tap_ok(lb_load_relaxed(&m->owner) == 0, "%s: lock free and flagless afterwards", name);
+	free(holder);
+	free(a);
+}
+
 static const char *only; /* argv[1]: run only the tests whose name starts so */
 
 static bool selected(const char *name)
@@ -654,6 +729,9 @@ int main(int argc, char **argv)
 	if (selected("tenure/nospin"))
 		test_tenure("tenure/nospin", true);
 
+	if (selected("crowding"))
+		test_crowding("crowding");
+
 	if (selected("churn/spin"))
 		test_churn("churn/spin", &spin, 32, 20000);
 	if (selected("churn/nospin"))
@@ -662,6 +740,30 @@ int main(int argc, char **argv)
 		test_churn("churn/kernel-rule", &shortspin, 32, 20000);
 	if (selected("churn/osq"))
 		test_churn("churn/osq", &manyspin, 16, 20000);
+
+	/* The kernel generations: exact counts, trylock, and churn with timed
+	 * locks (a lost wake-up or a stranded waiter stalls the watchdog). */
+	static const struct {
+		const char *tag;
+		enum lb_mutex_gen gen;
+	} gens[] = { { "v3.14", LB_MUTEX_GEN_V3_14 }, { "v3.15", LB_MUTEX_GEN_V3_15 } };
+	for (size_t g = 0; g < sizeof(gens) / sizeof(gens[0]); g++) {
+		char name[64];
+		arena_gen = gens[g].gen;
+		snprintf(name, sizeof(name), "%s/count", gens[g].tag);
+		if (selected(name))
+			test_count(name, &spin, 8, 50000);
+		snprintf(name, sizeof(name), "%s/count-osq", gens[g].tag);
+		if (selected(name))
+			test_count(name, &manyspin, 8, 30000);
+		snprintf(name, sizeof(name), "%s/trylock", gens[g].tag);
+		if (selected(name))
+			test_trylock(name, &spin);
+		snprintf(name, sizeof(name), "%s/churn", gens[g].tag);
+		if (selected(name))
+			test_churn(name, &shortspin, 32, 10000);
+	}
+	arena_gen = LB_MUTEX_GEN_CURRENT;
 
 	return tap_done();
 }

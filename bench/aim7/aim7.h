@@ -132,8 +132,51 @@ struct aim_role_stats {
 	size_t ncounters;
 };
 
+/*
+ * Lock classes for the mechanism gauges (--explain, JSON, A/B lines): the
+ * shared directory i_mutex is the lock the kernel's AIM7 result is about;
+ * the others are private per child (file i_mutex, pipe mutex) or shared by
+ * everyone (the shm semaphore), and the spin / rw roles as a whole.
+ */
+enum aim_lock_class {
+	AIM_CLASS_DIR, AIM_CLASS_FILE, AIM_CLASS_PIPE, AIM_CLASS_SHM, AIM_CLASS_SPIN, AIM_CLASS_RW,
+	AIM_NCLASSES
+};
+const char *aim_class_name(int cls);
+/* log2 buckets of wait times in ns: bucket b holds [2^b, 2^(b+1)). */
+#define AIM_WAIT_BUCKETS 48
+/* A wait longer than this went through the lock's slow path (a fast path
+ * is a few dozen ns even with a cache miss). */
+#define AIM_SLOW_WAIT_NS 1000u
+/* Mechanism gauges of one lock class over a load point (gauge.c). */
+struct aim_class_stats {
+	uint64_t acquires, wait_ns, held_ns, slow;
+	uint64_t wait_hist[AIM_WAIT_BUCKETS];
+	struct lb_counter counters[LB_MAX_COUNTERS]; /* summed over the class's locks */
+	size_t ncounters;
+};
+struct aim_gauges {
+	double rho;          /* held time / wall time (exclusive holds) */
+	double slow_frac;    /* acquisitions that waited > AIM_SLOW_WAIT_NS */
+	double sleep_frac;   /* lock's sleeps per acquisition (counters) */
+	double spin_won;     /* lock's spin wins per acquisition (counters) */
+	double wait_mean_ns, wait_p99_ns;
+};
+void aim_gauges_compute(const struct aim_class_stats *s, double wall_s, struct aim_gauges *g);
+/* p-quantile of a log2 wait histogram: the upper edge of its bucket (ns). */
+double aim_hist_quantile(const uint64_t *hist, double q);
+/* Idle fraction of all CPUs between two /proc/stat samples; -1 unknown. */
+struct aim_cpu_sample { unsigned long long idle, total; bool ok; };
+void aim_cpu_sample(struct aim_cpu_sample *s);
+double aim_idle_fraction(const struct aim_cpu_sample *a, const struct aim_cpu_sample *b);
+/* The class whose utilisation decides whether an A/B on `role` can show
+ * the kernel's mechanism: the shared directory i_mutex for the mutex role. */
+int aim_contended_class(int role);
+
 struct aim_point {
 	unsigned int users, jobs_per_child;
+	struct aim_class_stats cls[AIM_NCLASSES];
+	double idle_frac;         /* machine's idle CPU fraction during the point, -1 unknown */
 	int side;                 /* -1, or 0 (PRE) / 1 (POST) with --ab */
 	unsigned int repeat_index;
 	struct aim_figures fig;
@@ -177,5 +220,26 @@ void aim_write_json(FILE *out, const struct aim_config *cfg, const struct aim_ce
 		    size_t ncells, const struct lb_hostinfo *host);
 /* Share (%) of the children's CPU+wait time spent waiting on a role. */
 double aim_wait_pct(const struct aim_point *p, int role);
+
+/* ---- paired A/B (paired.c) ---- */
+enum { AIM_AB_NO_DIFFERENCE, AIM_AB_FASTER, AIM_AB_SLOWER, AIM_AB_ONE_PAIR };
+struct aim_paired {
+	size_t n;           /* pairs */
+	double geomean;     /* geometric mean of POST/PRE */
+	double lo, hi;      /* its 95 % interval (t on the log ratios) */
+	double cov_pct;     /* CoV of the pair ratios */
+	int verdict;        /* AIM_AB_* */
+};
+/* 0, or -1 when n is 0 or too large or a value is not positive. */
+int aim_paired_ratio(const double *pre, const double *post, size_t n, struct aim_paired *out);
+const char *aim_paired_verdict(int verdict);
+/* ABBA: the side (0 PRE, 1 POST) that runs first in repeat r. */
+int aim_ab_first_side(unsigned int repeat_index);
+
+/* ---- mechanism gauges (paired.c) ---- */
+/* Below this utilisation the contended lock's mechanism is absent. */
+#define AIM_RHO_CONTENDED 0.5
+double aim_rho(uint64_t held_ns, double wall_s);
+bool aim_mechanism_present(double rho);
 
 #endif /* LB_AIM7_H */

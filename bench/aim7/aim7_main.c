@@ -72,6 +72,42 @@ static void explain(FILE *out, const struct aim_point *p, const char *prefix,
 	       (unsigned long long)p->vol_csw, (unsigned long long)p->invol_csw);
 }
 
+/* One class's gauges, e.g. "dir_i_mutex rho 0.04 slow 0.7% sleep 0.0% ...". */
+static void print_class_gauges(FILE *out, const struct aim_point *p, int k)
+{
+	struct aim_gauges g;
+	aim_gauges_compute(&p->cls[k], p->fig.parent_s, &g);
+	fprintf(out, "%s rho %.2f, %llu acq, slow %.1f%%, sleep %.2f%%, spin_won %.2f%%, "
+		"wait mean %.0f ns p99 %.0f ns", aim_class_name(k), g.rho,
+		(unsigned long long)p->cls[k].acquires, 100 * g.slow_frac, 100 * g.sleep_frac,
+		100 * g.spin_won, g.wait_mean_ns, g.wait_p99_ns);
+}
+
+/* Next to each PRE/POST row: the contended class and the idle CPUs. */
+static void gauge_line(FILE *out, const struct aim_point *p, const char *prefix, int role)
+{
+	int k = aim_contended_class(role);
+	struct aim_gauges g;
+	aim_gauges_compute(&p->cls[k], p->fig.parent_s, &g);
+	fprintf(out, "%s  gauges: ", prefix);
+	print_class_gauges(out, p, k);
+	if (p->idle_frac >= 0)
+		fprintf(out, "; idle CPU %.0f%%", 100 * p->idle_frac);
+	fprintf(out, "%s\n", aim_mechanism_present(g.rho) ? "" : " [mechanism absent: rho < 0.5]");
+}
+
+static void explain_classes(FILE *out, const struct aim_point *p, const char *prefix)
+{
+	for (int k = 0; k < AIM_NCLASSES; k++) {
+		fprintf(out, "%s  class ", prefix);
+		print_class_gauges(out, p, k);
+		fputc('\n', out);
+	}
+	if (p->idle_frac >= 0)
+		fprintf(out, "%s  machine: %.0f%% of all CPUs idle during the point (/proc/stat)\n",
+			prefix, 100 * p->idle_frac);
+}
+
 static void summarize_cell(FILE *out, const struct aim_cell *c, const char *prefix)
 {
 	double v[AIM_MAX_REPEAT], j[AIM_MAX_REPEAT];
@@ -89,17 +125,34 @@ static void summarize_cell(FILE *out, const struct aim_cell *c, const char *pref
 static void summarize_ab(FILE *out, const struct aim_cell *pre, const struct aim_cell *post,
 			 int role)
 {
-	double ratio[AIM_MAX_REPEAT];
+	double a[AIM_MAX_REPEAT], b[AIM_MAX_REPEAT];
 	size_t n = pre->nruns < post->nruns ? pre->nruns : post->nruns;
+	for (size_t r = 0; r < n; r++) {
+		a[r] = pre->run[r].fig.jobs_per_min;
+		b[r] = post->run[r].fig.jobs_per_min;
+	}
+	struct aim_paired pr;
+	/* The ratio says something about the kernel's mechanism only when the
+	 * contended class was busy enough on both sides (gauge.c). */
+	int k = aim_contended_class(role);
+	double rho_min = -1;
 	for (size_t r = 0; r < n; r++)
-		ratio[r] = pre->run[r].fig.jobs_per_min > 0
-				   ? post->run[r].fig.jobs_per_min / pre->run[r].fig.jobs_per_min
-				   : 0;
-	struct lb_summary s;
-	lb_summarize(ratio, n, &s);
-	fprintf(out, "POST/PRE Jobs/min at %u users: %.2fx", pre->users, s.mean);
-	if (n > 1)
-		fprintf(out, " +- %.2f (pairs: min %.2fx, max %.2fx, n=%zu)", s.sd, s.min, s.max, n);
+		for (int side = 0; side < 2; side++) {
+			const struct aim_point *p = side ? &post->run[r] : &pre->run[r];
+			double rho = aim_rho(p->cls[k].held_ns, p->fig.parent_s);
+			rho_min = rho_min < 0 || rho < rho_min ? rho : rho_min;
+		}
+	fprintf(out, "POST/PRE Jobs/min at %u users: ", pre->users);
+	if (n > 0 && !aim_mechanism_present(rho_min))
+		fprintf(out, "kernel mechanism absent (rho of %s %.2f < %.1f): ratio not comparable "
+			"to the kernel's; measured ", aim_class_name(k), rho_min, AIM_RHO_CONTENDED);
+	if (aim_paired_ratio(a, b, n, &pr) != 0)
+		fprintf(out, "no ratio (a side did no work)");
+	else if (pr.n < 2)
+		fprintf(out, "%.2fx (%s)", pr.geomean, aim_paired_verdict(pr.verdict));
+	else
+		fprintf(out, "%.2fx, 95%% interval %.2f-%.2fx, pair-ratio CoV %.1f%%, n=%zu ABBA pairs: %s",
+			pr.geomean, pr.lo, pr.hi, pr.cov_pct, pr.n, aim_paired_verdict(pr.verdict));
 	fprintf(out, "  [PRE %s, POST %s]\n", pre->role_ops[role]->name, post->role_ops[role]->name);
 }
 
@@ -155,7 +208,9 @@ static int run_all(struct aim_config *cfg)
 			jobs = j < 1 ? 1 : j > 1e6 ? 1000000 : (unsigned int)j;
 		}
 		for (unsigned int r = 0; r < cfg->repeat && rc == 0; r++)
-			for (int side = 0; side < nsides && rc == 0; side++) {
+			for (int k = 0; k < nsides && rc == 0; k++) {
+				/* ABBA: odd repeats run POST first (paired.c). */
+				int side = nsides > 1 ? (k + aim_ab_first_side(r)) % 2 : k;
 				struct aim_cell *c = &cells[pi * (size_t)nsides + (size_t)side];
 				c->users = users;
 				c->side = cfg->ab ? side : -1;
@@ -178,8 +233,12 @@ static int run_all(struct aim_config *cfg)
 					fprintf(stderr, "%60s\r", "");
 				const char *prefix = !cfg->ab ? "" : side ? "POST: " : "PRE:  ";
 				aim_print_row(out, prefix, &p->fig);
-				if (cfg->explain)
+				if (cfg->ab)
+					gauge_line(out, p, prefix, cfg->ab_role);
+				if (cfg->explain) {
 					explain(out, p, prefix, c->role_ops);
+					explain_classes(out, p, prefix);
+				}
 				if (csv.fp)
 					aim_csv_row(csv.fp, &p->fig);
 				int m = side > 0;

@@ -114,7 +114,7 @@ static const struct lb_opt aim_opts[] = {
 		  "its write side",
 	  .parse = parse_role_lock, .offset = ROLE_AT(AIM_ROLE_RW) },
 	{ .name = "ab", .kind = LB_OPT_STRING, .arg = "A,B",
-	  .help = "A/B in one run: PRE = A, POST = B on --ab-role;\nrepeats interleave A B A B",
+	  .help = "A/B in one run: PRE = A, POST = B on --ab-role;\nrepeats run ABBA: A B, B A, ...",
 	  .offset = LB_OPT_AT(struct aim_args, ab, const char *) },
 	{ .name = "ab-role", .kind = LB_OPT_CUSTOM, .arg = "ROLE",
 	  .help = "mutex, spinlock or rwlock (default mutex)", .parse = parse_role,

@@ -146,6 +146,27 @@ static void json_roles(struct lb_json *j, const struct aim_point *p)
 		lb_json_object_end(j);
 	}
 	lb_json_object_end(j);
+	lb_json_key(j, "classes");
+	lb_json_object_begin(j);
+	for (int k = 0; k < AIM_NCLASSES; k++) {
+		struct aim_gauges g;
+		aim_gauges_compute(&p->cls[k], p->fig.parent_s, &g);
+		lb_json_key(j, aim_class_name(k));
+		lb_json_object_begin(j);
+		lb_json_kv_uint(j, "acquires", p->cls[k].acquires);
+		lb_json_kv_uint(j, "held_ns", p->cls[k].held_ns);
+		lb_json_kv_uint(j, "wait_ns", p->cls[k].wait_ns);
+		lb_json_kv_double(j, "rho", g.rho);
+		lb_json_kv_double(j, "slow_fraction", g.slow_frac);
+		lb_json_kv_double(j, "sleep_fraction", g.sleep_frac);
+		lb_json_kv_double(j, "spin_won_fraction", g.spin_won);
+		lb_json_kv_double(j, "wait_mean_ns", g.wait_mean_ns);
+		lb_json_kv_double(j, "wait_p99_ns", g.wait_p99_ns);
+		lb_json_kv_string(j, "mechanism", aim_mechanism_present(g.rho) ? "present" : "absent");
+		lb_json_object_end(j);
+	}
+	lb_json_object_end(j);
+	lb_json_kv_double(j, "idle_cpu_fraction", p->idle_frac);
 }
 
 void aim_write_json(FILE *out, const struct aim_config *cfg, const struct aim_cell *cells,

@@ -73,6 +73,7 @@ static int ctx_setup(struct aim_ctx *c, struct aim_kernel *k, unsigned int index
 {
 	memset(c, 0, sizeof(*c));
 	c->k = k;
+	c->cycles_per_ns = lb_cycles_per_ns();
 	for (int r = 0; r < AIM_NROLES; r++) {
 		int same = -1;
 		for (int q = 0; q < r; q++)
@@ -258,7 +259,21 @@ static void sum_stats(struct point *pt, struct aim_point *out)
 				out->role[r].acquires += cs[c]->acquires[r];
 				out->role[r].wait_ns += (uint64_t)((double)cs[c]->wait_cycles[r] / cps);
 			}
+		for (int c = 0; c < 2; c++)
+			for (int k = 0; k < AIM_NCLASSES; k++) {
+				const struct aim_class_acc *a = &cs[c]->cls[k];
+				struct aim_class_stats *o = &out->cls[k];
+				o->acquires += a->acquires;
+				o->wait_ns += (uint64_t)((double)a->wait_cycles / cps);
+				o->held_ns += (uint64_t)((double)a->held_cycles / cps);
+				o->slow += a->slow;
+				for (int b = 0; b < AIM_WAIT_BUCKETS; b++)
+					o->wait_hist[b] += a->wait_hist[b];
+			}
 	}
+	for (int k = 0; k < AIM_NCLASSES; k++)
+		out->cls[k].ncounters = aim_kernel_class_counters(&pt->k, k, out->cls[k].counters,
+								   LB_MAX_COUNTERS);
 	for (int r = 0; r < AIM_NROLES; r++)
 		out->role[r].ncounters = aim_kernel_counters(&pt->k, r, out->role[r].counters,
 							      LB_MAX_COUNTERS);
@@ -368,6 +383,8 @@ int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const 
 			lb_futex_wake(&pt->child[i].helper.cmd, 1);
 		}
 	}
+	struct aim_cpu_sample cpu0, cpu1;
+	aim_cpu_sample(&cpu0);
 	lb_barrier_wait(&pt->ready);
 	pt->start_ns = lb_now_ns();
 	/* The watchdog: far beyond any sane load point. */
@@ -375,6 +392,8 @@ int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const 
 	uint64_t deadline = pt->start_ns + 20 * budget + UINT64_C(20000000000);
 	unsigned long violations = 0;
 	bool in_time = supervise(pt, deadline, &violations);
+	aim_cpu_sample(&cpu1);
+	out->idle_frac = aim_idle_fraction(&cpu0, &cpu1);
 	if (!in_time) {
 		atomic_store_explicit(&pt->stop, 1, memory_order_relaxed);
 		fprintf(stderr, "aim7: watchdog: load point of %u users still running %.0f s after "

@@ -47,9 +47,19 @@
  * counts an overlap (plain fields written only by the exclusive holder;
  * the reader count is atomic since readers share the lock legitimately).
  */
+struct aim_class_acc {
+	uint64_t acquires;
+	uint64_t wait_cycles;       /* in lock() / read_lock() */
+	uint64_t held_cycles;       /* exclusive holds only (readers overlap) */
+	uint64_t slow;              /* waits over AIM_SLOW_WAIT_NS */
+	uint64_t wait_hist[AIM_WAIT_BUCKETS];
+};
+
 struct aim_lock {
 	void *obj;
 	uint8_t role;
+	uint8_t cls;                /* enum aim_lock_class */
+	uint64_t acquired_at;       /* cycles; written by the exclusive holder */
 	uint32_t writers;
 	_Atomic uint32_t readers;
 	uint64_t overlaps;
@@ -63,6 +73,8 @@ struct aim_ctx {
 	void *tctx[AIM_NROLES];
 	uint64_t wait_cycles[AIM_NROLES];
 	uint64_t acquires[AIM_NROLES];
+	double cycles_per_ns;       /* for the wait histogram */
+	struct aim_class_acc cls[AIM_NCLASSES];
 };
 
 void aim_lock(struct aim_ctx *c, struct aim_lock *l);
@@ -221,6 +233,9 @@ void aim_kernel_destroy(struct aim_kernel *k);
  * number of violations.  Only with no child running. */
 unsigned long aim_kernel_check(struct aim_kernel *k, FILE *err);
 /* Counters of the role's locks, summed by name. */
+/* The counters of the locks of one class, summed (as aim_kernel_counters). */
+size_t aim_kernel_class_counters(const struct aim_kernel *k, int cls, struct lb_counter *out,
+				 size_t max);
 size_t aim_kernel_counters(const struct aim_kernel *k, int role, struct lb_counter *out,
 			   size_t max);
 

@@ -17,13 +17,38 @@
 
 /* ---------------------------------------------------------------- locks */
 
+const char *aim_class_name(int cls)
+{
+	static const char *const names[AIM_NCLASSES] = {
+		"dir_i_mutex", "file_i_mutex", "pipe_mutex", "shm_sem", "spin_role", "rw_role",
+	};
+	return cls >= 0 && cls < AIM_NCLASSES ? names[cls] : "?";
+}
+
+/* Account one acquisition that waited `cycles` to the lock's class. */
+static void account_wait(struct aim_ctx *c, const struct aim_lock *l, uint64_t cycles)
+{
+	struct aim_class_acc *a = &c->cls[l->cls];
+	double ns = c->cycles_per_ns > 0 ? (double)cycles / c->cycles_per_ns : (double)cycles;
+	int b = 0;
+	while (b + 1 < AIM_WAIT_BUCKETS && ns >= (double)(2ull << b))
+		b++;
+	a->acquires++;
+	a->wait_cycles += cycles;
+	a->wait_hist[b]++;
+	a->slow += ns > AIM_SLOW_WAIT_NS;
+	c->wait_cycles[l->role] += cycles;
+	c->acquires[l->role]++;
+}
+
 void aim_lock(struct aim_ctx *c, struct aim_lock *l)
 {
 	const struct lb_lock_ops *ops = c->k->ops[l->role];
 	uint64_t t0 = lb_cycles();
 	ops->lock(l->obj, c->tctx[l->role]);
-	c->wait_cycles[l->role] += lb_cycles() - t0;
-	c->acquires[l->role]++;
+	uint64_t t1 = lb_cycles();
+	account_wait(c, l, t1 - t0);
+	l->acquired_at = t1; /* we hold it: nobody else writes it */
 	/* Relaxed: under a working lock no reader is inside; the lock's own
 	 * acquire ordering covers everything else. */
 	if (l->writers || atomic_load_explicit(&l->readers, memory_order_relaxed))
@@ -34,6 +59,7 @@ void aim_lock(struct aim_ctx *c, struct aim_lock *l)
 void aim_unlock(struct aim_ctx *c, struct aim_lock *l)
 {
 	l->writers--;
+	c->cls[l->cls].held_cycles += lb_cycles() - l->acquired_at;
 	c->k->ops[l->role]->unlock(l->obj, c->tctx[l->role]);
 }
 
@@ -45,8 +71,7 @@ void aim_read_lock(struct aim_ctx *c, struct aim_lock *l)
 		ops->read_lock(l->obj, c->tctx[l->role]);
 	else
 		ops->lock(l->obj, c->tctx[l->role]);
-	c->wait_cycles[l->role] += lb_cycles() - t0;
-	c->acquires[l->role]++;
+	account_wait(c, l, lb_cycles() - t0);
 	/* Relaxed: a count of readers inside, ordered by the lock itself. */
 	atomic_fetch_add_explicit(&l->readers, 1, memory_order_relaxed);
 	if (l->writers)
@@ -162,7 +187,7 @@ unsigned long aim_pool_check(const struct aim_pool *p, const char *what, FILE *e
 
 /* ------------------------------------------------------- lock creation */
 
-static int new_lock(struct aim_kernel *k, struct aim_lock *l, int role)
+static int new_lock_class(struct aim_kernel *k, struct aim_lock *l, int role, int cls)
 {
 	const struct lb_lock_ops *ops = k->ops[role];
 	if (k->nlocks == k->cap_locks) {
@@ -175,6 +200,8 @@ static int new_lock(struct aim_kernel *k, struct aim_lock *l, int role)
 	}
 	l->obj = lb_lock_alloc(ops);
 	l->role = (uint8_t)role;
+	l->cls = (uint8_t)cls;
+	l->acquired_at = 0;
 	l->writers = 0;
 	l->overlaps = 0;
 	atomic_init(&l->readers, 0);
@@ -188,6 +215,12 @@ static int new_lock(struct aim_kernel *k, struct aim_lock *l, int role)
 	}
 	k->locks[k->nlocks++] = l;
 	return 0;
+}
+
+/* Spin and rw role locks form one class each; mutex-role locks name theirs. */
+static int new_lock(struct aim_kernel *k, struct aim_lock *l, int role)
+{
+	return new_lock_class(k, l, role, role == AIM_ROLE_SPIN ? AIM_CLASS_SPIN : AIM_CLASS_RW);
 }
 
 static void pipe_init_data(struct aim_pipe *p)
@@ -237,7 +270,7 @@ int aim_kernel_init(struct aim_kernel *k, const struct lb_lock_ops *const *ops,
 	uint32_t head = k->tasks.pids.n;
 	k->tasks.next[head] = k->tasks.prev[head] = head;
 
-	if ((e = new_lock(k, &k->dir.i_mutex, AIM_ROLE_MUTEX)) ||
+	if ((e = new_lock_class(k, &k->dir.i_mutex, AIM_ROLE_MUTEX, AIM_CLASS_DIR)) ||
 	    (e = new_lock(k, &k->dcache.lock, AIM_ROLE_RW)) ||
 	    (e = new_lock(k, &k->itable.lock, AIM_ROLE_SPIN)) ||
 	    (e = new_lock(k, &k->files_lock, AIM_ROLE_SPIN)) ||
@@ -245,15 +278,15 @@ int aim_kernel_init(struct aim_kernel *k, const struct lb_lock_ops *const *ops,
 	    (e = new_lock(k, &k->lru_lock, AIM_ROLE_SPIN)) ||
 	    (e = new_lock(k, &k->tasks.lock, AIM_ROLE_RW)) ||
 	    (e = new_lock(k, &k->ports.lock, AIM_ROLE_SPIN)) ||
-	    (e = new_lock(k, &k->shm.sem, AIM_ROLE_MUTEX)))
+	    (e = new_lock_class(k, &k->shm.sem, AIM_ROLE_MUTEX, AIM_CLASS_SHM)))
 		return e;
 	for (unsigned int i = 0; i < 2 * users; i++) {
 		struct aim_mm *mm = &k->mm[i];
 		mm->tag = 2 * i + 1;
 		if ((e = new_lock(k, &mm->mmap_lock, AIM_ROLE_RW)) ||
 		    (e = new_lock(k, &mm->ptl, AIM_ROLE_SPIN)) ||
-		    (e = new_lock(k, &k->pipe[i].mutex, AIM_ROLE_MUTEX)) ||
-		    (e = new_lock(k, &k->fdata[i].i_mutex, AIM_ROLE_MUTEX)) ||
+		    (e = new_lock_class(k, &k->pipe[i].mutex, AIM_ROLE_MUTEX, AIM_CLASS_PIPE)) ||
+		    (e = new_lock_class(k, &k->fdata[i].i_mutex, AIM_ROLE_MUTEX, AIM_CLASS_FILE)) ||
 		    (e = new_lock(k, &k->fdata[i].tree_lock, AIM_ROLE_SPIN)))
 			return e;
 		pipe_init_data(&k->pipe[i]);
@@ -294,18 +327,20 @@ void aim_kernel_destroy(struct aim_kernel *k)
 	memset(k, 0, sizeof(*k));
 }
 
-size_t aim_kernel_counters(const struct aim_kernel *k, int role, struct lb_counter *out,
+/* Sum the counters of the locks that `keep` selects (role, or class). */
+static size_t sum_counters(const struct aim_kernel *k, int role, int cls, struct lb_counter *out,
 			   size_t max)
 {
-	const struct lb_lock_ops *ops = k->ops[role];
 	size_t n = 0;
-	if (!ops->counters)
-		return 0;
 	for (size_t i = 0; i < k->nlocks; i++) {
-		if (k->locks[i]->role != role)
+		const struct aim_lock *l = k->locks[i];
+		if ((role >= 0 && l->role != role) || (cls >= 0 && l->cls != cls))
+			continue;
+		const struct lb_lock_ops *ops = k->ops[l->role];
+		if (!ops->counters)
 			continue;
 		struct lb_counter c[LB_MAX_COUNTERS];
-		size_t m = ops->counters(k->locks[i]->obj, c, LB_MAX_COUNTERS);
+		size_t m = ops->counters(l->obj, c, LB_MAX_COUNTERS);
 		for (size_t j = 0; j < m; j++) {
 			size_t s = 0;
 			while (s < n && strcmp(out[s].name, c[j].name))
@@ -320,4 +355,16 @@ size_t aim_kernel_counters(const struct aim_kernel *k, int role, struct lb_count
 		}
 	}
 	return n;
+}
+
+size_t aim_kernel_counters(const struct aim_kernel *k, int role, struct lb_counter *out,
+			   size_t max)
+{
+	return sum_counters(k, role, -1, out, max);
+}
+
+size_t aim_kernel_class_counters(const struct aim_kernel *k, int cls, struct lb_counter *out,
+				 size_t max)
+{
+	return sum_counters(k, -1, cls, out, max);
 }

@@ -138,6 +138,35 @@ uint32_t aim_dir_find(struct aim_dir *d, const char *name, uint32_t *prevp)
 	return e;
 }
 
+/*
+ * The entry scan a filesystem without a hashed directory index does under
+ * i_mutex on creat, link and unlink (ext2's find_entry / add_link walk
+ * every entry): cost proportional to the directory's size.  Returns how
+ * many entries carry `name`; the callers check it against the hashed find
+ * (a mismatch is a corruption, counted), which also keeps the work real.
+ */
+static uint32_t dir_scan(struct aim_dir *d, const char *name)
+{
+	uint32_t seen = 0, matches = 0;
+	for (int b = 0; b < AIM_DIR_BUCKETS; b++)
+		for (uint32_t e = d->bucket[b]; e != AIM_NONE; e = d->ent[e].next) {
+			if (e >= d->pool.n || seen > d->pool.n) {
+				d->errors++;
+				return matches;
+			}
+			seen++;
+			matches += !strncmp(d->ent[e].name, name, sizeof(d->ent[e].name));
+		}
+	return matches;
+}
+
+/* The scan agrees with the hashed lookup: found (1 entry) or not (0). */
+static void dir_scan_check(struct aim_dir *d, const char *name, bool found)
+{
+	if (dir_scan(d, name) != (found ? 1u : 0u))
+		d->errors++;
+}
+
 static int dir_insert(struct aim_ctx *c, struct aim_dir *d, const char *name, uint32_t ino)
 {
 	uint32_t e = aim_pool_get(&d->pool, 1);
@@ -160,6 +189,7 @@ int aim_sys_creat(struct aim_ctx *c, const char *name, uint32_t tag)
 	d_lookup(c, name); /* the path walk */
 	aim_lock(c, &d->i_mutex);
 	uint32_t e = aim_dir_find(d, name, NULL);
+	dir_scan_check(d, name, e != AIM_NONE);
 	if (e == AIM_NONE) {
 		uint32_t ino = inode_alloc(c, tag);
 		if (ino == AIM_NONE || dir_insert(c, d, name, ino)) {
@@ -180,8 +210,9 @@ int aim_sys_link(struct aim_ctx *c, const char *old, const char *new_name)
 	int rc = -1;
 	d_lookup(c, old);
 	aim_lock(c, &d->i_mutex);
-	uint32_t e = aim_dir_find(d, old, NULL);
-	if (e != AIM_NONE && aim_dir_find(d, new_name, NULL) == AIM_NONE) {
+	uint32_t e = aim_dir_find(d, old, NULL), taken = aim_dir_find(d, new_name, NULL);
+	dir_scan_check(d, new_name, taken != AIM_NONE);
+	if (e != AIM_NONE && taken == AIM_NONE) {
 		uint32_t ino = d->ent[e].ino;
 		if (dir_insert(c, d, new_name, ino) == 0) {
 			inode_link(c, ino);
@@ -200,6 +231,7 @@ int aim_sys_unlink(struct aim_ctx *c, const char *name)
 	d_lookup(c, name);
 	aim_lock(c, &d->i_mutex);
 	uint32_t e = aim_dir_find(d, name, &prev);
+	dir_scan_check(d, name, e != AIM_NONE);
 	if (e != AIM_NONE) {
 		d_drop(c, name);
 		if (prev == AIM_NONE)

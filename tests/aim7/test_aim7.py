@@ -148,8 +148,21 @@ def cli(d):
     post = [l for l in out if re.match(r"^POST:\s+2\s+\d", l)]
     order = [l[:4] for l in out if re.match(r"^(PRE|POST):\s+2\s+\d", l)]
     ok(r.returncode == 0 and len(pre) == 2 and len(post) == 2, f"--ab: PRE and POST rows, 2 each {short(r.stderr)}")
-    ok(order == ["PRE:", "POST", "PRE:", "POST"], f"repeats interleave A B A B: {order}")
-    ok(any(l.startswith("POST/PRE Jobs/min at 2 users:") for l in out), "the POST/PRE ratio is printed")
+    ok(order == ["PRE:", "POST", "POST", "PRE:"], f"repeats run ABBA (A B, then B A): {order}")
+    ratio_line = next((l for l in out if l.startswith("POST/PRE Jobs/min at 2 users:")), "")
+    ok(ratio_line != "", "the POST/PRE ratio is printed")
+    try:
+        rhos = [run["classes"]["dir_i_mutex"]["rho"] for c in json.load(open(js))["results"]
+                for run in c["runs"]]
+        absent = min(rhos) < 0.5
+        ok(("kernel mechanism absent" in ratio_line) == absent and
+           "ABBA pairs" in ratio_line and "95% interval" in ratio_line,
+           f"the ratio line says 'mechanism absent' exactly when rho(dir i_mutex) < 0.5 "
+           f"(rho {min(rhos):.2f}): {ratio_line}")
+        ok(sum(l.startswith(("PRE:    gauges: dir_i_mutex rho", "POST:   gauges: dir_i_mutex rho"))
+               for l in out) == 4, "a gauge line next to every PRE/POST row")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        ok(False, f"--ab JSON has per-class gauges: {e}")
     ok(sum("mutex-nospin" in l and "acquisitions" in l for l in out) == 2 and
        any("sleeps=" in l for l in out), "--explain: per role acquisitions, waiting share, counters")
     try:

@@ -6,6 +6,7 @@
  * simulated kernel's invariant check on a kernel corrupted by hand.
  */
 #include "../../bench/aim7/kern.h"
+#include "../../bench/aim7/kern_internal.h"
 #include "../tap.h"
 #include "lb_registry.h"
 
@@ -243,6 +244,15 @@ static void test_kernel_check(void)
 	k->dcache.n--;
 	tap_ok(aim_kernel_check(k, devnull) > 0, "a dentry cache count off by one is caught");
 	k->dcache.n++;
+	/* An entry renamed behind the hash's back: the hashed find of "a" still
+	 * answers, the entry scan under i_mutex sees "a" twice. */
+	uint32_t eb = aim_dir_find(&k->dir, "b", NULL);
+	snprintf(k->dir.ent[eb].name, sizeof(k->dir.ent[eb].name), "a");
+	aim_sys_creat(&c, "a", 1);
+	tap_ok(k->dir.errors > 0 && aim_kernel_check(k, devnull) > 0,
+	       "the directory entry scan disagreeing with the hashed find is caught");
+	snprintf(k->dir.ent[eb].name, sizeof(k->dir.ent[eb].name), "b");
+	k->dir.errors = 0;
 	k->dir.i_mutex.overlaps = 1;
 	tap_ok(aim_kernel_check(k, devnull) > 0, "two threads inside one lock are caught");
 	k->dir.i_mutex.overlaps = 0;
@@ -260,8 +270,103 @@ static void test_kernel_check(void)
 	fclose(devnull);
 }
 
+/* Paired A/B statistics and the gauges' verdict on fixed data. */
+static void test_paired(void)
+{
+	struct aim_paired pr;
+	/* Ratios 2, 2, 2: geometric mean 2, zero spread, interval 2-2. */
+	const double pre3[] = { 100, 50, 10 }, post3[] = { 200, 100, 20 };
+	int rc = aim_paired_ratio(pre3, post3, 3, &pr);
+	tap_ok(rc == 0 && close_to(pr.geomean, 2) && close_to(pr.lo, 2) && close_to(pr.hi, 2) &&
+		       pr.verdict == AIM_AB_FASTER && close_to(pr.cov_pct, 0),
+	       "ratios 2,2,2: geomean %.3f, interval %.3f-%.3f, verdict %s", pr.geomean, pr.lo, pr.hi,
+	       aim_paired_verdict(pr.verdict));
+
+	/* Ratios 1.5 and 2.5: log mean (ln 1.5 + ln 2.5)/2 -> geomean sqrt(3.75)
+	 * = 1.9365; sd of the logs |ln 2.5 - ln 1.5| / sqrt 2 = 0.3612,
+	 * t(0.975, 1) = 12.706: half width 12.706 * 0.3612 / sqrt 2 = 3.2452,
+	 * interval exp(0.6609 -+ 3.2452) = 0.0755-49.68: no difference shown. */
+	const double pre2[] = { 10, 10 }, post2[] = { 15, 25 };
+	rc = aim_paired_ratio(pre2, post2, 2, &pr);
+	tap_ok(rc == 0 && fabs(pr.geomean - 1.93649) < 1e-4 && fabs(pr.lo - 0.07545) < 2e-4 &&
+		       fabs(pr.hi - 49.70) < 0.1 && pr.verdict == AIM_AB_NO_DIFFERENCE,
+	       "ratios 1.5,2.5: geomean %.5f (1.93649), interval %.5f-%.2f (0.0755-49.7), %s",
+	       pr.geomean, pr.lo, pr.hi, aim_paired_verdict(pr.verdict));
+
+	/* Five pairs around 0.9 with a little spread: slower, interval below 1. */
+	const double pre5[] = { 100, 100, 100, 100, 100 }, post5[] = { 90, 91, 89, 90, 90 };
+	rc = aim_paired_ratio(pre5, post5, 5, &pr);
+	tap_ok(rc == 0 && pr.hi < 1 && pr.lo > 0.88 && pr.verdict == AIM_AB_SLOWER &&
+		       fabs(pr.cov_pct - 0.786) < 0.01,
+	       "five ratios ~0.90: interval %.4f-%.4f, CoV %.3f%% (0.786), %s", pr.lo, pr.hi,
+	       pr.cov_pct, aim_paired_verdict(pr.verdict));
+
+	rc = aim_paired_ratio(pre5, post5, 1, &pr);
+	tap_ok(rc == 0 && close_to(pr.geomean, 0.9) && pr.verdict == AIM_AB_ONE_PAIR,
+	       "one pair: ratio %.2f, no interval", pr.geomean);
+	const double zero[] = { 0, 100 };
+	tap_ok(aim_paired_ratio(zero, pre2, 2, &pr) == -1 && aim_paired_ratio(pre2, post2, 0, &pr) == -1,
+	       "a side with no work, or no pairs: no ratio");
+
+	tap_ok(aim_ab_first_side(0) == 0 && aim_ab_first_side(1) == 1 && aim_ab_first_side(2) == 0 &&
+		       aim_ab_first_side(3) == 1,
+	       "ABBA: PRE first in even repeats, POST first in odd ones");
+
+	/* Gauges: 0.3 s held in 0.6 s wall = 0.5: present; 0.29 s: absent. */
+	tap_ok(close_to(aim_rho(300000000ull, 0.6), 0.5) && aim_mechanism_present(aim_rho(300000000ull, 0.6)) &&
+		       !aim_mechanism_present(aim_rho(290000000ull, 0.6)) && aim_rho(5, 0) == 0,
+	       "rho = held / wall (0.3 s / 0.6 s = %.2f); mechanism present from %.1f, absent below",
+	       aim_rho(300000000ull, 0.6), AIM_RHO_CONTENDED);
+}
+
+/* Gauge formulas on a fixed class record. */
+static void test_gauges(void)
+{
+	struct aim_class_stats st;
+	memset(&st, 0, sizeof(st));
+	/* 1000 acquisitions over 2 s wall: held 1.2 s, waited 3 ms in all;
+	 * 990 waits of 100 ns (bucket [64,128)), 10 of 2^18 ns ~ 262 us
+	 * (bucket [2^18, 2^19)); 40 slow; counters sleeps 5, spin_won 250. */
+	st.acquires = 1000;
+	st.held_ns = 1200000000ull;
+	st.wait_ns = 3000000ull;
+	st.slow = 40;
+	st.wait_hist[6] = 990;
+	st.wait_hist[18] = 10;
+	st.counters[0] = (struct lb_counter){ "fast", 745 };
+	st.counters[1] = (struct lb_counter){ "spin_won", 250 };
+	st.counters[2] = (struct lb_counter){ "sleeps", 5 };
+	st.ncounters = 3;
+	struct aim_gauges g;
+	aim_gauges_compute(&st, 2.0, &g);
+	tap_ok(close_to(g.rho, 0.6) && close_to(g.slow_frac, 0.04) && close_to(g.sleep_frac, 0.005) &&
+		       close_to(g.spin_won, 0.25) && close_to(g.wait_mean_ns, 3000) &&
+		       close_to(g.wait_p99_ns, 128),
+	       "gauges: rho %.2f (0.6), slow %.3f (0.04), sleep %.4f (0.005), spin_won %.2f (0.25), "
+	       "wait mean %.0f (3000) p99 %.0f (128)", g.rho, g.slow_frac, g.sleep_frac, g.spin_won,
+	       g.wait_mean_ns, g.wait_p99_ns);
+	tap_ok(close_to(aim_hist_quantile(st.wait_hist, 0.995), 524288) &&
+		       aim_hist_quantile((uint64_t[AIM_WAIT_BUCKETS]){ 0 }, 0.99) == 0,
+	       "wait p99.5 is the upper edge of the 2^18 bucket (%.0f); empty histogram 0",
+	       aim_hist_quantile(st.wait_hist, 0.995));
+	tap_ok(aim_mechanism_present(g.rho) && aim_contended_class(AIM_ROLE_MUTEX) == AIM_CLASS_DIR,
+	       "rho 0.6 of the directory i_mutex: mechanism present");
+	st.held_ns = 80000000ull; /* 0.08 s of 2 s */
+	aim_gauges_compute(&st, 2.0, &g);
+	tap_ok(close_to(g.rho, 0.04) && !aim_mechanism_present(g.rho),
+	       "rho %.2f: mechanism absent", g.rho);
+	struct aim_cpu_sample a = { .idle = 100, .total = 1000, .ok = true },
+			      b = { .idle = 400, .total = 2000, .ok = true }, bad = { 0 };
+	tap_ok(close_to(aim_idle_fraction(&a, &b), 0.3) && aim_idle_fraction(&a, &bad) == -1 &&
+		       aim_idle_fraction(&b, &a) == -1,
+	       "idle fraction from two /proc/stat samples: %.2f (0.3); unknown -> -1",
+	       aim_idle_fraction(&a, &b));
+}
+
 int main(void)
 {
+	test_paired();
+	test_gauges();
 	test_workfiles();
 	test_jobs();
 	test_figures();

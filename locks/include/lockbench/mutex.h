@@ -39,13 +39,14 @@
  * first, as in the kernel).
  *
  * Tenure quantum (a userspace addition, for more threads than CPUs): when the
- * lock is crowded (see below) every contended locker sleeps, and the holder
+ * waiters outnumber the CPUs beside the holder, most contended lockers sleep, and the holder
  * re-takes the lock on the fast path, back to back, until the woken first
  * waiter gets a CPU and asks for the handoff.  That "tenure" lasts one
  * wake-up latency, which the scheduler decides (microseconds on an idle CPU,
  * milliseconds behind a busy one), and per-thread throughput follows it.
  * So a holder that has
- * kept the lock for LB_MUTEX_TENURE_NS (250 us) while the lock is crowded
+ * kept the lock for LB_MUTEX_TENURE_NS (250 us) while that holds (it counts
+ * sleepers, unlike the spinning rule: lb_mutex__waiters_outnumber_cpus)
  * passes it to the first waiter at its next unlock, exactly as if that waiter
  * had set HANDOFF, and then queues behind everyone like any other contender.
  * The check rides on the slow unlocks that already come with waiters (every
@@ -67,12 +68,12 @@
  *    that is presumed preempted, or in a section long enough that sleeping
  *    costs nothing extra.
  *  - need_resched() (the kernel stops when the spinner itself should yield):
- *    not observable.  Stand-ins: (1) the lock is "crowded" when the threads it
- *    keeps wanting a CPU -- the owner, the spinners, and every sleeping waiter
- *    (each wants a CPU the moment it is woken) -- outnumber the CPUs; the OSQ
- *    spinner neither starts nor continues then (a woken first waiter still may:
- *    a handoff needs it running).  So spinning is for machines with CPUs to
- *    spare, and on an oversubscribed one contended lockers sleep at once.
+ *    not observable.  Stand-ins: (1) the lock is "crowded" when its runnable
+ *    contenders -- the owner, the spinners and the woken waiter (WOKEN) --
+ *    outnumber the CPUs; the OSQ spinner neither starts nor continues then (a
+ *    woken first waiter still may: a handoff needs it running).  Sleeping
+ *    waiters need no CPU and are not counted, so sleepers never turn
+ *    spinning off (they once did: on 2 CPUs one sleeper stopped it).
  *    (2) spinners never exceed max_spinners (default CPUs - 1, plus the first
  *    waiter).  (3) every few polls the spinner reads the clock: far more wall
  *    time than its budget means it was itself preempted, so it stops.
@@ -127,7 +128,7 @@
  *                                                  (token older than STALE_NS)
  *   unlock wake     self,{W}    -> 0,{W,K}         CAS, release, then wake first
  *   unlock handoff  self,{H,*}  -> first,{P,*}     under wait_lock, release
- *   tenure pass-on  self,{W,*}  -> first,{P,*}     likewise, crowded and the holder's
+ *   tenure pass-on  self,{W,*}  -> first,{P,*}     likewise, waiters > CPUs and the holder's
  *                                                  tenure older than TENURE_NS
  *   last waiter     *,{W,H?,*}  -> *,{*}           under wait_lock
  *   timeout         X,{H,*}     -> X,{*}           first waiter leaving unserved
@@ -281,6 +282,39 @@ typedef lb_mutex_ctx_t lb_mutex_thread_t;
 LB_STATIC_ASSERT(LB_ALIGNOF(lb_mutex_ctx_t) > LB_MUTEX_FLAGS,
 	       "thread records must leave the flag bits of the owner word free");
 
+/*
+ * Kernel generation of the algorithm, chosen at init (lb_mutex_init_gen):
+ *
+ *   CURRENT  today's kernel (v4.10+ handoff, waiter spinning) plus this
+ *            port's WOKEN token and tenure quantum: the design note above.
+ *   V3_14    the v3.14 mutex: every spin attempt takes the MCS spin lock
+ *            (no budget, no way out while queued), spins on the owner and
+ *            tries, then drops it; entering the spin has no need_resched
+ *            check; unlock releases the word *under* wait_lock and wakes the
+ *            first waiter on every unlock that finds waiters; woken waiters
+ *            just retry (no waiter spinning), no handoff, no token, no tenure.
+ *   V3_15    V3_14 plus the v3.15 series: the spinner queues once on the
+ *            cancellable OSQ (gives up from the middle of the queue when its
+ *            budget runs out or the lock gets crowded), does not start when
+ *            crowded (need_resched in mutex_can_spin_on_owner), and unlock
+ *            releases the word *before* taking wait_lock.
+ *
+ * need_resched() stand-in for both (userspace cannot see it): the lock is
+ * crowded (runnable contenders beyond the CPUs, lb_mutex__crowded) or the
+ * spinner's wall clock ran past twice its budget (it was preempted).  The
+ * kernel's flag says "another task wants *this* CPU", which also counts
+ * tasks that are not contenders; ours only sees this lock's contenders.
+ * V3_14 queued spinners yield the CPU (without leaving the queue) after
+ * LB_MUTEX_OSQ_LINK_SPIN_NS of waiting: in the kernel they spin with
+ * preemption off, so their predecessor is always running; here it may have
+ * been preempted, and spinning on would only keep it off the CPU longer.
+ */
+enum lb_mutex_gen {
+	LB_MUTEX_GEN_CURRENT = 0,
+	LB_MUTEX_GEN_V3_14 = 314,
+	LB_MUTEX_GEN_V3_15 = 315,
+};
+
 /* Optional parameters for lb_mutex_init (NULL = defaults). */
 struct lb_mutex_attr {
 	bool nospin;           /* never spin: contended lockers go straight to sleep */
@@ -327,6 +361,7 @@ typedef struct lb_mutex {
 	uint32_t handoff_ns; /* starvation threshold */
 	int max_spinners;
 	int ncpus;
+	int gen;             /* enum lb_mutex_gen; fixed at init */
 	_Atomic(uint64_t) n_spin_gaveup, n_sleeps, n_wakes, n_handoffs, n_timeouts; /* wait_lock */
 } lb_mutex_t;
 
@@ -433,6 +468,7 @@ static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr
 	m->spin_ns = a.spin_ns ? a.spin_ns : LB_MUTEX_SPIN_NS;
 	m->handoff_ns = a.handoff_ns ? a.handoff_ns : LB_MUTEX_HANDOFF_NS;
 	m->ncpus = (int)ncpus;
+	m->gen = LB_MUTEX_GEN_CURRENT;
 	m->max_spinners = a.max_spinners > 0 ? a.max_spinners : (int)ncpus - 1;
 	/* One CPU: the owner cannot run while we spin, so spinning never pays. */
 	m->spin_relax = (a.nospin || m->max_spinners <= 0) ? 0 : lb_mutex__relax_for_ns(m->spin_ns);
@@ -443,6 +479,16 @@ static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr
 	atomic_init(&m->n_wakes, 0);
 	atomic_init(&m->n_handoffs, 0);
 	atomic_init(&m->n_timeouts, 0);
+}
+
+/* lb_mutex_init, then the kernel generation of the algorithm (see above);
+ * spin_ns, ncpus and nospin apply to every generation, the rest of attr to
+ * CURRENT only. */
+static inline void lb_mutex_init_gen(lb_mutex_t *m, enum lb_mutex_gen gen,
+				     const struct lb_mutex_attr *attr)
+{
+	lb_mutex_init(m, attr);
+	m->gen = (int)gen;
 }
 
 static inline void lb_mutex_ctx_init(lb_mutex_ctx_t *t)
@@ -616,14 +662,33 @@ static inline bool lb_mutex__trylock_common(lb_mutex_t *m, lb_mutex_ctx_t *t,
 /* ---- spin budget -------------------------------------------------------------- */
 
 /*
- * Crowded: the threads this lock keeps wanting a CPU -- the owner, the
- * spinners, and every sleeping waiter (each needs a CPU as soon as it is
- * woken) -- outnumber the CPUs.  Then a spinner is likely to be preempted, or
- * to keep the owner or a woken waiter off a CPU: the need_resched stand-in.
+ * Crowded: the lock's *runnable* contenders -- the owner, the spinners
+ * (`spinners`, the caller included when it is about to join), and the woken
+ * waiter on its way to retry (WOKEN in the owner word) -- outnumber the CPUs.
+ * Then one more spinner would keep the owner or the woken waiter off a CPU:
+ * the need_resched stand-in.  Sleeping waiters are not counted: a sleeper
+ * needs no CPU until an unlock wakes it, and then it is the woken waiter.
+ * (Counting them, as this rule once did, turned spinning off on 2 CPUs as
+ * soon as one thread slept: 9 spin wins per 1000 ops at 8 threads.)  A woken
+ * waiter that spins is counted twice (WOKEN and `spinners`): at most one
+ * over, which only makes the rule stop a spinner one contender early.
  */
 static inline bool lb_mutex__crowded(lb_mutex_t *m, int spinners)
 {
-	return 1 + spinners + lb_load_relaxed(&m->nr_waiters) > m->ncpus;
+	int woken = (lb_load_relaxed(&m->owner) & LB_MUTEX_WOKEN) != 0;
+	return 1 + spinners + woken > m->ncpus;
+}
+
+/*
+ * The tenure rule's trigger (see the design note): the waiters alone
+ * outnumber the CPUs left beside the holder, so a woken waiter may wait a
+ * whole scheduler latency for a CPU while the holder re-takes the lock.
+ * Sleepers count here on purpose: this is about how long they wait, not
+ * about whether a spinner would steal a CPU.
+ */
+static inline bool lb_mutex__waiters_outnumber_cpus(lb_mutex_t *m)
+{
+	return 1 + lb_load_relaxed(&m->nr_waiters) > m->ncpus;
 }
 
 struct lb_mutex__budget {
@@ -962,6 +1027,202 @@ static inline bool lb_mutex__expired(const struct timespec *abs)
 	       (now.tv_sec == abs->tv_sec && now.tv_nsec >= abs->tv_nsec);
 }
 
+/* ---- the v3.14 and v3.15 generations ------------------------------------------------ */
+
+/*
+ * v3.14 MCS spin lock: queue and wait to become the head, with no way out
+ * (no budget).  Spin loop: our predecessor passes us the head; we yield the
+ * CPU now and then in case it was preempted (see enum lb_mutex_gen).
+ */
+static inline void lb_mutex__mcs_lock_v3_14(lb_mutex_t *m, struct lb_mutex_osq_node *node)
+{
+	lb_store_relaxed(&node->locked, 0);
+	lb_store_relaxed(&node->next, NULL);
+	/* acq_rel, as in osq_lock: publish our node, then write into prev. */
+	struct lb_mutex_osq_node *prev =
+		atomic_exchange_explicit(&m->osq_tail, node, memory_order_acq_rel);
+	if (prev == NULL)
+		return;
+	lb_store_relaxed(&node->prev, prev);
+	/* Release: prev's unlock must see our initialised node. */
+	atomic_store_explicit(&prev->next, node, memory_order_release);
+	uint32_t spins = 0, every = lb_spin_loops(LB_MUTEX_OSQ_LINK_SPIN_NS);
+	/* Acquire pairs with the release store in osq_unlock. */
+	while (!lb_load_acquire(&node->locked)) {
+		if (++spins % every == 0)
+			sched_yield();
+		else
+			lb_cpu_relax();
+	}
+}
+
+/*
+ * v3.14 optimistic spin: per attempt, take the MCS lock, spin on the owner
+ * (budget and need_resched stand-in apply here, as the kernel checks
+ * need_resched in mutex_spin_on_owner), try, drop the MCS lock.  No spinner
+ * limit and no crowding check on entry.  1 took it, 0 did not spin, -1 gave up.
+ */
+static inline int lb_mutex__spin_v3_14(lb_mutex_t *m, lb_mutex_ctx_t *t)
+{
+	struct lb_mutex__budget b;
+	uintptr_t seen;
+	int ret = -1;
+
+	if (m->spin_relax == 0)
+		return 0;
+	atomic_fetch_add_explicit(&m->spinners, 1, memory_order_relaxed);
+	lb_mutex__budget_start(&b, m, false);
+	/* Spin loop, bounded by the budget (spin_on_owner, budget_spend). */
+	for (;;) {
+		lb_mutex__mcs_lock_v3_14(m, &t->osq);
+		uintptr_t owner = lb_load_relaxed(&m->owner) & ~LB_MUTEX_FLAGS;
+		bool go = owner == 0 || lb_mutex__spin_on_owner(m, owner, false, &b);
+		bool won = go && lb_mutex__trylock_common(m, t, 0, &seen);
+		lb_mutex__osq_unlock(m, &t->osq); /* after the win, as v3.14 */
+		if (won) {
+			ret = 1;
+			break;
+		}
+		if (!go || !lb_mutex__budget_spend(&b, 1))
+			break;
+		lb_cpu_relax(); /* between attempts, as the kernel's loop */
+	}
+	lb_mutex__spin_exit(m);
+	return ret;
+}
+
+/*
+ * v3.15 optimistic spin: no start when crowded (need_resched in
+ * mutex_can_spin_on_owner), queue once on the cancellable OSQ, then spin on
+ * the owner and try until it is ours or the budget / crowding ends it.
+ */
+static inline int lb_mutex__spin_v3_15(lb_mutex_t *m, lb_mutex_ctx_t *t)
+{
+	struct lb_mutex__budget b;
+	uintptr_t seen;
+	int ret = -1;
+
+	if (m->spin_relax == 0)
+		return 0;
+	int before = atomic_fetch_add_explicit(&m->spinners, 1, memory_order_relaxed);
+	if (lb_mutex__crowded(m, before + 1)) {
+		lb_mutex__spin_exit(m);
+		return 0;
+	}
+	lb_mutex__budget_start(&b, m, false);
+	if (!lb_mutex__osq_lock(m, &t->osq, &b))
+		goto out;
+	/* Spin loop, bounded by the budget (spin_on_owner, budget_spend). */
+	for (;;) {
+		uintptr_t owner = lb_load_relaxed(&m->owner) & ~LB_MUTEX_FLAGS;
+		if (owner != 0 && !lb_mutex__spin_on_owner(m, owner, false, &b))
+			break;
+		if (lb_mutex__trylock_common(m, t, 0, &seen)) {
+			ret = 1;
+			break;
+		}
+		if (!lb_mutex__budget_spend(&b, 1))
+			break;
+		lb_cpu_relax(); /* between attempts, as the kernel's loop */
+	}
+	lb_mutex__osq_unlock(m, &t->osq); /* after the win, as v3.15 */
+out:
+	lb_mutex__spin_exit(m);
+	return ret;
+}
+
+/*
+ * Lock slow path of V3_14 / V3_15: spin, then queue and sleep; a woken
+ * waiter only retries (under wait_lock, as the kernel's xchg of the count).
+ */
+LB_SLOWPATH int lb_mutex__lock_slow_gen(lb_mutex_t *m, lb_mutex_ctx_t *t,
+					const struct timespec *abs)
+{
+	struct lb_mutex_waiter *w = &t->waiter;
+	uint32_t nsleeps = 0;
+	uintptr_t seen;
+	int ret = 0;
+	bool need_wake = false;
+	struct lb_mutex_waiter *next = NULL;
+
+	if (lb_mutex__task(lb_load_relaxed(&m->owner)) == t)
+		lb_mutex__misuse("lock of a mutex this thread already holds");
+	int r = m->gen == LB_MUTEX_GEN_V3_14 ? lb_mutex__spin_v3_14(m, t)
+					     : lb_mutex__spin_v3_15(m, t);
+	if (r > 0) {
+		LB_MUTEX_COUNT(m, n_spin_won, 1);
+		return 0;
+	}
+	lb_mutex__wait_lock(m);
+	LB_MUTEX_COUNT(m, n_spin_gaveup, r < 0);
+	if (lb_mutex__trylock_common(m, t, 0, &seen))
+		goto out_unlock;
+	lb_mutex__enqueue(m, w);
+	for (;;) {
+		/* wait_lock held: an unlock that released before our try
+		 * either is seen by it or takes wait_lock after us and wakes. */
+		if (lb_mutex__trylock_common(m, t, 0, &seen))
+			break;
+		if (abs && lb_mutex__expired(abs)) {
+			ret = ETIMEDOUT;
+			break;
+		}
+		lb_store_relaxed(&w->state, LB_MUTEX__QUEUED);
+		lb_mutex__wait_unlock(m);
+		lb_mutex__sleep(w, abs, &nsleeps);
+		lb_mutex__wait_lock(m);
+	}
+	lb_mutex__dequeue(m, w);
+	lb_store_relaxed(&w->state, LB_MUTEX__AWAKE);
+	/* Timing out after a wake meant for us would strand the next waiter
+	 * beside a free lock: pass the wake on. */
+	next = lb_load_relaxed(&m->wait_head);
+	if (ret != 0 && next && (lb_load_relaxed(&m->owner) & ~LB_MUTEX_FLAGS) == 0)
+		need_wake = lb_mutex__wake_waiter(next, false);
+	LB_MUTEX_COUNT(m, n_sleeps, nsleeps);
+	LB_MUTEX_COUNT(m, n_timeouts, ret != 0);
+	LB_MUTEX_COUNT(m, n_wakes, need_wake);
+out_unlock:
+	lb_mutex__wait_unlock(m);
+	if (need_wake)
+		lb_futex_wake(&next->state, 1);
+	return ret;
+}
+
+/*
+ * Unlock slow path of V3_14 / V3_15 (the fast path took self,{} -> 0,{}):
+ * release keeping WAITERS and wake the first waiter.  V3_14 releases under
+ * wait_lock, so the lock stays taken while the unlocker waits for
+ * wait_lock; V3_15 releases first ("unlock the mutex without the
+ * wait_lock"), so a spinner can take it at once.
+ */
+LB_SLOWPATH void lb_mutex__unlock_slow_gen(lb_mutex_t *m, lb_mutex_ctx_t *t)
+{
+	const uintptr_t self = (uintptr_t)t;
+	uintptr_t cur = lb_load_relaxed(&m->owner);
+	bool under_wait_lock = m->gen == LB_MUTEX_GEN_V3_14;
+
+	if ((cur & ~LB_MUTEX_FLAGS) != self || (cur & LB_MUTEX_PICKUP))
+		lb_mutex__misuse("unlock of a mutex this thread does not hold");
+	if (under_wait_lock)
+		lb_mutex__wait_lock(m);
+	/* self,{W?} -> 0,{W?}; an RMW, so a waiter's concurrent OR of W (V3_15)
+	 * is kept.  Release publishes the critical section to the next owner. */
+	uintptr_t old = atomic_fetch_and_explicit(&m->owner, LB_MUTEX_WAITERS,
+						  memory_order_release);
+	if (!under_wait_lock) {
+		if (!(old & LB_MUTEX_WAITERS))
+			return;
+		lb_mutex__wait_lock(m);
+	}
+	struct lb_mutex_waiter *first = lb_load_relaxed(&m->wait_head);
+	bool need_wake = first && lb_mutex__wake_waiter(first, false);
+	LB_MUTEX_COUNT(m, n_wakes, need_wake);
+	lb_mutex__wait_unlock(m);
+	if (need_wake)
+		lb_futex_wake(&first->state, 1);
+}
+
 /* ---- lock slow path --------------------------------------------------------------- */
 
 LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t,
@@ -972,6 +1233,8 @@ LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t,
 	uintptr_t seen;
 	int ret = 0, r;
 
+	if (m->gen != LB_MUTEX_GEN_CURRENT)
+		return lb_mutex__lock_slow_gen(m, t, abs);
 	if (lb_mutex__task(lb_load_relaxed(&m->owner)) == t)
 		lb_mutex__misuse("lock of a mutex this thread already holds");
 
@@ -1058,8 +1321,13 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t)
 	bool token_to_give = false, stale = false, pass_on = false;
 	uint64_t now = 0;
 
+	if (m->gen != LB_MUTEX_GEN_CURRENT) {
+		lb_mutex__unlock_slow_gen(m, t);
+		return;
+	}
+
 	/*
-	 * Tenure quantum: with the lock crowded by sleeping waiters, a holder
+	 * Tenure quantum: with more (sleeping) waiters than CPUs, a holder
 	 * that has kept it (re-taking it on the fast path) for
 	 * LB_MUTEX_TENURE_NS passes it to the first waiter, as if that waiter
 	 * had asked.  Its tenure is
@@ -1069,7 +1337,7 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t)
 	 * fields, written by holders only, are stable.
 	 */
 	if ((cur & (LB_MUTEX_WAITERS | LB_MUTEX_HANDOFF)) == LB_MUTEX_WAITERS &&
-	    lb_mutex__crowded(m, 0)) {
+	    lb_mutex__waiters_outnumber_cpus(m)) {
 		now = lb_mutex__now_ns();
 		if (lb_load_relaxed(&m->tenure_owner) != self) {
 			lb_store_relaxed(&m->tenure_owner, self);
@@ -1243,11 +1511,11 @@ slow:
  * Plain stores: single-threaded here.  self's own queue nodes are reset too
  * (the forking thread was neither spinning nor waiting, fork is its call).
  */
-static inline void lb_mutex_atfork_child(lb_mutex_t *m, lb_mutex_thread_t *self,
-					 lb_mutex_thread_t *orphan)
+static inline void lb_mutex_atfork_child(lb_mutex_t *m, lb_mutex_ctx_t *self,
+					 lb_mutex_ctx_t *orphan)
 {
 	uintptr_t w = lb_load_relaxed(&m->owner);
-	lb_mutex_thread_t *owner = lb_mutex__task(w);
+	lb_mutex_ctx_t *owner = lb_mutex__task(w);
 	uintptr_t keep = 0;
 	if (owner && !(w & LB_MUTEX_PICKUP))
 		keep = (uintptr_t)(owner == self ? self : orphan);
@@ -1261,7 +1529,7 @@ static inline void lb_mutex_atfork_child(lb_mutex_t *m, lb_mutex_thread_t *self,
 	lb_store_relaxed(&m->quiet, 0);
 	lb_store_relaxed(&m->tenure_owner, 0);
 	if (self)
-		lb_mutex_thread_init(self);
+		lb_mutex_ctx_init(self);
 }
 
 #endif /* LB_MUTEX_H */

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gauge.c - mechanism gauges of a lock class over one load point: does the
+ * lock that the kernel's result is about behave here as it did there?
+ *
+ *   rho         held time / wall time (exclusive holds; for a class of many
+ *               locks the sum of their utilisations).  Below
+ *               AIM_RHO_CONTENDED the lockers mostly find the lock free:
+ *               no spinner meets a running owner, no queue forms, and a
+ *               PRE/POST of the lock cannot show the kernel's mechanism.
+ *   slow_frac   acquisitions that waited over AIM_SLOW_WAIT_NS in lock()
+ *   sleep_frac  the lock's sleeps per acquisition (its own counters)
+ *   spin_won    the lock's spin wins per acquisition (its own counters)
+ *   wait mean and p99 (log2 histogram: p99 is its bucket's upper edge)
+ *   idle        the machine's idle CPU fraction during the point
+ *               (/proc/stat: idle + iowait over all jiffies)
+ */
+#include "aim7.h"
+
+#include <stdio.h>
+#include <string.h>
+
+double aim_rho(uint64_t held_ns, double wall_s)
+{
+	return wall_s > 0 ? ((double)held_ns / 1e9) / wall_s : 0;
+}
+
+bool aim_mechanism_present(double rho)
+{
+	return rho >= AIM_RHO_CONTENDED;
+}
+
+int aim_contended_class(int role)
+{
+	return role == AIM_ROLE_SPIN ? AIM_CLASS_SPIN : role == AIM_ROLE_RW ? AIM_CLASS_RW
+									     : AIM_CLASS_DIR;
+}
+
+double aim_hist_quantile(const uint64_t *hist, double q)
+{
+	uint64_t total = 0;
+	for (int b = 0; b < AIM_WAIT_BUCKETS; b++)
+		total += hist[b];
+	if (total == 0)
+		return 0;
+	double want = q * (double)total, seen = 0;
+	for (int b = 0; b < AIM_WAIT_BUCKETS; b++) {
+		seen += (double)hist[b];
+		if (seen >= want)
+			return (double)(2ull << b); /* upper edge of [2^b, 2^(b+1)) */
+	}
+	return (double)(2ull << (AIM_WAIT_BUCKETS - 1));
+}
+
+static uint64_t counter(const struct aim_class_stats *s, const char *name)
+{
+	for (size_t i = 0; i < s->ncounters; i++)
+		if (strcmp(s->counters[i].name, name) == 0)
+			return s->counters[i].value;
+	return 0;
+}
+
+void aim_gauges_compute(const struct aim_class_stats *s, double wall_s, struct aim_gauges *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->rho = aim_rho(s->held_ns, wall_s);
+	if (s->acquires == 0)
+		return;
+	double n = (double)s->acquires;
+	g->slow_frac = (double)s->slow / n;
+	g->sleep_frac = (double)counter(s, "sleeps") / n;
+	g->spin_won = (double)counter(s, "spin_won") / n;
+	g->wait_mean_ns = (double)s->wait_ns / n;
+	g->wait_p99_ns = aim_hist_quantile(s->wait_hist, 0.99);
+}
+
+void aim_cpu_sample(struct aim_cpu_sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	FILE *f = fopen("/proc/stat", "r");
+	if (!f)
+		return;
+	unsigned long long v[8] = { 0 };
+	/* "cpu  user nice system idle iowait irq softirq steal ..." */
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]) == 8) {
+		s->idle = v[3] + v[4];
+		for (int i = 0; i < 8; i++)
+			s->total += v[i];
+		s->ok = true;
+	}
+	fclose(f);
+}
+
+double aim_idle_fraction(const struct aim_cpu_sample *a, const struct aim_cpu_sample *b)
+{
+	if (!a->ok || !b->ok || b->total <= a->total || b->idle < a->idle)
+		return -1;
+	return (double)(b->idle - a->idle) / (double)(b->total - a->total);
+}
