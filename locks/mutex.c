@@ -131,32 +131,37 @@ static size_t mutex_counters(const void *lock, struct lb_counter *out, size_t ma
 #define LB_MUTEX_OPS_COUNTERS_FN NULL
 #endif
 
-#define LB_MUTEX_OPS(sym, cli, what, initfn)                                   \
+/* timed: LB_LOCK_F_TIMED and mutex_timedlock, or 0 and NULL.  The v3.14 and
+ * v3.15 generations have no timed lock: lb_mutex_timedlock's slow path is
+ * the current generation's (handoff, WOKEN), which their unlocks do not
+ * speak; a preloaded program's timed lock on them polls (preload/). */
+#define LB_MUTEX_OPS(sym, cli, what, initfn, timed_flag, timed_fn)             \
 	const struct lb_lock_ops lb_##sym##_ops = {                            \
 		.name = cli,                                                   \
 		.family = "mutex",                                             \
 		.summary = what,                                               \
 		.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK |             \
 			 LB_LOCK_F_SLEEPS | LB_LOCK_F_THREAD_CTX |             \
-			 LB_LOCK_F_TIMED | LB_MUTEX_OPS_COUNTERS,              \
+			 (timed_flag) | LB_MUTEX_OPS_COUNTERS,                 \
 		LB_OPS_OBJECT(lb_mutex_t),                                     \
 		LB_OPS_CTX(lb_mutex_ctx_t, mutex),                          \
 		.init = initfn,                                                \
 		LB_OPS_EXCL(mutex),                                            \
 		.counters = LB_MUTEX_OPS_COUNTERS_FN,                          \
 		.describe = mutex_describe,                                    \
-		.timedlock = mutex_timedlock,                                  \
+		.timedlock = timed_fn,                                         \
 		.atfork_child = mutex_atfork_child,                            \
 	};
 
 LB_MUTEX_OPS(mutex, "mutex",
-	     "adaptive-spinning mutex (kernel mutex.c port, v4.10+ handoff)", mutex_init_spin)
+	     "adaptive-spinning mutex (kernel mutex.c port, v4.10+ handoff)", mutex_init_spin,
+	     LB_LOCK_F_TIMED, mutex_timedlock)
 LB_MUTEX_OPS(mutex_nospin, "mutex-nospin",
 	     "the same mutex with spinning off: contended lockers sleep at once",
-	     mutex_init_nospin)
+	     mutex_init_nospin, LB_LOCK_F_TIMED, mutex_timedlock)
 LB_MUTEX_OPS(mutex_v3_14, "mutex-v3.14",
 	     "kernel v3.14 mutex: MCS lock per spin attempt, unlock under wait_lock",
-	     mutex_init_v3_14)
+	     mutex_init_v3_14, 0, NULL)
 LB_MUTEX_OPS(mutex_v3_15, "mutex-v3.15",
 	     "kernel v3.15 mutex: cancellable OSQ, need_resched bail, unlock w/o wait_lock",
-	     mutex_init_v3_15)
+	     mutex_init_v3_15, 0, NULL)

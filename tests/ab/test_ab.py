@@ -90,7 +90,7 @@ with tempfile.TemporaryDirectory() as tmp:
         ov2 = os.path.join(tmp, "ov2")
         rc5, so5, se5 = run(["plot", "--overlay", pre, post, "-o", ov2])
         gp = open(os.path.join(ov2, "overlay.gp")).read() if rc5 == 0 else ""
-        lbtap.ok(rc5 == 0 and '"pre: lock=ticket' in gp and '"post: lock=ticket' in gp
+        lbtap.ok(rc5 == 0 and "'pre: lock=ticket" in gp and "'post: lock=ticket" in gp
                  and "$dv1" in gp and "yerrorlines" in gp,
                  f"plot --overlay pre.json post.json: both curves, post's delta vs pre (rc {rc5}) {se5[-200:]}")
 
