@@ -71,6 +71,7 @@ struct lb_rt_thread_stats {
 	double alloc_min_us, alloc_act_us, alloc_max_us, alloc_sum_us;
 	uint64_t alloc_failed;
 	struct lb_hist *alloc_hist;  /* ns */
+	struct lb_hist *wake_hist;   /* ns, every wake-up (p99/p99.9) */
 	uint64_t *hist;              /* histogram_us buckets of wake latency, or NULL */
 	uint64_t overflows;
 	uint64_t *overflow_cycles;   /* the first histogram_us cycle numbers */
@@ -88,6 +89,13 @@ struct lb_rt_run {
 	bool hw_supported;
 	uint64_t allocs, remote_frees, lock_acquires, budget_exhausted;
 	double max_hold_us;
+	/* Raw-section emulation (raw_section.h): on for a raw list_lock. */
+	bool raw_on;
+	uint64_t raw_sections, raw_boost_failures, raw_rt_waits;
+	double raw_cost_ns;          /* per section in the run (wall: includes a
+				      * preemption at the section's end) */
+	double raw_cost_alone_ns;    /* median enter+exit pair, measured alone */
+	double raw_rt_wait_max_us;   /* longest RT start delayed by a section */
 	unsigned int nrt;
 	struct lb_rt_thread_stats rt[LB_RT_MAX_RT_THREADS];
 	char describe[160];

@@ -33,8 +33,8 @@ static void usage(FILE *out)
 		"  -f, --fds N            senders and receivers per group (default 2; 1..200)\n"
 		"  -l, --loops N          messages each sender passes to each receiver\n"
 		"                         (default 10000; 1..1000000)\n"
-		"      --load-fifo PRIO   the load's SCHED_FIFO priority (default 1; 0: normal\n"
-		"                         priority, where FIFO spinlocks convoy; 0..98)\n"
+		"      --load-fifo PRIO   run the load at SCHED_FIFO PRIO (default 0: normal\n"
+		"                         priority, as hackbench; 0..98)\n"
 		"  -s, --datasize BYTES   message size (default 100; 16..65536)\n"
 		"  -p, --pipe             pipes instead of socketpairs\n"
 		"  -r, --repeat N         runs per lock, like perf stat -r (default 5, or 1\n"
@@ -166,7 +166,7 @@ void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
 	cfg->rt_threads = ncpu < 1 ? 1 : ncpu > LB_RT_MAX_RT_THREADS ? LB_RT_MAX_RT_THREADS
 								  : (unsigned int)ncpu;
 	cfg->priority = 99;
-	cfg->load_prio = 1;
+	cfg->load_prio = 0; /* hackbench's tasks are SCHED_OTHER */
 	cfg->interval_us = 1000;
 	cfg->distance_us = 500;
 	cfg->duration_ns = 5 * NS_PER_S;

@@ -160,8 +160,7 @@ void lb_rt_print_header(FILE *out, const struct lb_rt_config *cfg, const struct 
 				cfg->load_prio);
 		else
 			fprintf(out, "normal priority%s\n",
-				cfg->load_prio ? " (SCHED_FIFO not permitted)"
-					       : " (--load-fifo 0: FIFO spinlocks may convoy)");
+				cfg->load_prio ? " (SCHED_FIFO not permitted)" : " (as hackbench)");
 	}
 	else
 		fprintf(out, "# load: none (RT threads alone for %.1f s)\n",
@@ -174,9 +173,11 @@ void lb_rt_print_header(FILE *out, const struct lb_rt_config *cfg, const struct 
 			cfg->rt_alloc ? ", alloc+free through list_lock each wake-up" : "",
 			cfg->mlockall ? (f->mlocked ? ", memory locked" : ", mlockall FAILED") : "");
 		if (fifo)
-			fprintf(out, "# RT priority: SCHED_FIFO %d (permitted); spin-only list_locks are "
-				"waited for by spinning %.0f us, then sleeping 50 us between tries\n",
-				cfg->priority, (double)cfg->spin_budget_ns / 1e3);
+			fprintf(out, "# RT priority: SCHED_FIFO %d (permitted); a raw (spin-only) "
+				"list_lock section runs non-preemptible (at SCHED_FIFO %d while spun on "
+				"or held), and an RT thread woken on its CPU starts after it ends; "
+				"PI and sleeping locks stay preemptible\n",
+				cfg->priority, cfg->priority - 1);
 		else if (cfg->sched_other)
 			fprintf(out, "# RT priority: NONE - the RT threads run at normal priority "
 				"(--sched-other): their latencies are not real-time latencies\n");
@@ -376,12 +377,35 @@ void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg,
 		budget += runs[i].budget_exhausted;
 		acq += runs[i].lock_acquires;
 	}
-	fprintf(out, "# allocator: %.0f list_lock acquisitions per run, longest hold %.1f us",
-		nruns ? (double)acq / (double)nruns : 0, hold);
+	uint64_t allocs = 0, sections = 0, waits = 0, boost_fail = 0;
+	double cost = 0, wait_max = 0, alone = 0;
+	for (size_t i = 0; i < nruns; i++) {
+		allocs += runs[i].allocs;
+		sections += runs[i].raw_sections;
+		cost += runs[i].raw_cost_ns * (double)runs[i].raw_sections;
+		waits += runs[i].raw_rt_waits;
+		alone += runs[i].raw_cost_alone_ns / (double)nruns;
+		boost_fail += runs[i].raw_boost_failures;
+		wait_max = runs[i].raw_rt_wait_max_us > wait_max ? runs[i].raw_rt_wait_max_us
+								  : wait_max;
+	}
+	fprintf(out, "# allocator: %.0f list_lock acquisitions per run (%.1f per 1000 "
+		"allocations), longest hold %.1f us",
+		nruns ? (double)acq / (double)nruns : 0,
+		allocs ? 1000.0 * (double)acq / (double)allocs : 0, hold);
 	if (budget)
-		fprintf(out, "; %llu RT wait(s) outlived the %.0f us spin budget",
+		fprintf(out, "; WARNING: %llu RT wait(s) outlived the %.0f us safety spin budget "
+			"(those A: figures are set by it)",
 			(unsigned long long)budget, (double)cfg->spin_budget_ns / 1e3);
 	fputc('\n', out);
+	if (nruns && runs[0].raw_on)
+		fprintf(out, "# raw sections: %llu; emulation cost per section (boost, mark, "
+			"unmark, unboost) %.0f ns alone (median), %.0f ns in the run (mean wall, "
+			"with preemptions at section ends); %llu RT wake-up(s) waited for a section, "
+			"longest %.1f us%s\n",
+			(unsigned long long)sections, alone, sections ? cost / (double)sections : 0,
+			(unsigned long long)waits, wait_max,
+			boost_fail ? "; boost FAILED (mark only)" : "");
 	if (cfg->groups)
 		print_perf_block(out, cfg, lock, runs, nruns);
 }

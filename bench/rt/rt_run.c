@@ -59,6 +59,7 @@ struct run_state {
 	const struct lb_rt_config *cfg;
 	const struct lb_rt_facts *facts;
 	struct lb_slab_cache cache;
+	struct lb_raw_sections raw;  /* used when cache.raw points here */
 	struct lb_barrier start;
 	_Atomic int stop_rt;
 	_Atomic uint64_t progress;
@@ -293,9 +294,14 @@ static void *rt_main(void *arg)
 			;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		atomic_store_explicit(&w->info.state, LB_RT_ST_RUN, RLX);
+		/* A raw section open on this CPU runs to its end first, as with
+		 * preemption off; that wait is part of the wake-up latency. */
+		if (rs->cache.raw && lb_raw_wait_cpu(rs->cache.raw, w->cpu))
+			clock_gettime(CLOCK_MONOTONIC, &now);
 		/* cyclictest's µs difference: truncated. */
 		int64_t diff = ts_diff_ns(&now, &next);
 		rt_record_wake(w, diff > 0 ? (long)(diff / 1000) : 0, cfg->histogram_us);
+		lb_hist_record(w->st.wake_hist, diff > 0 ? (uint64_t)diff : 0);
 		if (cfg->rt_alloc) {
 			atomic_store_explicit(&w->info.state, LB_RT_ST_ALLOC, RLX);
 			uint64_t t0 = lb_now_ns();
@@ -357,9 +363,11 @@ static unsigned int allowed_cpus(int *out, unsigned int cap)
 static int stats_alloc(struct lb_rt_thread_stats *s, unsigned int hist_us)
 {
 	s->alloc_hist = malloc(sizeof(*s->alloc_hist));
-	if (!s->alloc_hist)
+	s->wake_hist = malloc(sizeof(*s->wake_hist));
+	if (!s->alloc_hist || !s->wake_hist)
 		return ENOMEM;
 	lb_hist_init(s->alloc_hist);
+	lb_hist_init(s->wake_hist);
 	if (hist_us) {
 		s->hist = calloc(hist_us, sizeof(uint64_t));
 		s->overflow_cycles = calloc(hist_us, sizeof(uint64_t));
@@ -372,6 +380,8 @@ static int stats_alloc(struct lb_rt_thread_stats *s, unsigned int hist_us)
 static void stats_free(struct lb_rt_thread_stats *s)
 {
 	free(s->alloc_hist);
+	free(s->wake_hist);
+	s->wake_hist = NULL;
 	free(s->hist);
 	free(s->overflow_cycles);
 	s->alloc_hist = NULL;
@@ -406,6 +416,8 @@ void lb_rt_stats_merge(struct lb_rt_thread_stats *dst, const struct lb_rt_thread
 	dst->alloc_failed += src->alloc_failed;
 	if (dst->alloc_hist && src->alloc_hist)
 		lb_hist_merge(dst->alloc_hist, src->alloc_hist);
+	if (dst->wake_hist && src->wake_hist)
+		lb_hist_merge(dst->wake_hist, src->wake_hist);
 	for (unsigned int b = 0; dst->hist && src->hist && b < histogram_us; b++)
 		dst->hist[b] += src->hist[b];
 	for (uint64_t k = 0; dst->overflow_cycles && k < src->noverflow_kept &&
@@ -468,6 +480,19 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	err = lb_slab_cache_init(&rs->cache, ops, cfg->datasize, POOL_BYTES);
 	if (err)
 		goto free_mem;
+	if (lb_raw_lock_is_raw(ops)) {
+		/* Raw sections run just below the RT threads (or mark only,
+		 * without SCHED_FIFO). */
+		int boost = facts->fifo_permitted && !cfg->sched_other && cfg->priority > 1
+				    ? cfg->priority - 1 : 0;
+		if (lb_raw_sections_init(&rs->raw, boost)) {
+			err = ENOMEM;
+			goto free_cache;
+		}
+		rs->cache.raw = &rs->raw;
+		/* The emulation's own cost, before any thread of the run exists. */
+		out->raw_cost_alone_ns = (double)lb_raw_calibrate(&rs->raw, 2000);
+	}
 	for (; nfds_open < nrecv; nfds_open++) {
 		int *p = &fds[2 * nfds_open];
 		int e = cfg->pipe ? pipe2(p, O_CLOEXEC)
@@ -595,6 +620,17 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 		out->lock_acquires = atomic_load_explicit(&rs->cache.lock_acquires, RLX);
 		out->budget_exhausted = atomic_load_explicit(&rs->cache.budget_exhausted, RLX);
 		out->max_hold_us = (double)atomic_load_explicit(&rs->cache.max_hold_ns, RLX) / 1e3;
+		if (rs->cache.raw) {
+			out->raw_on = true;
+			out->raw_sections = atomic_load_explicit(&rs->raw.sections, RLX);
+			uint64_t cost = atomic_load_explicit(&rs->raw.cost_ns, RLX);
+			out->raw_cost_ns = out->raw_sections ? (double)cost /
+							       (double)out->raw_sections : 0;
+			out->raw_boost_failures = atomic_load_explicit(&rs->raw.boost_failures, RLX);
+			out->raw_rt_waits = atomic_load_explicit(&rs->raw.rt_waits, RLX);
+			out->raw_rt_wait_max_us =
+				(double)atomic_load_explicit(&rs->raw.rt_wait_max_ns, RLX) / 1e3;
+		}
 		if (ops->describe)
 			ops->describe(rs->cache.list_lock, out->describe, sizeof(out->describe));
 		/* The invariants: exit status 1 when any fails. */
@@ -618,6 +654,7 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 		for (unsigned int i = 0; i < nrt; i++) {
 			out->rt[i] = rtw[i].st;
 			rtw[i].st.alloc_hist = NULL;
+			rtw[i].st.wake_hist = NULL;
 			rtw[i].st.hist = NULL;
 			rtw[i].st.overflow_cycles = NULL;
 		}
@@ -631,7 +668,9 @@ close_fds:
 		close(fds[2 * i]);
 		close(fds[2 * i + 1]);
 	}
+free_cache:
 	lb_slab_cache_destroy(&rs->cache);
+	lb_raw_sections_destroy(&rs->raw);
 free_mem:
 	free(infos);
 	free(tids);
