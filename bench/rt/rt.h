@@ -39,6 +39,9 @@ struct lb_rt_config {
 	bool sched_other;            /* RT threads at normal priority on purpose */
 	int load_prio;               /* >0: hackbench threads at SCHED_FIFO load_prio */
 	uint64_t spin_budget_ns;
+	/* allocator knobs (bench/slub/slub.h's tuning) */
+	unsigned int cpu_partial, min_partial;
+	const char *preset;          /* --preset name, or NULL */
 	/* safety */
 	uint64_t watchdog_ns, run_timeout_ns;
 	bool inject_hang;

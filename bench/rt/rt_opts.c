@@ -36,7 +36,16 @@ static void usage(FILE *out)
 		"      --load-fifo PRIO   run the load at SCHED_FIFO PRIO (default 0: normal\n"
 		"                         priority, as hackbench; 0..98)\n"
 		"  -s, --datasize BYTES   message size (default 100; 16..65536)\n"
-		"  -p, --pipe             pipes instead of socketpairs\n"
+		"  -p, --pipe             pipes instead of socketpairs (hackbench's -p; for\n"
+		"                         cyclictest's -p PRIO use --priority PRIO)\n"
+		"  -T, --threads          the load as threads (the only mode; hackbench -T)\n"
+		"      --preset NAME      rt-list-lock: the kernel experiment's hackbench\n"
+		"                         -s 4096 -l 500 and perf stat -r 10 (options after it\n"
+		"                         override it)\n"
+		"      --cpu-partial N    objects' worth of cpu partial pages per thread\n"
+		"                         (default 0: off; 0..65536)\n"
+		"      --min-partial N    empty pages kept on the partial list (default 5;\n"
+		"                         0..1024)\n"
 		"  -r, --repeat N         runs per lock, like perf stat -r (default 5, or 1\n"
 		"                         with --groups 0; 1..%d)\n"
 		"  -t, --rt-threads N     cyclictest-alike threads, one per CPU in turn\n"
@@ -64,7 +73,7 @@ static void usage(FILE *out)
 		"      --json FILE        write every result as JSON (atomically)\n"
 		"      --csv FILE         write one CSV row per run (atomically)\n"
 		"  -q, --quiet            no progress lines on stderr\n"
-		"  -h, --help             this text\n"
+		"  -h, --help             this text (cyclictest's -h histogram is --histogram)\n"
 		"\n"
 		"Exit status: 0 ok, 1 allocator invariants failed or watchdog, 2 bad usage.\n",
 		LB_RT_MAX_LOCKS, LB_RT_MAX_REPEAT, LB_RT_MAX_RT_THREADS);
@@ -73,6 +82,7 @@ static void usage(FILE *out)
 enum {
 	OPT_COMPARE = 256, OPT_PRIORITY, OPT_RT_ALLOC, OPT_HISTOGRAM, OPT_SCHED_OTHER,
 	OPT_SPIN_BUDGET, OPT_WATCHDOG, OPT_RUN_TIMEOUT, OPT_INJECT_HANG, OPT_JSON, OPT_CSV, OPT_LOAD_FIFO,
+	OPT_PRESET, OPT_CPU_PARTIAL, OPT_MIN_PARTIAL,
 };
 
 static const struct option rt_long_opts[] = {
@@ -83,6 +93,11 @@ static const struct option rt_long_opts[] = {
 	{ "loops", required_argument, NULL, 'l' },
 	{ "datasize", required_argument, NULL, 's' },
 	{ "pipe", no_argument, NULL, 'p' },
+	{ "threads", no_argument, NULL, 'T' },
+	{ "process", no_argument, NULL, 'P' },
+	{ "preset", required_argument, NULL, OPT_PRESET },
+	{ "cpu-partial", required_argument, NULL, OPT_CPU_PARTIAL },
+	{ "min-partial", required_argument, NULL, OPT_MIN_PARTIAL },
 	{ "repeat", required_argument, NULL, 'r' },
 	{ "rt-threads", required_argument, NULL, 't' },
 	{ "priority", required_argument, NULL, OPT_PRIORITY },
@@ -148,9 +163,9 @@ static unsigned int parse_uint(const char *opt, const char *arg, unsigned int mi
 
 void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
 {
-	static const char shortopts[] = ":L:g:f:l:s:pr:t:i:d:mD:qh";
+	static const char shortopts[] = ":L:g:f:l:s:pTPr:t:i:d:mD:qh";
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	bool explicit_lock = false, explicit_repeat = false;
+	bool explicit_lock = false, explicit_repeat = false, explicit_loops = false;
 	char *compare_list = NULL;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -171,6 +186,7 @@ void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
 	cfg->distance_us = 500;
 	cfg->duration_ns = 5 * NS_PER_S;
 	cfg->spin_budget_ns = NS_PER_MS;
+	cfg->min_partial = 5; /* slub.h's LB_SLAB_MIN_PARTIAL */
 	cfg->watchdog_ns = 5 * NS_PER_S;
 	cfg->run_timeout_ns = 60 * NS_PER_S;
 
@@ -195,12 +211,34 @@ void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
 			break;
 		case 'l':
 			cfg->loops = parse_uint("--loops", optarg, 1, 1000000);
+			explicit_loops = true;
 			break;
 		case 's':
 			cfg->datasize = parse_uint("--datasize", optarg, 16, 65536);
 			break;
 		case 'p':
 			cfg->pipe = true;
+			break;
+		case 'T':
+			break; /* threads: the only mode */
+		case 'P':
+			lb_usage_error("--process: process mode is not implemented; accepted: -T "
+				       "(threads, the default)");
+		case OPT_PRESET:
+			if (strcmp(optarg, "rt-list-lock"))
+				lb_usage_error("--preset: '%s' is not a preset; accepted: rt-list-lock",
+					       optarg);
+			cfg->preset = "rt-list-lock";
+			cfg->datasize = 4096;
+			cfg->loops = 500;
+			cfg->repeat = 10;
+			explicit_loops = explicit_repeat = true;
+			break;
+		case OPT_CPU_PARTIAL:
+			cfg->cpu_partial = parse_uint("--cpu-partial", optarg, 0, 65536);
+			break;
+		case OPT_MIN_PARTIAL:
+			cfg->min_partial = parse_uint("--min-partial", optarg, 0, 1024);
 			break;
 		case 'r':
 			cfg->repeat = parse_uint("--repeat", optarg, 1, LB_RT_MAX_REPEAT);
@@ -273,8 +311,13 @@ void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
 					   "lockbench rt --help");
 		}
 	}
-	if (optind < argc)
+	if (optind < argc) {
+		unsigned int prio;
+		if (!strcmp(argv[optind - 1], "-p") && !lb_parse_uint(argv[optind], 1, 99, &prio))
+			lb_usage_error("-p: is hackbench's --pipe and takes no value (cyclictest's -p "
+				       "PRIO clashes); accepted: --priority %s", argv[optind]);
 		lb_usage_error("unexpected argument '%s'; see 'lockbench rt --help'", argv[optind]);
+	}
 	if (compare_list) {
 		char *names[LB_RT_MAX_LOCKS + 1], buf[1024];
 		size_t n = 0;
@@ -303,6 +346,9 @@ void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
 	if (cfg->groups * cfg->fds * 2 > LB_RT_MAX_TASKS)
 		lb_usage_error("--groups/--fds: %u x %u x 2 = %u threads; accepted: at most %d",
 			       cfg->groups, cfg->fds, cfg->groups * cfg->fds * 2, LB_RT_MAX_TASKS);
+	if (!cfg->groups && explicit_loops && !cfg->preset)
+		lb_usage_error("--loops: has no effect with --groups 0 (the RT threads alone run for "
+			       "--duration); accepted: --groups 1..200 with --loops, or --duration");
 	if (!cfg->groups && !explicit_repeat)
 		cfg->repeat = 1; /* RT threads alone: one --duration, as cyclictest -D */
 	if (!cfg->groups && !cfg->rt_threads)

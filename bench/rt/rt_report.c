@@ -16,7 +16,8 @@
 
 enum rt_metric {
 	M_ELAPSED, M_TASK_CLOCK, M_CTX, M_MIGR, M_FAULTS, M_WAKE_MIN, M_WAKE_AVG, M_WAKE_MAX,
-	M_ALLOC_AVG, M_ALLOC_P99, M_ALLOC_MAX, M_HOLD_MAX, M_LOCK_ACQ, M_BUDGET, M_COUNT
+	M_ALLOC_AVG, M_ALLOC_P99, M_ALLOC_MAX, M_HOLD_MAX, M_LOCK_ACQ, M_BUDGET, M_WAKE_P99,
+	M_WAKE_P999, M_LOCK_PER_1K, M_RAW_COST, M_RAW_WAIT_MAX, M_COUNT
 };
 
 static const struct lb_metric_desc rt_metrics[M_COUNT] = {
@@ -35,6 +36,14 @@ static const struct lb_metric_desc rt_metrics[M_COUNT] = {
 	[M_LOCK_ACQ] = { "list_lock_acquires", "", LB_BETTER_NONE, "list_lock acquisitions" },
 	[M_BUDGET] = { "rt_spin_budget_exhausted", "", LB_BETTER_NONE,
 		       "RT waits that outlived the spin budget" },
+	[M_WAKE_P99] = { "rt_wake_p99_us", "us", LB_BETTER_LOWER, "RT wake-up latency p99" },
+	[M_WAKE_P999] = { "rt_wake_p999_us", "us", LB_BETTER_LOWER, "RT wake-up latency p99.9" },
+	[M_LOCK_PER_1K] = { "list_lock_per_1000_allocs", "", LB_BETTER_NONE,
+			    "list_lock acquisitions per 1000 allocations" },
+	[M_RAW_COST] = { "raw_emulation_ns_per_section", "ns", LB_BETTER_NONE,
+			 "raw-section emulation cost per section (alone, median)" },
+	[M_RAW_WAIT_MAX] = { "rt_raw_wait_max_us", "us", LB_BETTER_LOWER,
+			     "longest RT start delayed by a raw section" },
 };
 
 static const char *const rt_params[] = { "list_lock", "groups", "fds", "loops", "size", "ipc",
@@ -57,7 +66,7 @@ static double rt_agg(const struct lb_rt_thread_stats *rt, unsigned int nrt, enum
 	double v = NAN, sum = 0;
 	uint64_t n = 0;
 	struct lb_hist all;
-	if (m == M_ALLOC_P99)
+	if (m == M_ALLOC_P99 || m == M_WAKE_P99 || m == M_WAKE_P999)
 		lb_hist_init(&all);
 	for (unsigned int i = 0; i < nrt; i++) {
 		const struct lb_rt_thread_stats *s = &rt[i];
@@ -86,14 +95,20 @@ static double rt_agg(const struct lb_rt_thread_stats *rt, unsigned int nrt, enum
 			if (s->alloc_hist)
 				lb_hist_merge(&all, s->alloc_hist);
 			break;
+		case M_WAKE_P99:
+		case M_WAKE_P999:
+			if (s->wake_hist)
+				lb_hist_merge(&all, s->wake_hist);
+			break;
 		default:
 			break;
 		}
 	}
 	if (m == M_WAKE_AVG || m == M_ALLOC_AVG)
 		v = n ? sum / (double)n : NAN;
-	if (m == M_ALLOC_P99)
-		v = all.count ? (double)lb_hist_quantile(&all, 0.99) / 1e3 : NAN;
+	if (m == M_ALLOC_P99 || m == M_WAKE_P99 || m == M_WAKE_P999)
+		v = all.count ? (double)lb_hist_quantile(&all, m == M_WAKE_P999 ? 0.999 : 0.99) / 1e3
+			      : NAN;
 	return v;
 }
 
@@ -108,8 +123,54 @@ static double metric(const struct lb_rt_run *r, enum rt_metric m)
 	case M_HOLD_MAX: return r->max_hold_us;
 	case M_LOCK_ACQ: return (double)r->lock_acquires;
 	case M_BUDGET: return (double)r->budget_exhausted;
+	case M_LOCK_PER_1K:
+		return r->allocs ? 1000.0 * (double)r->lock_acquires / (double)r->allocs : NAN;
+	case M_RAW_COST: return r->raw_on ? r->raw_cost_alone_ns : NAN;
+	case M_RAW_WAIT_MAX: return r->raw_on ? r->raw_rt_wait_max_us : NAN;
 	default: return rt_agg(r->rt, r->nrt, m);
 	}
+}
+
+/*
+ * Quantile q of the merged histograms (wake or alloc) with a 95 %
+ * distribution-free interval: the order statistics at ranks
+ * n*q -+ 1.96*sqrt(n*q*(1-q)) (binomial normal approximation), read at
+ * the histogram's bucket edges.  In us; NAN when there are no samples.
+ */
+static double quantile_ci(const struct lb_rt_thread_stats *rt, unsigned int nrt, bool wake,
+			  double q, double *lo, double *hi)
+{
+	struct lb_hist all;
+	lb_hist_init(&all);
+	for (unsigned int i = 0; i < nrt; i++) {
+		const struct lb_hist *h = wake ? rt[i].wake_hist : rt[i].alloc_hist;
+		if (h)
+			lb_hist_merge(&all, h);
+	}
+	if (!all.count) {
+		*lo = *hi = NAN;
+		return NAN;
+	}
+	double n = (double)all.count, half = 1.96 * sqrt(n * q * (1 - q));
+	double qlo = (n * q - half) / n, qhi = (n * q + half + 1) / n;
+	*lo = (double)lb_hist_quantile(&all, qlo < 0 ? 0 : qlo) / 1e3;
+	*hi = (double)lb_hist_quantile(&all, qhi > 1 ? 1 : qhi) / 1e3;
+	return (double)lb_hist_quantile(&all, q) / 1e3;
+}
+
+/* One verdict on quantile q of lock l against lock 0, by their intervals. */
+static void print_quantile_verdict(FILE *out, const char *what, bool wake, double q,
+				   const struct lb_rt_thread_stats *a, const struct lb_rt_thread_stats *b,
+				   unsigned int nrt)
+{
+	double alo, ahi, blo, bhi;
+	double av = quantile_ci(a, nrt, wake, q, &alo, &ahi);
+	double bv = quantile_ci(b, nrt, wake, q, &blo, &bhi);
+	if (isnan(av) || isnan(bv))
+		return;
+	fprintf(out, "  %s p%g %.1f us [%.1f, %.1f] vs %.1f us [%.1f, %.1f]: %s\n", what, q * 100, av,
+		alo, ahi, bv, blo, bhi,
+		alo > bhi ? "higher" : ahi < blo ? "lower" : "intervals overlap (no verdict)");
 }
 
 double lb_rt_sem(const double *v, size_t n, double *mean)
@@ -399,8 +460,8 @@ void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg,
 			(unsigned long long)budget, (double)cfg->spin_budget_ns / 1e3);
 	fputc('\n', out);
 	if (nruns && runs[0].raw_on)
-		fprintf(out, "# raw sections: %llu; emulation cost per section (boost, mark, "
-			"unmark, unboost) %.0f ns alone (median), %.0f ns in the run (mean wall, "
+		fprintf(out, "# raw sections: %llu; emulation cost per section (boost, pin, mark, "
+			"unmark, unpin, unboost) %.0f ns alone (median), %.0f ns in the run (mean wall, "
 			"with preemptions at section ends); %llu RT wake-up(s) waited for a section, "
 			"longest %.1f us%s\n",
 			(unsigned long long)sections, alone, sections ? cost / (double)sections : 0,
@@ -425,14 +486,14 @@ void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
 			 struct lb_rt_thread_stats *const *merged_by_lock, unsigned int nrt)
 {
 	fprintf(out, "\n%-18s %-22s %12s %10s %18s %20s\n", "list_lock", "hackbench elapsed",
-		"ctx-switches", "cpu-migr", "RT wake avg/max us", "RT alloc p99/max us");
+		"ctx-switches", "cpu-migr", "RT wake p99/max us", "RT alloc p99/max us");
 	double base_el = 0, base_max = NAN;
 	for (size_t l = 0; l < cfg->nlocks; l++) {
 		const struct lb_rt_run *runs = runs_by_lock[l];
 		double sem, el = mean_sem(runs, nrepeat, M_ELAPSED, &sem);
 		char elbuf[40];
 		snprintf(elbuf, sizeof(elbuf), "%.4f s +- %.2f%%", el, el ? 100 * sem / el : 0);
-		double wavg = rt_agg(merged_by_lock[l], nrt, M_WAKE_AVG);
+		double wavg = rt_agg(merged_by_lock[l], nrt, M_WAKE_P99);
 		double wmax = rt_agg(merged_by_lock[l], nrt, M_WAKE_MAX);
 		double ap99 = rt_agg(merged_by_lock[l], nrt, M_ALLOC_P99);
 		double amax = rt_agg(merged_by_lock[l], nrt, M_ALLOC_MAX);
@@ -465,6 +526,11 @@ void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
 		double noise = base_el > 0 ? 200.0 * sqrt(sem0 * sem0 + sem * sem) / base_el : 0;
 		fprintf(out, ", elapsed %+.0f %%%s (vs %s)\n", d,
 			fabs(d) <= noise ? " (within noise)" : "", cfg->locks[0]->name);
+		/* The latency verdicts: quantiles with 95 % intervals, not maxima. */
+		for (int k = 0; k < 4 && nrt; k++)
+			print_quantile_verdict(out, k < 2 ? "RT wake-up" : "RT alloc", k < 2,
+					       k % 2 ? 0.999 : 0.99, merged_by_lock[l],
+					       merged_by_lock[0], nrt);
 		(void)el0;
 	}
 }

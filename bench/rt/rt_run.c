@@ -477,7 +477,10 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	err = ensure_fds(2 * nrecv);
 	if (err)
 		goto free_mem;
-	err = lb_slab_cache_init(&rs->cache, ops, cfg->datasize, POOL_BYTES);
+	struct lb_slab_tuning tuning = lb_slab_tuning_default();
+	tuning.cpu_partial = cfg->cpu_partial;
+	tuning.min_partial = cfg->min_partial;
+	err = lb_slab_cache_init_tuned(&rs->cache, ops, cfg->datasize, POOL_BYTES, &tuning);
 	if (err)
 		goto free_mem;
 	if (lb_raw_lock_is_raw(ops)) {

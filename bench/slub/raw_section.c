@@ -49,6 +49,8 @@ void lb_raw_thread_init(struct lb_raw_thread *t)
 		t->base_prio = sp.sched_priority;
 	else
 		t->base_policy = SCHED_OTHER;
+	if (pthread_getaffinity_np(pthread_self(), sizeof(t->affinity), &t->affinity))
+		CPU_ZERO(&t->affinity);
 }
 
 static _Atomic uint32_t *mark_of(struct lb_raw_sections *rs, int cpu)
@@ -60,8 +62,9 @@ void lb_raw_enter(struct lb_raw_sections *rs, struct lb_raw_thread *t)
 {
 	uint64_t c0 = lb_cycles();
 	/* "preempt_disable": no load thread may preempt us from here on. */
-	if (rs->boost_prio > 0 &&
-	    !(t->base_policy == SCHED_FIFO && t->base_prio >= rs->boost_prio)) {
+	/* A SCHED_FIFO/RR thread needs no boost: no normal thread preempts it,
+	 * and equal-priority FIFO peers do not preempt each other. */
+	if (rs->boost_prio > 0 && t->base_policy != SCHED_FIFO && t->base_policy != SCHED_RR) {
 		struct sched_param sp = { .sched_priority = rs->boost_prio };
 		if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0)
 			t->boosted = true;
@@ -70,6 +73,14 @@ void lb_raw_enter(struct lb_raw_sections *rs, struct lb_raw_thread *t)
 	}
 	int cpu = sched_getcpu();
 	t->cpu = cpu < 0 ? 0 : cpu;
+	/* "migrate_disable": only where there is a mask to restore and more
+	 * than this CPU in it. */
+	if (rs->boost_prio > 0 && CPU_COUNT(&t->affinity) > 1) {
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(t->cpu, &one);
+		t->pinned = pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0;
+	}
 	/* Relaxed: the mark only gates an RT thread's start; the section's
 	 * data is ordered by list_lock itself. */
 	atomic_fetch_add_explicit(mark_of(rs, t->cpu), 1, RLX);
@@ -89,6 +100,10 @@ void lb_raw_exit(struct lb_raw_sections *rs, struct lb_raw_thread *t)
 	}
 	t->cpu = -1;
 	t->sections++;
+	if (t->pinned) {
+		pthread_setaffinity_np(pthread_self(), sizeof(t->affinity), &t->affinity);
+		t->pinned = false;
+	}
 	/* "preempt_enable": back to the thread's own scheduling; a pending
 	 * preemption happens here, after the section. */
 	if (t->boosted) {

@@ -10,16 +10,19 @@
  *  - it runs at SCHED_FIFO `boost_prio` (just below the RT threads), so no
  *    load thread preempts it and no waiter is preempted in a FIFO queue
  *    (no convoy behind a preempted holder or waiter);
- *  - its CPU (sched_getcpu() at entry) is marked in a per-CPU word, so an
+ *  - it is pinned to its CPU for the section ("migrate_disable": a boosted
+ *    thread preempted by an RT thread is not pushed to another CPU, where
+ *    it would run unmarked), and that CPU is marked in a per-CPU word, so an
  *    RT thread that wakes there waits on that word (a futex) until the
  *    section ends: the holder runs on, as with preemption off, and the wait
  *    is part of the RT thread's wake-up latency.
- * The cost (two sched_setscheduler calls, the mark, the clock reads) is
+ * The cost (two sched_setscheduler and two sched_setaffinity calls, the mark, the clock reads) is
  * measured per section and reported.  PI and sleeping locks never use it.
  */
 #ifndef LB_RAW_SECTION_H
 #define LB_RAW_SECTION_H
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -48,7 +51,8 @@ struct lb_raw_sections {
 struct lb_raw_thread {
 	int base_policy, base_prio;  /* what the thread returns to after a section */
 	int cpu;                     /* the CPU marked by the open section, -1: none */
-	bool boosted;
+	bool boosted, pinned;
+	cpu_set_t affinity;          /* restored after a section */
 	uint64_t sections, cost_cycles, boost_failures;
 };
 
