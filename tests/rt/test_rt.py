@@ -57,6 +57,13 @@ def scenario_cli(tmp):
         (["--compare", "qspinlock,qspinlock"], "--compare"),
         (["--compare", "qspinlock,rtmutex", "-L", "tas"], "--compare"),
         (["--load-fifo", "99"], "--load-fifo"),
+        # cyclictest's -p PRIO clashes with hackbench's -p (pipe): said so
+        (["-p", "80"], "--priority 80"),
+        (["-g", "0", "-l", "100"], "--loops"),
+        (["-P"], "--process"),
+        (["--preset", "nosuch"], "rt-list-lock"),
+        (["--cpu-partial", "x"], "--cpu-partial"),
+        (["--min-partial", "2000"], "--min-partial"),
         (["--nosuch"], "--nosuch"),
         (["--groups"], "--groups"),
         (["stray"], "stray"),
@@ -92,6 +99,8 @@ def scenario_cli(tmp):
     r = run(["--help"], timeout=20)
     ok(r.returncode == 0 and "--list-lock" in r.stdout and "--compare" in r.stdout,
        "--help lists the options")
+    ok("--preset" in r.stdout and "--cpu-partial" in r.stdout and "--min-partial" in r.stdout,
+       "--help lists --preset, --cpu-partial and --min-partial")
 
 
 # cyclictest's "T:%2d (%5d) P:%2d I:%ld C:%7lu Min:%7ld Act:%5ld Avg:%5ld Max:%8ld"
@@ -236,11 +245,44 @@ def scenario_fifo(tmp):
     ok("SCHED_FIFO 80 (permitted)" in r.stdout, "header states the priority")
 
 
+def run_json(tmp, name, args):
+    js = os.path.join(tmp, name + ".json")
+    r = run(args + ["--json", js, "-q"], timeout=60)
+    ok(r.returncode == 0, "%s: exits 0" % " ".join(args))
+    if r.returncode:
+        diag(r.stderr[-400:])
+        return None
+    with open(js) as f:
+        return json.load(f)
+
+
+def scenario_knobs(tmp):
+    """--cpu-partial moves remote frees onto the freeing thread's cpu partial
+    pages (lockless for it), so list_lock is taken less per allocation; the
+    raw-section fields are set for a raw lock only."""
+    base = ["-g", "1", "-f", "2", "-l", "2000", "-r", "1", "-t", "0", "-L", "pthread-mutex"]
+    per = {}
+    for cp in ("0", "64"):
+        doc = run_json(tmp, "cp" + cp, base + ["--cpu-partial", cp, "--min-partial", "2"])
+        if doc:
+            per[cp] = doc["results"][0]["runs"][0]["list_lock_per_1000_allocs"]
+    ok(len(per) == 2 and 0 < per["64"] < per["0"],
+       "list_lock per 1000 allocations lower with --cpu-partial 64 (%s)" % per)
+    doc = run_json(tmp, "raw", ["--compare", "qspinlock,pthread-pi", "-g", "1", "-f", "2", "-l",
+                                "500", "-r", "1", "-t", "1"])
+    if doc:
+        raw = {res["params"]["list_lock"]: res["runs"][0]["raw_emulation_ns_per_section"]
+               for res in doc["results"]}
+        ok(isinstance(raw.get("qspinlock"), (int, float)) and raw["qspinlock"] > 0 and
+           raw.get("pthread-pi") is None,
+           "raw emulation cost reported for qspinlock only (%s)" % raw)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         {"cli": scenario_cli, "format": scenario_format, "busted": scenario_busted,
          "watchdog": scenario_watchdog, "permission": scenario_permission,
-         "fifo": scenario_fifo}[SCENARIO](tmp)
+         "fifo": scenario_fifo, "knobs": scenario_knobs}[SCENARIO](tmp)
     done()
 
 
