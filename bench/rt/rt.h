@@ -86,6 +86,7 @@ struct lb_rt_run {
 	const struct lb_lock_ops *ops;
 	unsigned int repeat_index;
 	double elapsed_s;            /* hackbench Time: release -> every task done */
+	double perf_window_s;        /* the counters' own window (open -> read) */
 	/* perf-stat counters (software), -1 when not counted */
 	double task_clock_ms;
 	int64_t context_switches, cpu_migrations, page_faults;

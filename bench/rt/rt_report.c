@@ -366,15 +366,23 @@ static void print_perf_block(FILE *out, const struct lb_rt_config *cfg, const ch
 	double sem, tc = mean_sem(runs, n, M_TASK_CLOCK, &sem), el_sem;
 	double el = mean_sem(runs, n, M_ELAPSED, &el_sem);
 	char r[48];
-	fprintf(out, "\n Performance counter stats for 'lockbench rt --list-lock %s'", lock);
+	/* The command as it was run; with several locks, which one's block. */
+	fprintf(out, "\n Performance counter stats for '%s'", cfg->argv_joined);
 	if (n > 1)
 		fprintf(out, " (%zu runs)", n);
+	if (cfg->nlocks > 1)
+		fprintf(out, ", list_lock %s", lock);
 	fprintf(out, ":\n\n");
+	/* CPUs utilized over the counters' own window (thread creation to the
+	 * last join), not over hackbench's Time, which is shorter. */
+	double win = 0;
+	for (size_t i = 0; i < n; i++)
+		win += runs[i].perf_window_s / (double)n;
 	if (isnan(tc))
 		fprintf(out, "%18s      %-32s\n", "<not counted>", "task-clock");
 	else {
 		fprintf(out, "%18.2f msec %-32s #  %8.3f CPUs utilized         ", tc, "task-clock",
-			el > 0 ? tc / 1e3 / el : 0);
+			win > 0 ? tc / 1e3 / win : 0);
 		print_noise(out, tc, sem, n);
 	}
 	static const struct {
@@ -401,7 +409,8 @@ static void print_perf_block(FILE *out, const struct lb_rt_config *cfg, const ch
 	fprintf(out, "\n%18.*f +- %.*f seconds time elapsed", prec, el, prec, el_sem);
 	if (n > 1 && el != 0)
 		fprintf(out, "  ( +-%6.2f%% )", 100.0 * el_sem / el);
-	fprintf(out, "\n\n");
+	fprintf(out, "\n# (time elapsed: hackbench's Time; the counters' window, %.3f s mean, "
+		"includes thread creation and the joins)\n\n", win);
 	(void)cfg;
 }
 

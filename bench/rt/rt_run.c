@@ -554,6 +554,7 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	lb_barrier_init(&rs->start, ntasks + nrt + 1);
 	struct lb_perf_counters pc;
 	lb_perf_open(&pc); /* before any thread of the run: inherit counts them all */
+	uint64_t perf_t0 = lb_now_ns();
 	for (; rt_created < nrt; rt_created++)
 		if ((err = spawn(&tids[ntasks + rt_created], rt_main, &rtw[rt_created])))
 			break;
@@ -600,6 +601,7 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	lb_rt_watchdog_disarm();
 	int64_t pv[LB_PERF_NEVENTS];
 	lb_perf_read_close(&pc, pv);
+	uint64_t perf_t1 = lb_now_ns();
 
 	/* Every thread is joined: no lock can touch a context any more. */
 	for (unsigned int i = 0; i < created; i++)
@@ -612,6 +614,7 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 		err = rtw[i].err;
 	if (!err) {
 		out->elapsed_s = (double)(t1 - t0) / 1e9;
+		out->perf_window_s = (double)(perf_t1 - perf_t0) / 1e9;
 		out->task_clock_ms = pv[LB_PERF_TASK_CLOCK] >= 0 ? (double)pv[LB_PERF_TASK_CLOCK] / 1e6
 								 : -1.0;
 		out->context_switches = pv[LB_PERF_CONTEXT_SWITCHES];

@@ -108,8 +108,15 @@ T_LINE = re.compile(r"^T:[ \d]{2} \([ \d]{5}\) P:[ \d]{2} I:\d+ C:[ \d]{7} Min:[
                     r"Act:[ \d]{5} Avg:[ \d]{5} Max:[ \d]{8}$")
 
 
-def check_perf_block(out):
-    ok(re.search(r"^ Performance counter stats for 'lockbench rt --list-lock \S+' \(2 runs\):$",
+def check_perf_block(out, args=None):
+    m = re.search(r"([\d.]+) CPUs utilized", out)
+    ok(m and float(m.group(1)) <= os.cpu_count() + 0.01,
+       "CPUs utilized (%s) <= %d CPUs: task-clock over the counters' own window"
+       % (m and m.group(1), os.cpu_count()))
+    if args:
+        ok(("Performance counter stats for 'lockbench rt %s'" % " ".join(args)) in out,
+           "the perf block quotes the command that was run")
+    ok(re.search(r"^ Performance counter stats for 'lockbench rt [^']*' \(2 runs\):$",
                  out, re.M), "perf stat title line")
     ok(re.search(r"^ +\d+\.\d\d msec task-clock +# +\d+\.\d{3} CPUs utilized +"
                  r"\( \+- *\d+\.\d\d% \)$", out, re.M), "task-clock line")
@@ -153,7 +160,7 @@ def scenario_format(tmp):
         ok(int(tot.group(1)) + int(ovf.group(1)) == int(m.group(1)),
            "Total + Overflows == cycles")
     ok("# Histogram Overflow at cycle number:\n# Thread 0:" in out, "overflow cycle lines")
-    check_perf_block(out)
+    check_perf_block(out, SMALL + ["--rt-alloc", "--histogram", "20", "--json", js, "--csv", cs])
     ok(re.search(r"^# RT throttling: ", out, re.M) and
        re.search(r"^# kernel preemption: .*; clocksource: ", out, re.M),
        "header: preemption model, RT throttling, clocksource")
