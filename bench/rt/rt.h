@@ -19,6 +19,9 @@
 #define LB_RT_MAX_TASKS 4000     /* hackbench threads per run */
 #define LB_RT_MAX_RT_THREADS 64
 #define LB_RT_MAX_REPEAT 100
+/* Samples kept per RT thread and run, in order, for equal-count verdicts
+ * (65536 wake-ups: 65 s at the default 1 ms interval). */
+#define LB_RT_SAMPLE_CAP 65536u
 
 struct lb_rt_config {
 	const struct lb_lock_ops *locks[LB_RT_MAX_LOCKS];
@@ -75,6 +78,10 @@ struct lb_rt_thread_stats {
 	uint64_t alloc_failed;
 	struct lb_hist *alloc_hist;  /* ns */
 	struct lb_hist *wake_hist;   /* ns, every wake-up (p99/p99.9) */
+	/* One run's samples in order (ns, saturated at 2^32-1), prefaulted;
+	 * NULL in merged stats.  nwake_kept/nalloc_kept <= LB_RT_SAMPLE_CAP. */
+	uint32_t *wake_samples, *alloc_samples;
+	uint32_t nwake_kept, nalloc_kept;
 	uint64_t *hist;              /* histogram_us buckets of wake latency, or NULL */
 	uint64_t overflows;
 	uint64_t *overflow_cycles;   /* the first histogram_us cycle numbers */

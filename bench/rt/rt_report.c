@@ -132,44 +132,79 @@ static double metric(const struct lb_rt_run *r, enum rt_metric m)
 }
 
 /*
- * Quantile q of the merged histograms (wake or alloc) with a 95 %
- * distribution-free interval: the order statistics at ranks
- * n*q -+ 1.96*sqrt(n*q*(1-q)) (binomial normal approximation), read at
- * the histogram's bucket edges.  In us; NAN when there are no samples.
+ * The samples of lock l with every lock given the same count: for each
+ * repeat and RT thread, the first k samples, k the smallest count any lock
+ * kept there.  Into h (ns); returns the number of samples.
  */
-static double quantile_ci(const struct lb_rt_thread_stats *rt, unsigned int nrt, bool wake,
-			  double q, double *lo, double *hi)
+static uint64_t equal_hist(struct lb_rt_run *const *runs_by_lock, size_t nlocks, size_t nrepeat,
+			   unsigned int nrt, size_t l, bool wake, struct lb_hist *h)
 {
-	struct lb_hist all;
-	lb_hist_init(&all);
-	for (unsigned int i = 0; i < nrt; i++) {
-		const struct lb_hist *h = wake ? rt[i].wake_hist : rt[i].alloc_hist;
-		if (h)
-			lb_hist_merge(&all, h);
+	uint64_t total = 0;
+	lb_hist_init(h);
+	for (size_t r = 0; r < nrepeat; r++) {
+		for (unsigned int i = 0; i < nrt; i++) {
+			uint32_t k = UINT32_MAX;
+			for (size_t o = 0; o < nlocks; o++) {
+				const struct lb_rt_thread_stats *s = &runs_by_lock[o][r].rt[i];
+				uint32_t n = wake ? s->nwake_kept : s->nalloc_kept;
+				if (runs_by_lock[o][r].nrt <= i)
+					n = 0;
+				k = n < k ? n : k;
+			}
+			if (k == UINT32_MAX || runs_by_lock[l][r].nrt <= i)
+				continue;
+			const struct lb_rt_thread_stats *s = &runs_by_lock[l][r].rt[i];
+			const uint32_t *v = wake ? s->wake_samples : s->alloc_samples;
+			for (uint32_t j = 0; v && j < k; j++)
+				lb_hist_record(h, v[j]);
+			total += v ? k : 0;
+		}
 	}
-	if (!all.count) {
+	return total;
+}
+
+/*
+ * Quantile q of h with a 95 % distribution-free interval: the order
+ * statistics at ranks n*q -+ 1.96*sqrt(n*q*(1-q)) (binomial, normal
+ * approximation), read at the histogram's bucket edges.  In us; NAN when
+ * there are no samples.
+ */
+static double quantile_ci(const struct lb_hist *h, double q, double *lo, double *hi)
+{
+	if (!h->count) {
 		*lo = *hi = NAN;
 		return NAN;
 	}
-	double n = (double)all.count, half = 1.96 * sqrt(n * q * (1 - q));
+	double n = (double)h->count, half = 1.96 * sqrt(n * q * (1 - q));
 	double qlo = (n * q - half) / n, qhi = (n * q + half + 1) / n;
-	*lo = (double)lb_hist_quantile(&all, qlo < 0 ? 0 : qlo) / 1e3;
-	*hi = (double)lb_hist_quantile(&all, qhi > 1 ? 1 : qhi) / 1e3;
-	return (double)lb_hist_quantile(&all, q) / 1e3;
+	*lo = (double)lb_hist_quantile(h, qlo < 0 ? 0 : qlo) / 1e3;
+	*hi = (double)lb_hist_quantile(h, qhi > 1 ? 1 : qhi) / 1e3;
+	return (double)lb_hist_quantile(h, q) / 1e3;
 }
 
-/* One verdict on quantile q of lock l against lock 0, by their intervals. */
-static void print_quantile_verdict(FILE *out, const char *what, bool wake, double q,
-				   const struct lb_rt_thread_stats *a, const struct lb_rt_thread_stats *b,
-				   unsigned int nrt)
+/* One verdict on quantile q of lock l against lock 0, by their intervals,
+ * over equal sample counts. */
+static void print_quantile_verdict(FILE *out, const struct lb_rt_config *cfg, const char *what,
+				   bool wake, double q, struct lb_rt_run *const *runs_by_lock,
+				   size_t nrepeat, unsigned int nrt, size_t l)
 {
+	struct lb_hist ha, hb;
 	double alo, ahi, blo, bhi;
-	double av = quantile_ci(a, nrt, wake, q, &alo, &ahi);
-	double bv = quantile_ci(b, nrt, wake, q, &blo, &bhi);
+	uint64_t n = equal_hist(runs_by_lock, cfg->nlocks, nrepeat, nrt, l, wake, &ha);
+	equal_hist(runs_by_lock, cfg->nlocks, nrepeat, nrt, 0, wake, &hb);
+	double av = quantile_ci(&ha, q, &alo, &ahi);
+	double bv = quantile_ci(&hb, q, &blo, &bhi);
 	if (isnan(av) || isnan(bv))
 		return;
-	fprintf(out, "  %s p%g %.1f us [%.1f, %.1f] vs %.1f us [%.1f, %.1f]: %s\n", what, q * 100, av,
-		alo, ahi, bv, blo, bhi,
+	/* Fewer than 5 expected samples above the quantile: no interval. */
+	double need = ceil(5.0 / (1.0 - q));
+	if ((double)n < need) {
+		fprintf(out, "  %s p%g: too few samples (%llu each; need %.0f)\n", what, q * 100,
+			(unsigned long long)n, need);
+		return;
+	}
+	fprintf(out, "  %s p%g %.1f us [%.1f, %.1f] vs %.1f us [%.1f, %.1f] (%llu samples each): "
+		"%s\n", what, q * 100, av, alo, ahi, bv, blo, bhi, (unsigned long long)n,
 		alo > bhi ? "higher" : ahi < blo ? "lower" : "intervals overlap (no verdict)");
 }
 
@@ -480,23 +515,13 @@ void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg,
 		print_perf_block(out, cfg, lock, runs, nruns);
 }
 
-static void fmt_us(char *buf, size_t len, double us)
-{
-	if (isnan(us))
-		snprintf(buf, len, "-");
-	else if (us >= 1000)
-		snprintf(buf, len, "%.3g ms", us / 1000);
-	else
-		snprintf(buf, len, "%.3g µs", us);
-}
-
 void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
 			 struct lb_rt_run *const *runs_by_lock, size_t nrepeat,
 			 struct lb_rt_thread_stats *const *merged_by_lock, unsigned int nrt)
 {
 	fprintf(out, "\n%-18s %-22s %12s %10s %18s %20s\n", "list_lock", "hackbench elapsed",
 		"ctx-switches", "cpu-migr", "RT wake p99/max us", "RT alloc p99/max us");
-	double base_el = 0, base_max = NAN;
+	double base_el = 0;
 	for (size_t l = 0; l < cfg->nlocks; l++) {
 		const struct lb_rt_run *runs = runs_by_lock[l];
 		double sem, el = mean_sem(runs, nrepeat, M_ELAPSED, &sem);
@@ -512,34 +537,26 @@ void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
 		fprintf(out, "%-18s %-22s %12.0f %10.0f %18s %20s\n", cfg->locks[l]->name, elbuf,
 			mean_sem(runs, nrepeat, M_CTX, NULL), mean_sem(runs, nrepeat, M_MIGR, NULL),
 			nrt ? wb : "-", nrt ? ab : "-");
-		if (l == 0) {
+		if (l == 0)
 			base_el = el;
-			base_max = amax;
-		}
 	}
 	fputc('\n', out);
 	for (size_t l = 1; l < cfg->nlocks; l++) {
 		const struct lb_rt_run *runs = runs_by_lock[l];
 		double sem0, sem, el0 = mean_sem(runs_by_lock[0], nrepeat, M_ELAPSED, &sem0);
 		double el = mean_sem(runs, nrepeat, M_ELAPSED, &sem);
-		double amax = rt_agg(merged_by_lock[l], nrt, M_ALLOC_MAX);
-		char a[32], b[32];
-		fmt_us(a, sizeof(a), amax);
-		fmt_us(b, sizeof(b), base_max);
-		fprintf(out, "%s: RT alloc max %s vs %s", cfg->locks[l]->name, a, b);
-		if (!isnan(amax) && !isnan(base_max) && amax > 0 && base_max > 0)
-			fprintf(out, " (%.1fx %s)", amax < base_max ? base_max / amax : amax / base_max,
-				amax < base_max ? "lower" : "higher");
+		fprintf(out, "%s:", cfg->locks[l]->name);
 		double d = base_el > 0 ? 100.0 * (el - base_el) / base_el : 0;
 		/* Two standard errors of the difference: below that it is noise. */
 		double noise = base_el > 0 ? 200.0 * sqrt(sem0 * sem0 + sem * sem) / base_el : 0;
-		fprintf(out, ", elapsed %+.0f %%%s (vs %s)\n", d,
+		fprintf(out, " elapsed %+.0f %%%s (vs %s)\n", d,
 			fabs(d) <= noise ? " (within noise)" : "", cfg->locks[0]->name);
 		/* The latency verdicts: quantiles with 95 % intervals, not maxima. */
 		for (int k = 0; k < 4 && nrt; k++)
-			print_quantile_verdict(out, k < 2 ? "RT wake-up" : "RT alloc", k < 2,
-					       k % 2 ? 0.999 : 0.99, merged_by_lock[l],
-					       merged_by_lock[0], nrt);
+			if (k < 2 || cfg->rt_alloc)
+				print_quantile_verdict(out, cfg, k < 2 ? "RT wake-up" : "RT alloc",
+						       k < 2, k % 2 ? 0.999 : 0.99, runs_by_lock,
+						       nrepeat, nrt, l);
 		(void)el0;
 	}
 }

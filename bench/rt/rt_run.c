@@ -236,9 +236,16 @@ static void rt_record_wake(struct rt_worker *w, long us, unsigned int hist_us)
 	s->cycles++;
 }
 
+static uint32_t sat32(uint64_t ns)
+{
+	return ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+}
+
 static void rt_record_alloc(struct rt_worker *w, uint64_t ns)
 {
 	struct lb_rt_thread_stats *s = &w->st;
+	if (s->alloc_samples && s->nalloc_kept < LB_RT_SAMPLE_CAP)
+		s->alloc_samples[s->nalloc_kept++] = sat32(ns);
 	double us = (double)ns / 1000.0;
 	if (!s->alloc_n || us < s->alloc_min_us)
 		s->alloc_min_us = us;
@@ -264,6 +271,11 @@ static void *rt_main(void *arg)
 		if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0)
 			prio = cfg->priority;
 	}
+	/* Prefault the stack the loop will use (as cyclictest does), so its
+	 * first wake-ups take no page fault; volatile so it is not elided. */
+	volatile char stack_touch[64 * 1024];
+	for (size_t off = 0; off < sizeof(stack_touch); off += 4096)
+		stack_touch[off] = 0;
 	w->st.prio = prio;
 	w->st.tid = atomic_load_explicit(&w->info.tid, RLX);
 	w->st.cpu = w->cpu;
@@ -302,6 +314,8 @@ static void *rt_main(void *arg)
 		int64_t diff = ts_diff_ns(&now, &next);
 		rt_record_wake(w, diff > 0 ? (long)(diff / 1000) : 0, cfg->histogram_us);
 		lb_hist_record(w->st.wake_hist, diff > 0 ? (uint64_t)diff : 0);
+		if (w->st.nwake_kept < LB_RT_SAMPLE_CAP)
+			w->st.wake_samples[w->st.nwake_kept++] = sat32(diff > 0 ? (uint64_t)diff : 0);
 		if (cfg->rt_alloc) {
 			atomic_store_explicit(&w->info.state, LB_RT_ST_ALLOC, RLX);
 			uint64_t t0 = lb_now_ns();
@@ -368,6 +382,13 @@ static int stats_alloc(struct lb_rt_thread_stats *s, unsigned int hist_us)
 		return ENOMEM;
 	lb_hist_init(s->alloc_hist);
 	lb_hist_init(s->wake_hist);
+	s->wake_samples = malloc(LB_RT_SAMPLE_CAP * sizeof(uint32_t));
+	s->alloc_samples = malloc(LB_RT_SAMPLE_CAP * sizeof(uint32_t));
+	if (!s->wake_samples || !s->alloc_samples)
+		return ENOMEM;
+	/* Prefaulted here: no page fault in the RT thread's loop. */
+	memset(s->wake_samples, 0, LB_RT_SAMPLE_CAP * sizeof(uint32_t));
+	memset(s->alloc_samples, 0, LB_RT_SAMPLE_CAP * sizeof(uint32_t));
 	if (hist_us) {
 		s->hist = calloc(hist_us, sizeof(uint64_t));
 		s->overflow_cycles = calloc(hist_us, sizeof(uint64_t));
@@ -382,6 +403,9 @@ static void stats_free(struct lb_rt_thread_stats *s)
 	free(s->alloc_hist);
 	free(s->wake_hist);
 	s->wake_hist = NULL;
+	free(s->wake_samples);
+	free(s->alloc_samples);
+	s->wake_samples = s->alloc_samples = NULL;
 	free(s->hist);
 	free(s->overflow_cycles);
 	s->alloc_hist = NULL;
@@ -661,6 +685,7 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 			out->rt[i] = rtw[i].st;
 			rtw[i].st.alloc_hist = NULL;
 			rtw[i].st.wake_hist = NULL;
+			rtw[i].st.wake_samples = rtw[i].st.alloc_samples = NULL;
 			rtw[i].st.hist = NULL;
 			rtw[i].st.overflow_cycles = NULL;
 		}

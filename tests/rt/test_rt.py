@@ -192,8 +192,10 @@ def scenario_format(tmp):
     r = run(["--compare", "qspinlock,rtmutex", "-g", "1", "-f", "2", "-l", "200", "-r", "2",
              "-t", "1", "-q"], timeout=60)
     ok(r.returncode == 0 and re.search(r"^list_lock +hackbench elapsed", r.stdout, re.M) and
-       re.search(r"^rtmutex: RT alloc max .* vs .*, elapsed [+-]\d+ %", r.stdout, re.M),
-       "--compare: table and verdict line")
+       re.search(r"^rtmutex: elapsed [+-]\d+ %", r.stdout, re.M) and
+       re.search(r"^  RT wake-up p99 [\d.]+ us \[[\d.]+, [\d.]+\] vs [\d.]+ us \[[\d.]+, [\d.]+\] "
+                 r"\((\d+) samples each\): (higher|lower|intervals overlap)", r.stdout, re.M),
+       "--compare: table, elapsed verdict, p99 verdicts with intervals over equal counts")
     if r.returncode:
         diag(r.stderr)
 
