@@ -482,7 +482,7 @@ void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg,
 		budget += runs[i].budget_exhausted;
 		acq += runs[i].lock_acquires;
 	}
-	uint64_t allocs = 0, sections = 0, waits = 0, boost_fail = 0;
+	uint64_t allocs = 0, sections = 0, waits = 0, boost_fail = 0, yields = 0;
 	double cost = 0, wait_max = 0, alone = 0;
 	for (size_t i = 0; i < nruns; i++) {
 		allocs += runs[i].allocs;
@@ -491,6 +491,7 @@ void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg,
 		waits += runs[i].raw_rt_waits;
 		alone += runs[i].raw_cost_alone_ns / (double)nruns;
 		boost_fail += runs[i].raw_boost_failures;
+		yields += runs[i].raw_entry_yields;
 		wait_max = runs[i].raw_rt_wait_max_us > wait_max ? runs[i].raw_rt_wait_max_us
 								  : wait_max;
 	}
@@ -507,9 +508,9 @@ void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg,
 		fprintf(out, "# raw sections: %llu; emulation cost per section (boost, pin, mark, "
 			"unmark, unpin, unboost) %.0f ns alone (median), %.0f ns in the run (mean wall, "
 			"with preemptions at section ends); %llu RT wake-up(s) waited for a section, "
-			"longest %.1f us%s\n",
+			"longest %.1f us; %llu yield(s) to a section queued on the same CPU%s\n",
 			(unsigned long long)sections, alone, sections ? cost / (double)sections : 0,
-			(unsigned long long)waits, wait_max,
+			(unsigned long long)waits, wait_max, (unsigned long long)yields,
 			boost_fail ? "; boost FAILED (mark only)" : "");
 	if (cfg->groups)
 		print_perf_block(out, cfg, lock, runs, nruns);

@@ -81,9 +81,22 @@ void lb_raw_enter(struct lb_raw_sections *rs, struct lb_raw_thread *t)
 		CPU_SET(t->cpu, &one);
 		t->pinned = pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0;
 	}
+	/*
+	 * Another section open on this CPU while we run means its thread is
+	 * queued behind us at the same priority (a boosted thread that was
+	 * moved here before it could pin).  Spinning on it would never end:
+	 * yield (to the tail of our FIFO priority) until it is over.  Only we
+	 * can open a section on this CPU now, so the check and the increment
+	 * need not be one atomic step.
+	 */
+	_Atomic uint32_t *m = mark_of(rs, t->cpu);
+	while (t->boosted && (atomic_load_explicit(m, RLX) & ~LB_RAW_WAITER)) {
+		t->entry_yields++;
+		sched_yield();
+	}
 	/* Relaxed: the mark only gates an RT thread's start; the section's
 	 * data is ordered by list_lock itself. */
-	atomic_fetch_add_explicit(mark_of(rs, t->cpu), 1, RLX);
+	atomic_fetch_add_explicit(m, 1, RLX);
 	t->cost_cycles += lb_cycles() - c0;
 }
 
@@ -119,7 +132,8 @@ void lb_raw_thread_fold(struct lb_raw_sections *rs, struct lb_raw_thread *t)
 	atomic_fetch_add_explicit(&rs->sections, t->sections, RLX);
 	atomic_fetch_add_explicit(&rs->cost_ns, (uint64_t)lb_cycles_to_ns(t->cost_cycles), RLX);
 	atomic_fetch_add_explicit(&rs->boost_failures, t->boost_failures, RLX);
-	t->sections = t->cost_cycles = t->boost_failures = 0;
+	atomic_fetch_add_explicit(&rs->entry_yields, t->entry_yields, RLX);
+	t->sections = t->cost_cycles = t->boost_failures = t->entry_yields = 0;
 }
 
 uint64_t lb_raw_wait_cpu(struct lb_raw_sections *rs, int cpu)

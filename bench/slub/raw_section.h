@@ -43,7 +43,7 @@ struct lb_raw_sections {
 	unsigned int ncpu;
 	int boost_prio;              /* SCHED_FIFO priority of a section (0: no boost) */
 	/* Totals, folded in by lb_raw_thread_fold(). */
-	_Atomic uint64_t sections, cost_ns, boost_failures;
+	_Atomic uint64_t sections, cost_ns, boost_failures, entry_yields;
 	_Atomic uint64_t rt_waits, rt_wait_ns, rt_wait_max_ns;
 };
 
@@ -54,6 +54,7 @@ struct lb_raw_thread {
 	bool boosted, pinned;
 	cpu_set_t affinity;          /* restored after a section */
 	uint64_t sections, cost_cycles, boost_failures;
+	uint64_t entry_yields;       /* yields to a section queued on our CPU */
 };
 
 /* Is this lock a raw one (spin role, or a family whose waiters never sleep)? */
