@@ -90,7 +90,7 @@ void lb_raw_enter(struct lb_raw_sections *rs, struct lb_raw_thread *t)
 	 * need not be one atomic step.
 	 */
 	_Atomic uint32_t *m = mark_of(rs, t->cpu);
-	while (t->boosted && (atomic_load_explicit(m, RLX) & ~LB_RAW_WAITER)) {
+	while ((t->boosted || t->pinned) && (atomic_load_explicit(m, RLX) & ~LB_RAW_WAITER)) {
 		t->entry_yields++;
 		sched_yield();
 	}

@@ -35,7 +35,7 @@ struct scene {
 	struct lb_raw_sections raw;
 	bool raw_on;
 	_Atomic int holding;
-	uint64_t section_end_ns, rt_start_ns, rt_wait_ns;
+	uint64_t section_end_ns, rt_wake_ns, rt_start_ns, rt_wait_ns;
 };
 
 static void *holder_main(void *arg)
@@ -74,13 +74,14 @@ static void *rt_main(void *arg)
 	}
 	struct timespec ts = { 0, (long)WAKE_AFTER_NS };
 	nanosleep(&ts, NULL);
+	s->rt_wake_ns = lb_now_ns();
 	if (s->raw_on && !broken)
 		s->rt_wait_ns = lb_raw_wait_cpu(&s->raw, 0);
 	s->rt_start_ns = lb_now_ns();
 	return NULL;
 }
 
-static int run_scene(const char *name, struct scene *s)
+static int run_scene_once(const char *name, struct scene *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->ops = lb_lock_find(name);
@@ -115,6 +116,20 @@ static int run_scene(const char *name, struct scene *s)
 	return 0;
 }
 
+/* A shared machine may wake the RT thread only after the section ended:
+ * then the scene proves nothing, and is run again (up to 5 times). */
+static int run_scene(const char *name, struct scene *s)
+{
+	for (int attempt = 0; attempt < 5; attempt++) {
+		run_scene_once(name, s);
+		if (s->rt_wake_ns < s->section_end_ns)
+			return 0;
+		tap_diag("%s: the RT thread woke %.2f ms after the section ended; again", name,
+			 ((double)s->rt_wake_ns - (double)s->section_end_ns) / 1e6);
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	broken = argc > 1 && !strcmp(argv[1], "--broken");
@@ -130,15 +145,22 @@ int main(int argc, char **argv)
 	       !lb_raw_lock_is_raw(lb_lock_find("pthread-pi")) &&
 	       !lb_raw_lock_is_raw(lb_lock_find("pthread-mutex")),
 	       "qspinlock is raw; pthread-pi and pthread-mutex are not");
-	if (!run_scene("qspinlock", &s)) {
+	if (run_scene("qspinlock", &s)) {
+		tap_ok(false, "qspinlock: the RT thread never woke inside the section");
+	} else {
 		tap_ok(s.raw_on, "qspinlock: raw sections on");
 		tap_ok(s.rt_start_ns >= s.section_end_ns,
 		       "qspinlock: the RT thread woken inside the raw section starts after it "
 		       "ends (%+.2f ms)", ((double)s.rt_start_ns - (double)s.section_end_ns) / 1e6);
-		tap_ok(s.rt_wait_ns > SECTION_NS / 4,
-		       "qspinlock: its wait (%.2f ms) is counted", (double)s.rt_wait_ns / 1e6);
+		/* The wait covers wake-up to section end (1 ms of slack). */
+		tap_ok(s.rt_wait_ns + MS >= s.section_end_ns - s.rt_wake_ns,
+		       "qspinlock: its wait (%.2f ms) is counted, woken %.2f ms before the end",
+		       (double)s.rt_wait_ns / 1e6,
+		       ((double)s.section_end_ns - (double)s.rt_wake_ns) / 1e6);
 	}
-	if (!run_scene("pthread-pi", &s)) {
+	if (run_scene("pthread-pi", &s)) {
+		tap_ok(false, "pthread-pi: the RT thread never woke inside the section");
+	} else {
 		tap_ok(!s.raw_on, "pthread-pi: no raw sections");
 		tap_ok(s.rt_start_ns < s.section_end_ns,
 		       "pthread-pi: the RT thread preempts the holder and starts %.2f ms before "
