@@ -261,6 +261,10 @@ void lb_rt_print_header(FILE *out, const struct lb_rt_config *cfg, const struct 
 	else
 		fprintf(out, "# load: none (RT threads alone for %.1f s)\n",
 			(double)cfg->duration_ns / 1e9);
+	fprintf(out, "# allocator knobs: cpu_partial %u, min_partial %u%s\n", cfg->cpu_partial,
+		cfg->min_partial,
+		cfg->preset ? "; preset rt-list-lock (hackbench -s 4096 -l 500, perf stat -r 10)"
+			    : "");
 	if (cfg->rt_threads) {
 		bool fifo = f->fifo_permitted && !cfg->sched_other;
 		fprintf(out, "# RT threads: %u, %s, interval %u us, distance %u us%s%s\n",
@@ -638,6 +642,9 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 	lb_json_kv_bool(&j, "sched_fifo_permitted", f->fifo_permitted);
 	lb_json_kv_bool(&j, "rt_threads_fifo", f->fifo_permitted && !cfg->sched_other);
 	lb_json_kv_int(&j, "load_fifo_prio", f->fifo_permitted ? cfg->load_prio : 0);
+	lb_json_kv_uint(&j, "cpu_partial", cfg->cpu_partial);
+	lb_json_kv_uint(&j, "min_partial", cfg->min_partial);
+	lb_json_kv_string(&j, "preset", cfg->preset ? cfg->preset : "");
 	lb_json_kv_string(&j, "preemption", f->preempt_model);
 	lb_json_kv_int(&j, "sched_rt_runtime_us", f->rt_runtime_us);
 	lb_json_kv_int(&j, "sched_rt_period_us", f->rt_period_us);
