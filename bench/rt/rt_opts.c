@@ -39,9 +39,9 @@ static void usage(FILE *out)
 		"  -p, --pipe             pipes instead of socketpairs (hackbench's -p; for\n"
 		"                         cyclictest's -p PRIO use --priority PRIO)\n"
 		"  -T, --threads          the load as threads (the only mode; hackbench -T)\n"
-		"      --preset NAME      rt-list-lock: the kernel experiment's hackbench\n"
-		"                         -s 4096 -l 500 and perf stat -r 10 (options after it\n"
-		"                         override it)\n"
+		"      --preset NAME      rt-list-lock: the kernel experiment, hackbench\n"
+		"                         -g 10 -f 20 -s 4096 -l 500 under perf stat -r 10\n"
+		"                         (options after it override it)\n"
 		"      --cpu-partial N    objects' worth of cpu partial pages per thread\n"
 		"                         (default 0: off; 0..65536)\n"
 		"      --min-partial N    empty pages kept on the partial list (default 5;\n"
@@ -229,6 +229,8 @@ void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
 				lb_usage_error("--preset: '%s' is not a preset; accepted: rt-list-lock",
 					       optarg);
 			cfg->preset = "rt-list-lock";
+			cfg->groups = 10; /* hackbench's defaults, as the experiment ran it */
+			cfg->fds = 20;
 			cfg->datasize = 4096;
 			cfg->loops = 500;
 			cfg->repeat = 10;

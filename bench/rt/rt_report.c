@@ -263,7 +263,7 @@ void lb_rt_print_header(FILE *out, const struct lb_rt_config *cfg, const struct 
 			(double)cfg->duration_ns / 1e9);
 	fprintf(out, "# allocator knobs: cpu_partial %u, min_partial %u%s\n", cfg->cpu_partial,
 		cfg->min_partial,
-		cfg->preset ? "; preset rt-list-lock (hackbench -s 4096 -l 500, perf stat -r 10)"
+		cfg->preset ? "; preset rt-list-lock (hackbench -g 10 -f 20 -s 4096 -l 500, perf stat -r 10)"
 			    : "");
 	if (cfg->rt_threads) {
 		bool fifo = f->fifo_permitted && !cfg->sched_other;
