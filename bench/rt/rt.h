@@ -19,6 +19,9 @@
 #define LB_RT_MAX_TASKS 4000     /* hackbench threads per run */
 #define LB_RT_MAX_RT_THREADS 64
 #define LB_RT_MAX_REPEAT 100
+/* Samples kept per RT thread and run, in order, for equal-count verdicts
+ * (65536 wake-ups: 65 s at the default 1 ms interval). */
+#define LB_RT_SAMPLE_CAP 65536u
 
 struct lb_rt_config {
 	const struct lb_lock_ops *locks[LB_RT_MAX_LOCKS];
@@ -39,6 +42,9 @@ struct lb_rt_config {
 	bool sched_other;            /* RT threads at normal priority on purpose */
 	int load_prio;               /* >0: hackbench threads at SCHED_FIFO load_prio */
 	uint64_t spin_budget_ns;
+	/* allocator knobs (bench/slub/slub.h's tuning) */
+	unsigned int cpu_partial, min_partial;
+	const char *preset;          /* --preset name, or NULL */
 	/* safety */
 	uint64_t watchdog_ns, run_timeout_ns;
 	bool inject_hang;
@@ -71,6 +77,11 @@ struct lb_rt_thread_stats {
 	double alloc_min_us, alloc_act_us, alloc_max_us, alloc_sum_us;
 	uint64_t alloc_failed;
 	struct lb_hist *alloc_hist;  /* ns */
+	struct lb_hist *wake_hist;   /* ns, every wake-up (p99/p99.9) */
+	/* One run's samples in order (ns, saturated at 2^32-1), prefaulted;
+	 * NULL in merged stats.  nwake_kept/nalloc_kept <= LB_RT_SAMPLE_CAP. */
+	uint32_t *wake_samples, *alloc_samples;
+	uint32_t nwake_kept, nalloc_kept;
 	uint64_t *hist;              /* histogram_us buckets of wake latency, or NULL */
 	uint64_t overflows;
 	uint64_t *overflow_cycles;   /* the first histogram_us cycle numbers */
@@ -82,12 +93,20 @@ struct lb_rt_run {
 	const struct lb_lock_ops *ops;
 	unsigned int repeat_index;
 	double elapsed_s;            /* hackbench Time: release -> every task done */
+	double perf_window_s;        /* the counters' own window (open -> read) */
 	/* perf-stat counters (software), -1 when not counted */
 	double task_clock_ms;
 	int64_t context_switches, cpu_migrations, page_faults;
 	bool hw_supported;
 	uint64_t allocs, remote_frees, lock_acquires, budget_exhausted;
 	double max_hold_us;
+	/* Raw-section emulation (raw_section.h): on for a raw list_lock. */
+	bool raw_on;
+	uint64_t raw_sections, raw_boost_failures, raw_rt_waits, raw_entry_yields;
+	double raw_cost_ns;          /* per section in the run (wall: includes a
+				      * preemption at the section's end) */
+	double raw_cost_alone_ns;    /* median enter+exit pair, measured alone */
+	double raw_rt_wait_max_us;   /* longest RT start delayed by a section */
 	unsigned int nrt;
 	struct lb_rt_thread_stats rt[LB_RT_MAX_RT_THREADS];
 	char describe[LB_DESCRIBE_MAX];

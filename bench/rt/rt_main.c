@@ -71,6 +71,9 @@ int lb_cmd_rt(int argc, char **argv)
 			merged[l][i].alloc_hist = malloc(sizeof(struct lb_hist));
 			if (merged[l][i].alloc_hist)
 				lb_hist_init(merged[l][i].alloc_hist);
+			merged[l][i].wake_hist = malloc(sizeof(struct lb_hist));
+			if (merged[l][i].wake_hist)
+				lb_hist_init(merged[l][i].wake_hist);
 			if (cfg.histogram_us) {
 				merged[l][i].hist = calloc(cfg.histogram_us, sizeof(uint64_t));
 				merged[l][i].overflow_cycles = calloc(cfg.histogram_us, sizeof(uint64_t));
@@ -133,6 +136,7 @@ int lb_cmd_rt(int argc, char **argv)
 			lb_rt_run_free(&runs[l][r]);
 		for (unsigned int i = 0; i < cfg.rt_threads; i++) {
 			free(merged[l][i].alloc_hist);
+			free(merged[l][i].wake_hist);
 			free(merged[l][i].hist);
 			free(merged[l][i].overflow_cycles);
 		}

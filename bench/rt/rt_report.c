@@ -17,7 +17,8 @@
 
 enum rt_metric {
 	M_ELAPSED, M_TASK_CLOCK, M_CTX, M_MIGR, M_FAULTS, M_WAKE_MIN, M_WAKE_AVG, M_WAKE_MAX,
-	M_ALLOC_AVG, M_ALLOC_P99, M_ALLOC_MAX, M_HOLD_MAX, M_LOCK_ACQ, M_BUDGET, M_COUNT
+	M_ALLOC_AVG, M_ALLOC_P99, M_ALLOC_MAX, M_HOLD_MAX, M_LOCK_ACQ, M_BUDGET, M_WAKE_P99,
+	M_WAKE_P999, M_LOCK_PER_1K, M_RAW_COST, M_RAW_WAIT_MAX, M_COUNT
 };
 
 static const struct lb_metric_desc rt_metrics[M_COUNT] = {
@@ -36,6 +37,14 @@ static const struct lb_metric_desc rt_metrics[M_COUNT] = {
 	[M_LOCK_ACQ] = { "list_lock_acquires", "", LB_BETTER_NONE, "list_lock acquisitions" },
 	[M_BUDGET] = { "rt_spin_budget_exhausted", "", LB_BETTER_NONE,
 		       "RT waits that outlived the spin budget" },
+	[M_WAKE_P99] = { "rt_wake_p99_us", "us", LB_BETTER_LOWER, "RT wake-up latency p99" },
+	[M_WAKE_P999] = { "rt_wake_p999_us", "us", LB_BETTER_LOWER, "RT wake-up latency p99.9" },
+	[M_LOCK_PER_1K] = { "list_lock_per_1000_allocs", "", LB_BETTER_NONE,
+			    "list_lock acquisitions per 1000 allocations" },
+	[M_RAW_COST] = { "raw_emulation_ns_per_section", "ns", LB_BETTER_NONE,
+			 "raw-section emulation cost per section (alone, median)" },
+	[M_RAW_WAIT_MAX] = { "rt_raw_wait_max_us", "us", LB_BETTER_LOWER,
+			     "longest RT start delayed by a raw section" },
 };
 
 static const char *const rt_params[] = { "list_lock", "groups", "fds", "loops", "size", "ipc",
@@ -69,7 +78,7 @@ static double rt_agg(const struct lb_rt_thread_stats *rt, unsigned int nrt, enum
 	double v = NAN, sum = 0;
 	uint64_t n = 0;
 	struct lb_hist all;
-	if (m == M_ALLOC_P99)
+	if (m == M_ALLOC_P99 || m == M_WAKE_P99 || m == M_WAKE_P999)
 		lb_hist_init(&all);
 	for (unsigned int i = 0; i < nrt; i++) {
 		const struct lb_rt_thread_stats *s = &rt[i];
@@ -98,14 +107,20 @@ static double rt_agg(const struct lb_rt_thread_stats *rt, unsigned int nrt, enum
 			if (s->alloc_hist)
 				lb_hist_merge(&all, s->alloc_hist);
 			break;
+		case M_WAKE_P99:
+		case M_WAKE_P999:
+			if (s->wake_hist)
+				lb_hist_merge(&all, s->wake_hist);
+			break;
 		default:
 			break;
 		}
 	}
 	if (m == M_WAKE_AVG || m == M_ALLOC_AVG)
 		v = n ? sum / (double)n : NAN;
-	if (m == M_ALLOC_P99)
-		v = all.count ? (double)lb_hist_quantile(&all, 0.99) / 1e3 : NAN;
+	if (m == M_ALLOC_P99 || m == M_WAKE_P99 || m == M_WAKE_P999)
+		v = all.count ? (double)lb_hist_quantile(&all, m == M_WAKE_P999 ? 0.999 : 0.99) / 1e3
+			      : NAN;
 	return v;
 }
 
@@ -120,8 +135,89 @@ static double metric(const struct lb_rt_run *r, enum rt_metric m)
 	case M_HOLD_MAX: return r->max_hold_us;
 	case M_LOCK_ACQ: return (double)r->lock_acquires;
 	case M_BUDGET: return (double)r->budget_exhausted;
+	case M_LOCK_PER_1K:
+		return r->allocs ? 1000.0 * (double)r->lock_acquires / (double)r->allocs : NAN;
+	case M_RAW_COST: return r->raw_on ? r->raw_cost_alone_ns : NAN;
+	case M_RAW_WAIT_MAX: return r->raw_on ? r->raw_rt_wait_max_us : NAN;
 	default: return rt_agg(r->rt, r->nrt, m);
 	}
+}
+
+/*
+ * The samples of lock l with every lock given the same count: for each
+ * repeat and RT thread, the first k samples, k the smallest count any lock
+ * kept there.  Into h (ns); returns the number of samples.
+ */
+static uint64_t equal_hist(struct lb_rt_run *const *runs_by_lock, size_t nlocks, size_t nrepeat,
+			   unsigned int nrt, size_t l, bool wake, struct lb_hist *h)
+{
+	uint64_t total = 0;
+	lb_hist_init(h);
+	for (size_t r = 0; r < nrepeat; r++) {
+		for (unsigned int i = 0; i < nrt; i++) {
+			uint32_t k = UINT32_MAX;
+			for (size_t o = 0; o < nlocks; o++) {
+				const struct lb_rt_thread_stats *s = &runs_by_lock[o][r].rt[i];
+				uint32_t n = wake ? s->nwake_kept : s->nalloc_kept;
+				if (runs_by_lock[o][r].nrt <= i)
+					n = 0;
+				k = n < k ? n : k;
+			}
+			if (k == UINT32_MAX || runs_by_lock[l][r].nrt <= i)
+				continue;
+			const struct lb_rt_thread_stats *s = &runs_by_lock[l][r].rt[i];
+			const uint32_t *v = wake ? s->wake_samples : s->alloc_samples;
+			for (uint32_t j = 0; v && j < k; j++)
+				lb_hist_record(h, v[j]);
+			total += v ? k : 0;
+		}
+	}
+	return total;
+}
+
+/*
+ * Quantile q of h with a 95 % distribution-free interval: the order
+ * statistics at ranks n*q -+ 1.96*sqrt(n*q*(1-q)) (binomial, normal
+ * approximation), read at the histogram's bucket edges.  In us; NAN when
+ * there are no samples.
+ */
+static double quantile_ci(const struct lb_hist *h, double q, double *lo, double *hi)
+{
+	if (!h->count) {
+		*lo = *hi = NAN;
+		return NAN;
+	}
+	double n = (double)h->count, half = 1.96 * sqrt(n * q * (1 - q));
+	double qlo = (n * q - half) / n, qhi = (n * q + half + 1) / n;
+	*lo = (double)lb_hist_quantile(h, qlo < 0 ? 0 : qlo) / 1e3;
+	*hi = (double)lb_hist_quantile(h, qhi > 1 ? 1 : qhi) / 1e3;
+	return (double)lb_hist_quantile(h, q) / 1e3;
+}
+
+/* One verdict on quantile q of lock l against lock 0, by their intervals,
+ * over equal sample counts. */
+static void print_quantile_verdict(FILE *out, const struct lb_rt_config *cfg, const char *what,
+				   bool wake, double q, struct lb_rt_run *const *runs_by_lock,
+				   size_t nrepeat, unsigned int nrt, size_t l)
+{
+	struct lb_hist ha, hb;
+	double alo, ahi, blo, bhi;
+	uint64_t n = equal_hist(runs_by_lock, cfg->nlocks, nrepeat, nrt, l, wake, &ha);
+	equal_hist(runs_by_lock, cfg->nlocks, nrepeat, nrt, 0, wake, &hb);
+	double av = quantile_ci(&ha, q, &alo, &ahi);
+	double bv = quantile_ci(&hb, q, &blo, &bhi);
+	if (isnan(av) || isnan(bv))
+		return;
+	/* Fewer than 5 expected samples above the quantile: no interval. */
+	double need = ceil(5.0 / (1.0 - q));
+	if ((double)n < need) {
+		fprintf(out, "  %s p%g: too few samples (%llu each; need %.0f)\n", what, q * 100,
+			(unsigned long long)n, need);
+		return;
+	}
+	fprintf(out, "  %s p%g %.1f us [%.1f, %.1f] vs %.1f us [%.1f, %.1f] (%llu samples each): "
+		"%s\n", what, q * 100, av, alo, ahi, bv, blo, bhi, (unsigned long long)n,
+		alo > bhi ? "higher" : ahi < blo ? "lower" : "intervals overlap (no verdict)");
 }
 
 double lb_rt_sem(const double *v, size_t n, double *mean)
@@ -172,12 +268,15 @@ void lb_rt_print_header(FILE *out, const struct lb_rt_config *cfg, const struct 
 				cfg->load_prio);
 		else
 			fprintf(out, "normal priority%s\n",
-				cfg->load_prio ? " (SCHED_FIFO not permitted)"
-					       : " (--load-fifo 0: FIFO spinlocks may convoy)");
+				cfg->load_prio ? " (SCHED_FIFO not permitted)" : " (as hackbench)");
 	}
 	else
 		fprintf(out, "# load: none (RT threads alone for %.1f s)\n",
 			(double)cfg->duration_ns / LB_NS_PER_S);
+	fprintf(out, "# allocator knobs: cpu_partial %u, min_partial %u%s\n", cfg->cpu_partial,
+		cfg->min_partial,
+		cfg->preset ? "; preset rt-list-lock (hackbench -g 10 -f 20 -s 4096 -l 500, perf stat -r 10)"
+			    : "");
 	if (cfg->rt_threads) {
 		bool fifo = f->fifo_permitted && !cfg->sched_other;
 		fprintf(out, "# RT threads: %u, %s, interval %u us, distance %u us%s%s\n",
@@ -186,9 +285,11 @@ void lb_rt_print_header(FILE *out, const struct lb_rt_config *cfg, const struct 
 			cfg->rt_alloc ? ", alloc+free through list_lock each wake-up" : "",
 			cfg->mlockall ? (f->mlocked ? ", memory locked" : ", mlockall FAILED") : "");
 		if (fifo)
-			fprintf(out, "# RT priority: SCHED_FIFO %d (permitted); spin-only list_locks are "
-				"waited for by spinning %.0f us, then sleeping 50 us between tries\n",
-				cfg->priority, (double)cfg->spin_budget_ns / 1e3);
+			fprintf(out, "# RT priority: SCHED_FIFO %d (permitted); a raw (spin-only) "
+				"list_lock section runs non-preemptible (at SCHED_FIFO %d while spun on "
+				"or held), and an RT thread woken on its CPU starts after it ends; "
+				"PI and sleeping locks stay preemptible\n",
+				cfg->priority, cfg->priority - 1);
 		else if (cfg->sched_other)
 			fprintf(out, "# RT priority: NONE - the RT threads run at normal priority "
 				"(--sched-other): their latencies are not real-time latencies\n");
@@ -316,15 +417,23 @@ static void print_perf_block(FILE *out, const struct lb_rt_config *cfg, const ch
 	double sem, tc = mean_sem(runs, n, M_TASK_CLOCK, &sem), el_sem;
 	double el = mean_sem(runs, n, M_ELAPSED, &el_sem);
 	char r[48];
-	fprintf(out, "\n Performance counter stats for 'lockbench rt --list-lock %s'", lock);
+	/* The command as it was run; with several locks, which one's block. */
+	fprintf(out, "\n Performance counter stats for '%s'", cfg->argv_joined);
 	if (n > 1)
 		fprintf(out, " (%zu runs)", n);
+	if (cfg->nlocks > 1)
+		fprintf(out, ", list_lock %s", lock);
 	fprintf(out, ":\n\n");
+	/* CPUs utilized over the counters' own window (thread creation to the
+	 * last join), not over hackbench's Time, which is shorter. */
+	double win = 0;
+	for (size_t i = 0; i < n; i++)
+		win += runs[i].perf_window_s / (double)n;
 	if (isnan(tc))
 		fprintf(out, "%18s      %-32s\n", "<not counted>", "task-clock");
 	else {
 		fprintf(out, "%18.2f msec %-32s #  %8.3f CPUs utilized         ", tc, "task-clock",
-			el > 0 ? tc / 1e3 / el : 0);
+			win > 0 ? tc / 1e3 / win : 0);
 		print_noise(out, tc, sem, n);
 	}
 	static const struct {
@@ -351,7 +460,8 @@ static void print_perf_block(FILE *out, const struct lb_rt_config *cfg, const ch
 	fprintf(out, "\n%18.*f +- %.*f seconds time elapsed", prec, el, prec, el_sem);
 	if (n > 1 && el != 0)
 		fprintf(out, "  ( +-%6.2f%% )", 100.0 * el_sem / el);
-	fprintf(out, "\n\n");
+	fprintf(out, "\n# (time elapsed: hackbench's Time; the counters' window, %.3f s mean, "
+		"includes thread creation and the joins)\n\n", win);
 	(void)cfg;
 }
 
@@ -388,24 +498,38 @@ void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg,
 		budget += runs[i].budget_exhausted;
 		acq += runs[i].lock_acquires;
 	}
-	fprintf(out, "# allocator: %.0f list_lock acquisitions per run, longest hold %.1f us",
-		nruns ? (double)acq / (double)nruns : 0, hold);
+	uint64_t allocs = 0, sections = 0, waits = 0, boost_fail = 0, yields = 0;
+	double cost = 0, wait_max = 0, alone = 0;
+	for (size_t i = 0; i < nruns; i++) {
+		allocs += runs[i].allocs;
+		sections += runs[i].raw_sections;
+		cost += runs[i].raw_cost_ns * (double)runs[i].raw_sections;
+		waits += runs[i].raw_rt_waits;
+		alone += runs[i].raw_cost_alone_ns / (double)nruns;
+		boost_fail += runs[i].raw_boost_failures;
+		yields += runs[i].raw_entry_yields;
+		wait_max = runs[i].raw_rt_wait_max_us > wait_max ? runs[i].raw_rt_wait_max_us
+								  : wait_max;
+	}
+	fprintf(out, "# allocator: %.0f list_lock acquisitions per run (%.1f per 1000 "
+		"allocations), longest hold %.1f us",
+		nruns ? (double)acq / (double)nruns : 0,
+		allocs ? 1000.0 * (double)acq / (double)allocs : 0, hold);
 	if (budget)
-		fprintf(out, "; %llu RT wait(s) outlived the %.0f us spin budget",
+		fprintf(out, "; WARNING: %llu RT wait(s) outlived the %.0f us safety spin budget "
+			"(those A: figures are set by it)",
 			(unsigned long long)budget, (double)cfg->spin_budget_ns / 1e3);
 	fputc('\n', out);
+	if (nruns && runs[0].raw_on)
+		fprintf(out, "# raw sections: %llu; emulation cost per section (boost, pin, mark, "
+			"unmark, unpin, unboost) %.0f ns alone (median), %.0f ns in the run (mean wall, "
+			"with preemptions at section ends); %llu RT wake-up(s) waited for a section, "
+			"longest %.1f us; %llu yield(s) to a section queued on the same CPU%s\n",
+			(unsigned long long)sections, alone, sections ? cost / (double)sections : 0,
+			(unsigned long long)waits, wait_max, (unsigned long long)yields,
+			boost_fail ? "; boost FAILED (mark only)" : "");
 	if (cfg->groups)
 		print_perf_block(out, cfg, lock, runs, nruns);
-}
-
-static void fmt_us(char *buf, size_t len, double us)
-{
-	if (isnan(us))
-		snprintf(buf, len, "-");
-	else if (us >= 1000)
-		snprintf(buf, len, "%.3g ms", us / 1000);
-	else
-		snprintf(buf, len, "%.3g µs", us);
 }
 
 void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
@@ -413,14 +537,14 @@ void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
 			 struct lb_rt_thread_stats *const *merged_by_lock, unsigned int nrt)
 {
 	fprintf(out, "\n%-18s %-22s %12s %10s %18s %20s\n", "list_lock", "hackbench elapsed",
-		"ctx-switches", "cpu-migr", "RT wake avg/max us", "RT alloc p99/max us");
-	double base_el = 0, base_max = NAN;
+		"ctx-switches", "cpu-migr", "RT wake p99/max us", "RT alloc p99/max us");
+	double base_el = 0;
 	for (size_t l = 0; l < cfg->nlocks; l++) {
 		const struct lb_rt_run *runs = runs_by_lock[l];
 		double sem, el = mean_sem(runs, nrepeat, M_ELAPSED, &sem);
 		char elbuf[40];
 		snprintf(elbuf, sizeof(elbuf), "%.4f s +- %.2f%%", el, el ? 100 * sem / el : 0);
-		double wavg = rt_agg(merged_by_lock[l], nrt, M_WAKE_AVG);
+		double wavg = rt_agg(merged_by_lock[l], nrt, M_WAKE_P99);
 		double wmax = rt_agg(merged_by_lock[l], nrt, M_WAKE_MAX);
 		double ap99 = rt_agg(merged_by_lock[l], nrt, M_ALLOC_P99);
 		double amax = rt_agg(merged_by_lock[l], nrt, M_ALLOC_MAX);
@@ -430,29 +554,26 @@ void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
 		fprintf(out, "%-18s %-22s %12.0f %10.0f %18s %20s\n", cfg->locks[l]->name, elbuf,
 			mean_sem(runs, nrepeat, M_CTX, NULL), mean_sem(runs, nrepeat, M_MIGR, NULL),
 			nrt ? wb : "-", nrt ? ab : "-");
-		if (l == 0) {
+		if (l == 0)
 			base_el = el;
-			base_max = amax;
-		}
 	}
 	fputc('\n', out);
 	for (size_t l = 1; l < cfg->nlocks; l++) {
 		const struct lb_rt_run *runs = runs_by_lock[l];
 		double sem0, sem, el0 = mean_sem(runs_by_lock[0], nrepeat, M_ELAPSED, &sem0);
 		double el = mean_sem(runs, nrepeat, M_ELAPSED, &sem);
-		double amax = rt_agg(merged_by_lock[l], nrt, M_ALLOC_MAX);
-		char a[32], b[32];
-		fmt_us(a, sizeof(a), amax);
-		fmt_us(b, sizeof(b), base_max);
-		fprintf(out, "%s: RT alloc max %s vs %s", cfg->locks[l]->name, a, b);
-		if (!isnan(amax) && !isnan(base_max) && amax > 0 && base_max > 0)
-			fprintf(out, " (%.1fx %s)", amax < base_max ? base_max / amax : amax / base_max,
-				amax < base_max ? "lower" : "higher");
+		fprintf(out, "%s:", cfg->locks[l]->name);
 		double d = base_el > 0 ? 100.0 * (el - base_el) / base_el : 0;
 		/* Two standard errors of the difference: below that it is noise. */
 		double noise = base_el > 0 ? 200.0 * sqrt(sem0 * sem0 + sem * sem) / base_el : 0;
-		fprintf(out, ", elapsed %+.0f %%%s (vs %s)\n", d,
+		fprintf(out, " elapsed %+.0f %%%s (vs %s)\n", d,
 			fabs(d) <= noise ? " (within noise)" : "", cfg->locks[0]->name);
+		/* The latency verdicts: quantiles with 95 % intervals, not maxima. */
+		for (int k = 0; k < 4 && nrt; k++)
+			if (k < 2 || cfg->rt_alloc)
+				print_quantile_verdict(out, cfg, k < 2 ? "RT wake-up" : "RT alloc",
+						       k < 2, k % 2 ? 0.999 : 0.99, runs_by_lock,
+						       nrepeat, nrt, l);
 		(void)el0;
 	}
 }
@@ -533,6 +654,9 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 	lb_json_kv_bool(&j, "sched_fifo_permitted", f->fifo_permitted);
 	lb_json_kv_bool(&j, "rt_threads_fifo", f->fifo_permitted && !cfg->sched_other);
 	lb_json_kv_int(&j, "load_fifo_prio", f->fifo_permitted ? cfg->load_prio : 0);
+	lb_json_kv_uint(&j, "cpu_partial", cfg->cpu_partial);
+	lb_json_kv_uint(&j, "min_partial", cfg->min_partial);
+	lb_json_kv_string(&j, "preset", cfg->preset ? cfg->preset : "");
 	lb_json_kv_string(&j, "preemption", f->preempt_model);
 	lb_json_kv_int(&j, "sched_rt_runtime_us", f->rt_runtime_us);
 	lb_json_kv_int(&j, "sched_rt_period_us", f->rt_period_us);

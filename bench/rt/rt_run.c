@@ -60,6 +60,7 @@ struct run_state {
 	const struct lb_rt_config *cfg;
 	const struct lb_rt_facts *facts;
 	struct lb_slab_cache cache;
+	struct lb_raw_sections raw;  /* used when cache.raw points here */
 	struct lb_barrier start;
 	_Atomic int stop_rt;
 	_Atomic uint64_t progress;
@@ -236,9 +237,16 @@ static void rt_record_wake(struct rt_worker *w, long us, unsigned int hist_us)
 	s->cycles++;
 }
 
+static uint32_t sat32(uint64_t ns)
+{
+	return ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+}
+
 static void rt_record_alloc(struct rt_worker *w, uint64_t ns)
 {
 	struct lb_rt_thread_stats *s = &w->st;
+	if (s->alloc_samples && s->nalloc_kept < LB_RT_SAMPLE_CAP)
+		s->alloc_samples[s->nalloc_kept++] = sat32(ns);
 	double us = (double)ns / 1000.0;
 	if (!s->alloc_n || us < s->alloc_min_us)
 		s->alloc_min_us = us;
@@ -264,6 +272,11 @@ static void *rt_main(void *arg)
 		if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0)
 			prio = cfg->priority;
 	}
+	/* Prefault the stack the loop will use (as cyclictest does), so its
+	 * first wake-ups take no page fault; volatile so it is not elided. */
+	volatile char stack_touch[64 * 1024];
+	for (size_t off = 0; off < sizeof(stack_touch); off += 4096)
+		stack_touch[off] = 0;
 	w->st.prio = prio;
 	w->st.tid = atomic_load_explicit(&w->info.tid, RLX);
 	w->st.cpu = w->cpu;
@@ -302,9 +315,16 @@ static void *rt_main(void *arg)
 			break; /* the deadline or the end of the load, not a wake-up */
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		atomic_store_explicit(&w->info.state, LB_RT_ST_RUN, RLX);
+		/* A raw section open on this CPU runs to its end first, as with
+		 * preemption off; that wait is part of the wake-up latency. */
+		if (rs->cache.raw && lb_raw_wait_cpu(rs->cache.raw, w->cpu))
+			clock_gettime(CLOCK_MONOTONIC, &now);
 		/* cyclictest's µs difference: truncated. */
 		int64_t diff = ts_diff_ns(&now, &next);
 		rt_record_wake(w, diff > 0 ? (long)(diff / 1000) : 0, cfg->histogram_us);
+		lb_hist_record(w->st.wake_hist, diff > 0 ? (uint64_t)diff : 0);
+		if (w->st.nwake_kept < LB_RT_SAMPLE_CAP)
+			w->st.wake_samples[w->st.nwake_kept++] = sat32(diff > 0 ? (uint64_t)diff : 0);
 		if (cfg->rt_alloc) {
 			atomic_store_explicit(&w->info.state, LB_RT_ST_ALLOC, RLX);
 			uint64_t t0 = lb_now_ns();
@@ -400,9 +420,18 @@ static unsigned int allowed_cpus(int *out, unsigned int cap)
 static int stats_alloc(struct lb_rt_thread_stats *s, unsigned int hist_us)
 {
 	s->alloc_hist = malloc(sizeof(*s->alloc_hist));
-	if (!s->alloc_hist)
+	s->wake_hist = malloc(sizeof(*s->wake_hist));
+	if (!s->alloc_hist || !s->wake_hist)
 		return ENOMEM;
 	lb_hist_init(s->alloc_hist);
+	lb_hist_init(s->wake_hist);
+	s->wake_samples = malloc(LB_RT_SAMPLE_CAP * sizeof(uint32_t));
+	s->alloc_samples = malloc(LB_RT_SAMPLE_CAP * sizeof(uint32_t));
+	if (!s->wake_samples || !s->alloc_samples)
+		return ENOMEM;
+	/* Prefaulted here: no page fault in the RT thread's loop. */
+	memset(s->wake_samples, 0, LB_RT_SAMPLE_CAP * sizeof(uint32_t));
+	memset(s->alloc_samples, 0, LB_RT_SAMPLE_CAP * sizeof(uint32_t));
 	if (hist_us) {
 		s->hist = calloc(hist_us, sizeof(uint64_t));
 		s->overflow_cycles = calloc(hist_us, sizeof(uint64_t));
@@ -415,6 +444,11 @@ static int stats_alloc(struct lb_rt_thread_stats *s, unsigned int hist_us)
 static void stats_free(struct lb_rt_thread_stats *s)
 {
 	free(s->alloc_hist);
+	free(s->wake_hist);
+	s->wake_hist = NULL;
+	free(s->wake_samples);
+	free(s->alloc_samples);
+	s->wake_samples = s->alloc_samples = NULL;
 	free(s->hist);
 	free(s->overflow_cycles);
 	s->alloc_hist = NULL;
@@ -449,6 +483,8 @@ void lb_rt_stats_merge(struct lb_rt_thread_stats *dst, const struct lb_rt_thread
 	dst->alloc_failed += src->alloc_failed;
 	if (dst->alloc_hist && src->alloc_hist)
 		lb_hist_merge(dst->alloc_hist, src->alloc_hist);
+	if (dst->wake_hist && src->wake_hist)
+		lb_hist_merge(dst->wake_hist, src->wake_hist);
 	for (unsigned int b = 0; dst->hist && src->hist && b < histogram_us; b++)
 		dst->hist[b] += src->hist[b];
 	for (uint64_t k = 0; dst->overflow_cycles && k < src->noverflow_kept &&
@@ -538,6 +574,16 @@ static int collect_run(struct run_state *rs, const struct lb_lock_ops *ops,
 	out->lock_acquires = atomic_load_explicit(&rs->cache.lock_acquires, RLX);
 	out->budget_exhausted = atomic_load_explicit(&rs->cache.budget_exhausted, RLX);
 	out->max_hold_us = (double)atomic_load_explicit(&rs->cache.max_hold_ns, RLX) / 1e3;
+	if (rs->cache.raw) {
+		out->raw_on = true;
+		out->raw_sections = atomic_load_explicit(&rs->raw.sections, RLX);
+		uint64_t cost = atomic_load_explicit(&rs->raw.cost_ns, RLX);
+		out->raw_cost_ns = out->raw_sections ? (double)cost / (double)out->raw_sections : 0;
+		out->raw_boost_failures = atomic_load_explicit(&rs->raw.boost_failures, RLX);
+		out->raw_entry_yields = atomic_load_explicit(&rs->raw.entry_yields, RLX);
+		out->raw_rt_waits = atomic_load_explicit(&rs->raw.rt_waits, RLX);
+		out->raw_rt_wait_max_us = (double)atomic_load_explicit(&rs->raw.rt_wait_max_ns, RLX) / 1e3;
+	}
 	if (ops->describe)
 		ops->describe(rs->cache.list_lock, out->describe, sizeof(out->describe));
 	/* The invariants: exit status 1 when any fails. */
@@ -561,6 +607,8 @@ static int collect_run(struct run_state *rs, const struct lb_lock_ops *ops,
 	for (unsigned int i = 0; i < nrt; i++) {
 		out->rt[i] = rtw[i].st;
 		rtw[i].st.alloc_hist = NULL;
+		rtw[i].st.wake_hist = NULL;
+		rtw[i].st.wake_samples = rtw[i].st.alloc_samples = NULL;
 		rtw[i].st.hist = NULL;
 		rtw[i].st.overflow_cycles = NULL;
 	}
@@ -596,9 +644,25 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	err = ensure_fds(2 * nrecv);
 	if (err)
 		goto free_mem;
-	err = lb_slab_cache_init(&rs->cache, ops, cfg->datasize, POOL_BYTES);
+	struct lb_slab_tuning tuning = lb_slab_tuning_default();
+	tuning.cpu_partial = cfg->cpu_partial;
+	tuning.min_partial = cfg->min_partial;
+	err = lb_slab_cache_init_tuned(&rs->cache, ops, cfg->datasize, POOL_BYTES, &tuning);
 	if (err)
 		goto free_mem;
+	if (lb_raw_lock_is_raw(ops)) {
+		/* Raw sections run just below the RT threads (or mark only,
+		 * without SCHED_FIFO). */
+		int boost = facts->fifo_permitted && !cfg->sched_other && cfg->priority > 1
+				    ? cfg->priority - 1 : 0;
+		if (lb_raw_sections_init(&rs->raw, boost)) {
+			err = ENOMEM;
+			goto free_cache;
+		}
+		rs->cache.raw = &rs->raw;
+		/* The emulation's own cost, before any thread of the run exists. */
+		out->raw_cost_alone_ns = (double)lb_raw_calibrate(&rs->raw, 2000);
+	}
 	for (; nfds_open < nrecv; nfds_open++) {
 		int *p = &fds[2 * nfds_open];
 		int e = cfg->pipe ? pipe2(p, O_CLOEXEC)
@@ -638,6 +702,7 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	lb_barrier_init(&rs->start, ntasks + nrt + 1);
 	struct lb_perf_counters pc;
 	lb_perf_open(&pc); /* before any thread of the run: inherit counts them all */
+	uint64_t perf_t0 = lb_now_ns();
 	for (; rt_created < nrt; rt_created++)
 		if ((err = spawn(&tids[ntasks + rt_created], rt_main, &rtw[rt_created])))
 			break;
@@ -676,6 +741,7 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	lb_rt_watchdog_disarm();
 	int64_t pv[LB_PERF_NEVENTS];
 	lb_perf_read_close(&pc, pv);
+	uint64_t perf_t1 = lb_now_ns();
 
 	/* Every thread is joined: no lock can touch a context any more. */
 	for (unsigned int i = 0; i < created; i++)
@@ -686,8 +752,10 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 		err = tasks[i].err;
 	for (unsigned int i = 0; i < rt_created && !err; i++)
 		err = rtw[i].err;
-	if (!err)
+	if (!err) {
 		err = collect_run(rs, ops, repeat_index, rtw, nrt, pv, t1 - t0, out);
+		out->perf_window_s = (double)(perf_t1 - perf_t0) / LB_NS_PER_S;
+	}
 free_stats:
 	for (unsigned int i = 0; i < nrt; i++)
 		stats_free(&rtw[i].st);
@@ -697,7 +765,9 @@ close_fds:
 		close(fds[2 * i]);
 		close(fds[2 * i + 1]);
 	}
+free_cache:
 	lb_slab_cache_destroy(&rs->cache);
+	lb_raw_sections_destroy(&rs->raw);
 free_mem:
 	free(infos);
 	free(tids);

@@ -147,6 +147,8 @@ static void list_lock(struct lb_slab_cpu *cpu)
 {
 	struct lb_slab_cache *c = cpu->cache;
 	atomic_store_explicit(&cpu->lock_state, 1, RLX);
+	if (c->raw)
+		lb_raw_enter(c->raw, &cpu->raw); /* spinning is part of the section */
 	if (cpu->spin_budget_ns) {
 		/*
 		 * An RT thread and a lock whose waiters only spin: the holder may
@@ -182,6 +184,8 @@ static void list_unlock(struct lb_slab_cpu *cpu)
 		cpu->max_hold_cycles = held;
 	cpu->cache->ops->unlock(cpu->cache->list_lock, cpu->tctx);
 	atomic_store_explicit(&cpu->lock_state, 0, RLX);
+	if (cpu->cache->raw)
+		lb_raw_exit(cpu->cache->raw, &cpu->raw);
 }
 
 void lb_slab_debug_hold_lock(struct lb_slab_cpu *cpu)
@@ -699,6 +703,7 @@ int lb_slab_cpu_init(struct lb_slab_cache *c, struct lb_slab_cpu *cpu, unsigned 
 	memset(cpu, 0, sizeof(*cpu));
 	cpu->cache = c;
 	cpu->id = atomic_fetch_add_explicit(&c->next_cpu_id, 1, RLX);
+	lb_raw_thread_init(&cpu->raw);
 	cpu->tctx = lb_thread_ctx_alloc(c->ops);
 	if (c->ops->thread_ctx_size && !cpu->tctx)
 		return ENOMEM;
@@ -713,6 +718,7 @@ int lb_slab_cpu_init(struct lb_slab_cache *c, struct lb_slab_cpu *cpu, unsigned 
 
 void lb_slab_cpu_set_prio(struct lb_slab_cpu *cpu, int prio)
 {
+	lb_raw_thread_init(&cpu->raw); /* the scheduling a raw section returns to */
 	if (cpu->cache->ops->thread_set_prio)
 		cpu->cache->ops->thread_set_prio(cpu->tctx, prio);
 }
@@ -768,6 +774,8 @@ void lb_slab_cpu_fini(struct lb_slab_cpu *cpu)
 	atomic_fetch_add_explicit(&c->remote_frees, cpu->remote_frees, RLX);
 	atomic_fetch_add_explicit(&c->lock_acquires, cpu->lock_acquires, RLX);
 	atomic_fetch_add_explicit(&c->budget_exhausted, cpu->budget_exhausted, RLX);
+	if (c->raw)
+		lb_raw_thread_fold(c->raw, &cpu->raw);
 	uint64_t hold = (uint64_t)lb_cycles_to_ns(cpu->max_hold_cycles);
 	uint64_t cur = atomic_load_explicit(&c->max_hold_ns, RLX);
 	/* CAS loop: raise the maximum; relaxed, read after the joins. */

@@ -44,6 +44,7 @@
 #include <stdio.h>
 
 #include "lb_lock_ops.h"
+#include "raw_section.h"
 
 /* SLUB's MIN_PARTIAL: empty pages kept on the partial list before the pool. */
 #define LB_SLAB_MIN_PARTIAL 5
@@ -88,6 +89,8 @@ struct lb_slab_cache {
 	/* Totals folded in by lb_slab_cpu_fini(), and problems seen on the way. */
 	_Atomic uint64_t allocs, frees, remote_frees, lock_acquires, budget_exhausted;
 	_Atomic uint64_t max_hold_ns, violations;
+	/* Non-NULL: list_lock sections are raw (raw_section.h); rt sets it. */
+	struct lb_raw_sections *raw;
 	_Atomic int first_violation_set;
 	char first_violation[200];
 };
@@ -105,6 +108,7 @@ struct lb_slab_cpu {
 	uint64_t hold_start;         /* cycles at acquisition */
 	uint64_t allocs, frees, remote_frees, lock_acquires, budget_exhausted, max_hold_cycles;
 	uint64_t partial_frees, partial_refills; /* lockless via the cpu partial list */
+	struct lb_raw_thread raw;    /* with cache->raw: this thread's raw-section state */
 	/* 0 outside list_lock, 1 waiting for it, 2 holding it: for thread dumps. */
 	_Atomic int lock_state;
 };

@@ -57,6 +57,13 @@ def scenario_cli(tmp):
         (["--compare", "qspinlock,qspinlock"], "--compare"),
         (["--compare", "qspinlock,rtmutex", "-L", "tas"], "--compare"),
         (["--load-fifo", "99"], "--load-fifo"),
+        # cyclictest's -p PRIO clashes with hackbench's -p (pipe): said so
+        (["-p", "80"], "--priority 80"),
+        (["-g", "0", "-l", "100"], "--loops"),
+        (["-P"], "--process"),
+        (["--preset", "nosuch"], "rt-list-lock"),
+        (["--cpu-partial", "x"], "--cpu-partial"),
+        (["--min-partial", "2000"], "--min-partial"),
         (["--nosuch"], "--nosuch"),
         (["--groups"], "--groups"),
         (["stray"], "stray"),
@@ -92,6 +99,8 @@ def scenario_cli(tmp):
     r = run(["--help"], timeout=20)
     ok(r.returncode == 0 and "--list-lock" in r.stdout and "--compare" in r.stdout,
        "--help lists the options")
+    ok("--preset" in r.stdout and "--cpu-partial" in r.stdout and "--min-partial" in r.stdout,
+       "--help lists --preset, --cpu-partial and --min-partial")
 
 
 # cyclictest's "T:%2d (%5d) P:%2d I:%ld C:%7lu Min:%7ld Act:%5ld Avg:%5ld Max:%8ld"
@@ -99,8 +108,15 @@ T_LINE = re.compile(r"^T:[ \d]{2} \([ \d]{5}\) P:[ \d]{2} I:\d+ C:[ \d]{7} Min:[
                     r"Act:[ \d]{5} Avg:[ \d]{5} Max:[ \d]{8}$")
 
 
-def check_perf_block(out):
-    ok(re.search(r"^ Performance counter stats for 'lockbench rt --list-lock \S+' \(2 runs\):$",
+def check_perf_block(out, args=None):
+    m = re.search(r"([\d.]+) CPUs utilized", out)
+    ok(m and float(m.group(1)) <= os.cpu_count() + 0.01,
+       "CPUs utilized (%s) <= %d CPUs: task-clock over the counters' own window"
+       % (m and m.group(1), os.cpu_count()))
+    if args:
+        ok(("Performance counter stats for 'lockbench rt %s'" % " ".join(args)) in out,
+           "the perf block quotes the command that was run")
+    ok(re.search(r"^ Performance counter stats for 'lockbench rt [^']*' \(2 runs\):$",
                  out, re.M), "perf stat title line")
     ok(re.search(r"^ +\d+\.\d\d msec task-clock +# +\d+\.\d{3} CPUs utilized +"
                  r"\( \+- *\d+\.\d\d% \)$", out, re.M), "task-clock line")
@@ -144,7 +160,7 @@ def scenario_format(tmp):
         ok(int(tot.group(1)) + int(ovf.group(1)) == int(m.group(1)),
            "Total + Overflows == cycles")
     ok("# Histogram Overflow at cycle number:\n# Thread 0:" in out, "overflow cycle lines")
-    check_perf_block(out)
+    check_perf_block(out, SMALL + ["--rt-alloc", "--histogram", "20", "--json", js, "--csv", cs])
     ok(re.search(r"^# RT throttling: ", out, re.M) and
        re.search(r"^# kernel preemption: .*; clocksource: ", out, re.M),
        "header: preemption model, RT throttling, clocksource")
@@ -176,8 +192,15 @@ def scenario_format(tmp):
     r = run(["--compare", "qspinlock,rtmutex", "-g", "1", "-f", "2", "-l", "200", "-r", "2",
              "-t", "1", "-q"], timeout=60)
     ok(r.returncode == 0 and re.search(r"^list_lock +hackbench elapsed", r.stdout, re.M) and
-       re.search(r"^rtmutex: RT alloc max .* vs .*, elapsed [+-]\d+ %", r.stdout, re.M),
-       "--compare: table and verdict line")
+       re.search(r"^rtmutex: elapsed [+-]\d+ %", r.stdout, re.M),
+       "--compare: table and elapsed verdict")
+    m = re.search(r"^  RT wake-up p99(?: [\d.]+ us \[[\d.]+, [\d.]+\] vs [\d.]+ us \[[\d.]+, "
+                  r"[\d.]+\] \((\d+) samples each\): (?:higher|lower|intervals overlap \(no verdict\))|: too few "
+                  r"samples \((\d+) each; need 500\))$", r.stdout, re.M)
+    counts = [int(c) for c in re.findall(r"^T: 0 \( *\d+\) P:[ \d]+ I:\d+ C: *(\d+) ", r.stdout, re.M)]
+    n = m and int(m.group(1) or m.group(2))
+    ok(m and len(counts) == 2 and 0 < n <= min(counts),
+       "--compare: the p99 verdict over one sample count for both locks (%s of %s)" % (n, counts))
     if r.returncode:
         diag(r.stderr)
 
@@ -236,11 +259,44 @@ def scenario_fifo(tmp):
     ok("SCHED_FIFO 80 (permitted)" in r.stdout, "header states the priority")
 
 
+def run_json(tmp, name, args):
+    js = os.path.join(tmp, name + ".json")
+    r = run(args + ["--json", js, "-q"], timeout=60)
+    ok(r.returncode == 0, "%s: exits 0" % " ".join(args))
+    if r.returncode:
+        diag(r.stderr[-400:])
+        return None
+    with open(js) as f:
+        return json.load(f)
+
+
+def scenario_knobs(tmp):
+    """--cpu-partial moves remote frees onto the freeing thread's cpu partial
+    pages (lockless for it), so list_lock is taken less per allocation; the
+    raw-section fields are set for a raw lock only."""
+    base = ["-g", "1", "-f", "2", "-l", "2000", "-r", "1", "-t", "0", "-L", "pthread-mutex"]
+    per = {}
+    for cp in ("0", "64"):
+        doc = run_json(tmp, "cp" + cp, base + ["--cpu-partial", cp, "--min-partial", "2"])
+        if doc:
+            per[cp] = doc["results"][0]["runs"][0]["list_lock_per_1000_allocs"]
+    ok(len(per) == 2 and 0 < per["64"] < per["0"],
+       "list_lock per 1000 allocations lower with --cpu-partial 64 (%s)" % per)
+    doc = run_json(tmp, "raw", ["--compare", "qspinlock,pthread-pi", "-g", "1", "-f", "2", "-l",
+                                "500", "-r", "1", "-t", "1"])
+    if doc:
+        raw = {res["params"]["list_lock"]: res["runs"][0]["raw_emulation_ns_per_section"]
+               for res in doc["results"]}
+        ok(isinstance(raw.get("qspinlock"), (int, float)) and raw["qspinlock"] > 0 and
+           raw.get("pthread-pi") is None,
+           "raw emulation cost reported for qspinlock only (%s)" % raw)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         {"cli": scenario_cli, "format": scenario_format, "busted": scenario_busted,
          "watchdog": scenario_watchdog, "permission": scenario_permission,
-         "fifo": scenario_fifo}[SCENARIO](tmp)
+         "fifo": scenario_fifo, "knobs": scenario_knobs}[SCENARIO](tmp)
     done()
 
 
