@@ -2,8 +2,9 @@
 /*
  * preload_schema.c - the lockbench-preload result-file schema: one cell per
  * lock class, as lockstat groups them.  A class is the call site of the
- * first lock call made on a mutex ("symbol+0xoff (object)", or
- * "object+0xoff" where the object has no symbol there), which stays the
+ * first lock call made on a heap mutex ("symbol+0xoff (object)", or
+ * "object+0xoff" where the object has no symbol there), or a static mutex
+ * itself ("&" and the same form of its own address), which stays the
  * same from run to run while heap addresses do not; so `lockbench compare`
  * matches the classes of two runs (glibc's mutex via pthread-mutex against
  * another lock, say) on params {class}.  The lock is in "config".  Also

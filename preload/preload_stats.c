@@ -41,6 +41,7 @@ enum { S_CONT, S_CONT_PCT, S_ACQ, S_TRYF, S_WAIT, S_MAXWAIT, S_AVGWAIT, S_HOLD, 
 struct lbp_snap {
 	const void *mutex;      /* a class: its first mutex */
 	const void *site;       /* the class */
+	bool data;              /* site is a static mutex's own address, not a call site */
 	uint32_t serial;
 	struct lbp_lock *lock;  /* NULL: destroyed before exit (a class: none live) */
 	uint64_t mutexes, destroyed; /* a class: how many of each */
@@ -58,6 +59,18 @@ static void lbp_snap_take(struct lbp_snap *x, struct lbp_lock *l)
 	memset(x, 0, sizeof(*x));
 	x->mutex = atomic_load_explicit(&l->mutex, memory_order_relaxed);
 	x->site = atomic_load_explicit(&l->st.site, memory_order_relaxed);
+	/*
+	 * A mutex inside a loaded object (a static or global one) is its own
+	 * class, named by its symbol, as lockstat keys a static lock by its
+	 * address: its first locking call site depends on which thread gets
+	 * there first (a producer or a consumer), so it would change from run
+	 * to run.  Heap mutexes (dladdr finds no object) keep the call site.
+	 */
+	Dl_info di;
+	if (x->mutex && dladdr(x->mutex, &di) && di.dli_fname) {
+		x->site = x->mutex;
+		x->data = true;
+	}
 	x->serial = l->serial;
 	x->lock = l;
 	x->mutexes = 1;
@@ -80,6 +93,7 @@ static void lbp_snap_add(struct lbp_snap *x, const struct lbp_snap *y)
 	if (y->lock)
 		x->lock = y->lock;
 	x->site = y->site;
+	x->data = y->data;
 	x->mutexes += y->mutexes;
 	x->destroyed += y->destroyed;
 	for (unsigned int m = 0; m < LBP_NMETRICS; m++) {
@@ -318,7 +332,8 @@ static struct lbp_snap *lbp_collect(struct lbp_totals *tot)
  * addresses do not).  The return address is looked up one byte back, in
  * the call instruction itself (a call may be a function's last one).
  */
-static void lbp_site_name(const void *site, char *buf, size_t len, const char **object)
+static void lbp_site_name(const void *site, bool data, char *buf, size_t len,
+			  const char **object)
 {
 	Dl_info di;
 	*object = "";
@@ -327,7 +342,13 @@ static void lbp_site_name(const void *site, char *buf, size_t len, const char **
 		return;
 	}
 	memset(&di, 0, sizeof(di));
-	if (!dladdr((const char *)site - 1, &di) || !di.dli_fname) {
+	/* A static mutex's class: "&" and its own address, looked up as it is. */
+	if (data) {
+		*buf = '&';
+		buf++;
+		len--;
+	}
+	if (!dladdr((const char *)site - (data ? 0 : 1), &di) || !di.dli_fname) {
 		snprintf(buf, len, "%p", site);
 		return;
 	}
@@ -432,15 +453,16 @@ static void lbp_write_text(FILE *out, const struct lbp_snap *s, const struct lbp
 		"acquisitions", "contended", "cont%", "wait_ms", "max_wait_us", "hold_ms",
 		"max_hold_us", "class");
 	for (size_t i = 0; i < t->listed && i < lbp_cfg.stats_top; i++) {
-		lbp_site_name(s[i].site, name, sizeof(name), &obj);
+		lbp_site_name(s[i].site, s[i].data, name, sizeof(name), &obj);
 		fprintf(out, "%4zu  %-18p%c%12llu %10llu %7.2f %10.3f %12.1f %10.3f %12.1f  %s\n",
 			i + 1, s[i].mutex, s[i].lock ? ' ' : '*', (unsigned long long)s[i].v[S_ACQ],
 			(unsigned long long)s[i].v[S_CONT], pct(s[i].v[S_CONT], s[i].v[S_ACQ]),
 			(double)s[i].v[S_WAIT] / 1e6, (double)s[i].v[S_MAXWAIT] / 1e3,
 			(double)s[i].v[S_HOLD] / 1e6, (double)s[i].v[S_MAXHOLD] / 1e3, name);
 	}
-	fprintf(out, "lockbench-preload: top %u classes by contention (class = the call site of "
-		     "a mutex's first lock; %zu classes; log2 histograms of contended waits and "
+	fprintf(out, "lockbench-preload: top %u classes by contention (class = a static "
+		     "mutex itself, &SYMBOL, or the call site of a heap mutex's first lock; "
+		     "%zu classes; log2 histograms of contended waits and "
 		     "of holds for the first %d)\n",
 		lbp_cfg.stats_top, t->nclass, LBP_TEXT_HIST_CLASSES);
 	fprintf(out, "%4s  %7s %12s %10s %7s %10s %12s %12s %10s %12s %12s  %s\n", "rank",
@@ -449,7 +471,7 @@ static void lbp_write_text(FILE *out, const struct lbp_snap *s, const struct lbp
 	for (size_t i = 0; i < t->nclass && i < lbp_cfg.stats_top; i++) {
 		const struct lbp_class *c = &t->classes[i];
 		const uint64_t *v = c->s.v;
-		lbp_site_name(c->s.site, name, sizeof(name), &obj);
+		lbp_site_name(c->s.site, c->s.data, name, sizeof(name), &obj);
 		fprintf(out,
 			"%4zu  %7llu %12llu %10llu %7.2f %10.3f %12.2f %12.1f %10.3f %12.2f %12.1f  %s\n",
 			i + 1, (unsigned long long)c->s.mutexes, (unsigned long long)v[S_ACQ],
@@ -568,7 +590,7 @@ static void lbp_write_json(FILE *out, const struct lbp_snap *s, const struct lbp
 		for (size_t m = 0; m < LBP_NMETRICS; m++)
 			v[m] = (double)c->s.v[m];
 		v[S_CONT_PCT] = pct(c->s.v[S_CONT], c->s.v[S_ACQ]);
-		lbp_site_name(c->s.site, name, sizeof(name), &obj);
+		lbp_site_name(c->s.site, c->s.data, name, sizeof(name), &obj);
 		lb_json_object_begin(&j);
 		lb_json_key(&j, "params");
 		lb_json_object_begin(&j);

@@ -615,6 +615,33 @@ static int collect_run(struct run_state *rs, const struct lb_lock_ops *ops,
 	return err;
 }
 
+/*
+ * The run's allocator with the knobs asked for and, for a raw list_lock,
+ * its non-preemptible-section emulation (its own cost measured before any
+ * thread of the run exists).  0, or an errno value with nothing left set up.
+ */
+static int setup_cache(struct run_state *rs, const struct lb_lock_ops *ops, struct lb_rt_run *out)
+{
+	const struct lb_rt_config *cfg = rs->cfg;
+	struct lb_slab_tuning tuning = lb_slab_tuning_default();
+	tuning.cpu_partial = cfg->cpu_partial;
+	tuning.min_partial = cfg->min_partial;
+	int err = lb_slab_cache_init_tuned(&rs->cache, ops, cfg->datasize, POOL_BYTES, &tuning);
+	if (err || !lb_raw_lock_is_raw(ops))
+		return err;
+	/* Raw sections run just below the RT threads (or mark only, without
+	 * SCHED_FIFO). */
+	int boost = rs->facts->fifo_permitted && !cfg->sched_other && cfg->priority > 1
+			    ? cfg->priority - 1 : 0;
+	if (lb_raw_sections_init(&rs->raw, boost)) {
+		lb_slab_cache_destroy(&rs->cache);
+		return ENOMEM;
+	}
+	rs->cache.raw = &rs->raw;
+	out->raw_cost_alone_ns = (double)lb_raw_calibrate(&rs->raw, 2000);
+	return 0;
+}
+
 int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *facts,
 		  const struct lb_lock_ops *ops, unsigned int repeat_index, struct lb_rt_run *out)
 {
@@ -644,25 +671,9 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	err = ensure_fds(2 * nrecv);
 	if (err)
 		goto free_mem;
-	struct lb_slab_tuning tuning = lb_slab_tuning_default();
-	tuning.cpu_partial = cfg->cpu_partial;
-	tuning.min_partial = cfg->min_partial;
-	err = lb_slab_cache_init_tuned(&rs->cache, ops, cfg->datasize, POOL_BYTES, &tuning);
+	err = setup_cache(rs, ops, out);
 	if (err)
 		goto free_mem;
-	if (lb_raw_lock_is_raw(ops)) {
-		/* Raw sections run just below the RT threads (or mark only,
-		 * without SCHED_FIFO). */
-		int boost = facts->fifo_permitted && !cfg->sched_other && cfg->priority > 1
-				    ? cfg->priority - 1 : 0;
-		if (lb_raw_sections_init(&rs->raw, boost)) {
-			err = ENOMEM;
-			goto free_cache;
-		}
-		rs->cache.raw = &rs->raw;
-		/* The emulation's own cost, before any thread of the run exists. */
-		out->raw_cost_alone_ns = (double)lb_raw_calibrate(&rs->raw, 2000);
-	}
 	for (; nfds_open < nrecv; nfds_open++) {
 		int *p = &fds[2 * nfds_open];
 		int e = cfg->pipe ? pipe2(p, O_CLOEXEC)
@@ -765,7 +776,6 @@ close_fds:
 		close(fds[2 * i]);
 		close(fds[2 * i + 1]);
 	}
-free_cache:
 	lb_slab_cache_destroy(&rs->cache);
 	lb_raw_sections_destroy(&rs->raw);
 free_mem:

@@ -39,7 +39,7 @@ with tempfile.TemporaryDirectory() as d:
             docs[lock] = {}
     a, b = docs["pthread-mutex"], docs["mutex"]
     res = a.get("results", [])
-    site = re.compile(r"^(\S+\+0x[0-9a-f]+ \(\S+\)|\S+\+0x[0-9a-f]+|\(no lock call of its own\))$")
+    site = re.compile(r"^&?(\S+\+0x[0-9a-f]+ \(\S+\)|\S+\+0x[0-9a-f]+|\(no lock call of its own\))$")
     ok(len(res) > 0 and all(list(c.get("params", {})) == ["class"]
                             and site.match(c["params"]["class"]) for c in res),
        "cells are classes named by call site (%s)"
