@@ -136,6 +136,34 @@
 	LB_ADAPT_VOID(p##_unlock, unlock_fn)                                   \
 	LB_ADAPT_BOOL(p##_trylock, trylock_fn)
 
+/*
+ * thread_init, lock, unlock and trylock of a lock whose every call takes the
+ * thread context (the mutexes): p_thread_init sets the context up with
+ * ctx_init_fn(ctx), then p_lock, p_unlock, p_trylock.
+ */
+#define LB_CTX_ADAPTERS(p, ctx_init_fn, lock_fn, unlock_fn, trylock_fn)        \
+	LB_ADAPT_THREAD_INIT(p##_thread_init, ctx_init_fn)                     \
+	LB_ADAPT_CTX_VOID(p##_lock, lock_fn)                                   \
+	LB_ADAPT_CTX_VOID(p##_unlock, unlock_fn)                               \
+	LB_ADAPT_CTX_BOOL(p##_trylock, trylock_fn)
+
+/*
+ * A timedlock slot over timed_fn(lock, ctx, deadline), whose deadline is on
+ * CLOCK_MONOTONIC: the caller's deadline is converted (lb_deadline.h); one
+ * that cannot be (another clock, a tv_nsec out of range) gets a single
+ * trylock_fn: 0 if it acquired, else the conversion's EINVAL.
+ */
+#define LB_ADAPT_TIMED_MONOTONIC(name, timed_fn, trylock_fn)                   \
+	static int name(void *lock, void *tctx, const struct timespec *abs,    \
+			clockid_t clock)                                       \
+	{                                                                      \
+		struct timespec mono;                                          \
+		int err = lb_deadline_monotonic(abs, clock, &mono);            \
+		if (err)                                                       \
+			return trylock_fn(lock, tctx) ? 0 : err;               \
+		return timed_fn(lock, tctx, &mono);                            \
+	}
+
 /* A placeholder slot that does nothing (the harness baselines). */
 #define LB_ADAPT_NOP_INIT(name)                                                \
 	static int name(void *lock)                                            \

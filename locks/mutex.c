@@ -80,21 +80,8 @@ static void mutex_describe(const void *lock, char *buf, size_t len)
 			 m->spin_ns, m->max_spinners, m->handoff_ns / 1000);
 }
 
-LB_ADAPT_THREAD_INIT(mutex_thread_init, lb_mutex_ctx_init)
-
-LB_ADAPT_CTX_VOID(mutex_lock, lb_mutex_lock)
-LB_ADAPT_CTX_VOID(mutex_unlock, lb_mutex_unlock)
-LB_ADAPT_CTX_BOOL(mutex_trylock, lb_mutex_trylock)
-
-/* lb_mutex_timedlock's deadline is on CLOCK_MONOTONIC. */
-static int mutex_timedlock(void *lock, void *tctx, const struct timespec *abs, clockid_t clock)
-{
-	struct timespec mono;
-	int err = lb_deadline_monotonic(abs, clock, &mono);
-	if (err)
-		return lb_mutex_trylock(lock, tctx) ? 0 : err;
-	return lb_mutex_timedlock(lock, tctx, &mono);
-}
+LB_CTX_ADAPTERS(mutex, lb_mutex_ctx_init, lb_mutex_lock, lb_mutex_unlock, lb_mutex_trylock)
+LB_ADAPT_TIMED_MONOTONIC(mutex_timedlock, lb_mutex_timedlock, lb_mutex_trylock)
 
 /*
  * The holder of every mutex whose holder vanished in a fork: a record no

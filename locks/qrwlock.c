@@ -30,11 +30,8 @@ LB_ADAPT_CTX_VOID(qrw_read_lock, lb_qrwlock_read_lock)
 LB_ADAPT_VOID(qrw_read_unlock, lb_qrwlock_read_unlock)
 LB_ADAPT_BOOL(qrw_read_trylock, lb_qrwlock_read_trylock)
 
-static void qrw_atfork_child(void *lock, void *tctx)
-{
-	(void)tctx; /* the forking thread is not queued: its node is idle */
-	lb_qrwlock_atfork_child(lock);
-}
+/* The forking thread is not queued: its node is idle. */
+LB_ADAPT_VOID(qrw_atfork_child, lb_qrwlock_atfork_child)
 
 static void qrw_describe(const void *lock, char *buf, size_t len)
 {

@@ -31,11 +31,8 @@ static void qspin_describe(const void *lock, char *buf, size_t len)
 		 LB_QSPIN_PENDING_NS, lb_spin_loops(LB_QSPIN_PENDING_NS), LB_QSPIN_NESTING);
 }
 
-static void qspin_atfork_child(void *lock, void *tctx)
-{
-	(void)tctx; /* the forking thread is not queued */
-	lb_qspin_atfork_child(lock);
-}
+/* The forking thread is not queued: its node is idle. */
+LB_ADAPT_VOID(qspin_atfork_child, lb_qspin_atfork_child)
 
 const struct lb_lock_ops lb_qspinlock_ops = {
 	.name = "qspinlock",

@@ -18,11 +18,8 @@
 LB_QUEUED_ADAPTERS(qspin_pv, struct lb_qspin_pv_slot, LB_QSPIN_PV_MAX_THREADS, lb_qspin_pv_init,
 		   lb_qspin_pv_ctx_init, lb_qspin_pv_lock, lb_qspin_pv_unlock, lb_qspin_pv_trylock)
 
-static void qspin_pv_atfork_child(void *lock, void *tctx)
-{
-	(void)tctx; /* the forking thread is not queued: its node is idle */
-	lb_qspin_pv_atfork_child(lock);
-}
+/* The forking thread is not queued: its node is idle. */
+LB_ADAPT_VOID(qspin_pv_atfork_child, lb_qspin_pv_atfork_child)
 
 static void qspin_pv_describe(const void *lock, char *buf, size_t len)
 {

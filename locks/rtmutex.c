@@ -40,21 +40,9 @@ static void rt_describe(const void *lock, char *buf, size_t len)
 			 : "SCHED_FIFO not permitted: PI boosting is logical only (real boosting off)");
 }
 
-LB_ADAPT_THREAD_INIT(rt_thread_init, lb_rtmutex_ctx_init_auto)
-
-LB_ADAPT_CTX_VOID(rt_lock, lb_rtmutex_lock)
-LB_ADAPT_CTX_VOID(rt_unlock, lb_rtmutex_unlock)
-LB_ADAPT_CTX_BOOL(rt_trylock, lb_rtmutex_trylock)
-
-/* lb_rtmutex_timedlock's deadline is on CLOCK_MONOTONIC. */
-static int rt_timedlock(void *lock, void *tctx, const struct timespec *abs, clockid_t clock)
-{
-	struct timespec mono;
-	int err = lb_deadline_monotonic(abs, clock, &mono);
-	if (err)
-		return lb_rtmutex_trylock(lock, tctx) ? 0 : err;
-	return lb_rtmutex_timedlock(lock, tctx, &mono);
-}
+LB_CTX_ADAPTERS(rt, lb_rtmutex_ctx_init_auto, lb_rtmutex_lock, lb_rtmutex_unlock,
+		lb_rtmutex_trylock)
+LB_ADAPT_TIMED_MONOTONIC(rt_timedlock, lb_rtmutex_timedlock, lb_rtmutex_trylock)
 
 /*
  * The holder of every rtmutex whose holder vanished in a fork (a child
