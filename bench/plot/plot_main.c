@@ -250,19 +250,34 @@ static int publish(struct lb_plot_outputs *o)
 	return rc;
 }
 
-/* 0 drawn, 1 failed (gnuplot, a write), 2 nothing to draw (bad input). */
-static int plot_one(const char *gnuplot, const struct lb_rfile *f, const char *dir,
-		    const char *prefix, int formats)
+/* What one script draws: the files and how; write() puts the script in gp
+ * and returns how many pictures it makes (0: nothing to draw). */
+struct plot_job {
+	const struct lb_rfile *files;
+	const char *const *names;
+	size_t nfiles;
+	const char *dir, *prefix; /* the script is DIR/PREFIX.gp */
+	int formats;
+	const char *nothing;      /* why there was nothing to draw */
+	size_t (*write)(FILE *gp, const struct plot_job *job, struct lb_plot_outputs *o);
+};
+
+/*
+ * Write the job's script to a temporary, run gnuplot on it, then move the
+ * script and the pictures into place; a signal meanwhile removes the
+ * temporaries (pending_*).  0 drawn, 1 failed (gnuplot, a write), 2 nothing
+ * to draw (bad input).
+ */
+static int draw(const char *gnuplot, const struct plot_job *job)
 {
-	struct lb_plot_hints d;
 	struct lb_plot_outputs o = { 0 };
-	size_t len = strlen(dir) + strlen(prefix) + 16;
+	size_t len = strlen(job->dir) + strlen(job->prefix) + 16;
 	char *script = malloc(len), *tmp_script = malloc(len + 8);
 	int rc = 1;
 	if (!script || !tmp_script)
 		goto out;
-	snprintf(script, len, "%s/%s.gp", dir, prefix);
-	snprintf(tmp_script, len + 8, "%s/.%s.gp.tmp", dir, prefix);
+	snprintf(script, len, "%s/%s.gp", job->dir, job->prefix);
+	snprintf(tmp_script, len + 8, "%s/.%s.gp.tmp", job->dir, job->prefix);
 	FILE *gp = fopen(tmp_script, "w");
 	if (!gp) {
 		fprintf(stderr, "%s: cannot write %s: %s\n", lb_cli_prog(), tmp_script, strerror(errno));
@@ -270,13 +285,11 @@ static int plot_one(const char *gnuplot, const struct lb_rfile *f, const char *d
 	}
 	pending_script = tmp_script;
 	pending_outputs = &o;
-	lb_plot_describe(f, &d);
-	size_t pictures = lb_plot_script(gp, f, &d, dir, prefix, formats, &o);
+	size_t pictures = job->write(gp, job, &o);
 	if (fclose(gp) || pictures == 0) {
 		if (pictures == 0) {
-			fprintf(stderr, "%s: %s: nothing to draw (no cell with a finite value of a "
-				"metric it draws); accepted: a result file with measured cells\n",
-				lb_cli_prog(), f->path);
+			fprintf(stderr, "%s: %s: nothing to draw (%s)\n", lb_cli_prog(),
+				job->files[0].path, job->nothing);
 			rc = 2;
 		}
 		unlink(tmp_script);
@@ -297,51 +310,44 @@ out:
 	return rc;
 }
 
-/* --overlay: one script, one picture of every file (plot_overlay.c); 0 drawn,
- * 1 failed, 2 nothing to draw, as plot_one. */
+/* One file's pictures (plot_script.c). */
+static size_t write_one(FILE *gp, const struct plot_job *job, struct lb_plot_outputs *o)
+{
+	struct lb_plot_hints d;
+	lb_plot_describe(&job->files[0], &d);
+	return lb_plot_script(gp, &job->files[0], &d, job->dir, job->prefix, job->formats, o);
+}
+
+/* --overlay: one picture of every file (plot_overlay.c). */
+static size_t write_overlay(FILE *gp, const struct plot_job *job, struct lb_plot_outputs *o)
+{
+	struct lb_plot_hints d;
+	lb_plot_describe(&job->files[0], &d);
+	return lb_plot_overlay(gp, job->files, job->names, job->nfiles, &d, job->dir, job->formats,
+			       o);
+}
+
+static int plot_one(const char *gnuplot, const struct lb_rfile *f, const char *dir,
+		    const char *prefix, int formats)
+{
+	const struct plot_job job = {
+		.files = f, .nfiles = 1, .dir = dir, .prefix = prefix, .formats = formats,
+		.nothing = "no cell with a finite value of a metric it draws; accepted: a result "
+			   "file with measured cells",
+		.write = write_one,
+	};
+	return draw(gnuplot, &job);
+}
+
 static int plot_overlay_all(const char *gnuplot, const struct lb_rfile *files,
 			    const char *const *names, size_t nfiles, const char *dir, int formats)
 {
-	struct lb_plot_hints d;
-	struct lb_plot_outputs o = { 0 };
-	size_t len = strlen(dir) + 32;
-	char *script = malloc(len), *tmp_script = malloc(len);
-	int rc = 1;
-	if (!script || !tmp_script)
-		goto out;
-	snprintf(script, len, "%s/overlay.gp", dir);
-	snprintf(tmp_script, len, "%s/.overlay.gp.tmp", dir);
-	FILE *gp = fopen(tmp_script, "w");
-	if (!gp) {
-		fprintf(stderr, "%s: cannot write %s: %s\n", lb_cli_prog(), tmp_script, strerror(errno));
-		goto out;
-	}
-	pending_script = tmp_script;
-	pending_outputs = &o;
-	lb_plot_describe(&files[0], &d);
-	size_t pictures = lb_plot_overlay(gp, files, names, nfiles, &d, dir, formats, &o);
-	if (fclose(gp) || pictures == 0) {
-		if (pictures == 0) {
-			fprintf(stderr, "%s: --overlay: nothing to draw (no curve metric and numeric "
-				"param in %s)\n", lb_cli_prog(), files[0].path);
-			rc = 2;
-		}
-		unlink(tmp_script);
-		goto out;
-	}
-	if (run_gnuplot(gnuplot, tmp_script)) {
-		unlink(tmp_script);
-		goto out;
-	}
-	rename(tmp_script, script);
-	rc = publish(&o) ? 1 : 0;
-out:
-	discard(&o);
-	pending_outputs = NULL;
-	pending_script = NULL;
-	free(script);
-	free(tmp_script);
-	return rc;
+	const struct plot_job job = {
+		.files = files, .names = names, .nfiles = nfiles, .dir = dir, .prefix = "overlay",
+		.formats = formats, .nothing = "--overlay: no curve metric and numeric param",
+		.write = write_overlay,
+	};
+	return draw(gnuplot, &job);
 }
 
 int lb_cmd_plot(int argc, char **argv)
