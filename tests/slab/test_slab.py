@@ -161,10 +161,16 @@ def scenario_format():
 def scenario_interrupt():
     tmp = tempfile.mkdtemp()
     path = os.path.join(tmp, "cut.json")
-    p = subprocess.Popen([EXE, "slab", "-r", "50", "-n", "20000", "--ops", "5000", "-q",
-                          "--json", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
-    time.sleep(2.0)
+    work = ["-n", "20000", "--ops", "5000", "-q"]
+    # The signal must land after a few repeats and well before all 50: time
+    # one repeat of this build first (a sanitizer build may skip modes and
+    # run many times faster or slower than a release build).
+    t0 = time.monotonic()
+    subprocess.run([EXE, "slab", "-r", "1"] + work, capture_output=True, timeout=120)
+    one = time.monotonic() - t0
+    p = subprocess.Popen([EXE, "slab", "-r", "50"] + work + ["--json", path],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(max(0.3, 4 * one))
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
     ok(p.returncode == 130, "SIGINT: exit 130 (got %d)" % p.returncode)
