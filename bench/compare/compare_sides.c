@@ -81,6 +81,8 @@ static void list_texts(const struct lb_rfile *f, const char *key, char *buf, siz
 		}
 	}
 	json_decref(seen);
+	if (!buf[0])
+		snprintf(buf, len, "none (the file has no cells)");
 }
 
 static bool file_has_key(const struct lb_rfile *f, const char *key)

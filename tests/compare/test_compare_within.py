@@ -194,6 +194,17 @@ with tempfile.TemporaryDirectory() as tmp:
     ok(r.returncode == 0 and len(warn) == 1 and "0.2" in warn[0] and "1.6" in warn[0],
        "load averages 0.2 and 1.6: one warning line naming both")
     ok("load average 0.20" in r.stdout, "each file's line gives its load average")
+    js = os.path.join(tmp, "load.json")
+    r = run(["quiet.json", "busy.json", "--json", js], tmp)
+    doc = json.load(open(js)) if r.returncode == 0 else {}
+    ok([s.get("load_average_before") for s in doc.get("sides", [])] == [0.2, 1.6] and
+       len(doc.get("warnings", [])) == 1 and "load averages" in doc["warnings"][0],
+       "JSON: each side's load_average_before and the warning in 'warnings'")
+    r = run(["pre.json", "post.json", "--json", js], tmp)
+    doc = json.load(open(js)) if r.returncode == 0 else {}
+    ok([s.get("load_average_before", 0) for s in doc.get("sides", [])] == [None, None] and
+       doc.get("warnings") == [] and "load average" not in r.stdout,
+       "files without a load average: null, no warning, nothing printed")
     r = run(["quiet.json", "calm.json"], tmp)
     ok(r.returncode == 0 and not [ln for ln in (r.stdout + r.stderr).splitlines()
                                   if "WARNING" in ln and "load average" in ln],
