@@ -44,6 +44,10 @@ struct lb_cmp_report {
 	size_t nsides;
 	const char *side_label[LB_CMP_MAX_SIDES];
 	const char *side_path[LB_CMP_MAX_SIDES];
+	/* Two sides of one file: the selector of each ("lock=ticket"), else NULL. */
+	const char *side_selector[LB_CMP_MAX_SIDES];
+	/* The 1-minute load average before the side's runs; < 0: not recorded. */
+	double side_load[LB_CMP_MAX_SIDES];
 	bool side_interrupted[LB_CMP_MAX_SIDES]; /* the file says "interrupted": true */
 	/* Cache-line round trips the side's runs saw (min, median, max ns; < 0:
 	 * not recorded): see lb_rfile and lib/lb_c2c.h. */
@@ -59,6 +63,11 @@ struct lb_cmp_report {
 /* A median round trip this many times another side's means the host placed
  * the CPUs differently for the two (lib/lb_c2c.h). */
 #define LB_CMP_C2C_MOVED_RATIO 2.0
+
+/* Load averages further apart than this plus this fraction of the lower one
+ * mean the machine was busier for one file than for the other. */
+#define LB_CMP_LOAD_MOVED_ABS 0.5
+#define LB_CMP_LOAD_MOVED_FRAC 0.5
 
 /* Summaries and tests of every group. */
 void lb_cmp_compute(struct lb_cmp_report *r);

@@ -5,6 +5,7 @@
  * the inputs, matching cells by their params, building the groups.
  */
 #include "compare.h"
+#include "compare_sides.h"
 #include "commands.h"
 #include "lb_cli.h"
 #include "lb_opt.h"
@@ -22,6 +23,7 @@
 struct cmp_opts {
 	double confidence;
 	const char *metrics_arg, *match_arg, *labels_arg, *json_path, *csv_path;
+	const char *side_arg[2]; /* --side-a, --side-b: two sides inside one file */
 	unsigned int column; /* 0: result files; N: plain numbers, field N */
 	enum lb_better better;
 	const char *paths[LB_CMP_MAX_SIDES];
@@ -77,6 +79,17 @@ static const struct lb_opt cmp_opts_table[] = {
 	{ .name = "better", .kind = LB_OPT_CUSTOM, .arg = "DIR",
 	  .help = "plain-number mode: higher or lower is better\n(default: no direction)",
 	  .parse = parse_better, .accepted = "higher, lower" },
+	{ .name = "side-a", .short_name = 'A', .kind = LB_OPT_STRING, .arg = "SEL",
+	  .help = "one file, two sides: side A is the cells whose\n"
+		  "params match SEL, KEY=VALUE[,KEY=VALUE...]\n"
+		  "(e.g. lock=ticket); needs --side-b",
+	  .needs = "KEY=VALUE[,KEY=VALUE...]",
+	  .offset = LB_OPT_AT(struct cmp_opts, side_arg[0], const char *) },
+	{ .name = "side-b", .short_name = 'B', .kind = LB_OPT_STRING, .arg = "SEL",
+	  .help = "side B's cells (the same keys as --side-a, other\n"
+		  "values); A and B are paired on their other params",
+	  .needs = "KEY=VALUE[,KEY=VALUE...]",
+	  .offset = LB_OPT_AT(struct cmp_opts, side_arg[1], const char *) },
 	LB_OPT_ROW_JSON(struct cmp_opts, json_path, "also write the comparison as JSON (atomically)"),
 	LB_OPT_ROW_CSV(struct cmp_opts, csv_path, "also write one CSV row per file and comparison"),
 	LB_OPT_ROW_HELP,
@@ -86,6 +99,8 @@ static const struct lb_opt cmp_opts_table[] = {
 static const struct lb_opt_cmd cmp_cmd = {
 	.name = "lockbench compare",
 	.usage = "usage: lockbench compare [options] A.json B.json [C.json ...]\n"
+		 "       lockbench compare --side-a SEL --side-b SEL [options] FILE.json\n"
+		 "       lockbench compare [options] AIM7-AB.json\n"
 		 "       lockbench compare --column N [options] a.txt b.txt [c.txt ...]\n"
 		 "\n"
 		 "Put two or more result files side by side: for every cell present in\n"
@@ -94,6 +109,9 @@ static const struct lb_opt_cmd cmp_cmd = {
 		 "change against the first file (A) in %, and a verdict: Welch's t-test\n"
 		 "(\"difference X% +/- Y%\" or \"no difference proven\") with the\n"
 		 "Mann-Whitney U p-value.  Cells missing from a file are listed.\n"
+		 "One file with --side-a/--side-b: the cells one selector picks against\n"
+		 "those the other picks (two locks of one run).  An aim7 --ab file (or an\n"
+		 "ab file) alone: its PRE side against its POST side per load point.\n"
 		 "\n",
 	.epilogue = "\nAt most " LB_OPT_STR(LB_CMP_MAX_SIDES) " files; fewer than "
 		    LB_OPT_STR(LB_CMP_MIN_RUNS) " runs on a side gives a warning.\n",
@@ -112,9 +130,20 @@ static void parse(int argc, char **argv, struct cmp_opts *o)
 				       argc - seen.first_operand, LB_CMP_MAX_SIDES);
 		o->paths[o->npaths++] = argv[i];
 	}
-	if (o->npaths < 2)
-		lb_usage_error("needs two files or more to compare, %zu given; see 'lockbench compare "
-			       "--help'", o->npaths);
+	bool within = o->side_arg[0] || o->side_arg[1];
+	if ((o->side_arg[0] == NULL) != (o->side_arg[1] == NULL))
+		lb_usage_error("%s: needs %s too; accepted: --side-a KEY=VALUE --side-b KEY=VALUE",
+			       o->side_arg[0] ? "--side-a" : "--side-b",
+			       o->side_arg[0] ? "--side-b" : "--side-a");
+	if (within && o->npaths != 1)
+		lb_usage_error("--side-a/--side-b: compare two sides of one file, %zu given; accepted: "
+			       "one file", o->npaths);
+	if (within && o->column)
+		lb_usage_error("--side-a/--side-b: not with --column (plain numbers have no params)");
+	if (o->npaths < (o->column ? 2u : 1u))
+		lb_usage_error("needs two files or more to compare%s, %zu given; see 'lockbench compare "
+			       "--help'", o->column ? "" : " (or one aim7 --ab file)", o->npaths);
+
 	if (!o->column && o->better != LB_BETTER_NONE)
 		lb_usage_error("--better: only with --column (result files carry their directions)");
 	if (o->column && (o->metrics_arg || o->match_arg))
@@ -136,13 +165,20 @@ static char *default_label(const char *path)
 	return s;
 }
 
-static void set_labels(const struct cmp_opts *o, struct lb_cmp_report *r, char **owned)
+/* The sides' names: --label, or the file names (w: one file's two sides,
+ * named by their selectors). */
+static void set_labels(const struct cmp_opts *o, const struct lb_cmp_within *w,
+		       struct lb_cmp_report *r, char **owned)
 {
-	r->nsides = o->npaths;
-	for (size_t i = 0; i < o->npaths; i++) {
-		r->side_path[i] = o->paths[i];
-		owned[i] = default_label(o->paths[i]);
+	r->nsides = w ? 2 : o->npaths;
+	for (size_t i = 0; i < r->nsides; i++) {
+		r->side_path[i] = o->paths[w ? 0 : i];
+		owned[i] = w ? strdup(w->label[i]) : default_label(o->paths[i]);
+		if (!owned[i])
+			lb_usage_error("out of memory");
 		r->side_label[i] = owned[i];
+		if (w)
+			r->side_selector[i] = w->sel[i].text;
 	}
 	if (!o->labels_arg)
 		return;
@@ -152,9 +188,10 @@ static void set_labels(const struct cmp_opts *o, struct lb_cmp_report *r, char *
 	if (strlen(o->labels_arg) >= sizeof(buf))
 		lb_usage_error("--label: list too long");
 	strcpy(buf, o->labels_arg);
-	if (lb_split_names(buf, items, LB_CMP_MAX_SIDES + 1, &n) || n != o->npaths)
-		lb_usage_error("--label: '%s' does not name each of the %zu files; accepted: %zu "
-			       "comma-separated names", o->labels_arg, o->npaths, o->npaths);
+	if (lb_split_names(buf, items, LB_CMP_MAX_SIDES + 1, &n) || n != r->nsides)
+		lb_usage_error("--label: '%s' does not name each of the %zu %s; accepted: %zu "
+			       "comma-separated names", o->labels_arg, r->nsides, w ? "sides" : "files",
+			       r->nsides);
 	for (size_t i = 0; i < n; i++)
 		r->side_label[i] = items[i];
 }
@@ -264,7 +301,8 @@ static size_t parse_key_list(const char *opt, const char *arg, const char *const
 
 /* Params whose value differs between cells (varying: from
  * lb_rfile_varying_keys over every file): the ones a label needs. */
-static void cell_label(const json_t *varying, const json_t *params, char *buf, size_t len)
+static void cell_label(const json_t *varying, const json_t *params, const struct lb_cmp_within *w,
+		       char *buf, size_t len)
 {
 	const char *key;
 	const json_t *v;
@@ -279,13 +317,24 @@ static void cell_label(const json_t *varying, const json_t *params, char *buf, s
 		first_key = false;
 		if (!varies || used >= len)
 			continue;
-		int w = is_first ? snprintf(buf + used, len - used, "%s%s", used ? " " : "", mine)
-				 : snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", key, mine);
-		used += w > 0 ? (size_t)w : 0;
+		int wrote = is_first ? snprintf(buf + used, len - used, "%s%s", used ? " " : "", mine)
+				     : snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", key,
+						mine);
+		used += wrote > 0 ? (size_t)wrote : 0;
 	}
-	if (!buf[0]) { /* one cell everywhere: name it by its first param */
+	if (!buf[0]) { /* one cell everywhere: name it by its first param (not a side's) */
+		first_key = true;
 		json_object_foreach((json_t *)params, key, v) {
-			lb_param_text(v, buf, len);
+			char mine[128];
+			if (w && lb_cmp_within_excludes(w, key)) {
+				first_key = false;
+				continue;
+			}
+			lb_param_text(v, mine, sizeof(mine));
+			if (first_key)
+				snprintf(buf, len, "%s", mine);
+			else
+				snprintf(buf, len, "%s=%s", key, mine);
 			break;
 		}
 	}
@@ -305,21 +354,69 @@ static void add_unmatched(struct lb_cmp_report *r, char letter, const char *side
 	snprintf(r->unmatched[r->nunmatched++], len, "(%c) %s: %s", letter, side, label);
 }
 
-static void build_results(const struct cmp_opts *o, struct lb_cmp_report *r,
-			  struct lb_rfile *files)
+/* Load the inputs; one file with sides of its own gets them in *w. */
+static void load_files(const struct cmp_opts *o, struct lb_rfile *files, struct lb_cmp_within **w,
+		       struct lb_cmp_within *storage)
 {
 	char err[1024];
 	for (size_t i = 0; i < o->npaths; i++) {
 		if (lb_rfile_load(o->paths[i], &files[i], err, sizeof(err)))
 			lb_usage_error("%s", err);
-		r->side_interrupted[i] = files[i].interrupted;
-		r->side_c2c[i][0] = files[i].c2c_min;
-		r->side_c2c[i][1] = files[i].c2c_median;
-		r->side_c2c[i][2] = files[i].c2c_max;
 		if (files[i].schema != files[0].schema)
 			lb_usage_error("%s holds %s results but %s holds %s; accepted: files of one "
 				       "workload", o->paths[i], files[i].schema->name, o->paths[0],
 				       files[0].schema->name);
+	}
+	*w = NULL;
+	if (o->npaths == 1) {
+		lb_cmp_within_setup(&files[0], o->side_arg[0], o->side_arg[1], storage);
+		*w = storage;
+	}
+}
+
+/* Within one file, without --match: every param of its cells but the
+ * sides' own (borrowed from the document). */
+static const char *const *within_match_keys(const struct lb_rfile *f,
+					    const struct lb_cmp_within *w, const char **keys,
+					    size_t cap)
+{
+	size_t n = 0;
+	for (size_t c = 0; c < f->ncells; c++) {
+		const char *key;
+		const json_t *v;
+		json_object_foreach(f->cells[c].params, key, v) {
+			bool have = lb_cmp_within_excludes(w, key);
+			for (size_t i = 0; i < n && !have; i++)
+				have = !strcmp(keys[i], key);
+			if (have)
+				continue;
+			if (n + 1 == cap)
+				lb_usage_error("%s: more than %zu params; accepted: fewer, or --match",
+					       f->path, cap - 1);
+			keys[n++] = key;
+		}
+	}
+	keys[n] = NULL;
+	return keys;
+}
+
+/*
+ * The groups: side i is sides[i]'s cells, all of them (member[i] NULL) or
+ * those member[i] marks (two sides of one file, w).
+ */
+static void build_results(const struct cmp_opts *o, struct lb_cmp_report *r,
+			  struct lb_rfile *files, const struct lb_cmp_within *w)
+{
+	size_t nsides = r->nsides;
+	struct lb_rfile *sides[LB_CMP_MAX_SIDES];
+	const bool *member[LB_CMP_MAX_SIDES] = { NULL };
+	for (size_t i = 0; i < nsides; i++) {
+		sides[i] = &files[w ? 0 : i];
+		member[i] = w ? w->member[i] : NULL;
+		double *c2c = r->side_c2c[i];
+		r->side_interrupted[i] = sides[i]->interrupted;
+		lb_rfile_c2c_range(sides[i], member[i], &c2c[0], &c2c[1], &c2c[2]);
+		r->side_load[i] = sides[i]->load_average;
 	}
 	const struct lb_workload_schema *s = files[0].schema;
 	static char schema_full[128];
@@ -344,39 +441,50 @@ static void build_results(const struct cmp_opts *o, struct lb_cmp_report *r,
 					  nparams, match_keys, false);
 		match_keys[n] = NULL;
 		match = match_keys;
+		for (size_t i = 0; w && i < n; i++)
+			if (lb_cmp_within_excludes(w, match_keys[i]))
+				lb_usage_error("--match: '%s' tells the two sides apart (%s, %s), so no "
+					       "cells would pair; accepted: the other params",
+					       match_keys[i], w->sel[0].text, w->sel[1].text);
+	} else if (w) {
+		match = within_match_keys(&files[0], w, match_keys, MAX_LIST + 1);
 	}
 
-	r->groups = calloc(files[0].ncells * nmetrics + 1, sizeof(*r->groups));
+	r->groups = calloc(sides[0]->ncells * nmetrics + 1, sizeof(*r->groups));
 	json_t *varying = lb_rfile_varying_keys(files, o->npaths);
 	if (!r->groups || !varying)
 		lb_usage_error("out of memory");
-	/* Each other file's cells by params signature; a file whose numbers
+	for (size_t i = 0; w && i < w->nexcluded; i++)
+		json_object_del(varying, w->excluded[i]); /* the sides' labels say those */
+	/* Each other side's cells by params signature; a file whose numbers
 	 * mix integers and reals under one key is scanned cell by cell. */
 	struct lb_rindex index[LB_CMP_MAX_SIDES] = { 0 };
 	bool scan[LB_CMP_MAX_SIDES] = { false };
-	for (size_t f = 1; f < o->npaths; f++) {
-		scan[f] = lb_rfile_index_mixed(&files[0], &files[f], match);
-		if (!scan[f] && lb_rfile_index_build(&files[f], match, &index[f]))
+	for (size_t f = 1; f < nsides; f++) {
+		scan[f] = lb_rfile_index_mixed(sides[0], sides[f], match);
+		if (!scan[f] && lb_rfile_index_build(sides[f], match, &index[f]))
 			lb_usage_error("out of memory");
 	}
-	for (size_t c = 0; c < files[0].ncells; c++) {
-		struct lb_rcell *cells[LB_CMP_MAX_SIDES] = { &files[0].cells[c] };
+	for (size_t c = 0; c < sides[0]->ncells; c++) {
+		if (member[0] && !member[0][c])
+			continue;
+		struct lb_rcell *cells[LB_CMP_MAX_SIDES] = { &sides[0]->cells[c] };
 		char label[200];
 		bool everywhere = true;
-		cell_label(varying, cells[0]->params, label, sizeof(label));
-		for (size_t f = 1; f < o->npaths; f++) {
+		cell_label(varying, cells[0]->params, w, label, sizeof(label));
+		for (size_t f = 1; f < nsides; f++) {
 			/* The first unmatched cell that matches, in file order. */
 			const json_t *bucket = scan[f] ? NULL
 							: lb_rfile_index_lookup(&index[f], cells[0]->params,
 										match);
-			size_t ncand = scan[f] ? files[f].ncells : json_array_size(bucket);
+			size_t ncand = scan[f] ? sides[f]->ncells : json_array_size(bucket);
 			cells[f] = NULL;
 			for (size_t i = 0; i < ncand && !cells[f]; i++) {
 				size_t k = scan[f] ? i
 						   : (size_t)json_integer_value(json_array_get(bucket, i));
-				if (!files[f].cells[k].matched &&
-				    lb_params_match(cells[0]->params, files[f].cells[k].params, match))
-					cells[f] = &files[f].cells[k];
+				if ((!member[f] || member[f][k]) && !sides[f]->cells[k].matched &&
+				    lb_params_match(cells[0]->params, sides[f]->cells[k].params, match))
+					cells[f] = &sides[f]->cells[k];
 			}
 			everywhere &= cells[f] != NULL;
 		}
@@ -384,12 +492,12 @@ static void build_results(const struct cmp_opts *o, struct lb_cmp_report *r,
 			add_unmatched(r, 'A', r->side_label[0], label);
 			continue;
 		}
-		for (size_t f = 0; f < o->npaths; f++)
+		for (size_t f = 0; f < nsides; f++)
 			cells[f]->matched = true;
 		for (size_t m = 0; m < nmetrics; m++) {
 			const struct lb_metric_desc *md = lb_schema_metric(s, metric_keys[m]);
 			size_t mi = (size_t)(md - s->metrics), total = 0;
-			for (size_t f = 0; f < o->npaths; f++)
+			for (size_t f = 0; f < nsides; f++)
 				total += cells[f]->nvalues[mi];
 			if (total == 0)
 				continue; /* not measured anywhere: nothing to say */
@@ -399,20 +507,20 @@ static void build_results(const struct cmp_opts *o, struct lb_cmp_report *r,
 			g->metric = md->key;
 			g->unit = md->unit;
 			g->better = md->better;
-			for (size_t f = 0; f < o->npaths; f++) {
+			for (size_t f = 0; f < nsides; f++) {
 				g->side[f].v = cells[f]->values[mi];
 				g->side[f].n = cells[f]->nvalues[mi];
 			}
 		}
 	}
-	for (size_t f = 1; f < o->npaths; f++)
-		for (size_t k = 0; k < files[f].ncells; k++)
-			if (!files[f].cells[k].matched) {
+	for (size_t f = 1; f < nsides; f++)
+		for (size_t k = 0; k < sides[f]->ncells; k++)
+			if ((!member[f] || member[f][k]) && !sides[f]->cells[k].matched) {
 				char label[200];
-				cell_label(varying, files[f].cells[k].params, label, sizeof(label));
+				cell_label(varying, sides[f]->cells[k].params, w, label, sizeof(label));
 				add_unmatched(r, (char)('A' + f), r->side_label[f], label);
 			}
-	for (size_t f = 1; f < o->npaths; f++)
+	for (size_t f = 1; f < nsides; f++)
 		lb_rfile_index_free(&index[f]);
 	json_decref(varying);
 }
@@ -443,14 +551,20 @@ int lb_cmd_compare(int argc, char **argv)
 	struct lb_outfile json = { 0 }, csv = { 0 };
 	int rc = 0;
 
+	struct lb_cmp_within within_storage, *within = NULL;
+
 	parse(argc, argv, &o);
 	check_outputs(&o);
 	r.confidence = o.confidence;
-	set_labels(&o, &r, labels);
+	for (size_t i = 0; i < LB_CMP_MAX_SIDES; i++)
+		r.side_load[i] = -1; /* plain numbers: not recorded */
+	if (!o.column)
+		load_files(&o, files, &within, &within_storage);
+	set_labels(&o, within, &r, labels);
 	if (o.column)
 		build_plain(&o, &r, plain);
 	else
-		build_results(&o, &r, files);
+		build_results(&o, &r, files, within);
 	lb_outfile_unlink_on_signals();
 	if (o.json_path)
 		lb_outfile_open_or_exit("--json", o.json_path, &json, NULL);
@@ -488,6 +602,8 @@ int lb_cmd_compare(int argc, char **argv)
 		free(plain[i]);
 		free(labels[i]);
 	}
+	if (within)
+		lb_cmp_within_free(within);
 	for (size_t i = 0; i < r.nunmatched; i++)
 		free(r.unmatched[i]);
 	free(r.unmatched);

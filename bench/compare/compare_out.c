@@ -133,6 +133,36 @@ static void row(FILE *out, const char *label, const char *cols[7], const char *d
 	fprintf(out, "%.*s\n", (int)len, line);
 }
 
+#define MAX_WARNINGS (2 * LB_CMP_MAX_SIDES)
+#define WARNING_LEN 320
+
+/* The machine moved between (A) and another side: the round trips (the host
+ * placed the CPUs differently) or the load averages (other work) differ
+ * markedly.  One line each, without "WARNING: ". */
+static size_t machine_warnings(const struct lb_cmp_report *r, char out[][WARNING_LEN])
+{
+	static const char letters[] = "ABCDEFGH";
+	size_t n = 0;
+	for (size_t i = 1; i < r->nsides; i++) {
+		double a = r->side_c2c[0][1], x = r->side_c2c[i][1];
+		if (a > 0 && x > 0 && (x > LB_CMP_C2C_MOVED_RATIO * a || a > LB_CMP_C2C_MOVED_RATIO * x))
+			snprintf(out[n++], WARNING_LEN,
+				 "(A) and (%c) ran at median cache-line round trips of %.0f and %.0f ns: "
+				 "the host placed the CPUs differently, so differences in contended "
+				 "cells may be the machine's, not the lock's", letters[i], a, x);
+	}
+	for (size_t i = 1; i < r->nsides; i++) {
+		double a = r->side_load[0], x = r->side_load[i];
+		if (a >= 0 && x >= 0 &&
+		    fabs(x - a) > LB_CMP_LOAD_MOVED_ABS + LB_CMP_LOAD_MOVED_FRAC * fmin(a, x))
+			snprintf(out[n++], WARNING_LEN,
+				 "(A) and (%c) started at load averages %.2f and %.2f: other work "
+				 "shared the machine with one of them, so differences may be the "
+				 "machine's, not the lock's", letters[i], a, x);
+	}
+	return n;
+}
+
 void lb_cmp_write_table(FILE *out, const struct lb_cmp_report *r)
 {
 	static const char letters[] = "ABCDEFGH";
@@ -175,21 +205,22 @@ void lb_cmp_write_table(FILE *out, const struct lb_cmp_report *r)
 	}
 	fputc('\n', out);
 	for (size_t i = 0; i < r->nsides; i++) {
-		char c2c[96] = "";
+		char c2c[96] = "", load[48] = "", sel[300] = "";
 		if (r->side_c2c[i][1] > 0)
 			snprintf(c2c, sizeof(c2c), "; cache-line round trip %.0f ns (%.0f-%.0f)",
 				 r->side_c2c[i][1], r->side_c2c[i][0], r->side_c2c[i][2]);
-		fprintf(out, "(%c) %s: %s%s%s\n", letters[i], r->side_label[i], r->side_path[i],
-			r->side_interrupted[i] ? " (interrupted run: the cells it finished)" : "", c2c);
+		if (r->side_load[i] >= 0)
+			snprintf(load, sizeof(load), "; load average %.2f before", r->side_load[i]);
+		if (r->side_selector[i])
+			snprintf(sel, sizeof(sel), ", the cells with %s", r->side_selector[i]);
+		fprintf(out, "(%c) %s: %s%s%s%s%s\n", letters[i], r->side_label[i], r->side_path[i],
+			sel, r->side_interrupted[i] ? " (interrupted run: the cells it finished)" : "",
+			c2c, load);
 	}
-	for (size_t i = 1; i < r->nsides; i++) {
-		double a = r->side_c2c[0][1], x = r->side_c2c[i][1];
-		if (a > 0 && x > 0 && (x > LB_CMP_C2C_MOVED_RATIO * a || a > LB_CMP_C2C_MOVED_RATIO * x))
-			fprintf(out, "WARNING: (A) and (%c) ran at median cache-line round trips of %.0f "
-				     "and %.0f ns: the host placed the CPUs differently, so differences "
-				     "in contended cells may be the machine's, not the lock's\n",
-				letters[i], a, x);
-	}
+	char warning[MAX_WARNINGS][WARNING_LEN];
+	size_t nwarnings = machine_warnings(r, warning);
+	for (size_t i = 0; i < nwarnings; i++)
+		fprintf(out, "WARNING: %s\n", warning[i]);
 	fprintf(out, "Deltas are (X - A) / A.  Verdict: Welch's t-test at %.4g%% confidence on the "
 		     "means (the difference with the half-width of its interval, in %% of A's mean;\n"
 		     "\"no difference proven\" when the interval includes 0) and the two-sided "
@@ -228,6 +259,13 @@ void lb_cmp_write_json(FILE *out, const struct lb_cmp_report *r)
 		lb_json_kv_string(&j, "label", r->side_label[i]);
 		lb_json_kv_string(&j, "path", r->side_path[i]);
 		lb_json_kv_bool(&j, "interrupted", r->side_interrupted[i]);
+		/* Two sides of one file: the params that pick the side's cells. */
+		lb_json_kv_string(&j, "selector", r->side_selector[i]);
+		lb_json_key(&j, "load_average_before");
+		if (r->side_load[i] >= 0)
+			lb_json_double(&j, r->side_load[i]);
+		else
+			lb_json_null(&j);
 		/* {min, median, max} ns of the runs' round trips, or null. */
 		lb_json_key(&j, "c2c_ns");
 		if (r->side_c2c[i][1] > 0) {
@@ -298,6 +336,13 @@ void lb_cmp_write_json(FILE *out, const struct lb_cmp_report *r)
 		lb_json_array_end(&j);
 		lb_json_object_end(&j);
 	}
+	lb_json_array_end(&j);
+	char warning[MAX_WARNINGS][WARNING_LEN];
+	size_t nwarnings = machine_warnings(r, warning);
+	lb_json_key(&j, "warnings");
+	lb_json_array_begin(&j);
+	for (size_t i = 0; i < nwarnings; i++)
+		lb_json_string(&j, warning[i]);
 	lb_json_array_end(&j);
 	lb_json_key(&j, "unmatched");
 	lb_json_array_begin(&j);

@@ -172,16 +172,18 @@ static double run_c2c(const json_t *run)
 	return a > 0 ? a : b;
 }
 
-/* f->c2c_*: over every run of every cell that carries the probes. */
-static void read_c2c(struct lb_rfile *f, const json_t *results)
+/* Over every run of the cells take[] marks that carries the probes. */
+static void c2c_of(const json_t *results, const bool *take, double out[3])
 {
 	size_t n = 0, cap = 0, i;
 	double *v = NULL;
 	const json_t *cell;
-	f->c2c_min = f->c2c_median = f->c2c_max = -1;
+	out[0] = out[1] = out[2] = -1;
 	json_array_foreach(results, i, cell) {
 		size_t k;
 		const json_t *run;
+		if (take && !take[i])
+			continue;
 		json_array_foreach(json_object_get(cell, "runs"), k, run) {
 			double x = run_c2c(run);
 			if (x < 0)
@@ -200,11 +202,33 @@ static void read_c2c(struct lb_rfile *f, const json_t *results)
 	if (n) {
 		struct lb_summary s;
 		lb_summarize(v, n, &s);
-		f->c2c_min = s.min;
-		f->c2c_median = s.median;
-		f->c2c_max = s.max;
+		out[0] = s.min;
+		out[1] = s.median;
+		out[2] = s.max;
 	}
 	free(v);
+}
+
+void lb_rfile_c2c_range(const struct lb_rfile *f, const bool *take, double *min, double *median,
+			double *max)
+{
+	double out[3];
+	c2c_of(json_object_get(f->root, "results"), take, out);
+	*min = out[0];
+	*median = out[1];
+	*max = out[2];
+}
+
+/* bench's config.load_average_before, or ab's config.load_before. */
+static double read_load_average(const json_t *config)
+{
+	static const char *const keys[] = { "load_average_before", "load_before" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const json_t *v = json_object_get(config, keys[i]);
+		if (json_is_number(v) && json_number_value(v) >= 0)
+			return json_number_value(v);
+	}
+	return -1;
 }
 
 static int load_root(struct lb_rfile *f, const char *path, const json_error_t *jerr, char *err,
@@ -233,7 +257,12 @@ static int load_root(struct lb_rfile *f, const char *path, const json_error_t *j
 	json_t *results = json_object_get(f->root, "results");
 	if (!json_is_array(results))
 		return fail(err, len, "%s: no \"results\" array", path);
-	read_c2c(f, results);
+	double c2c[3];
+	c2c_of(results, NULL, c2c);
+	f->c2c_min = c2c[0];
+	f->c2c_median = c2c[1];
+	f->c2c_max = c2c[2];
+	f->load_average = read_load_average(config);
 	f->ncells = json_array_size(results);
 	f->cells = calloc(f->ncells ? f->ncells : 1, sizeof(*f->cells));
 	if (!f->cells)

@@ -36,6 +36,10 @@ struct lb_rfile {
 	 * of its "c2c_before_ns" and "c2c_after_ns"): min, median, max over the
 	 * runs in ns; all < 0 when the file has none (older files, one CPU). */
 	double c2c_min, c2c_median, c2c_max;
+	/* The 1-minute load average before the runs: bench's
+	 * config.load_average_before or ab's config.load_before; < 0 when the
+	 * file has none (aim7, rt, older files). */
+	double load_average;
 	struct lb_rcell *cells;
 	size_t ncells;
 	json_t *varying;       /* lb_rfile_varying_keys() of this file alone */
@@ -50,6 +54,13 @@ int lb_rfile_load(const char *path, struct lb_rfile *f, char *err, size_t errlen
 int lb_rfile_load_string(const char *text, const char *name, struct lb_rfile *f, char *err,
 			 size_t errlen);
 void lb_rfile_free(struct lb_rfile *f);
+
+/*
+ * The round trips (min, median, max ns, as c2c_* above) of the runs of the
+ * cells that take[] marks (NULL: every cell); all < 0 when none has them.
+ */
+void lb_rfile_c2c_range(const struct lb_rfile *f, const bool *take, double *min, double *median,
+			double *max);
 
 /* The accepted schema names with versions, comma separated, for messages. */
 void lb_rfile_accepted_schemas(char *buf, size_t len);
