@@ -24,6 +24,8 @@
 #include "lb_cli.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
@@ -249,13 +251,25 @@ int lb_outfile_open(struct lb_outfile *f, const char *path)
 	memcpy(f->tmp_path, target, len);
 	memcpy(f->tmp_path + len, TMP_SUFFIX, sizeof(TMP_SUFFIX));
 
+	/* The signals that end a command (they unlink the pending temporaries)
+	 * are held off between creating the temporary and registering it, so
+	 * one landing in between cannot leave the file behind. */
+	sigset_t stop, old;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigaddset(&stop, SIGQUIT);
+	pthread_sigmask(SIG_BLOCK, &stop, &old);
 	fd = mkostemp(f->tmp_path, O_CLOEXEC); /* mkstemp + close-on-exec */
+	err = errno;
+	if (fd >= 0)
+		pending_add(f->tmp_path);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (fd < 0) {
-		err = errno;
 		clear(f);
 		return err;
 	}
-	pending_add(f->tmp_path);
 	if (fchmod(fd, mode) != 0 || !(f->fp = fdopen(fd, "w"))) {
 		err = errno;
 		close(fd);
