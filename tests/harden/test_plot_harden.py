@@ -93,31 +93,26 @@ with tempfile.TemporaryDirectory() as tmp:
             drop_threads=True, extra_params=lambda li, t: {"n'`touch PWNED_key`\n'": t}),
         "param values in bars": bench_doc(threads=(4,), lock_names=[EVIL_TEXT, EVIL[7]]),
     }
-    for what, doc in cases.items():
+    def plot_evil(what, doc, extra):
+        """Plot doc (evil strings in `what`) with the extra options: exit 0, nothing run."""
         path = os.path.join(tmp, "evil.json")
         write(path, doc)
         out = os.path.join(tmp, "out")
-        r = plot(["-o", out, path], tmp)
+        r = plot(extra + ["-o", out, path], tmp)
         ran = pwned(tmp)
+        how = "plot " + " ".join(extra) + " " if extra else "plot "
         ok(r.returncode == 0 and not ran,
-           f"plot with shell/gnuplot syntax in the {what}: exit {r.returncode}, nothing run "
+           f"{how}with shell/gnuplot syntax in the {what}: exit {r.returncode}, nothing run "
            f"(created: {ran})")
         if r.returncode:
             diag(r.stderr, last=10)
         shutil.rmtree(out, ignore_errors=True)
+
+    for what, doc in cases.items():
+        plot_evil(what, doc, [])
     # --overlay writes its own script (plot_overlay.c): the same rule there.
     for what in ("command", "hostname", "lock names"):
-        path = os.path.join(tmp, "evil.json")
-        write(path, cases[what])
-        out = os.path.join(tmp, "out")
-        r = plot(["--overlay", "-o", out, path], tmp)
-        ran = pwned(tmp)
-        ok(r.returncode == 0 and not ran,
-           f"plot --overlay with shell/gnuplot syntax in the {what}: exit {r.returncode}, "
-           f"nothing run (created: {ran})")
-        if r.returncode:
-            diag(r.stderr, last=10)
-        shutil.rmtree(out, ignore_errors=True)
+        plot_evil(what, cases[what], ["--overlay"])
     # The file name and the output directory.
     name = "f`touch PWNED_fn`$(touch PWNED_fn2)';x\"y.json"
     write(os.path.join(tmp, name), bench_doc())
