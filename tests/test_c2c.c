@@ -76,10 +76,23 @@ int main(void)
 		       CPU_ISSET(b, &allowed),
 	       "default pair: two different allowed CPUs (%d, %d)", a, b);
 
-	double ns = lb_c2c_round_trip_ns(a, b, LB_C2C_ROUNDS, LB_C2C_BUDGET_NS);
+	/* On a loaded machine (a parallel build beside the tests) the two ends
+	 * may not run at once within the budget, and the probe rightly gives
+	 * no figure (-1): that is the timeout case checked below, not a wrong
+	 * figure, so a few tries with a pause between are allowed here. */
+	double ns = -1;
+	int tries = 0;
+	while (ns < 0 && tries++ < 8) {
+		ns = lb_c2c_round_trip_ns(a, b, LB_C2C_ROUNDS, LB_C2C_BUDGET_NS);
+		if (ns < 0) {
+			struct timespec calm = { 0, 100000000 };
+			nanosleep(&calm, NULL);
+		}
+	}
 	/* Anything from an SMT sibling (~20 ns) to a remote socket under a
 	 * busy hypervisor; 0 or the budget would mean nothing was measured. */
-	tap_ok(ns > 5 && ns < 100000, "CPU%d<->CPU%d round trip %.0f ns is plausible", a, b, ns);
+	tap_ok(ns > 5 && ns < 100000, "CPU%d<->CPU%d round trip %.0f ns is plausible (try %d)", a,
+	       b, ns, tries);
 	tap_ok(affinity_is(&allowed), "affinity restored after a measurement");
 
 	/* Both ends on one CPU: each round trip needs two context switches,
