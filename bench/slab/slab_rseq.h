@@ -53,8 +53,8 @@ static inline struct rseq *lb_rseq_area(void)
  * commit), 3 (descriptor), 4 (abort address, after the signature).  The
  * section starts *before* the store of rseq_cs, so an interruption anywhere
  * from the store on restarts the whole section, store included (an
- * interruption before it finds rseq_cs empty or naming another section,
- * whose range does not hold the IP: nothing has been done yet).
+ * interruption before the store finds rseq_cs empty or left over from an
+ * earlier section: no restart, or a needless one; nothing was done yet).
  */
 #define LB_RSEQ_PROLOGUE                                                   \
 	".pushsection __rseq_cs, \"aw\"\n\t"                               \
