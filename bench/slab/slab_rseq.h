@@ -52,11 +52,9 @@ static inline struct rseq *lb_rseq_area(void)
  * The descriptor and the abort stub: labels 1 (start), 2 (end of the
  * commit), 3 (descriptor), 4 (abort address, after the signature).  The
  * section starts *before* the store of rseq_cs, so an interruption anywhere
- * from the store on restarts the whole section, store included.  With the
- * store just ahead of label 1, slab-stock's handler-allocates cases lost or
- * doubled an object in 3 of 12 runs; with it inside, 0 of 46 at first, but
- * the two-thread case still fails about 3 runs in 10: the race is not fixed
- * by this and is an open bug (issue 23; slab-stock reports it as a TAP TODO).
+ * from the store on restarts the whole section, store included (an
+ * interruption before the store finds rseq_cs empty or left over from an
+ * earlier section: no restart, or a needless one; nothing was done yet).
  */
 #define LB_RSEQ_PROLOGUE                                                   \
 	".pushsection __rseq_cs, \"aw\"\n\t"                               \
@@ -125,27 +123,73 @@ aborted:
 	return LB_RSEQ_ABORT;
 }
 
-/* *out = slots[cpu].objs[--count]; the count store commits. */
+/*
+ * *out = slots[cpu].objs[--count]; the count store commits.  `window` is
+ * asm text placed between reading the object and the commit: empty in the
+ * fast path, a spin in the test variant (it holds the section open there so
+ * a signal lands in that window).
+ *
+ * *out is written only after the commit (label 2), outside the section: a
+ * result stored before the commit survives an abort.  That was issue 23's
+ * lost/doubled object: the section stored objs[count-1] to *out, a signal
+ * arrived before the commit, the handler popped that same object (so the
+ * slot, holding one, was empty), the section aborted and restarted, found
+ * the slot empty and returned LB_RSEQ_EMPTY -- and the caller, seeing a
+ * non-NULL *out from the aborted try, handed out the object the handler
+ * already owned.  Two threads sharing a CPU's slot hit the same window (the
+ * other thread pops the object while this one is preempted).  Now *out is
+ * written only for a committed pop: after LB_RSEQ_ABORT or LB_RSEQ_EMPTY
+ * it holds what it held before the call.  A signal between the commit and
+ * the store is harmless: the object is already this thread's, in %rdx,
+ * which the signal frame saves and restores.
+ */
+#define LB_RSEQ_STOCK_POP(window)                                          \
+	LB_RSEQ_PROLOGUE                                                   \
+	"movl %c[cpu_off](%[rs]), %%eax\n\t"                               \
+	"shlq %[shift], %%rax\n\t"                                         \
+	"addq %[slots], %%rax\n\t"                                         \
+	"movq (%%rax), %%rcx\n\t"                                          \
+	"testq %%rcx, %%rcx\n\t"                                           \
+	"jz %l[empty]\n\t"                                                 \
+	"movq (%%rax, %%rcx, 8), %%rdx\n\t" /* objs[count - 1] */          \
+	"decq %%rcx\n\t"                                                   \
+	window                                                             \
+	"movq %%rcx, (%%rax)\n\t"                                          \
+	"2:\n\t"                                                           \
+	"movq %%rdx, (%[out])\n\t" /* committed: now it is ours */         \
+	LB_RSEQ_EPILOGUE
+
 static inline int lb_rseq_stock_pop(struct lb_stock_slot *slots, void **out)
 {
 	struct rseq *rs = lb_rseq_area();
 	__asm__ __volatile__ goto(
-		LB_RSEQ_PROLOGUE
-		"movl %c[cpu_off](%[rs]), %%eax\n\t"
-		"shlq %[shift], %%rax\n\t"
-		"addq %[slots], %%rax\n\t"
-		"movq (%%rax), %%rcx\n\t"
-		"testq %%rcx, %%rcx\n\t"
-		"jz %l[empty]\n\t"
-		"movq (%%rax, %%rcx, 8), %%rdx\n\t" /* objs[count - 1] */
-		"movq %%rdx, (%[out])\n\t"
-		"decq %%rcx\n\t"
-		"movq %%rcx, (%%rax)\n\t"
-		"2:\n\t"
-		LB_RSEQ_EPILOGUE
+		LB_RSEQ_STOCK_POP("")
 		: : LB_RSEQ_INPUTS(rs), [slots] "r"(slots), [out] "r"(out),
 		  [shift] "i"(LB_STOCK_SLOT_SHIFT)
 		: "rax", "rcx", "rdx", "memory", "cc" : aborted, empty);
+	return LB_RSEQ_OK;
+aborted:
+	return LB_RSEQ_ABORT;
+empty:
+	return LB_RSEQ_EMPTY;
+}
+
+/* The same pop, after `spins` pause instructions between reading the object
+ * and the commit (tests: a signal lands in that window and its handler can
+ * take the object first). */
+static inline int lb_rseq_stock_pop_window(struct lb_stock_slot *slots, void **out,
+					   uint64_t spins)
+{
+	struct rseq *rs = lb_rseq_area();
+	__asm__ __volatile__ goto(
+		LB_RSEQ_STOCK_POP("movq %[spins], %%r8\n\t"
+				  "5:\n\t"
+				  "pause\n\t"
+				  "decq %%r8\n\t"
+				  "jnz 5b\n\t")
+		: : LB_RSEQ_INPUTS(rs), [slots] "r"(slots), [out] "r"(out),
+		  [shift] "i"(LB_STOCK_SLOT_SHIFT), [spins] "r"(spins ? spins : 1)
+		: "rax", "rcx", "rdx", "r8", "memory", "cc" : aborted, empty);
 	return LB_RSEQ_OK;
 aborted:
 	return LB_RSEQ_ABORT;

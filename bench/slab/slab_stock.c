@@ -296,20 +296,63 @@ static bool cas_push(struct lb_stock *s, void *obj)
 
 /* ---- the five fast paths --------------------------------------------- */
 
+#if LB_HAVE_RSEQ_ASM
+/*
+ * The rseq pop, retried after each abort; NULL when the slot is empty (the
+ * caller takes the slow path).  The result is only ever the object of a
+ * committed pop: lb_rseq_stock_pop() writes `got` after its commit, and
+ * `got` is reset before each try, so an aborted try leaves nothing behind
+ * (issue 23: a value left from an aborted try, returned when the retry found
+ * the slot empty, handed out an object a handler or another thread had
+ * popped meanwhile).  window_spins > 0: the first try holds its section
+ * open between reading the object and the commit (tests); *empty_after_abort
+ * counts retries that found the slot emptied.
+ */
+static inline __attribute__((always_inline)) void *
+rseq_pop(struct lb_stock *s, struct lb_stock_thread *t, uint64_t window_spins,
+	 uint64_t *empty_after_abort)
+{
+	for (bool retry = false;; retry = true) {
+		void *got = NULL;
+		int r = window_spins && !retry
+			? lb_rseq_stock_pop_window(s->slots, &got, window_spins)
+			: lb_rseq_stock_pop(s->slots, &got);
+		if (r == LB_RSEQ_OK)
+			return got;
+		if (r == LB_RSEQ_EMPTY) {
+			if (retry && empty_after_abort)
+				++*empty_after_abort;
+			return NULL;
+		}
+		t->rseq_aborts++; /* restarted: preempted, migrated or signalled */
+	}
+}
+#endif
+
+void *lb_stock_rseq_alloc_window(struct lb_stock *s, struct lb_stock_thread *t, uint64_t spins,
+				 uint64_t *empty_after_abort)
+{
+#if LB_HAVE_RSEQ_ASM
+	if (s->prot != LB_PROT_RSEQ || lb_prot_unsupported(LB_PROT_RSEQ, NULL))
+		return NULL;
+	void *obj = rseq_pop(s, t, spins, empty_after_abort);
+	return obj ? obj : lb_stock_slow_alloc(t);
+#else
+	(void)s;
+	(void)t;
+	(void)spins;
+	(void)empty_after_abort;
+	return NULL;
+#endif
+}
+
 void *lb_stock_alloc(struct lb_stock *s, struct lb_stock_thread *t)
 {
 	void *obj = NULL;
 	switch (s->prot) {
 	case LB_PROT_RSEQ:
 #if LB_HAVE_RSEQ_ASM
-		for (;;) {
-			int r = lb_rseq_stock_pop(s->slots, &obj);
-			if (r == LB_RSEQ_OK)
-				return obj;
-			if (r == LB_RSEQ_EMPTY)
-				break;
-			t->rseq_aborts++; /* restarted: preempted, migrated or signalled */
-		}
+		obj = rseq_pop(s, t, 0, NULL);
 #endif
 		break;
 	case LB_PROT_SIGMASK: {

@@ -110,6 +110,14 @@ void lb_stock_slow_free(struct lb_stock_thread *t, void *obj);
  * (aborts counted in t->rseq_aborts); false without rseq. */
 bool lb_stock_rseq_slow_section(struct lb_stock *s, struct lb_stock_thread *t, uint64_t spins);
 
+/* Testing: lb_stock_alloc() of an rseq stock whose first pop holds its
+ * section open for `spins` pauses between reading the object and the commit
+ * (a signal lands there); retries that then found the slot empty are added
+ * to *empty_after_abort (may be NULL).  NULL without rseq or for another
+ * protection. */
+void *lb_stock_rseq_alloc_window(struct lb_stock *s, struct lb_stock_thread *t, uint64_t spins,
+				 uint64_t *empty_after_abort);
+
 /* The CPU to index per-CPU slots with (rseq's cpu_id, else sched_getcpu). */
 unsigned int lb_stock_cpu(void);
 
