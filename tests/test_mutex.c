@@ -595,11 +595,14 @@ static void test_tenure(const char *name, bool nospin)
  * wait list (asleep, as far as the lock can tell).  A new contender must be
  * let in to spin (the rule that counted sleepers said 1 + 1 + 6 > 4 and
  * refused).  Then, with spinners already on every CPU beside the owner,
- * one more must be refused; and a woken waiter on its way counts as one.
+ * one more must be refused; a woken waiter that has not run yet must not
+ * count (the rule that counted it refused nearly every spinner on 2 CPUs),
+ * and once it spins it counts.
  */
 static void test_crowding(const char *name)
 {
-	struct lb_mutex_attr attr = { .ncpus = 4, .max_spinners = 8, .handoff_ns = UINT32_MAX };
+	struct lb_mutex_attr attr = { .ncpus = 4, .max_spinners = 8, .handoff_ns = UINT32_MAX,
+				      .spin_ns = 1000000000u }; /* no deadline hit */
 	struct arena *a = arena_new(&attr);
 	lb_mutex_t *m = &a->m;
 	lb_mutex_thread_t *holder = thread_rec(), *sleeper[6];
@@ -633,13 +636,39 @@ static void test_crowding(const char *name)
 	tap_ok(!entered && lb_load_relaxed(&m->spinners) == 3,
 	       "%s: runnable contenders beyond the CPUs stop a new spinner", name);
 
-	/* Owner + 2 spinners + a woken waiter (WOKEN) + the newcomer = 5. */
+	/* Owner + 2 spinners + the newcomer = 4, and a woken waiter (WOKEN,
+	 * its token out) that has not run yet: it is in a run queue, not on a
+	 * CPU, so it does not stop the spinner (the rule that counted it said
+	 * 1 + 3 + 1 > 4 and refused). */
 	lb_store_relaxed(&m->spinners, 2);
 	atomic_fetch_or_explicit(&m->owner, LB_MUTEX_WOKEN, memory_order_relaxed);
 	entered = lb_mutex__spin_enter(m, false);
 	if (entered)
 		lb_mutex__spin_exit(m);
-	tap_ok(!entered, "%s: the woken waiter counts as a runnable contender", name);
+	tap_ok(entered, "%s: a woken waiter not yet running does not stop a spinner", name);
+	/* The same in the middle of a spin: the budget check goes on. */
+	struct lb_mutex__budget b;
+	lb_store_relaxed(&m->spinners, 3); /* the spinner itself is one of them */
+	lb_mutex__budget_start(&b, m, false);
+	bool goes_on = true;
+	for (int i = 0; i < 16; i++) /* past the 8th poll, where the check runs */
+		goes_on = goes_on && lb_mutex__budget_spend(&b, 0);
+	tap_ok(goes_on, "%s: a woken waiter not yet running does not end a spin", name);
+	/* Once that waiter runs it spins (counted in `spinners`): now owner +
+	 * 4 spinners > 4 CPUs, so the OSQ spinner stops and the waiter
+	 * (exempt, a handoff needs it running) goes on. */
+	lb_store_relaxed(&m->spinners, 4);
+	lb_mutex__budget_start(&b, m, false);
+	goes_on = true;
+	for (int i = 0; i < 16; i++)
+		goes_on = goes_on && lb_mutex__budget_spend(&b, 0);
+	struct lb_mutex__budget bw;
+	lb_mutex__budget_start(&bw, m, true);
+	bool waiter_goes_on = true;
+	for (int i = 0; i < 16; i++)
+		waiter_goes_on = waiter_goes_on && lb_mutex__budget_spend(&bw, 0);
+	tap_ok(!goes_on && waiter_goes_on,
+	       "%s: the woken waiter spinning ends the OSQ spin, not its own", name);
 	atomic_fetch_and_explicit(&m->owner, ~LB_MUTEX_WOKEN, memory_order_relaxed);
 	lb_store_relaxed(&m->spinners, 0);
 

@@ -68,12 +68,13 @@
  *    that is presumed preempted, or in a section long enough that sleeping
  *    costs nothing extra.
  *  - need_resched() (the kernel stops when the spinner itself should yield):
- *    not observable.  Stand-ins: (1) the lock is "crowded" when its runnable
- *    contenders -- the owner, the spinners and the woken waiter (WOKEN) --
- *    outnumber the CPUs; the OSQ spinner neither starts nor continues then (a
- *    woken first waiter still may: a handoff needs it running).  Sleeping
- *    waiters need no CPU and are not counted, so sleepers never turn
- *    spinning off (they once did: on 2 CPUs one sleeper stopped it).
+ *    not observable.  Stand-ins: (1) the lock is "crowded" when its
+ *    contenders on a CPU -- the owner and the spinners -- outnumber the
+ *    CPUs; the OSQ spinner neither starts nor continues then (a woken first
+ *    waiter still may: a handoff needs it running).  Sleeping waiters, and
+ *    the woken waiter until it runs, wait for no CPU of ours and are not
+ *    counted (lb_mutex__crowded says why), so sleepers never turn spinning
+ *    off (they once did: on 2 CPUs one sleeper stopped it).
  *    (2) spinners never exceed max_spinners (default CPUs - 1, plus the first
  *    waiter).  (3) every few polls the spinner reads the clock: far more wall
  *    time than its budget means it was itself preempted, so it stops.
@@ -662,21 +663,31 @@ static inline bool lb_mutex__trylock_common(lb_mutex_t *m, lb_mutex_ctx_t *t,
 /* ---- spin budget -------------------------------------------------------------- */
 
 /*
- * Crowded: the lock's *runnable* contenders -- the owner, the spinners
- * (`spinners`, the caller included when it is about to join), and the woken
- * waiter on its way to retry (WOKEN in the owner word) -- outnumber the CPUs.
- * Then one more spinner would keep the owner or the woken waiter off a CPU:
- * the need_resched stand-in.  Sleeping waiters are not counted: a sleeper
- * needs no CPU until an unlock wakes it, and then it is the woken waiter.
- * (Counting them, as this rule once did, turned spinning off on 2 CPUs as
- * soon as one thread slept: 9 spin wins per 1000 ops at 8 threads.)  A woken
- * waiter that spins is counted twice (WOKEN and `spinners`): at most one
- * over, which only makes the rule stop a spinner one contender early.
+ * Crowded: the lock's contenders that are *on a CPU* -- the owner (presumed
+ * running) and the spinners (`spinners`, the caller included when it is
+ * about to join; a woken first waiter that spins is one of them) --
+ * outnumber the CPUs, so at least one of them, perhaps the owner, is not
+ * running and one more spinner would only keep it off a CPU longer: the
+ * need_resched stand-in.  Not counted:
+ *  - sleeping waiters: a sleeper needs no CPU until an unlock wakes it.
+ *    (Counting them turned spinning off on 2 CPUs as soon as one thread
+ *    slept: 9 spin wins per 1000 ops at 8 threads.)
+ *  - the woken waiter that has not run yet (WOKEN in the owner word, its
+ *    token out).  It waits in a run queue, not on a CPU, often for a whole
+ *    scheduler latency when threads outnumber CPUs; counting it refused
+ *    every spinner on 2 CPUs while a token was out, which with sleepers is
+ *    nearly always (2-8 spin wins per 1000 ops at 8 threads).  A spinner
+ *    does not keep it from a CPU the way a kernel spinner would: the kernel
+ *    spins with preemption off and must poll need_resched to let the wakee
+ *    in, while a userspace spinner is preempted by the scheduler whenever
+ *    it would have set need_resched; and once the wakee runs it spins (or
+ *    takes the lock) and is counted here.
+ * The kernel's flag says "another task wants *this* CPU", which also counts
+ * tasks that are not contenders; ours only sees this lock's contenders.
  */
 static inline bool lb_mutex__crowded(lb_mutex_t *m, int spinners)
 {
-	int woken = (lb_load_relaxed(&m->owner) & LB_MUTEX_WOKEN) != 0;
-	return 1 + spinners + woken > m->ncpus;
+	return 1 + spinners > m->ncpus;
 }
 
 /*
