@@ -450,6 +450,24 @@ static inline uint32_t lb_mutex__relax_for_ns(uint32_t ns)
 
 /* ---- init ------------------------------------------------------------------ */
 
+/*
+ * The contention state, empty: no wait_lock holder, spinner or waiter, no
+ * quiet-unlock count or tenure.  Shared by init and by the fork child, which
+ * forgets the other threads; both run with nobody else touching the mutex,
+ * so atomic_init (re)initialises.
+ */
+static inline void lb_mutex__forget_contenders(lb_mutex_t *m)
+{
+	atomic_init(&m->wait_lock, 0);
+	atomic_init(&m->spinners, 0);
+	atomic_init(&m->nr_waiters, 0);
+	atomic_init(&m->osq_tail, NULL);
+	atomic_init(&m->wait_head, NULL);
+	m->wait_tail = NULL;
+	atomic_init(&m->quiet, 0);
+	atomic_init(&m->tenure_owner, 0);
+}
+
 static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr)
 {
 	struct lb_mutex_attr a;
@@ -462,15 +480,8 @@ static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr
 
 	atomic_init(&m->owner, 0);
 	atomic_init(&m->token_ns, 0);
-	atomic_init(&m->quiet, 0);
-	atomic_init(&m->tenure_owner, 0);
 	atomic_init(&m->tenure_ns, 0);
-	atomic_init(&m->wait_lock, 0);
-	atomic_init(&m->spinners, 0);
-	atomic_init(&m->nr_waiters, 0);
-	atomic_init(&m->osq_tail, NULL);
-	atomic_init(&m->wait_head, NULL);
-	m->wait_tail = NULL;
+	lb_mutex__forget_contenders(m);
 	m->spin_ns = a.spin_ns ? a.spin_ns : LB_MUTEX_SPIN_NS;
 	m->handoff_ns = a.handoff_ns ? a.handoff_ns : LB_MUTEX_HANDOFF_NS;
 	m->ncpus = (int)ncpus;
@@ -478,13 +489,11 @@ static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr
 	m->max_spinners = a.max_spinners > 0 ? a.max_spinners : (int)ncpus - 1;
 	/* One CPU: the owner cannot run while we spin, so spinning never pays. */
 	m->spin_relax = (a.nospin || m->max_spinners <= 0) ? 0 : lb_mutex__relax_for_ns(m->spin_ns);
-	atomic_init(&m->n_fast, 0);
-	atomic_init(&m->n_spin_won, 0);
-	atomic_init(&m->n_spin_gaveup, 0);
-	atomic_init(&m->n_sleeps, 0);
-	atomic_init(&m->n_wakes, 0);
-	atomic_init(&m->n_handoffs, 0);
-	atomic_init(&m->n_timeouts, 0);
+	_Atomic(uint64_t) *const counters[] = { &m->n_fast,   &m->n_spin_won, &m->n_spin_gaveup,
+						&m->n_sleeps, &m->n_wakes,    &m->n_handoffs,
+						&m->n_timeouts };
+	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+		atomic_init(counters[i], 0);
 }
 
 /* lb_mutex_init, then the kernel generation of the algorithm (see above);
@@ -742,6 +751,45 @@ static inline bool lb_mutex__budget_spend(struct lb_mutex__budget *b, uint32_t n
 /* ---- OSQ: the MCS queue of optimistic spinners ---------------------------------- */
 
 /*
+ * If *link still points at node, point it at to instead; true if it did.
+ * The plain load first keeps a doomed CAS from taking the line exclusive.
+ * acq_rel on success: release makes our unlinking visible to whoever reads
+ * the link next (a later xchg of the tail, a neighbour's step A), acquire
+ * orders our next reads of the neighbours after it.
+ */
+static inline bool lb_mutex__osq_relink(_Atomic(struct lb_mutex_osq_node *) *link,
+					struct lb_mutex_osq_node *node,
+					struct lb_mutex_osq_node *to)
+{
+	struct lb_mutex_osq_node *expect = node;
+	return lb_load_relaxed(link) == node &&
+	       atomic_compare_exchange_strong_explicit(link, &expect, to, memory_order_acq_rel,
+						       memory_order_relaxed);
+}
+
+/*
+ * Append node to the spinner queue (OSQ or the v3.14 MCS lock): its
+ * predecessor, or NULL when the queue was empty and node is its head.
+ */
+static inline struct lb_mutex_osq_node *lb_mutex__osq_join(lb_mutex_t *m,
+							   struct lb_mutex_osq_node *node)
+{
+	lb_store_relaxed(&node->locked, 0);
+	lb_store_relaxed(&node->next, NULL);
+	/* acq_rel: release publishes our node's init to the successor that
+	 * swaps the tail after us; acquire lets us write into prev. */
+	struct lb_mutex_osq_node *prev =
+		atomic_exchange_explicit(&m->osq_tail, node, memory_order_acq_rel);
+	if (prev) {
+		lb_store_relaxed(&node->prev, prev);
+		/* Release: prev (and its unlock) must see node->prev and our
+		 * initialised node before the link. */
+		atomic_store_explicit(&prev->next, node, memory_order_release);
+	}
+	return prev;
+}
+
+/*
  * Wait until node has a stable successor, or until node is the tail, in
  * which case the tail moves back to prev (NULL: queue empty).  Returns the
  * successor, unlinked from node->next, or NULL.
@@ -751,13 +799,8 @@ lb_mutex__osq_wait_next(lb_mutex_t *m, struct lb_mutex_osq_node *node, struct lb
 {
 	uint32_t spins = 0, every = lb_spin_loops(LB_MUTEX_OSQ_LINK_SPIN_NS);
 	for (;;) {
-		struct lb_mutex_osq_node *expect = node;
-		/* We are the tail: nobody follows, hand the tail back to prev.
-		 * Release: a later xchg of the tail sees our unlinking done. */
-		if (lb_load_relaxed(&m->osq_tail) == node &&
-		    atomic_compare_exchange_strong_explicit(&m->osq_tail, &expect, prev,
-							    memory_order_acq_rel,
-							    memory_order_relaxed))
+		/* We are the tail: nobody follows, hand the tail back to prev. */
+		if (lb_mutex__osq_relink(&m->osq_tail, node, prev))
 			return NULL;
 		/* A successor linked itself: take it.  Acquire pairs with the
 		 * release store of the link in osq_lock or unqueue step C. */
@@ -783,17 +826,9 @@ lb_mutex__osq_wait_next(lb_mutex_t *m, struct lb_mutex_osq_node *node, struct lb
 static inline bool lb_mutex__osq_lock(lb_mutex_t *m, struct lb_mutex_osq_node *node,
 				      struct lb_mutex__budget *b)
 {
-	lb_store_relaxed(&node->locked, 0);
-	lb_store_relaxed(&node->next, NULL);
-	/* acq_rel: release publishes our node's init to the successor that
-	 * swaps the tail after us; acquire lets us write into prev. */
-	struct lb_mutex_osq_node *prev =
-		atomic_exchange_explicit(&m->osq_tail, node, memory_order_acq_rel);
+	struct lb_mutex_osq_node *prev = lb_mutex__osq_join(m, node);
 	if (prev == NULL)
 		return true;
-	lb_store_relaxed(&node->prev, prev);
-	/* Release: prev (and its unlock) must see node->prev before the link. */
-	atomic_store_explicit(&prev->next, node, memory_order_release);
 
 	/* Spin on our own node: only prev writes it.  Acquire pairs with the
 	 * release store in osq_unlock. */
@@ -807,11 +842,7 @@ static inline bool lb_mutex__osq_lock(lb_mutex_t *m, struct lb_mutex_osq_node *n
 unqueue:
 	/* A: undo prev->next = node, so nobody hands us the head any more. */
 	for (;;) {
-		struct lb_mutex_osq_node *expect = node;
-		if (lb_load_relaxed(&prev->next) == node &&
-		    atomic_compare_exchange_strong_explicit(&prev->next, &expect, NULL,
-							    memory_order_acq_rel,
-							    memory_order_relaxed))
+		if (lb_mutex__osq_relink(&prev->next, node, NULL))
 			break;
 		/* prev handed us the head in the meantime: we own it after all.
 		 * Acquire pairs with the release in osq_unlock. */
@@ -1043,6 +1074,27 @@ static inline bool lb_mutex__expired(const struct timespec *abs)
 	       (now.tv_sec == abs->tv_sec && now.tv_nsec >= abs->tv_nsec);
 }
 
+/*
+ * wait_lock held, t's waiter queued.  One turn of a waiter's loop before it
+ * sleeps: take the lock if it is free or handed to us (0), or give up past
+ * abs (ETIMEDOUT), both with wait_lock still held; otherwise mark the waiter
+ * QUEUED and drop wait_lock (EAGAIN), and the caller sleeps.  An unlock that
+ * released before our try either is seen by it or takes wait_lock after us
+ * and wakes us.
+ */
+static inline int lb_mutex__queued_turn(lb_mutex_t *m, lb_mutex_ctx_t *t,
+					const struct timespec *abs)
+{
+	uintptr_t seen;
+	if (lb_mutex__trylock_common(m, t, 0, &seen))
+		return 0;
+	if (abs && lb_mutex__expired(abs))
+		return ETIMEDOUT;
+	lb_store_relaxed(&t->waiter.state, LB_MUTEX__QUEUED);
+	lb_mutex__wait_unlock(m);
+	return EAGAIN;
+}
+
 /* ---- the v3.14 and v3.15 generations ------------------------------------------------ */
 
 /*
@@ -1052,16 +1104,8 @@ static inline bool lb_mutex__expired(const struct timespec *abs)
  */
 static inline void lb_mutex__mcs_lock_v3_14(lb_mutex_t *m, struct lb_mutex_osq_node *node)
 {
-	lb_store_relaxed(&node->locked, 0);
-	lb_store_relaxed(&node->next, NULL);
-	/* acq_rel, as in osq_lock: publish our node, then write into prev. */
-	struct lb_mutex_osq_node *prev =
-		atomic_exchange_explicit(&m->osq_tail, node, memory_order_acq_rel);
-	if (prev == NULL)
+	if (lb_mutex__osq_join(m, node) == NULL)
 		return;
-	lb_store_relaxed(&node->prev, prev);
-	/* Release: prev's unlock must see our initialised node. */
-	atomic_store_explicit(&prev->next, node, memory_order_release);
 	uint32_t spins = 0, every = lb_spin_loops(LB_MUTEX_OSQ_LINK_SPIN_NS);
 	/* Acquire pairs with the release store in osq_unlock. */
 	while (!lb_load_acquire(&node->locked)) {
@@ -1073,28 +1117,44 @@ static inline void lb_mutex__mcs_lock_v3_14(lb_mutex_t *m, struct lb_mutex_osq_n
 }
 
 /*
- * v3.14 optimistic spin: per attempt, take the MCS lock, spin on the owner
- * (budget and need_resched stand-in apply here, as the kernel checks
- * need_resched in mutex_spin_on_owner), try, drop the MCS lock.  No spinner
- * limit and no crowding check on entry.  1 took it, 0 did not spin, -1 gave up.
+ * The v3.14 / v3.15 optimistic spin.  1 took it, 0 did not spin, -1 gave up.
+ *
+ *   v3.14  per attempt: take the MCS spin lock (no way out while queued),
+ *          spin on the owner and try, drop the MCS lock (after a win too).
+ *          No spinner limit and no crowding check on entry; the budget and
+ *          the need_resched stand-in apply in spin_on_owner, where the
+ *          kernel checks need_resched.
+ *   v3.15  no start when crowded (need_resched in mutex_can_spin_on_owner);
+ *          queue once on the cancellable OSQ, then spin on the owner and
+ *          try until it is ours or the budget / crowding ends it; leave the
+ *          OSQ after the win, as v3.15.
  */
-static inline int lb_mutex__spin_v3_14(lb_mutex_t *m, lb_mutex_ctx_t *t)
+static inline int lb_mutex__spin_gen(lb_mutex_t *m, lb_mutex_ctx_t *t)
 {
+	const bool per_attempt = m->gen == LB_MUTEX_GEN_V3_14;
 	struct lb_mutex__budget b;
 	uintptr_t seen;
 	int ret = -1;
 
 	if (m->spin_relax == 0)
 		return 0;
-	atomic_fetch_add_explicit(&m->spinners, 1, memory_order_relaxed);
+	int before = atomic_fetch_add_explicit(&m->spinners, 1, memory_order_relaxed);
+	if (!per_attempt && lb_mutex__crowded(m, before + 1)) {
+		lb_mutex__spin_exit(m);
+		return 0;
+	}
 	lb_mutex__budget_start(&b, m, false);
+	if (!per_attempt && !lb_mutex__osq_lock(m, &t->osq, &b))
+		goto out;
 	/* Spin loop, bounded by the budget (spin_on_owner, budget_spend). */
 	for (;;) {
-		lb_mutex__mcs_lock_v3_14(m, &t->osq);
+		if (per_attempt)
+			lb_mutex__mcs_lock_v3_14(m, &t->osq);
 		uintptr_t owner = lb_load_relaxed(&m->owner) & ~LB_MUTEX_FLAGS;
 		bool go = owner == 0 || lb_mutex__spin_on_owner(m, owner, false, &b);
 		bool won = go && lb_mutex__trylock_common(m, t, 0, &seen);
-		lb_mutex__osq_unlock(m, &t->osq); /* after the win, as v3.14 */
+		if (per_attempt)
+			lb_mutex__osq_unlock(m, &t->osq);
 		if (won) {
 			ret = 1;
 			break;
@@ -1103,45 +1163,8 @@ static inline int lb_mutex__spin_v3_14(lb_mutex_t *m, lb_mutex_ctx_t *t)
 			break;
 		lb_cpu_relax(); /* between attempts, as the kernel's loop */
 	}
-	lb_mutex__spin_exit(m);
-	return ret;
-}
-
-/*
- * v3.15 optimistic spin: no start when crowded (need_resched in
- * mutex_can_spin_on_owner), queue once on the cancellable OSQ, then spin on
- * the owner and try until it is ours or the budget / crowding ends it.
- */
-static inline int lb_mutex__spin_v3_15(lb_mutex_t *m, lb_mutex_ctx_t *t)
-{
-	struct lb_mutex__budget b;
-	uintptr_t seen;
-	int ret = -1;
-
-	if (m->spin_relax == 0)
-		return 0;
-	int before = atomic_fetch_add_explicit(&m->spinners, 1, memory_order_relaxed);
-	if (lb_mutex__crowded(m, before + 1)) {
-		lb_mutex__spin_exit(m);
-		return 0;
-	}
-	lb_mutex__budget_start(&b, m, false);
-	if (!lb_mutex__osq_lock(m, &t->osq, &b))
-		goto out;
-	/* Spin loop, bounded by the budget (spin_on_owner, budget_spend). */
-	for (;;) {
-		uintptr_t owner = lb_load_relaxed(&m->owner) & ~LB_MUTEX_FLAGS;
-		if (owner != 0 && !lb_mutex__spin_on_owner(m, owner, false, &b))
-			break;
-		if (lb_mutex__trylock_common(m, t, 0, &seen)) {
-			ret = 1;
-			break;
-		}
-		if (!lb_mutex__budget_spend(&b, 1))
-			break;
-		lb_cpu_relax(); /* between attempts, as the kernel's loop */
-	}
-	lb_mutex__osq_unlock(m, &t->osq); /* after the win, as v3.15 */
+	if (!per_attempt)
+		lb_mutex__osq_unlock(m, &t->osq);
 out:
 	lb_mutex__spin_exit(m);
 	return ret;
@@ -1163,8 +1186,7 @@ LB_SLOWPATH int lb_mutex__lock_slow_gen(lb_mutex_t *m, lb_mutex_ctx_t *t,
 
 	if (lb_mutex__task(lb_load_relaxed(&m->owner)) == t)
 		lb_mutex__misuse("lock of a mutex this thread already holds");
-	int r = m->gen == LB_MUTEX_GEN_V3_14 ? lb_mutex__spin_v3_14(m, t)
-					     : lb_mutex__spin_v3_15(m, t);
+	int r = lb_mutex__spin_gen(m, t);
 	if (r > 0) {
 		LB_MUTEX_COUNT(m, n_spin_won, 1);
 		return 0;
@@ -1174,17 +1196,8 @@ LB_SLOWPATH int lb_mutex__lock_slow_gen(lb_mutex_t *m, lb_mutex_ctx_t *t,
 	if (lb_mutex__trylock_common(m, t, 0, &seen))
 		goto out_unlock;
 	lb_mutex__enqueue(m, w);
-	for (;;) {
-		/* wait_lock held: an unlock that released before our try
-		 * either is seen by it or takes wait_lock after us and wakes. */
-		if (lb_mutex__trylock_common(m, t, 0, &seen))
-			break;
-		if (abs && lb_mutex__expired(abs)) {
-			ret = ETIMEDOUT;
-			break;
-		}
-		lb_store_relaxed(&w->state, LB_MUTEX__QUEUED);
-		lb_mutex__wait_unlock(m);
+	/* Until we take it or time out (a woken waiter only retries). */
+	while ((ret = lb_mutex__queued_turn(m, t, abs)) == EAGAIN) {
 		lb_mutex__sleep(w, abs, &nsleeps);
 		lb_mutex__wait_lock(m);
 	}
@@ -1276,14 +1289,8 @@ LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t,
 			atomic_fetch_and_explicit(&m->owner, ~LB_MUTEX_WOKEN, memory_order_relaxed);
 			lb_store_relaxed(&w->state, LB_MUTEX__AWAKE);
 		}
-		if (lb_mutex__trylock_common(m, t, 0, &seen))
+		if ((ret = lb_mutex__queued_turn(m, t, abs)) != EAGAIN)
 			break;
-		if (abs && lb_mutex__expired(abs)) {
-			ret = ETIMEDOUT;
-			break;
-		}
-		lb_store_relaxed(&w->state, LB_MUTEX__QUEUED);
-		lb_mutex__wait_unlock(m);
 
 		uint32_t st = lb_mutex__sleep(w, abs, &nsleeps);
 		if (st != LB_MUTEX__SLEEPING) {
@@ -1300,6 +1307,7 @@ LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t,
 			won += r > 0;
 			gaveup += r < 0;
 			if (r > 0 || (r == 0 && lb_mutex__trylock_common(m, t, how, &seen))) {
+				ret = 0; /* ours (ret still said EAGAIN) */
 				lb_mutex__wait_lock(m);
 				break;
 			}
@@ -1539,14 +1547,7 @@ static inline void lb_mutex_atfork_child(lb_mutex_t *m, lb_mutex_ctx_t *self,
 	if (owner && !(w & LB_MUTEX_PICKUP))
 		keep = (uintptr_t)(owner == self ? self : orphan);
 	lb_store_relaxed(&m->owner, keep);
-	lb_store_relaxed(&m->wait_lock, 0);
-	lb_store_relaxed(&m->spinners, 0);
-	lb_store_relaxed(&m->nr_waiters, 0);
-	lb_store_relaxed(&m->osq_tail, NULL);
-	lb_store_relaxed(&m->wait_head, NULL);
-	m->wait_tail = NULL;
-	lb_store_relaxed(&m->quiet, 0);
-	lb_store_relaxed(&m->tenure_owner, 0);
+	lb_mutex__forget_contenders(m);
 	if (self)
 		lb_mutex_ctx_init(self);
 }
