@@ -612,7 +612,7 @@ static void test_tenure(const char *name, bool nospin, bool alternate)
 
 /*
  * Crowding rule, white box: sleeping waiters must not turn optimistic
- * spinning off; runnable contenders (owner, spinners, the woken waiter)
+ * spinning off; contenders on a CPU (owner, spinners, a spinning woken waiter)
  * beyond the CPUs must.  A lock that believes it has 4 CPUs and allows 8
  * spinners is held by one record; 6 waiter records that never run sit in its
  * wait list (asleep, as far as the lock can tell).  A new contender must be
@@ -657,7 +657,7 @@ static void test_crowding(const char *name)
 	if (entered)
 		lb_mutex__spin_exit(m);
 	tap_ok(!entered && lb_load_relaxed(&m->spinners) == 3,
-	       "%s: runnable contenders beyond the CPUs stop a new spinner", name);
+	       "%s: contenders on a CPU beyond the CPUs stop a new spinner", name);
 
 	/* Owner + 2 spinners + the newcomer = 4, and a woken waiter (WOKEN,
 	 * its token out) that has not run yet: it is in a run queue, not on a

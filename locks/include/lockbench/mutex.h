@@ -306,7 +306,7 @@ LB_STATIC_ASSERT(LB_ALIGNOF(lb_mutex_ctx_t) > LB_MUTEX_FLAGS,
  *            releases the word *before* taking wait_lock.
  *
  * need_resched() stand-in for both (userspace cannot see it): the lock is
- * crowded (runnable contenders beyond the CPUs, lb_mutex__crowded) or the
+ * crowded (contenders on a CPU beyond the CPUs, lb_mutex__crowded) or the
  * spinner's wall clock ran past twice its budget (it was preempted).  The
  * kernel's flag says "another task wants *this* CPU", which also counts
  * tasks that are not contenders; ours only sees this lock's contenders.
