@@ -20,6 +20,13 @@
 
 #define NS_PER_MS 1000000ull
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -533,23 +540,32 @@ static void test_churn(const char *name, const struct lb_mutex_attr *attr, int n
  * PICKUP, so trylock fails) after about LB_MUTEX_TENURE_NS, well within
  * 100 ms; without it the holder keeps the lock for the whole 100 ms.
  * Then the waiter picks the lock up, leaves the list and unlocks.
+ * With `alternate`, two holder records take turns (as two spinning threads
+ * pass the lock between them): the quantum dates the first waiter's wait,
+ * not a holder's tenure, so it must still pass (the rule that dated each
+ * holder's tenure started afresh at every change of holder and never did).
  */
-static void test_tenure(const char *name, bool nospin)
+static void test_tenure(const char *name, bool nospin, bool alternate)
 {
 	struct lb_mutex_attr attr = { .ncpus = 1, .handoff_ns = UINT32_MAX, .nospin = nospin };
 	struct arena *a = arena_new(&attr);
 	lb_mutex_t *m = &a->m;
-	lb_mutex_ctx_t *holder = thread_rec(), *waiter = thread_rec();
+	lb_mutex_ctx_t *holders[2] = { thread_rec(), thread_rec() }, *waiter = thread_rec();
+	lb_mutex_ctx_t *holder = holders[0];
 
 	lb_mutex__wait_lock(m);
 	lb_mutex__enqueue(m, &waiter->waiter);
 	lb_mutex__wait_unlock(m);
 
-	uint64_t start = now_ns(), passed_at = 0;
+	uint64_t start = now_ns(), passed_at = 0, cpu_start = thread_cpu_ns(), cpu_used = 0;
 	long ops = 0;
 	while (now_ns() - start < 100 * NS_PER_MS) {
+		/* Every third turn the other record: the slow unlocks (every
+		 * 256th quiet one, an even count) then fall to both. */
+		holder = holders[alternate && ops % 3 == 0];
 		if (!lb_mutex_trylock(m, holder)) {
 			passed_at = now_ns();
+			cpu_used = thread_cpu_ns() - cpu_start;
 			break;
 		}
 		ops++;
@@ -566,6 +582,12 @@ static void test_tenure(const char *name, bool nospin)
 			 (double)(passed_at - start) / 1e3, ops, LB_MUTEX_TENURE_NS / 1000);
 	tap_ok(!passed_at || passed_at - start >= LB_MUTEX_TENURE_NS,
 	       "%s: not before the quantum (%u us)", name, LB_MUTEX_TENURE_NS / 1000);
+	/* In this thread's CPU time, so that being preempted (which under
+	 * load can stretch one holder's turn past the quantum by chance)
+	 * neither helps nor hurts: the quantum passes in at most its length. */
+	if (alternate && !tap_ok(passed_at && cpu_used < 8u * LB_MUTEX_TENURE_NS,
+				 "%s: passed within 8 quanta of CPU time", name))
+		tap_diag("CPU time used: %.0f us", (double)cpu_used / 1e3);
 
 	/* Clean up as the waiter would: pick up (if handed), leave, unlock. */
 	uintptr_t seen;
@@ -582,24 +604,28 @@ static void test_tenure(const char *name, bool nospin)
 	}
 	tap_ok(lb_load_relaxed(&m->owner) == 0, "%s: lock free and flagless afterwards (%#lx)",
 	       name, (unsigned long)lb_load_relaxed(&m->owner));
-	free(holder);
+	free(holders[0]);
+	free(holders[1]);
 	free(waiter);
 	free(a);
 }
 
 /*
  * Crowding rule, white box: sleeping waiters must not turn optimistic
- * spinning off; runnable contenders (owner, spinners, the woken waiter)
+ * spinning off; contenders on a CPU (owner, spinners, a spinning woken waiter)
  * beyond the CPUs must.  A lock that believes it has 4 CPUs and allows 8
  * spinners is held by one record; 6 waiter records that never run sit in its
  * wait list (asleep, as far as the lock can tell).  A new contender must be
  * let in to spin (the rule that counted sleepers said 1 + 1 + 6 > 4 and
  * refused).  Then, with spinners already on every CPU beside the owner,
- * one more must be refused; and a woken waiter on its way counts as one.
+ * one more must be refused; a woken waiter that has not run yet must not
+ * count (the rule that counted it refused nearly every spinner on 2 CPUs),
+ * and once it spins it counts.
  */
 static void test_crowding(const char *name)
 {
-	struct lb_mutex_attr attr = { .ncpus = 4, .max_spinners = 8, .handoff_ns = UINT32_MAX };
+	struct lb_mutex_attr attr = { .ncpus = 4, .max_spinners = 8, .handoff_ns = UINT32_MAX,
+				      .spin_ns = 1000000000u }; /* no deadline hit */
 	struct arena *a = arena_new(&attr);
 	lb_mutex_t *m = &a->m;
 	lb_mutex_thread_t *holder = thread_rec(), *sleeper[6];
@@ -631,15 +657,41 @@ static void test_crowding(const char *name)
 	if (entered)
 		lb_mutex__spin_exit(m);
 	tap_ok(!entered && lb_load_relaxed(&m->spinners) == 3,
-	       "%s: runnable contenders beyond the CPUs stop a new spinner", name);
+	       "%s: contenders on a CPU beyond the CPUs stop a new spinner", name);
 
-	/* Owner + 2 spinners + a woken waiter (WOKEN) + the newcomer = 5. */
+	/* Owner + 2 spinners + the newcomer = 4, and a woken waiter (WOKEN,
+	 * its token out) that has not run yet: it is in a run queue, not on a
+	 * CPU, so it does not stop the spinner (the rule that counted it said
+	 * 1 + 3 + 1 > 4 and refused). */
 	lb_store_relaxed(&m->spinners, 2);
 	atomic_fetch_or_explicit(&m->owner, LB_MUTEX_WOKEN, memory_order_relaxed);
 	entered = lb_mutex__spin_enter(m, false);
 	if (entered)
 		lb_mutex__spin_exit(m);
-	tap_ok(!entered, "%s: the woken waiter counts as a runnable contender", name);
+	tap_ok(entered, "%s: a woken waiter not yet running does not stop a spinner", name);
+	/* The same in the middle of a spin: the budget check goes on. */
+	struct lb_mutex__budget b;
+	lb_store_relaxed(&m->spinners, 3); /* the spinner itself is one of them */
+	lb_mutex__budget_start(&b, m, false);
+	bool goes_on = true;
+	for (int i = 0; i < 16; i++) /* past the 8th poll, where the check runs */
+		goes_on = goes_on && lb_mutex__budget_spend(&b, 0);
+	tap_ok(goes_on, "%s: a woken waiter not yet running does not end a spin", name);
+	/* Once that waiter runs it spins (counted in `spinners`): now owner +
+	 * 4 spinners > 4 CPUs, so the OSQ spinner stops and the waiter
+	 * (exempt, a handoff needs it running) goes on. */
+	lb_store_relaxed(&m->spinners, 4);
+	lb_mutex__budget_start(&b, m, false);
+	goes_on = true;
+	for (int i = 0; i < 16; i++)
+		goes_on = goes_on && lb_mutex__budget_spend(&b, 0);
+	struct lb_mutex__budget bw;
+	lb_mutex__budget_start(&bw, m, true);
+	bool waiter_goes_on = true;
+	for (int i = 0; i < 16; i++)
+		waiter_goes_on = waiter_goes_on && lb_mutex__budget_spend(&bw, 0);
+	tap_ok(!goes_on && waiter_goes_on,
+	       "%s: the woken waiter spinning ends the OSQ spin, not its own", name);
 	atomic_fetch_and_explicit(&m->owner, ~LB_MUTEX_WOKEN, memory_order_relaxed);
 	lb_store_relaxed(&m->spinners, 0);
 
@@ -725,9 +777,11 @@ int main(int argc, char **argv)
 		test_handoff("handoff/kernel-rule-nospin", &kernelnospin, 200, 1, rt);
 
 	if (selected("tenure/spin"))
-		test_tenure("tenure/spin", false);
+		test_tenure("tenure/spin", false, false);
 	if (selected("tenure/nospin"))
-		test_tenure("tenure/nospin", true);
+		test_tenure("tenure/nospin", true, false);
+	if (selected("tenure/alternate"))
+		test_tenure("tenure/alternate", false, true);
 
 	if (selected("crowding"))
 		test_crowding("crowding");

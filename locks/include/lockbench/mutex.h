@@ -44,11 +44,16 @@
  * waiter gets a CPU and asks for the handoff.  That "tenure" lasts one
  * wake-up latency, which the scheduler decides (microseconds on an idle CPU,
  * milliseconds behind a busy one), and per-thread throughput follows it.
- * So a holder that has
- * kept the lock for LB_MUTEX_TENURE_NS (250 us) while that holds (it counts
- * sleepers, unlike the spinning rule: lb_mutex__waiters_outnumber_cpus)
- * passes it to the first waiter at its next unlock, exactly as if that waiter
- * had set HANDOFF, and then queues behind everyone like any other contender.
+ * The running threads may also pass the lock among themselves by spinning
+ * (each spin win a new holder) while the sleepers wait.  So once the first
+ * waiter has stood at the head of the list for LB_MUTEX_TENURE_NS (250 us),
+ * whoever held the lock meanwhile, while the waiters outnumber the CPUs (it
+ * counts sleepers, unlike the spinning rule:
+ * lb_mutex__waiters_outnumber_cpus), the next slow unlock passes the lock to
+ * it, exactly as if that waiter had set HANDOFF, and the unlocker then
+ * queues behind everyone like any other contender.  (Dating the tenure of
+ * each *holder* instead let two spinning threads keep the lock between them:
+ * every spin win started a new tenure; min/max 0.36-0.51 at 32 threads.)
  * The check rides on the slow unlocks that already come with waiters (every
  * LB_MUTEX_TOKEN_CHECK_EVERY-th quiet unlock), so the fast path is unchanged.
  * Cost: one wake-up latency of idle lock per quantum; gain: fairness (the
@@ -68,12 +73,13 @@
  *    that is presumed preempted, or in a section long enough that sleeping
  *    costs nothing extra.
  *  - need_resched() (the kernel stops when the spinner itself should yield):
- *    not observable.  Stand-ins: (1) the lock is "crowded" when its runnable
- *    contenders -- the owner, the spinners and the woken waiter (WOKEN) --
- *    outnumber the CPUs; the OSQ spinner neither starts nor continues then (a
- *    woken first waiter still may: a handoff needs it running).  Sleeping
- *    waiters need no CPU and are not counted, so sleepers never turn
- *    spinning off (they once did: on 2 CPUs one sleeper stopped it).
+ *    not observable.  Stand-ins: (1) the lock is "crowded" when its
+ *    contenders on a CPU -- the owner and the spinners -- outnumber the
+ *    CPUs; the OSQ spinner neither starts nor continues then (a woken first
+ *    waiter still may: a handoff needs it running).  Sleeping waiters, and
+ *    the woken waiter until it runs, wait for no CPU of ours and are not
+ *    counted (lb_mutex__crowded says why), so sleepers never turn spinning
+ *    off (they once did: on 2 CPUs one sleeper stopped it).
  *    (2) spinners never exceed max_spinners (default CPUs - 1, plus the first
  *    waiter).  (3) every few polls the spinner reads the clock: far more wall
  *    time than its budget means it was itself preempted, so it stops.
@@ -300,7 +306,7 @@ LB_STATIC_ASSERT(LB_ALIGNOF(lb_mutex_ctx_t) > LB_MUTEX_FLAGS,
  *            releases the word *before* taking wait_lock.
  *
  * need_resched() stand-in for both (userspace cannot see it): the lock is
- * crowded (runnable contenders beyond the CPUs, lb_mutex__crowded) or the
+ * crowded (contenders on a CPU beyond the CPUs, lb_mutex__crowded) or the
  * spinner's wall clock ran past twice its budget (it was preempted).  The
  * kernel's flag says "another task wants *this* CPU", which also counts
  * tasks that are not contenders; ours only sees this lock's contenders.
@@ -341,8 +347,8 @@ typedef struct lb_mutex {
 	LB_ALIGNAS(LB_CACHELINE) _Atomic(uintptr_t) owner;
 	_Atomic(uint64_t) token_ns; /* when the WOKEN token was last given; holders only */
 	_Atomic(uint32_t) quiet;    /* quiet unlocks with waiters (mod 2^32); holders only */
-	_Atomic(uintptr_t) tenure_owner; /* whose tenure tenure_ns dates; holders only */
-	_Atomic(uint64_t) tenure_ns;     /* when that holder's tenure began; holders only */
+	_Atomic(uintptr_t) tenure_owner; /* first waiter whose wait tenure_ns dates; holders only */
+	_Atomic(uint64_t) tenure_ns;     /* when slow unlocks first saw it at the head; holders only */
 	/*
 	 * Counters are always part of the layout, whatever LB_LOCK_COUNTERS
 	 * says, so files built with and without it can share a mutex; the
@@ -444,6 +450,24 @@ static inline uint32_t lb_mutex__relax_for_ns(uint32_t ns)
 
 /* ---- init ------------------------------------------------------------------ */
 
+/*
+ * The contention state, empty: no wait_lock holder, spinner or waiter, no
+ * quiet-unlock count or tenure.  Shared by init and by the fork child, which
+ * forgets the other threads; both run with nobody else touching the mutex,
+ * so atomic_init (re)initialises.
+ */
+static inline void lb_mutex__forget_contenders(lb_mutex_t *m)
+{
+	atomic_init(&m->wait_lock, 0);
+	atomic_init(&m->spinners, 0);
+	atomic_init(&m->nr_waiters, 0);
+	atomic_init(&m->osq_tail, NULL);
+	atomic_init(&m->wait_head, NULL);
+	m->wait_tail = NULL;
+	atomic_init(&m->quiet, 0);
+	atomic_init(&m->tenure_owner, 0);
+}
+
 static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr)
 {
 	struct lb_mutex_attr a;
@@ -456,15 +480,8 @@ static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr
 
 	atomic_init(&m->owner, 0);
 	atomic_init(&m->token_ns, 0);
-	atomic_init(&m->quiet, 0);
-	atomic_init(&m->tenure_owner, 0);
 	atomic_init(&m->tenure_ns, 0);
-	atomic_init(&m->wait_lock, 0);
-	atomic_init(&m->spinners, 0);
-	atomic_init(&m->nr_waiters, 0);
-	atomic_init(&m->osq_tail, NULL);
-	atomic_init(&m->wait_head, NULL);
-	m->wait_tail = NULL;
+	lb_mutex__forget_contenders(m);
 	m->spin_ns = a.spin_ns ? a.spin_ns : LB_MUTEX_SPIN_NS;
 	m->handoff_ns = a.handoff_ns ? a.handoff_ns : LB_MUTEX_HANDOFF_NS;
 	m->ncpus = (int)ncpus;
@@ -472,13 +489,11 @@ static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr
 	m->max_spinners = a.max_spinners > 0 ? a.max_spinners : (int)ncpus - 1;
 	/* One CPU: the owner cannot run while we spin, so spinning never pays. */
 	m->spin_relax = (a.nospin || m->max_spinners <= 0) ? 0 : lb_mutex__relax_for_ns(m->spin_ns);
-	atomic_init(&m->n_fast, 0);
-	atomic_init(&m->n_spin_won, 0);
-	atomic_init(&m->n_spin_gaveup, 0);
-	atomic_init(&m->n_sleeps, 0);
-	atomic_init(&m->n_wakes, 0);
-	atomic_init(&m->n_handoffs, 0);
-	atomic_init(&m->n_timeouts, 0);
+	_Atomic(uint64_t) *const counters[] = { &m->n_fast,   &m->n_spin_won, &m->n_spin_gaveup,
+						&m->n_sleeps, &m->n_wakes,    &m->n_handoffs,
+						&m->n_timeouts };
+	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+		atomic_init(counters[i], 0);
 }
 
 /* lb_mutex_init, then the kernel generation of the algorithm (see above);
@@ -662,21 +677,31 @@ static inline bool lb_mutex__trylock_common(lb_mutex_t *m, lb_mutex_ctx_t *t,
 /* ---- spin budget -------------------------------------------------------------- */
 
 /*
- * Crowded: the lock's *runnable* contenders -- the owner, the spinners
- * (`spinners`, the caller included when it is about to join), and the woken
- * waiter on its way to retry (WOKEN in the owner word) -- outnumber the CPUs.
- * Then one more spinner would keep the owner or the woken waiter off a CPU:
- * the need_resched stand-in.  Sleeping waiters are not counted: a sleeper
- * needs no CPU until an unlock wakes it, and then it is the woken waiter.
- * (Counting them, as this rule once did, turned spinning off on 2 CPUs as
- * soon as one thread slept: 9 spin wins per 1000 ops at 8 threads.)  A woken
- * waiter that spins is counted twice (WOKEN and `spinners`): at most one
- * over, which only makes the rule stop a spinner one contender early.
+ * Crowded: the lock's contenders that are *on a CPU* -- the owner (presumed
+ * running) and the spinners (`spinners`, the caller included when it is
+ * about to join; a woken first waiter that spins is one of them) --
+ * outnumber the CPUs, so at least one of them, perhaps the owner, is not
+ * running and one more spinner would only keep it off a CPU longer: the
+ * need_resched stand-in.  Not counted:
+ *  - sleeping waiters: a sleeper needs no CPU until an unlock wakes it.
+ *    (Counting them turned spinning off on 2 CPUs as soon as one thread
+ *    slept: 9 spin wins per 1000 ops at 8 threads.)
+ *  - the woken waiter that has not run yet (WOKEN in the owner word, its
+ *    token out).  It waits in a run queue, not on a CPU, often for a whole
+ *    scheduler latency when threads outnumber CPUs; counting it refused
+ *    every spinner on 2 CPUs while a token was out, which with sleepers is
+ *    nearly always (2-8 spin wins per 1000 ops at 8 threads).  A spinner
+ *    does not keep it from a CPU the way a kernel spinner would: the kernel
+ *    spins with preemption off and must poll need_resched to let the wakee
+ *    in, while a userspace spinner is preempted by the scheduler whenever
+ *    it would have set need_resched; and once the wakee runs it spins (or
+ *    takes the lock) and is counted here.
+ * The kernel's flag says "another task wants *this* CPU", which also counts
+ * tasks that are not contenders; ours only sees this lock's contenders.
  */
 static inline bool lb_mutex__crowded(lb_mutex_t *m, int spinners)
 {
-	int woken = (lb_load_relaxed(&m->owner) & LB_MUTEX_WOKEN) != 0;
-	return 1 + spinners + woken > m->ncpus;
+	return 1 + spinners > m->ncpus;
 }
 
 /*
@@ -726,6 +751,45 @@ static inline bool lb_mutex__budget_spend(struct lb_mutex__budget *b, uint32_t n
 /* ---- OSQ: the MCS queue of optimistic spinners ---------------------------------- */
 
 /*
+ * If *link still points at node, point it at to instead; true if it did.
+ * The plain load first keeps a doomed CAS from taking the line exclusive.
+ * acq_rel on success: release makes our unlinking visible to whoever reads
+ * the link next (a later xchg of the tail, a neighbour's step A), acquire
+ * orders our next reads of the neighbours after it.
+ */
+static inline bool lb_mutex__osq_relink(_Atomic(struct lb_mutex_osq_node *) *link,
+					struct lb_mutex_osq_node *node,
+					struct lb_mutex_osq_node *to)
+{
+	struct lb_mutex_osq_node *expect = node;
+	return lb_load_relaxed(link) == node &&
+	       atomic_compare_exchange_strong_explicit(link, &expect, to, memory_order_acq_rel,
+						       memory_order_relaxed);
+}
+
+/*
+ * Append node to the spinner queue (OSQ or the v3.14 MCS lock): its
+ * predecessor, or NULL when the queue was empty and node is its head.
+ */
+static inline struct lb_mutex_osq_node *lb_mutex__osq_join(lb_mutex_t *m,
+							   struct lb_mutex_osq_node *node)
+{
+	lb_store_relaxed(&node->locked, 0);
+	lb_store_relaxed(&node->next, NULL);
+	/* acq_rel: release publishes our node's init to the successor that
+	 * swaps the tail after us; acquire lets us write into prev. */
+	struct lb_mutex_osq_node *prev =
+		atomic_exchange_explicit(&m->osq_tail, node, memory_order_acq_rel);
+	if (prev) {
+		lb_store_relaxed(&node->prev, prev);
+		/* Release: prev (and its unlock) must see node->prev and our
+		 * initialised node before the link. */
+		atomic_store_explicit(&prev->next, node, memory_order_release);
+	}
+	return prev;
+}
+
+/*
  * Wait until node has a stable successor, or until node is the tail, in
  * which case the tail moves back to prev (NULL: queue empty).  Returns the
  * successor, unlinked from node->next, or NULL.
@@ -735,13 +799,8 @@ lb_mutex__osq_wait_next(lb_mutex_t *m, struct lb_mutex_osq_node *node, struct lb
 {
 	uint32_t spins = 0, every = lb_spin_loops(LB_MUTEX_OSQ_LINK_SPIN_NS);
 	for (;;) {
-		struct lb_mutex_osq_node *expect = node;
-		/* We are the tail: nobody follows, hand the tail back to prev.
-		 * Release: a later xchg of the tail sees our unlinking done. */
-		if (lb_load_relaxed(&m->osq_tail) == node &&
-		    atomic_compare_exchange_strong_explicit(&m->osq_tail, &expect, prev,
-							    memory_order_acq_rel,
-							    memory_order_relaxed))
+		/* We are the tail: nobody follows, hand the tail back to prev. */
+		if (lb_mutex__osq_relink(&m->osq_tail, node, prev))
 			return NULL;
 		/* A successor linked itself: take it.  Acquire pairs with the
 		 * release store of the link in osq_lock or unqueue step C. */
@@ -767,17 +826,9 @@ lb_mutex__osq_wait_next(lb_mutex_t *m, struct lb_mutex_osq_node *node, struct lb
 static inline bool lb_mutex__osq_lock(lb_mutex_t *m, struct lb_mutex_osq_node *node,
 				      struct lb_mutex__budget *b)
 {
-	lb_store_relaxed(&node->locked, 0);
-	lb_store_relaxed(&node->next, NULL);
-	/* acq_rel: release publishes our node's init to the successor that
-	 * swaps the tail after us; acquire lets us write into prev. */
-	struct lb_mutex_osq_node *prev =
-		atomic_exchange_explicit(&m->osq_tail, node, memory_order_acq_rel);
+	struct lb_mutex_osq_node *prev = lb_mutex__osq_join(m, node);
 	if (prev == NULL)
 		return true;
-	lb_store_relaxed(&node->prev, prev);
-	/* Release: prev (and its unlock) must see node->prev before the link. */
-	atomic_store_explicit(&prev->next, node, memory_order_release);
 
 	/* Spin on our own node: only prev writes it.  Acquire pairs with the
 	 * release store in osq_unlock. */
@@ -791,11 +842,7 @@ static inline bool lb_mutex__osq_lock(lb_mutex_t *m, struct lb_mutex_osq_node *n
 unqueue:
 	/* A: undo prev->next = node, so nobody hands us the head any more. */
 	for (;;) {
-		struct lb_mutex_osq_node *expect = node;
-		if (lb_load_relaxed(&prev->next) == node &&
-		    atomic_compare_exchange_strong_explicit(&prev->next, &expect, NULL,
-							    memory_order_acq_rel,
-							    memory_order_relaxed))
+		if (lb_mutex__osq_relink(&prev->next, node, NULL))
 			break;
 		/* prev handed us the head in the meantime: we own it after all.
 		 * Acquire pairs with the release in osq_unlock. */
@@ -1027,6 +1074,27 @@ static inline bool lb_mutex__expired(const struct timespec *abs)
 	       (now.tv_sec == abs->tv_sec && now.tv_nsec >= abs->tv_nsec);
 }
 
+/*
+ * wait_lock held, t's waiter queued.  One turn of a waiter's loop before it
+ * sleeps: take the lock if it is free or handed to us (0), or give up past
+ * abs (ETIMEDOUT), both with wait_lock still held; otherwise mark the waiter
+ * QUEUED and drop wait_lock (EAGAIN), and the caller sleeps.  An unlock that
+ * released before our try either is seen by it or takes wait_lock after us
+ * and wakes us.
+ */
+static inline int lb_mutex__queued_turn(lb_mutex_t *m, lb_mutex_ctx_t *t,
+					const struct timespec *abs)
+{
+	uintptr_t seen;
+	if (lb_mutex__trylock_common(m, t, 0, &seen))
+		return 0;
+	if (abs && lb_mutex__expired(abs))
+		return ETIMEDOUT;
+	lb_store_relaxed(&t->waiter.state, LB_MUTEX__QUEUED);
+	lb_mutex__wait_unlock(m);
+	return EAGAIN;
+}
+
 /* ---- the v3.14 and v3.15 generations ------------------------------------------------ */
 
 /*
@@ -1036,16 +1104,8 @@ static inline bool lb_mutex__expired(const struct timespec *abs)
  */
 static inline void lb_mutex__mcs_lock_v3_14(lb_mutex_t *m, struct lb_mutex_osq_node *node)
 {
-	lb_store_relaxed(&node->locked, 0);
-	lb_store_relaxed(&node->next, NULL);
-	/* acq_rel, as in osq_lock: publish our node, then write into prev. */
-	struct lb_mutex_osq_node *prev =
-		atomic_exchange_explicit(&m->osq_tail, node, memory_order_acq_rel);
-	if (prev == NULL)
+	if (lb_mutex__osq_join(m, node) == NULL)
 		return;
-	lb_store_relaxed(&node->prev, prev);
-	/* Release: prev's unlock must see our initialised node. */
-	atomic_store_explicit(&prev->next, node, memory_order_release);
 	uint32_t spins = 0, every = lb_spin_loops(LB_MUTEX_OSQ_LINK_SPIN_NS);
 	/* Acquire pairs with the release store in osq_unlock. */
 	while (!lb_load_acquire(&node->locked)) {
@@ -1057,28 +1117,44 @@ static inline void lb_mutex__mcs_lock_v3_14(lb_mutex_t *m, struct lb_mutex_osq_n
 }
 
 /*
- * v3.14 optimistic spin: per attempt, take the MCS lock, spin on the owner
- * (budget and need_resched stand-in apply here, as the kernel checks
- * need_resched in mutex_spin_on_owner), try, drop the MCS lock.  No spinner
- * limit and no crowding check on entry.  1 took it, 0 did not spin, -1 gave up.
+ * The v3.14 / v3.15 optimistic spin.  1 took it, 0 did not spin, -1 gave up.
+ *
+ *   v3.14  per attempt: take the MCS spin lock (no way out while queued),
+ *          spin on the owner and try, drop the MCS lock (after a win too).
+ *          No spinner limit and no crowding check on entry; the budget and
+ *          the need_resched stand-in apply in spin_on_owner, where the
+ *          kernel checks need_resched.
+ *   v3.15  no start when crowded (need_resched in mutex_can_spin_on_owner);
+ *          queue once on the cancellable OSQ, then spin on the owner and
+ *          try until it is ours or the budget / crowding ends it; leave the
+ *          OSQ after the win, as v3.15.
  */
-static inline int lb_mutex__spin_v3_14(lb_mutex_t *m, lb_mutex_ctx_t *t)
+static inline int lb_mutex__spin_gen(lb_mutex_t *m, lb_mutex_ctx_t *t)
 {
+	const bool per_attempt = m->gen == LB_MUTEX_GEN_V3_14;
 	struct lb_mutex__budget b;
 	uintptr_t seen;
 	int ret = -1;
 
 	if (m->spin_relax == 0)
 		return 0;
-	atomic_fetch_add_explicit(&m->spinners, 1, memory_order_relaxed);
+	int before = atomic_fetch_add_explicit(&m->spinners, 1, memory_order_relaxed);
+	if (!per_attempt && lb_mutex__crowded(m, before + 1)) {
+		lb_mutex__spin_exit(m);
+		return 0;
+	}
 	lb_mutex__budget_start(&b, m, false);
+	if (!per_attempt && !lb_mutex__osq_lock(m, &t->osq, &b))
+		goto out;
 	/* Spin loop, bounded by the budget (spin_on_owner, budget_spend). */
 	for (;;) {
-		lb_mutex__mcs_lock_v3_14(m, &t->osq);
+		if (per_attempt)
+			lb_mutex__mcs_lock_v3_14(m, &t->osq);
 		uintptr_t owner = lb_load_relaxed(&m->owner) & ~LB_MUTEX_FLAGS;
 		bool go = owner == 0 || lb_mutex__spin_on_owner(m, owner, false, &b);
 		bool won = go && lb_mutex__trylock_common(m, t, 0, &seen);
-		lb_mutex__osq_unlock(m, &t->osq); /* after the win, as v3.14 */
+		if (per_attempt)
+			lb_mutex__osq_unlock(m, &t->osq);
 		if (won) {
 			ret = 1;
 			break;
@@ -1087,45 +1163,8 @@ static inline int lb_mutex__spin_v3_14(lb_mutex_t *m, lb_mutex_ctx_t *t)
 			break;
 		lb_cpu_relax(); /* between attempts, as the kernel's loop */
 	}
-	lb_mutex__spin_exit(m);
-	return ret;
-}
-
-/*
- * v3.15 optimistic spin: no start when crowded (need_resched in
- * mutex_can_spin_on_owner), queue once on the cancellable OSQ, then spin on
- * the owner and try until it is ours or the budget / crowding ends it.
- */
-static inline int lb_mutex__spin_v3_15(lb_mutex_t *m, lb_mutex_ctx_t *t)
-{
-	struct lb_mutex__budget b;
-	uintptr_t seen;
-	int ret = -1;
-
-	if (m->spin_relax == 0)
-		return 0;
-	int before = atomic_fetch_add_explicit(&m->spinners, 1, memory_order_relaxed);
-	if (lb_mutex__crowded(m, before + 1)) {
-		lb_mutex__spin_exit(m);
-		return 0;
-	}
-	lb_mutex__budget_start(&b, m, false);
-	if (!lb_mutex__osq_lock(m, &t->osq, &b))
-		goto out;
-	/* Spin loop, bounded by the budget (spin_on_owner, budget_spend). */
-	for (;;) {
-		uintptr_t owner = lb_load_relaxed(&m->owner) & ~LB_MUTEX_FLAGS;
-		if (owner != 0 && !lb_mutex__spin_on_owner(m, owner, false, &b))
-			break;
-		if (lb_mutex__trylock_common(m, t, 0, &seen)) {
-			ret = 1;
-			break;
-		}
-		if (!lb_mutex__budget_spend(&b, 1))
-			break;
-		lb_cpu_relax(); /* between attempts, as the kernel's loop */
-	}
-	lb_mutex__osq_unlock(m, &t->osq); /* after the win, as v3.15 */
+	if (!per_attempt)
+		lb_mutex__osq_unlock(m, &t->osq);
 out:
 	lb_mutex__spin_exit(m);
 	return ret;
@@ -1147,8 +1186,7 @@ LB_SLOWPATH int lb_mutex__lock_slow_gen(lb_mutex_t *m, lb_mutex_ctx_t *t,
 
 	if (lb_mutex__task(lb_load_relaxed(&m->owner)) == t)
 		lb_mutex__misuse("lock of a mutex this thread already holds");
-	int r = m->gen == LB_MUTEX_GEN_V3_14 ? lb_mutex__spin_v3_14(m, t)
-					     : lb_mutex__spin_v3_15(m, t);
+	int r = lb_mutex__spin_gen(m, t);
 	if (r > 0) {
 		LB_MUTEX_COUNT(m, n_spin_won, 1);
 		return 0;
@@ -1158,17 +1196,8 @@ LB_SLOWPATH int lb_mutex__lock_slow_gen(lb_mutex_t *m, lb_mutex_ctx_t *t,
 	if (lb_mutex__trylock_common(m, t, 0, &seen))
 		goto out_unlock;
 	lb_mutex__enqueue(m, w);
-	for (;;) {
-		/* wait_lock held: an unlock that released before our try
-		 * either is seen by it or takes wait_lock after us and wakes. */
-		if (lb_mutex__trylock_common(m, t, 0, &seen))
-			break;
-		if (abs && lb_mutex__expired(abs)) {
-			ret = ETIMEDOUT;
-			break;
-		}
-		lb_store_relaxed(&w->state, LB_MUTEX__QUEUED);
-		lb_mutex__wait_unlock(m);
+	/* Until we take it or time out (a woken waiter only retries). */
+	while ((ret = lb_mutex__queued_turn(m, t, abs)) == EAGAIN) {
 		lb_mutex__sleep(w, abs, &nsleeps);
 		lb_mutex__wait_lock(m);
 	}
@@ -1242,8 +1271,7 @@ LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t,
 	r = lb_mutex__optimistic_spin(m, t);
 	if (r > 0) {
 		LB_MUTEX_COUNT(m, n_spin_won, 1);
-		lb_store_relaxed(&m->tenure_owner, 0); /* a new tenure; we hold it */
-		return 0;
+		return 0; /* the first waiter's tenure goes on */
 	}
 	gaveup += r < 0;
 
@@ -1261,14 +1289,8 @@ LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t,
 			atomic_fetch_and_explicit(&m->owner, ~LB_MUTEX_WOKEN, memory_order_relaxed);
 			lb_store_relaxed(&w->state, LB_MUTEX__AWAKE);
 		}
-		if (lb_mutex__trylock_common(m, t, 0, &seen))
+		if ((ret = lb_mutex__queued_turn(m, t, abs)) != EAGAIN)
 			break;
-		if (abs && lb_mutex__expired(abs)) {
-			ret = ETIMEDOUT;
-			break;
-		}
-		lb_store_relaxed(&w->state, LB_MUTEX__QUEUED);
-		lb_mutex__wait_unlock(m);
 
 		uint32_t st = lb_mutex__sleep(w, abs, &nsleeps);
 		if (st != LB_MUTEX__SLEEPING) {
@@ -1285,6 +1307,7 @@ LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t,
 			won += r > 0;
 			gaveup += r < 0;
 			if (r > 0 || (r == 0 && lb_mutex__trylock_common(m, t, how, &seen))) {
+				ret = 0; /* ours (ret still said EAGAIN) */
 				lb_mutex__wait_lock(m);
 				break;
 			}
@@ -1300,14 +1323,16 @@ LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t,
 		atomic_fetch_and_explicit(&m->owner, ~LB_MUTEX_HANDOFF, memory_order_relaxed);
 	lb_mutex__dequeue(m, w);
 	lb_store_relaxed(&w->state, LB_MUTEX__AWAKE);
+	/* Served: if our record comes back to the head later, its tenure
+	 * starts afresh (we hold the mutex: a holder's store). */
+	if (ret == 0 && lb_load_relaxed(&m->tenure_owner) == (uintptr_t)w)
+		lb_store_relaxed(&m->tenure_owner, 0);
 	LB_MUTEX_COUNT(m, n_sleeps, nsleeps);
 	LB_MUTEX_COUNT(m, n_timeouts, ret != 0);
 out_unlock:
 	LB_MUTEX_COUNT(m, n_spin_gaveup, gaveup);
-	if (ret == 0) {
+	if (ret == 0)
 		LB_MUTEX_COUNT(m, n_spin_won, won); /* we hold the mutex */
-		lb_store_relaxed(&m->tenure_owner, 0); /* a new tenure */
-	}
 	lb_mutex__wait_unlock(m);
 	return ret;
 }
@@ -1327,20 +1352,22 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t)
 	}
 
 	/*
-	 * Tenure quantum: with more (sleeping) waiters than CPUs, a holder
-	 * that has kept it (re-taking it on the fast path) for
-	 * LB_MUTEX_TENURE_NS passes it to the first waiter, as if that waiter
-	 * had asked.  Its tenure is
-	 * dated here, on the first slow unlock by a new holder (every
-	 * LB_MUTEX_TOKEN_CHECK_EVERY-th quiet unlock comes here too), so it is
-	 * late by at most that many operations.  We hold the lock: the tenure
-	 * fields, written by holders only, are stable.
+	 * Tenure quantum: with more (sleeping) waiters than CPUs, a first
+	 * waiter that has stood at the head for LB_MUTEX_TENURE_NS, whoever
+	 * held the lock meanwhile, is passed the lock, as if it had asked.
+	 * Its tenure is dated here, on the first slow unlock that sees it at
+	 * the head (every LB_MUTEX_TOKEN_CHECK_EVERY-th quiet unlock comes here
+	 * too), so it is late by at most that many operations.  wait_head is
+	 * only compared, never dereferenced, so reading it without wait_lock is
+	 * safe.  We hold the lock: the tenure fields, written by holders only,
+	 * are stable.
 	 */
 	if ((cur & (LB_MUTEX_WAITERS | LB_MUTEX_HANDOFF)) == LB_MUTEX_WAITERS &&
 	    lb_mutex__waiters_outnumber_cpus(m)) {
+		uintptr_t head = (uintptr_t)lb_load_relaxed(&m->wait_head);
 		now = lb_mutex__now_ns();
-		if (lb_load_relaxed(&m->tenure_owner) != self) {
-			lb_store_relaxed(&m->tenure_owner, self);
+		if (lb_load_relaxed(&m->tenure_owner) != head) {
+			lb_store_relaxed(&m->tenure_owner, head);
 			lb_store_relaxed(&m->tenure_ns, now);
 		} else if (now - lb_load_relaxed(&m->tenure_ns) >= LB_MUTEX_TENURE_NS) {
 			pass_on = true;
@@ -1392,8 +1419,8 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t)
 		 * and the owner is ours, but stay a CAS loop for robustness.
 		 * Release: the new owner's pickup CAS acquires. */
 		uintptr_t want;
-		/* A new tenure starts with the pickup (dated at the new
-		 * holder's first slow unlock).  Still ours: a holder's store. */
+		/* The next head's tenure starts afresh (dated at the next
+		 * slow unlock).  Still ours: a holder's store. */
 		lb_store_relaxed(&m->tenure_owner, 0);
 		do {
 			want = cur & (LB_MUTEX_WAITERS | LB_MUTEX_WOKEN);
@@ -1520,14 +1547,7 @@ static inline void lb_mutex_atfork_child(lb_mutex_t *m, lb_mutex_ctx_t *self,
 	if (owner && !(w & LB_MUTEX_PICKUP))
 		keep = (uintptr_t)(owner == self ? self : orphan);
 	lb_store_relaxed(&m->owner, keep);
-	lb_store_relaxed(&m->wait_lock, 0);
-	lb_store_relaxed(&m->spinners, 0);
-	lb_store_relaxed(&m->nr_waiters, 0);
-	lb_store_relaxed(&m->osq_tail, NULL);
-	lb_store_relaxed(&m->wait_head, NULL);
-	m->wait_tail = NULL;
-	lb_store_relaxed(&m->quiet, 0);
-	lb_store_relaxed(&m->tenure_owner, 0);
+	lb_mutex__forget_contenders(m);
 	if (self)
 		lb_mutex_ctx_init(self);
 }
