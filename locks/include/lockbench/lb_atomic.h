@@ -71,6 +71,37 @@ using std::atomic_signal_fence;
 #define lb_store_relaxed(p, v)  atomic_store_explicit((p), (v), memory_order_relaxed)
 #define lb_store_release(p, v)  atomic_store_explicit((p), (v), memory_order_release)
 
+/*
+ * Lock-word idioms the word-based locks share (qspinlock, qspinlock-pv,
+ * qrwlock's write side, ticket, futex-pi).  Both are static inline, so a
+ * fast path compiles to the same instructions as the spelled-out CAS.
+ *
+ * lb_cas_acquire - one strong CAS of `word` from *seen to `desired`.
+ * Acquire on success: it takes a lock, and pairs with the release that
+ * dropped it.  Relaxed on failure: the caller only reads back *seen (the
+ * value the word had), to choose its slow path; nothing was acquired.
+ */
+static inline bool lb_cas_acquire(_Atomic(uint32_t) *word, uint32_t *seen, uint32_t desired)
+{
+	return atomic_compare_exchange_strong_explicit(word, seen, desired, memory_order_acquire,
+						       memory_order_relaxed);
+}
+
+/*
+ * lb_cas_acquire_if_zero - the trylock of a word that is 0 when free: a
+ * relaxed peek first, so a visibly busy word fails without taking its cache
+ * line for ownership, then lb_cas_acquire from 0 to `desired`.  Never
+ * waits.
+ */
+static inline bool lb_cas_acquire_if_zero(_Atomic(uint32_t) *word, uint32_t desired)
+{
+	uint32_t seen = atomic_load_explicit(word, memory_order_relaxed);
+
+	if (seen)
+		return false;
+	return lb_cas_acquire(word, &seen, desired);
+}
+
 #if defined(__GNUC__)
 #define LB_UNUSED __attribute__((unused))
 #define LB_NOINLINE __attribute__((noinline))
