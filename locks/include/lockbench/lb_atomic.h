@@ -3,9 +3,10 @@
  * lb_atomic.h - the one thin layer over <stdatomic.h> that lock headers use.
  *
  * Everything here is C11 plus, where the compiler is GNU-compatible, one
- * inline-asm instruction for cpu_relax and one for the cycle counter.  Call
- * sites always spell out their memory_order; these helpers only name the
- * intent ("acquire load", "release store") so a reader sees it at a glance.
+ * inline-asm instruction for cpu_relax.  Every access has an explicit
+ * memory_order: spelled out at the call site, or named by the helper it
+ * calls ("acquire load", "release store", "CAS that acquires", each written
+ * with explicit orders here) so a reader sees it at a glance.
  *
  * Public lock headers depend on this file and the C11 standard headers only.
  */

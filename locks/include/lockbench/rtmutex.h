@@ -194,7 +194,7 @@ struct lb_rtmutex_link {
 };
 
 struct lb_rtmutex_waiter {
-	struct lb_rtmutex_link link[LB_RTMUTEX_LISTS]; /* by enum lb_rtmutex_list; that list's lock */
+	struct lb_rtmutex_link link[LB_RTMUTEX_LISTS]; /* [enum lb_rtmutex_list] */
 	struct lb_rtmutex_task *task;
 	struct lb_rtmutex *lock; /* set at enqueue under task->pi_lock */
 	uint64_t seq;            /* FIFO order among equal prio; wait_lock */
