@@ -194,6 +194,17 @@
 #define LB_OPS_CTX_LOCK(type, ctx_type, p)                                     \
 	LB_OPS_OBJECT(type), LB_OPS_CTX(ctx_type, p), .init = p##_init, LB_OPS_EXCL(p)
 
+/*
+ * Every row but the descriptive ones of a reader/writer lock with a thread
+ * context and p_init, p_lock... p_read_trylock: its slots, and its .flags,
+ * which are the flags those slots imply (EXCLUSIVE, RW, TRYLOCK, THREAD_CTX:
+ * lb_lock_check_entry requires them to agree) or'ed with more_flags.
+ */
+#define LB_OPS_CTX_RWLOCK(type, ctx_type, p, more_flags)                       \
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW | LB_LOCK_F_TRYLOCK |      \
+		 LB_LOCK_F_THREAD_CTX | (more_flags),                          \
+	LB_OPS_CTX_LOCK(type, ctx_type, p), LB_OPS_READ(p)
+
 /* p_init, p_lock, p_unlock, p_trylock of a context-free lock. */
 #define LB_CTXFREE_ADAPTERS(p, init_fn, lock_fn, unlock_fn, trylock_fn)       \
 	LB_ADAPT_INIT(p##_init, init_fn)                                       \

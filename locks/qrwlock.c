@@ -46,10 +46,8 @@ const struct lb_lock_ops lb_qrwlock_ops = {
 	.name = "qrwlock",
 	.family = "rwlock",
 	.summary = "kernel-style queued rwlock: one word, qspinlock-pv queue, waiters sleep",
-	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW | LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS |
-		 LB_LOCK_F_THREAD_CTX | LB_LOCK_F_SPIN_ROLE,
-	LB_OPS_CTX_LOCK(lb_qrwlock_t, lb_qrwlock_ctx_t, qrw),
-	LB_OPS_READ(qrw),
+	LB_OPS_CTX_RWLOCK(lb_qrwlock_t, lb_qrwlock_ctx_t, qrw,
+			  LB_LOCK_F_SLEEPS | LB_LOCK_F_SPIN_ROLE),
 	.describe = qrw_describe,
 	.atfork_child = qrw_atfork_child,
 };

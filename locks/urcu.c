@@ -106,13 +106,8 @@ const struct lb_lock_ops lb_urcu_ops = {
 	.name = "urcu",
 	.family = "rcu",
 	.summary = "liburcu readers; writers: mutex + synchronize_rcu (not r/w exclusion)",
-	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW | LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS |
-		 LB_LOCK_F_THREAD_CTX | LB_LOCK_F_RCU,
-	LB_OPS_OBJECT(struct lb_urcu_lock),
-	LB_OPS_CTX(struct lb_urcu_thread, urcu),
-	.init = urcu_init,
+	LB_OPS_CTX_RWLOCK(struct lb_urcu_lock, struct lb_urcu_thread, urcu,
+			  LB_LOCK_F_SLEEPS | LB_LOCK_F_RCU),
 	.destroy = urcu_destroy,
 	.thread_fini = urcu_thread_fini,
-	LB_OPS_EXCL(urcu),
-	LB_OPS_READ(urcu),
 };

@@ -77,9 +77,7 @@ static inline int lb_futex_pi_lock(lb_futex_pi_t *l, uint32_t tid)
 	uint32_t z = 0;
 	/* Acquire: pairs with the release CAS in unlock (or the kernel's
 	 * handoff, a full barrier). */
-	if (LB_LIKELY(atomic_compare_exchange_strong_explicit(&l->word, &z, tid,
-							      memory_order_acquire,
-							      memory_order_relaxed)))
+	if (LB_LIKELY(lb_cas_acquire(&l->word, &z, tid)))
 		return 0;
 	LB_PROBE_CONTENTION_BEGIN(l, LB_CONTENTION_RT);
 	int ret = lb_futex_pi_lock_slow(l);
@@ -91,8 +89,7 @@ static inline bool lb_futex_pi_trylock(lb_futex_pi_t *l, uint32_t tid)
 {
 	uint32_t z = 0;
 	/* Acquire: as in lock. */
-	return atomic_compare_exchange_strong_explicit(&l->word, &z, tid, memory_order_acquire,
-						       memory_order_relaxed);
+	return lb_cas_acquire(&l->word, &z, tid);
 }
 
 /* 0 or an errno (EPERM: not the owner). */

@@ -3,9 +3,10 @@
  * lb_atomic.h - the one thin layer over <stdatomic.h> that lock headers use.
  *
  * Everything here is C11 plus, where the compiler is GNU-compatible, one
- * inline-asm instruction for cpu_relax and one for the cycle counter.  Call
- * sites always spell out their memory_order; these helpers only name the
- * intent ("acquire load", "release store") so a reader sees it at a glance.
+ * inline-asm instruction for cpu_relax.  Every access has an explicit
+ * memory_order: spelled out at the call site, or named by the helper it
+ * calls ("acquire load", "release store", "CAS that acquires", each written
+ * with explicit orders here) so a reader sees it at a glance.
  *
  * Public lock headers depend on this file and the C11 standard headers only.
  */
@@ -70,6 +71,37 @@ using std::atomic_signal_fence;
 #define lb_load_acquire(p)      atomic_load_explicit((p), memory_order_acquire)
 #define lb_store_relaxed(p, v)  atomic_store_explicit((p), (v), memory_order_relaxed)
 #define lb_store_release(p, v)  atomic_store_explicit((p), (v), memory_order_release)
+
+/*
+ * Lock-word idioms the word-based locks share (qspinlock, qspinlock-pv,
+ * qrwlock's write side, ticket, futex-pi).  Both are static inline, so a
+ * fast path compiles to the same instructions as the spelled-out CAS.
+ *
+ * lb_cas_acquire - one strong CAS of `word` from *seen to `desired`.
+ * Acquire on success: it takes a lock, and pairs with the release that
+ * dropped it.  Relaxed on failure: the caller only reads back *seen (the
+ * value the word had), to choose its slow path; nothing was acquired.
+ */
+static inline bool lb_cas_acquire(_Atomic(uint32_t) *word, uint32_t *seen, uint32_t desired)
+{
+	return atomic_compare_exchange_strong_explicit(word, seen, desired, memory_order_acquire,
+						       memory_order_relaxed);
+}
+
+/*
+ * lb_cas_acquire_if_zero - the trylock of a word that is 0 when free: a
+ * relaxed peek first, so a visibly busy word fails without taking its cache
+ * line for ownership, then lb_cas_acquire from 0 to `desired`.  Never
+ * waits.
+ */
+static inline bool lb_cas_acquire_if_zero(_Atomic(uint32_t) *word, uint32_t desired)
+{
+	uint32_t seen = atomic_load_explicit(word, memory_order_relaxed);
+
+	if (seen)
+		return false;
+	return lb_cas_acquire(word, &seen, desired);
+}
 
 #if defined(__GNUC__)
 #define LB_UNUSED __attribute__((unused))

@@ -87,4 +87,18 @@
 #define LB_PROBE_PI_BOOST(lock, task, prio)    ((void)(lock), (void)(task), (void)(prio))
 #endif
 
+/*
+ * LB_PROBE_CONTENDED - a lock's contended path between its two probes:
+ * contention_begin(lock, flags), the statement `slow_call`, then
+ * contention_end(lock, 0).  For slow paths that always acquire; one that
+ * can fail (returns an errno) passes its result to LB_PROBE_CONTENTION_END
+ * itself.
+ */
+#define LB_PROBE_CONTENDED(lock, flags, slow_call)                             \
+	do {                                                                   \
+		LB_PROBE_CONTENTION_BEGIN(lock, flags);                        \
+		slow_call;                                                     \
+		LB_PROBE_CONTENTION_END(lock, 0);                              \
+	} while (0)
+
 #endif /* LB_PROBE_H */

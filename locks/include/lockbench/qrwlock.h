@@ -367,9 +367,7 @@ static inline void lb_qrwlock_read_lock(lb_qrwlock_t *lock, const lb_qrwlock_ctx
 
 	if (LB_LIKELY(!(cnts & LB_QRW_WMASK)))
 		return;
-	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_READ);
-	lb_qrwlock_read_lock_slow(lock, ctx, cnts);
-	LB_PROBE_CONTENTION_END(lock, 0);
+	LB_PROBE_CONTENDED(lock, LB_CONTENTION_READ, lb_qrwlock_read_lock_slow(lock, ctx, cnts));
 }
 
 /* Succeeds only if no writer holds or waits for the lock; never queues. */
@@ -432,25 +430,16 @@ static inline void lb_qrwlock_write_lock(lb_qrwlock_t *lock, const lb_qrwlock_ct
 	uint32_t cnts = 0;
 
 	/* Acquire pairs with the release in read and write unlock. */
-	if (LB_LIKELY(atomic_compare_exchange_strong_explicit(&lock->cnts, &cnts, LB_QRW_WLOCKED,
-							      memory_order_acquire,
-							      memory_order_relaxed)))
+	if (LB_LIKELY(lb_cas_acquire(&lock->cnts, &cnts, LB_QRW_WLOCKED)))
 		return;
-	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_WRITE);
-	lb_qrwlock_write_lock_slow(lock, ctx);
-	LB_PROBE_CONTENTION_END(lock, 0);
+	LB_PROBE_CONTENDED(lock, LB_CONTENTION_WRITE, lb_qrwlock_write_lock_slow(lock, ctx));
 }
 
 /* Succeeds only on a completely free word; never queues. */
 static inline bool lb_qrwlock_write_trylock(lb_qrwlock_t *lock)
 {
-	uint32_t cnts = atomic_load_explicit(&lock->cnts, memory_order_relaxed);
-
-	if (cnts)
-		return false;
 	/* Acquire pairs with the release in read and write unlock. */
-	return atomic_compare_exchange_strong_explicit(&lock->cnts, &cnts, LB_QRW_WLOCKED,
-						       memory_order_acquire, memory_order_relaxed);
+	return lb_cas_acquire_if_zero(&lock->cnts, LB_QRW_WLOCKED);
 }
 
 static inline void lb_qrwlock_write_unlock(lb_qrwlock_t *lock)

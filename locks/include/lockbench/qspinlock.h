@@ -326,14 +326,8 @@ static inline struct lb_qspin_node *lb_qspin__decode_tail(const struct lb_qspin_
 /* (0,0,0) -> (0,0,1) or fail; never queues, needs no context. */
 static inline bool lb_qspin_trylock(lb_qspin_t *lock)
 {
-	uint32_t val = atomic_load_explicit(&lock->val, memory_order_relaxed);
-
-	/* Relaxed peek first: a busy lock fails without stealing the line. */
-	if (val)
-		return false;
 	/* Acquire pairs with the release in lb_qspin_unlock. */
-	return atomic_compare_exchange_strong_explicit(&lock->val, &val, LB_QSPIN_LOCKED,
-						       memory_order_acquire, memory_order_relaxed);
+	return lb_cas_acquire_if_zero(&lock->val, LB_QSPIN_LOCKED);
 }
 
 /*
@@ -478,13 +472,9 @@ static inline void lb_qspin_lock(lb_qspin_t *lock, const struct lb_qspin_ctx *ct
 	uint32_t val = 0;
 
 	/* Acquire pairs with the release in lb_qspin_unlock. */
-	if (LB_LIKELY(atomic_compare_exchange_strong_explicit(&lock->val, &val, LB_QSPIN_LOCKED,
-							      memory_order_acquire,
-							      memory_order_relaxed)))
+	if (LB_LIKELY(lb_cas_acquire(&lock->val, &val, LB_QSPIN_LOCKED)))
 		return;
-	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_SPIN);
-	lb_qspin_lock_slow(lock, ctx, val);
-	LB_PROBE_CONTENTION_END(lock, 0);
+	LB_PROBE_CONTENDED(lock, LB_CONTENTION_SPIN, lb_qspin_lock_slow(lock, ctx, val));
 }
 
 /* (*,*,1) -> (*,*,0); the caller must hold the lock. */

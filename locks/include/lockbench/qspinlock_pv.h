@@ -228,8 +228,7 @@ static inline bool lb_qspin_pv__steal(lb_qspin_pv_t *lock)
 	uint32_t val = atomic_load_explicit(&lock->val, memory_order_relaxed);
 	if (val & (LB_QSPIN_PV_LOCKED_MASK | LB_QSPIN_PV_HEAD_SPIN | LB_QSPIN_PV_PENDING))
 		return false;
-	return atomic_compare_exchange_strong_explicit(&lock->val, &val, val | LB_QSPIN_PV_LOCKED,
-						       memory_order_acquire, memory_order_relaxed);
+	return lb_cas_acquire(&lock->val, &val, val | LB_QSPIN_PV_LOCKED);
 }
 
 static inline bool lb_qspin_pv_trylock(lb_qspin_pv_t *lock)
@@ -443,13 +442,9 @@ static inline void lb_qspin_pv_lock(lb_qspin_pv_t *lock, const struct lb_qspin_p
 {
 	uint32_t val = 0;
 	/* Acquire pairs with the release in unlock. */
-	if (LB_LIKELY(atomic_compare_exchange_strong_explicit(&lock->val, &val, LB_QSPIN_PV_LOCKED,
-							      memory_order_acquire,
-							      memory_order_relaxed)))
+	if (LB_LIKELY(lb_cas_acquire(&lock->val, &val, LB_QSPIN_PV_LOCKED)))
 		return;
-	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_SPIN);
-	lb_qspin_pv_lock_slow(lock, ctx);
-	LB_PROBE_CONTENTION_END(lock, 0);
+	LB_PROBE_CONTENDED(lock, LB_CONTENTION_SPIN, lb_qspin_pv_lock_slow(lock, ctx));
 }
 
 /*

@@ -181,9 +181,20 @@ struct lb_rtmutex_ilock {
 struct lb_rtmutex;
 struct lb_rtmutex_task;
 
+/* The two sorted lists a waiter can be in, indices of its `link` array. */
+enum lb_rtmutex_list {
+	LB_RTMUTEX_LIST_QUEUE, /* the lock's wait queue; lock->wait_lock */
+	LB_RTMUTEX_LIST_PI,    /* its owner's pi_waiters; owner->pi_lock */
+	LB_RTMUTEX_LISTS
+};
+
+/* One waiter's place in one doubly linked list (NULL ends). */
+struct lb_rtmutex_link {
+	struct lb_rtmutex_waiter *next, *prev;
+};
+
 struct lb_rtmutex_waiter {
-	struct lb_rtmutex_waiter *next, *prev;       /* lock queue; lock->wait_lock */
-	struct lb_rtmutex_waiter *pi_next, *pi_prev; /* owner's pi_waiters; owner->pi_lock */
+	struct lb_rtmutex_link link[LB_RTMUTEX_LISTS]; /* [enum lb_rtmutex_list] */
 	struct lb_rtmutex_task *task;
 	struct lb_rtmutex *lock; /* set at enqueue under task->pi_lock */
 	uint64_t seq;            /* FIFO order among equal prio; wait_lock */
@@ -319,59 +330,71 @@ static inline bool lb_rtmutex_is_locked(const lb_rtmutex_t *m)
 
 /* ---- sorted lists ------------------------------------------------------ */
 
-/* Queue order: higher prio first, FIFO (lower seq) among equals. */
-static inline bool lb_rtmutex_queue_before(const struct lb_rtmutex_waiter *a, const struct lb_rtmutex_waiter *b)
+/*
+ * Both lists keep one order, "a sorts before b", and insert a waiter ahead
+ * of the first one it sorts before, so equal keys keep insertion order.
+ * The queue: higher prio first, FIFO (lower seq) among equals.  pi_waiters:
+ * higher pi_prio first.
+ */
+static inline bool lb_rtmutex_sorts_before(enum lb_rtmutex_list list,
+					   const struct lb_rtmutex_waiter *a,
+					   const struct lb_rtmutex_waiter *b)
 {
+	if (list == LB_RTMUTEX_LIST_PI)
+		return a->pi_prio > b->pi_prio;
 	return a->prio > b->prio || (a->prio == b->prio && a->seq < b->seq);
+}
+
+/* Insert w into the sorted list at *head; the caller holds the list's lock. */
+static inline void lb_rtmutex_list_add(enum lb_rtmutex_list list, struct lb_rtmutex_waiter **head,
+				       struct lb_rtmutex_waiter *w)
+{
+	struct lb_rtmutex_waiter *prev = NULL, *cur = *head;
+	while (cur && !lb_rtmutex_sorts_before(list, w, cur)) {
+		prev = cur;
+		cur = cur->link[list].next;
+	}
+	w->link[list].prev = prev;
+	w->link[list].next = cur;
+	if (cur)
+		cur->link[list].prev = w;
+	if (prev)
+		prev->link[list].next = w;
+	else
+		*head = w;
+}
+
+/* Unlink w from the list at *head; the caller holds the list's lock. */
+static inline void lb_rtmutex_list_del(enum lb_rtmutex_list list, struct lb_rtmutex_waiter **head,
+				       struct lb_rtmutex_waiter *w)
+{
+	struct lb_rtmutex_link *l = &w->link[list];
+	if (l->prev)
+		l->prev->link[list].next = l->next;
+	else
+		*head = l->next;
+	if (l->next)
+		l->next->link[list].prev = l->prev;
+	l->next = l->prev = NULL;
 }
 
 /* wait_lock held. */
 static inline void lb_rtmutex_queue_add(lb_rtmutex_t *m, struct lb_rtmutex_waiter *w)
 {
-	struct lb_rtmutex_waiter *prev = NULL, *cur = m->head;
-	while (cur && !lb_rtmutex_queue_before(w, cur)) {
-		prev = cur;
-		cur = cur->next;
-	}
-	w->prev = prev;
-	w->next = cur;
-	if (cur)
-		cur->prev = w;
-	if (prev)
-		prev->next = w;
-	else
-		m->head = w;
+	lb_rtmutex_list_add(LB_RTMUTEX_LIST_QUEUE, &m->head, w);
 }
 
 /* wait_lock held. */
 static inline void lb_rtmutex_queue_del(lb_rtmutex_t *m, struct lb_rtmutex_waiter *w)
 {
-	if (w->prev)
-		w->prev->next = w->next;
-	else
-		m->head = w->next;
-	if (w->next)
-		w->next->prev = w->prev;
-	w->next = w->prev = NULL;
+	lb_rtmutex_list_del(LB_RTMUTEX_LIST_QUEUE, &m->head, w);
 }
 
-/* t->pi_lock held.  Highest pi_prio first; equal keys keep insertion order. */
+/* t->pi_lock held.  The key is w's queue prio, copied as it goes in. */
 static inline void lb_rtmutex_pi_add(struct lb_rtmutex_task *t, struct lb_rtmutex_waiter *w)
 {
-	struct lb_rtmutex_waiter *prev = NULL, *cur = t->pi_head;
 	w->pi_prio = w->prio;
-	while (cur && cur->pi_prio >= w->pi_prio) {
-		prev = cur;
-		cur = cur->pi_next;
-	}
-	w->pi_prev = prev;
-	w->pi_next = cur;
-	if (cur)
-		cur->pi_prev = w;
-	if (prev)
-		prev->pi_next = w;
-	else
-		t->pi_head = w;
+	lb_rtmutex_list_add(LB_RTMUTEX_LIST_PI, &t->pi_head, w);
 	w->on_pi = true;
 }
 
@@ -380,13 +403,7 @@ static inline void lb_rtmutex_pi_del(struct lb_rtmutex_task *t, struct lb_rtmute
 {
 	if (!w->on_pi)
 		abort(); /* invariant: a lock's top waiter is in its owner's list */
-	if (w->pi_prev)
-		w->pi_prev->pi_next = w->pi_next;
-	else
-		t->pi_head = w->pi_next;
-	if (w->pi_next)
-		w->pi_next->pi_prev = w->pi_prev;
-	w->pi_next = w->pi_prev = NULL;
+	lb_rtmutex_list_del(LB_RTMUTEX_LIST_PI, &t->pi_head, w);
 	w->on_pi = false;
 }
 
@@ -612,7 +629,8 @@ static inline size_t lb_rtmutex_waiter_tasks(lb_rtmutex_t *m, struct lb_rtmutex_
 {
 	size_t n = 0;
 	lb_rtmutex_ilock_lock(&m->wait_lock);
-	for (struct lb_rtmutex_waiter *w = m->head; w && n < max; w = w->next)
+	for (struct lb_rtmutex_waiter *w = m->head; w && n < max;
+	     w = w->link[LB_RTMUTEX_LIST_QUEUE].next)
 		out[n++] = w->task;
 	lb_rtmutex_ilock_unlock(&m->wait_lock);
 	return n;
@@ -1065,26 +1083,46 @@ static inline void lb_rtmutex_init(lb_rtmutex_t *m, const struct lb_rtmutex_attr
 }
 
 /*
+ * The fast path of every lock call and of trylock: a free lock with no
+ * waiters (owner word 0) becomes t's in one CAS 0 -> t, acq_rel: acquire
+ * pairs with the release in unlock (we see the previous holder's writes);
+ * release publishes our task record to waiters that read the owner word and
+ * then lock the record's pi_lock (free on x86: cmpxchg is a full barrier
+ * either way).
+ */
+static inline bool lb_rtmutex__fast_acquire(lb_rtmutex_t *m, struct lb_rtmutex_task *t)
+{
+	uintptr_t z = 0;
+	if (!atomic_compare_exchange_strong_explicit(&m->owner, &z, (uintptr_t)t,
+						     memory_order_acq_rel, memory_order_relaxed))
+		return false;
+	LB_RTMUTEX_COUNT_HELD(m, fast);
+	return true;
+}
+
+/*
+ * What every lock call does: the fast path, else the slow path between the
+ * contention probes, with deadlock detection as `detect` says and the
+ * deadline abs (NULL: none).  Returns 0 (locked) or the slow path's errno.
+ */
+static inline int lb_rtmutex__lock(lb_rtmutex_t *m, struct lb_rtmutex_task *t, bool detect,
+				   const struct timespec *abs)
+{
+	if (LB_LIKELY(lb_rtmutex__fast_acquire(m, t)))
+		return 0;
+	LB_PROBE_CONTENTION_BEGIN(m, LB_CONTENTION_RT);
+	int ret = lb_rtmutex_lock_slow(m, t, detect, abs);
+	LB_PROBE_CONTENTION_END(m, ret);
+	return ret;
+}
+
+/*
  * Lock, deadlock detection off (the kernel's rt_mutex_lock): deadlocks the
- * chain walk runs into abort the process.  Fast path: CAS 0 -> t, acq_rel:
- * acquire pairs with the release in unlock (we see the previous holder's
- * writes); release publishes our task record to waiters that read the owner
- * word and then lock the record's pi_lock (free on x86: cmpxchg is a full
- * barrier either way).
+ * chain walk runs into abort the process.
  */
 static inline void lb_rtmutex_lock(lb_rtmutex_t *m, struct lb_rtmutex_task *t)
 {
-	uintptr_t z = 0;
-	if (LB_LIKELY(atomic_compare_exchange_strong_explicit(&m->owner, &z, (uintptr_t)t,
-							      memory_order_acq_rel,
-							      memory_order_relaxed))) {
-		LB_RTMUTEX_COUNT_HELD(m, fast);
-		return;
-	}
-	LB_PROBE_CONTENTION_BEGIN(m, LB_CONTENTION_RT);
-	int ret = lb_rtmutex_lock_slow(m, t, false, NULL);
-	LB_PROBE_CONTENTION_END(m, ret);
-	if (ret)
+	if (LB_UNLIKELY(lb_rtmutex__lock(m, t, false, NULL)))
 		lb_rtmutex_deadlock_abort(t);
 }
 
@@ -1095,17 +1133,7 @@ static inline void lb_rtmutex_lock(lb_rtmutex_t *m, struct lb_rtmutex_task *t)
  */
 static inline int lb_rtmutex_lock_check(lb_rtmutex_t *m, struct lb_rtmutex_task *t)
 {
-	uintptr_t z = 0;
-	/* acq_rel: as in lb_rtmutex_lock. */
-	if (atomic_compare_exchange_strong_explicit(&m->owner, &z, (uintptr_t)t,
-						    memory_order_acq_rel, memory_order_relaxed)) {
-		LB_RTMUTEX_COUNT_HELD(m, fast);
-		return 0;
-	}
-	LB_PROBE_CONTENTION_BEGIN(m, LB_CONTENTION_RT);
-	int ret = lb_rtmutex_lock_slow(m, t, true, NULL);
-	LB_PROBE_CONTENTION_END(m, ret);
-	return ret;
+	return lb_rtmutex__lock(m, t, true, NULL);
 }
 
 /*
@@ -1116,16 +1144,7 @@ static inline int lb_rtmutex_lock_check(lb_rtmutex_t *m, struct lb_rtmutex_task 
 static inline int lb_rtmutex_timedlock(lb_rtmutex_t *m, struct lb_rtmutex_task *t,
 				       const struct timespec *abs)
 {
-	uintptr_t z = 0;
-	/* acq_rel: as in lb_rtmutex_lock. */
-	if (atomic_compare_exchange_strong_explicit(&m->owner, &z, (uintptr_t)t,
-						    memory_order_acq_rel, memory_order_relaxed)) {
-		LB_RTMUTEX_COUNT_HELD(m, fast);
-		return 0;
-	}
-	LB_PROBE_CONTENTION_BEGIN(m, LB_CONTENTION_RT);
-	int ret = lb_rtmutex_lock_slow(m, t, false, abs);
-	LB_PROBE_CONTENTION_END(m, ret);
+	int ret = lb_rtmutex__lock(m, t, false, abs);
 	if (ret == EDEADLK)
 		lb_rtmutex_deadlock_abort(t);
 	return ret;
@@ -1183,14 +1202,7 @@ static LB_UNUSED LB_NOINLINE bool lb_rtmutex_trylock_slow(lb_rtmutex_t *m, struc
 /* Trylock: free and no waiters (fast), or free and t may steal (slow). */
 static inline bool lb_rtmutex_trylock(lb_rtmutex_t *m, struct lb_rtmutex_task *t)
 {
-	uintptr_t z = 0;
-	/* acq_rel: as in lb_rtmutex_lock. */
-	if (atomic_compare_exchange_strong_explicit(&m->owner, &z, (uintptr_t)t,
-						    memory_order_acq_rel, memory_order_relaxed)) {
-		LB_RTMUTEX_COUNT_HELD(m, fast);
-		return true;
-	}
-	return lb_rtmutex_trylock_slow(m, t);
+	return lb_rtmutex__fast_acquire(m, t) || lb_rtmutex_trylock_slow(m, t);
 }
 
 /*

@@ -84,9 +84,7 @@ static inline void lb_tas_lock(lb_tas_t *lock)
 	/* Acquire pairs with the release store in lb_tas_unlock. */
 	if (LB_LIKELY(!atomic_exchange_explicit(&lock->locked, 1, memory_order_acquire)))
 		return;
-	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_SPIN);
-	lb_tas_lock_slow(lock);
-	LB_PROBE_CONTENTION_END(lock, 0);
+	LB_PROBE_CONTENDED(lock, LB_CONTENTION_SPIN, lb_tas_lock_slow(lock));
 }
 
 static inline bool lb_tas_trylock(lb_tas_t *lock)

@@ -92,9 +92,7 @@ static inline void lb_ticket_lock(lb_ticket_t *lock)
 	/* Acquire pairs with the release store in lb_ticket_unlock. */
 	if (LB_LIKELY(atomic_load_explicit(&lock->owner, memory_order_acquire) == ticket))
 		return;
-	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_SPIN);
-	lb_ticket_lock_slow(lock, ticket);
-	LB_PROBE_CONTENTION_END(lock, 0);
+	LB_PROBE_CONTENDED(lock, LB_CONTENTION_SPIN, lb_ticket_lock_slow(lock, ticket));
 }
 
 /*
@@ -108,9 +106,7 @@ static inline bool lb_ticket_trylock(lb_ticket_t *lock)
 	uint32_t owner = atomic_load_explicit(&lock->owner, memory_order_acquire);
 	uint32_t expect = owner;
 
-	return atomic_compare_exchange_strong_explicit(&lock->next, &expect, owner + 1,
-						       memory_order_acquire,
-						       memory_order_relaxed);
+	return lb_cas_acquire(&lock->next, &expect, owner + 1);
 }
 
 static inline void lb_ticket_unlock(lb_ticket_t *lock)
