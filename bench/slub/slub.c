@@ -143,12 +143,10 @@ static void sleep_us(long us)
 	nanosleep(&ts, NULL);
 }
 
-static void list_lock(struct lb_slab_cpu *cpu)
+/* Wait for list_lock (ops->lock, or the bounded trylock wait). */
+static void list_lock_wait(struct lb_slab_cpu *cpu)
 {
 	struct lb_slab_cache *c = cpu->cache;
-	atomic_store_explicit(&cpu->lock_state, 1, RLX);
-	if (c->raw)
-		lb_raw_enter(c->raw, &cpu->raw); /* spinning is part of the section */
 	if (cpu->spin_budget_ns) {
 		/*
 		 * An RT thread and a lock whose waiters only spin: the holder may
@@ -172,6 +170,25 @@ static void list_lock(struct lb_slab_cpu *cpu)
 	} else {
 		c->ops->lock(c->list_lock, cpu->tctx);
 	}
+}
+
+static void list_lock(struct lb_slab_cpu *cpu)
+{
+	struct lb_slab_cache *c = cpu->cache;
+	atomic_store_explicit(&cpu->lock_state, 1, RLX);
+	if (!c->raw) {
+		list_lock_wait(cpu);
+	} else {
+		/* A raw section: spinning is part of it; only a waiter pays for
+		 * the boosts that keep holders and spinners running. */
+		lb_raw_enter(&cpu->raw);
+		bool at_once = c->ops->trylock && c->ops->trylock(c->list_lock, cpu->tctx);
+		if (!at_once) {
+			lb_raw_contended(&cpu->raw);
+			list_lock_wait(cpu);
+		}
+		lb_raw_acquired(&cpu->raw, !at_once);
+	}
 	atomic_store_explicit(&cpu->lock_state, 2, RLX);
 	cpu->lock_acquires++;
 	cpu->hold_start = lb_cycles();
@@ -185,7 +202,7 @@ static void list_unlock(struct lb_slab_cpu *cpu)
 	cpu->cache->ops->unlock(cpu->cache->list_lock, cpu->tctx);
 	atomic_store_explicit(&cpu->lock_state, 0, RLX);
 	if (cpu->cache->raw)
-		lb_raw_exit(cpu->cache->raw, &cpu->raw);
+		lb_raw_exit(&cpu->raw);
 }
 
 void lb_slab_debug_hold_lock(struct lb_slab_cpu *cpu)
@@ -703,12 +720,18 @@ int lb_slab_cpu_init(struct lb_slab_cache *c, struct lb_slab_cpu *cpu, unsigned 
 	memset(cpu, 0, sizeof(*cpu));
 	cpu->cache = c;
 	cpu->id = atomic_fetch_add_explicit(&c->next_cpu_id, 1, RLX);
-	lb_raw_thread_init(&cpu->raw);
+	if (c->raw) {
+		int rerr = lb_raw_thread_init(c->raw, &cpu->raw);
+		if (rerr)
+			return rerr;
+	}
 	cpu->tctx = lb_thread_ctx_alloc(c->ops);
-	if (c->ops->thread_ctx_size && !cpu->tctx)
-		return ENOMEM;
-	int err = c->ops->thread_init ? c->ops->thread_init(cpu->tctx, thread_index) : 0;
+	int err = c->ops->thread_ctx_size && !cpu->tctx ? ENOMEM : 0;
+	if (!err && c->ops->thread_init)
+		err = c->ops->thread_init(cpu->tctx, thread_index);
 	if (err) {
+		if (c->raw)
+			lb_raw_thread_fini(&cpu->raw);
 		lb_thread_ctx_free(cpu->tctx);
 		cpu->tctx = NULL;
 		cpu->cache = NULL;
@@ -718,7 +741,8 @@ int lb_slab_cpu_init(struct lb_slab_cache *c, struct lb_slab_cpu *cpu, unsigned 
 
 void lb_slab_cpu_set_prio(struct lb_slab_cpu *cpu, int prio)
 {
-	lb_raw_thread_init(&cpu->raw); /* the scheduling a raw section returns to */
+	if (cpu->cache->raw)
+		lb_raw_thread_resched(&cpu->raw); /* the scheduling a boost returns to */
 	if (cpu->cache->ops->thread_set_prio)
 		cpu->cache->ops->thread_set_prio(cpu->tctx, prio);
 }
@@ -775,7 +799,7 @@ void lb_slab_cpu_fini(struct lb_slab_cpu *cpu)
 	atomic_fetch_add_explicit(&c->lock_acquires, cpu->lock_acquires, RLX);
 	atomic_fetch_add_explicit(&c->budget_exhausted, cpu->budget_exhausted, RLX);
 	if (c->raw)
-		lb_raw_thread_fold(c->raw, &cpu->raw);
+		lb_raw_thread_fini(&cpu->raw);
 	uint64_t hold = (uint64_t)lb_cycles_to_ns(cpu->max_hold_cycles);
 	uint64_t cur = atomic_load_explicit(&c->max_hold_ns, RLX);
 	/* CAS loop: raise the maximum; relaxed, read after the joins. */
