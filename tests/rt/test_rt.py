@@ -61,6 +61,9 @@ def scenario_cli(tmp):
         (["-p", "80"], "--priority 80"),
         (["-g", "0", "-l", "100"], "--loops"),
         (["-P"], "--process"),
+        # -P after -T, and the long spelling: still refused, naming -T
+        (["-T", "-P"], "accepted: -T"),
+        (["--process", "-g", "2"], "cannot share the allocator"),
         (["--preset", "nosuch"], "rt-list-lock"),
         (["--cpu-partial", "x"], "--cpu-partial"),
         (["--min-partial", "2000"], "--min-partial"),
