@@ -529,13 +529,13 @@ void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg,
 			"in the run (mean wall, with the boosts of contended sections and the "
 			"preemptions at their ends); %.1f sched_setscheduler calls per 1000 "
 			"sections; %llu RT wake-up(s) waited for a section, longest %.1f us; %llu "
-			"entr%s found the CPU's mark taken%s\n",
+			"entr%s found the CPU's mark taken; %llu boost call(s) failed\n",
 			(unsigned long long)sections,
 			sections ? 100.0 * (double)contended / (double)sections : 0, alone,
 			sections ? cost / (double)sections : 0,
 			sections ? 1000.0 * (double)boost_calls / (double)sections : 0,
 			(unsigned long long)waits, wait_max, (unsigned long long)yields,
-			yields == 1 ? "y" : "ies", boost_fail ? "; boost FAILED (mark only)" : "");
+			yields == 1 ? "y" : "ies", (unsigned long long)boost_fail);
 	if (cfg->groups)
 		print_perf_block(out, cfg, lock, runs, nruns);
 }
