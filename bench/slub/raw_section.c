@@ -63,8 +63,9 @@ void lb_raw_thread_resched(struct lb_raw_thread *t)
 {
 	struct sched_param sp;
 	int policy = sched_getscheduler(0);
-	t->base_policy = policy < 0 ? SCHED_OTHER : policy;
-	t->base_prio = sched_getparam(0, &sp) == 0 ? sp.sched_priority : 0;
+	atomic_store_explicit(&t->base_policy, policy < 0 ? SCHED_OTHER : policy, RLX);
+	atomic_store_explicit(&t->base_prio, sched_getparam(0, &sp) == 0 ? sp.sched_priority : 0,
+			      RLX);
 }
 
 int lb_raw_thread_init(struct lb_raw_sections *rs, struct lb_raw_thread *t)
@@ -150,7 +151,8 @@ static void boost_thread(struct lb_raw_sections *rs, struct lb_raw_thread *by,
 	/* A SCHED_FIFO/RR thread (the --load-fifo load, an RT thread) needs
 	 * no boost: no normal thread preempts it, and equal-priority FIFO
 	 * peers do not preempt each other. */
-	if (prio <= 0 || target->base_policy == SCHED_FIFO || target->base_policy == SCHED_RR)
+	int base = atomic_load_explicit(&target->base_policy, RLX);
+	if (prio <= 0 || base == SCHED_FIFO || base == SCHED_RR)
 		return;
 	uint32_t none = BOOST_NONE;
 	if (!atomic_compare_exchange_strong_explicit(&target->boost, &none, BOOST_PENDING, SC, RLX))
@@ -170,7 +172,7 @@ static void boost_thread(struct lb_raw_sections *rs, struct lb_raw_thread *by,
 	if (atomic_load_explicit(&target->in_section, SC) &&
 	    atomic_compare_exchange_strong_explicit(&target->boost, &none, BOOST_ON, SC, RLX))
 		return;
-	set_sched(rs, by, target->tid, target->base_policy, target->base_prio);
+	set_sched(rs, by, target->tid, base, atomic_load_explicit(&target->base_prio, RLX));
 }
 
 /* Boost every registered thread whose open section marked `cpu`. */
@@ -304,7 +306,8 @@ void lb_raw_exit(struct lb_raw_thread *t)
 	 * its booster if it lands after this) ends here, and a pending
 	 * preemption happens now, after the section. */
 	if (atomic_exchange_explicit(&t->boost, BOOST_NONE, SC) != BOOST_NONE)
-		set_sched(rs, t, t->tid, t->base_policy, t->base_prio);
+		set_sched(rs, t, t->tid, atomic_load_explicit(&t->base_policy, RLX),
+			  atomic_load_explicit(&t->base_prio, RLX));
 	t->cost_cycles += lb_cycles() - c0;
 }
 

@@ -66,7 +66,8 @@ struct lb_raw_thread {
 	struct lb_raw_sections *rs;
 	int tid;
 	int slot;                    /* index in rs->slots, -1: not registered */
-	int base_policy, base_prio;  /* what the thread returns to after a boost */
+	/* What the thread returns to after a boost (relaxed: boosters read it). */
+	_Atomic int base_policy, base_prio;
 	_Atomic int cpu;             /* the CPU marked by the open section, -1: none */
 	bool contended;              /* this section waits on the contended path */
 	_Atomic int in_section;      /* read by boosters (seq_cst, see boost_thread) */
