@@ -103,10 +103,11 @@ void lb_raw_thread_fini(struct lb_raw_thread *t)
 	atomic_fetch_add_explicit(&rs->sections, t->sections, RLX);
 	atomic_fetch_add_explicit(&rs->contended, t->contended_sections, RLX);
 	atomic_fetch_add_explicit(&rs->cost_ns, (uint64_t)lb_cycles_to_ns(t->cost_cycles), RLX);
+	atomic_fetch_add_explicit(&rs->wait_ns, (uint64_t)lb_cycles_to_ns(t->wait_cycles), RLX);
 	atomic_fetch_add_explicit(&rs->boost_calls, t->boost_calls, RLX);
 	atomic_fetch_add_explicit(&rs->boost_failures, t->boost_failures, RLX);
 	atomic_fetch_add_explicit(&rs->entry_yields, t->entry_yields, RLX);
-	t->sections = t->contended_sections = t->cost_cycles = 0;
+	t->sections = t->contended_sections = t->cost_cycles = t->wait_cycles = 0;
 	t->boost_calls = t->boost_failures = t->entry_yields = 0;
 	if (t->slot >= 0)
 		atomic_store_explicit(&rs->slots[t->slot], NULL, RLX);
@@ -251,7 +252,9 @@ void lb_raw_enter(struct lb_raw_thread *t)
 		 * (with preemption off it would have run on).  Boost it and
 		 * wait for its end, as preempt-off would have made us. */
 		t->entry_yields++;
+		uint64_t w0 = lb_cycles();
 		wait_mark(rs, t, cpu);
+		t->wait_cycles += lb_cycles() - w0;
 	}
 	t->cost_cycles += lb_cycles() - c0;
 }
@@ -305,9 +308,12 @@ void lb_raw_exit(struct lb_raw_thread *t)
 	/* "preempt_enable": a boost (ours, or one under way: undone again by
 	 * its booster if it lands after this) ends here, and a pending
 	 * preemption happens now, after the section. */
-	if (atomic_exchange_explicit(&t->boost, BOOST_NONE, SC) != BOOST_NONE)
+	if (atomic_exchange_explicit(&t->boost, BOOST_NONE, SC) != BOOST_NONE) {
+		uint64_t w0 = lb_cycles();
 		set_sched(rs, t, t->tid, atomic_load_explicit(&t->base_policy, RLX),
 			  atomic_load_explicit(&t->base_prio, RLX));
+		t->wait_cycles += lb_cycles() - w0; /* mostly the preemption it allows */
+	}
 	t->cost_cycles += lb_cycles() - c0;
 }
 

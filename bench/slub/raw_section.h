@@ -58,6 +58,7 @@ struct lb_raw_sections {
 	bool no_proxy_boost;         /* testing: lb_raw_debug_no_proxy_boost() */
 	/* Totals, folded in by lb_raw_thread_fini(). */
 	_Atomic uint64_t sections, contended, cost_ns, boost_calls, boost_failures, entry_yields;
+	_Atomic uint64_t wait_ns;    /* of cost_ns: entries' waits, unboost calls (see below) */
 	_Atomic uint64_t rt_waits, rt_wait_ns, rt_wait_max_ns;
 };
 
@@ -73,6 +74,9 @@ struct lb_raw_thread {
 	_Atomic int in_section;      /* read by boosters (seq_cst, see boost_thread) */
 	_Atomic uint32_t boost;      /* 0 not boosted, 1 a boost under way, 2 boosted */
 	uint64_t sections, contended_sections, cost_cycles, boost_calls, boost_failures;
+	/* Part of cost_cycles: waits for another section on the CPU at entry,
+	 * and the unboost call at exit, with the preemption it lets happen. */
+	uint64_t wait_cycles;
 	uint64_t entry_yields;       /* entries that found their CPU's mark taken */
 };
 
