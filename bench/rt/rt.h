@@ -103,9 +103,11 @@ struct lb_rt_run {
 	/* Raw-section emulation (raw_section.h): on for a raw list_lock. */
 	bool raw_on;
 	uint64_t raw_sections, raw_boost_failures, raw_rt_waits, raw_entry_yields;
+	uint64_t raw_contended, raw_boost_calls; /* contended sections; sched_setscheduler calls */
 	double raw_cost_ns;          /* per section in the run (wall: includes a
 				      * preemption at the section's end) */
 	double raw_cost_alone_ns;    /* median enter+exit pair, measured alone */
+	double raw_wait_ns;          /* of raw_cost_ns: entry waits and unboost calls */
 	double raw_rt_wait_max_us;   /* longest RT start delayed by a section */
 	unsigned int nrt;
 	struct lb_rt_thread_stats rt[LB_RT_MAX_RT_THREADS];

@@ -106,7 +106,7 @@ static const struct lb_opt rt_opts[] = {
 	  .help = "the load as threads (the only mode; hackbench -T)",
 	  .offset = LB_OPT_AT(T, threads_mode, bool) },
 	{ .name = "process", .short_name = 'P', .kind = LB_OPT_FLAG,
-	  .help = "hackbench's process mode: not implemented (exit 2)",
+	  .help = "hackbench's process mode: refused (exit 2), the allocator cannot be shared",
 	  .offset = LB_OPT_AT(T, process_mode, bool) },
 	{ .name = "preset", .kind = LB_OPT_CUSTOM, .arg = "NAME",
 	  .help = "rt-list-lock: the kernel experiment, hackbench\n"
@@ -272,8 +272,10 @@ void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
 	refuse_cyclictest_p(argc, argv);
 	lb_opt_parse(&rt_cmd, argc, argv, &a, &seen);
 	if (a.process_mode)
-		lb_usage_error("--process: process mode is not implemented; accepted: -T "
-			       "(threads, the default)");
+		lb_usage_error("--process: not available: list_lock, its per-thread queue nodes "
+			       "and the sleeping locks' private futexes live in one process's "
+			       "memory, so processes cannot share the allocator (doc/rt.md); "
+			       "accepted: -T (threads, the default)");
 	if (a.compare_list)
 		resolve_compare(&a.cfg, a.compare_list, lb_opt_given(&rt_cmd, &seen, "list-lock"));
 	bool preset = a.cfg.preset != NULL;

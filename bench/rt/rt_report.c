@@ -498,16 +498,20 @@ void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg,
 		budget += runs[i].budget_exhausted;
 		acq += runs[i].lock_acquires;
 	}
-	uint64_t allocs = 0, sections = 0, waits = 0, boost_fail = 0, yields = 0;
-	double cost = 0, wait_max = 0, alone = 0;
+	uint64_t allocs = 0, sections = 0, waits = 0, boost_fail = 0, yields = 0, contended = 0;
+	uint64_t boost_calls = 0;
+	double cost = 0, wait_max = 0, alone = 0, waited = 0;
 	for (size_t i = 0; i < nruns; i++) {
 		allocs += runs[i].allocs;
 		sections += runs[i].raw_sections;
 		cost += runs[i].raw_cost_ns * (double)runs[i].raw_sections;
+		waited += runs[i].raw_wait_ns * (double)runs[i].raw_sections;
 		waits += runs[i].raw_rt_waits;
 		alone += runs[i].raw_cost_alone_ns / (double)nruns;
 		boost_fail += runs[i].raw_boost_failures;
 		yields += runs[i].raw_entry_yields;
+		contended += runs[i].raw_contended;
+		boost_calls += runs[i].raw_boost_calls;
 		wait_max = runs[i].raw_rt_wait_max_us > wait_max ? runs[i].raw_rt_wait_max_us
 								  : wait_max;
 	}
@@ -521,13 +525,20 @@ void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg,
 			(unsigned long long)budget, (double)cfg->spin_budget_ns / 1e3);
 	fputc('\n', out);
 	if (nruns && runs[0].raw_on)
-		fprintf(out, "# raw sections: %llu; emulation cost per section (boost, pin, mark, "
-			"unmark, unpin, unboost) %.0f ns alone (median), %.0f ns in the run (mean wall, "
-			"with preemptions at section ends); %llu RT wake-up(s) waited for a section, "
-			"longest %.1f us; %llu yield(s) to a section queued on the same CPU%s\n",
-			(unsigned long long)sections, alone, sections ? cost / (double)sections : 0,
+		fprintf(out, "# raw sections: %llu, %.1f%% contended; emulation cost per section "
+			"%.0f ns alone (median: mark, trylock path, unmark; no system call), %.0f ns "
+			"in the run (mean wall, with the boosts of contended sections) + %.0f ns "
+			"waiting (entries for another section on the CPU, unboosts with the "
+			"preemption they let happen); %.1f sched_setscheduler calls per 1000 "
+			"sections; %llu RT wake-up(s) waited for a section, longest %.1f us; %llu "
+			"entr%s found the CPU's mark taken; %llu boost call(s) failed\n",
+			(unsigned long long)sections,
+			sections ? 100.0 * (double)contended / (double)sections : 0, alone,
+			sections ? (cost - waited) / (double)sections : 0,
+			sections ? waited / (double)sections : 0,
+			sections ? 1000.0 * (double)boost_calls / (double)sections : 0,
 			(unsigned long long)waits, wait_max, (unsigned long long)yields,
-			boost_fail ? "; boost FAILED (mark only)" : "");
+			yields == 1 ? "y" : "ies", (unsigned long long)boost_fail);
 	if (cfg->groups)
 		print_perf_block(out, cfg, lock, runs, nruns);
 }

@@ -579,8 +579,12 @@ static int collect_run(struct run_state *rs, const struct lb_lock_ops *ops,
 		out->raw_sections = atomic_load_explicit(&rs->raw.sections, RLX);
 		uint64_t cost = atomic_load_explicit(&rs->raw.cost_ns, RLX);
 		out->raw_cost_ns = out->raw_sections ? (double)cost / (double)out->raw_sections : 0;
+		uint64_t waited = atomic_load_explicit(&rs->raw.wait_ns, RLX);
+		out->raw_wait_ns = out->raw_sections ? (double)waited / (double)out->raw_sections : 0;
 		out->raw_boost_failures = atomic_load_explicit(&rs->raw.boost_failures, RLX);
 		out->raw_entry_yields = atomic_load_explicit(&rs->raw.entry_yields, RLX);
+		out->raw_contended = atomic_load_explicit(&rs->raw.contended, RLX);
+		out->raw_boost_calls = atomic_load_explicit(&rs->raw.boost_calls, RLX);
 		out->raw_rt_waits = atomic_load_explicit(&rs->raw.rt_waits, RLX);
 		out->raw_rt_wait_max_us = (double)atomic_load_explicit(&rs->raw.rt_wait_max_ns, RLX) / 1e3;
 	}

@@ -28,6 +28,20 @@ struct obj_hdr {
 };
 
 #define RLX memory_order_relaxed
+#define REL memory_order_release
+#define ACQ memory_order_acquire
+#define ACQREL memory_order_acq_rel
+
+/* struct lb_slab_page's fc word: freelist | inuse << 32 | owner << 45. */
+#define FC_INUSE_MAX 0x1fffu
+#define FC_OWNER_MAX 0x7ffffu
+static inline uint32_t fc_free(uint64_t w) { return (uint32_t)w; }
+static inline uint32_t fc_inuse(uint64_t w) { return (uint32_t)(w >> 32) & FC_INUSE_MAX; }
+static inline uint32_t fc_owner(uint64_t w) { return (uint32_t)(w >> 45); }
+static inline uint64_t fc_make(uint32_t free, uint32_t inuse, uint32_t owner)
+{
+	return (uint64_t)free | (uint64_t)(inuse & FC_INUSE_MAX) << 32 | (uint64_t)owner << 45;
+}
 
 static void violation(struct lb_slab_cache *c, const char *fmt, ...)
 {
@@ -92,6 +106,8 @@ int lb_slab_cache_init_tuned(struct lb_slab_cache *c, const struct lb_lock_ops *
 	c->obj_size = (HDR_SIZE + payload + 15) / 16 * 16;
 	c->page_bytes = (c->obj_size * c->tuning.min_objects + 4095) / 4096 * 4096;
 	c->objs_per_page = (uint32_t)(c->page_bytes / c->obj_size);
+	if (c->objs_per_page > FC_INUSE_MAX)
+		return EINVAL;
 	size_t cap = max_bytes / c->page_bytes;
 	if (cap > UINT32_MAX / c->objs_per_page - 1)
 		cap = UINT32_MAX / c->objs_per_page - 1;
@@ -143,12 +159,10 @@ static void sleep_us(long us)
 	nanosleep(&ts, NULL);
 }
 
-static void list_lock(struct lb_slab_cpu *cpu)
+/* Wait for list_lock (ops->lock, or the bounded trylock wait). */
+static void list_lock_wait(struct lb_slab_cpu *cpu)
 {
 	struct lb_slab_cache *c = cpu->cache;
-	atomic_store_explicit(&cpu->lock_state, 1, RLX);
-	if (c->raw)
-		lb_raw_enter(c->raw, &cpu->raw); /* spinning is part of the section */
 	if (cpu->spin_budget_ns) {
 		/*
 		 * An RT thread and a lock whose waiters only spin: the holder may
@@ -172,6 +186,25 @@ static void list_lock(struct lb_slab_cpu *cpu)
 	} else {
 		c->ops->lock(c->list_lock, cpu->tctx);
 	}
+}
+
+static void list_lock(struct lb_slab_cpu *cpu)
+{
+	struct lb_slab_cache *c = cpu->cache;
+	atomic_store_explicit(&cpu->lock_state, 1, RLX);
+	if (!c->raw) {
+		list_lock_wait(cpu);
+	} else {
+		/* A raw section: spinning is part of it; only a waiter pays for
+		 * the boosts that keep holders and spinners running. */
+		lb_raw_enter(&cpu->raw);
+		bool at_once = c->ops->trylock && c->ops->trylock(c->list_lock, cpu->tctx);
+		if (!at_once) {
+			lb_raw_contended(&cpu->raw);
+			list_lock_wait(cpu);
+		}
+		lb_raw_acquired(&cpu->raw, !at_once);
+	}
 	atomic_store_explicit(&cpu->lock_state, 2, RLX);
 	cpu->lock_acquires++;
 	cpu->hold_start = lb_cycles();
@@ -185,7 +218,7 @@ static void list_unlock(struct lb_slab_cpu *cpu)
 	cpu->cache->ops->unlock(cpu->cache->list_lock, cpu->tctx);
 	atomic_store_explicit(&cpu->lock_state, 0, RLX);
 	if (cpu->cache->raw)
-		lb_raw_exit(cpu->cache->raw, &cpu->raw);
+		lb_raw_exit(&cpu->raw);
 }
 
 void lb_slab_debug_hold_lock(struct lb_slab_cpu *cpu)
@@ -265,9 +298,8 @@ static void carve(struct lb_slab_cache *c, uint32_t page)
 		atomic_store_explicit(&h->state, OBJ_FREE, RLX);
 		atomic_store_explicit(&h->next, i + 1 < c->objs_per_page ? first + i + 2 : 0, RLX);
 	}
-	struct lb_slab_page *pg = &c->pages[page];
-	atomic_store_explicit(&pg->freelist, first + 1, RLX);
-	atomic_store_explicit(&pg->inuse, 0, RLX);
+	/* Release: the links above before the page can be taken (acquire). */
+	atomic_store_explicit(&c->pages[page].fc, fc_make(first + 1, 0, 0), REL);
 }
 
 /* A fresh page from the pool with every object on its freelist; no lock
@@ -288,16 +320,21 @@ static void freeze(struct lb_slab_cpu *cpu, uint32_t page)
 {
 	struct lb_slab_cache *c = cpu->cache;
 	struct lb_slab_page *pg = &c->pages[page - 1];
-	atomic_store_explicit(&pg->frozen, cpu->id + 1, RLX);
+	uint64_t old = atomic_load_explicit(&pg->fc, RLX);
+	/* CAS loop: take the whole freelist (lockless remote frees may push
+	 * onto it meanwhile); acquire: their links are seen. */
+	while (!atomic_compare_exchange_weak_explicit(&pg->fc, &old,
+						      fc_make(0, c->objs_per_page, cpu->id + 1),
+						      ACQREL, RLX))
+		;
 	cpu->page = page;
-	cpu->freelist = atomic_exchange_explicit(&pg->freelist, 0, RLX);
-	atomic_store_explicit(&pg->inuse, c->objs_per_page, RLX);
+	cpu->freelist = fc_free(old);
 }
 
 /* Put a page that is not frozen and on no list where its count says. */
 static void place_page(struct lb_slab_cache *c, uint32_t page)
 {
-	uint32_t inuse = atomic_load_explicit(&c->pages[page].inuse, RLX);
+	uint32_t inuse = fc_inuse(atomic_load_explicit(&c->pages[page].fc, RLX));
 	if (inuse == 0 && atomic_load_explicit(&c->nr_partial, RLX) >= c->tuning.min_partial)
 		empty_push(c, page);
 	else if (inuse < c->objs_per_page)
@@ -309,18 +346,25 @@ static void place_page(struct lb_slab_cache *c, uint32_t page)
 static uint32_t page_pop(struct lb_slab_cache *c, uint32_t page)
 {
 	struct lb_slab_page *pg = &c->pages[page];
-	uint32_t head = atomic_load_explicit(&pg->freelist, RLX);
-	if (!head)
-		return 0;
-	if (!index_valid(c, head - 1) || (head - 1) / c->objs_per_page != page) {
-		violation(c, "page %u freelist points at object %u of another page", page, head - 1);
-		atomic_store_explicit(&pg->freelist, 0, RLX);
-		return 0;
+	uint64_t old = atomic_load_explicit(&pg->fc, ACQ);
+	/* CAS loop: pop one.  No ABA: objects leave a page's freelist only
+	 * under list_lock or by its frozen owner (a page on the partial list
+	 * has none), and an object comes back only after it left. */
+	for (;;) {
+		uint32_t head = fc_free(old);
+		if (!head)
+			return 0;
+		if (!index_valid(c, head - 1) || (head - 1) / c->objs_per_page != page) {
+			violation(c, "page %u freelist points at object %u of another page", page,
+				  head - 1);
+			atomic_store_explicit(&pg->fc, fc_make(0, fc_inuse(old), fc_owner(old)), RLX);
+			return 0;
+		}
+		uint32_t next = atomic_load_explicit(&hdr_of(c, head - 1)->next, RLX);
+		if (atomic_compare_exchange_weak_explicit(
+			    &pg->fc, &old, fc_make(next, fc_inuse(old) + 1, fc_owner(old)), ACQREL, ACQ))
+			return head;
 	}
-	struct obj_hdr *h = hdr_of(c, head - 1);
-	atomic_store_explicit(&pg->freelist, atomic_load_explicit(&h->next, RLX), RLX);
-	atomic_fetch_add_explicit(&pg->inuse, 1, RLX);
-	return head;
 }
 
 /* ---- allocation ------------------------------------------------------ */
@@ -354,7 +398,7 @@ static uint32_t cpu_partial_max_pages(const struct lb_slab_cache *c)
 static bool on_my_partial(const struct lb_slab_cpu *cpu, uint32_t page)
 {
 	const struct lb_slab_page *pg = &cpu->cache->pages[page];
-	return atomic_load_explicit(&pg->frozen, RLX) == cpu->id + 1 &&
+	return fc_owner(atomic_load_explicit(&pg->fc, RLX)) == cpu->id + 1 &&
 	       atomic_load_explicit(&pg->on_list, RLX) == ON_CPU_PARTIAL;
 }
 
@@ -364,13 +408,50 @@ static void cpu_partial_push_locked(struct lb_slab_cpu *cpu, uint32_t page)
 {
 	struct lb_slab_cache *c = cpu->cache;
 	struct lb_slab_page *pg = &c->pages[page];
-	atomic_store_explicit(&pg->frozen, cpu->id + 1, RLX);
+	uint64_t old = atomic_load_explicit(&pg->fc, RLX);
+	/* CAS loop: freeze it and take its freelist (frees may push meanwhile). */
+	while (!atomic_compare_exchange_weak_explicit(&pg->fc, &old,
+						      fc_make(0, c->objs_per_page, cpu->id + 1),
+						      ACQREL, RLX))
+		;
 	atomic_store_explicit(&pg->on_list, ON_CPU_PARTIAL, RLX);
-	pg->local_free = atomic_exchange_explicit(&pg->freelist, 0, RLX);
-	atomic_store_explicit(&pg->inuse, c->objs_per_page, RLX);
+	pg->local_free = fc_free(old);
 	atomic_store_explicit(&pg->next, cpu->partial, RLX);
 	cpu->partial = page + 1;
 	cpu->nr_partial++;
+}
+
+/*
+ * Unfreeze `page` (index), giving back a private chain of its objects that
+ * starts at head (index + 1, 0: none) in one compare-and-swap with its
+ * shared freelist and counters.  The chain is walked (and cut at a link
+ * that leaves the page) first.  list_lock held: the caller places the page.
+ */
+static void unfreeze_with(struct lb_slab_cache *c, uint32_t page, uint32_t head, const char *what)
+{
+	struct lb_slab_page *pg = &c->pages[page];
+	uint32_t n = 0, tail = 0;
+	for (uint32_t idx = head; idx && n <= c->objs_per_page; n++) {
+		if (!index_valid(c, idx - 1) || (idx - 1) / c->objs_per_page != page) {
+			violation(c, "%s of page %u points at object %u", what, page, idx - 1);
+			if (tail)
+				atomic_store_explicit(&hdr_of(c, tail - 1)->next, 0, RLX);
+			else
+				head = 0;
+			break;
+		}
+		tail = idx;
+		idx = atomic_load_explicit(&hdr_of(c, idx - 1)->next, RLX);
+	}
+	uint64_t old = atomic_load_explicit(&pg->fc, RLX), nw;
+	/* CAS loop: lockless remote frees may push meanwhile; release: our
+	 * links before the chain is public. */
+	do {
+		uint32_t inuse = fc_inuse(old);
+		if (tail)
+			atomic_store_explicit(&hdr_of(c, tail - 1)->next, fc_free(old), RLX);
+		nw = fc_make(tail ? head : fc_free(old), inuse >= n ? inuse - n : 0, 0);
+	} while (!atomic_compare_exchange_weak_explicit(&pg->fc, &old, nw, ACQREL, RLX));
 }
 
 /* Every cpu partial page back where its count says (list_lock held): its
@@ -379,26 +460,11 @@ static void cpu_partial_unfreeze_locked(struct lb_slab_cpu *cpu)
 {
 	struct lb_slab_cache *c = cpu->cache;
 	for (uint32_t n = 0; cpu->partial && n <= c->capacity; n++) {
-		uint32_t page = cpu->partial - 1, moved = 0;
+		uint32_t page = cpu->partial - 1;
 		struct lb_slab_page *pg = &c->pages[page];
 		cpu->partial = atomic_load_explicit(&pg->next, RLX);
-		while (pg->local_free && moved <= c->objs_per_page) {
-			uint32_t idx = pg->local_free;
-			if (!index_valid(c, idx - 1) || (idx - 1) / c->objs_per_page != page) {
-				violation(c, "cpu partial page %u freelist points at object %u", page,
-					  idx - 1);
-				break;
-			}
-			struct obj_hdr *h = hdr_of(c, idx - 1);
-			pg->local_free = atomic_load_explicit(&h->next, RLX);
-			atomic_store_explicit(&h->next, atomic_load_explicit(&pg->freelist, RLX), RLX);
-			atomic_store_explicit(&pg->freelist, idx, RLX);
-			moved++;
-		}
+		unfreeze_with(c, page, pg->local_free, "cpu partial freelist");
 		pg->local_free = 0;
-		uint32_t inuse = atomic_load_explicit(&pg->inuse, RLX);
-		atomic_store_explicit(&pg->inuse, inuse >= moved ? inuse - moved : 0, RLX);
-		atomic_store_explicit(&pg->frozen, 0, RLX);
 		atomic_store_explicit(&pg->on_list, 0, RLX);
 		place_page(c, page);
 	}
@@ -444,6 +510,32 @@ static bool cpu_partial_swap_in(struct lb_slab_cpu *cpu)
 	return false;
 }
 
+/*
+ * Without list_lock: the objects others freed into our frozen page become
+ * our cpu freelist (SLUB's get_freelist).  When there are none the page is
+ * unfrozen in the same compare-and-swap: full, on no list, and the next
+ * remote free to it puts it on the partial list.  False then.
+ */
+static bool take_own_freelist(struct lb_slab_cpu *cpu)
+{
+	struct lb_slab_cache *c = cpu->cache;
+	struct lb_slab_page *pg = &c->pages[cpu->page - 1];
+	uint64_t old = atomic_load_explicit(&pg->fc, RLX), nw;
+	/* CAS loop: against remote frees pushing meanwhile; acquire: their
+	 * links are seen. */
+	do {
+		nw = fc_free(old) ? fc_make(0, c->objs_per_page, cpu->id + 1)
+				  : fc_make(0, fc_inuse(old), 0);
+	} while (!atomic_compare_exchange_weak_explicit(&pg->fc, &old, nw, ACQREL, RLX));
+	if (fc_free(old)) {
+		cpu->freelist = fc_free(old);
+		cpu->lockless_refills++;
+		return true;
+	}
+	cpu->page = 0;
+	return false;
+}
+
 /* The cpu freelist ran dry: collect remote frees of the frozen page, or
  * freeze another page.  False when the pool is exhausted. */
 static bool refill(struct lb_slab_cpu *cpu)
@@ -451,24 +543,15 @@ static bool refill(struct lb_slab_cpu *cpu)
 	struct lb_slab_cache *c = cpu->cache;
 	uint32_t page = 0;
 
+	/* The cpu partial pages first: a swap keeps the dry page frozen on
+	 * that list, so our own later frees to it stay lockless. */
 	if (cpu->partial && cpu_partial_swap_in(cpu))
+		return true;
+	if (cpu->page && take_own_freelist(cpu))
 		return true;
 	list_lock(cpu);
 	if (cpu->partial)
 		cpu_partial_unfreeze_locked(cpu); /* none had objects of its own */
-	if (cpu->page) {
-		struct lb_slab_page *pg = &c->pages[cpu->page - 1];
-		uint32_t got = atomic_exchange_explicit(&pg->freelist, 0, RLX);
-		if (got) {
-			cpu->freelist = got;
-			atomic_store_explicit(&pg->inuse, c->objs_per_page, RLX);
-			list_unlock(cpu);
-			return true;
-		}
-		/* Full: unfreeze; it belongs to no list until a free arrives. */
-		atomic_store_explicit(&pg->frozen, 0, RLX);
-		cpu->page = 0;
-	}
 	page = atomic_load_explicit(&c->partial_head, RLX);
 	if (page > atomic_load_explicit(&c->pages_used, RLX)) {
 		violation(c, "partial list points outside the pool (%u)", page);
@@ -556,9 +639,11 @@ void *lb_slab_alloc_nocache(struct lb_slab_cpu *cpu)
 		if (page) {
 			idx = page_pop(c, page - 1);
 			struct lb_slab_page *pg = &c->pages[page - 1];
-			if (atomic_load_explicit(&pg->inuse, RLX) >= c->objs_per_page ||
-			    !atomic_load_explicit(&pg->freelist, RLX))
-				partial_del(c, page - 1); /* now full */
+			uint64_t w = atomic_load_explicit(&pg->fc, RLX);
+			/* Now full: remote frees to it need list_lock (they put
+			 * it back), so it cannot gain an object unseen here. */
+			if (fc_inuse(w) >= c->objs_per_page || !fc_free(w))
+				partial_del(c, page - 1);
 		}
 		list_unlock(cpu);
 		if (idx)
@@ -596,31 +681,58 @@ static uint32_t release(struct lb_slab_cpu *cpu, void *obj)
 	return idx;
 }
 
-/* An object of a page that is not ours goes to its page (list_lock held). */
-static void remote_free_locked(struct lb_slab_cpu *cpu, uint32_t idx, bool to_cpu_partial)
+/*
+ * An object of a page that is not ours goes to its page (SLUB's
+ * __slab_free): pushed by compare-and-swap on the page's freelist and
+ * counters.  list_lock only when the page must change lists: not frozen,
+ * and full before the free (it becomes partial) or empty after it (it may
+ * go to the pool).  Then the lock is taken before the swap, so list_lock
+ * holders see the count and the list move together.  *locked: whether we
+ * hold list_lock (the bulk free may already); the caller releases it.
+ */
+static void remote_free(struct lb_slab_cpu *cpu, uint32_t idx, bool to_cpu_partial, bool *locked)
 {
 	struct lb_slab_cache *c = cpu->cache;
 	uint32_t page = idx / c->objs_per_page;
 	struct lb_slab_page *pg = &c->pages[page];
-	atomic_store_explicit(&hdr_of(c, idx)->next, atomic_load_explicit(&pg->freelist, RLX), RLX);
-	atomic_store_explicit(&pg->freelist, idx + 1, RLX);
-	uint32_t inuse = atomic_load_explicit(&pg->inuse, RLX);
-	if (inuse == 0) {
-		violation(c, "page %u count went below zero", page);
+	uint64_t old = atomic_load_explicit(&pg->fc, RLX);
+	uint32_t prior, inuse, owner;
+	bool moves;
+	/* CAS loop: frees, refills and freezes race on the word. */
+	for (;;) {
+		prior = fc_free(old);
+		inuse = fc_inuse(old);
+		owner = fc_owner(old);
+		if (inuse == 0) {
+			violation(c, "page %u count went below zero", page);
+			return;
+		}
+		moves = !owner && (!prior || inuse == 1);
+		if (moves && !*locked) {
+			list_lock(cpu);
+			*locked = true;
+			old = atomic_load_explicit(&pg->fc, RLX);
+			continue;
+		}
+		atomic_store_explicit(&hdr_of(c, idx)->next, prior, RLX);
+		/* Release: the link above before the object is on the list. */
+		if (atomic_compare_exchange_weak_explicit(&pg->fc, &old,
+							  fc_make(idx + 1, inuse - 1, owner), REL, RLX))
+			break;
+	}
+	cpu->remote_frees++;
+	if (!moves) {
+		cpu->lockless_frees++; /* frozen (its owner collects it), or stays partial */
 		return;
 	}
-	atomic_store_explicit(&pg->inuse, inuse - 1, RLX);
-	cpu->remote_frees++;
-	if (atomic_load_explicit(&pg->frozen, RLX))
-		return; /* its owner collects it on its next refill */
 	uint32_t on = atomic_load_explicit(&pg->on_list, RLX);
-	if (on == 0 && to_cpu_partial && c->tuning.cpu_partial) {
+	if (!prior && on == 0 && to_cpu_partial && c->tuning.cpu_partial) {
 		/* Was full: onto our cpu partial list (SLUB's put_cpu_partial); a full
 		 * list goes back to the node lists first. */
 		if (cpu->nr_partial >= cpu_partial_max_pages(c))
 			cpu_partial_unfreeze_locked(cpu);
 		cpu_partial_push_locked(cpu, page);
-	} else if (on == 0) {
+	} else if (!prior && on == 0) {
 		place_page(c, page); /* was full */
 	} else if (on == 1 && inuse - 1 == 0 &&
 		   atomic_load_explicit(&c->nr_partial, RLX) > c->tuning.min_partial) {
@@ -654,9 +766,10 @@ void lb_slab_free(struct lb_slab_cpu *cpu, void *obj)
 		local_free_push(cpu, idx);
 		return;
 	}
-	list_lock(cpu);
-	remote_free_locked(cpu, idx, true);
-	list_unlock(cpu);
+	bool locked = false;
+	remote_free(cpu, idx, true, &locked);
+	if (locked)
+		list_unlock(cpu);
 }
 
 void lb_slab_free_nocache(struct lb_slab_cpu *cpu, void *obj)
@@ -664,9 +777,10 @@ void lb_slab_free_nocache(struct lb_slab_cpu *cpu, void *obj)
 	uint32_t idx = release(cpu, obj);
 	if (idx == UINT32_MAX)
 		return;
-	list_lock(cpu);
-	remote_free_locked(cpu, idx, false);
-	list_unlock(cpu);
+	bool locked = false;
+	remote_free(cpu, idx, false, &locked);
+	if (locked)
+		list_unlock(cpu);
 }
 
 void lb_slab_free_bulk(struct lb_slab_cpu *cpu, size_t n, void *const *objs)
@@ -686,11 +800,7 @@ void lb_slab_free_bulk(struct lb_slab_cpu *cpu, size_t n, void *const *objs)
 			local_free_push(cpu, idx);
 			continue;
 		}
-		if (!locked) {
-			list_lock(cpu);
-			locked = true;
-		}
-		remote_free_locked(cpu, idx, true);
+		remote_free(cpu, idx, true, &locked);
 	}
 	if (locked)
 		list_unlock(cpu);
@@ -703,12 +813,22 @@ int lb_slab_cpu_init(struct lb_slab_cache *c, struct lb_slab_cpu *cpu, unsigned 
 	memset(cpu, 0, sizeof(*cpu));
 	cpu->cache = c;
 	cpu->id = atomic_fetch_add_explicit(&c->next_cpu_id, 1, RLX);
-	lb_raw_thread_init(&cpu->raw);
+	if (cpu->id >= FC_OWNER_MAX) {
+		cpu->cache = NULL;
+		return ENOSPC; /* the page word's owner field is full */
+	}
+	if (c->raw) {
+		int rerr = lb_raw_thread_init(c->raw, &cpu->raw);
+		if (rerr)
+			return rerr;
+	}
 	cpu->tctx = lb_thread_ctx_alloc(c->ops);
-	if (c->ops->thread_ctx_size && !cpu->tctx)
-		return ENOMEM;
-	int err = c->ops->thread_init ? c->ops->thread_init(cpu->tctx, thread_index) : 0;
+	int err = c->ops->thread_ctx_size && !cpu->tctx ? ENOMEM : 0;
+	if (!err && c->ops->thread_init)
+		err = c->ops->thread_init(cpu->tctx, thread_index);
 	if (err) {
+		if (c->raw)
+			lb_raw_thread_fini(&cpu->raw);
 		lb_thread_ctx_free(cpu->tctx);
 		cpu->tctx = NULL;
 		cpu->cache = NULL;
@@ -718,7 +838,8 @@ int lb_slab_cpu_init(struct lb_slab_cache *c, struct lb_slab_cpu *cpu, unsigned 
 
 void lb_slab_cpu_set_prio(struct lb_slab_cpu *cpu, int prio)
 {
-	lb_raw_thread_init(&cpu->raw); /* the scheduling a raw section returns to */
+	if (cpu->cache->raw)
+		lb_raw_thread_resched(&cpu->raw); /* the scheduling a boost returns to */
 	if (cpu->cache->ops->thread_set_prio)
 		cpu->cache->ops->thread_set_prio(cpu->tctx, prio);
 }
@@ -741,22 +862,10 @@ static void flush(struct lb_slab_cpu *cpu)
 		}
 		return;
 	}
-	uint32_t page = cpu->page - 1, n = 0;
+	uint32_t page = cpu->page - 1;
 	list_lock(cpu);
 	cpu_partial_unfreeze_locked(cpu);
-	struct lb_slab_page *pg = &c->pages[page];
-	while (cpu->freelist && n <= c->objs_per_page) {
-		uint32_t head = cpu_pop(cpu);
-		if (!head)
-			break;
-		atomic_store_explicit(&hdr_of(c, head - 1)->next,
-				      atomic_load_explicit(&pg->freelist, RLX), RLX);
-		atomic_store_explicit(&pg->freelist, head, RLX);
-		n++;
-	}
-	uint32_t inuse = atomic_load_explicit(&pg->inuse, RLX);
-	atomic_store_explicit(&pg->inuse, inuse >= n ? inuse - n : 0, RLX);
-	atomic_store_explicit(&pg->frozen, 0, RLX);
+	unfreeze_with(c, page, cpu->freelist, "cpu freelist");
 	cpu->page = 0;
 	cpu->freelist = 0;
 	place_page(c, page);
@@ -772,10 +881,12 @@ void lb_slab_cpu_fini(struct lb_slab_cpu *cpu)
 	atomic_fetch_add_explicit(&c->allocs, cpu->allocs, RLX);
 	atomic_fetch_add_explicit(&c->frees, cpu->frees, RLX);
 	atomic_fetch_add_explicit(&c->remote_frees, cpu->remote_frees, RLX);
+	atomic_fetch_add_explicit(&c->lockless_frees, cpu->lockless_frees, RLX);
+	atomic_fetch_add_explicit(&c->lockless_refills, cpu->lockless_refills, RLX);
 	atomic_fetch_add_explicit(&c->lock_acquires, cpu->lock_acquires, RLX);
 	atomic_fetch_add_explicit(&c->budget_exhausted, cpu->budget_exhausted, RLX);
 	if (c->raw)
-		lb_raw_thread_fold(c->raw, &cpu->raw);
+		lb_raw_thread_fini(&cpu->raw);
 	uint64_t hold = (uint64_t)lb_cycles_to_ns(cpu->max_hold_cycles);
 	uint64_t cur = atomic_load_explicit(&c->max_hold_ns, RLX);
 	/* CAS loop: raise the maximum; relaxed, read after the joins. */
@@ -817,7 +928,8 @@ unsigned long lb_slab_check(struct lb_slab_cache *c, uint64_t outstanding, FILE 
 			c->first_violation);
 	for (uint32_t p = 0; p < used; p++) {
 		struct lb_slab_page *pg = &c->pages[p];
-		uint32_t nfree = 0, idx = atomic_load_explicit(&pg->freelist, RLX);
+		uint64_t w = atomic_load_explicit(&pg->fc, RLX);
+		uint32_t nfree = 0, idx = fc_free(w);
 		while (idx) {
 			if ((idx - 1) / c->objs_per_page != p || ++nfree > c->objs_per_page) {
 				PROBLEM("page %u: freelist leaves the page or loops\n", p);
@@ -829,11 +941,11 @@ unsigned long lb_slab_check(struct lb_slab_cache *c, uint64_t outstanding, FILE 
 				PROBLEM("object %u on a freelist but not free\n", idx - 1);
 			idx = atomic_load_explicit(&hdr_of(c, idx - 1)->next, RLX);
 		}
-		if (atomic_load_explicit(&pg->frozen, RLX))
+		if (fc_owner(w))
 			PROBLEM("page %u still frozen after every cpu slab was flushed\n", p);
-		if (nfree + atomic_load_explicit(&pg->inuse, RLX) != c->objs_per_page)
-			PROBLEM("page %u: %u free + %u in use != %u objects\n", p, nfree,
-				atomic_load_explicit(&pg->inuse, RLX), c->objs_per_page);
+		if (nfree + fc_inuse(w) != c->objs_per_page)
+			PROBLEM("page %u: %u free + %u in use != %u objects\n", p, nfree, fc_inuse(w),
+				c->objs_per_page);
 		uint32_t on = atomic_load_explicit(&pg->on_list, RLX);
 		if (on == 0 && nfree)
 			PROBLEM("page %u has %u free objects but is on no list\n", p, nfree);

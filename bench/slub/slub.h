@@ -15,9 +15,12 @@
  *    list_lock to collect the objects others freed into its page, or to
  *    freeze a partial (or empty, or new) page.
  *  - A remote free (an object of a page that is not the freeing thread's cpu
- *    slab) takes list_lock, puts the object on its page's freelist and moves
- *    the page between lists: a full page becomes partial; an empty one goes
- *    back to the pool once min_partial pages are kept.
+ *    slab) pushes the object onto its page's freelist by compare-and-swap,
+ *    without list_lock when the page is frozen (some thread's cpu slab) or
+ *    stays partial.  Only a page that must move takes list_lock: a full page
+ *    becomes partial; an empty one goes back to the pool once min_partial
+ *    pages are kept.  A cpu slab refills from its own page's freelist the
+ *    same way, without list_lock; list_lock is for the partial list.
  *  - Tuning (struct lb_slab_tuning; `lockbench slab` sets it, rt keeps the
  *    defaults): min_partial, min_objects per page, and cpu_partial: with
  *    cpu_partial > 0 a full page that gets an object back is frozen onto the
@@ -52,11 +55,18 @@
 #define LB_SLAB_MIN_OBJECTS 8
 #define LB_SLAB_MAX_PAYLOAD (1u << 20)
 
+/*
+ * A slab page.  Its freelist and counters are one 64-bit word, changed only
+ * by compare-and-swap (SLUB's double-word cmpxchg on freelist and counters;
+ * one word is enough here because objects are named by a 32-bit index):
+ * bits 0-31 the first free object (global index + 1, 0: none), 32-44 the
+ * objects not on that freelist, 45-63 the cpu slab id + 1 of the thread
+ * that froze it (0: not frozen).  A remote free pushes onto it without
+ * list_lock unless the page must change lists (see slub.c).
+ */
 struct lb_slab_page {
-	_Atomic uint32_t freelist;  /* first free object (global index + 1), 0: none */
-	_Atomic uint32_t inuse;     /* objects not on freelist */
-	_Atomic uint32_t frozen;    /* cpu slab id + 1 of the owner, 0: not frozen */
-	_Atomic uint32_t on_list;   /* 0 none (full or frozen), 1 partial, 2 empty pool */
+	_Atomic uint64_t fc;
+	_Atomic uint32_t on_list;   /* 0 none (full or frozen), 1 partial, 2 empty pool, 3 cpu partial */
 	_Atomic uint32_t prev, next; /* partial list links (page index + 1); cpu partial link */
 	uint32_t local_free;         /* on a cpu partial list: the owner's private freelist */
 };
@@ -88,6 +98,7 @@ struct lb_slab_cache {
 	_Atomic uint32_t empty_head, nr_empty;
 	/* Totals folded in by lb_slab_cpu_fini(), and problems seen on the way. */
 	_Atomic uint64_t allocs, frees, remote_frees, lock_acquires, budget_exhausted;
+	_Atomic uint64_t lockless_frees, lockless_refills;
 	_Atomic uint64_t max_hold_ns, violations;
 	/* Non-NULL: list_lock sections are raw (raw_section.h); rt sets it. */
 	struct lb_raw_sections *raw;
@@ -108,6 +119,7 @@ struct lb_slab_cpu {
 	uint64_t hold_start;         /* cycles at acquisition */
 	uint64_t allocs, frees, remote_frees, lock_acquires, budget_exhausted, max_hold_cycles;
 	uint64_t partial_frees, partial_refills; /* lockless via the cpu partial list */
+	uint64_t lockless_frees, lockless_refills; /* remote frees / own-page refills without list_lock */
 	struct lb_raw_thread raw;    /* with cache->raw: this thread's raw-section state */
 	/* 0 outside list_lock, 1 waiting for it, 2 holding it: for thread dumps. */
 	_Atomic int lock_state;

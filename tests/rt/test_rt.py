@@ -61,6 +61,9 @@ def scenario_cli(tmp):
         (["-p", "80"], "--priority 80"),
         (["-g", "0", "-l", "100"], "--loops"),
         (["-P"], "--process"),
+        # -P after -T, and the long spelling: still refused, naming -T
+        (["-T", "-P"], "accepted: -T"),
+        (["--process", "-g", "2"], "cannot share the allocator"),
         (["--preset", "nosuch"], "rt-list-lock"),
         (["--cpu-partial", "x"], "--cpu-partial"),
         (["--min-partial", "2000"], "--min-partial"),
@@ -207,7 +210,7 @@ def scenario_format(tmp):
 
 def scenario_busted(tmp):
     js = os.path.join(tmp, "b.json")
-    r = run(["-L", "busted", "-t", "0", "-r", "1", "--watchdog", "2s", "--json", js], timeout=60)
+    r = run(["-L", "busted", "-t", "0", "-r", "5", "--watchdog", "2s", "--json", js], timeout=60)
     ok(r.returncode == 1, "busted list_lock: exit 1 (got %d)" % r.returncode)
     ok("invariant" in r.stderr or "WATCHDOG" in r.stderr, "the failure is explained on stderr")
     ok(not os.path.exists(js) and not [f for f in os.listdir(tmp) if ".tmp." in f],

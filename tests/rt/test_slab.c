@@ -185,8 +185,13 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* What a run_remote() did without list_lock. */
+struct lockless {
+	uint64_t remote_frees, lockless_frees, lockless_refills, allocs, lock_acquires;
+};
+
 /* Run producers/consumers; returns the check's problem count. */
-static unsigned long run_remote(uint64_t per, uint64_t max_ns, FILE *err)
+static unsigned long run_remote(uint64_t per, uint64_t max_ns, FILE *err, struct lockless *out)
 {
 	enum { P = 2, C = 2 };
 	struct shared *s = calloc(1, sizeof(*s));
@@ -217,9 +222,13 @@ static unsigned long run_remote(uint64_t per, uint64_t max_ns, FILE *err)
 	lb_slab_cpu_fini(&cpu);
 	lb_slab_cpu_release(&cpu);
 	unsigned long problems = lb_slab_check(&s->cache, 0, err);
-	if (err)
-		tap_diag("%llu remote frees through list_lock",
-		     (unsigned long long)atomic_load(&s->cache.remote_frees));
+	if (out) {
+		out->remote_frees = atomic_load(&s->cache.remote_frees);
+		out->lockless_frees = atomic_load(&s->cache.lockless_frees);
+		out->lockless_refills = atomic_load(&s->cache.lockless_refills);
+		out->allocs = atomic_load(&s->cache.allocs);
+		out->lock_acquires = atomic_load(&s->cache.lock_acquires);
+	}
 	lb_slab_cache_destroy(&s->cache);
 	free(s);
 	return problems;
@@ -249,7 +258,7 @@ int main(int argc, char **argv)
 		unsigned long problems = 0;
 		int rounds = 0;
 		while (!problems && lb_now_ns() < end) {
-			problems = run_remote(200000, 1000000000ull, NULL);
+			problems = run_remote(200000, 1000000000ull, NULL, NULL);
 			rounds++;
 		}
 		tap_ok(problems > 0, "the busted list_lock is caught by the invariants (%lu problem(s), "
@@ -259,7 +268,18 @@ int main(int argc, char **argv)
 	test_single();
 	test_bulk();
 	test_misuse();
-	tap_ok(run_remote(10000, 10000000000ull, stdout) == 0,
-	   "2 producers + 2 consumers with remote frees through '%s': invariants hold", name);
+	struct lockless ll;
+	tap_ok(run_remote(10000, 10000000000ull, stdout, &ll) == 0,
+	       "2 producers + 2 consumers with remote frees under '%s': invariants hold", name);
+	/* SLUB's locking: a free to a frozen page or to one that stays partial,
+	 * and a cpu slab's refill from its own page, take no list_lock. */
+	tap_ok(ll.lockless_frees > 0 && ll.lockless_frees <= ll.remote_frees,
+	       "remote frees without list_lock under contention: %llu of %llu",
+	       (unsigned long long)ll.lockless_frees, (unsigned long long)ll.remote_frees);
+	tap_ok(ll.lockless_refills > 0, "cpu slab refills from its own page without list_lock: %llu",
+	       (unsigned long long)ll.lockless_refills);
+	tap_diag("list_lock: %llu acquisitions for %llu allocations (%.1f per 1000)",
+		 (unsigned long long)ll.lock_acquires, (unsigned long long)ll.allocs,
+		 ll.allocs ? 1000.0 * (double)ll.lock_acquires / (double)ll.allocs : 0);
 	return tap_done();
 }
