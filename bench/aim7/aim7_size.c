@@ -81,9 +81,15 @@ int aim_size_kernel(struct aim_config *cfg)
 	aim_sizing_shares(&cfg->wf, sz, NULL, cfg->sizing_table_share);
 	aim_sizing_shares(&cfg->wf, sz, sized, cfg->sizing_sim_share);
 	cfg->sizing_share_worst = 0;
+	cfg->sizing_small_table = cfg->sizing_small_sim = 0;
 	for (size_t s = 0; s < n && s < AIM_SIZING_MAX_TESTS; s++) {
 		double t = cfg->sizing_table_share[s];
-		double dev = t > 0 ? fabs(cfg->sizing_sim_share[s] / t - 1) : 0;
+		if (t < AIM_SIZING_MIN_SHARE) {
+			cfg->sizing_small_table += t;
+			cfg->sizing_small_sim += cfg->sizing_sim_share[s];
+			continue;
+		}
+		double dev = fabs(cfg->sizing_sim_share[s] / t - 1);
 		cfg->sizing_share_worst = dev > cfg->sizing_share_worst ? dev : cfg->sizing_share_worst;
 	}
 out:
@@ -109,11 +115,13 @@ void aim_print_sizing(FILE *out, const struct aim_config *cfg, bool detail)
 		return;
 	}
 	fprintf(out, "; scale %.3f of the table's time; per-test shares of child time within "
-		"%.0f%% of the table's (1 child)\n", cfg->sizing.scale,
-		100 * cfg->sizing_share_worst);
+		"%.0f%% of the table's for the tests with >= %.0f%% of it, the others %.1f%% "
+		"together against the table's %.1f%% (1 child)\n", cfg->sizing.scale,
+		100 * cfg->sizing_share_worst, 100 * AIM_SIZING_MIN_SHARE,
+		100 * cfg->sizing_small_sim, 100 * cfg->sizing_small_table);
 	if (!detail)
 		return;
-	fprintf(out, "  %-14s %10s %10s %8s %11s %11s\n", "test", "native_us", "table_us", "pad",
+	fprintf(out, "  %-14s %10s %10s %8s %11s %11s\n", "test", "native_us", "target_us", "pad",
 		"share_sim", "share_table");
 	for (size_t s = 0; s < cfg->wf.ntests && s < AIM_SIZING_MAX_TESTS; s++)
 		fprintf(out, "  %-14s %10.1f %10.1f %7.0f%% %10.1f%% %10.1f%%\n",

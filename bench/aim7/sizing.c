@@ -76,7 +76,7 @@ int aim_sizing_compute(const struct aim_workfile *wf, const struct aim_costs *c,
 	memset(out, 0, sizeof(*out));
 	out->loops_per_ns = loops;
 	aim_sizing_real_ns(c, real);
-	double scale = 0;
+	double scale = 0, total = 0;
 	size_t n = wf->ntests < AIM_SIZING_MAX_TESTS ? wf->ntests : AIM_SIZING_MAX_TESTS;
 	for (size_t t = 0; t < n; t++) {
 		double r = 0;
@@ -84,7 +84,13 @@ int aim_sizing_compute(const struct aim_workfile *wf, const struct aim_costs *c,
 			r += count[t * AIM_NKOPS + op] * real[op];
 		out->real_ns[t] = r;
 		out->native_ns[t] = native_ns[t];
-		if (r > 0 && native_ns[t] / r > scale)
+		total += wf->hits[t] * r;
+	}
+	/* The scale: from the tests that carry a real part of the time. */
+	for (size_t t = 0; t < n; t++) {
+		double r = out->real_ns[t];
+		if (r > 0 && wf->hits[t] * r >= AIM_SIZING_MIN_SHARE * total &&
+		    native_ns[t] / r > scale)
 			scale = native_ns[t] / r;
 	}
 	if (scale <= 0)
@@ -93,11 +99,18 @@ int aim_sizing_compute(const struct aim_workfile *wf, const struct aim_costs *c,
 	out->scale = scale;
 	for (int op = 0; op < AIM_NKOPS; op++)
 		out->kwork_ns[op] = scale * real[op];
+	/* The table's view at this scale: a system test takes s R_t, a
+	 * user-time test (no kernel op) its native time, as it would there. */
+	double ideal_total = 0;
 	for (size_t t = 0; t < n; t++) {
 		double target = scale * out->real_ns[t];
 		out->pad_frac[t] = target > 0 ? pos(1 - native_ns[t] / target) : 0;
-		out->target_ns[t] = target > 0 ? target : native_ns[t];
+		out->target_ns[t] = target > native_ns[t] ? target : native_ns[t];
+		out->share_table[t] = wf->hits[t] * (target > 0 ? target : native_ns[t]);
+		ideal_total += out->share_table[t];
 	}
+	for (size_t t = 0; t < n; t++)
+		out->share_table[t] = ideal_total > 0 ? out->share_table[t] / ideal_total : 0;
 	return 0;
 }
 
@@ -107,7 +120,7 @@ void aim_sizing_shares(const struct aim_workfile *wf, const struct aim_sizing *s
 	double sum = 0;
 	size_t n = wf->ntests < AIM_SIZING_MAX_TESTS ? wf->ntests : AIM_SIZING_MAX_TESTS;
 	for (size_t t = 0; t < n; t++) {
-		shares[t] = wf->hits[t] * (ns ? ns[t] : sz->target_ns[t]);
+		shares[t] = ns ? wf->hits[t] * ns[t] : sz->share_table[t];
 		sum += shares[t];
 	}
 	for (size_t t = 0; t < n; t++)
