@@ -63,6 +63,9 @@ static void explain(FILE *out, const struct aim_point *p, const char *prefix,
 			fprintf(out, "; no counters");
 		fputc('\n', out);
 	}
+	fprintf(out, "%s  dcache: lock-free lookups, %llu retried (an update ran meanwhile), %llu "
+		"done under the update lock\n", prefix, (unsigned long long)p->dcache_retries,
+		(unsigned long long)p->dcache_locked);
 	fprintf(out, "%s  CPU: children used %.2f s of %.2f s wall x %u children, i.e. %.2f CPUs "
 	       "(%.0f jobs per CPU-second); %llu sleeps (voluntary switches), %llu preemptions; "
 	       "time in lock() includes being preempted there\n",

@@ -106,10 +106,11 @@ static const struct lb_opt aim_opts[] = {
 	  .parse = parse_role_lock, .offset = ROLE_AT(AIM_ROLE_MUTEX) },
 	{ .name = "spinlock", .kind = LB_OPT_CUSTOM, .arg = "LOCK",
 	  .help = "the spin role: zone, LRU, inode, file table,\n"
-		  "siglock, page table, port table (default " AIM_DEFAULT_SPINLOCK ")",
+		  "siglock, page table, port table, dcache updates\n"
+		  "(default " AIM_DEFAULT_SPINLOCK ")",
 	  .parse = parse_role_lock, .offset = ROLE_AT(AIM_ROLE_SPIN) },
 	{ .name = "rwlock", .kind = LB_OPT_CUSTOM, .arg = "LOCK",
-	  .help = "the rw role: task list, dentry cache, mmap lock\n"
+	  .help = "the rw role: task list, mmap lock\n"
 		  "(default " AIM_DEFAULT_RWLOCK "); a lock without a read side takes\n"
 		  "its write side",
 	  .parse = parse_role_lock, .offset = ROLE_AT(AIM_ROLE_RW) },

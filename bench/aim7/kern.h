@@ -14,7 +14,8 @@
  *   object          lock (role)              shared by       re-aim tests
  *   directory       i_mutex (mutex)          every child     creat_clo, link_test,
  *                                                            dir_rtns_1, disk_src, shell
- *   dentry cache    dcache lock (rw)         every child     every path walk
+ *   dentry cache    lock-free lookups;       every child     every path walk
+ *                   updates: d_lock (spin)                   creat/link/unlink
  *   inode table     inode_lock (spin)        every child     creat/link/unlink
  *   file table      files_lock (spin)        every child     open/close everywhere
  *   page allocator  zone lock (spin)         every child     page_test, exec, fork, disk
