@@ -129,9 +129,8 @@ struct aim_config {
 	bool costs_on;
 	struct aim_costs costs;
 	struct aim_sizing sizing;
-	double sizing_share_worst;   /* worst |sim/table - 1| of the check run, over the
-				      * tests with >= AIM_SIZING_MIN_SHARE of the table */
-	double sizing_small_table, sizing_small_sim; /* the other tests' shares, summed */
+	double sizing_share_worst;   /* worst |sim/table - 1| of the check run */
+	double sizing_share_worst_big; /* the same over tests with >= AIM_SIZING_BIG_SHARE */
 	double sizing_sim_share[AIM_SIZING_MAX_TESTS], sizing_table_share[AIM_SIZING_MAX_TESTS];
 	const char *calibrate_path;  /* --calibrate FILE: measure, write, exit */
 };

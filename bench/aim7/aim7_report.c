@@ -189,8 +189,7 @@ static void json_costs(struct lb_json *j, const struct aim_config *cfg)
 	if (cfg->sizing.on) {
 		lb_json_kv_double(j, "scale", cfg->sizing.scale);
 		lb_json_kv_double(j, "share_worst_deviation", cfg->sizing_share_worst);
-		lb_json_kv_double(j, "small_tests_share_table", cfg->sizing_small_table);
-		lb_json_kv_double(j, "small_tests_share_sim", cfg->sizing_small_sim);
+		lb_json_kv_double(j, "share_worst_deviation_1pct", cfg->sizing_share_worst_big);
 		lb_json_key(j, "tests");
 		lb_json_array_begin(j);
 		for (size_t s = 0; s < cfg->wf.ntests && s < AIM_SIZING_MAX_TESTS; s++) {

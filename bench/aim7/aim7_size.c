@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SIZE_TRIES 3
+#define SIZE_TRIES 5
 
 /* One child runs every test of the workfile (at least once) per try; per
  * slot the cheapest try's ns per run is kept (a loaded machine only ever
@@ -71,7 +71,7 @@ int aim_size_kernel(struct aim_config *cfg)
 		goto out;
 	struct aim_sizing *sz = &cfg->sizing;
 	sz->loops_per_ns = aim_kwork_calibrate();
-	if (aim_sizing_compute(&cfg->wf, &cfg->costs, native, kops, sz)) {
+	if (aim_sizing_compute(&cfg->wf, &cfg->costs, native, kops, AIM_SIZING_MIN_SHARE, sz)) {
 		rc = 0; /* nothing in the workfile passes a kernel op: unsized */
 		goto out;
 	}
@@ -80,17 +80,14 @@ int aim_size_kernel(struct aim_config *cfg)
 		goto out;
 	aim_sizing_shares(&cfg->wf, sz, NULL, cfg->sizing_table_share);
 	aim_sizing_shares(&cfg->wf, sz, sized, cfg->sizing_sim_share);
-	cfg->sizing_share_worst = 0;
-	cfg->sizing_small_table = cfg->sizing_small_sim = 0;
+	cfg->sizing_share_worst = cfg->sizing_share_worst_big = 0;
 	for (size_t s = 0; s < n && s < AIM_SIZING_MAX_TESTS; s++) {
 		double t = cfg->sizing_table_share[s];
-		if (t < AIM_SIZING_MIN_SHARE) {
-			cfg->sizing_small_table += t;
-			cfg->sizing_small_sim += cfg->sizing_sim_share[s];
-			continue;
-		}
-		double dev = fabs(cfg->sizing_sim_share[s] / t - 1);
-		cfg->sizing_share_worst = dev > cfg->sizing_share_worst ? dev : cfg->sizing_share_worst;
+		double dev = t > 0 ? fabs(cfg->sizing_sim_share[s] / t - 1) : 0;
+		if (dev > cfg->sizing_share_worst)
+			cfg->sizing_share_worst = dev;
+		if (t >= AIM_SIZING_BIG_SHARE && dev > cfg->sizing_share_worst_big)
+			cfg->sizing_share_worst_big = dev;
 	}
 out:
 	free(native);
@@ -115,10 +112,9 @@ void aim_print_sizing(FILE *out, const struct aim_config *cfg, bool detail)
 		return;
 	}
 	fprintf(out, "; scale %.3f of the table's time; per-test shares of child time within "
-		"%.0f%% of the table's for the tests with >= %.0f%% of it, the others %.1f%% "
-		"together against the table's %.1f%% (1 child)\n", cfg->sizing.scale,
-		100 * cfg->sizing_share_worst, 100 * AIM_SIZING_MIN_SHARE,
-		100 * cfg->sizing_small_sim, 100 * cfg->sizing_small_table);
+		"%.0f%% of the table's (tests with >= %.0f%% of it: within %.0f%%; 1 child)\n",
+		cfg->sizing.scale, 100 * cfg->sizing_share_worst, 100 * AIM_SIZING_BIG_SHARE,
+		100 * cfg->sizing_share_worst_big);
 	if (!detail)
 		return;
 	fprintf(out, "  %-14s %10s %10s %8s %11s %11s\n", "test", "native_us", "target_us", "pad",

@@ -69,7 +69,8 @@ void aim_sizing_real_ns(const struct aim_costs *c, double *real)
 }
 
 int aim_sizing_compute(const struct aim_workfile *wf, const struct aim_costs *c,
-		       const double *native_ns, const double *count, struct aim_sizing *out)
+		       const double *native_ns, const double *count, double min_share,
+		       struct aim_sizing *out)
 {
 	double real[AIM_NKOPS];
 	double loops = out->loops_per_ns;
@@ -89,7 +90,7 @@ int aim_sizing_compute(const struct aim_workfile *wf, const struct aim_costs *c,
 	/* The scale: from the tests that carry a real part of the time. */
 	for (size_t t = 0; t < n; t++) {
 		double r = out->real_ns[t];
-		if (r > 0 && wf->hits[t] * r >= AIM_SIZING_MIN_SHARE * total &&
+		if (r > 0 && wf->hits[t] * r >= min_share * total &&
 		    native_ns[t] / r > scale)
 			scale = native_ns[t] / r;
 	}

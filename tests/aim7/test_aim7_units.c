@@ -474,7 +474,11 @@ static void test_sizing(void)
 	struct aim_sizing sz;
 	memset(&sz, 0, sizeof(sz));
 	sz.loops_per_ns = 1;
-	int rc = aim_sizing_compute(&wf, &c, native, count, &sz);
+	int rc = aim_sizing_compute(&wf, &c, native, count, 0, &sz);
+	tap_ok(rc == 0 && close_to(sz.scale, 5000 / 1120.0) && close_to(sz.pad_frac[3], 0) &&
+	       close_to(sz.target_ns[1], 5000 / 1120.0 * 1e6),
+	       "min_share 0: every test sets the scale: %.3f (signal_test's 5000/1120)", sz.scale);
+	rc = aim_sizing_compute(&wf, &c, native, count, 0.01, &sz);
 	tap_ok(rc == 0 && sz.on && close_to(sz.scale, 0.5) && close_to(sz.real_ns[0], 2e6) &&
 	       close_to(sz.real_ns[1], 1e6) && close_to(sz.real_ns[3], 1120) &&
 	       close_to(sz.kwork_ns[AIM_K_CREAT_WALK], 800) && sz.loops_per_ns == 1,
@@ -501,7 +505,7 @@ static void test_sizing(void)
 	       "table shares weight hits x s R (user tests: native): %.6f %.6f %.6f %.6f",
 	       shares[0], shares[1], shares[2], shares[3]);
 	memset(count, 0, sizeof(count));
-	tap_ok(aim_sizing_compute(&wf, &c, native, count, &sz) == -1 && !sz.on,
+	tap_ok(aim_sizing_compute(&wf, &c, native, count, 0.01, &sz) == -1 && !sz.on,
 	       "no kernel op in the workfile: nothing to size");
 	double rate = aim_kwork_calibrate();
 	tap_ok(rate > 0.01 && rate < 100, "the burn loop's rate: %.2f loops/ns", rate);
