@@ -6,6 +6,7 @@
  */
 #include "aim7.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@ static int per_run_ns(struct aim_config *cfg, const struct lb_lock_ops *const *o
 		struct aim_point *p = calloc(1, sizeof(*p));
 		double *cnt = kops ? calloc((size_t)AIM_MAX_WORKFILE_TESTS * AIM_NKOPS, sizeof(double))
 				   : NULL;
-		int rc = !p || (kops && !cnt) ? 12 /* ENOMEM */
+		int rc = !p || (kops && !cnt) ? ENOMEM
 			 : aim_run_point_sized(cfg, ops, 1, jobs, cfg->seed + 31u * (unsigned)tr, sz,
 					       cnt, p);
 		for (size_t s = 0; rc == 0 && s < n; s++) {
@@ -63,7 +64,7 @@ int aim_size_kernel(struct aim_config *cfg)
 	double *native = calloc(AIM_MAX_WORKFILE_TESTS, sizeof(double));
 	double *sized = calloc(AIM_MAX_WORKFILE_TESTS, sizeof(double));
 	double *kops = calloc((size_t)AIM_MAX_WORKFILE_TESTS * AIM_NKOPS, sizeof(double));
-	int rc = 12;
+	int rc = ENOMEM;
 	if (!native || !sized || !kops)
 		goto out;
 	unsigned int jobs = (unsigned int)n;
