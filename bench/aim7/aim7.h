@@ -26,6 +26,8 @@
 
 #include "lb_lock_ops.h"
 #include "lb_schema.h"
+#include "costs.h"
+#include "sizing.h"
 
 /* ---- roles: which registry lock guards which kind of kernel object ---- */
 enum aim_role { AIM_ROLE_MUTEX, AIM_ROLE_SPIN, AIM_ROLE_RW, AIM_NROLES };
@@ -122,6 +124,15 @@ struct aim_config {
 	uint64_t seed;
 	const char *json_path, *csv_path;
 	const char *argv_joined;
+	/* --costs: the table the kernel's work is sized from (costs_on false:
+	 * --costs none, the unsized kernel); the sizing made from it. */
+	bool costs_on;
+	struct aim_costs costs;
+	struct aim_sizing sizing;
+	double sizing_share_worst;   /* worst |sim/table - 1| of the check run */
+	double sizing_share_worst_big; /* the same over tests with >= AIM_SIZING_BIG_SHARE */
+	double sizing_sim_share[AIM_SIZING_MAX_TESTS], sizing_table_share[AIM_SIZING_MAX_TESTS];
+	const char *calibrate_path;  /* --calibrate FILE: measure, write, exit */
 };
 
 /* ---- one load point ---- */
@@ -182,6 +193,9 @@ struct aim_point {
 	struct aim_figures fig;
 	double child_cpu_s;       /* user + sys over all children */
 	uint64_t vol_csw, invol_csw; /* children's sleeps / preemptions */
+	double test_ns[AIM_MAX_WORKFILE_TESTS];   /* CPU time in each workfile slot, all children */
+	double test_runs[AIM_MAX_WORKFILE_TESTS];
+	uint64_t dcache_retries, dcache_locked;
 	struct aim_role_stats role[AIM_NROLES];
 	unsigned long long invariant_errors;
 };
@@ -194,6 +208,20 @@ struct aim_point {
  */
 int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const *role_ops,
 		  unsigned int users, unsigned int jobs, uint64_t seed, struct aim_point *out);
+/* The same with the sizing given (NULL: none), and, when kop_count is not
+ * NULL, the kernel ops each slot passed, summed over children
+ * (kop_count[slot * AIM_NKOPS + op]). */
+int aim_run_point_sized(const struct aim_config *cfg, const struct lb_lock_ops *const *role_ops,
+			unsigned int users, unsigned int jobs, uint64_t seed,
+			const struct aim_sizing *sizing, double *kop_count, struct aim_point *out);
+
+/* ---- sizing from the cost table (aim7_size.c) ---- */
+/* Size cfg->sizing from cfg->costs (nothing when costs_on is false); 0 or
+ * an error of aim_run_point. */
+int aim_size_kernel(struct aim_config *cfg);
+/* "cost table: PATH (...)": which table, the scale and the share check;
+ * with detail, per test: native and table time, padding, shares. */
+void aim_print_sizing(FILE *out, const struct aim_config *cfg, bool detail);
 
 /* ---- options (aim7_opts.c) ---- */
 /* argv into cfg (workfile loaded); bad input -> lb_usage_error (exit 2). */

@@ -63,6 +63,9 @@ static void explain(FILE *out, const struct aim_point *p, const char *prefix,
 			fprintf(out, "; no counters");
 		fputc('\n', out);
 	}
+	fprintf(out, "%s  dcache: lock-free lookups, %llu retried (an update ran meanwhile), %llu "
+		"done under the update lock\n", prefix, (unsigned long long)p->dcache_retries,
+		(unsigned long long)p->dcache_locked);
 	fprintf(out, "%s  CPU: children used %.2f s of %.2f s wall x %u children, i.e. %.2f CPUs "
 	       "(%.0f jobs per CPU-second); %llu sleeps (voluntary switches), %llu preemptions; "
 	       "time in lock() includes being preempted there\n",
@@ -180,6 +183,13 @@ static int run_all(struct aim_config *cfg)
 	lb_outfile_unlink_on_signals();
 	cfg->progress = !cfg->quiet && isatty(2);
 
+	if ((rc = aim_size_kernel(cfg))) {
+		fprintf(stderr, "lockbench aim7: sizing the kernel from the cost table failed\n");
+		lb_outfile_abort(&json);
+		lb_outfile_abort(&csv);
+		free(cells);
+		return 1;
+	}
 	fprintf(out, "lockbench aim7: workfile %s (%zu tests, %lu hits), locks: mutex=%s spinlock=%s "
 	       "rwlock=%s", cfg->wf.name, cfg->wf.ntests, cfg->wf.total_hits,
 	       cfg->role_ops[0]->name, cfg->role_ops[1]->name, cfg->role_ops[2]->name);
@@ -187,6 +197,7 @@ static int run_all(struct aim_config *cfg)
 		fprintf(out, "; A/B on %s: PRE=%s POST=%s", aim_role_name(cfg->ab_role),
 		       cfg->ab_ops[0]->name, cfg->ab_ops[1]->name);
 	fputc('\n', out);
+	aim_print_sizing(out, cfg, cfg->explain);
 	aim_print_header(out);
 	if (csv.fp)
 		aim_csv_header(csv.fp);
@@ -293,12 +304,44 @@ static int run_all(struct aim_config *cfg)
 	return rc;
 }
 
+/* --calibrate FILE: measure the real system calls, write the table. */
+static int calibrate_costs(const struct aim_config *cfg)
+{
+	struct lb_outfile f = { 0 };
+	struct aim_costs *c = calloc(1, sizeof(*c));
+	char err[512];
+	if (!c)
+		return 1;
+	lb_outfile_open_or_exit("--calibrate", cfg->calibrate_path, &f, NULL);
+	const char *tmp = getenv("TMPDIR");
+	int e = aim_costs_measure(c, tmp && *tmp ? tmp : "/tmp", 2.5, err, sizeof(err));
+	if (e) {
+		fprintf(stderr, "lockbench aim7: --calibrate: %s\n", err);
+		lb_outfile_abort(&f);
+		free(c);
+		return 1;
+	}
+	aim_costs_write(f.fp, c);
+	free(c);
+	if ((e = lb_outfile_commit(&f))) {
+		fprintf(stderr, "lockbench aim7: --calibrate: cannot write '%s': %s\n",
+			cfg->calibrate_path, strerror(e));
+		return 1;
+	}
+	return 0;
+}
+
 int lb_cmd_aim7(int argc, char **argv)
 {
 	struct aim_config *cfg = calloc(1, sizeof(*cfg));
 	if (!cfg)
 		return 1;
 	aim_parse(argc, argv, cfg);
+	if (cfg->calibrate_path) {
+		int rc = calibrate_costs(cfg);
+		free(cfg);
+		return rc;
+	}
 	char *joined = lb_cli_join_args(argc, argv);
 	cfg->argv_joined = joined;
 	int rc = run_all(cfg);

@@ -16,7 +16,7 @@
 /* The configuration and what the command line holds until it is resolved. */
 struct aim_args {
 	struct aim_config cfg;
-	const char *workfile, *ab;
+	const char *workfile, *ab, *costs;
 	unsigned int start, end, incr; /* re-aim's -s/-e/-i sweep */
 };
 
@@ -106,10 +106,11 @@ static const struct lb_opt aim_opts[] = {
 	  .parse = parse_role_lock, .offset = ROLE_AT(AIM_ROLE_MUTEX) },
 	{ .name = "spinlock", .kind = LB_OPT_CUSTOM, .arg = "LOCK",
 	  .help = "the spin role: zone, LRU, inode, file table,\n"
-		  "siglock, page table, port table (default " AIM_DEFAULT_SPINLOCK ")",
+		  "siglock, page table, port table, dcache updates\n"
+		  "(default " AIM_DEFAULT_SPINLOCK ")",
 	  .parse = parse_role_lock, .offset = ROLE_AT(AIM_ROLE_SPIN) },
 	{ .name = "rwlock", .kind = LB_OPT_CUSTOM, .arg = "LOCK",
-	  .help = "the rw role: task list, dentry cache, mmap lock\n"
+	  .help = "the rw role: task list, mmap lock\n"
 		  "(default " AIM_DEFAULT_RWLOCK "); a lock without a read side takes\n"
 		  "its write side",
 	  .parse = parse_role_lock, .offset = ROLE_AT(AIM_ROLE_RW) },
@@ -133,6 +134,18 @@ static const struct lb_opt aim_opts[] = {
 	  .help = "seed of the children's job orders (default 1)", .def = "1", .min = 0,
 	  .max = UINT64_MAX, .invalid = "a valid number",
 	  .offset = LB_OPT_AT(struct aim_args, cfg.seed, uint64_t) },
+	{ .name = "costs", .kind = LB_OPT_STRING, .arg = "FILE|none",
+	  .help = "the cost table the simulated kernel's work is\n"
+		  "sized from (default: the table shipped in\n"
+		  "bench/aim7/costs/); none: the unsized kernel",
+	  .needs = "a file or none",
+	  .offset = LB_OPT_AT(struct aim_args, costs, const char *) },
+	{ .name = "calibrate", .kind = LB_OPT_STRING, .arg = "FILE",
+	  .help = "time the real system calls behind the tests on\n"
+		  "this kernel (about 3 s), write the cost table to\n"
+		  "FILE (- for stdout) and exit",
+	  .needs = "a file name or -",
+	  .offset = LB_OPT_AT(struct aim_args, cfg.calibrate_path, const char *) },
 	LB_OPT_ROW_JSON(struct aim_args, cfg.json_path, "write the results as JSON (atomically)"),
 	LB_OPT_ROW_CSV(struct aim_args, cfg.csv_path, "write re-aim's CSV (atomically)"),
 	LB_OPT_ROW_QUIET(struct aim_args, cfg.quiet),
@@ -196,6 +209,21 @@ static void resolve_ab(struct aim_config *cfg, const char *ab)
 	free(copy);
 }
 
+/* --costs FILE|none, or the shipped table (none shipped: unsized). */
+static void resolve_costs(struct aim_config *cfg, const char *spec)
+{
+	char err[5000];
+	if (spec && !strcmp(spec, "none"))
+		return;
+	const char *path = spec ? spec : aim_costs_default_path();
+	if (!path)
+		return;
+	if (aim_costs_load(path, &cfg->costs, err, sizeof(err)))
+		lb_usage_error("--costs: %s; accepted: a table written by --calibrate (doc/aim7.md) "
+			       "or none", err);
+	cfg->costs_on = true;
+}
+
 void aim_parse(int argc, char **argv, struct aim_config *cfg)
 {
 	struct aim_args a;
@@ -217,5 +245,7 @@ void aim_parse(int argc, char **argv, struct aim_config *cfg)
 		lb_usage_error("--ab-role: only for an A/B run; accepted: with --ab A,B");
 	if (aim_workfile_load(a.workfile, &a.cfg.wf, err, sizeof(err)))
 		lb_usage_error("--workfile: %s", err);
+	if (!a.cfg.calibrate_path)
+		resolve_costs(&a.cfg, a.costs);
 	*cfg = a.cfg;
 }

@@ -169,6 +169,44 @@ static void json_roles(struct lb_json *j, const struct aim_point *p)
 	lb_json_kv_double(j, "idle_cpu_fraction", p->idle_frac);
 }
 
+/* config.costs: the table used (null: none) and the sizing's check. */
+static void json_costs(struct lb_json *j, const struct aim_config *cfg)
+{
+	lb_json_key(j, "costs");
+	if (!cfg->costs_on) {
+		lb_json_null(j);
+		return;
+	}
+	const struct aim_costs *c = &cfg->costs;
+	lb_json_object_begin(j);
+	lb_json_kv_string(j, "path", c->path);
+	lb_json_kv_string(j, "schema", AIM_COSTS_SCHEMA);
+	lb_json_kv_uint(j, "version", AIM_COSTS_VERSION);
+	lb_json_kv_string(j, "host_kernel", c->host_kernel);
+	lb_json_kv_string(j, "host_cpus", c->host_cpus);
+	lb_json_kv_string(j, "host_date", c->host_date);
+	lb_json_kv_bool(j, "sized", cfg->sizing.on);
+	if (cfg->sizing.on) {
+		lb_json_kv_double(j, "scale", cfg->sizing.scale);
+		lb_json_kv_double(j, "share_worst_deviation", cfg->sizing_share_worst);
+		lb_json_kv_double(j, "share_worst_deviation_1pct", cfg->sizing_share_worst_big);
+		lb_json_key(j, "tests");
+		lb_json_array_begin(j);
+		for (size_t s = 0; s < cfg->wf.ntests && s < AIM_SIZING_MAX_TESTS; s++) {
+			lb_json_object_begin(j);
+			lb_json_kv_string(j, "test", aim_test_at((size_t)cfg->wf.test[s])->name);
+			lb_json_kv_double(j, "native_ns", cfg->sizing.native_ns[s]);
+			lb_json_kv_double(j, "target_ns", cfg->sizing.target_ns[s]);
+			lb_json_kv_double(j, "pad_fraction", cfg->sizing.pad_frac[s]);
+			lb_json_kv_double(j, "share_sim", cfg->sizing_sim_share[s]);
+			lb_json_kv_double(j, "share_table", cfg->sizing_table_share[s]);
+			lb_json_object_end(j);
+		}
+		lb_json_array_end(j);
+	}
+	lb_json_object_end(j);
+}
+
 void aim_write_json(FILE *out, const struct aim_config *cfg, const struct aim_cell *cells,
 		    size_t ncells, const struct lb_hostinfo *host)
 {
@@ -193,6 +231,7 @@ void aim_write_json(FILE *out, const struct aim_config *cfg, const struct aim_ce
 	lb_json_kv_double(&j, "time_s", (double)cfg->time_ns / LB_NS_PER_S);
 	lb_json_kv_uint(&j, "jobs", cfg->jobs);
 	lb_json_kv_uint(&j, "seed", cfg->seed);
+	json_costs(&j, cfg);
 	lb_json_object_end(&j);
 
 	lb_json_key(&j, "results");

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 struct point;
 
@@ -31,10 +32,13 @@ struct child {
 	double user_s, sys_s, helper_user_s, helper_sys_s;
 	long vcsw, ivcsw;          /* context switches: child + helper */
 	int err;
+	double slot_ns[AIM_MAX_WORKFILE_TESTS], slot_runs[AIM_MAX_WORKFILE_TESTS];
+	double *slot_kops;         /* [slot * AIM_NKOPS + op], or NULL */
 };
 
 struct point {
 	const struct aim_config *cfg;
+	const struct aim_sizing *sizing;
 	struct aim_kernel k;
 	struct child *child;
 	unsigned int users;
@@ -117,6 +121,16 @@ static void wait_change(_Atomic uint32_t *word, uint32_t seen)
 {
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
 	lb_futex_wait(word, seen, &ts);
+}
+
+/* This thread's CPU time in ns: a test's cost without the time other
+ * threads and processes ran on its CPU (the machine may be loaded). */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static bool stopping(struct point *pt)
@@ -225,8 +239,20 @@ static void *child_main(void *arg)
 	for (unsigned int j = 0; j < ch->njobs && !err && !stopping(pt); j++) {
 		if (pt->cfg->check_ns)
 			park_if_paused(pt);
-		const struct aim_test *test = aim_test_at((size_t)pt->cfg->wf.test[ch->order[j]]);
+		unsigned int slot = ch->order[j];
+		const struct aim_test *test = aim_test_at((size_t)pt->cfg->wf.test[slot]);
+		t->ctx.pad_frac = pt->sizing && slot < AIM_SIZING_MAX_TESTS
+					  ? pt->sizing->pad_frac[slot] : 0;
+		double kops0[AIM_NKOPS];
+		if (ch->slot_kops)
+			memcpy(kops0, t->ctx.kop_count, sizeof(kops0));
+		uint64_t j0 = thread_cpu_ns();
 		t->sink += test->fn(t);
+		ch->slot_ns[slot] += (double)(thread_cpu_ns() - j0);
+		ch->slot_runs[slot] += 1;
+		if (ch->slot_kops)
+			for (int op = 0; op < AIM_NKOPS; op++)
+				ch->slot_kops[slot * AIM_NKOPS + op] += t->ctx.kop_count[op] - kops0[op];
 	}
 	ch->end_ns = lb_now_ns();
 	double u1, s1;
@@ -319,6 +345,14 @@ static bool supervise(struct point *pt, uint64_t deadline_ns, unsigned long *vio
 int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const *role_ops,
 		  unsigned int users, unsigned int jobs, uint64_t seed, struct aim_point *out)
 {
+	return aim_run_point_sized(cfg, role_ops, users, jobs, seed,
+				   cfg->sizing.on ? &cfg->sizing : NULL, NULL, out);
+}
+
+int aim_run_point_sized(const struct aim_config *cfg, const struct lb_lock_ops *const *role_ops,
+			unsigned int users, unsigned int jobs, uint64_t seed,
+			const struct aim_sizing *sizing, double *kop_count, struct aim_point *out)
+{
 	struct point *pt = calloc(1, sizeof(*pt));
 	unsigned int *counts = calloc(AIM_MAX_WORKFILE_TESTS, sizeof(unsigned int));
 	struct lb_threads threads = { 0 }, helpers = { 0 };
@@ -330,6 +364,7 @@ int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const 
 		return ENOMEM;
 	}
 	pt->cfg = cfg;
+	pt->sizing = sizing;
 	pt->users = users;
 	atomic_init(&pt->stop, 0);
 	atomic_init(&pt->finished, 0);
@@ -339,6 +374,7 @@ int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const 
 	pt->child = aligned_alloc(64, ((size_t)users * sizeof(struct child) + 63) / 64 * 64);
 	if (!pt->child || (err = aim_kernel_init(&pt->k, role_ops, users, &pt->stop)))
 		goto out_free;
+	pt->k.sizing = sizing;
 	memset(pt->child, 0, (size_t)users * sizeof(struct child));
 	for (unsigned int i = 0; i < users; i++) {
 		struct child *ch = &pt->child[i];
@@ -353,7 +389,10 @@ int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const 
 		atomic_init(&ch->helper.done, 0);
 		ch->njobs = njobs;
 		ch->order = malloc(njobs * sizeof(uint16_t));
-		if (!ch->order) {
+		if (kop_count)
+			ch->slot_kops = calloc((size_t)AIM_MAX_WORKFILE_TESTS * AIM_NKOPS,
+					       sizeof(double));
+		if (!ch->order || (kop_count && !ch->slot_kops)) {
 			err = ENOMEM;
 			goto out_free;
 		}
@@ -389,6 +428,17 @@ int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const 
 	pt->start_ns = lb_now_ns();
 	/* The watchdog: far beyond any sane load point. */
 	uint64_t budget = cfg->time_ns ? cfg->time_ns : UINT64_C(5000000000);
+	/* A sized kernel's point cannot be shorter than its jobs' table time
+	 * spread over the CPUs (re-aim runs every test at least once). */
+	if (sizing && sizing->on) {
+		double cpu_ns = 0;
+		for (size_t s = 0; s < cfg->wf.ntests && s < AIM_SIZING_MAX_TESTS; s++)
+			cpu_ns += counts[s] * sizing->target_ns[s];
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		double expect = cpu_ns * users / (double)(ncpu > 0 ? ncpu : 1);
+		if (expect > (double)budget)
+			budget = expect < 6e11 ? (uint64_t)expect : UINT64_C(600000000000);
+	}
 	uint64_t deadline = pt->start_ns + 20 * budget + UINT64_C(20000000000);
 	unsigned long violations = 0;
 	bool in_time = supervise(pt, deadline, &violations);
@@ -431,6 +481,15 @@ int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const 
 			child_s[i] = (double)(ch->end_ns - t0) / LB_NS_PER_S;
 		user += ch->user_s + ch->helper_user_s;
 		sys += ch->sys_s + ch->helper_sys_s;
+		for (size_t s = 0; s < cfg->wf.ntests && s < AIM_MAX_WORKFILE_TESTS; s++) {
+			out->test_ns[s] += ch->slot_ns[s];
+			out->test_runs[s] += ch->slot_runs[s];
+		}
+		if (kop_count)
+			for (size_t x = 0; x < (size_t)AIM_MAX_WORKFILE_TESTS * AIM_NKOPS; x++)
+				kop_count[x] += ch->slot_kops[x];
+		out->dcache_retries += ch->task.ctx.dcache_retries + ch->helper.ctx.dcache_retries;
+		out->dcache_locked += ch->task.ctx.dcache_locked + ch->helper.ctx.dcache_locked;
 		out->vol_csw += (uint64_t)(ch->vcsw > 0 ? ch->vcsw : 0);
 		out->invol_csw += (uint64_t)(ch->ivcsw > 0 ? ch->ivcsw : 0);
 	}
@@ -453,8 +512,10 @@ int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const 
 out_free:
 	if (pt->k.ops[0])
 		aim_kernel_destroy(&pt->k);
-	for (unsigned int i = 0; pt->child && i < users; i++)
+	for (unsigned int i = 0; pt->child && i < users; i++) {
 		free(pt->child[i].order);
+		free(pt->child[i].slot_kops);
+	}
 	free(pt->child);
 	free(pt);
 	free(counts);

@@ -14,7 +14,8 @@
  *   object          lock (role)              shared by       re-aim tests
  *   directory       i_mutex (mutex)          every child     creat_clo, link_test,
  *                                                            dir_rtns_1, disk_src, shell
- *   dentry cache    dcache lock (rw)         every child     every path walk
+ *   dentry cache    lock-free lookups;       every child     every path walk
+ *                   updates: d_lock (spin)                   creat/link/unlink
  *   inode table     inode_lock (spin)        every child     creat/link/unlink
  *   file table      files_lock (spin)        every child     open/close everywhere
  *   page allocator  zone lock (spin)         every child     page_test, exec, fork, disk
@@ -34,6 +35,7 @@
 #define LB_AIM7_KERN_H
 
 #include "aim7.h"
+#include "sizing.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -75,7 +77,20 @@ struct aim_ctx {
 	uint64_t acquires[AIM_NROLES];
 	double cycles_per_ns;       /* for the wait histogram */
 	struct aim_class_acc cls[AIM_NCLASSES];
+	/* Sizing (sizing.h): the padding fraction of the test running, how
+	 * often each kernel op was passed, and the burn loop's sink. */
+	double pad_frac;
+	double kop_count[AIM_NKOPS];
+	uint64_t kwork_sink;
+	/* dcache lookups retried / done under the lock: per thread, so the
+	 * debug counts add no shared write to the lock-free path. */
+	uint64_t dcache_retries, dcache_locked;
 };
+
+/* A point where the real kernel does work the model does not: count it,
+ * and burn its sized share of the table's time (nothing when unsized). */
+void aim_kwork(struct aim_ctx *c, int kop);
+void aim_kwork_n(struct aim_ctx *c, int kop, unsigned int n);
 
 void aim_lock(struct aim_ctx *c, struct aim_lock *l);
 void aim_unlock(struct aim_ctx *c, struct aim_lock *l);
@@ -107,14 +122,29 @@ struct aim_dir {
 	uint64_t errors;
 };
 
-/* The dentry cache: the names the directory holds, looked up on every path
- * walk under the read side, added and dropped under the write side. */
+/*
+ * The dentry cache, as the kernel's: lookups are lock-free (a seqcount read
+ * section, retried when an update ran meanwhile, and after
+ * AIM_DCACHE_RETRIES failed tries done under the lock, like rcu-walk
+ * falling back to ref-walk); adds and drops take a spin-role lock and bump
+ * the sequence (odd while they edit).  Entries are type-stable (the pool is
+ * never freed while children run), so a racing reader only ever reads an
+ * old or new name and the sequence tells it to retry.
+ */
+#define AIM_DCACHE_RETRIES 64
+struct aim_dcache_ent {
+	_Atomic uint32_t next;
+	_Atomic uint64_t name[3];   /* the name, 24 bytes zero-padded */
+};
+
 struct aim_dcache {
-	struct aim_lock lock;       /* rw role */
+	struct aim_lock lock;       /* spin role: updates only */
+	_Atomic uint32_t seq;       /* even: stable; odd: an update is editing */
 	struct aim_pool pool;
-	struct aim_dentry *ent;     /* ino unused */
-	uint32_t bucket[AIM_DIR_BUCKETS];
+	struct aim_dcache_ent *ent;
+	_Atomic uint32_t bucket[AIM_DIR_BUCKETS];
 	uint32_t n;
+	uint64_t updates;           /* under the lock: the sequence moves by 2 per update */
 	uint64_t errors;
 };
 
@@ -223,6 +253,7 @@ struct aim_kernel {
 	struct aim_lock **locks;    /* every lock, for counters/checks/free */
 	size_t nlocks, cap_locks;
 	_Atomic int *stop;          /* set by the watchdog / on error */
+	const struct aim_sizing *sizing; /* NULL or off: no padding */
 };
 
 /* Build the kernel for `users` children (0 or an errno value). */

@@ -78,24 +78,37 @@ static unsigned long check_fs(struct aim_kernel *k, FILE *err)
 	}
 	free(links);
 
-	/* Dentry cache: exactly the directory's names, chains intact. */
+	/* Dentry cache: exactly the directory's names, chains intact, and no
+	 * update left half done (the sequence even, moved twice per update). */
 	struct aim_dcache *dc = &k->dcache;
 	uint32_t dn = 0, missing = 0;
 	bool dc_ok = true;
+	/* Relaxed loads: no child runs during the check. */
 	for (int b = 0; b < AIM_DIR_BUCKETS && dc_ok; b++)
-		for (uint32_t e = dc->bucket[b]; e != AIM_NONE; e = dc->ent[e].next) {
+		for (uint32_t e = atomic_load_explicit(&dc->bucket[b], memory_order_relaxed);
+		     e != AIM_NONE; e = atomic_load_explicit(&dc->ent[e].next, memory_order_relaxed)) {
 			if (e >= dc->pool.n || dn > dc->pool.n || !dc->pool.owner[e]) {
 				dc_ok = false;
 				break;
 			}
 			dn++;
-			missing += chain_ok && aim_dir_find(d, dc->ent[e].name, NULL) == AIM_NONE;
+			uint64_t words[3];
+			char name[sizeof(words) + 1];
+			for (int w = 0; w < 3; w++)
+				words[w] = atomic_load_explicit(&dc->ent[e].name[w], memory_order_relaxed);
+			memcpy(name, words, sizeof(words));
+			name[sizeof(words)] = '\0';
+			missing += chain_ok && aim_dir_find(d, name, NULL) == AIM_NONE;
 		}
 	CHECK(dc_ok && dn == dc->n && dc->errors == 0,
 	      "dentry cache: %u linked, %u counted, %llu inconsistencies seen\n", dn, dc->n,
 	      (unsigned long long)dc->errors);
 	CHECK(!dc_ok || !chain_ok || (dn == n && missing == 0),
 	      "dentry cache: %u names cached, %u in the directory, %u stale\n", dn, n, missing);
+	uint32_t seq = atomic_load_explicit(&dc->seq, memory_order_relaxed);
+	CHECK(seq == (uint32_t)(2 * dc->updates),
+	      "dentry cache: sequence %u after %llu updates (want twice as many: an update "
+	      "overlapped another)\n", seq, (unsigned long long)dc->updates);
 	bad += aim_pool_check(&dc->pool, "dentry cache", err);
 	CHECK(k->itable.errors == 0, "inodes: %llu link/unlink of a free inode\n",
 	      (unsigned long long)k->itable.errors);

@@ -88,6 +88,20 @@ void aim_read_unlock(struct aim_ctx *c, struct aim_lock *l)
 		ops->unlock(l->obj, c->tctx[l->role]);
 }
 
+void aim_kwork_n(struct aim_ctx *c, int kop, unsigned int n)
+{
+	const struct aim_sizing *sz = c->k->sizing;
+	c->kop_count[kop] += n;
+	if (sz && sz->on && c->pad_frac > 0)
+		c->kwork_sink += aim_kwork_burn(c->pad_frac * sz->kwork_ns[kop] * n,
+						sz->loops_per_ns);
+}
+
+void aim_kwork(struct aim_ctx *c, int kop)
+{
+	aim_kwork_n(c, kop, 1);
+}
+
 bool aim_stopping(const struct aim_kernel *k)
 {
 	/* Relaxed: the flag only ends waits early; it publishes nothing. */
@@ -265,13 +279,16 @@ int aim_kernel_init(struct aim_kernel *k, const struct lb_lock_ops *const *ops,
 	k->tasks.prev = calloc(k->tasks.pids.n + 1, sizeof(uint32_t));
 	if (!k->dir.ent || !k->itable.nlink || !k->tasks.next || !k->tasks.prev)
 		return ENOMEM;
-	for (int b = 0; b < AIM_DIR_BUCKETS; b++)
-		k->dir.bucket[b] = k->dcache.bucket[b] = AIM_NONE;
+	for (int b = 0; b < AIM_DIR_BUCKETS; b++) {
+		k->dir.bucket[b] = AIM_NONE;
+		atomic_init(&k->dcache.bucket[b], AIM_NONE);
+	}
+	atomic_init(&k->dcache.seq, 0);
 	uint32_t head = k->tasks.pids.n;
 	k->tasks.next[head] = k->tasks.prev[head] = head;
 
 	if ((e = new_lock_class(k, &k->dir.i_mutex, AIM_ROLE_MUTEX, AIM_CLASS_DIR)) ||
-	    (e = new_lock(k, &k->dcache.lock, AIM_ROLE_RW)) ||
+	    (e = new_lock(k, &k->dcache.lock, AIM_ROLE_SPIN)) ||
 	    (e = new_lock(k, &k->itable.lock, AIM_ROLE_SPIN)) ||
 	    (e = new_lock(k, &k->files_lock, AIM_ROLE_SPIN)) ||
 	    (e = new_lock(k, &k->zone_lock, AIM_ROLE_SPIN)) ||

@@ -4,6 +4,7 @@
  * inodes, the directory and its dentry cache, the file table.
  */
 #include "kern_internal.h"
+#include "lb_cpu.h"
 
 #include <string.h>
 
@@ -53,69 +54,160 @@ static uint32_t name_hash(const char *s)
 	return h % AIM_DIR_BUCKETS;
 }
 
-/* A dcache chain walk, bounded like aim_dir_find; the entry or AIM_NONE. */
-static uint32_t d_find(struct aim_dcache *dc, const char *name, uint32_t *prevp)
+/* A name as the dcache keeps it: three zero-padded words. */
+static void d_key(const char *name, uint64_t key[3])
 {
-	uint32_t prev = AIM_NONE, e = dc->bucket[name_hash(name)];
+	char buf[24] = { 0 };
+	snprintf(buf, sizeof(buf), "%s", name); /* as the directory keeps it */
+	memcpy(key, buf, sizeof(buf));
+}
+
+/* The chain of a key: its words mixed (a multiplicative hash). */
+static uint32_t d_bucket(const uint64_t key[3])
+{
+	uint64_t h = (key[0] ^ (key[1] * 31) ^ (key[2] * 961)) * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(h >> 40) % AIM_DIR_BUCKETS;
+}
+
+static bool d_match(const struct aim_dcache_ent *e, const uint64_t key[3])
+{
+	/* Relaxed: a lock-free reader validates with the sequence afterwards;
+	 * an updater holds the lock. */
+	for (int i = 0; i < 3; i++)
+		if (atomic_load_explicit(&e->name[i], memory_order_relaxed) != key[i])
+			return false;
+	return true;
+}
+
+/*
+ * A chain walk, bounded by the pool size.  *consistent turns false when the
+ * walk met a stray index or a cycle: for a lock-free reader that means an
+ * update raced it (retry); under the lock it is a corruption (counted by
+ * the caller).  Relaxed loads throughout: see d_match.
+ */
+static uint32_t d_walk(const struct aim_dcache *dc, const uint64_t key[3], uint32_t *prevp,
+		       bool *consistent)
+{
+	uint32_t prev = AIM_NONE;
+	uint32_t e = atomic_load_explicit(&dc->bucket[d_bucket(key)], memory_order_relaxed);
+	*consistent = true;
 	for (uint32_t steps = 0; e != AIM_NONE; steps++) {
 		if (e >= dc->pool.n || steps > dc->pool.n) {
-			dc->errors++;
+			*consistent = false;
 			return AIM_NONE;
 		}
-		if (!strncmp(dc->ent[e].name, name, sizeof(dc->ent[e].name)))
+		if (d_match(&dc->ent[e], key))
 			break;
 		prev = e;
-		e = dc->ent[e].next;
+		e = atomic_load_explicit(&dc->ent[e].next, memory_order_relaxed);
 	}
 	if (prevp)
 		*prevp = prev;
 	return e;
 }
 
-/* d_lookup: the path walk's step, on the read side. */
+/* d_lookup: the path walk's step, lock-free (see struct aim_dcache). */
 static bool d_lookup(struct aim_ctx *c, const char *name)
 {
 	struct aim_dcache *dc = &c->k->dcache;
-	aim_read_lock(c, &dc->lock);
-	bool hit = d_find(dc, name, NULL) != AIM_NONE;
-	aim_read_unlock(c, &dc->lock);
-	return hit;
+	uint64_t key[3];
+	bool ok;
+	d_key(name, key);
+	for (int tries = 0; tries < AIM_DCACHE_RETRIES; tries++) {
+		/* acquire: the walk's loads come after this read of the
+		 * sequence, so an update that began before it is seen as odd
+		 * here or as a changed count below. */
+		uint32_t s0 = atomic_load_explicit(&dc->seq, memory_order_acquire);
+		if (s0 & 1) { /* an updater is editing: wait for it (it holds a spin lock) */
+			c->dcache_retries++;
+			lb_cpu_pause();
+			continue;
+		}
+		uint32_t e = d_walk(dc, key, NULL, &ok);
+		/* acquire fence: the walk's loads are ordered before the
+		 * re-read, so a changed sequence covers any update they saw. */
+		atomic_thread_fence(memory_order_acquire);
+		if (ok && atomic_load_explicit(&dc->seq, memory_order_relaxed) == s0)
+			return e != AIM_NONE;
+		c->dcache_retries++;
+	}
+	/* Too many updates in the way: look it up under the lock. */
+	c->dcache_locked++;
+	aim_lock(c, &dc->lock);
+	uint32_t e = d_walk(dc, key, NULL, &ok);
+	if (!ok)
+		dc->errors++;
+	aim_unlock(c, &dc->lock);
+	return e != AIM_NONE;
+}
+
+/* An update: the lock, then the sequence odd while editing. */
+static void d_write_begin(struct aim_ctx *c, struct aim_dcache *dc)
+{
+	aim_lock(c, &dc->lock);
+	/* Relaxed increment, then a release fence: readers that see any of
+	 * the edits below also see the odd count (write_seqcount_begin). */
+	atomic_fetch_add_explicit(&dc->seq, 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+}
+
+static void d_write_end(struct aim_ctx *c, struct aim_dcache *dc)
+{
+	/* release: the edits happen before the count turns even. */
+	atomic_fetch_add_explicit(&dc->seq, 1, memory_order_release);
+	dc->updates++;
+	aim_unlock(c, &dc->lock);
 }
 
 static void d_add(struct aim_ctx *c, const char *name)
 {
 	struct aim_dcache *dc = &c->k->dcache;
-	aim_lock(c, &dc->lock);
-	if (d_find(dc, name, NULL) == AIM_NONE) {
+	uint64_t key[3];
+	bool ok;
+	d_key(name, key);
+	d_write_begin(c, dc);
+	if (d_walk(dc, key, NULL, &ok) == AIM_NONE && ok) {
 		uint32_t e = aim_pool_get(&dc->pool, 1);
 		if (e != AIM_NONE) {
-			uint32_t b = name_hash(name);
-			snprintf(dc->ent[e].name, sizeof(dc->ent[e].name), "%s", name);
-			dc->ent[e].next = dc->bucket[b];
-			dc->bucket[b] = e;
+			_Atomic uint32_t *head = &dc->bucket[d_bucket(key)];
+			/* Relaxed: the sequence orders these for readers. */
+			for (int i = 0; i < 3; i++)
+				atomic_store_explicit(&dc->ent[e].name[i], key[i], memory_order_relaxed);
+			atomic_store_explicit(&dc->ent[e].next,
+					      atomic_load_explicit(head, memory_order_relaxed),
+					      memory_order_relaxed);
+			atomic_store_explicit(head, e, memory_order_relaxed);
 			dc->n++;
 		}
+	} else if (!ok) {
+		dc->errors++;
 	}
-	aim_unlock(c, &dc->lock);
+	d_write_end(c, dc);
 }
 
 static void d_drop(struct aim_ctx *c, const char *name)
 {
 	struct aim_dcache *dc = &c->k->dcache;
+	uint64_t key[3];
 	uint32_t prev;
-	aim_lock(c, &dc->lock);
-	uint32_t e = d_find(dc, name, &prev);
+	bool ok;
+	d_key(name, key);
+	d_write_begin(c, dc);
+	uint32_t e = d_walk(dc, key, &prev, &ok);
 	if (e != AIM_NONE) {
+		uint32_t next = atomic_load_explicit(&dc->ent[e].next, memory_order_relaxed);
+		/* Relaxed: as in d_add. */
 		if (prev == AIM_NONE)
-			dc->bucket[name_hash(name)] = dc->ent[e].next;
+			atomic_store_explicit(&dc->bucket[d_bucket(key)], next,
+					      memory_order_relaxed);
 		else
-			dc->ent[prev].next = dc->ent[e].next;
+			atomic_store_explicit(&dc->ent[prev].next, next, memory_order_relaxed);
 		dc->n--;
 		aim_pool_put(&dc->pool, e, 1);
 	} else {
 		dc->errors++; /* every name in the directory is cached */
 	}
-	aim_unlock(c, &dc->lock);
+	d_write_end(c, dc);
 }
 
 /* Find `name` in its chain; *prevp gets the predecessor (AIM_NONE = head).
@@ -186,10 +278,13 @@ int aim_sys_creat(struct aim_ctx *c, const char *name, uint32_t tag)
 {
 	struct aim_dir *d = &c->k->dir;
 	int rc = 0;
+	aim_kwork(c, AIM_K_CREAT_WALK);
 	d_lookup(c, name); /* the path walk */
 	aim_lock(c, &d->i_mutex);
 	uint32_t e = aim_dir_find(d, name, NULL);
 	dir_scan_check(d, name, e != AIM_NONE);
+	/* lookup_open under the directory's i_mutex; ->create for a new name */
+	aim_kwork(c, e == AIM_NONE ? AIM_K_CREAT_NEW_DIR : AIM_K_CREAT_DIR);
 	if (e == AIM_NONE) {
 		uint32_t ino = inode_alloc(c, tag);
 		if (ino == AIM_NONE || dir_insert(c, d, name, ino)) {
@@ -208,10 +303,12 @@ int aim_sys_link(struct aim_ctx *c, const char *old, const char *new_name)
 {
 	struct aim_dir *d = &c->k->dir;
 	int rc = -1;
+	aim_kwork(c, AIM_K_LINK_WALK);
 	d_lookup(c, old);
 	aim_lock(c, &d->i_mutex);
 	uint32_t e = aim_dir_find(d, old, NULL), taken = aim_dir_find(d, new_name, NULL);
 	dir_scan_check(d, new_name, taken != AIM_NONE);
+	aim_kwork(c, AIM_K_LINK_DIR); /* lookup + vfs_link under i_mutex */
 	if (e != AIM_NONE && taken == AIM_NONE) {
 		uint32_t ino = d->ent[e].ino;
 		if (dir_insert(c, d, new_name, ino) == 0) {
@@ -228,10 +325,12 @@ int aim_sys_unlink(struct aim_ctx *c, const char *name)
 {
 	struct aim_dir *d = &c->k->dir;
 	uint32_t prev, ino = AIM_NONE;
+	aim_kwork(c, AIM_K_UNLINK_WALK);
 	d_lookup(c, name);
 	aim_lock(c, &d->i_mutex);
 	uint32_t e = aim_dir_find(d, name, &prev);
 	dir_scan_check(d, name, e != AIM_NONE);
+	aim_kwork(c, AIM_K_UNLINK_DIR); /* lookup_hash + vfs_unlink under i_mutex */
 	if (e != AIM_NONE) {
 		d_drop(c, name);
 		if (prev == AIM_NONE)
@@ -254,6 +353,7 @@ uint32_t aim_sys_readdir(struct aim_ctx *c)
 	struct aim_dir *d = &c->k->dir;
 	uint32_t n = 0;
 	aim_lock(c, &d->i_mutex);
+	aim_kwork(c, AIM_K_READDIR); /* iterate_dir holds i_mutex */
 	for (int b = 0; b < AIM_DIR_BUCKETS; b++)
 		for (uint32_t e = d->bucket[b]; e != AIM_NONE; e = d->ent[e].next) {
 			if (e >= d->pool.n || n > d->pool.n) {
@@ -272,6 +372,7 @@ uint32_t aim_sys_readdir(struct aim_ctx *c)
 bool aim_sys_lookup(struct aim_ctx *c, const char *name)
 {
 	struct aim_dir *d = &c->k->dir;
+	aim_kwork(c, AIM_K_LOOKUP);
 	if (d_lookup(c, name))
 		return true; /* a dcache hit: no i_mutex */
 	aim_lock(c, &d->i_mutex);

@@ -31,6 +31,42 @@ static void pipe_wake(_Atomic uint32_t *event)
 	lb_futex_wake(event, 1);
 }
 
+/*
+ * The byte pattern: byte k of the stream is (uint8_t)k.  Written and
+ * checked one contiguous stretch of the ring at a time, in loops the
+ * compiler vectorises (a transfer costs about what the real copy does).
+ */
+static void ring_fill(uint8_t *buf, uint64_t pos, size_t n)
+{
+	while (n) {
+		size_t at = (size_t)(pos % AIM_PIPE_SIZE), run = AIM_PIPE_SIZE - at;
+		run = run < n ? run : n;
+		uint8_t *d = buf + at;
+		uint8_t seq = (uint8_t)pos;
+		for (size_t i = 0; i < run; i++)
+			d[i] = (uint8_t)(seq + i);
+		pos += run;
+		n -= run;
+	}
+}
+
+/* The number of bytes in the stretch that break the pattern. */
+static size_t ring_check(const uint8_t *buf, uint64_t pos, size_t n)
+{
+	size_t bad = 0;
+	while (n) {
+		size_t at = (size_t)(pos % AIM_PIPE_SIZE), run = AIM_PIPE_SIZE - at;
+		run = run < n ? run : n;
+		const uint8_t *s = buf + at;
+		uint8_t seq = (uint8_t)pos;
+		for (size_t i = 0; i < run; i++)
+			bad += s[i] != (uint8_t)(seq + i);
+		pos += run;
+		n -= run;
+	}
+	return bad;
+}
+
 size_t aim_pipe_write(struct aim_ctx *c, struct aim_pipe *p, size_t n)
 {
 	size_t done = 0;
@@ -43,8 +79,8 @@ size_t aim_pipe_write(struct aim_ctx *c, struct aim_pipe *p, size_t n)
 		if (used > AIM_PIPE_SIZE)
 			p->errors++;
 		size_t chunk = n - done < room ? n - done : room;
-		for (size_t i = 0; i < chunk; i++)
-			p->buf[(p->head + i) % AIM_PIPE_SIZE] = p->wseq++;
+		ring_fill(p->buf, p->head, chunk);
+		p->wseq = (uint8_t)(p->wseq + chunk);
 		p->head += chunk;
 		done += chunk;
 		if (chunk && p->reader_waits) {
@@ -83,9 +119,8 @@ size_t aim_pipe_read(struct aim_ctx *c, struct aim_pipe *p, size_t n)
 			avail = 0;
 		}
 		size_t chunk = n - done < avail ? n - done : (size_t)avail;
-		for (size_t i = 0; i < chunk; i++)
-			if (p->buf[(p->tail + i) % AIM_PIPE_SIZE] != p->rseq++)
-				p->errors++;
+		p->errors += ring_check(p->buf, p->tail, chunk);
+		p->rseq = (uint8_t)(p->rseq + chunk);
 		p->tail += chunk;
 		done += chunk;
 		if (chunk && p->writer_waits) {

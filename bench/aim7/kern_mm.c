@@ -71,6 +71,7 @@ int aim_mm_brk(struct aim_ctx *c, struct aim_mm *mm, int delta)
 {
 	int rc = 0;
 	aim_lock(c, &mm->mmap_lock);
+	aim_kwork(c, AIM_K_BRK); /* do_brk / do_munmap under mmap_sem */
 	if (mm->nvma < 3 || mm->nvma > AIM_MM_MAX_VMAS) {
 		mm->errors++;
 		aim_unlock(c, &mm->mmap_lock);
@@ -102,6 +103,7 @@ int aim_mm_brk(struct aim_ctx *c, struct aim_mm *mm, int delta)
 void aim_mm_fault(struct aim_ctx *c, struct aim_mm *mm, uint32_t addr)
 {
 	aim_read_lock(c, &mm->mmap_lock);
+	aim_kwork(c, AIM_K_FAULT); /* clear the page, set up its PTE */
 	bool ok = false;
 	for (uint32_t i = 0; i < mm->nvma && i < AIM_MM_MAX_VMAS; i++)
 		ok |= addr >= mm->vma[i].start && addr < mm->vma[i].end;
@@ -199,6 +201,7 @@ void aim_file_write(struct aim_ctx *c, struct aim_fdata *f, uint32_t pgoff, uint
 		}
 		/* copy_from_user into the page */
 		memset(scratch, (int)(idx + 1), 4096);
+		aim_kwork(c, AIM_K_FILE_WRITE);
 		aim_lock(c, &f->tree_lock);
 		if (f->page[idx] != AIM_NONE && !f->dirty[idx]) {
 			f->dirty[idx] = 1;
@@ -222,6 +225,7 @@ void aim_file_read(struct aim_ctx *c, struct aim_fdata *f, uint32_t pgoff, uint3
 		aim_unlock(c, &f->tree_lock);
 		if (present) {
 			memset(scratch, (int)idx, 4096); /* copy_to_user */
+			aim_kwork(c, AIM_K_FILE_READ);
 			if (++batch == 14) {
 				lru_add(c, 0);
 				batch = 0;
@@ -235,6 +239,7 @@ void aim_file_read(struct aim_ctx *c, struct aim_fdata *f, uint32_t pgoff, uint3
 /* fsync: clean every dirty page (the I/O itself is not simulated). */
 void aim_file_sync(struct aim_ctx *c, struct aim_fdata *f)
 {
+	aim_kwork(c, AIM_K_FSYNC);
 	aim_lock(c, &f->i_mutex);
 	aim_lock(c, &f->tree_lock);
 	uint32_t cleaned = 0;

@@ -107,6 +107,7 @@ static uint64_t t_signal_test(struct aim_task *t)
 	struct aim_sighand *s = &t->k->sig[t->index];
 	uint64_t got = 0;
 	for (int n = 0; n < 1000; n++) {
+		aim_kwork(&t->ctx, AIM_K_SIGNAL);
 		aim_sig_send(&t->ctx, s, 12);
 		got += aim_sig_deliver(&t->ctx, s) == 12;
 	}
@@ -117,6 +118,7 @@ static uint64_t t_signal_test(struct aim_task *t)
 static void fork_one(struct aim_task *t, bool exec)
 {
 	struct aim_mm *child = &t->k->mm[t->k->users + t->index];
+	aim_kwork(&t->ctx, exec ? AIM_K_FORK_EXEC : AIM_K_FORK_EXIT);
 	uint32_t pid = aim_task_fork(&t->ctx, t->tag);
 	aim_mm_dup(&t->ctx, own_mm(t), child);
 	uint32_t f = aim_sys_open_file(&t->ctx, t->tag); /* inherited descriptors */
@@ -164,6 +166,7 @@ static uint64_t t_dir_rtns_1(struct aim_task *t)
 static uint64_t t_misc_rtns_1(struct aim_task *t)
 {
 	volatile uint32_t v = 0;
+	aim_kwork_n(&t->ctx, AIM_K_GETPID, 1000);
 	for (int n = 0; n < 1000; n++)
 		v += t->pid + t->index + (uint32_t)n;
 	return v;
@@ -177,7 +180,9 @@ static uint64_t t_shared_memory(struct aim_task *t)
 	for (unsigned int n = 0; n < 100; n++) {
 		uint32_t size = ipc_sizes[(t->seq + n) % NSIZES];
 		memset(t->buf, (int)(t->index + n), size);
+		aim_kwork(&t->ctx, AIM_K_SHM_COPY); /* semop -1 / +1 around the copy */
 		aim_shm_write(&t->ctx, t->buf, size);
+		aim_kwork(&t->ctx, AIM_K_SHM_COPY);
 		aim_shm_read(&t->ctx, t->buf2);
 		r += t->buf2[0];
 	}
@@ -186,13 +191,14 @@ static uint64_t t_shared_memory(struct aim_task *t)
 }
 
 /* The pipe/socket tests: write then read back each size in one process. */
-static uint64_t ipc_loop(struct aim_task *t, unsigned int loops, bool dgram)
+static uint64_t ipc_loop(struct aim_task *t, unsigned int loops, bool dgram, int kop)
 {
 	struct aim_pipe *p = private_pipe(t);
 	uint64_t r = 0;
 	uint32_t fds[2] = { aim_sys_open_file(&t->ctx, t->tag), aim_sys_open_file(&t->ctx, t->tag) };
 	for (unsigned int n = 1; n < loops && !aim_stopping(t->k); n++) {
 		size_t size = ipc_sizes[(t->seq + n) % NSIZES];
+		aim_kwork(&t->ctx, kop); /* the real round trip's copies and wake-ups */
 		if (dgram) { /* a datagram keeps its boundary: a 2-byte header */
 			r += aim_pipe_write(&t->ctx, p, 2);
 			r += aim_pipe_read(&t->ctx, p, 2);
@@ -208,17 +214,17 @@ static uint64_t ipc_loop(struct aim_task *t, unsigned int loops, bool dgram)
 
 static uint64_t t_pipe_cpy(struct aim_task *t)
 {
-	return ipc_loop(t, 100, false);
+	return ipc_loop(t, 100, false, AIM_K_PIPE_RT);
 }
 
 static uint64_t t_stream_pipe(struct aim_task *t)
 {
-	return ipc_loop(t, 100, false);
+	return ipc_loop(t, 100, false, AIM_K_STREAM_RT);
 }
 
 static uint64_t t_dgram_pipe(struct aim_task *t)
 {
-	return ipc_loop(t, 100, true);
+	return ipc_loop(t, 100, true, AIM_K_DGRAM_RT);
 }
 
 static uint64_t t_fifo_test(struct aim_task *t)
@@ -226,7 +232,7 @@ static uint64_t t_fifo_test(struct aim_task *t)
 	char name[24];
 	tmpname(t, name, sizeof(name), "ff", 0);
 	aim_sys_creat(&t->ctx, name, t->tag); /* mkfifo */
-	uint64_t r = ipc_loop(t, 100, false);
+	uint64_t r = ipc_loop(t, 100, false, AIM_K_PIPE_RT);
 	aim_sys_unlink(&t->ctx, name);
 	return r;
 }
@@ -234,16 +240,18 @@ static uint64_t t_fifo_test(struct aim_task *t)
 /* tcp/udp: bind a port in the shared port table, talk over loopback. */
 static uint64_t t_tcp_test(struct aim_task *t)
 {
+	aim_kwork(&t->ctx, AIM_K_TCP_SETUP);
 	uint32_t port = aim_port_bind(&t->ctx, t->tag);
-	uint64_t r = ipc_loop(t, 90, false);
+	uint64_t r = ipc_loop(t, 90, false, AIM_K_TCP_RT);
 	aim_port_release(&t->ctx, port, t->tag);
 	return r;
 }
 
 static uint64_t t_udp_test(struct aim_task *t)
 {
+	aim_kwork(&t->ctx, AIM_K_UDP_SETUP);
 	uint32_t port = aim_port_bind(&t->ctx, t->tag);
-	uint64_t r = ipc_loop(t, 100, true);
+	uint64_t r = ipc_loop(t, 100, true, AIM_K_UDP_RT);
 	aim_port_release(&t->ctx, port, t->tag);
 	return r;
 }
@@ -270,8 +278,10 @@ static uint64_t shell(struct aim_task *t, unsigned int cmds, unsigned int pipeli
 	char name[24];
 	for (unsigned int i = 0; i < cmds && !aim_stopping(t->k); i++)
 		fork_one(t, true);
-	for (unsigned int i = 0; i < pipelines && !aim_stopping(t->k); i++)
+	for (unsigned int i = 0; i < pipelines && !aim_stopping(t->k); i++) {
+		aim_kwork(&t->ctx, AIM_K_PIPELINE);
 		aim_shell_pipeline(t, 3 * AIM_PIPE_SIZE);
+	}
 	for (unsigned int i = 0; i < files; i++) {
 		tmpname(t, name, sizeof(name), "sh", i);
 		aim_sys_creat(&t->ctx, name, t->tag);

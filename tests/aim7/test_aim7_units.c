@@ -11,6 +11,8 @@
 #include "lb_registry.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool close_to(double a, double b)
@@ -363,8 +365,156 @@ static void test_gauges(void)
 	       aim_idle_fraction(&a, &b));
 }
 
+/* A table with every op: getpid 100, stat 500, the fs ops below, the
+ * rest 1000 + 10 x their index, brk 10. */
+static void fixed_table(char *buf, size_t len, const char *extra)
+{
+	int n = snprintf(buf, len, "# a fixed table\n" AIM_COSTS_SCHEMA " 1\nhost.kernel test 1.0\n"
+			 "host.cpus 2\ndir_entries 256\n%s", extra);
+	for (int op = 0; op < AIM_NCOSTS && n > 0 && (size_t)n < len; op++) {
+		double ns = 1000 + 10 * op;
+		switch (op) {
+		case AIM_COST_GETPID: ns = 100; break;
+		case AIM_COST_STAT: ns = 500; break;
+		case AIM_COST_CREAT_EXISTING: ns = 2000; break;
+		case AIM_COST_CREAT_NEW: ns = 5000; break;
+		case AIM_COST_LINK: ns = 3000; break;
+		case AIM_COST_UNLINK: ns = 1500; break;
+		case AIM_COST_BRK: ns = 10; break;
+		}
+		n += snprintf(buf + n, len - (size_t)n, "%s %.1f  # comment\n", aim_cost_name(op), ns);
+	}
+}
+
+static void costs_error(const char *text, const char *want)
+{
+	struct aim_costs c;
+	char err[512] = "";
+	int rc = aim_costs_parse(text, &c, err, sizeof(err));
+	tap_ok(rc == -1 && strstr(err, want) != NULL, "bad cost table rejected: '%s' (want '%s')",
+	       err, want);
+}
+
+static void test_costs(void)
+{
+	char text[8192], bad[8400], err[5000] = "";
+	struct aim_costs c;
+	fixed_table(text, sizeof(text), "");
+	int rc = aim_costs_parse(text, &c, err, sizeof(err));
+	tap_ok(rc == 0 && c.ns[AIM_COST_GETPID] == 100 && c.ns[AIM_COST_FSYNC] == 1000 + 10 * AIM_COST_FSYNC &&
+	       c.dir_entries == 256 && !strcmp(c.host_kernel, "test 1.0") && !strcmp(c.host_cpus, "2"),
+	       "a fixed table parses: every op, host facts, dir_entries %s", err);
+	const char *def = aim_costs_default_path();
+	tap_ok(def && aim_costs_load(def, &c, err, sizeof(err)) == 0 && !strcmp(c.path, def),
+	       "the shipped table loads: %s %s", def ? def : "(none)", err);
+
+	/* write -> parse round trip */
+	aim_costs_parse(text, &c, err, sizeof(err));
+	char *mem = NULL;
+	size_t memlen = 0;
+	FILE *f = open_memstream(&mem, &memlen);
+	struct aim_costs back;
+	if (f) {
+		aim_costs_write(f, &c);
+		fclose(f);
+	}
+	rc = mem ? aim_costs_parse(mem, &back, err, sizeof(err)) : -1;
+	bool same = rc == 0;
+	for (int op = 0; same && op < AIM_NCOSTS; op++)
+		same = fabs(back.ns[op] - c.ns[op]) < 0.051;
+	tap_ok(same, "a written table parses back to the same costs %s", err);
+	free(mem);
+
+	costs_error("", "not a cost table");
+	costs_error("getpid 100\n", "1: not a cost table");
+	costs_error(AIM_COSTS_SCHEMA " 2\n", "1: not a cost table");
+	fixed_table(bad, sizeof(bad), "bogus 12\n");
+	costs_error(bad, "6: unknown item 'bogus'");
+	fixed_table(bad, sizeof(bad), "getpid 100\n");
+	costs_error(bad, "getpid given twice");
+	fixed_table(bad, sizeof(bad), "stat -5\n");
+	costs_error(bad, "6: stat: '-5' is not a time");
+	fixed_table(bad, sizeof(bad), "stat 12abc\n");
+	costs_error(bad, "'12abc' is not a time");
+	fixed_table(bad, sizeof(bad), "dir_entries lots\n");
+	costs_error(bad, "dir_entries 'lots'");
+	costs_error(AIM_COSTS_SCHEMA " 1\ngetpid 100\n", "op 'stat' missing");
+	tap_ok(aim_costs_load("/nonexistent/costs.txt", &c, err, sizeof(err)) == -1 &&
+	       strstr(err, "cannot read '/nonexistent/costs.txt'"), "a missing file: '%s'", err);
+}
+
+/* The sizing formula on the fixed table, fixed native times and counts. */
+static void test_sizing(void)
+{
+	char text[8192], err[512];
+	struct aim_costs c;
+	fixed_table(text, sizeof(text), "");
+	aim_costs_parse(text, &c, err, sizeof(err));
+	double real[AIM_NKOPS];
+	aim_sizing_real_ns(&c, real);
+	tap_ok(close_to(real[AIM_K_CREAT_DIR], 400) && close_to(real[AIM_K_CREAT_WALK], 1600) &&
+	       close_to(real[AIM_K_CREAT_NEW_DIR], 3400) && close_to(real[AIM_K_LINK_WALK], 500) &&
+	       close_to(real[AIM_K_LINK_DIR], 2500) && close_to(real[AIM_K_UNLINK_WALK], 100) &&
+	       close_to(real[AIM_K_UNLINK_DIR], 1400) && close_to(real[AIM_K_BRK], 10),
+	       "i_mutex split: creat %.0f+%.0f (new %.0f), link %.0f+%.0f, unlink %.0f+%.0f",
+	       real[AIM_K_CREAT_WALK], real[AIM_K_CREAT_DIR], real[AIM_K_CREAT_NEW_DIR],
+	       real[AIM_K_LINK_WALK], real[AIM_K_LINK_DIR], real[AIM_K_UNLINK_WALK],
+	       real[AIM_K_UNLINK_DIR]);
+
+	struct aim_workfile wf;
+	aim_workfile_parse("20 creat_clo\n10 brk_test\n5 sieve\n5 signal_test\n", &wf, err,
+			   sizeof(err));
+	static double count[4 * AIM_NKOPS];
+	memset(count, 0, sizeof(count));
+	count[0 * AIM_NKOPS + AIM_K_CREAT_WALK] = 1000; /* creat_clo: 1000 creats */
+	count[0 * AIM_NKOPS + AIM_K_CREAT_DIR] = 1000;  /* R = 2e6 ns */
+	count[1 * AIM_NKOPS + AIM_K_BRK] = 100000;      /* brk_test: R = 1e6 ns */
+	count[3 * AIM_NKOPS + AIM_K_SIGNAL] = 1;        /* signal_test: R = 1120 ns, tiny */
+	double native[4] = { 1000, 500000, 300, 5000 }; /* sieve: no kernel op */
+	struct aim_sizing sz;
+	memset(&sz, 0, sizeof(sz));
+	sz.loops_per_ns = 1;
+	int rc = aim_sizing_compute(&wf, &c, native, count, 0, &sz);
+	tap_ok(rc == 0 && close_to(sz.scale, 5000 / 1120.0) && close_to(sz.pad_frac[3], 0) &&
+	       close_to(sz.target_ns[1], 5000 / 1120.0 * 1e6),
+	       "min_share 0: every test sets the scale: %.3f (signal_test's 5000/1120)", sz.scale);
+	rc = aim_sizing_compute(&wf, &c, native, count, 0.01, &sz);
+	tap_ok(rc == 0 && sz.on && close_to(sz.scale, 0.5) && close_to(sz.real_ns[0], 2e6) &&
+	       close_to(sz.real_ns[1], 1e6) && close_to(sz.real_ns[3], 1120) &&
+	       close_to(sz.kwork_ns[AIM_K_CREAT_WALK], 800) && sz.loops_per_ns == 1,
+	       "scale = max native/real over tests with >= 1%% of the time = %.3f (0.5, brk_test; "
+	       "signal_test's 4.5 does not count)", sz.scale);
+	tap_ok(close_to(sz.pad_frac[0], 1 - 1000 / 1e6) && close_to(sz.pad_frac[1], 0) &&
+	       close_to(sz.pad_frac[2], 0) && close_to(sz.pad_frac[3], 0) &&
+	       close_to(sz.target_ns[0], 1e6) && close_to(sz.target_ns[1], 5e5) &&
+	       close_to(sz.target_ns[2], 300) && close_to(sz.target_ns[3], 5000),
+	       "pad fractions %.4f %.4f %.4f %.4f, targets %.0f %.0f %.0f %.0f ns", sz.pad_frac[0],
+	       sz.pad_frac[1], sz.pad_frac[2], sz.pad_frac[3], sz.target_ns[0], sz.target_ns[1],
+	       sz.target_ns[2], sz.target_ns[3]);
+	/* native + padding burnt at every op = the target: the share formula. */
+	double padded = native[0] + sz.pad_frac[0] * (1000 * sz.kwork_ns[AIM_K_CREAT_WALK] +
+						       1000 * sz.kwork_ns[AIM_K_CREAT_DIR]);
+	tap_ok(close_to(padded, sz.target_ns[0]), "native + padding = target (%.0f ns)", padded);
+	double shares[4], sim[4], measured[4] = { 1.1e6, 5e5, 300, 5000 };
+	aim_sizing_shares(&wf, &sz, NULL, shares);
+	aim_sizing_shares(&wf, &sz, measured, sim);
+	double sum = 20e6 + 5e6 + 1500 + 5 * 560;
+	tap_ok(close_to(shares[0], 20e6 / sum) && close_to(shares[1], 5e6 / sum) &&
+	       close_to(shares[2], 1500 / sum) && close_to(shares[3], 2800 / sum) &&
+	       close_to(sim[0], 22e6 / (22e6 + 5e6 + 1500 + 25000)),
+	       "table shares weight hits x s R (user tests: native): %.6f %.6f %.6f %.6f",
+	       shares[0], shares[1], shares[2], shares[3]);
+	memset(count, 0, sizeof(count));
+	tap_ok(aim_sizing_compute(&wf, &c, native, count, 0.01, &sz) == -1 && !sz.on,
+	       "no kernel op in the workfile: nothing to size");
+	double rate = aim_kwork_calibrate();
+	tap_ok(rate > 0.01 && rate < 100, "the burn loop's rate: %.2f loops/ns", rate);
+}
+
 int main(void)
 {
+	test_costs();
+	test_sizing();
 	test_paired();
 	test_gauges();
 	test_workfiles();

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * costs.c - the cost table's text format (costs.h): names of the ops,
+ * parsing with line-numbered errors, writing, and the shipped default.
+ */
+#include "costs.h"
+#include "aim7_paths.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct {
+	const char *name, *what;
+} cost_ops[AIM_NCOSTS] = {
+	[AIM_COST_GETPID] = { "getpid", "syscall(SYS_getpid): a bare system call" },
+	[AIM_COST_STAT] = { "stat", "stat() of a name in the directory" },
+	[AIM_COST_OPEN_CLOSE] = { "open_close", "open(O_RDONLY) + close of an existing file" },
+	[AIM_COST_CREAT_EXISTING] = { "creat_existing", "creat() + close of an existing file" },
+	[AIM_COST_CREAT_NEW] = { "creat_new", "creat() + close of a new name" },
+	[AIM_COST_UNLINK] = { "unlink", "unlink() of a file" },
+	[AIM_COST_LINK] = { "link", "link() of a new name to an existing file" },
+	[AIM_COST_READDIR] = { "readdir", "opendir + read every entry + closedir" },
+	[AIM_COST_BRK] = { "brk", "one sbrk() of +-1 page, no touch" },
+	[AIM_COST_FAULT] = { "fault", "first touch of a page just added by sbrk" },
+	[AIM_COST_FORK_EXIT] = { "fork_exit", "fork + _exit + waitpid" },
+	[AIM_COST_FORK_EXEC] = { "fork_exec", "fork + exec of a true + waitpid" },
+	[AIM_COST_SIGNAL] = { "signal", "kill(self, SIGUSR2) and its handler" },
+	[AIM_COST_SHM_COPY] = { "shm_copy", "semop -1, memcpy to/from SysV shm, semop +1" },
+	[AIM_COST_PIPE_RT] = { "pipe_rt", "pipe write + read back, re-aim's sizes" },
+	[AIM_COST_STREAM_RT] = { "stream_rt", "socketpair(SOCK_STREAM) write + read back" },
+	[AIM_COST_DGRAM_RT] = { "dgram_rt", "socketpair(SOCK_DGRAM) send + receive" },
+	[AIM_COST_TCP_RT] = { "tcp_rt", "loopback TCP write + read back" },
+	[AIM_COST_UDP_RT] = { "udp_rt", "loopback UDP send + receive" },
+	[AIM_COST_TCP_SETUP] = { "tcp_setup", "TCP listen + connect + accept + close" },
+	[AIM_COST_UDP_SETUP] = { "udp_setup", "two bound UDP sockets, closed" },
+	[AIM_COST_PIPELINE] = { "pipeline", "24 KiB through a pipe to another process" },
+	[AIM_COST_FILE_READ] = { "file_read", "pread of one cached 4 KiB page" },
+	[AIM_COST_FILE_WRITE] = { "file_write", "pwrite of one 4 KiB page" },
+	[AIM_COST_FSYNC] = { "fsync", "fsync after a one-page write" },
+};
+
+const char *aim_cost_name(int op)
+{
+	return op >= 0 && op < AIM_NCOSTS ? cost_ops[op].name : "?";
+}
+
+const char *aim_cost_what(int op)
+{
+	return op >= 0 && op < AIM_NCOSTS ? cost_ops[op].what : "?";
+}
+
+const char *aim_costs_default_path(void)
+{
+	return access(LB_AIM7_SRC_COSTS, R_OK) == 0    ? LB_AIM7_SRC_COSTS
+	       : access(LB_AIM7_DATA_COSTS, R_OK) == 0 ? LB_AIM7_DATA_COSTS
+						       : NULL;
+}
+
+/* A host fact: the rest of the line, trimmed to the field. */
+static void set_text(char *dst, size_t len, const char *val)
+{
+	snprintf(dst, len, "%s", val);
+}
+
+static int parse_line(char *line, unsigned int lineno, struct aim_costs *c, bool *have_schema,
+		      bool *seen, char *err, size_t errlen)
+{
+	char *key = line + strspn(line, " \t");
+	char *end = key + strcspn(key, " \t");
+	char *val = end + strspn(end, " \t");
+	if (*end)
+		*end = '\0';
+	/* trailing blanks of the value */
+	size_t vl = strlen(val);
+	while (vl && (val[vl - 1] == ' ' || val[vl - 1] == '\t' || val[vl - 1] == '\r'))
+		val[--vl] = '\0';
+	if (!*have_schema) {
+		if (strcmp(key, AIM_COSTS_SCHEMA) != 0 || strcmp(val, "1") != 0) {
+			snprintf(err, errlen, "%u: not a cost table: the first item must be '"
+				 AIM_COSTS_SCHEMA " 1', got '%s%s%s'", lineno, key, *val ? " " : "",
+				 val);
+			return -1;
+		}
+		*have_schema = true;
+		return 0;
+	}
+	if (!strncmp(key, "host.", 5)) {
+		const char *h = key + 5;
+		if (!strcmp(h, "kernel"))
+			set_text(c->host_kernel, sizeof(c->host_kernel), val);
+		else if (!strcmp(h, "cpu"))
+			set_text(c->host_cpu, sizeof(c->host_cpu), val);
+		else if (!strcmp(h, "date"))
+			set_text(c->host_date, sizeof(c->host_date), val);
+		else if (!strcmp(h, "cpus"))
+			set_text(c->host_cpus, sizeof(c->host_cpus), val);
+		else if (!strcmp(h, "load"))
+			set_text(c->host_load, sizeof(c->host_load), val);
+		/* other host facts are kept by nobody and refused by nobody */
+		return 0;
+	}
+	char *num_end;
+	errno = 0;
+	if (!strcmp(key, "dir_entries")) {
+		unsigned long n = strtoul(val, &num_end, 10);
+		if (!*val || *num_end || errno || n > 1000000) {
+			snprintf(err, errlen, "%u: dir_entries '%s' is not a count 0..1000000", lineno,
+				 val);
+			return -1;
+		}
+		c->dir_entries = (unsigned int)n;
+		return 0;
+	}
+	int op = -1;
+	for (int i = 0; i < AIM_NCOSTS && op < 0; i++)
+		if (!strcmp(key, cost_ops[i].name))
+			op = i;
+	if (op < 0) {
+		snprintf(err, errlen, "%u: unknown item '%s'; accepted: host.*, dir_entries and the "
+			 "ops (getpid, stat, ..., fsync; see doc/aim7.md)", lineno, key);
+		return -1;
+	}
+	double ns = strtod(val, &num_end);
+	if (!*val || *num_end || errno || !isfinite(ns) || ns <= 0 || ns > 1e9) {
+		snprintf(err, errlen, "%u: %s: '%s' is not a time in ns (0 < ns <= 1e9)", lineno, key,
+			 val);
+		return -1;
+	}
+	if (seen[op]) {
+		snprintf(err, errlen, "%u: %s given twice", lineno, key);
+		return -1;
+	}
+	seen[op] = true;
+	c->ns[op] = ns;
+	return 0;
+}
+
+int aim_costs_parse(const char *text, struct aim_costs *c, char *err, size_t errlen)
+{
+	bool have_schema = false, seen[AIM_NCOSTS] = { false };
+	char line[512];
+	unsigned int lineno = 0;
+	memset(c, 0, sizeof(*c));
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		lineno++;
+		if (len >= sizeof(line)) {
+			snprintf(err, errlen, "%u: line longer than %zu characters", lineno,
+				 sizeof(line) - 1);
+			return -1;
+		}
+		memcpy(line, p, len);
+		line[len] = '\0';
+		p += len + (nl != NULL);
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		if (line[strspn(line, " \t\r")] == '\0')
+			continue;
+		if (parse_line(line, lineno, c, &have_schema, seen, err, errlen))
+			return -1;
+	}
+	if (!have_schema) {
+		snprintf(err, errlen, "empty: not a cost table (want '" AIM_COSTS_SCHEMA " 1' first)");
+		return -1;
+	}
+	for (int i = 0; i < AIM_NCOSTS; i++)
+		if (!seen[i]) {
+			snprintf(err, errlen, "op '%s' missing (every op is required)",
+				 cost_ops[i].name);
+			return -1;
+		}
+	return 0;
+}
+
+int aim_costs_load(const char *path, struct aim_costs *c, char *err, size_t errlen)
+{
+	enum { MAX = 64 * 1024 };
+	char msg[600];
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	char *text = malloc(MAX + 1);
+	size_t n = text ? fread(text, 1, MAX + 1, f) : 0;
+	bool bad_read = ferror(f);
+	fclose(f);
+	if (!text || bad_read || n > MAX) {
+		snprintf(err, errlen, "'%s': %s", path,
+			 !text ? "out of memory" : bad_read ? "read error" : "larger than 64 KiB");
+		free(text);
+		return -1;
+	}
+	text[n] = '\0';
+	if (memchr(text, '\0', n)) {
+		snprintf(err, errlen, "'%s': not a text file", path);
+		free(text);
+		return -1;
+	}
+	int rc = aim_costs_parse(text, c, msg, sizeof(msg));
+	free(text);
+	if (rc) {
+		snprintf(err, errlen, "%s:%s", path, msg);
+		return -1;
+	}
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	return 0;
+}
+
+void aim_costs_write(FILE *out, const struct aim_costs *c)
+{
+	fprintf(out, "# SPDX-License-Identifier: MIT\n"
+		     "# lockbench aim7 cost table: ns per real system call on the kernel below,\n"
+		     "# written by `lockbench aim7 --calibrate FILE` (doc/aim7.md, \"Calibration\").\n"
+		     AIM_COSTS_SCHEMA " %d\n", AIM_COSTS_VERSION);
+	fprintf(out, "host.kernel %s\nhost.cpu %s\nhost.cpus %s\nhost.date %s\nhost.load %s\n",
+		c->host_kernel, c->host_cpu, c->host_cpus, c->host_date, c->host_load);
+	fprintf(out, "dir_entries %u\n", c->dir_entries);
+	for (int i = 0; i < AIM_NCOSTS; i++)
+		fprintf(out, "%-15s %10.1f   # %s\n", cost_ops[i].name, c->ns[i], cost_ops[i].what);
+}
