@@ -44,32 +44,64 @@ struct scene {
 	uint64_t section_end_ns, rt_wake_ns, rt_start_ns, rt_wait_ns;
 };
 
+/* A thread's lock context and raw-section state, made and undone the same
+ * way by every scene's threads. */
+struct user {
+	void *tctx;
+	struct lb_raw_thread rt;
+};
+
+static void user_begin(const struct lb_lock_ops *ops, struct lb_raw_sections *raw, struct user *u,
+		       unsigned int index)
+{
+	u->tctx = lb_thread_ctx_alloc(ops);
+	if (ops->thread_init)
+		ops->thread_init(u->tctx, index);
+	lb_raw_thread_init(raw, &u->rt);
+}
+
+/* Take the lock inside a raw section, as the list_lock does: a try first,
+ * then the contended path (the spinner's and the holder's raise). */
+static void user_lock_raw(const struct lb_lock_ops *ops, void *lock, struct user *u)
+{
+	lb_raw_enter(&u->rt);
+	bool at_once = ops->trylock(lock, u->tctx);
+	if (!at_once) {
+		lb_raw_contended(&u->rt);
+		ops->lock(lock, u->tctx);
+	}
+	lb_raw_acquired(&u->rt, !at_once);
+}
+
+/* Unlock, leave the raw section (when one was entered), and undo begin. */
+static void user_end(const struct lb_lock_ops *ops, void *lock, struct user *u, bool raw_on)
+{
+	ops->unlock(lock, u->tctx);
+	if (raw_on)
+		lb_raw_exit(&u->rt);
+	lb_raw_thread_fini(&u->rt);
+	if (ops->thread_fini)
+		ops->thread_fini(u->tctx);
+	lb_thread_ctx_free(u->tctx);
+}
+
 static void *holder_main(void *arg)
 {
 	struct scene *s = arg;
-	void *tctx = lb_thread_ctx_alloc(s->ops);
-	struct lb_raw_thread rt;
-	if (s->ops->thread_init)
-		s->ops->thread_init(tctx, 0);
-	lb_raw_thread_init(&s->raw, &rt);
+	struct user u;
+	user_begin(s->ops, &s->raw, &u, 0);
 	if (s->raw_on)
-		lb_raw_enter(&rt);
-	s->ops->lock(s->lock, tctx);
+		lb_raw_enter(&u.rt);
+	s->ops->lock(s->lock, u.tctx);
 	if (s->raw_on)
-		lb_raw_acquired(&rt, false);
+		lb_raw_acquired(&u.rt, false);
 	atomic_store_explicit(&s->holding, 1, memory_order_release);
 	uint64_t t0 = lb_now_ns();
 	/* Spin loop: a long critical section that keeps the CPU busy. */
 	while (lb_now_ns() - t0 < SECTION_NS)
 		lb_cpu_relax();
 	s->section_end_ns = lb_now_ns();
-	s->ops->unlock(s->lock, tctx);
-	if (s->raw_on)
-		lb_raw_exit(&rt);
-	lb_raw_thread_fini(&rt);
-	if (s->ops->thread_fini)
-		s->ops->thread_fini(tctx);
-	lb_thread_ctx_free(tctx);
+	user_end(s->ops, s->lock, &u, s->raw_on);
 	return NULL;
 }
 
@@ -162,30 +194,16 @@ static uint64_t thread_cpu_ns(void)
 static void *convoy_holder(void *arg)
 {
 	struct convoy *s = arg;
-	void *tctx = lb_thread_ctx_alloc(s->ops);
-	struct lb_raw_thread rt;
-	if (s->ops->thread_init)
-		s->ops->thread_init(tctx, 0);
-	lb_raw_thread_init(&s->raw, &rt);
-	lb_raw_enter(&rt);
-	bool at_once = s->ops->trylock(s->lock, tctx);
-	if (!at_once) {
-		lb_raw_contended(&rt);
-		s->ops->lock(s->lock, tctx);
-	}
-	lb_raw_acquired(&rt, !at_once);
+	struct user u;
+	user_begin(s->ops, &s->raw, &u, 0);
+	user_lock_raw(s->ops, s->lock, &u);
 	atomic_store_explicit(&s->holding, 1, memory_order_release);
 	/* Spin loop: a section that needs HOLD_CPU_NS of CPU time, which it
 	 * gets only while nothing of higher priority runs on its CPU. */
 	uint64_t c0 = thread_cpu_ns();
 	while (thread_cpu_ns() - c0 < HOLD_CPU_NS)
 		lb_cpu_relax();
-	s->ops->unlock(s->lock, tctx);
-	lb_raw_exit(&rt);
-	lb_raw_thread_fini(&rt);
-	if (s->ops->thread_fini)
-		s->ops->thread_fini(tctx);
-	lb_thread_ctx_free(tctx);
+	user_end(s->ops, s->lock, &u, true);
 	return NULL;
 }
 
@@ -204,28 +222,14 @@ static void *convoy_hog(void *arg)
 static void *convoy_waiter(void *arg)
 {
 	struct convoy *s = arg;
-	void *tctx = lb_thread_ctx_alloc(s->ops);
-	struct lb_raw_thread rt;
-	if (s->ops->thread_init)
-		s->ops->thread_init(tctx, 1);
-	lb_raw_thread_init(&s->raw, &rt);
+	struct user u;
+	user_begin(s->ops, &s->raw, &u, 1);
 	struct timespec d = { 0, 5 * 1000000 };
 	nanosleep(&d, NULL); /* the hog has the holder's CPU by now */
 	uint64_t t0 = lb_now_ns();
-	lb_raw_enter(&rt);
-	bool at_once = s->ops->trylock(s->lock, tctx);
-	if (!at_once) {
-		lb_raw_contended(&rt);
-		s->ops->lock(s->lock, tctx);
-	}
-	lb_raw_acquired(&rt, !at_once);
+	user_lock_raw(s->ops, s->lock, &u);
 	s->wait_ns = lb_now_ns() - t0;
-	s->ops->unlock(s->lock, tctx);
-	lb_raw_exit(&rt);
-	lb_raw_thread_fini(&rt);
-	if (s->ops->thread_fini)
-		s->ops->thread_fini(tctx);
-	lb_thread_ctx_free(tctx);
+	user_end(s->ops, s->lock, &u, true);
 	return NULL;
 }
 
