@@ -293,6 +293,32 @@ static void test_two_threads(enum lb_prot prot, const struct lb_lock_ops *lock)
 	lb_slab_cache_destroy(&c);
 }
 
+/* The rseq-only scenes: why they cannot run here (NULL when they can), and
+ * one rseq stock of `size`-byte objects with the handler working on it. */
+struct rseq_scene {
+	struct lb_slab_cache c;
+	struct lb_stock s;
+	struct lb_stock_thread t;
+	struct torture x;
+};
+
+static const char *rseq_scene_unsupported(void)
+{
+	return UNDER_TSAN ? "ThreadSanitizer defers signals out of the section"
+			  : lb_prot_unsupported(LB_PROT_RSEQ, NULL);
+}
+
+static void rseq_scene_open(struct rseq_scene *sc, const struct lb_lock_ops *lock, size_t size)
+{
+	memset(&sc->x, 0, sizeof(sc->x));
+	lb_slab_cache_init(&sc->c, lock, size, POOL);
+	lb_stock_init(&sc->s, LB_PROT_RSEQ, &sc->c, lock);
+	lb_stock_thread_init(&sc->t, &sc->c, lock, 0);
+	sc->x.stock = &sc->s; /* the handler allocates from the rseq stock meanwhile */
+	sc->x.t = &sc->t;
+	current = &sc->x;
+}
+
 /*
  * Issue 23's race, made likely: the task's stock holds one object; its pop
  * holds the section open between reading that object and the commit, a
@@ -303,23 +329,13 @@ static void test_two_threads(enum lb_prot prot, const struct lb_lock_ops *lock)
  */
 static void test_pop_window(const struct lb_lock_ops *lock)
 {
-	const char *why = UNDER_TSAN ? "ThreadSanitizer defers signals out of the section"
-				     : lb_prot_unsupported(LB_PROT_RSEQ, NULL);
+	const char *why = rseq_scene_unsupported();
 	if (why) {
 		tap_ok(true, "# SKIP rseq pop window: %s", why);
 		return;
 	}
-	struct lb_slab_cache c;
-	struct lb_stock s;
-	struct lb_stock_thread t;
-	struct torture x;
-	memset(&x, 0, sizeof(x));
-	lb_slab_cache_init(&c, lock, 128, POOL);
-	lb_stock_init(&s, LB_PROT_RSEQ, &c, lock);
-	lb_stock_thread_init(&t, &c, lock, 0);
-	x.stock = &s;
-	x.t = &t;
-	current = &x;
+	struct rseq_scene sc;
+	rseq_scene_open(&sc, lock, 128);
 	timer_t tm;
 	bool timer_ok = start_timer(50000, &tm);
 	sigset_t all, old;
@@ -328,89 +344,79 @@ static void test_pop_window(const struct lb_lock_ops *lock)
 	uint64_t emptied = 0;
 	for (int i = 0; i < rounds; i++) {
 		pthread_sigmask(SIG_BLOCK, &all, &old); /* the handler stays out of the drain */
-		lb_stock_drain(&s, &t);
+		lb_stock_drain(&sc.s, &sc.t);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		void *obj = lb_stock_slow_alloc(&t);
+		void *obj = lb_stock_slow_alloc(&sc.t);
 		if (!obj)
 			break;
-		take(&x, obj);
-		give(&x, obj);
-		lb_stock_free(&s, &t, obj); /* the one object of this CPU's slot */
+		take(&sc.x, obj);
+		give(&sc.x, obj);
+		lb_stock_free(&sc.s, &sc.t, obj); /* the one object of this CPU's slot */
 		/* ~0.1-10 ms of pause (by CPU model) against a 50-us timer */
-		obj = lb_stock_rseq_alloc_window(&s, &t, 200000, &emptied);
+		obj = lb_stock_rseq_alloc_window(&sc.s, &sc.t, 200000, &emptied);
 		if (obj) {
-			take(&x, obj);
-			give(&x, obj);
-			lb_stock_free(&s, &t, obj);
+			take(&sc.x, obj);
+			give(&sc.x, obj);
+			lb_stock_free(&sc.s, &sc.t, obj);
 		}
 	}
 	if (timer_ok)
 		timer_delete(tm);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	current = NULL;
-	while (x.hcount) {
-		void *obj = x.hpool[--x.hcount];
-		give(&x, obj);
-		lb_stock_free(&s, &t, obj);
+	while (sc.x.hcount) {
+		void *obj = sc.x.hpool[--sc.x.hcount];
+		give(&sc.x, obj);
+		lb_stock_free(&sc.s, &sc.t, obj);
 	}
-	lb_stock_drain(&s, &t);
-	uint64_t aborts = t.rseq_aborts;
-	lb_stock_thread_fini(&t, lock);
-	unsigned long problems = lb_slab_check(&c, 0, stdout);
+	lb_stock_drain(&sc.s, &sc.t);
+	uint64_t aborts = sc.t.rseq_aborts;
+	lb_stock_thread_fini(&sc.t, lock);
+	unsigned long problems = lb_slab_check(&sc.c, 0, stdout);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	tap_ok(emptied > 0 && x.doubled == 0 && x.bad_free == 0 && problems == 0,
+	tap_ok(emptied > 0 && sc.x.doubled == 0 && sc.x.bad_free == 0 && problems == 0,
 	       "rseq: a signal between the pop's read and its commit, the handler taking the "
 	       "slot's last object: the restarted pop goes to the slow path (%llu of %d pops "
 	       "found the slot emptied, %llu restarts, %llu signals; %llu doubled, %llu bad "
 	       "frees, %lu invariant problems)", (unsigned long long)emptied, rounds,
-	       (unsigned long long)aborts, (unsigned long long)x.signals,
-	       (unsigned long long)x.doubled, (unsigned long long)x.bad_free, problems);
-	lb_stock_destroy(&s);
-	lb_slab_cache_destroy(&c);
+	       (unsigned long long)aborts, (unsigned long long)sc.x.signals,
+	       (unsigned long long)sc.x.doubled, (unsigned long long)sc.x.bad_free, problems);
+	lb_stock_destroy(&sc.s);
+	lb_slab_cache_destroy(&sc.c);
 }
 
 static void test_forced_abort(const struct lb_lock_ops *lock)
 {
-	const char *why = UNDER_TSAN ? "ThreadSanitizer defers signals out of the section"
-				     : lb_prot_unsupported(LB_PROT_RSEQ, NULL);
+	const char *why = rseq_scene_unsupported();
 	if (why) {
 		tap_ok(true, "# SKIP rseq abort: %s", why);
 		tap_ok(true, "# SKIP rseq abort count");
 		return;
 	}
-	struct lb_slab_cache c;
-	struct lb_stock s;
-	struct lb_stock_thread t;
-	struct torture x;
-	memset(&x, 0, sizeof(x));
-	lb_slab_cache_init(&c, lock, 64, POOL);
-	lb_stock_init(&s, LB_PROT_RSEQ, &c, lock);
-	lb_stock_thread_init(&t, &c, lock, 0);
-	x.stock = &s; /* the handler allocates from the rseq stock meanwhile */
-	x.t = &t;
-	current = &x;
+	struct rseq_scene sc;
+	rseq_scene_open(&sc, lock, 64);
 	timer_t tm;
 	if (!start_timer(50000, &tm))
 		tap_diag("no timer: the abort can only come from preemption");
 	const int sections = 20;
 	for (int i = 0; i < sections; i++)
-		lb_stock_rseq_slow_section(&s, &t, 2000000); /* ~ms of pause: a signal lands inside */
+		lb_stock_rseq_slow_section(&sc.s, &sc.t, 2000000); /* ~ms of pause: a signal lands inside */
 	timer_delete(tm);
 	current = NULL;
 	uint64_t sum = 0;
-	for (unsigned int i = 0; i < s.nslots; i++)
-		sum += s.counters[i * 8];
-	tap_ok(t.rseq_aborts >= 1, "rseq: a signal inside a long section forces the abort path "
-	       "(%llu restarts counted, %llu signals)", (unsigned long long)t.rseq_aborts,
-	       (unsigned long long)x.signals);
+	for (unsigned int i = 0; i < sc.s.nslots; i++)
+		sum += sc.s.counters[i * 8];
+	tap_ok(sc.t.rseq_aborts >= 1, "rseq: a signal inside a long section forces the abort path "
+	       "(%llu restarts counted, %llu signals)", (unsigned long long)sc.t.rseq_aborts,
+	       (unsigned long long)sc.x.signals);
 	tap_ok(sum == (uint64_t)sections, "rseq: each aborted section completes exactly once on "
 	       "retry (%llu updates for %d sections)", (unsigned long long)sum, sections);
-	while (x.hcount)
-		lb_stock_free(&s, &t, x.hpool[--x.hcount]);
-	lb_stock_drain(&s, &t);
-	lb_stock_thread_fini(&t, lock);
-	lb_stock_destroy(&s);
-	lb_slab_cache_destroy(&c);
+	while (sc.x.hcount)
+		lb_stock_free(&sc.s, &sc.t, sc.x.hpool[--sc.x.hcount]);
+	lb_stock_drain(&sc.s, &sc.t);
+	lb_stock_thread_fini(&sc.t, lock);
+	lb_stock_destroy(&sc.s);
+	lb_slab_cache_destroy(&sc.c);
 }
 
 /* ---- the allocator: cpu partial pages and the bulk API ---------------- */
