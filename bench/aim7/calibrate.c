@@ -445,22 +445,28 @@ static uint64_t op_pipeline(struct cal *s, unsigned int n)
 	return lb_now_ns() - t0;
 }
 
-static uint64_t op_file_read(struct cal *s, unsigned int n)
+/* n page reads or writes over the file's first 16 pages (page cache hits). */
+static uint64_t file_io(struct cal *s, unsigned int n, bool write_it)
 {
 	uint64_t t0 = lb_now_ns();
-	for (unsigned int i = 0; i < n; i++)
-		if (pread(s->file_fd, s->buf, CAL_PAGE, (off_t)(i % 16) * CAL_PAGE) != CAL_PAGE)
-			cal_fail(s, "pread");
+	for (unsigned int i = 0; i < n; i++) {
+		off_t at = (off_t)(i % 16) * CAL_PAGE;
+		ssize_t got = write_it ? pwrite(s->file_fd, s->buf, CAL_PAGE, at)
+				       : pread(s->file_fd, s->buf, CAL_PAGE, at);
+		if (got != CAL_PAGE)
+			cal_fail(s, write_it ? "pwrite" : "pread");
+	}
 	return lb_now_ns() - t0;
+}
+
+static uint64_t op_file_read(struct cal *s, unsigned int n)
+{
+	return file_io(s, n, false);
 }
 
 static uint64_t op_file_write(struct cal *s, unsigned int n)
 {
-	uint64_t t0 = lb_now_ns();
-	for (unsigned int i = 0; i < n; i++)
-		if (pwrite(s->file_fd, s->buf, CAL_PAGE, (off_t)(i % 16) * CAL_PAGE) != CAL_PAGE)
-			cal_fail(s, "pwrite");
-	return lb_now_ns() - t0;
+	return file_io(s, n, true);
 }
 
 /* fsync after each page write; the write is timed apart and left out. */
