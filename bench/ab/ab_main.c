@@ -66,7 +66,7 @@ int lb_cmd_ab(int argc, char **argv)
 		rc = cfg.interrupted_by ? 128 + cfg.interrupted_by : 1;
 		goto out;
 	}
-	lb_ab_analyze(cells, n, cfg.metric_cpu);
+	lb_ab_analyze(cells, n, cfg.metric);
 	struct lb_hostinfo host;
 	lb_hostinfo_get(&host);
 	struct lb_outfile none = { 0 };

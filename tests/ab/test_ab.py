@@ -48,6 +48,11 @@ with tempfile.TemporaryDirectory() as tmp:
                           r"\d+ pairs, p [\d.e-]+.*: (no difference|B better|B worse)", so)
     lbtap.ok(len(verdicts) == 2, f"per cell a ratio with its interval and a verdict ({verdicts})")
     lbtap.ok("round trip" in so, "the round-trip range is printed")
+    costs = re.findall(r"^  lock's own cost \(CPU ns/op less `none` in the same block, median over "
+                       r"blocks\): \(A\) -?\d+\.\d\d, \(B\) -?\d+\.\d\d$", so, re.M)
+    lbtap.ok(len(costs) == 1 and "cpu_ns_per_op_1_thread" in so and "ns_per_op_2_threads" in so,
+             f"auto metric: CPU ns/op at 1 thread, wall at 2; the 1-thread cell's lock cost "
+             f"against `none` ({costs})")
 
     doc = json.load(open(out)) if rc == 0 else {}
     res = doc.get("results", [])
@@ -62,6 +67,13 @@ with tempfile.TemporaryDirectory() as tmp:
     lbtap.ok(all(p and p["ratio_lo"] <= p["ratio"] <= p["ratio_hi"] and p["signrank_n"] <= 12
                  and p["verdict"] in ("better", "worse", "none") for p in paired),
              "JSON: B carries ratio, interval, signed-rank n, p and verdict")
+    lbtap.ok(all(p and p["estimator"].startswith("hodges-lehmann") and
+                 p["pairs_kept"] + p["pairs_left_out"] == 12 and p["coverage"] >= 0.95
+                 for p in paired) and
+             all(isinstance(x.get("kept"), bool) for r in res for x in r["runs"]) and
+             [("lock_ns_per_op" in r) for r in res] == [True, True, False, False],
+             "JSON: Hodges-Lehmann over the kept pairs, each run's kept flag, the lock cost at "
+             "1 thread only")
     lbtap.ok(all(len(r["runs"]) == 12 and all(x["ns_per_op"] > 0 for x in r["runs"]) for r in res),
              "JSON: 12 per-pair runs per side, ns_per_op > 0")
     leads = [x["led_by"] for x in res[0]["runs"]] if res else []
