@@ -101,6 +101,8 @@ struct lb_ab_cell {
 				       * less the block's `none`; NAN otherwise */
 	double alpha;                 /* this cell's level */
 	int verdict;                  /* -1 B better, 0 no difference shown, +1 B worse */
+	bool withheld;                /* contended cell on a machine with more runnable work
+				       * than CPUs: no verdict (LB_AB_WITHHOLD_LOAD) */
 	double c2c_min, c2c_max;      /* < 0: not measured */
 };
 
@@ -117,7 +119,16 @@ void lb_ab_parse(int argc, char **argv, struct lb_ab_config *cfg);
 int lb_ab_run(struct lb_ab_config *cfg, struct lb_ab_cell *cells);
 void lb_ab_cells_free(struct lb_ab_cell *cells, size_t n);
 /* ab_report.c */
-void lb_ab_analyze(struct lb_ab_cell *cells, size_t n, int metric);
+/* A cell of 2+ threads gets no verdict when the 1-min load average before
+ * the run was at least this many times the online CPUs: its threads then
+ * wait for CPUs, and what a slice measures is when the scheduler ran them
+ * (an A/A run at load 90 on 2 CPUs said "B worse, +212 %").  The test looks
+ * at the load only, never at the locks' figures.  The figures and the
+ * interval are still reported. */
+#define LB_AB_WITHHOLD_LOAD 1.0
+/* load_per_cpu: the load average before the run over the online CPUs (< 0
+ * unknown: nothing withheld). */
+void lb_ab_analyze(struct lb_ab_cell *cells, size_t n, int metric, double load_per_cpu);
 struct lb_hostinfo;
 void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg, const struct lb_hostinfo *host,
 			const struct lb_ab_cell *cells, size_t n);

@@ -66,9 +66,11 @@ int lb_cmd_ab(int argc, char **argv)
 		rc = cfg.interrupted_by ? 128 + cfg.interrupted_by : 1;
 		goto out;
 	}
-	lb_ab_analyze(cells, n, cfg.metric);
 	struct lb_hostinfo host;
 	lb_hostinfo_get(&host);
+	lb_ab_analyze(cells, n, cfg.metric,
+		      cfg.load_before >= 0 && host.ncpus_online > 0
+			      ? cfg.load_before / host.ncpus_online : -1);
 	struct lb_outfile none = { 0 };
 	lb_ab_report_table(lb_outfile_report_stream(&json, &none), &cfg, &host, cells, n);
 	if (cfg.json_path) {

@@ -52,7 +52,7 @@ static void lock_cost(struct lb_ab_cell *c)
 	}
 }
 
-void lb_ab_analyze(struct lb_ab_cell *cells, size_t n, int metric)
+void lb_ab_analyze(struct lb_ab_cell *cells, size_t n, int metric, double load_per_cpu)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct lb_ab_cell *c = &cells[i];
@@ -67,6 +67,9 @@ void lb_ab_analyze(struct lb_ab_cell *cells, size_t n, int metric)
 		/* Bonferroni: the family of n cells keeps its 5 % false-alarm rate. */
 		c->alpha = LB_AB_ALPHA / (double)n;
 		c->verdict = c->ratio.rank.p < c->alpha ? (c->ratio.ratio > 1 ? 1 : -1) : 0;
+		c->withheld = c->nthreads > 1 && load_per_cpu >= LB_AB_WITHHOLD_LOAD;
+		if (c->withheld)
+			c->verdict = 0;
 		lock_cost(c);
 		c->c2c_min = c->c2c_max = -1;
 		for (size_t k = 0; k < m; k++) {
@@ -101,10 +104,14 @@ void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg, const struct 
 			lo = cells[i].c2c_min;
 		hi = cells[i].c2c_max > hi ? cells[i].c2c_max : hi;
 	}
-	fprintf(out, "# lockbench ab: (A) %s vs (B) %s; %zu ABBA blocks of 4 x %.0f ms slices per "
-		"cell (%zu pairs of adjacent slices), cells interleaved, one process, %.1f s\n", cfg->lock[LB_AB_A]->name,
-		cfg->lock[LB_AB_B]->name, n ? cells[0].nblocks : 0,
-		(double)cfg->run.duration_ns / 1e6, n ? cells[0].npairs : 0, cfg->elapsed_s);
+	fprintf(out, "# lockbench ab: (A) %s vs (B) %s; ABBA blocks of 4 x %.0f ms slices (2 pairs of "
+		"adjacent slices each) per cell:", cfg->lock[LB_AB_A]->name, cfg->lock[LB_AB_B]->name,
+		(double)cfg->run.duration_ns / 1e6);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s %zu at %u thread%s", i ? "," : "", cells[i].nblocks, cells[i].nthreads,
+			cells[i].nthreads == 1 ? "" : "s");
+	fprintf(out, "; cells interleaved, cheaper ones given more blocks; one process, %.1f s\n",
+		cfg->elapsed_s);
 	fprintf(out, "# %s, %d CPUs, load %.2f before", host->cpu_model, host->ncpus_online,
 		cfg->load_before);
 	if (lo >= 0)
@@ -142,7 +149,9 @@ void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg, const struct 
 		fprintf(out, "  ratio B/A %.4f [%.4f, %.4f] (%+.2f%%); signed-rank W+ %.0f of %zu "
 			"pairs, p %.3g%s: %s", c->ratio.ratio, c->ratio.lo, c->ratio.hi,
 			100 * (c->ratio.ratio - 1), rk->w_plus, rk->n, rk->p,
-			rk->exact ? " (exact)" : "", verdict_word(c->verdict));
+			rk->exact ? " (exact)" : "",
+			c->withheld ? "no verdict (more runnable work than CPUs before the run: "
+				      "contended slices measure the scheduler)" : verdict_word(c->verdict));
 		if (c->c2c_min >= 0)
 			fprintf(out, "; round trip %.0f..%.0f ns", c->c2c_min, c->c2c_max);
 		if (c->ratio.kept < c->npairs)
@@ -178,6 +187,7 @@ static void write_side(struct lb_json *j, const struct lb_ab_config *cfg,
 	lb_schema_summary_fields(j, &c->sum[s]);
 	lb_json_object_end(j);
 	lb_json_object_end(j);
+	lb_json_kv_uint(j, "blocks", c->nblocks);
 	if (isfinite(c->lock_cost[s]))
 		lb_json_kv_double(j, "lock_ns_per_op", c->lock_cost[s]);
 	if (s == LB_AB_B) {
@@ -199,7 +209,7 @@ static void write_side(struct lb_json *j, const struct lb_ab_config *cfg,
 		lb_json_kv_double(j, "p", c->ratio.rank.p);
 		lb_json_kv_bool(j, "exact", c->ratio.rank.exact);
 		lb_json_kv_double(j, "alpha", c->alpha);
-		lb_json_kv_string(j, "verdict", c->verdict > 0 ? "worse" :
+		lb_json_kv_string(j, "verdict", c->withheld ? "withheld" : c->verdict > 0 ? "worse" :
 						c->verdict < 0 ? "better" : "none");
 		lb_json_object_end(j);
 	}
@@ -251,8 +261,11 @@ void lb_ab_report_json(FILE *out, const struct lb_ab_config *cfg, const struct l
 	lb_json_array_end(&j);
 	lb_json_kv_double(&j, "slice_s", (double)cfg->run.duration_ns / 1e9);
 	lb_json_kv_double(&j, "budget_s", (double)cfg->budget_ns / 1e9);
-	lb_json_kv_uint(&j, "blocks", n ? cells[0].nblocks : 0);
-	lb_json_kv_uint(&j, "pairs", n ? cells[0].npairs : 0);
+	size_t fewest = n ? cells[0].nblocks : 0;
+	for (size_t i = 1; i < n; i++)
+		fewest = cells[i].nblocks < fewest ? cells[i].nblocks : fewest;
+	lb_json_kv_uint(&j, "blocks", fewest); /* the fewest of any cell; each result has its own */
+	lb_json_kv_uint(&j, "pairs", 2 * fewest);
 	lb_json_kv_string(&j, "order", "ABBA,BAAB alternating; cells interleaved per block");
 	lb_json_kv_string(&j, "metric", cfg->metric == LB_AB_METRIC_CPU ? "cpu_ns_per_op" :
 			  cfg->metric == LB_AB_METRIC_WALL ? "ns_per_op" :

@@ -8,9 +8,10 @@
  * block the four slices go A B B A (B A A B when k is odd); each block gives
  * two pairs of adjacent slices (AB and BA, or BA and AB), so each side leads
  * half the pairs and a drift over the block moves both pairs' ratios in
- * opposite directions.  With no --blocks, blocks continue while the next one fits in
- * the budget (judged by the last block's length), with LB_AB_MIN_BLOCKS at
- * least.  Before block 0, one untimed block of every cell warms the caches,
+ * opposite directions.  With no --blocks, rounds continue while the next one fits in
+ * the budget (judged by the last round's length), with LB_AB_MIN_BLOCKS per
+ * cell at least, and cheaper cells run extra blocks in each round (below).
+ * Before block 0, one untimed block of every cell warms the caches,
  * the branch predictors and the allocator up; it is not kept.
  *
  * A 1-thread cell runs pinned to one CPU (unless --pin says otherwise), so
@@ -162,6 +163,42 @@ static void one_thread_config(const struct lb_ab_config *cfg, struct lb_bench_co
 		one->pin = pin;
 }
 
+/* One block of cell i (its next index; the warm-up overwrites block 0).
+ * Adds the time it took to *spent.  0, EINTR or an errno (reported). */
+static int cell_block(const struct lb_ab_config *cfg, const struct lb_bench_config *one,
+		      const struct lb_lock_ops *none, struct lb_ab_cell *c, bool warm,
+		      uint64_t *spent)
+{
+	bool lone = c->nthreads == 1;
+	size_t k = warm ? 0 : c->nblocks;
+	if (!cfg->quiet)
+		fprintf(stderr, "\r%s: ab: %s %zu, %u threads   ", lb_cli_prog(),
+			warm ? "warm-up" : "block", k + 1, c->nthreads);
+	uint64_t t0 = lb_now_ns();
+	int err = run_block(cfg, lone ? one : &cfg->run, lone ? none : NULL, c, k);
+	*spent += lb_now_ns() - t0;
+	if (err == EINTR && lb_bench_stop_signal())
+		return EINTR; /* cut short: this block is dropped, the rest reported */
+	if (err) {
+		fprintf(stderr, "\n%s: ab: %u threads failed: %s\n", lb_cli_prog(), c->nthreads,
+			strerror(err));
+		return err;
+	}
+	if (!warm) {
+		c->nblocks++;
+		c->npairs = 2 * c->nblocks;
+	}
+	return 0;
+}
+
+/*
+ * Rounds: one block of every cell, then (without --blocks) more blocks of
+ * the cells whose slices are cheaper until each cell's time matches the
+ * costliest cell's, at most LB_AB_CATCH_UP per round: on a loaded machine a
+ * 2-thread slice takes many times its length (its threads wait for CPUs),
+ * and the 1-thread cell would otherwise get as few pairs as the slowest.
+ */
+#define LB_AB_CATCH_UP 16
 int lb_ab_run(struct lb_ab_config *cfg, struct lb_ab_cell *cells)
 {
 	size_t ncells = cfg->run.nthread_counts;
@@ -174,40 +211,42 @@ int lb_ab_run(struct lb_ab_config *cfg, struct lb_ab_cell *cells)
 	const struct lb_lock_ops *none = lb_lock_find("none");
 	if (none && none->unsupported)
 		none = NULL;
-	uint64_t start = lb_now_ns();
-	/* k == 0 twice: the first pass is the warm-up, overwritten by the second. */
-	for (size_t k = 0, warm = 1; k < cap; k += !warm, warm = 0) {
-		uint64_t block_start = lb_now_ns();
+	uint64_t spent[LB_AB_MAX_CELLS] = { 0 }, scratch = 0, start = lb_now_ns();
+	for (size_t i = 0; i < ncells; i++)
+		if ((err = cell_block(cfg, &one, none, &cells[i], true, &scratch)))
+			goto done;
+	start = lb_now_ns(); /* the budget is for the kept blocks */
+	for (;;) {
+		uint64_t round_start = lb_now_ns();
+		bool room = false;
 		for (size_t i = 0; i < ncells; i++) {
-			bool lone = cells[i].nthreads == 1;
-			if (!cfg->quiet)
-				fprintf(stderr, "\r%s: ab: %s %zu, %u threads   ", lb_cli_prog(),
-					warm ? "warm-up" : "block", k + 1, cells[i].nthreads);
-			err = run_block(cfg, lone ? &one : &cfg->run, lone ? none : NULL, &cells[i], k);
-			if (err == EINTR && lb_bench_stop_signal()) {
-				err = 0; /* cut short: this block is dropped, the rest reported */
+			if (cells[i].nblocks >= cap)
+				continue;
+			room = true;
+			if ((err = cell_block(cfg, &one, none, &cells[i], false, &spent[i])))
 				goto done;
-			}
-			if (err) {
-				fprintf(stderr, "\n%s: ab: %u threads failed: %s\n", lb_cli_prog(),
-					cells[i].nthreads, strerror(err));
-				goto done;
-			}
 		}
-		if (warm) {
-			start = lb_now_ns(); /* the budget is for the kept blocks */
-			continue;
-		}
-		for (size_t i = 0; i < ncells; i++) {
-			cells[i].nblocks = k + 1;
-			cells[i].npairs = 2 * (k + 1);
-		}
+		if (!room)
+			break;
+		uint64_t most = 0;
+		for (size_t i = 0; i < ncells; i++)
+			most = spent[i] > most ? spent[i] : most;
+		for (size_t i = 0; i < ncells && !cfg->blocks; i++)
+			for (unsigned int extra = 0; extra < LB_AB_CATCH_UP && spent[i] < most &&
+						     cells[i].nblocks < cap &&
+						     lb_now_ns() - start < cfg->budget_ns; extra++)
+				if ((err = cell_block(cfg, &one, none, &cells[i], false, &spent[i])))
+					goto done;
 		uint64_t now = lb_now_ns();
-		if (!cfg->blocks && k + 1 >= LB_AB_MIN_BLOCKS &&
-		    now - start + (now - block_start) > cfg->budget_ns)
+		bool enough = !cfg->blocks;
+		for (size_t i = 0; i < ncells; i++)
+			enough &= cells[i].nblocks >= LB_AB_MIN_BLOCKS;
+		if (enough && now - start + (now - round_start) > cfg->budget_ns)
 			break;
 	}
 done:
+	if (err == EINTR)
+		err = 0;
 	cfg->elapsed_s = (double)(lb_now_ns() - start) / 1e9;
 	if (!cfg->quiet)
 		fprintf(stderr, "\r%60s\r", "");
