@@ -169,6 +169,20 @@ static void json_roles(struct lb_json *j, const struct aim_point *p)
 	lb_json_kv_double(j, "idle_cpu_fraction", p->idle_frac);
 }
 
+/* The 1-min load average when the process started, before any run: the
+ * `load_average_before` compare's load warning reads (written once, by the
+ * constructor, before main). */
+static double load_average_at_start = -1;
+__attribute__((constructor)) static void snapshot_load_average(void)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	if (f) {
+		if (fscanf(f, "%lf", &load_average_at_start) != 1)
+			load_average_at_start = -1;
+		fclose(f);
+	}
+}
+
 void aim_write_json(FILE *out, const struct aim_config *cfg, const struct aim_cell *cells,
 		    size_t ncells, const struct lb_hostinfo *host)
 {
@@ -193,6 +207,8 @@ void aim_write_json(FILE *out, const struct aim_config *cfg, const struct aim_ce
 	lb_json_kv_double(&j, "time_s", (double)cfg->time_ns / LB_NS_PER_S);
 	lb_json_kv_uint(&j, "jobs", cfg->jobs);
 	lb_json_kv_uint(&j, "seed", cfg->seed);
+	if (load_average_at_start >= 0)
+		lb_json_kv_double(&j, "load_average_before", load_average_at_start);
 	lb_json_object_end(&j);
 
 	lb_json_key(&j, "results");

@@ -626,6 +626,20 @@ static void json_rt_thread(struct lb_json *j, unsigned int i, const struct lb_rt
 	lb_json_object_end(j);
 }
 
+/* The 1-min load average when the process started, before any run: the
+ * `load_average_before` compare's load warning reads (written once, by the
+ * constructor, before main). */
+static double load_average_at_start = -1;
+__attribute__((constructor)) static void snapshot_load_average(void)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	if (f) {
+		if (fscanf(f, "%lf", &load_average_at_start) != 1)
+			load_average_at_start = -1;
+		fclose(f);
+	}
+}
+
 void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb_rt_facts *f,
 		      struct lb_rt_run *const *runs_by_lock, size_t nrepeat,
 		      struct lb_rt_thread_stats *const *merged_by_lock, unsigned int nrt,
@@ -658,6 +672,8 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 	lb_json_kv_uint(&j, "min_partial", cfg->min_partial);
 	lb_json_kv_string(&j, "preset", cfg->preset ? cfg->preset : "");
 	lb_json_kv_string(&j, "preemption", f->preempt_model);
+	if (load_average_at_start >= 0)
+		lb_json_kv_double(&j, "load_average_before", load_average_at_start);
 	lb_json_kv_int(&j, "sched_rt_runtime_us", f->rt_runtime_us);
 	lb_json_kv_int(&j, "sched_rt_period_us", f->rt_period_us);
 	lb_json_kv_string(&j, "clocksource", f->clocksource);
