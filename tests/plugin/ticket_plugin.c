@@ -21,9 +21,9 @@
  * locked add cannot.  The count itself is a load and a store per op in
  * the thread's context, done before the atomic add so that it overlaps
  * it (kept on the lock's line, after the add, it cost +14 % alone).
- * ticket-5pct uses N = 32: +3.6 .. +9.7 % at 1 thread in single runs on
- * the loaded development guest; scripts/ab-aa-check's slow mode quotes
- * the median of its runs.
+ * ticket-5pct uses N = 64: +3.0 .. +5.3 % at 1 thread in single runs on
+ * the loaded development guest (N = 32: median +9.6 % over 20 runs);
+ * scripts/ab-aa-check's slow mode quotes the median of its runs.
  */
 #include "lb_plugin.h"
 #include "ticket.h"
