@@ -74,6 +74,17 @@ with tempfile.TemporaryDirectory() as tmp:
              [("lock_ns_per_op" in r) for r in res] == [True, True, False, False],
              "JSON: Hodges-Lehmann over the kept pairs, each run's kept flag, the lock cost at "
              "1 thread only")
+    # The placement filter: a pair is kept unless both slices' round trips
+    # are known and more than 1.5x apart; the paired figures count the kept.
+    filt = []
+    for ra, rb in zip(res[0::2], res[1::2]):
+        for xa, xb in zip(ra["runs"], rb["runs"]):
+            ta, tb = xa.get("c2c_slice_ns"), xb.get("c2c_slice_ns")
+            want = not (ta and tb) or max(ta, tb) <= 1.5 * min(ta, tb)
+            filt.append(xa["kept"] == xb["kept"] == want)
+        filt.append(rb["paired"]["pairs_kept"] == sum(x["kept"] for x in rb["runs"]))
+    lbtap.ok(filt and all(filt), f"JSON: kept = the two slices' round trips within 1.5x, and "
+             f"pairs_kept counts them ({filt.count(False)} disagree)")
     lbtap.ok(all(len(r["runs"]) == 12 and all(x["ns_per_op"] > 0 for x in r["runs"]) for r in res),
              "JSON: 12 per-pair runs per side, ns_per_op > 0")
     leads = [x["led_by"] for x in res[0]["runs"]] if res else []
