@@ -58,9 +58,12 @@ int lb_cmd_ab(int argc, char **argv)
 	int err = lb_ab_run(&cfg, cells);
 	cfg.interrupted_by = lb_bench_stop_signal();
 	int rc = 0;
-	if (err || !n || cells[0].nblocks < 1) {
+	bool every_cell = n > 0;
+	for (size_t i = 0; i < n; i++)
+		every_cell &= cells[i].nblocks >= 1;
+	if (err || !every_cell) {
 		if (!err)
-			fprintf(stderr, "%s: ab: no block finished: nothing to report\n",
+			fprintf(stderr, "%s: ab: a cell finished no block: nothing to report\n",
 				lb_cli_prog());
 		lb_outfile_abort(&json);
 		rc = cfg.interrupted_by ? 128 + cfg.interrupted_by : 1;
