@@ -140,3 +140,28 @@ void lb_hostinfo_get(struct lb_hostinfo *h)
 	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
 		  h->clocksource, sizeof(h->clocksource), "unknown");
 }
+
+double lb_load_average_now(void)
+{
+	double load = -1;
+	FILE *f = fopen("/proc/loadavg", "r");
+	if (f) {
+		if (fscanf(f, "%lf", &load) != 1)
+			load = -1;
+		fclose(f);
+	}
+	return load;
+}
+
+/* Written once by the constructor, before main and any thread: read only. */
+static double load_average_at_start = -1;
+
+__attribute__((constructor)) static void snapshot_load_average(void)
+{
+	load_average_at_start = lb_load_average_now();
+}
+
+double lb_load_average_at_start(void)
+{
+	return load_average_at_start;
+}

@@ -20,4 +20,12 @@ struct lb_hostinfo {
 
 void lb_hostinfo_get(struct lb_hostinfo *h);
 
+/* The 1-min load average now (/proc/loadavg), or -1 where it cannot be read. */
+double lb_load_average_now(void);
+
+/* The 1-min load average when the process started (read once, before main,
+ * by a constructor in lb_hostinfo.c), or -1: the `load_average_before` of
+ * a result file, which compare's load warning reads. */
+double lb_load_average_at_start(void);
+
 #endif /* LB_HOSTINFO_H */

@@ -17,13 +17,20 @@
 #include "lb_paired.h"
 #include "lb_schema.h"
 #include "lb_signrank.h"
+#include "ab_hl.h"
 
 #define LB_AB_MAX_CELLS 16
 #define LB_AB_MAX_BLOCKS 2000
 #define LB_AB_MIN_BLOCKS 6       /* 12 pairs: a signed-rank test can reject at 0.05/16 */
 #define LB_AB_CONFIDENCE 0.95
 #define LB_AB_ALPHA 0.05         /* family-wise, split over the cells (Bonferroni) */
-#define LB_AB_DEFAULT_SLICE_NS UINT64_C(20000000)   /* 20 ms */
+#define LB_AB_DEFAULT_SLICE_NS UINT64_C(10000000)   /* 10 ms: more pairs in the same 4 s */
+/* A pair is kept when its two slices' round trips are within this factor
+ * of each other (or one is unknown): the host moves the vCPUs between
+ * ~100 ns and ~500 ns placements, and a pair that straddles a move compares
+ * two machines.  The test looks at the round trip only, never at the
+ * locks' figures, so what it drops cannot favour either side. */
+#define LB_AB_PLACEMENT_RATIO 1.5
 /* Each slice's round-trip probe: short, so that on a loaded machine (the
  * partner thread waits for a CPU) it costs a few ms at worst, not 2 x 20. */
 #define LB_AB_C2C_ROUNDS 200
@@ -31,6 +38,31 @@
 #define LB_AB_DEFAULT_BUDGET_NS UINT64_C(4000000000) /* 4 s of slices: under 5 s in all */
 
 enum { LB_AB_A, LB_AB_B, LB_AB_SIDES };
+
+/* The paired figure: wall ns/op, CPU ns/op (time a thread was not run costs
+ * nothing), or auto: CPU at 1 thread (a lone thread's CPU time is the work
+ * it did, whatever else the machine ran), wall above (a waiter's spinning
+ * or sleeping is the lock's cost). */
+enum lb_ab_metric { LB_AB_METRIC_AUTO, LB_AB_METRIC_WALL, LB_AB_METRIC_CPU };
+
+static inline bool lb_ab_uses_cpu(int metric, unsigned int nthreads)
+{
+	return metric == LB_AB_METRIC_CPU || (metric == LB_AB_METRIC_AUTO && nthreads == 1);
+}
+
+/* The paired ratio B/A of a cell (ab_report.c): Hodges-Lehmann on the log
+ * ratios of the kept pairs, its interval, and the signed-rank test. */
+struct lb_ab_ratio {
+	size_t kept;                  /* pairs used */
+	double ratio, lo, hi;         /* exp of the estimate and of the interval's ends */
+	double coverage;              /* the interval's achieved coverage */
+	struct lb_signrank rank;      /* on the same log ratios */
+};
+
+/* a[i], b[i] > 0 where keep[i] (keep NULL: all).  0, or -1 when no pair is
+ * usable or memory runs out (*out: ratio 1, p 1). */
+int lb_ab_ratio(const double *a, const double *b, const bool *keep, size_t n, double confidence,
+		struct lb_ab_ratio *out);
 
 struct lb_ab_config {
 	struct lb_bench_config run;   /* per slice: duration_ns is the slice; threads[] the cells */
@@ -40,8 +72,7 @@ struct lb_ab_config {
 	const char *json_path;
 	const char *argv_joined;
 	bool quiet;
-	bool metric_cpu;              /* --metric cpu: CPU ns/op (a thread not running costs
-				       * nothing) instead of wall ns/op */
+	int metric;                   /* --metric: enum lb_ab_metric */
 	int interrupted_by;
 	int c2c_cpu[2];               /* the round trip's CPUs (the engine's own probe is off:
 				       * ab probes each slice, shorter, in ab_run.c); -1 none */
@@ -57,14 +88,21 @@ struct lb_ab_cell {
 	double *cpu[LB_AB_SIDES];     /* per pair: CPU ns/op likewise */
 	double *ops[LB_AB_SIDES];     /* per pair: ops/s likewise */
 	double *c2c;                  /* per pair: mean round trip of its slices; < 0 none */
+	double *c2c_side[LB_AB_SIDES];/* per pair: the round trip before each side's slice */
+	bool *keep;                   /* per pair: same placement (LB_AB_PLACEMENT_RATIO) */
+	double *none_cpu;             /* per block, 1-thread cells: `none`'s CPU ns/op; NAN */
 	uint64_t lost_updates[LB_AB_SIDES];
 	/* lb_ab_analyze */
 	const double *value[LB_AB_SIDES]; /* the metric analysed: ns or cpu */
 	struct lb_summary sum[LB_AB_SIDES];
-	struct lb_paired_ratio ratio; /* B/A of the metric: > 1 means B is slower */
-	struct lb_signrank rank;      /* on log(B/A) */
+	bool cpu_metric;              /* the value is CPU ns/op (lb_ab_uses_cpu) */
+	struct lb_ab_ratio ratio;     /* B/A of the metric: > 1 means B is slower */
+	double lock_cost[LB_AB_SIDES];/* 1 thread: median over blocks of the side's CPU ns/op
+				       * less the block's `none`; NAN otherwise */
 	double alpha;                 /* this cell's level */
 	int verdict;                  /* -1 B better, 0 no difference shown, +1 B worse */
+	bool withheld;                /* contended cell on a machine with more runnable work
+				       * than CPUs: no verdict (LB_AB_WITHHOLD_LOAD) */
 	double c2c_min, c2c_max;      /* < 0: not measured */
 };
 
@@ -81,7 +119,16 @@ void lb_ab_parse(int argc, char **argv, struct lb_ab_config *cfg);
 int lb_ab_run(struct lb_ab_config *cfg, struct lb_ab_cell *cells);
 void lb_ab_cells_free(struct lb_ab_cell *cells, size_t n);
 /* ab_report.c */
-void lb_ab_analyze(struct lb_ab_cell *cells, size_t n, bool metric_cpu);
+/* A cell of 2+ threads gets no verdict when the 1-min load average before
+ * the run was at least this many times the online CPUs: its threads then
+ * wait for CPUs, and what a slice measures is when the scheduler ran them
+ * (an A/A run at load 90 on 2 CPUs said "B worse, +212 %").  The test looks
+ * at the load only, never at the locks' figures.  The figures and the
+ * interval are still reported. */
+#define LB_AB_WITHHOLD_LOAD 1.0
+/* load_per_cpu: the load average before the run over the online CPUs (< 0
+ * unknown: nothing withheld). */
+void lb_ab_analyze(struct lb_ab_cell *cells, size_t n, int metric, double load_per_cpu);
 struct lb_hostinfo;
 void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg, const struct lb_hostinfo *host,
 			const struct lb_ab_cell *cells, size_t n);

@@ -22,18 +22,6 @@ static void on_stop_signal(int sig)
 	lb_bench_request_stop(sig); /* the slice returns EINTR; finished blocks stay */
 }
 
-static double load_average(void)
-{
-	double load = -1;
-	FILE *f = fopen("/proc/loadavg", "r");
-	if (f) {
-		if (fscanf(f, "%lf", &load) != 1)
-			load = -1;
-		fclose(f);
-	}
-	return load;
-}
-
 int lb_cmd_ab(int argc, char **argv)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
@@ -50,7 +38,7 @@ int lb_cmd_ab(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaction(sigs[i], &sa, NULL);
-	cfg.load_before = load_average();
+	cfg.load_before = lb_load_average_now();
 	lb_cycles_per_ns(); /* calibrations before the first slice */
 	lb_work_ns_per_iter();
 
@@ -58,17 +46,22 @@ int lb_cmd_ab(int argc, char **argv)
 	int err = lb_ab_run(&cfg, cells);
 	cfg.interrupted_by = lb_bench_stop_signal();
 	int rc = 0;
-	if (err || !n || cells[0].nblocks < 1) {
+	bool every_cell = n > 0;
+	for (size_t i = 0; i < n; i++)
+		every_cell &= cells[i].nblocks >= 1;
+	if (err || !every_cell) {
 		if (!err)
-			fprintf(stderr, "%s: ab: no block finished: nothing to report\n",
+			fprintf(stderr, "%s: ab: a cell finished no block: nothing to report\n",
 				lb_cli_prog());
 		lb_outfile_abort(&json);
 		rc = cfg.interrupted_by ? 128 + cfg.interrupted_by : 1;
 		goto out;
 	}
-	lb_ab_analyze(cells, n, cfg.metric_cpu);
 	struct lb_hostinfo host;
 	lb_hostinfo_get(&host);
+	lb_ab_analyze(cells, n, cfg.metric,
+		      cfg.load_before >= 0 && host.ncpus_online > 0
+			      ? cfg.load_before / host.ncpus_online : -1);
 	struct lb_outfile none = { 0 };
 	lb_ab_report_table(lb_outfile_report_stream(&json, &none), &cfg, &host, cells, n);
 	if (cfg.json_path) {

@@ -10,13 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum ab_metric { AB_METRIC_WALL, AB_METRIC_CPU };
-static const char *const metric_names[] = { "wall", "cpu", NULL };
+/* In enum lb_ab_metric's order. */
+static const char *const metric_names[] = { "auto", "wall", "cpu", NULL };
 
 /* The configuration and what the command line holds until it is resolved. */
 struct ab_args {
 	struct lb_ab_config cfg;
-	int metric; /* enum ab_metric */
 };
 
 static const struct lb_lock_ops *resolve(const char *which, const char *name)
@@ -66,8 +65,8 @@ static const struct lb_opt ab_opts[] = {
 	  .min = 100 * LB_NS_PER_MS, .max = 3600 * LB_NS_PER_S,
 	  .accepted = "100ms..1h, e.g. 4s, 500ms", .offset = LB_OPT_AT(T, cfg.budget_ns, uint64_t) },
 	{ .name = "slice", .kind = LB_OPT_DURATION, .arg = "TIME",
-	  .help = "one slice (default 20ms; 5ms..1s)", .unit_ns = LB_NS_PER_MS,
-	  .min = 5 * LB_NS_PER_MS, .max = LB_NS_PER_S, .accepted = "5ms..1s, e.g. 20ms",
+	  .help = "one slice (default 10ms; 5ms..1s)", .unit_ns = LB_NS_PER_MS,
+	  .min = 5 * LB_NS_PER_MS, .max = LB_NS_PER_S, .accepted = "5ms..1s, e.g. 10ms",
 	  .offset = LB_OPT_AT(T, cfg.run.duration_ns, uint64_t) },
 	{ .name = "blocks", .kind = LB_OPT_UINT, .arg = "N",
 	  .help = "exactly N ABBA blocks per cell instead (" LB_OPT_STR(LB_AB_MIN_BLOCKS) ".." LB_OPT_STR(
@@ -75,9 +74,9 @@ static const struct lb_opt ab_opts[] = {
 	  .min = LB_AB_MIN_BLOCKS, .max = LB_AB_MAX_BLOCKS,
 	  .offset = LB_OPT_AT(T, cfg.blocks, unsigned int) },
 	{ .name = "metric", .kind = LB_OPT_ENUM, .arg = "M",
-	  .help = "the paired figure: wall (ns/op, default) or cpu\n"
-		  "(CPU ns/op: time a thread was not run costs nothing)",
-	  .def = "wall", .choices = metric_names, .offset = LB_OPT_AT(T, metric, int) },
+	  .help = "the paired figure: auto (default: cpu at 1 thread, wall above),\n"
+		  "wall (ns/op) or cpu (CPU ns/op: time a thread was not run costs nothing)",
+	  .def = "auto", .choices = metric_names, .offset = LB_OPT_AT(T, cfg.metric, int) },
 	AB_ITERS_ROW("cs", cfg.run.cs, "critical-section work in loop iterations (default 0)"),
 	AB_ITERS_ROW("par", cfg.run.par, "work outside the lock, iterations (default 0)"),
 	{ .name = "cs-lines", .kind = LB_OPT_UINT, .arg = "K",
@@ -120,7 +119,6 @@ void lb_ab_parse(int argc, char **argv, struct lb_ab_config *cfg)
 	a.cfg.run.quiet = true;
 	a.cfg.budget_ns = LB_AB_DEFAULT_BUDGET_NS;
 	lb_opt_parse(&ab_cmd, argc, argv, &a, &seen);
-	a.cfg.metric_cpu = a.metric == AB_METRIC_CPU;
 	int nlocks = argc - seen.first_operand;
 	if (nlocks != 2)
 		lb_usage_error("needs two locks, A and B (names or plugin paths), got %d; see "

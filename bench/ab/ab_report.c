@@ -7,6 +7,7 @@
  */
 #include "ab.h"
 #include "lb_hostinfo.h"
+#include "lb_stats.h"
 #include "lb_json.h"
 #include "lb_work.h"
 
@@ -34,26 +35,42 @@ const struct lb_workload_schema lb_schema_ab = {
 	.plot = &ab_plot,
 };
 
-void lb_ab_analyze(struct lb_ab_cell *cells, size_t n, bool metric_cpu)
+/* Per side, the median over the blocks of (the mean CPU ns/op of the side's
+ * two slices) less the block's `none` slice: the lock's own cost. */
+static void lock_cost(struct lb_ab_cell *c)
+{
+	for (int s = 0; s < LB_AB_SIDES; s++) {
+		c->lock_cost[s] = NAN;
+		double *v = malloc((c->nblocks ? c->nblocks : 1) * sizeof(double));
+		size_t m = 0;
+		for (size_t k = 0; v && k < c->nblocks; k++)
+			if (isfinite(c->none_cpu[k]))
+				v[m++] = (c->cpu[s][2 * k] + c->cpu[s][2 * k + 1]) / 2 - c->none_cpu[k];
+		if (m)
+			c->lock_cost[s] = lb_median(v, m);
+		free(v);
+	}
+}
+
+void lb_ab_analyze(struct lb_ab_cell *cells, size_t n, int metric, double load_per_cpu)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct lb_ab_cell *c = &cells[i];
 		size_t m = c->npairs;
+		c->cpu_metric = lb_ab_uses_cpu(metric, c->nthreads);
 		for (int s = 0; s < LB_AB_SIDES; s++) {
-			c->value[s] = metric_cpu ? c->cpu[s] : c->ns[s];
+			c->value[s] = c->cpu_metric ? c->cpu[s] : c->ns[s];
 			lb_summarize(c->value[s], m, &c->sum[s]);
 		}
-		const double *a = c->value[LB_AB_A], *b = c->value[LB_AB_B];
-		lb_paired_ratio(a, b, m, LB_AB_CONFIDENCE, &c->ratio);
-		double *d = malloc((m ? m : 1) * sizeof(double));
-		for (size_t k = 0; d && k < m; k++)
-			d[k] = a[k] > 0 && b[k] > 0 ? log(b[k] / a[k]) : 0;
-		if (!d || lb_signrank_test(d, m, &c->rank))
-			c->rank = (struct lb_signrank){ .p = 1 };
-		free(d);
+		lb_ab_ratio(c->value[LB_AB_A], c->value[LB_AB_B], c->keep, m, LB_AB_CONFIDENCE,
+			    &c->ratio);
 		/* Bonferroni: the family of n cells keeps its 5 % false-alarm rate. */
 		c->alpha = LB_AB_ALPHA / (double)n;
-		c->verdict = c->rank.p < c->alpha ? (c->ratio.geomean > 1 ? 1 : -1) : 0;
+		c->verdict = c->ratio.rank.p < c->alpha ? (c->ratio.ratio > 1 ? 1 : -1) : 0;
+		c->withheld = c->nthreads > 1 && load_per_cpu >= LB_AB_WITHHOLD_LOAD;
+		if (c->withheld)
+			c->verdict = 0;
+		lock_cost(c);
 		c->c2c_min = c->c2c_max = -1;
 		for (size_t k = 0; k < m; k++) {
 			double v = c->c2c[k];
@@ -87,19 +104,25 @@ void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg, const struct 
 			lo = cells[i].c2c_min;
 		hi = cells[i].c2c_max > hi ? cells[i].c2c_max : hi;
 	}
-	fprintf(out, "# lockbench ab: (A) %s vs (B) %s; %zu ABBA blocks of 4 x %.0f ms slices per "
-		"cell (%zu pairs of adjacent slices), cells interleaved, one process, %.1f s\n", cfg->lock[LB_AB_A]->name,
-		cfg->lock[LB_AB_B]->name, n ? cells[0].nblocks : 0,
-		(double)cfg->run.duration_ns / 1e6, n ? cells[0].npairs : 0, cfg->elapsed_s);
+	fprintf(out, "# lockbench ab: (A) %s vs (B) %s; ABBA blocks of 4 x %.0f ms slices (2 pairs of "
+		"adjacent slices each) per cell:", cfg->lock[LB_AB_A]->name, cfg->lock[LB_AB_B]->name,
+		(double)cfg->run.duration_ns / 1e6);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s %zu at %u thread%s", i ? "," : "", cells[i].nblocks, cells[i].nthreads,
+			cells[i].nthreads == 1 ? "" : "s");
+	fprintf(out, "; cells interleaved, cheaper ones given more blocks; one process, %.1f s\n",
+		cfg->elapsed_s);
 	fprintf(out, "# %s, %d CPUs, load %.2f before", host->cpu_model, host->ncpus_online,
 		cfg->load_before);
 	if (lo >= 0)
 		fprintf(out, "; cache-line round trip %.0f..%.0f ns over the run", lo, hi);
-	fprintf(out, "\n# value: %s of one slice; ratio B/A: geometric mean over the pairs, "
-		"%.0f %% interval; verdict: Wilcoxon signed-rank, two-sided, "
+	fprintf(out, "\n# value: %s of one slice; ratio B/A: Hodges-Lehmann estimate from the "
+		"per-pair log ratios, %.0f %% signed-rank interval, over the pairs whose two slices "
+		"saw round trips within %.1fx; verdict: Wilcoxon signed-rank, two-sided, "
 		"level %.2g per cell (%.2g over %zu cells)\n",
-		cfg->metric_cpu ? "CPU ns/op" : "wall ns/op", 100 * LB_AB_CONFIDENCE,
-		n ? cells[0].alpha : LB_AB_ALPHA, LB_AB_ALPHA, n);
+		cfg->metric == LB_AB_METRIC_CPU ? "CPU ns/op" : cfg->metric == LB_AB_METRIC_WALL ?
+		"wall ns/op" : "CPU ns/op at 1 thread, wall ns/op above", 100 * LB_AB_CONFIDENCE,
+		LB_AB_PLACEMENT_RATIO, n ? cells[0].alpha : LB_AB_ALPHA, LB_AB_ALPHA, n);
 	if (cfg->interrupted_by)
 		fprintf(out, "# interrupted: the blocks finished before the signal\n");
 	fprintf(out, "%-32s| COUNT |        MIN |        MAX |       MEAN |     MEDIAN |     STDDEV "
@@ -107,7 +130,7 @@ void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg, const struct 
 	for (size_t i = 0; i < n; i++) {
 		const struct lb_ab_cell *c = &cells[i];
 		char label[64];
-		snprintf(label, sizeof(label), "%s_%u_thread%s", cfg->metric_cpu ? "cpu_ns_per_op" :
+		snprintf(label, sizeof(label), "%s_%u_thread%s", c->cpu_metric ? "cpu_ns_per_op" :
 			 "ns_per_op", c->nthreads,
 			 c->nthreads == 1 ? "" : "s");
 		fprintf(out, "%-32s|       |            |            |            |            |"
@@ -122,13 +145,23 @@ void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg, const struct 
 		fprintf(out, "%-32s|       | %+9.2f%% | %+9.2f%% | %+9.2f%% | %+9.2f%% | %+9.2f%% "
 			"| - is good\n", "", pct(b->min, a->min), pct(b->max, a->max),
 			pct(b->mean, a->mean), pct(b->median, a->median), pct(b->sd, a->sd));
+		const struct lb_signrank *rk = &c->ratio.rank;
 		fprintf(out, "  ratio B/A %.4f [%.4f, %.4f] (%+.2f%%); signed-rank W+ %.0f of %zu "
-			"pairs, p %.3g%s: %s", c->ratio.geomean, c->ratio.lo, c->ratio.hi,
-			100 * (c->ratio.geomean - 1), c->rank.w_plus, c->rank.n, c->rank.p,
-			c->rank.exact ? " (exact)" : "", verdict_word(c->verdict));
+			"pairs, p %.3g%s: %s", c->ratio.ratio, c->ratio.lo, c->ratio.hi,
+			100 * (c->ratio.ratio - 1), rk->w_plus, rk->n, rk->p,
+			rk->exact ? " (exact)" : "",
+			c->withheld ? "no verdict (more runnable work than CPUs before the run: "
+				      "contended slices measure the scheduler)" : verdict_word(c->verdict));
 		if (c->c2c_min >= 0)
 			fprintf(out, "; round trip %.0f..%.0f ns", c->c2c_min, c->c2c_max);
+		if (c->ratio.kept < c->npairs)
+			fprintf(out, "; %zu of %zu pairs left out (the round trip moved between their "
+				"slices)", c->npairs - c->ratio.kept, c->npairs);
 		fputc('\n', out);
+		if (isfinite(c->lock_cost[LB_AB_A]) && isfinite(c->lock_cost[LB_AB_B]))
+			fprintf(out, "  lock's own cost (CPU ns/op less `none` in the same block, median "
+				"over blocks): (A) %.2f, (B) %.2f\n", c->lock_cost[LB_AB_A],
+				c->lock_cost[LB_AB_B]);
 		for (int s = 0; s < LB_AB_SIDES; s++)
 			if (c->lost_updates[s])
 				fprintf(out, "  WARNING: (%c) %s lost %llu updates of the shared data: "
@@ -149,27 +182,34 @@ static void write_side(struct lb_json *j, const struct lb_ab_config *cfg,
 	lb_json_object_end(j);
 	lb_json_key(j, "summary");
 	lb_json_object_begin(j);
-	lb_json_key(j, cfg->metric_cpu ? "cpu_ns_per_op" : "ns_per_op");
+	lb_json_key(j, c->cpu_metric ? "cpu_ns_per_op" : "ns_per_op");
 	lb_json_object_begin(j);
 	lb_schema_summary_fields(j, &c->sum[s]);
 	lb_json_object_end(j);
 	lb_json_object_end(j);
+	lb_json_kv_uint(j, "blocks", c->nblocks);
+	if (isfinite(c->lock_cost[s]))
+		lb_json_kv_double(j, "lock_ns_per_op", c->lock_cost[s]);
 	if (s == LB_AB_B) {
 		/* The paired analysis belongs to the pair: kept on B, against A. */
 		lb_json_key(j, "paired");
 		lb_json_object_begin(j);
 		lb_json_kv_string(j, "against", cfg->lock[LB_AB_A]->name);
-		lb_json_kv_string(j, "metric", cfg->metric_cpu ? "cpu_ns_per_op" : "ns_per_op");
-		lb_json_kv_double(j, "ratio", c->ratio.geomean);
+		lb_json_kv_string(j, "metric", c->cpu_metric ? "cpu_ns_per_op" : "ns_per_op");
+		lb_json_kv_string(j, "estimator", "hodges-lehmann of log(B/A) over kept pairs");
+		lb_json_kv_double(j, "ratio", c->ratio.ratio);
 		lb_json_kv_double(j, "ratio_lo", c->ratio.lo);
 		lb_json_kv_double(j, "ratio_hi", c->ratio.hi);
 		lb_json_kv_double(j, "confidence", LB_AB_CONFIDENCE);
-		lb_json_kv_double(j, "signrank_w_plus", c->rank.w_plus);
-		lb_json_kv_uint(j, "signrank_n", c->rank.n);
-		lb_json_kv_double(j, "p", c->rank.p);
-		lb_json_kv_bool(j, "exact", c->rank.exact);
+		lb_json_kv_double(j, "coverage", c->ratio.coverage);
+		lb_json_kv_uint(j, "pairs_kept", c->ratio.kept);
+		lb_json_kv_uint(j, "pairs_left_out", c->npairs - c->ratio.kept);
+		lb_json_kv_double(j, "signrank_w_plus", c->ratio.rank.w_plus);
+		lb_json_kv_uint(j, "signrank_n", c->ratio.rank.n);
+		lb_json_kv_double(j, "p", c->ratio.rank.p);
+		lb_json_kv_bool(j, "exact", c->ratio.rank.exact);
 		lb_json_kv_double(j, "alpha", c->alpha);
-		lb_json_kv_string(j, "verdict", c->verdict > 0 ? "worse" :
+		lb_json_kv_string(j, "verdict", c->withheld ? "withheld" : c->verdict > 0 ? "worse" :
 						c->verdict < 0 ? "better" : "none");
 		lb_json_object_end(j);
 	}
@@ -183,6 +223,9 @@ static void write_side(struct lb_json *j, const struct lb_ab_config *cfg,
 		lb_json_kv_double(j, "ns_per_op", c->ns[s][k]);
 		lb_json_kv_double(j, "cpu_ns_per_op", c->cpu[s][k]);
 		lb_json_kv_double(j, "ops_per_sec", c->ops[s][k]);
+		lb_json_kv_bool(j, "kept", c->keep[k]);
+		if (c->c2c_side[s][k] >= 0)
+			lb_json_kv_double(j, "c2c_slice_ns", c->c2c_side[s][k]);
 		if (c->c2c[k] >= 0) {
 			lb_json_kv_double(j, "c2c_ns", c->c2c[k]);
 			/* compare's round-trip range reads these two. */
@@ -218,10 +261,17 @@ void lb_ab_report_json(FILE *out, const struct lb_ab_config *cfg, const struct l
 	lb_json_array_end(&j);
 	lb_json_kv_double(&j, "slice_s", (double)cfg->run.duration_ns / 1e9);
 	lb_json_kv_double(&j, "budget_s", (double)cfg->budget_ns / 1e9);
-	lb_json_kv_uint(&j, "blocks", n ? cells[0].nblocks : 0);
-	lb_json_kv_uint(&j, "pairs", n ? cells[0].npairs : 0);
+	size_t fewest = n ? cells[0].nblocks : 0;
+	for (size_t i = 1; i < n; i++)
+		fewest = cells[i].nblocks < fewest ? cells[i].nblocks : fewest;
+	lb_json_kv_uint(&j, "blocks", fewest); /* the fewest of any cell; each result has its own */
+	lb_json_kv_uint(&j, "pairs", 2 * fewest);
 	lb_json_kv_string(&j, "order", "ABBA,BAAB alternating; cells interleaved per block");
-	lb_json_kv_string(&j, "metric", cfg->metric_cpu ? "cpu_ns_per_op" : "ns_per_op");
+	lb_json_kv_string(&j, "metric", cfg->metric == LB_AB_METRIC_CPU ? "cpu_ns_per_op" :
+			  cfg->metric == LB_AB_METRIC_WALL ? "ns_per_op" :
+			  "auto: cpu_ns_per_op at 1 thread, ns_per_op above");
+	lb_json_kv_double(&j, "placement_ratio", LB_AB_PLACEMENT_RATIO);
+	lb_json_kv_bool(&j, "warm_up_block", true);
 	lb_json_kv_uint(&j, "cs_iters", cfg->run.cs.iters);
 	lb_json_kv_uint(&j, "par_iters", cfg->run.par.iters);
 	lb_json_kv_uint(&j, "cs_lines", cfg->run.cs_lines);

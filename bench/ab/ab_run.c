@@ -8,16 +8,25 @@
  * block the four slices go A B B A (B A A B when k is odd); each block gives
  * two pairs of adjacent slices (AB and BA, or BA and AB), so each side leads
  * half the pairs and a drift over the block moves both pairs' ratios in
- * opposite directions.  With no --blocks, blocks continue while the next one fits in
- * the budget (judged by the last block's length), with LB_AB_MIN_BLOCKS at
- * least.
+ * opposite directions.  With no --blocks, rounds continue while the next one fits in
+ * the budget (judged by the last round's length), with LB_AB_MIN_BLOCKS per
+ * cell at least, and cheaper cells run extra blocks in each round (below).
+ * Before block 0, one untimed block of every cell warms the caches,
+ * the branch predictors and the allocator up; it is not kept.
+ *
+ * A 1-thread cell runs pinned to one CPU (unless --pin says otherwise), so
+ * its slices do not migrate between vCPUs, and each of its blocks starts
+ * with a slice of `none` whose CPU ns/op is the harness floor of that block.
  */
 #include "ab.h"
 #include "lb_c2c.h"
 #include "lb_cli.h"
+#include "lb_registry.h"
 #include "lb_time.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +45,11 @@ static int alloc_cells(struct lb_ab_cell *cells, size_t n, const unsigned int *t
 				return ENOMEM;
 		}
 		c->c2c = calloc(cap, sizeof(double));
-		if (!c->c2c)
+		c->keep = calloc(cap, sizeof(bool));
+		c->none_cpu = calloc(cap, sizeof(double));
+		for (int s = 0; s < LB_AB_SIDES; s++)
+			c->c2c_side[s] = calloc(cap, sizeof(double));
+		if (!c->c2c || !c->keep || !c->none_cpu || !c->c2c_side[0] || !c->c2c_side[1])
 			return ENOMEM;
 	}
 	return 0;
@@ -49,54 +62,145 @@ void lb_ab_cells_free(struct lb_ab_cell *cells, size_t n)
 			free(cells[i].ns[s]);
 			free(cells[i].ops[s]);
 			free(cells[i].cpu[s]);
+			free(cells[i].c2c_side[s]);
 		}
 		free(cells[i].c2c);
+		free(cells[i].keep);
+		free(cells[i].none_cpu);
 	}
+}
+
+/* Same placement: both round trips known and within LB_AB_PLACEMENT_RATIO
+ * of each other, or one of them unknown (nothing says the host moved). */
+static bool same_placement(double rt_a, double rt_b)
+{
+	if (!(rt_a > 0) || !(rt_b > 0))
+		return true;
+	double hi = rt_a > rt_b ? rt_a : rt_b, lo = rt_a > rt_b ? rt_b : rt_a;
+	return hi <= LB_AB_PLACEMENT_RATIO * lo;
+}
+
+/* One slice of `ops`, with the round trip just before it (no worker exists
+ * then) unless rt is NULL.  0, EINTR (stopped) or an errno. */
+static int run_slice(const struct lb_ab_config *cfg, const struct lb_bench_config *run,
+		     const struct lb_lock_ops *ops, unsigned int nthreads, struct lb_run_result *r,
+		     double *rt)
+{
+	if (rt)
+		*rt = lb_c2c_round_trip_ns(cfg->c2c_cpu[0], cfg->c2c_cpu[1], LB_AB_C2C_ROUNDS,
+					   LB_AB_C2C_BUDGET_NS);
+	int err = lb_bench_run_one(run, ops, nthreads, r);
+	if (err)
+		lb_run_result_free(r);
+	return err;
 }
 
 /*
  * One block of one cell: four slices, two pairs (slots 0-1 and 2-3, one A
- * and one B each, adjacent in time; A leads one pair, B the other).
+ * and one B each, adjacent in time; A leads one pair, B the other); a
+ * 1-thread cell's block starts with a `none` slice (`none` non-NULL).
  * 0, EINTR (stopped) or an errno.
  */
-static int run_block(const struct lb_ab_config *cfg, struct lb_ab_cell *c, size_t k)
+static int run_block(const struct lb_ab_config *cfg, const struct lb_bench_config *run,
+		     const struct lb_lock_ops *none, struct lb_ab_cell *c, size_t k)
 {
-	double ns[2][LB_AB_SIDES], ops[2][LB_AB_SIDES], cpu[2][LB_AB_SIDES], c2c[2] = { 0, 0 };
-	unsigned int nc2c[2] = { 0, 0 };
+	double ns[2][LB_AB_SIDES], ops[2][LB_AB_SIDES], cpu[2][LB_AB_SIDES], rt[2][LB_AB_SIDES];
+	struct lb_run_result r;
+	c->none_cpu[k] = NAN;
+	if (none) {
+		/* No round trip: no pair reads it, and on a loaded machine the
+		 * probe waits for its partner's CPU. */
+		int err = run_slice(cfg, run, none, 1, &r, NULL);
+		if (err)
+			return err;
+		c->none_cpu[k] = r.cpu_ns_per_op;
+		lb_run_result_free(&r);
+	}
 	for (unsigned int slot = 0; slot < 4; slot++) {
 		int side = lb_ab_side(k, slot);
 		unsigned int pair = slot / 2;
-		struct lb_run_result r;
-		/* The slice's round trip, just before it (no worker exists yet). */
-		double rt = lb_c2c_round_trip_ns(cfg->c2c_cpu[0], cfg->c2c_cpu[1], LB_AB_C2C_ROUNDS,
-						 LB_AB_C2C_BUDGET_NS);
-		int err = lb_bench_run_one(&cfg->run, cfg->lock[side], c->nthreads, &r);
-		if (err) {
-			lb_run_result_free(&r);
+		int err = run_slice(cfg, run, cfg->lock[side], c->nthreads, &r, &rt[pair][side]);
+		if (err)
 			return err;
-		}
 		ns[pair][side] = r.ns_per_op;
 		ops[pair][side] = r.ops_per_sec;
 		cpu[pair][side] = r.cpu_ns_per_op;
 		c->lost_updates[side] += r.lost_updates;
-		if (rt >= 0) {
-			c2c[pair] += rt;
-			nc2c[pair]++;
-		}
 		lb_run_result_free(&r);
 	}
 	for (unsigned int pair = 0; pair < 2; pair++) {
 		size_t i = 2 * k + pair;
+		unsigned int nrt = 0;
+		double sum = 0;
 		for (int s = 0; s < LB_AB_SIDES; s++) {
 			c->ns[s][i] = ns[pair][s];
 			c->ops[s][i] = ops[pair][s];
 			c->cpu[s][i] = cpu[pair][s];
+			c->c2c_side[s][i] = rt[pair][s] >= 0 ? rt[pair][s] : -1;
+			if (rt[pair][s] >= 0) {
+				sum += rt[pair][s];
+				nrt++;
+			}
 		}
-		c->c2c[i] = nc2c[pair] ? c2c[pair] / nc2c[pair] : -1;
+		c->c2c[i] = nrt ? sum / nrt : -1;
+		c->keep[i] = same_placement(rt[pair][LB_AB_A], rt[pair][LB_AB_B]);
 	}
 	return 0;
 }
 
+/* A 1-thread cell's configuration: pinned to the round trip's first CPU
+ * (or the first this process may use) unless --pin chose; `none` measured. */
+static void one_thread_config(const struct lb_ab_config *cfg, struct lb_bench_config *one)
+{
+	*one = cfg->run;
+	if (one->pin.policy != LB_PIN_NONE)
+		return;
+	int cpu = cfg->c2c_cpu[0], other;
+	if (cpu < 0)
+		lb_c2c_default_pair(&cpu, &other); /* -1 when only one CPU: unpinned */
+	char text[16];
+	snprintf(text, sizeof(text), "%d", cpu);
+	struct lb_pin pin;
+	if (cpu >= 0 && lb_pin_parse(text, &pin) == 0)
+		one->pin = pin;
+}
+
+/* One block of cell i (its next index; the warm-up overwrites block 0).
+ * Adds the time it took to *spent.  0, EINTR or an errno (reported). */
+static int cell_block(const struct lb_ab_config *cfg, const struct lb_bench_config *one,
+		      const struct lb_lock_ops *none, struct lb_ab_cell *c, bool warm,
+		      uint64_t *spent)
+{
+	bool lone = c->nthreads == 1;
+	size_t k = warm ? 0 : c->nblocks;
+	if (!cfg->quiet)
+		fprintf(stderr, "\r%s: ab: %s %zu, %u threads   ", lb_cli_prog(),
+			warm ? "warm-up" : "block", k + 1, c->nthreads);
+	uint64_t t0 = lb_now_ns();
+	int err = run_block(cfg, lone ? one : &cfg->run, lone ? none : NULL, c, k);
+	*spent += lb_now_ns() - t0;
+	if (err == EINTR && lb_bench_stop_signal())
+		return EINTR; /* cut short: this block is dropped, the rest reported */
+	if (err) {
+		fprintf(stderr, "\n%s: ab: %u threads failed: %s\n", lb_cli_prog(), c->nthreads,
+			strerror(err));
+		return err;
+	}
+	if (!warm) {
+		c->nblocks++;
+		c->npairs = 2 * c->nblocks;
+	}
+	return 0;
+}
+
+/*
+ * Rounds: one block of every cell, then (without --blocks) more blocks of
+ * the cells whose slices are cheaper until each cell's time matches the
+ * costliest cell's, at most LB_AB_CATCH_UP per round: on a loaded machine a
+ * 2-thread slice takes many times its length (its threads wait for CPUs),
+ * and the 1-thread cell would otherwise get as few pairs as the slowest.
+ */
+#define LB_AB_CATCH_UP 16
 int lb_ab_run(struct lb_ab_config *cfg, struct lb_ab_cell *cells)
 {
 	size_t ncells = cfg->run.nthread_counts;
@@ -104,34 +208,47 @@ int lb_ab_run(struct lb_ab_config *cfg, struct lb_ab_cell *cells)
 	int err = alloc_cells(cells, ncells, cfg->run.threads, 2 * cap);
 	if (err)
 		return err;
-	uint64_t start = lb_now_ns();
-	for (size_t k = 0; k < cap; k++) {
-		uint64_t block_start = lb_now_ns();
+	struct lb_bench_config one;
+	one_thread_config(cfg, &one);
+	const struct lb_lock_ops *none = lb_lock_find("none");
+	if (none && none->unsupported)
+		none = NULL;
+	uint64_t spent[LB_AB_MAX_CELLS] = { 0 }, scratch = 0, start = lb_now_ns();
+	for (size_t i = 0; i < ncells; i++)
+		if ((err = cell_block(cfg, &one, none, &cells[i], true, &scratch)))
+			goto done;
+	start = lb_now_ns(); /* the budget is for the kept blocks */
+	for (;;) {
+		uint64_t round_start = lb_now_ns();
+		bool room = false;
 		for (size_t i = 0; i < ncells; i++) {
-			if (!cfg->quiet)
-				fprintf(stderr, "\r%s: ab: block %zu, %u threads   ", lb_cli_prog(), k + 1,
-					cells[i].nthreads);
-			err = run_block(cfg, &cells[i], k);
-			if (err == EINTR && lb_bench_stop_signal()) {
-				err = 0; /* cut short: this block is dropped, the rest reported */
+			if (cells[i].nblocks >= cap)
+				continue;
+			room = true;
+			if ((err = cell_block(cfg, &one, none, &cells[i], false, &spent[i])))
 				goto done;
-			}
-			if (err) {
-				fprintf(stderr, "\n%s: ab: %u threads failed: %s\n", lb_cli_prog(),
-					cells[i].nthreads, strerror(err));
-				goto done;
-			}
 		}
-		for (size_t i = 0; i < ncells; i++) {
-			cells[i].nblocks = k + 1;
-			cells[i].npairs = 2 * (k + 1);
-		}
+		if (!room)
+			break;
+		uint64_t most = 0;
+		for (size_t i = 0; i < ncells; i++)
+			most = spent[i] > most ? spent[i] : most;
+		for (size_t i = 0; i < ncells && !cfg->blocks; i++)
+			for (unsigned int extra = 0; extra < LB_AB_CATCH_UP && spent[i] < most &&
+						     cells[i].nblocks < cap &&
+						     lb_now_ns() - start < cfg->budget_ns; extra++)
+				if ((err = cell_block(cfg, &one, none, &cells[i], false, &spent[i])))
+					goto done;
 		uint64_t now = lb_now_ns();
-		if (!cfg->blocks && k + 1 >= LB_AB_MIN_BLOCKS &&
-		    now - start + (now - block_start) > cfg->budget_ns)
+		bool enough = !cfg->blocks;
+		for (size_t i = 0; i < ncells; i++)
+			enough &= cells[i].nblocks >= LB_AB_MIN_BLOCKS;
+		if (enough && now - start + (now - round_start) > cfg->budget_ns)
 			break;
 	}
 done:
+	if (err == EINTR)
+		err = 0;
 	cfg->elapsed_s = (double)(lb_now_ns() - start) / 1e9;
 	if (!cfg->quiet)
 		fprintf(stderr, "\r%60s\r", "");

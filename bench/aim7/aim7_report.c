@@ -5,6 +5,7 @@
  */
 #include "aim7.h"
 #include "lb_time.h"
+#include "lb_hostinfo.h"
 #include "lb_json.h"
 #include "lb_schema.h"
 #include "lb_stats.h"
@@ -232,6 +233,8 @@ void aim_write_json(FILE *out, const struct aim_config *cfg, const struct aim_ce
 	lb_json_kv_uint(&j, "jobs", cfg->jobs);
 	lb_json_kv_uint(&j, "seed", cfg->seed);
 	json_costs(&j, cfg);
+	if (lb_load_average_at_start() >= 0)
+		lb_json_kv_double(&j, "load_average_before", lb_load_average_at_start());
 	lb_json_object_end(&j);
 
 	lb_json_key(&j, "results");

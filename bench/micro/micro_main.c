@@ -112,12 +112,7 @@ static int run_all(const struct lb_bench_config *cfg)
 	}
 
 	/* Other work on the CPUs makes every figure vary: note it in the header. */
-	FILE *loadavg = fopen("/proc/loadavg", "r");
-	if (loadavg) {
-		if (fscanf(loadavg, "%lf", &rec.load_before) != 1)
-			rec.load_before = -1;
-		fclose(loadavg);
-	}
+	rec.load_before = lb_load_average_now();
 	/* Calibrate before the first run so no run pays for it. */
 	lb_cycles_per_ns();
 	lb_work_ns_per_iter();

@@ -669,6 +669,8 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 	lb_json_kv_uint(&j, "min_partial", cfg->min_partial);
 	lb_json_kv_string(&j, "preset", cfg->preset ? cfg->preset : "");
 	lb_json_kv_string(&j, "preemption", f->preempt_model);
+	if (lb_load_average_at_start() >= 0)
+		lb_json_kv_double(&j, "load_average_before", lb_load_average_at_start());
 	lb_json_kv_int(&j, "sched_rt_runtime_us", f->rt_runtime_us);
 	lb_json_kv_int(&j, "sched_rt_period_us", f->rt_period_us);
 	lb_json_kv_string(&j, "clocksource", f->clocksource);

@@ -45,9 +45,14 @@ with tempfile.TemporaryDirectory() as tmp:
              f"per cell: (A) and (B) rows with COUNT 12 (pairs) and a delta row ({len(rows_a)}, "
              f"{len(rows_b)}, {len(deltas)})")
     verdicts = re.findall(r"ratio B/A \d+\.\d+ \[\d+\.\d+, \d+\.\d+\] .*signed-rank W\+ [\d.]+ of "
-                          r"\d+ pairs, p [\d.e-]+.*: (no difference|B better|B worse)", so)
+                          r"\d+ pairs, p [\d.e-]+.*: (no difference|B better|B worse|no verdict)", so)
     lbtap.ok(len(verdicts) == 2, f"per cell a ratio with its interval and a verdict ({verdicts})")
     lbtap.ok("round trip" in so, "the round-trip range is printed")
+    costs = re.findall(r"^  lock's own cost \(CPU ns/op less `none` in the same block, median over "
+                       r"blocks\): \(A\) -?\d+\.\d\d, \(B\) -?\d+\.\d\d$", so, re.M)
+    lbtap.ok(len(costs) == 1 and "cpu_ns_per_op_1_thread" in so and "ns_per_op_2_threads" in so,
+             f"auto metric: CPU ns/op at 1 thread, wall at 2; the 1-thread cell's lock cost "
+             f"against `none` ({costs})")
 
     doc = json.load(open(out)) if rc == 0 else {}
     res = doc.get("results", [])
@@ -60,8 +65,26 @@ with tempfile.TemporaryDirectory() as tmp:
                        ("B", "ticket", 2)], f"JSON results: A and B per cell ({sides})")
     paired = [r.get("paired") for r in res if r["params"]["side"] == "B"]
     lbtap.ok(all(p and p["ratio_lo"] <= p["ratio"] <= p["ratio_hi"] and p["signrank_n"] <= 12
-                 and p["verdict"] in ("better", "worse", "none") for p in paired),
+                 and p["verdict"] in ("better", "worse", "none", "withheld") for p in paired),
              "JSON: B carries ratio, interval, signed-rank n, p and verdict")
+    lbtap.ok(all(p and p["estimator"].startswith("hodges-lehmann") and
+                 p["pairs_kept"] + p["pairs_left_out"] == 12 and 0 < p["coverage"] <= 1
+                 for p in paired) and
+             all(isinstance(x.get("kept"), bool) for r in res for x in r["runs"]) and
+             [("lock_ns_per_op" in r) for r in res] == [True, True, False, False],
+             "JSON: Hodges-Lehmann over the kept pairs, each run's kept flag, the lock cost at "
+             "1 thread only")
+    # The placement filter: a pair is kept unless both slices' round trips
+    # are known and more than 1.5x apart; the paired figures count the kept.
+    filt = []
+    for ra, rb in zip(res[0::2], res[1::2]):
+        for xa, xb in zip(ra["runs"], rb["runs"]):
+            ta, tb = xa.get("c2c_slice_ns"), xb.get("c2c_slice_ns")
+            want = not (ta and tb) or max(ta, tb) <= 1.5 * min(ta, tb)
+            filt.append(xa["kept"] == xb["kept"] == want)
+        filt.append(rb["paired"]["pairs_kept"] == sum(x["kept"] for x in rb["runs"]))
+    lbtap.ok(filt and all(filt), f"JSON: kept = the two slices' round trips within 1.5x, and "
+             f"pairs_kept counts them ({filt.count(False)} disagree)")
     lbtap.ok(all(len(r["runs"]) == 12 and all(x["ns_per_op"] > 0 for x in r["runs"]) for r in res),
              "JSON: 12 per-pair runs per side, ns_per_op > 0")
     leads = [x["led_by"] for x in res[0]["runs"]] if res else []
