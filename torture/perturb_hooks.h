@@ -8,9 +8,10 @@
  * GCC expands into the __atomic_* builtins, Clang into __c11_atomic_*) or
  * through the __atomic builtins directly
  * (qspinlock.h's byte and half-word views).  Defining each builtin's name as
- * a function-like macro that calls lb_perturb_point() before and after the
- * builtin hooks them all, with no per-lock code: a macro's own name inside its
- * expansion is not expanded again, so the inner call is the real builtin.
+ * a function-like macro that calls lb_perturb_point() before the builtin and
+ * lb_perturb_after() after it hooks them all, with no per-lock code: a
+ * macro's own name inside its expansion is not expanded again, so the inner
+ * call is the real builtin.
  * lb_futex.h calls lb_perturb_point() around its syscall under the same
  * LB_PERTURB define.
  *
@@ -29,56 +30,76 @@
 
 #include "perturb.h"
 
-/* Statement-expression wrappers: perturb, do the operation, perturb. */
-#define LB_PERTURB_VOID_(call)                                                 \
+/*
+ * Statement-expression wrappers: perturb, do the operation, perturb.  The
+ * point after the operation gets its memory order and whether it can publish
+ * a state (stores and read-modify-writes; a compare-exchange only when it
+ * succeeded): lb_perturb_after() delays the point after a publishing
+ * release more often (perturb.h).  mo is evaluated once more, by the hook:
+ * every caller passes a constant or a plain variable.
+ */
+#define LB_PERTURB_VOID_(call, mo, publishes)                                  \
 	__extension__({                                                        \
 		lb_perturb_point();                                            \
 		call;                                                          \
-		lb_perturb_point();                                            \
+		lb_perturb_after((int)(mo), publishes);                        \
 	})
 /* The result's name is made unique (__COUNTER__) so that a wrapped operation
  * nested in another's argument does not shadow it. */
-#define LB_PERTURB_VALUE_(call) LB_PERTURB_VALUE_N_(call, __COUNTER__)
-#define LB_PERTURB_VALUE_N_(call, n) LB_PERTURB_VALUE_NAMED_(call, LB_PERTURB_CAT_(lb_perturb_r, n))
+#define LB_PERTURB_VALUE_(call, mo) LB_PERTURB_VALUE_N_(call, mo, true, __COUNTER__)
+#define LB_PERTURB_LOAD_(call, mo) LB_PERTURB_VALUE_N_(call, mo, false, __COUNTER__)
+#define LB_PERTURB_CAS_(call, mo) LB_PERTURB_CAS_N_(call, mo, __COUNTER__)
+#define LB_PERTURB_VALUE_N_(call, mo, publishes, n)                            \
+	LB_PERTURB_VALUE_NAMED_(call, mo, publishes, LB_PERTURB_CAT_(lb_perturb_r, n))
+#define LB_PERTURB_CAS_N_(call, mo, n)                                         \
+	LB_PERTURB_CAS_NAMED_(call, mo, LB_PERTURB_CAT_(lb_perturb_r, n))
 #define LB_PERTURB_CAT_(a, b) a##b
-#define LB_PERTURB_VALUE_NAMED_(call, result)                                  \
+#define LB_PERTURB_VALUE_NAMED_(call, mo, publishes, result)                   \
 	__extension__({                                                        \
 		lb_perturb_point();                                            \
 		__auto_type result = call;                                     \
+		lb_perturb_after((int)(mo), publishes);                        \
+		result;                                                        \
+	})
+#define LB_PERTURB_CAS_NAMED_(call, mo, result)                                \
+	__extension__({                                                        \
 		lb_perturb_point();                                            \
+		__auto_type result = call;                                     \
+		lb_perturb_after((int)(mo), result);                           \
 		result;                                                        \
 	})
 
-#define __atomic_load(p, r, mo) LB_PERTURB_VOID_(__atomic_load(p, r, mo))
-#define __atomic_load_n(p, mo) LB_PERTURB_VALUE_(__atomic_load_n(p, mo))
-#define __atomic_store(p, v, mo) LB_PERTURB_VOID_(__atomic_store(p, v, mo))
-#define __atomic_store_n(p, v, mo) LB_PERTURB_VOID_(__atomic_store_n(p, v, mo))
-#define __atomic_exchange(p, v, r, mo) LB_PERTURB_VOID_(__atomic_exchange(p, v, r, mo))
-#define __atomic_exchange_n(p, v, mo) LB_PERTURB_VALUE_(__atomic_exchange_n(p, v, mo))
+#define __atomic_load(p, r, mo) LB_PERTURB_VOID_(__atomic_load(p, r, mo), mo, false)
+#define __atomic_load_n(p, mo) LB_PERTURB_LOAD_(__atomic_load_n(p, mo), mo)
+#define __atomic_store(p, v, mo) LB_PERTURB_VOID_(__atomic_store(p, v, mo), mo, true)
+#define __atomic_store_n(p, v, mo) LB_PERTURB_VOID_(__atomic_store_n(p, v, mo), mo, true)
+#define __atomic_exchange(p, v, r, mo) LB_PERTURB_VOID_(__atomic_exchange(p, v, r, mo), mo, true)
+#define __atomic_exchange_n(p, v, mo) LB_PERTURB_VALUE_(__atomic_exchange_n(p, v, mo), mo)
 #define __atomic_compare_exchange(p, e, d, w, s, f)                            \
-	LB_PERTURB_VALUE_(__atomic_compare_exchange(p, e, d, w, s, f))
+	LB_PERTURB_CAS_(__atomic_compare_exchange(p, e, d, w, s, f), s)
 #define __atomic_compare_exchange_n(p, e, d, w, s, f)                          \
-	LB_PERTURB_VALUE_(__atomic_compare_exchange_n(p, e, d, w, s, f))
-#define __atomic_fetch_add(p, v, mo) LB_PERTURB_VALUE_(__atomic_fetch_add(p, v, mo))
-#define __atomic_fetch_sub(p, v, mo) LB_PERTURB_VALUE_(__atomic_fetch_sub(p, v, mo))
-#define __atomic_fetch_and(p, v, mo) LB_PERTURB_VALUE_(__atomic_fetch_and(p, v, mo))
-#define __atomic_fetch_or(p, v, mo) LB_PERTURB_VALUE_(__atomic_fetch_or(p, v, mo))
-#define __atomic_fetch_xor(p, v, mo) LB_PERTURB_VALUE_(__atomic_fetch_xor(p, v, mo))
-#define __atomic_thread_fence(mo) LB_PERTURB_VOID_(__atomic_thread_fence(mo))
+	LB_PERTURB_CAS_(__atomic_compare_exchange_n(p, e, d, w, s, f), s)
+#define __atomic_fetch_add(p, v, mo) LB_PERTURB_VALUE_(__atomic_fetch_add(p, v, mo), mo)
+#define __atomic_fetch_sub(p, v, mo) LB_PERTURB_VALUE_(__atomic_fetch_sub(p, v, mo), mo)
+#define __atomic_fetch_and(p, v, mo) LB_PERTURB_VALUE_(__atomic_fetch_and(p, v, mo), mo)
+#define __atomic_fetch_or(p, v, mo) LB_PERTURB_VALUE_(__atomic_fetch_or(p, v, mo), mo)
+#define __atomic_fetch_xor(p, v, mo) LB_PERTURB_VALUE_(__atomic_fetch_xor(p, v, mo), mo)
+/* A fence publishes nothing by itself: plain points. */
+#define __atomic_thread_fence(mo) LB_PERTURB_VOID_(__atomic_thread_fence(mo), mo, false)
 
 /* Clang's <stdatomic.h> expands to its __c11_atomic_* builtins instead. */
-#define __c11_atomic_load(p, mo) LB_PERTURB_VALUE_(__c11_atomic_load(p, mo))
-#define __c11_atomic_store(p, v, mo) LB_PERTURB_VOID_(__c11_atomic_store(p, v, mo))
-#define __c11_atomic_exchange(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_exchange(p, v, mo))
+#define __c11_atomic_load(p, mo) LB_PERTURB_LOAD_(__c11_atomic_load(p, mo), mo)
+#define __c11_atomic_store(p, v, mo) LB_PERTURB_VOID_(__c11_atomic_store(p, v, mo), mo, true)
+#define __c11_atomic_exchange(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_exchange(p, v, mo), mo)
 #define __c11_atomic_compare_exchange_strong(p, e, d, s, f)                    \
-	LB_PERTURB_VALUE_(__c11_atomic_compare_exchange_strong(p, e, d, s, f))
+	LB_PERTURB_CAS_(__c11_atomic_compare_exchange_strong(p, e, d, s, f), s)
 #define __c11_atomic_compare_exchange_weak(p, e, d, s, f)                      \
-	LB_PERTURB_VALUE_(__c11_atomic_compare_exchange_weak(p, e, d, s, f))
-#define __c11_atomic_fetch_add(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_fetch_add(p, v, mo))
-#define __c11_atomic_fetch_sub(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_fetch_sub(p, v, mo))
-#define __c11_atomic_fetch_and(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_fetch_and(p, v, mo))
-#define __c11_atomic_fetch_or(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_fetch_or(p, v, mo))
-#define __c11_atomic_fetch_xor(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_fetch_xor(p, v, mo))
-#define __c11_atomic_thread_fence(mo) LB_PERTURB_VOID_(__c11_atomic_thread_fence(mo))
+	LB_PERTURB_CAS_(__c11_atomic_compare_exchange_weak(p, e, d, s, f), s)
+#define __c11_atomic_fetch_add(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_fetch_add(p, v, mo), mo)
+#define __c11_atomic_fetch_sub(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_fetch_sub(p, v, mo), mo)
+#define __c11_atomic_fetch_and(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_fetch_and(p, v, mo), mo)
+#define __c11_atomic_fetch_or(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_fetch_or(p, v, mo), mo)
+#define __c11_atomic_fetch_xor(p, v, mo) LB_PERTURB_VALUE_(__c11_atomic_fetch_xor(p, v, mo), mo)
+#define __c11_atomic_thread_fence(mo) LB_PERTURB_VOID_(__c11_atomic_thread_fence(mo), mo, false)
 
 #endif /* LB_TORTURE_PERTURB_HOOKS_H */
