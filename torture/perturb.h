@@ -19,7 +19,12 @@
  *    unlock's second step, a pass-on after the release);
  *  - inside the torture's critical sections (lb_perturb_hold()): a preempted
  *    holder, now and then for a millisecond or two (a "long hold"), so that a
- *    second owner let in by a broken lock meets the first one there;
+ *    second owner let in by a broken lock meets the first one there.  An
+ *    acquisition that went through the lock's slow paths (more than
+ *    CONTENDED_OPS hooked operations since lb_perturb_acquire_begin()) is
+ *    followed by such a hold far more often than one that took the fast
+ *    path: a broken slow path is where a second owner gets in, and the
+ *    owner it let in (or raced) is then still inside when the other comes;
  *  - each thread's rate changes in phases of a few thousand decisions: 0,
  *    1/2, 1 or 5/2 times RATE (mean RATE), so a heavily delayed releaser
  *    meets threads that run undelayed;
@@ -56,6 +61,8 @@ struct lb_perturb_counts {
 	uint64_t points, spins, yields, sleeps;
 	uint64_t published; /* of the points: right after a publishing atomic */
 	uint64_t holds;     /* of the points: inside a critical section */
+	uint64_t contended; /* of those: after a slow-path acquisition */
+	uint64_t rare;      /* of the points: at a rarely run store or RMW site */
 	uint64_t long_ones; /* sleeps of a time slice or more */
 };
 void lb_perturb_read_counts(struct lb_perturb_counts *out);
@@ -86,6 +93,23 @@ static inline void lb_perturb_after(int mo, bool publishes)
 		else
 			lb_perturb_slow();
 	}
+}
+
+/*
+ * A hooked atomic's point, before (after = false) or after it; *hits counts
+ * the times this call site ran on this thread; publishes: a store or a
+ * read-modify-write (a compare-exchange that succeeded, after it); mo its
+ * memory order (after only).
+ */
+void lb_perturb_slow_site(uint32_t *hits, bool after, bool publishes, int mo);
+
+/* The torture is about to acquire: count the lock's hooked operations from
+ * here to the critical section. */
+void lb_perturb_acquire_begin_slow(void);
+static inline void lb_perturb_acquire_begin(void)
+{
+	if (__builtin_expect(lb_perturb_enabled, 0))
+		lb_perturb_acquire_begin_slow();
 }
 
 /* In the torture's critical sections, between the checks' markers. */

@@ -39,33 +39,46 @@
  * every caller passes a constant or a plain variable.
  */
 #define LB_PERTURB_VOID_(call, mo, publishes)                                  \
+	LB_PERTURB_VOID_N_(call, mo, publishes, LB_PERTURB_CAT_(lb_perturb_s, __COUNTER__))
+#define LB_PERTURB_VOID_N_(call, mo, publishes, site)                          \
 	__extension__({                                                        \
-		lb_perturb_point();                                            \
+		static _Thread_local uint32_t site;                            \
+		LB_PERTURB_BEFORE_(site, publishes);                           \
 		call;                                                          \
-		lb_perturb_after((int)(mo), publishes);                        \
+		LB_PERTURB_AFTER_(site, mo, publishes);                        \
 	})
+/*
+ * Per call site and thread, the times it ran (site, a block-scope static:
+ * one per expansion): a store or read-modify-write on a path that runs
+ * rarely (a slow unlock, a hand-over, a pass-on) is perturbed far more often
+ * than the fast path's (perturb.h).
+ */
+#define LB_PERTURB_BEFORE_(site, publishes)                                    \
+	do {                                                                   \
+		if (__builtin_expect(lb_perturb_enabled, 0))                   \
+			lb_perturb_slow_site(&site, false, publishes, 0);      \
+	} while (0)
+#define LB_PERTURB_AFTER_(site, mo, publishes)                                 \
+	do {                                                                   \
+		if (__builtin_expect(lb_perturb_enabled, 0))                   \
+			lb_perturb_slow_site(&site, true, publishes, (int)(mo)); \
+	} while (0)
 /* The result's name is made unique (__COUNTER__) so that a wrapped operation
- * nested in another's argument does not shadow it. */
-#define LB_PERTURB_VALUE_(call, mo) LB_PERTURB_VALUE_N_(call, mo, true, __COUNTER__)
-#define LB_PERTURB_LOAD_(call, mo) LB_PERTURB_VALUE_N_(call, mo, false, __COUNTER__)
-#define LB_PERTURB_CAS_(call, mo) LB_PERTURB_CAS_N_(call, mo, __COUNTER__)
-#define LB_PERTURB_VALUE_N_(call, mo, publishes, n)                            \
-	LB_PERTURB_VALUE_NAMED_(call, mo, publishes, LB_PERTURB_CAT_(lb_perturb_r, n))
-#define LB_PERTURB_CAS_N_(call, mo, n)                                         \
-	LB_PERTURB_CAS_NAMED_(call, mo, LB_PERTURB_CAT_(lb_perturb_r, n))
+ * nested in another's argument does not shadow it.  A compare-exchange
+ * publishes only when it succeeds (its result). */
+#define LB_PERTURB_VALUE_(call, mo) LB_PERTURB_VALUE_N_(call, mo, true, 0, __COUNTER__)
+#define LB_PERTURB_LOAD_(call, mo) LB_PERTURB_VALUE_N_(call, mo, false, 0, __COUNTER__)
+#define LB_PERTURB_CAS_(call, mo) LB_PERTURB_VALUE_N_(call, mo, true, 1, __COUNTER__)
+#define LB_PERTURB_VALUE_N_(call, mo, publishes, is_cas, n)                    \
+	LB_PERTURB_VALUE_NAMED_(call, mo, publishes, is_cas,                   \
+				LB_PERTURB_CAT_(lb_perturb_r, n), LB_PERTURB_CAT_(lb_perturb_s, n))
 #define LB_PERTURB_CAT_(a, b) a##b
-#define LB_PERTURB_VALUE_NAMED_(call, mo, publishes, result)                   \
+#define LB_PERTURB_VALUE_NAMED_(call, mo, publishes, is_cas, result, site)     \
 	__extension__({                                                        \
-		lb_perturb_point();                                            \
+		static _Thread_local uint32_t site;                            \
+		LB_PERTURB_BEFORE_(site, publishes);                           \
 		__auto_type result = call;                                     \
-		lb_perturb_after((int)(mo), publishes);                        \
-		result;                                                        \
-	})
-#define LB_PERTURB_CAS_NAMED_(call, mo, result)                                \
-	__extension__({                                                        \
-		lb_perturb_point();                                            \
-		__auto_type result = call;                                     \
-		lb_perturb_after((int)(mo), result);                           \
+		LB_PERTURB_AFTER_(site, mo, (publishes) && (!(is_cas) || (bool)result)); \
 		result;                                                        \
 	})
 

@@ -239,6 +239,7 @@ static bool write_section(struct lb_torture_thread *t)
 	uint64_t t0 = cfg->acq_writer_lim ? lb_torture_now_ns() : 0;
 
 	lb_torture_set_state(t, LB_TORTURE_WAITING, LB_TORTURE_MAIN_LOCK);
+	lb_perturb_acquire_begin();
 	acquire(t, run->ops->trylock, run->ops->lock);
 	lb_torture_set_state(t, LB_TORTURE_HOLDING, LB_TORTURE_MAIN_LOCK);
 
@@ -345,6 +346,7 @@ void *lb_torture_reader(void *arg)
 			lb_torture_sleep_ns(cfg->jiffy_ns);
 
 		lb_torture_set_state(t, LB_TORTURE_WAITING, LB_TORTURE_MAIN_LOCK);
+		lb_perturb_acquire_begin();
 		acquire(t, run->ops->read_trylock, run->ops->read_lock);
 		lb_torture_set_state(t, LB_TORTURE_HOLDING, LB_TORTURE_MAIN_LOCK);
 

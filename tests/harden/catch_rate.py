@@ -22,14 +22,18 @@ def one_run(exe, lock, cap, extra):
                          + extra, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     first = None
     what = ""
+    ended = False
     for line in p.stdout:
         if "!!!" in line and first is None:
             first = time.monotonic() - t0
             what = line.strip()
             break
+        ended = ended or "End of test: SUCCESS" in line
     if first is not None:
         p.kill()
     p.wait()
+    if first is None and not ended:
+        sys.exit(f"catch_rate.py: {lock}: the run neither failed nor ended (exit {p.returncode})")
     return first, what
 
 
