@@ -239,10 +239,13 @@ void lb_perturb_acquire_begin_slow(void)
 	perturb_acquire_ops = 0;
 }
 
-void lb_perturb_slow_hold(void)
+void lb_perturb_slow_hold(bool reader)
 {
-	bool contended = perturb_acquire_ops > 2 * PERTURB_CONTENDED_OPS;
-	if (contended) {
+	bool contended = !reader && perturb_acquire_ops > 2 * PERTURB_CONTENDED_OPS;
+	if (reader) {
+		if (!draw_rate(1, true))
+			return;
+	} else if (contended) {
 		if (lb_torture_random_step(&perturb_state) % 1000000u >= PERTURB_CONTENDED_PPM)
 			return;
 		count(&perturb_contended);

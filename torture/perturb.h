@@ -72,7 +72,7 @@ void lb_perturb_slow(void);
 /* One decision right after an atomic that published a lock state. */
 void lb_perturb_slow_published(void);
 /* One decision inside a critical section (the caller holds the lock). */
-void lb_perturb_slow_hold(void);
+void lb_perturb_slow_hold(bool reader);
 
 static inline void lb_perturb_point(void)
 {
@@ -112,11 +112,14 @@ static inline void lb_perturb_acquire_begin(void)
 		lb_perturb_acquire_begin_slow();
 }
 
-/* In the torture's critical sections, between the checks' markers. */
-static inline void lb_perturb_hold(void)
+/* In the torture's critical sections, between the checks' markers.  A read
+ * section only at the plain rate: read holds that overlap keep a
+ * reader-preferring lock (glibc's rwlock) read-held for good and starve its
+ * writers, which the stall check would then report. */
+static inline void lb_perturb_hold(bool reader)
 {
 	if (__builtin_expect(lb_perturb_enabled, 0))
-		lb_perturb_slow_hold();
+		lb_perturb_slow_hold(reader);
 }
 
 #endif /* LB_TORTURE_PERTURB_H */

@@ -272,7 +272,7 @@ static bool write_section(struct lb_torture_thread *t)
 	plain_write_begin(t);
 	/* --perturb: now and then a preempted (or long) holder, so that a
 	 * second owner a broken lock lets in finds this one still inside. */
-	lb_perturb_hold();
+	lb_perturb_hold(false);
 	lb_torture_write_delay(run, &t->rng);
 	plain_write_end(t);
 
@@ -372,7 +372,7 @@ void *lb_torture_reader(void *arg)
 
 		if (!run->rcu)
 			plain_read(t);
-		lb_perturb_hold(); /* --perturb: a preempted reader, as for writers */
+		lb_perturb_hold(true); /* --perturb: a preempted reader, now and then */
 		lb_torture_read_delay(run, &t->rng);
 		if (!run->rcu)
 			plain_read(t);
