@@ -216,6 +216,7 @@ void lb_perturb_slow_site(uint32_t *hits, bool after, bool publishes, int mo)
 		if (!perturb_seeded)
 			seed_thread(1000000u + (uint64_t)gettid());
 		if (lb_torture_random_step(&perturb_state) % n < PERTURB_RARE_K) {
+			perturb_acquire_ops++; /* a decision, as draw_rate() counts */
 			count(&perturb_points);
 			count(&perturb_rare);
 			uint32_t how = lb_torture_random_step(&perturb_state);
