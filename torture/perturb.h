@@ -81,21 +81,6 @@ static inline void lb_perturb_point(void)
 }
 
 /*
- * After an atomic with memory order mo: a store or read-modify-write whose
- * order includes release publishes a state (__ATOMIC_RELEASE, _ACQ_REL and
- * _SEQ_CST are 3, 4 and 5, as memory_order_release.. are).
- */
-static inline void lb_perturb_after(int mo, bool publishes)
-{
-	if (__builtin_expect(lb_perturb_enabled, 0)) {
-		if (publishes && mo >= __ATOMIC_RELEASE)
-			lb_perturb_slow_published();
-		else
-			lb_perturb_slow();
-	}
-}
-
-/*
  * A hooked atomic's point, before (after = false) or after it; *hits counts
  * the times this call site ran on this thread; publishes: a store or a
  * read-modify-write (a compare-exchange that succeeded, after it); mo its

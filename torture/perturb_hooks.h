@@ -8,8 +8,9 @@
  * GCC expands into the __atomic_* builtins, Clang into __c11_atomic_*) or
  * through the __atomic builtins directly
  * (qspinlock.h's byte and half-word views).  Defining each builtin's name as
- * a function-like macro that calls lb_perturb_point() before the builtin and
- * lb_perturb_after() after it hooks them all, with no per-lock code: a
+ * a function-like macro that calls the perturbation before and after the
+ * builtin (lb_perturb_slow_site(), when --perturb is on) hooks them all, with
+ * no per-lock code: a
  * macro's own name inside its expansion is not expanded again, so the inner
  * call is the real builtin.
  * lb_futex.h calls lb_perturb_point() around its syscall under the same
@@ -31,12 +32,13 @@
 #include "perturb.h"
 
 /*
- * Statement-expression wrappers: perturb, do the operation, perturb.  The
- * point after the operation gets its memory order and whether it can publish
- * a state (stores and read-modify-writes; a compare-exchange only when it
- * succeeded): lb_perturb_after() delays the point after a publishing
- * release more often (perturb.h).  mo is evaluated once more, by the hook:
- * every caller passes a constant or a plain variable.
+ * Statement-expression wrappers: perturb, do the operation, perturb.  Both
+ * points get the call site's run counter and whether the operation publishes
+ * a state (stores and read-modify-writes; a compare-exchange, after it, only
+ * when it succeeded); the point after it also gets its memory order:
+ * lb_perturb_slow_site() delays rarely run sites and the point after a
+ * publishing release more often (perturb.h).  mo is evaluated once more, by
+ * the hook: every caller passes a constant or a plain variable.
  */
 #define LB_PERTURB_VOID_(call, mo, publishes)                                  \
 	LB_PERTURB_VOID_N_(call, mo, publishes, LB_PERTURB_CAT_(lb_perturb_s, __COUNTER__))
