@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* perturb.c - the delays behind locktorture --perturb (see perturb.h). */
 #include "perturb.h"
+#include "clock.h"
 #include "random.h"
 #include "lb_atomic.h"
 
@@ -18,15 +19,56 @@ static uint64_t perturb_seed;
 /* Action counts: only perturbed points touch them, so the shared line costs
  * little next to the delay itself.  Relaxed: statistics only. */
 static _Atomic uint64_t perturb_points, perturb_spins, perturb_yields, perturb_sleeps;
+static _Atomic uint64_t perturb_published, perturb_holds, perturb_contended, perturb_long;
+static _Atomic uint64_t perturb_rare;
 
-/* Per thread: the generator and whether it was seeded. */
+/* Per thread: the generator, whether it was seeded, this phase's rate (ppm)
+ * and the decisions left before the next phase. */
 static _Thread_local uint64_t perturb_state;
 static _Thread_local bool perturb_seeded;
+static _Thread_local uint32_t perturb_thread_ppm;
+static _Thread_local uint32_t perturb_phase_left;
+/* Decisions since lb_perturb_acquire_begin(): two per hooked operation. */
+static _Thread_local uint32_t perturb_acquire_ops;
 
 /* Longest spin in lb_cpu_relax() calls (a pause is ~10..140 cycles), and the
  * sleep range: a few µs, so that thousands of them fit a second. */
 #define PERTURB_MAX_SPIN 512u
 #define PERTURB_MAX_SLEEP_NS 20000u
+/* One sleep in LONG_SLEEP_EVERY is a lost time slice: 50..550 µs. */
+#define PERTURB_LONG_SLEEP_EVERY 16u
+#define PERTURB_LONG_SLEEP_NS 50000u
+#define PERTURB_LONG_SLEEP_SPAN_NS 500000u
+/* One yield in YIELD_BURST_EVERY is a burst of 2..5 yields. */
+#define PERTURB_YIELD_BURST_EVERY 8u
+/* How much more often the point after a publishing atomic is perturbed. */
+#define PERTURB_PUBLISH_BOOST 16u
+/* How much more often a critical section is perturbed than a plain point:
+ * a second owner is seen only if it meets the first one inside. */
+#define PERTURB_HOLD_BOOST 20u
+/* One perturbed critical section in LONG_HOLD_EVERY is a long hold:
+ * the holder sleeps 1..2 ms, as if preempted for a couple of ticks. */
+#define PERTURB_LONG_HOLD_EVERY 64u
+#define PERTURB_LONG_HOLD_NS 1000000u
+/* More hooked operations than this from lb_perturb_acquire_begin() to the
+ * critical section: the lock took a slow path (a fast path is a CAS or an
+ * exchange, perhaps after a load: at most 2).  Such a critical section is
+ * perturbed CONTENDED_PPM of a million times (the fast ones: at the rate). */
+#define PERTURB_CONTENDED_OPS 2u
+#define PERTURB_CONTENDED_PPM 100000u
+/* The spins inside a critical section: 1..40 µs; its sleeps: 20..40 µs. */
+#define PERTURB_HOLD_SPIN_NS 39000u
+#define PERTURB_HOLD_SLEEP_NS 20000u
+/* A store or read-modify-write call site that has run n times on a thread
+ * is perturbed (besides the rate) RARE_K / n of the time: its first RARE_K
+ * runs always, then less and less.  Over a run every site gets about
+ * RARE_K * (1 + ln(n / RARE_K)) delays per thread, whatever its frequency,
+ * so the rare paths (a slow unlock, a hand-over, a pass-on: where the
+ * windows of a broken lock are) get as many as the fast path does. */
+#define PERTURB_RARE_K 16u
+/* A phase lasts PHASE_MIN + up to PHASE_SPAN decisions of its thread. */
+#define PERTURB_PHASE_MIN 4096u
+#define PERTURB_PHASE_SPAN 16384u
 
 /* A 64-bit mix of the seed and a stream number, so nearby streams differ. */
 static uint64_t stream_seed(uint64_t seed, uint64_t stream)
@@ -45,10 +87,16 @@ void lb_perturb_configure(uint32_t rate_ppm, uint64_t seed)
 	lb_perturb_enabled = rate_ppm > 0;
 }
 
+static void seed_thread(uint64_t stream)
+{
+	perturb_state = stream_seed(perturb_seed, stream);
+	perturb_seeded = true;
+	perturb_phase_left = 0; /* the first decision draws a phase */
+}
+
 void lb_perturb_thread_start(unsigned int index)
 {
-	perturb_state = stream_seed(perturb_seed, index);
-	perturb_seeded = true;
+	seed_thread(index);
 	/* Short sleeps need a short timer slack (default 50 µs); 1 µs. */
 	if (lb_perturb_enabled)
 		prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
@@ -60,33 +108,174 @@ void lb_perturb_read_counts(struct lb_perturb_counts *out)
 	out->spins = atomic_load_explicit(&perturb_spins, memory_order_relaxed);
 	out->yields = atomic_load_explicit(&perturb_yields, memory_order_relaxed);
 	out->sleeps = atomic_load_explicit(&perturb_sleeps, memory_order_relaxed);
+	out->published = atomic_load_explicit(&perturb_published, memory_order_relaxed);
+	out->holds = atomic_load_explicit(&perturb_holds, memory_order_relaxed);
+	out->contended = atomic_load_explicit(&perturb_contended, memory_order_relaxed);
+	out->rare = atomic_load_explicit(&perturb_rare, memory_order_relaxed);
+	out->long_ones = atomic_load_explicit(&perturb_long, memory_order_relaxed);
+}
+
+static void count(_Atomic uint64_t *what)
+{
+	atomic_fetch_add_explicit(what, 1, memory_order_relaxed);
+}
+
+/* Whether this point is perturbed: this phase's rate times boost (or, with
+ * base, the configured rate times boost). */
+static bool draw_rate(uint32_t boost, bool base)
+{
+	if (!perturb_seeded) /* not a worker (main, a helper): its own stream */
+		seed_thread(1000000u + (uint64_t)gettid());
+	if (perturb_phase_left == 0) {
+		/* A new phase: 0, 1/2, 1 or 5/2 times the rate (mean 1). */
+		static const uint32_t halves[4] = { 0, 1, 2, 5 };
+		uint32_t r = lb_torture_random_step(&perturb_state);
+		perturb_thread_ppm = perturb_rate_ppm * halves[r % 4] / 2;
+		perturb_phase_left = PERTURB_PHASE_MIN + (r >> 8) % PERTURB_PHASE_SPAN;
+	}
+	perturb_phase_left--;
+	perturb_acquire_ops++;
+	uint64_t ppm = (uint64_t)(base ? perturb_rate_ppm : perturb_thread_ppm) * boost;
+	return lb_torture_random_step(&perturb_state) % 1000000u < ppm;
+}
+
+static bool draw(uint32_t boost)
+{
+	return draw_rate(boost, false);
+}
+
+static void sleep_ns(long ns)
+{
+	struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* Descheduled: a yield (now and then a burst), or a sleep of a few µs (now
+ * and then a lost time slice). */
+static void deschedule(uint32_t kind, uint32_t amount)
+{
+	if (kind % 2) {
+		count(&perturb_yields);
+		unsigned int n = amount % PERTURB_YIELD_BURST_EVERY ? 1 : 2 + amount / 8 % 4;
+		while (n--)
+			sched_yield();
+		return;
+	}
+	count(&perturb_sleeps);
+	if (amount % PERTURB_LONG_SLEEP_EVERY == 0) {
+		count(&perturb_long);
+		sleep_ns(PERTURB_LONG_SLEEP_NS + (long)(amount / 16 % PERTURB_LONG_SLEEP_SPAN_NS));
+	} else {
+		sleep_ns(1000 + (long)(amount % PERTURB_MAX_SLEEP_NS));
+	}
+}
+
+static void spin(uint32_t amount)
+{
+	count(&perturb_spins);
+	for (uint32_t i = 1 + amount % PERTURB_MAX_SPIN; i; i--)
+		lb_cpu_relax(); /* spin-wait hint: the delay is the point */
 }
 
 void lb_perturb_slow(void)
 {
-	if (!perturb_seeded) {
-		/* A thread that is not a worker (main, a helper): its own stream. */
-		perturb_state = stream_seed(perturb_seed, 1000000u + (uint64_t)gettid());
-		perturb_seeded = true;
-	}
-	if (lb_torture_random_step(&perturb_state) % 1000000u >= perturb_rate_ppm)
+	if (!draw(1))
 		return;
+	count(&perturb_points);
 	uint32_t how = lb_torture_random_step(&perturb_state);
 	uint32_t kind = how % 16, amount = how >> 8;
-	atomic_fetch_add_explicit(&perturb_points, 1, memory_order_relaxed);
-	if (kind < 6) {
-		/* A short delay, as if an interrupt or a slower core got here. */
-		atomic_fetch_add_explicit(&perturb_spins, 1, memory_order_relaxed);
-		for (uint32_t i = 1 + amount % PERTURB_MAX_SPIN; i; i--)
-			lb_cpu_relax(); /* spin-wait hint: the delay is the point */
-	} else if (kind < 11) {
-		/* Preemption: another runnable thread gets the CPU. */
-		atomic_fetch_add_explicit(&perturb_yields, 1, memory_order_relaxed);
+	if (kind < 6)
+		spin(amount); /* as if an interrupt or a slower core got here */
+	else
+		deschedule(kind, amount); /* preemption: others get the CPU */
+}
+
+void lb_perturb_slow_published(void)
+{
+	/* The configured rate, not the phase's: the threads that release
+	 * most are those of a quiet phase (they run fastest). */
+	if (!draw_rate(PERTURB_PUBLISH_BOOST, true))
+		return;
+	count(&perturb_points);
+	count(&perturb_published);
+	uint32_t how = lb_torture_random_step(&perturb_state);
+	uint32_t kind = how % 16, amount = how >> 8;
+	/* Mostly descheduled: others act on the state just published while
+	 * this thread has not done what comes after it. */
+	if (kind < 2)
+		spin(amount);
+	else
+		deschedule(kind, amount);
+}
+
+void lb_perturb_slow_site(uint32_t *hits, bool after, bool publishes, int mo)
+{
+	uint32_t n = *hits + (*hits < UINT32_MAX);
+	*hits = n;
+	if (publishes) {
+		if (!perturb_seeded)
+			seed_thread(1000000u + (uint64_t)gettid());
+		if (lb_torture_random_step(&perturb_state) % n < PERTURB_RARE_K) {
+			perturb_acquire_ops++; /* a decision, as draw_rate() counts */
+			count(&perturb_points);
+			count(&perturb_rare);
+			uint32_t how = lb_torture_random_step(&perturb_state);
+			uint32_t kind = how % 16, amount = how >> 8;
+			if (kind < 4)
+				spin(amount);
+			else
+				deschedule(kind, amount);
+			return;
+		}
+		if (after && mo >= __ATOMIC_RELEASE) {
+			lb_perturb_slow_published();
+			return;
+		}
+	}
+	lb_perturb_slow();
+}
+
+void lb_perturb_acquire_begin_slow(void)
+{
+	perturb_acquire_ops = 0;
+}
+
+void lb_perturb_slow_hold(bool reader)
+{
+	bool contended = !reader && perturb_acquire_ops > 2 * PERTURB_CONTENDED_OPS;
+	if (reader) {
+		if (!draw_rate(1, true))
+			return;
+	} else if (contended) {
+		if (lb_torture_random_step(&perturb_state) % 1000000u >= PERTURB_CONTENDED_PPM)
+			return;
+		count(&perturb_contended);
+	} else if (!draw_rate(PERTURB_HOLD_BOOST, true)) {
+		/* The configured rate, not the phase's: the threads of a quiet
+		 * phase run fastest and so hold most critical sections. */
+		return;
+	}
+	count(&perturb_points);
+	count(&perturb_holds);
+	uint32_t how = lb_torture_random_step(&perturb_state);
+	uint32_t kind = how % 16, amount = how >> 8;
+	if (amount % PERTURB_LONG_HOLD_EVERY == 0) {
+		/* A long hold: preempted for a tick or two inside. */
+		count(&perturb_sleeps);
+		count(&perturb_long);
+		sleep_ns(PERTURB_LONG_HOLD_NS + (long)(amount / 32 % PERTURB_LONG_HOLD_NS));
+	} else if (contended || kind < 12) {
+		/* Held on the CPU for 1..40 µs, longer than the waiters' spin
+		 * budgets (~15 µs) half the time: they give up and sleep, so
+		 * the unlock takes its slow path; a second owner let in meets
+		 * this one.  A spin, not a sleep: the others keep going. */
+		count(&perturb_spins);
+		lb_torture_spin_ns(1000 + amount % PERTURB_HOLD_SPIN_NS);
+	} else if (kind < 14) {
+		count(&perturb_yields);
 		sched_yield();
 	} else {
-		/* Descheduled for a few µs, long enough for others to race past. */
-		atomic_fetch_add_explicit(&perturb_sleeps, 1, memory_order_relaxed);
-		struct timespec ts = { 0, 1000 + (long)(amount % PERTURB_MAX_SLEEP_NS) };
-		nanosleep(&ts, NULL);
+		count(&perturb_sleeps);
+		sleep_ns(PERTURB_HOLD_SLEEP_NS + (long)(amount % PERTURB_HOLD_SLEEP_NS));
 	}
 }

@@ -1,11 +1,35 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * perturb.h - locktorture --perturb: random short delays, yields and sleeps
- * around every atomic operation and futex call of the lock under test, the
- * userspace counterpart of the kernel torture's random delays and
- * preemption.  They widen the race windows a broken lock has (two owners
- * between a test and a set, a wake-up sent before the waiter sleeps) from
- * nanoseconds to microseconds, so a torture run of seconds hits them.
+ * around every atomic operation and futex call of the lock under test, and
+ * inside the torture's critical sections, the userspace counterpart of the
+ * kernel torture's random delays and preemption.  They widen the race
+ * windows a broken lock has (two owners between a test and a set, a wake-up
+ * sent before the waiter sleeps, a lock handed on after it was released)
+ * from nanoseconds to microseconds, so a torture run of seconds hits them.
+ *
+ * Where the delays go (all generic: the hooks know only which atomic builtin
+ * runs and its memory order, never which lock):
+ *  - before each atomic and futex call, and after each atomic: RATE % of them;
+ *  - after an atomic that publishes a lock state (a store or read-modify-write
+ *    with release, acq_rel or seq_cst order: an unlock, a hand-over, a flag
+ *    that tells others what to do): PUBLISH_BOOST times as often, and mostly
+ *    a yield or a sleep, so that other threads run while the new state is
+ *    visible and the publisher has not finished what comes after it (a slow
+ *    unlock's second step, a pass-on after the release);
+ *  - inside the torture's critical sections (lb_perturb_hold()): a preempted
+ *    holder, now and then for a millisecond or two (a "long hold"), so that a
+ *    second owner let in by a broken lock meets the first one there.  An
+ *    acquisition that went through the lock's slow paths (more than
+ *    CONTENDED_OPS hooked operations since lb_perturb_acquire_begin()) is
+ *    followed by such a hold far more often than one that took the fast
+ *    path: a broken slow path is where a second owner gets in, and the
+ *    owner it let in (or raced) is then still inside when the other comes;
+ *  - each thread's rate changes in phases of a few thousand decisions: 0,
+ *    1/2, 1 or 5/2 times RATE (mean RATE), so a heavily delayed releaser
+ *    meets threads that run undelayed;
+ *  - a sleep is now and then a long one (a lost time slice), a yield now and
+ *    then a burst of yields.
  *
  * The hooks are compiled only into locktorture's own copy of the locks
  * (torture/perturb_hooks.h, -DLB_PERTURB=1); lockbench never has them.
@@ -35,16 +59,52 @@ void lb_perturb_thread_start(unsigned int index);
 /* Points perturbed so far, by kind (a racy sum: for the summary line). */
 struct lb_perturb_counts {
 	uint64_t points, spins, yields, sleeps;
+	uint64_t published; /* of the points: right after a publishing atomic */
+	uint64_t holds;     /* of the points: inside a critical section */
+	uint64_t contended; /* of those: after a slow-path acquisition */
+	uint64_t rare;      /* of the points: at a rarely run store or RMW site */
+	uint64_t long_ones; /* sleeps of a time slice or more */
 };
 void lb_perturb_read_counts(struct lb_perturb_counts *out);
 
-/* One decision: maybe spin, yield or sleep. */
+/* One decision at a plain point: maybe spin, yield or sleep. */
 void lb_perturb_slow(void);
+/* One decision right after an atomic that published a lock state. */
+void lb_perturb_slow_published(void);
+/* One decision inside a critical section (the caller holds the lock). */
+void lb_perturb_slow_hold(bool reader);
 
 static inline void lb_perturb_point(void)
 {
 	if (__builtin_expect(lb_perturb_enabled, 0))
 		lb_perturb_slow();
+}
+
+/*
+ * A hooked atomic's point, before (after = false) or after it; *hits counts
+ * the times this call site ran on this thread; publishes: a store or a
+ * read-modify-write (a compare-exchange that succeeded, after it); mo its
+ * memory order (after only).
+ */
+void lb_perturb_slow_site(uint32_t *hits, bool after, bool publishes, int mo);
+
+/* The torture is about to acquire: count the lock's hooked operations from
+ * here to the critical section. */
+void lb_perturb_acquire_begin_slow(void);
+static inline void lb_perturb_acquire_begin(void)
+{
+	if (__builtin_expect(lb_perturb_enabled, 0))
+		lb_perturb_acquire_begin_slow();
+}
+
+/* In the torture's critical sections, between the checks' markers.  A read
+ * section only at the plain rate: read holds that overlap keep a
+ * reader-preferring lock (glibc's rwlock) read-held for good and starve its
+ * writers, which the stall check would then report. */
+static inline void lb_perturb_hold(bool reader)
+{
+	if (__builtin_expect(lb_perturb_enabled, 0))
+		lb_perturb_slow_hold(reader);
 }
 
 #endif /* LB_TORTURE_PERTURB_H */

@@ -239,6 +239,7 @@ static bool write_section(struct lb_torture_thread *t)
 	uint64_t t0 = cfg->acq_writer_lim ? lb_torture_now_ns() : 0;
 
 	lb_torture_set_state(t, LB_TORTURE_WAITING, LB_TORTURE_MAIN_LOCK);
+	lb_perturb_acquire_begin();
 	acquire(t, run->ops->trylock, run->ops->lock);
 	lb_torture_set_state(t, LB_TORTURE_HOLDING, LB_TORTURE_MAIN_LOCK);
 
@@ -269,6 +270,9 @@ static bool write_section(struct lb_torture_thread *t)
 	lb_torture_note_progress(t);
 
 	plain_write_begin(t);
+	/* --perturb: now and then a preempted (or long) holder, so that a
+	 * second owner a broken lock lets in finds this one still inside. */
+	lb_perturb_hold(false);
 	lb_torture_write_delay(run, &t->rng);
 	plain_write_end(t);
 
@@ -342,6 +346,7 @@ void *lb_torture_reader(void *arg)
 			lb_torture_sleep_ns(cfg->jiffy_ns);
 
 		lb_torture_set_state(t, LB_TORTURE_WAITING, LB_TORTURE_MAIN_LOCK);
+		lb_perturb_acquire_begin();
 		acquire(t, run->ops->read_trylock, run->ops->read_lock);
 		lb_torture_set_state(t, LB_TORTURE_HOLDING, LB_TORTURE_MAIN_LOCK);
 
@@ -367,6 +372,7 @@ void *lb_torture_reader(void *arg)
 
 		if (!run->rcu)
 			plain_read(t);
+		lb_perturb_hold(true); /* --perturb: a preempted reader, now and then */
 		lb_torture_read_delay(run, &t->rng);
 		if (!run->rcu)
 			plain_read(t);

@@ -15,6 +15,14 @@ strand   one waiter's wake-up lost: "stall:" FAILURE within --stall_secs,
 segv     SIGSEGV in writer 3: stats, "!!! fatal signal SIGSEGV in writer 3",
          End of test: FAILURE, exit 1.
 abort    the lock's own abort in writer 2: its message, SIGABRT named, FAILURE.
+copies   the broken copies of real locks (broken_copies.h, mkbroken.py): with
+         the default --perturb run (default threads, 20 s) each FAILs: two
+         owners in a window (qspinlock-pv-steal-bit, mutex-pass-on-after-
+         release) and a lost wake-up in a window (qspinlock-pv-halt-no-
+         recheck).  A copy gets two tries (the catch is random; measured rates
+         are in doc/locktorture.md): a copy that passes both is a miss.  The
+         mutex pass-on is caught 7 of 10 times only: its miss is a TAP TODO
+         (a known shortfall of issue 26), the others' a failure.
 """
 import os
 import re
@@ -22,7 +30,8 @@ import subprocess
 import sys
 import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lbtap import diag, done, ok  # noqa: E402 (tests/lbtap.py, after the sys.path line)
+import lbtap  # noqa: E402 (tests/lbtap.py, after the sys.path line)
+from lbtap import diag, done, ok  # noqa: E402
 
 EXE, SCENARIO, BUILD = sys.argv[1], sys.argv[2], sys.argv[3]
 END_RE = re.compile(r"^\S+-torture:--- End of test: (SUCCESS|FAILURE)(?: \[debug\])?: ", re.M)
@@ -126,9 +135,33 @@ def scenario_abort():
         diag(out + err, last=40)
 
 
+def scenario_copies():
+    for lock in ("qspinlock-pv-steal-bit", "mutex-pass-on-after-release",
+                 "qspinlock-pv-halt-no-recheck"):
+        tries = []
+        for _ in range(2):
+            rc, out, err, secs = run(["--type", lock, "--duration", "20", "--perturb",
+                                      "--stat_interval", "0"], 60)
+            tries.append(f"{verdict(out)} in {secs:.1f} s")
+            if rc == 1 and verdict(out) == "FAILURE" and "!!! replay (same seed" in out:
+                break
+        else:
+            what = f"{lock}: caught by the default --perturb run ({', '.join(tries)})"
+            if lock == "mutex-pass-on-after-release":
+                # A TAP TODO: counted, printed, not a failure of the test.
+                lbtap._count += 1
+                print(f"not ok {lbtap._count} - {what} # TODO caught 7 of 10 times "
+                      f"(issue 26, doc/locktorture.md)", flush=True)
+            else:
+                ok(False, what)
+                diag(out + err, last=30)
+            continue
+        ok(True, f"{lock}: caught by the default --perturb run ({', '.join(tries)})")
+
+
 def main():
     {"trylock": scenario_trylock, "plain": scenario_plain, "strand": scenario_strand,
-     "segv": scenario_segv, "abort": scenario_abort}[SCENARIO]()
+     "segv": scenario_segv, "abort": scenario_abort, "copies": scenario_copies}[SCENARIO]()
     done()
 
 

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * broken_copies.h - broken copies of the real locks, generated from their
+ * headers by mkbroken.py (one small slip each, see there) and compiled,
+ * like locktorture's own copy of the locks, with the --perturb hooks:
+ *   qspinlock-pv-steal-bit      a stealer tests the LOCKED bit, not the
+ *                               locked byte: it steals during a slow
+ *                               unlock (two owners, a narrow window)
+ *   qspinlock-pv-halt-no-recheck  a waiter halts without looking at
+ *                               node->locked again (a lost wake-up, a
+ *                               narrow window)
+ *   mutex-pass-on-after-release the tenure pass-on releases and then hands
+ *                               over, overwriting a stealer (two owners)
+ */
+#ifndef LB_TEST_BROKEN_COPIES_H
+#define LB_TEST_BROKEN_COPIES_H
+
+#include "lb_lock_ops.h"
+
+extern const struct lb_lock_ops lb_broken_pv_steal_bit_ops;
+extern const struct lb_lock_ops lb_broken_pv_halt_no_recheck_ops;
+extern const struct lb_lock_ops lb_broken_mutex_pass_on_ops;
+
+#endif /* LB_TEST_BROKEN_COPIES_H */
