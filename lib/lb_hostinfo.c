@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef LB_BUILD_TYPE
@@ -164,4 +165,39 @@ __attribute__((constructor)) static void snapshot_load_average(void)
 double lb_load_average_at_start(void)
 {
 	return load_average_at_start;
+}
+
+static long procs_running(void)
+{
+	long n = -1;
+	char line[256];
+	FILE *f = fopen("/proc/stat", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "procs_running %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+double lb_runnable_others(void)
+{
+	enum { READS = 11 };
+	long v[READS];
+	for (int i = 0; i < READS; i++) {
+		if ((v[i] = procs_running()) < 0)
+			return -1;
+		struct timespec gap = { 0, 10 * 1000 * 1000 };
+		nanosleep(&gap, NULL); /* 10 ms apart: the reads see different moments */
+	}
+	/* Insertion sort of 11 values for the median. */
+	for (int i = 1; i < READS; i++)
+		for (int k = i; k > 0 && v[k - 1] > v[k]; k--) {
+			long t = v[k];
+			v[k] = v[k - 1];
+			v[k - 1] = t;
+		}
+	long others = v[READS / 2] - 1; /* the reading thread is running itself */
+	return others < 0 ? 0 : (double)others;
 }

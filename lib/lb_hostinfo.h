@@ -28,4 +28,10 @@ double lb_load_average_now(void);
  * a result file, which compare's load warning reads. */
 double lb_load_average_at_start(void);
 
+/* Threads runnable now beside the caller: the median of 11 reads of
+ * /proc/stat's procs_running over ~100 ms, less the caller itself; -1 where
+ * it cannot be read.  Unlike the 1-min load average it does not remember
+ * the work this process (or the run before it) did a minute ago. */
+double lb_runnable_others(void);
+
 #endif /* LB_HOSTINFO_H */

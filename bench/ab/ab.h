@@ -77,6 +77,7 @@ struct lb_ab_config {
 	int c2c_cpu[2];               /* the round trip's CPUs (the engine's own probe is off:
 				       * ab probes each slice, shorter, in ab_run.c); -1 none */
 	double load_before;           /* 1-min load average; < 0 unknown */
+	double runnable_before;       /* other threads runnable just before (procs_running); < 0 unknown */
 	double elapsed_s;             /* the whole interleaved run */
 };
 

@@ -39,6 +39,7 @@ int lb_cmd_ab(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaction(sigs[i], &sa, NULL);
 	cfg.load_before = lb_load_average_now();
+	cfg.runnable_before = lb_runnable_others();
 	lb_cycles_per_ns(); /* calibrations before the first slice */
 	lb_work_ns_per_iter();
 
@@ -59,9 +60,11 @@ int lb_cmd_ab(int argc, char **argv)
 	}
 	struct lb_hostinfo host;
 	lb_hostinfo_get(&host);
+	/* Other work runnable now, not the 1-min average: that remembers the
+	 * previous run of a script's loop of `ab`s (2 CPUs busy) for a minute. */
 	lb_ab_analyze(cells, n, cfg.metric,
-		      cfg.load_before >= 0 && host.ncpus_online > 0
-			      ? cfg.load_before / host.ncpus_online : -1);
+		      cfg.runnable_before >= 0 && host.ncpus_online > 0
+			      ? cfg.runnable_before / host.ncpus_online : -1);
 	struct lb_outfile none = { 0 };
 	lb_ab_report_table(lb_outfile_report_stream(&json, &none), &cfg, &host, cells, n);
 	if (cfg.json_path) {

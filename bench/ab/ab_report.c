@@ -114,6 +114,9 @@ void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg, const struct 
 		cfg->elapsed_s);
 	fprintf(out, "# %s, %d CPUs, load %.2f before", host->cpu_model, host->ncpus_online,
 		cfg->load_before);
+	if (cfg->runnable_before >= 0)
+		fprintf(out, " (%.0f other thread%s runnable)", cfg->runnable_before,
+			cfg->runnable_before == 1 ? "" : "s");
 	if (lo >= 0)
 		fprintf(out, "; cache-line round trip %.0f..%.0f ns over the run", lo, hi);
 	fprintf(out, "\n# value: %s of one slice; ratio B/A: Hodges-Lehmann estimate from the "
@@ -276,6 +279,7 @@ void lb_ab_report_json(FILE *out, const struct lb_ab_config *cfg, const struct l
 	lb_json_kv_uint(&j, "par_iters", cfg->run.par.iters);
 	lb_json_kv_uint(&j, "cs_lines", cfg->run.cs_lines);
 	lb_json_kv_double(&j, "load_before", cfg->load_before);
+	lb_json_kv_double(&j, "runnable_before", cfg->runnable_before);
 	lb_json_kv_double(&j, "elapsed_s", cfg->elapsed_s);
 	lb_json_object_end(&j);
 	lb_json_key(&j, "results");

@@ -124,6 +124,27 @@ with tempfile.TemporaryDirectory() as tmp:
     lbtap.ok(rc == 0 and "B worse" in so, f"a slowed copy is flagged worse (rc {rc}) "
              + " ".join(l for l in so.splitlines() if "ratio" in l))
 
+    # Busy work beside the run (CPUs + 2 spinning processes): the 2-thread
+    # cell's verdict is withheld, and the count of other runnable threads,
+    # not the 1-min load average, is what decided it.
+    ncpu = os.cpu_count() or 2
+    hogs = [subprocess.Popen([sys.executable, "-c", "import time\nend=time.time()+30\n"
+                              "while time.time() < end: pass"]) for _ in range(ncpu + 2)]
+    try:
+        rc, so, se = run(["ab", "-q", "-t", "2", "--blocks", "6", "--slice", "5ms", A, B,
+                          "--json", os.path.join(tmp, "busy.json")])
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+    busy = json.load(open(os.path.join(tmp, "busy.json"))) if rc == 0 else {}
+    runnable = busy.get("config", {}).get("runnable_before", -1)
+    paired = [r.get("paired", {}) for r in busy.get("results", [])]
+    lbtap.ok(rc == 0 and runnable >= ncpu and "other threads runnable" in so and
+             "no verdict (more runnable work than CPUs" in so,
+             f"{ncpu + 2} busy processes beside it: {runnable} other threads runnable, the "
+             f"2-thread verdict withheld (rc {rc}) {se[-200:]}")
+
     bad = [
         (["ab", A], "needs two locks"),
         (["ab", A, B, "ticket"], "needs two locks"),
