@@ -71,10 +71,13 @@ static uint32_t d_bucket(const uint64_t key[3])
 
 static bool d_match(const struct aim_dcache_ent *e, const uint64_t key[3])
 {
-	/* Relaxed: a lock-free reader validates with the sequence afterwards;
-	 * an updater holds the lock. */
+	/* Acquire (plain loads on x86): pairs with the updaters' release
+	 * stores, so a reader that sees an edit also sees the odd sequence
+	 * count stored before it, and the re-read of the count cannot move
+	 * ahead of these loads -- a seqlock without fences, which
+	 * ThreadSanitizer can follow (it does not model atomic_thread_fence). */
 	for (int i = 0; i < 3; i++)
-		if (atomic_load_explicit(&e->name[i], memory_order_relaxed) != key[i])
+		if (atomic_load_explicit(&e->name[i], memory_order_acquire) != key[i])
 			return false;
 	return true;
 }
@@ -83,13 +86,13 @@ static bool d_match(const struct aim_dcache_ent *e, const uint64_t key[3])
  * A chain walk, bounded by the pool size.  *consistent turns false when the
  * walk met a stray index or a cycle: for a lock-free reader that means an
  * update raced it (retry); under the lock it is a corruption (counted by
- * the caller).  Relaxed loads throughout: see d_match.
+ * the caller).  Acquire loads throughout: see d_match.
  */
 static uint32_t d_walk(const struct aim_dcache *dc, const uint64_t key[3], uint32_t *prevp,
 		       bool *consistent)
 {
 	uint32_t prev = AIM_NONE;
-	uint32_t e = atomic_load_explicit(&dc->bucket[d_bucket(key)], memory_order_relaxed);
+	uint32_t e = atomic_load_explicit(&dc->bucket[d_bucket(key)], memory_order_acquire);
 	*consistent = true;
 	for (uint32_t steps = 0; e != AIM_NONE; steps++) {
 		if (e >= dc->pool.n || steps > dc->pool.n) {
@@ -99,7 +102,7 @@ static uint32_t d_walk(const struct aim_dcache *dc, const uint64_t key[3], uint3
 		if (d_match(&dc->ent[e], key))
 			break;
 		prev = e;
-		e = atomic_load_explicit(&dc->ent[e].next, memory_order_relaxed);
+		e = atomic_load_explicit(&dc->ent[e].next, memory_order_acquire);
 	}
 	if (prevp)
 		*prevp = prev;
@@ -123,10 +126,9 @@ static bool d_lookup(struct aim_ctx *c, const char *name)
 			lb_cpu_pause();
 			continue;
 		}
+		/* The walk's loads are acquire: the re-read below stays after
+		 * them, so a changed sequence covers any update they saw. */
 		uint32_t e = d_walk(dc, key, NULL, &ok);
-		/* acquire fence: the walk's loads are ordered before the
-		 * re-read, so a changed sequence covers any update they saw. */
-		atomic_thread_fence(memory_order_acquire);
 		if (ok && atomic_load_explicit(&dc->seq, memory_order_relaxed) == s0)
 			return e != AIM_NONE;
 		c->dcache_retries++;
@@ -145,10 +147,9 @@ static bool d_lookup(struct aim_ctx *c, const char *name)
 static void d_write_begin(struct aim_ctx *c, struct aim_dcache *dc)
 {
 	aim_lock(c, &dc->lock);
-	/* Relaxed increment, then a release fence: readers that see any of
-	 * the edits below also see the odd count (write_seqcount_begin). */
+	/* Relaxed: the edits below are release stores, so a reader that sees
+	 * any of them also sees this odd count (write_seqcount_begin). */
 	atomic_fetch_add_explicit(&dc->seq, 1, memory_order_relaxed);
-	atomic_thread_fence(memory_order_release);
 }
 
 static void d_write_end(struct aim_ctx *c, struct aim_dcache *dc)
@@ -170,13 +171,14 @@ static void d_add(struct aim_ctx *c, const char *name)
 		uint32_t e = aim_pool_get(&dc->pool, 1);
 		if (e != AIM_NONE) {
 			_Atomic uint32_t *head = &dc->bucket[d_bucket(key)];
-			/* Relaxed: the sequence orders these for readers. */
+			/* Release (plain stores on x86): each edit carries the odd
+			 * count to a reader that sees it (d_match). */
 			for (int i = 0; i < 3; i++)
-				atomic_store_explicit(&dc->ent[e].name[i], key[i], memory_order_relaxed);
+				atomic_store_explicit(&dc->ent[e].name[i], key[i], memory_order_release);
 			atomic_store_explicit(&dc->ent[e].next,
 					      atomic_load_explicit(head, memory_order_relaxed),
-					      memory_order_relaxed);
-			atomic_store_explicit(head, e, memory_order_relaxed);
+					      memory_order_release);
+			atomic_store_explicit(head, e, memory_order_release);
 			dc->n++;
 		}
 	} else if (!ok) {
@@ -196,12 +198,12 @@ static void d_drop(struct aim_ctx *c, const char *name)
 	uint32_t e = d_walk(dc, key, &prev, &ok);
 	if (e != AIM_NONE) {
 		uint32_t next = atomic_load_explicit(&dc->ent[e].next, memory_order_relaxed);
-		/* Relaxed: as in d_add. */
+		/* Release: as in d_add. */
 		if (prev == AIM_NONE)
 			atomic_store_explicit(&dc->bucket[d_bucket(key)], next,
-					      memory_order_relaxed);
+					      memory_order_release);
 		else
-			atomic_store_explicit(&dc->ent[prev].next, next, memory_order_relaxed);
+			atomic_store_explicit(&dc->ent[prev].next, next, memory_order_release);
 		dc->n--;
 		aim_pool_put(&dc->pool, e, 1);
 	} else {
