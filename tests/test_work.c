@@ -16,14 +16,16 @@
 #include <stdatomic.h>
 
 static atomic_bool stop_hog;
-static volatile uint64_t sink;
+static volatile uint64_t sink; /* the main thread's only */
 
 static void *hog_main(void *arg)
 {
 	(void)arg;
+	volatile uint64_t hog_sink; /* its own: a shared sink would be a data race */
 	/* Busy until told to stop: it only has to compete for the CPU. */
 	while (!atomic_load_explicit(&stop_hog, memory_order_relaxed))
-		sink = lb_work(1000);
+		hog_sink = lb_work(1000);
+	(void)hog_sink;
 	return NULL;
 }
 

@@ -33,7 +33,7 @@ def warnings(text):
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    for name, args in (("aim7", ["aim7", "-q", "-u", "1", "-t", "100ms"]),
+    for name, args in (("aim7", ["aim7", "-q", "-u", "1", "-t", "100ms", "--costs", "none"]),
                        ("rt", ["rt", "-q", "-g", "0", "-t", "1", "-D", "100ms"])):
         path = os.path.join(tmp, name + ".json")
         rc, so, se = run(args + ["--json", path])

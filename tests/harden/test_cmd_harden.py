@@ -50,7 +50,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # 7. Signals during rt and aim7: finished files or nothing, no temporary.
     cmds = {
         "rt": ["rt", "-g", "0", "-t", "1", "-D", "20s", "-q"],
-        "aim7": ["aim7", "-u", "1", "-t", "20s", "-j", "1000000", "-q"],
+        "aim7": ["aim7", "-u", "1", "-t", "20s", "-j", "1000000", "--costs", "none", "-q"],
     }
     for name, cmd in cmds.items():
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
@@ -85,7 +85,7 @@ with tempfile.TemporaryDirectory() as tmp:
     wf = os.path.join(tmp, "pool.wf")
     with open(wf, "w") as f:
         f.write("POOLSIZE: 70000M\n10 add_int\n")
-    r, _ = run(["aim7", "-f", wf, "-u", "1", "-t", "100ms", "-q"])
+    r, _ = run(["aim7", "-f", wf, "-u", "1", "-t", "100ms", "--costs", "none", "-q"])
     ok(r is not None and r.returncode == 2 and "POOLSIZE" in r.stderr,
        f"POOLSIZE: 70000M (over the 64 GiB limit once M applies): exit "
        f"{r.returncode if r else 'timeout'}")
@@ -100,7 +100,8 @@ with tempfile.TemporaryDirectory() as tmp:
                 pad -= n
             f.write("".join(lines) + body)
         assert os.path.getsize(wf) == size
-        r, _ = run(["aim7", "-f", wf, "-u", "1", "-t", "100ms", "-j", "10", "-q"])
+        r, _ = run(["aim7", "-f", wf, "-u", "1", "-t", "100ms", "-j", "10", "--costs", "none",
+                    "-q"])
         rc = r.returncode if r else "timeout"
         ok(rc == want and (want == 0 or "1 MiB" in r.stderr),
            f"a workfile of {size} bytes: exit {rc} (want {want}; the limit is 1 MiB)")
