@@ -64,7 +64,7 @@ void lb_ab_analyze(struct lb_ab_cell *cells, size_t n, int metric, double load_p
 		}
 		lb_ab_ratio(c->value[LB_AB_A], c->value[LB_AB_B], c->keep, m, LB_AB_CONFIDENCE,
 			    &c->ratio);
-		/* Bonferroni: the family of n cells keeps its 5 % false-alarm rate. */
+		/* Bonferroni: the family of n cells keeps its 1 % false-alarm rate. */
 		c->alpha = LB_AB_ALPHA / (double)n;
 		c->verdict = c->ratio.rank.p < c->alpha ? (c->ratio.ratio > 1 ? 1 : -1) : 0;
 		c->withheld = c->nthreads > 1 && load_per_cpu >= LB_AB_WITHHOLD_LOAD;
