@@ -125,8 +125,10 @@ void lb_ab_parse(int argc, char **argv, struct lb_ab_config *cfg);
 int lb_ab_run(struct lb_ab_config *cfg, struct lb_ab_cell *cells);
 void lb_ab_cells_free(struct lb_ab_cell *cells, size_t n);
 /* ab_report.c */
-/* A cell of 2+ threads gets no verdict when the 1-min load average before
- * the run was at least this many times the online CPUs: its threads then
+/* A cell of 2+ threads gets no verdict when the threads runnable just
+ * before the run besides ours (lb_runnable_others: procs_running, not the
+ * 1-min load average, which remembers the previous run for a minute) were
+ * at least this many times the online CPUs: its threads then
  * wait for CPUs, and what a slice measures is when the scheduler ran them
  * (an A/A run at load 90 on 2 CPUs said "B worse, +212 %").  The test looks
  * at the load only, never at the locks' figures.  The figures and the
