@@ -134,7 +134,7 @@ void lb_ab_cells_free(struct lb_ab_cell *cells, size_t n);
  * at the load only, never at the locks' figures.  The figures and the
  * interval are still reported. */
 #define LB_AB_WITHHOLD_LOAD 1.0
-/* load_per_cpu: the load average before the run over the online CPUs (< 0
+/* load_per_cpu: the runnable threads before the run over the online CPUs (< 0
  * unknown: nothing withheld). */
 void lb_ab_analyze(struct lb_ab_cell *cells, size_t n, int metric, double load_per_cpu);
 struct lb_hostinfo;
