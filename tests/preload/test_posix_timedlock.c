@@ -23,6 +23,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -123,6 +124,22 @@ static void check_waits_its_turn(void)
 	atomic_store(&stop_busy, 1);
 	for (int i = 0; i < nbusy; i++)
 		pthread_join(busy[i], NULL);
+	/* glibc's own mutex (the reference run, no preload) promises no turn:
+	 * an unlocker that re-locks at once can barge past a woken waiter
+	 * again and again, and once in a while a 2 s deadline passes (4 of 5
+	 * in a clean-clone CI run).  Its miss -- and that of the preloaded
+	 * pthread-mutex, which is glibc's mutex behind the vtable -- is a TAP
+	 * TODO; the other preloaded locks hand over to a starved waiter or
+	 * queue in order and must not miss. */
+	const char *lock = getenv("LOCKBENCH_LOCK");
+	if (got != tries && (!lock || !*lock || !strcmp(lock, "pthread-mutex"))) {
+		tap_count++;
+		printf("not ok %d - timed lock gets a busy mutex before a 2 s deadline (%d of %d) "
+		       "# TODO glibc's mutex has no hand-over to a starved waiter\n",
+		       tap_count, got, tries);
+		fflush(stdout);
+		return;
+	}
 	tap_ok(got == tries, "timed lock gets a busy mutex before a 2 s deadline (%d of %d)", got,
 	       tries);
 }
