@@ -39,6 +39,15 @@ static inline void post(_Atomic uint32_t *w, uint32_t v)
 	lb_futex_wake(w, INT_MAX);
 }
 
+/* Pin the calling thread to one CPU; 0 or the errno value. */
+static inline int pin_self(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
 /* Start fn(arg) at SCHED_FIFO prio, pinned to cpu; 0 or the errno value
  * (EPERM where SCHED_FIFO is not permitted). */
 static inline int spawn_fifo(pthread_t *th, void *(*fn)(void *), void *arg, int prio, int cpu)

@@ -10,6 +10,7 @@
 #include "lb_time.h"
 #include "lb_work.h"
 #include "tap.h"
+#include "test_sync.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -29,19 +30,11 @@ static void *hog_main(void *arg)
 	return NULL;
 }
 
-static int pin_to(int cpu)
-{
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
-
 int main(void)
 {
 	tap_plan(2);
 	int cpu = sched_getcpu();
-	if (cpu < 0 || pin_to(cpu)) {
+	if (cpu < 0 || pin_self(cpu)) {
 		tap_ok(true, "# SKIP cannot pin to one CPU");
 		tap_ok(true, "# SKIP cannot pin to one CPU");
 		return 0;

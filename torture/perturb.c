@@ -190,6 +190,18 @@ void lb_perturb_slow(void)
 		deschedule(kind, amount); /* preemption: others get the CPU */
 }
 
+/* One random delay: a short spin in `spin_in_16` of 16 draws, else a
+ * yield or a brief sleep (deschedule picks which from the same draw). */
+static void delay_mostly_descheduled(uint32_t spin_in_16)
+{
+	uint32_t how = lb_torture_random_step(&perturb_state);
+	uint32_t kind = how % 16, amount = how >> 8;
+	if (kind < spin_in_16)
+		spin(amount);
+	else
+		deschedule(kind, amount);
+}
+
 void lb_perturb_slow_published(void)
 {
 	/* The configured rate, not the phase's: the threads that release
@@ -198,14 +210,9 @@ void lb_perturb_slow_published(void)
 		return;
 	count(&perturb_points);
 	count(&perturb_published);
-	uint32_t how = lb_torture_random_step(&perturb_state);
-	uint32_t kind = how % 16, amount = how >> 8;
 	/* Mostly descheduled: others act on the state just published while
 	 * this thread has not done what comes after it. */
-	if (kind < 2)
-		spin(amount);
-	else
-		deschedule(kind, amount);
+	delay_mostly_descheduled(2);
 }
 
 void lb_perturb_slow_site(uint32_t *hits, bool after, bool publishes, int mo)
@@ -219,12 +226,7 @@ void lb_perturb_slow_site(uint32_t *hits, bool after, bool publishes, int mo)
 			perturb_acquire_ops++; /* a decision, as draw_rate() counts */
 			count(&perturb_points);
 			count(&perturb_rare);
-			uint32_t how = lb_torture_random_step(&perturb_state);
-			uint32_t kind = how % 16, amount = how >> 8;
-			if (kind < 4)
-				spin(amount);
-			else
-				deschedule(kind, amount);
+			delay_mostly_descheduled(4);
 			return;
 		}
 		if (after && mo >= __ATOMIC_RELEASE) {

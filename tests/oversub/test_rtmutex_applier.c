@@ -79,20 +79,12 @@ static int lb_test_sched_setscheduler(pid_t pid, int policy, const struct sched_
 	return ret;
 }
 
-static int pin(int cpu)
-{
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
-
 static int cpu0 = -1, cpu1 = -1;
 
 static void *l_main(void *arg)
 {
 	(void)arg;
-	pin(cpu1);
+	pin_self(cpu1);
 	lb_rtmutex_ctx_init(&task_l, LB_RTMUTEX_TASK_REAL);
 	atomic_store(&target_tid, task_l.tid);
 	for (uint32_t r = 1; r <= ROUNDS; r++) {
@@ -115,7 +107,7 @@ static void *l_main(void *arg)
 static void *x_main(void *arg)
 {
 	(void)arg;
-	pin(cpu0);
+	pin_self(cpu0);
 	lb_rtmutex_ctx_init(&task_x, LB_RTMUTEX_TASK_REAL);
 	for (uint32_t r = 1; r <= ROUNDS; r++) {
 		wait_eq(&l_holds, r);
@@ -137,7 +129,7 @@ static void *x_main(void *arg)
 static void *hog_main(void *arg)
 {
 	int idx = (int)(intptr_t)arg;
-	pin(idx ? cpu1 : cpu0);
+	pin_self(idx ? cpu1 : cpu0);
 	for (uint32_t r = 1; r <= ROUNDS; r++) {
 		wait_eq(&hogs_go, r);
 		uint64_t t0 = clock_ns(CLOCK_MONOTONIC), end = t0 + HOG_NS;
