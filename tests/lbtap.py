@@ -10,6 +10,7 @@ carry newlines and the progress lines' carriage returns, and Meson's TAP
 parser counts a stray line as an error.
 
 Tests in subdirectories import it with tests/ put on sys.path first."""
+import subprocess
 import sys
 
 _count = 0
@@ -46,3 +47,12 @@ def done():
 def skip_all(reason):
     print("1..0 # SKIP " + " ".join(str(reason).split()), flush=True)
     sys.exit(0)
+
+
+def run_cmd(argv, timeout=120):
+    """(exit status, stdout, stderr) of argv; (-1, "", "timed out") past timeout."""
+    try:
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return -1, "", "timed out"

@@ -21,11 +21,7 @@ LB = sys.argv[1]
 
 
 def run(args, timeout=120):
-    try:
-        p = subprocess.run([LB] + args, capture_output=True, text=True, timeout=timeout)
-        return p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired:
-        return -1, "", "timed out"
+    return lbtap.run_cmd([LB] + args, timeout)
 
 
 def warnings(text):
