@@ -122,6 +122,21 @@ static void *rt_main(void *arg)
 	return NULL;
 }
 
+static pthread_t spawn_on(void *(*fn)(void *), void *arg, int cpu)
+{
+	pthread_t th;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	if (pthread_create(&th, &attr, fn, arg))
+		exit(1);
+	pthread_attr_destroy(&attr);
+	return th;
+}
+
 static int run_scene_once(const char *name, struct scene *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -137,15 +152,7 @@ static int run_scene_once(const char *name, struct scene *s)
 		exit(1);
 	}
 	pthread_t h, r;
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	if (pthread_create(&h, &attr, holder_main, s))
-		exit(1);
-	pthread_attr_destroy(&attr);
+	h = spawn_on(holder_main, s, 0);
 	if (spawn_fifo(&r, rt_main, s, 99, 0))
 		exit(1);
 	pthread_join(r, NULL);
@@ -231,21 +238,6 @@ static void *convoy_waiter(void *arg)
 	s->wait_ns = lb_now_ns() - t0;
 	user_end(s->ops, s->lock, &u, true);
 	return NULL;
-}
-
-static pthread_t spawn_on(void *(*fn)(void *), void *arg, int cpu)
-{
-	pthread_t th;
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	if (pthread_create(&th, &attr, fn, arg))
-		exit(1);
-	pthread_attr_destroy(&attr);
-	return th;
 }
 
 /* The waiter's wait for the lock, in ns. */
