@@ -23,6 +23,7 @@
 #define LB_AB_MAX_BLOCKS 2000
 #define LB_AB_MIN_BLOCKS 6       /* 12 pairs: a signed-rank test can reject at 0.01/16 */
 #define LB_AB_CONFIDENCE 0.95
+#define LB_AB_OWN_ROUNDS 5        /* own-cost rounds per block (median of 5) */
 /* Family-wise false-alarm level, split over the cells (Bonferroni).  1 %,
  * not 5 %: a user who runs `ab` 20 times on identical code should see at
  * most one false "difference" -- at 5 % two or more come up in 26 % of such
@@ -96,15 +97,17 @@ struct lb_ab_cell {
 	double *c2c;                  /* per pair: mean round trip of its slices; < 0 none */
 	double *c2c_side[LB_AB_SIDES];/* per pair: the round trip before each side's slice */
 	bool *keep;                   /* per pair: same placement (LB_AB_PLACEMENT_RATIO) */
-	double *none_cpu;             /* per block, 1-thread cells: `none`'s CPU ns/op; NAN */
+	double *own[LB_AB_SIDES];     /* per block, 1-thread cells: the side's own cost
+				       * (lb_bench_own_cost); NAN */
+	double *own_none;             /* per block likewise: `none`'s (the calls alone) */
 	uint64_t lost_updates[LB_AB_SIDES];
 	/* lb_ab_analyze */
 	const double *value[LB_AB_SIDES]; /* the metric analysed: ns or cpu */
 	struct lb_summary sum[LB_AB_SIDES];
 	bool cpu_metric;              /* the value is CPU ns/op (lb_ab_uses_cpu) */
 	struct lb_ab_ratio ratio;     /* B/A of the metric: > 1 means B is slower */
-	double lock_cost[LB_AB_SIDES];/* 1 thread: median over blocks of the side's CPU ns/op
-				       * less the block's `none`; NAN otherwise */
+	double lock_cost[LB_AB_SIDES];/* 1 thread: median over blocks of own[side]; NAN otherwise */
+	double call_cost;             /* likewise of own_none */
 	double alpha;                 /* this cell's level */
 	int verdict;                  /* -1 B better, 0 no difference shown, +1 B worse */
 	bool withheld;                /* contended cell on a machine with more runnable work

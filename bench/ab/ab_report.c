@@ -35,21 +35,25 @@ const struct lb_workload_schema lb_schema_ab = {
 	.plot = &ab_plot,
 };
 
-/* Per side, the median over the blocks of (the mean CPU ns/op of the side's
- * two slices) less the block's `none` slice: the lock's own cost. */
+/* Per side, the median over the blocks of the side's own cost (measured at
+ * the start of each 1-thread block, ab_run.c). */
+static double block_median(const double *per_block, size_t nblocks)
+{
+	double *v = malloc((nblocks ? nblocks : 1) * sizeof(double));
+	size_t m = 0;
+	for (size_t k = 0; v && k < nblocks; k++)
+		if (isfinite(per_block[k]))
+			v[m++] = per_block[k];
+	double med = m ? lb_median(v, m) : NAN;
+	free(v);
+	return med;
+}
+
 static void lock_cost(struct lb_ab_cell *c)
 {
-	for (int s = 0; s < LB_AB_SIDES; s++) {
-		c->lock_cost[s] = NAN;
-		double *v = malloc((c->nblocks ? c->nblocks : 1) * sizeof(double));
-		size_t m = 0;
-		for (size_t k = 0; v && k < c->nblocks; k++)
-			if (isfinite(c->none_cpu[k]))
-				v[m++] = (c->cpu[s][2 * k] + c->cpu[s][2 * k + 1]) / 2 - c->none_cpu[k];
-		if (m)
-			c->lock_cost[s] = lb_median(v, m);
-		free(v);
-	}
+	for (int s = 0; s < LB_AB_SIDES; s++)
+		c->lock_cost[s] = block_median(c->own[s], c->nblocks);
+	c->call_cost = block_median(c->own_none, c->nblocks);
 }
 
 void lb_ab_analyze(struct lb_ab_cell *cells, size_t n, int metric, double load_per_cpu)
@@ -162,9 +166,10 @@ void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg, const struct 
 				"slices)", c->npairs - c->ratio.kept, c->npairs);
 		fputc('\n', out);
 		if (isfinite(c->lock_cost[LB_AB_A]) && isfinite(c->lock_cost[LB_AB_B]))
-			fprintf(out, "  lock's own cost (CPU ns/op less `none` in the same block, median "
-				"over blocks): (A) %.2f, (B) %.2f\n", c->lock_cost[LB_AB_A],
-				c->lock_cost[LB_AB_B]);
+			fprintf(out, "  lock's own cost (a lock+unlock loop through the vtable less the "
+				"bare loop, CPU ns/op, median over blocks): (A) %.2f, (B) %.2f; "
+				"the calls alone (`none`): %.2f\n", c->lock_cost[LB_AB_A],
+				c->lock_cost[LB_AB_B], c->call_cost);
 		for (int s = 0; s < LB_AB_SIDES; s++)
 			if (c->lost_updates[s])
 				fprintf(out, "  WARNING: (%c) %s lost %llu updates of the shared data: "

@@ -16,7 +16,8 @@
  *
  * A 1-thread cell runs pinned to one CPU (unless --pin says otherwise), so
  * its slices do not migrate between vCPUs, and each of its blocks starts
- * with a slice of `none` whose CPU ns/op is the harness floor of that block.
+ * with the sides' own cost (lb_bench_own_cost: a lock+unlock loop through
+ * the vtable less the same loop over `none`) on that CPU.
  */
 #include "ab.h"
 #include "lb_c2c.h"
@@ -46,10 +47,13 @@ static int alloc_cells(struct lb_ab_cell *cells, size_t n, const unsigned int *t
 		}
 		c->c2c = calloc(cap, sizeof(double));
 		c->keep = calloc(cap, sizeof(bool));
-		c->none_cpu = calloc(cap, sizeof(double));
-		for (int s = 0; s < LB_AB_SIDES; s++)
+		for (int s = 0; s < LB_AB_SIDES; s++) {
 			c->c2c_side[s] = calloc(cap, sizeof(double));
-		if (!c->c2c || !c->keep || !c->none_cpu || !c->c2c_side[0] || !c->c2c_side[1])
+			c->own[s] = calloc(cap, sizeof(double));
+		}
+		c->own_none = calloc(cap, sizeof(double));
+		if (!c->own_none || !c->c2c || !c->keep || !c->c2c_side[0] || !c->c2c_side[1] || !c->own[0] ||
+		    !c->own[1])
 			return ENOMEM;
 	}
 	return 0;
@@ -63,10 +67,11 @@ void lb_ab_cells_free(struct lb_ab_cell *cells, size_t n)
 			free(cells[i].ops[s]);
 			free(cells[i].cpu[s]);
 			free(cells[i].c2c_side[s]);
+			free(cells[i].own[s]);
 		}
 		free(cells[i].c2c);
 		free(cells[i].keep);
-		free(cells[i].none_cpu);
+		free(cells[i].own_none);
 	}
 }
 
@@ -98,7 +103,7 @@ static int run_slice(const struct lb_ab_config *cfg, const struct lb_bench_confi
 /*
  * One block of one cell: four slices, two pairs (slots 0-1 and 2-3, one A
  * and one B each, adjacent in time; A leads one pair, B the other); a
- * 1-thread cell's block starts with a `none` slice (`none` non-NULL).
+ * 1-thread cell's block starts with the sides' own cost (`none` non-NULL).
  * 0, EINTR (stopped) or an errno.
  */
 static int run_block(const struct lb_ab_config *cfg, const struct lb_bench_config *run,
@@ -106,15 +111,22 @@ static int run_block(const struct lb_ab_config *cfg, const struct lb_bench_confi
 {
 	double ns[2][LB_AB_SIDES], ops[2][LB_AB_SIDES], cpu[2][LB_AB_SIDES], rt[2][LB_AB_SIDES];
 	struct lb_run_result r;
-	c->none_cpu[k] = NAN;
+	for (int s = 0; s < LB_AB_SIDES; s++)
+		c->own[s][k] = NAN;
+	c->own_none[k] = NAN;
 	if (none) {
-		/* No round trip: no pair reads it, and on a loaded machine the
-		 * probe waits for its partner's CPU. */
-		int err = run_slice(cfg, run, none, 1, &r, NULL);
-		if (err)
-			return err;
-		c->none_cpu[k] = r.cpu_ns_per_op;
-		lb_run_result_free(&r);
+		/* The sides' own cost at this block (micro_own.c), on the CPU the
+		 * 1-thread slices use; a failure leaves NAN: no figure. */
+		int own_cpu[1] = { -1 };
+		double own[LB_AB_SIDES], calls;
+		if (lb_pin_plan(&run->pin, 1, own_cpu))
+			own_cpu[0] = -1;
+		if (lb_bench_own_cost(none, cfg->lock, LB_AB_SIDES, own_cpu[0], LB_AB_OWN_ROUNDS,
+				      own, &calls) == 0) {
+			for (int s = 0; s < LB_AB_SIDES; s++)
+				c->own[s][k] = own[s];
+			c->own_none[k] = calls;
+		}
 	}
 	for (unsigned int slot = 0; slot < 4; slot++) {
 		int side = lb_ab_side(k, slot);

@@ -93,7 +93,8 @@ struct lb_run_result {
 	bool overhead_clamped;     /* overhead_ns came out < 0 and is shown as 0 */
 	bool exclusive;            /* no read side: read figures are null, not 0 */
 	double lat_p99_worst_thread_ns; /* max over threads of each thread's p99 */
-	double lock_ns_per_op;     /* ns_per_op less the same run's `none` (NAN: none) */
+	double lock_ns_per_op;     /* 1 thread: the lock's own cost in the run's round
+				    * (lb_bench_own_cost; NAN: none) */
 	struct lb_side_result side[LB_SIDES];
 	uint64_t lost_updates;     /* exclusive: increments missing from shared data */
 	uint64_t torn_reads;       /* rw: reader saw writers' fields disagree */
@@ -132,7 +133,7 @@ enum lb_metric {
 	LB_M_WRITE_LAT_MAX,
 	LB_M_LAT_P99_WORST_THREAD, /* the highest of the threads' own p99: a starved
 				    * thread's few samples count as much as a busy one's */
-	LB_M_LOCK_NS_PER_OP,       /* ns/op minus `none`'s at 1 thread in the same run */
+	LB_M_LOCK_NS_PER_OP,       /* 1 thread: the lock's own cost (lb_bench_own_cost) */
 	LB_M_COUNT
 };
 
@@ -157,6 +158,18 @@ void lb_bench_usage(FILE *out);
 int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops *ops,
 		     unsigned int nthreads, struct lb_run_result *out);
 void lb_run_result_free(struct lb_run_result *r);
+
+/*
+ * micro_own.c: the own cost at 1 thread of each of ops[0..n) (n <=
+ * LB_BENCH_MAX_LOCKS): a tight lock(); unlock(); loop through the vtable
+ * on one thread pinned to cpu (-1: unpinned), CPU ns/op less the bare loop,
+ * median over `rounds` interleaved rounds -- the calls included, as a
+ * direct-call loop pays them; *none_out: the same for `none` (the calls
+ * alone).  NAN on failure.  0 or an errno value.
+ */
+#define LB_BENCH_OWN_ROUNDS 15
+int lb_bench_own_cost(const struct lb_lock_ops *none, const struct lb_lock_ops *const *ops,
+		      size_t n, int cpu, unsigned int rounds, double *out, double *none_out);
 
 /*
  * Interrupted runs (SIGINT, SIGTERM, SIGHUP, SIGQUIT): the handler calls

@@ -72,7 +72,7 @@ static int finish_output(const char *what, struct lb_outfile *f)
 }
 
 /* The lock's own cost beside the harness figures: 1-thread cells only. */
-static void report_lock_cost(FILE *out, const struct lb_cell *cells, size_t n)
+static void report_lock_cost(FILE *out, const struct lb_cell *cells, size_t n, double calls)
 {
 	bool any = false;
 	for (size_t i = 0; i < n; i++) {
@@ -80,8 +80,9 @@ static void report_lock_cost(FILE *out, const struct lb_cell *cells, size_t n)
 		if (cells[i].nthreads != 1 || !isfinite(s->median))
 			continue;
 		if (!any)
-			fprintf(out, "# lock's own cost at 1 thread (CPU ns/op less `none`'s, measured "
-				"in the same rounds; median):");
+			fprintf(out, "# lock's own cost at 1 thread (a lock+unlock loop through the "
+				"vtable less the bare loop, CPU ns/op, median; the calls alone, "
+				"`none`: %.2f):", calls);
 		fprintf(out, "%s %s %.2f", any ? "," : "", cells[i].ops->name, s->median);
 		any = true;
 	}
@@ -129,23 +130,30 @@ static int run_all(const struct lb_bench_config *cfg)
 				goto out;
 			}
 		}
-	/* The harness floor: `none` at 1 thread once per round, so each 1-thread
-	 * run's lock_ns_per_op is its CPU ns/op less that of the same round. */
+	/* The locks' own cost (micro_own.c): once per round, for the locks of
+	 * the 1-thread cells, so each 1-thread run has the figure of its round. */
 	const struct lb_lock_ops *none = lb_lock_find("none");
-	bool want_floor = cfg->read_pct < 0 && none && !none->unsupported;
+	const struct lb_lock_ops *own_ops[LB_BENCH_MAX_LOCKS];
+	size_t nown = 0;
 	bool has_one = false;
 	for (size_t t = 0; t < cfg->nthread_counts; t++)
 		has_one |= cfg->threads[t] == 1;
-	want_floor &= has_one;
-	double floor_ns[LB_BENCH_MAX_REPEAT];
+	if (cfg->read_pct < 0 && has_one && none && !none->unsupported)
+		for (size_t l = 0; l < cfg->nlocks; l++)
+			own_ops[nown++] = cfg->locks[l];
+	int own_cpu[1] = { -1 };
+	if (nown && lb_pin_plan(&cfg->pin, 1, own_cpu))
+		own_cpu[0] = -1;
+	double none_calls[LB_BENCH_MAX_REPEAT];
+	unsigned int nnone = 0;
 	for (unsigned int r = 0; r < cfg->repeat && !lb_bench_stop_signal(); r++) {
-		floor_ns[r] = NAN;
-		if (want_floor) {
-			struct lb_run_result base;
-			if (lb_bench_run_one(cfg, none, 1, &base) == 0)
-				floor_ns[r] = base.cpu_ns_per_op;
-			lb_run_result_free(&base);
-		}
+		double own[LB_BENCH_MAX_LOCKS], calls = NAN;
+		for (size_t l = 0; l < cfg->nlocks; l++)
+			own[l] = NAN;
+		/* A failure leaves NAN: no figure. */
+		if (nown && lb_bench_own_cost(none, own_ops, nown, own_cpu[0], LB_BENCH_OWN_ROUNDS,
+					      own, &calls) == 0)
+			none_calls[nnone++] = calls;
 		for (size_t i = 0; i < ncells && !lb_bench_stop_signal(); i++) {
 			struct lb_cell *c = &cells[i];
 			if (!cfg->quiet)
@@ -162,7 +170,7 @@ static int run_all(const struct lb_bench_config *cfg)
 			}
 			c->runs[r].repeat_index = r;
 			if (c->nthreads == 1)
-				c->runs[r].lock_ns_per_op = c->runs[r].cpu_ns_per_op - floor_ns[r];
+				c->runs[r].lock_ns_per_op = own[i / cfg->nthread_counts];
 			c->nruns = r + 1;
 		}
 	}
@@ -189,7 +197,7 @@ static int run_all(const struct lb_bench_config *cfg)
 	lb_hostinfo_get(&host);
 	FILE *table = lb_outfile_report_stream(&json, &csv);
 	lb_report_table(table, cfg, &rec, &host, cells, nreport);
-	report_lock_cost(table, cells, nreport);
+	report_lock_cost(table, cells, nreport, nnone ? lb_median(none_calls, nnone) : NAN);
 	fflush(table);
 	if (cfg->json_path) {
 		if (cfg->json_gbench)
