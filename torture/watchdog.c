@@ -31,7 +31,8 @@ int lb_torture_stall_init(struct lb_torture_stall *st, int nthreads)
 	st->since = calloc((size_t)nthreads, sizeof(*st->since));
 	st->acq_at = calloc((size_t)nthreads, sizeof(*st->acq_at));
 	st->cpu_at = calloc((size_t)nthreads, sizeof(*st->cpu_at));
-	return st->since && st->acq_at && st->cpu_at ? 0 : -1;
+	st->proc_at = calloc((size_t)nthreads, sizeof(*st->proc_at));
+	return st->since && st->acq_at && st->cpu_at && st->proc_at ? 0 : -1;
 }
 
 void lb_torture_stall_free(struct lb_torture_stall *st)
@@ -39,6 +40,8 @@ void lb_torture_stall_free(struct lb_torture_stall *st)
 	free(st->since);
 	free(st->acq_at);
 	free(st->cpu_at);
+	free(st->proc_at);
+	st->proc_at = NULL;
 	st->since = NULL;
 	st->acq_at = NULL;
 	st->cpu_at = NULL;
@@ -51,6 +54,14 @@ uint64_t lb_torture_thread_cpu_ns(const struct lb_torture_thread *t)
 	if (!t->created || pthread_getcpuclockid(t->handle, &clock) != 0 ||
 	    clock_gettime(clock, &ts) != 0)
 		return UINT64_MAX;
+	return (uint64_t)ts.tv_sec * LB_NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t process_cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+		return 0;
 	return (uint64_t)ts.tv_sec * LB_NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
@@ -93,6 +104,7 @@ const struct lb_torture_thread *lb_torture_stall_check(struct lb_torture_stall *
 			st->since[i] = since;
 			st->acq_at[i] = total;
 			st->cpu_at[i] = lb_torture_thread_cpu_ns(t);
+			st->proc_at[i] = process_cpu_ns();
 		}
 		if (now <= since)
 			continue;
@@ -113,6 +125,11 @@ const struct lb_torture_thread *lb_torture_stall_check(struct lb_torture_stall *
 		uint64_t cpu = lb_torture_thread_cpu_ns(t);
 		if (cpu == UINT64_MAX || st->cpu_at[i] == UINT64_MAX ||
 		    cpu - st->cpu_at[i] > LB_TORTURE_STALL_MAX_CPU_NS)
+			continue;
+		/* A share too small to tell a spinner from a sleeper: not yet. */
+		uint64_t proc = process_cpu_ns();
+		if (proc < st->proc_at[i] ||
+		    (proc - st->proc_at[i]) / (uint64_t)run->nthreads < LB_TORTURE_STALL_MIN_SHARE_NS)
 			continue;
 		stalled = t;
 		*waited_ns = waited;

@@ -38,12 +38,23 @@ void lb_torture_dump_threads(const struct lb_torture_run *run);
  * and the acquisition total then; it also keeps the longest wait seen.
  */
 #define LB_TORTURE_STALL_MAX_CPU_NS (5 * 1000000ull) /* 5 ms */
+/*
+ * ... and only once the workers' fair share of the CPU time the process got
+ * over the wait (its CPU time then to now, over the workers) is at least
+ * this: the workers run at nice 19, and on a machine loaded by other work
+ * a spinning waiter may get under 5 ms in 10 s too (64 spinners of ck-fas
+ * at load 130: "asleep" by the CPU test, yet spinning).  Below it spinning
+ * and sleeping cannot be told apart yet; the wait stays tracked, and the
+ * watchdog still sees a lock nobody gets.
+ */
+#define LB_TORTURE_STALL_MIN_SHARE_NS (10 * LB_TORTURE_STALL_MAX_CPU_NS)
 
 struct lb_torture_stall {
 	int nthreads;
 	uint64_t *since;          /* state_since_ns of the wait being tracked */
 	long long *acq_at;        /* total acquisitions when it was first seen */
 	uint64_t *cpu_at;         /* its CPU time then (UINT64_MAX: unknown) */
+	uint64_t *proc_at;        /* the process's CPU time then */
 	uint64_t longest_ns;      /* the longest wait seen, and what passed it */
 	long long longest_others;
 	int longest_thread;       /* dense index, -1 = none */
