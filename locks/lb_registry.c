@@ -151,7 +151,7 @@ const char *lb_lock_flags_str(unsigned int flags, char *buf, size_t len)
 		{ LB_LOCK_F_FAIR, "fair" },       { LB_LOCK_F_COUNTERS, "counters" },
 		{ LB_LOCK_F_BUSTED, "busted" },   { LB_LOCK_F_NOLOCK, "nolock" },
 		{ LB_LOCK_F_RCU, "rcu" },         { LB_LOCK_F_SPIN_ROLE, "spinrole" },
-		{ LB_LOCK_F_TIMED, "timed" },
+		{ LB_LOCK_F_TIMED, "timed" },     { LB_LOCK_F_NO_TURN, "noturn" },
 	};
 	size_t used = 0;
 	buf[0] = '\0';

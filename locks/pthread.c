@@ -154,7 +154,8 @@ LB_ADAPT_TRY0(rwlock_read_trylock, pthread_rwlock_tryrdlock)
 		.family = "rwlock",                                            \
 		.summary = what,                                               \
 		.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW |                  \
-			 LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS,                 \
+			 LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS |                \
+			 LB_LOCK_F_NO_TURN, /* a writer can sleep through */   \
 		LB_OPS_OBJECT(pthread_rwlock_t),                               \
 		.init = initfn,                                                \
 		.destroy = rwlock_destroy,                                     \

@@ -21,6 +21,7 @@ struct broken_ctx {
 	unsigned int index; /* dense thread index: writer i is index i */
 	unsigned long acquired;
 	_Atomic uint32_t never; /* the word the stranded waiter sleeps on */
+	bool starved;           /* starve_lock: the one long wait is over */
 };
 
 static int broken_init(void *lock)
@@ -148,6 +149,34 @@ got:
 	c->acquired++;
 }
 
+/*
+ * Not a bug: the same futex mutex, where thread 1's wait after STRIKE_AFTER
+ * acquisitions lasts STARVE_S seconds once (a waiter passed over for that
+ * long, as glibc's rwlock may), then goes on normally.  Flagged
+ * LB_LOCK_F_NO_TURN: locktorture must call it starvation, not a stall.
+ */
+#define STARVE_S 6
+static void starve_lock(void *lock, void *tctx)
+{
+	struct broken_lock *l = lock;
+	struct broken_ctx *c = tctx;
+	uint32_t free_word = 0;
+	/* Acquire: pairs with the release exchange in strand_unlock. */
+	if (atomic_compare_exchange_strong_explicit(&l->word, &free_word, 1, memory_order_acquire,
+						    memory_order_relaxed))
+		goto got;
+	if (c->index == 1 && c->acquired >= STRIKE_AFTER && !c->starved) {
+		struct timespec left = { .tv_sec = STARVE_S };
+		lb_futex_wait(&c->never, 0, &left); /* nobody wakes it: the timeout ends it */
+		c->starved = true;
+	}
+	/* Mark contended and sleep until an unlock wakes us. */
+	while (atomic_exchange_explicit(&l->word, 2, memory_order_acquire) != 0)
+		lb_futex_wait(&l->word, 2, NULL);
+got:
+	c->acquired++;
+}
+
 static void strand_unlock(void *lock, void *tctx)
 {
 	(void)tctx;
@@ -194,6 +223,16 @@ static const struct lb_lock_ops strand_ops = {
 	.lock = strand_lock, .unlock = strand_unlock,
 };
 
+static const struct lb_lock_ops starve_ops = {
+	TAS_BASE,
+	.name = "mutex-starve-one-noturn",
+	.summary = "futex mutex that passes one waiter over for 6 s, flagged noturn (no bug)",
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_SLEEPS | LB_LOCK_F_THREAD_CTX |
+		 LB_LOCK_F_NO_TURN,
+	.thread_ctx_size = sizeof(struct broken_ctx), .thread_init = ctx_init,
+	.lock = starve_lock, .unlock = strand_unlock,
+};
+
 static const struct lb_lock_ops segv_ops = {
 	TAS_BASE,
 	.name = "tas-segv",
@@ -213,5 +252,5 @@ static const struct lb_lock_ops abort_ops = {
 };
 
 const struct lb_lock_ops *const lb_test_broken_locks[] = {
-	&trylock_ignores_ops, &racy_trylock_ops, &relaxed_unlock_ops, &strand_ops, &segv_ops, &abort_ops, NULL,
+	&trylock_ignores_ops, &racy_trylock_ops, &relaxed_unlock_ops, &strand_ops, &starve_ops, &segv_ops, &abort_ops, NULL,
 };

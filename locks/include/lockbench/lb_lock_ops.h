@@ -51,6 +51,11 @@ enum lb_lock_flag {
 					  * oversubscription; locktorture
 					  * gives it spin_lock/rw_lock holds */
 	LB_LOCK_F_TIMED      = 1u << 12, /* timedlock present */
+	LB_LOCK_F_NO_TURN    = 1u << 13, /* by design a waiter may be passed over
+					  * without bound (glibc's rwlocks: POSIX
+					  * promises waiters no order); locktorture
+					  * calls such a wait starvation, not a
+					  * stall */
 };
 
 /* One named event counter a lock can report (for `lockbench bench --explain`). */
