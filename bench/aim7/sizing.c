@@ -97,6 +97,10 @@ int aim_sizing_compute(const struct aim_workfile *wf, const struct aim_costs *c,
 	}
 	if (scale <= 0)
 		return -1;
+	/* Never faster than the table's kernel: a lock section lasts as long
+	 * as the real one (sizing.h, AIM_SIZING_MIN_SCALE). */
+	if (scale < AIM_SIZING_MIN_SCALE)
+		scale = AIM_SIZING_MIN_SCALE;
 	out->on = true;
 	out->scale = scale;
 	for (int op = 0; op < AIM_NKOPS; op++)

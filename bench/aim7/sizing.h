@@ -11,19 +11,27 @@
  * the directory's i_mutex is link - stat).  Running each test once with no
  * padding gives its native time N_t and how often it passes each point
  * (count_t[KOP]), hence its real time R_t = sum count_t[op] * real[op].
- * With a common scale s = max_t N_t / R_t (the smallest that needs no test
- * to shed work), every point then burns f_t * s * real[op] of CPU, where
+ * With a common scale s = max(AIM_SIZING_MIN_SCALE, max_t N_t / R_t) (the
+ * smallest that needs no test to shed work, and never below the real
+ * kernel's speed), every point then burns f_t * s * real[op] of CPU, where
  * f_t = 1 - N_t / (s R_t), so the test takes N_t + f_t s R_t = s R_t:
  * its share of child time is its share of the table's time.  Only tests
  * with at least AIM_SIZING_MIN_SHARE of the table's time set s; a test
  * below it whose model is slower than s times its real calls keeps its
  * native time (f_t = 0) and runs over its share, which the check reports.
- * The default, 0, lets every test set s: here the pipe tests' model is
- * about as slow as the real calls, so s is near 1 and the simulated kernel
- * runs at about the real kernel's speed (a 100-user point of high_systime
- * on 2 CPUs: ~5 s).
+ * The default, 0, lets every test set s.  Every test's model is meant to
+ * cost less than its real calls (N_t < R_t: the pipe and shm copies are
+ * one memcpy and one memcmp, kern_ipc.c), so s is 1 and the simulated
+ * kernel runs at the table's speed: a 100-user point of high_systime on
+ * 2 CPUs takes about 100 x sum R_t / 2 = ~3 s; a test whose model is
+ * slower than its real calls raises s for all (--explain: its pad is 0 %).
  */
 #define AIM_SIZING_MIN_SHARE 0.0
+/* The floor of s: 1, the table's speed.  Below it the model would run
+ * faster than the real kernel, and a lock section (a creat under the
+ * directory's i_mutex) shorter than the real one -- the times the locks'
+ * spin budgets and the gauges are about. */
+#define AIM_SIZING_MIN_SCALE 1.0
 /* The share check also reports the tests with at least this share. */
 #define AIM_SIZING_BIG_SHARE 0.01
 #ifndef LB_AIM7_SIZING_H
@@ -75,7 +83,7 @@ void aim_sizing_real_ns(const struct aim_costs *c, double *real /* [AIM_NKOPS] *
 #define AIM_SIZING_MAX_TESTS 128
 struct aim_sizing {
 	bool on;
-	double scale;                         /* s */
+	double scale;                         /* s (>= AIM_SIZING_MIN_SCALE) */
 	double kwork_ns[AIM_NKOPS];           /* s * real[op] */
 	double loops_per_ns;                  /* aim_kwork's calibrated loop rate */
 	/* per workfile slot */
@@ -89,7 +97,8 @@ struct aim_sizing {
 /*
  * The sizing from the table, the native times and the op counts per run of
  * each slot (count[slot * AIM_NKOPS + op]); only tests with at least min_share
- * of the table's time set the scale (AIM_SIZING_MIN_SHARE).  0, or -1 when no test of the
+ * of the table's time set the scale (AIM_SIZING_MIN_SHARE), which is never
+ * below AIM_SIZING_MIN_SCALE.  0, or -1 when no test of the
  * workfile passes any kernel op (nothing to size).
  */
 int aim_sizing_compute(const struct aim_workfile *wf, const struct aim_costs *c,
