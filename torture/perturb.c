@@ -30,8 +30,11 @@ static _Thread_local uint32_t perturb_thread_ppm;
 static _Thread_local uint32_t perturb_phase_left;
 /* Decisions since lb_perturb_acquire_begin(): two per hooked operation. */
 static _Thread_local uint32_t perturb_acquire_ops;
-/* The writer's behaviour phase: when it ends (CLOCK_MONOTONIC ns; 0 = not
+/* The writer's behaviour phase: its own generator (a stream apart from the
+ * hooks', so that the time-based phases leave the hooks' decision streams
+ * as --seed replays them), when the phase ends (CLOCK_MONOTONIC ns; 0 = not
  * drawn yet) and whether it is a polling one. */
+static _Thread_local uint64_t perturb_poll_state;
 static _Thread_local uint64_t perturb_poll_phase_end;
 static _Thread_local bool perturb_polling;
 
@@ -99,9 +102,14 @@ void lb_perturb_configure(uint32_t rate_ppm, uint64_t seed)
 	lb_perturb_enabled = rate_ppm > 0;
 }
 
+/* The polling phases' streams: the seed mixed with this, so that none is
+ * a hook stream. */
+#define PERTURB_POLL_SEED_MIX 0x706f6c6c696e6721ull
+
 static void seed_thread(uint64_t stream)
 {
 	perturb_state = stream_seed(perturb_seed, stream);
+	perturb_poll_state = stream_seed(perturb_seed ^ PERTURB_POLL_SEED_MIX, stream);
 	perturb_seeded = true;
 	perturb_phase_left = 0; /* the first decision draws a phase */
 }
@@ -301,7 +309,7 @@ uint64_t lb_perturb_poll_ns_slow(void)
 		seed_thread(1000000u + (uint64_t)gettid());
 	uint64_t now = lb_torture_now_ns();
 	if (now >= perturb_poll_phase_end) {
-		uint32_t r = lb_torture_random_step(&perturb_state);
+		uint32_t r = lb_torture_random_step(&perturb_poll_state);
 		perturb_polling = r % PERTURB_POLL_PHASE_EVERY == 0;
 		perturb_poll_phase_end = now + PERTURB_POLL_PHASE_MIN_NS +
 					 (r >> 8) % PERTURB_POLL_PHASE_SPAN_NS;
@@ -309,5 +317,5 @@ uint64_t lb_perturb_poll_ns_slow(void)
 	if (!perturb_polling)
 		return 0;
 	count(&perturb_polls);
-	return PERTURB_POLL_MIN_NS + lb_torture_random_step(&perturb_state) % PERTURB_POLL_SPAN_NS;
+	return PERTURB_POLL_MIN_NS + lb_torture_random_step(&perturb_poll_state) % PERTURB_POLL_SPAN_NS;
 }

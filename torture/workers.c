@@ -260,7 +260,8 @@ static bool write_section(struct lb_torture_thread *t)
 
 	lb_torture_set_state(t, LB_TORTURE_WAITING, LB_TORTURE_MAIN_LOCK);
 	lb_perturb_acquire_begin();
-	acquire(t, run->ops->trylock, run->ops->lock, lb_perturb_poll_ns());
+	acquire(t, run->ops->trylock, run->ops->lock,
+		run->ops->trylock ? lb_perturb_poll_ns() : 0);
 	lb_torture_set_state(t, LB_TORTURE_HOLDING, LB_TORTURE_MAIN_LOCK);
 
 	if (atomic_load_explicit(&run->lock_is_write_held, memory_order_relaxed))
