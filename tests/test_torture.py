@@ -277,6 +277,11 @@ def scenario_perturb():
     if not ok(good, f"qspinlock-pv --perturb=5: SUCCESS, seed printed, "
                     f"{m.group(1) if m else 0} points perturbed"):
         diag(f"rc={rc}\n" + out[-2000:] + err)
+    polls = re.search(r"; (\d+) writer acquisitions polled trylock first$", out, re.M)
+    if not ok(polls and int(polls.group(1)) > 0,
+              f"the writers' polling phases ran: {polls.group(1) if polls else 'no'} "
+              f"acquisitions polled trylock first"):
+        diag(out[-2000:])
     rc, out, err, _ = run(["--type", "mutex", "--duration", "1", "--stat_interval", "0"], 60)
     ok(rc == 0 and "perturb: off" in out and "points perturbed" not in out,
        "without --perturb: off, nothing perturbed")

@@ -20,7 +20,7 @@ static uint64_t perturb_seed;
  * little next to the delay itself.  Relaxed: statistics only. */
 static _Atomic uint64_t perturb_points, perturb_spins, perturb_yields, perturb_sleeps;
 static _Atomic uint64_t perturb_published, perturb_holds, perturb_contended, perturb_long;
-static _Atomic uint64_t perturb_rare;
+static _Atomic uint64_t perturb_rare, perturb_polls;
 
 /* Per thread: the generator, whether it was seeded, this phase's rate (ppm)
  * and the decisions left before the next phase. */
@@ -30,6 +30,13 @@ static _Thread_local uint32_t perturb_thread_ppm;
 static _Thread_local uint32_t perturb_phase_left;
 /* Decisions since lb_perturb_acquire_begin(): two per hooked operation. */
 static _Thread_local uint32_t perturb_acquire_ops;
+/* The writer's behaviour phase: its own generator (a stream apart from the
+ * hooks', so that the time-based phases leave the hooks' decision streams
+ * as --seed replays them), when the phase ends (CLOCK_MONOTONIC ns; 0 = not
+ * drawn yet) and whether it is a polling one. */
+static _Thread_local uint64_t perturb_poll_state;
+static _Thread_local uint64_t perturb_poll_phase_end;
+static _Thread_local bool perturb_polling;
 
 /* Longest spin in lb_cpu_relax() calls (a pause is ~10..140 cycles), and the
  * sleep range: a few µs, so that thousands of them fit a second. */
@@ -66,6 +73,14 @@ static _Thread_local uint32_t perturb_acquire_ops;
  * so the rare paths (a slow unlock, a hand-over, a pass-on: where the
  * windows of a broken lock are) get as many as the fast path does. */
 #define PERTURB_RARE_K 16u
+/* Writer behaviour phases last POLL_PHASE_MIN_NS + up to POLL_PHASE_SPAN_NS;
+ * one in POLL_PHASE_EVERY polls: each acquisition tries trylock for
+ * POLL_MIN_NS + up to POLL_SPAN_NS before its blocking op. */
+#define PERTURB_POLL_PHASE_EVERY 4u
+#define PERTURB_POLL_PHASE_MIN_NS 2000000u
+#define PERTURB_POLL_PHASE_SPAN_NS 18000000u
+#define PERTURB_POLL_MIN_NS 20000u
+#define PERTURB_POLL_SPAN_NS 480000u
 /* A phase lasts PHASE_MIN + up to PHASE_SPAN decisions of its thread. */
 #define PERTURB_PHASE_MIN 4096u
 #define PERTURB_PHASE_SPAN 16384u
@@ -87,9 +102,14 @@ void lb_perturb_configure(uint32_t rate_ppm, uint64_t seed)
 	lb_perturb_enabled = rate_ppm > 0;
 }
 
+/* The polling phases' streams: the seed mixed with this, so that none is
+ * a hook stream. */
+#define PERTURB_POLL_SEED_MIX 0x706f6c6c696e6721ull
+
 static void seed_thread(uint64_t stream)
 {
 	perturb_state = stream_seed(perturb_seed, stream);
+	perturb_poll_state = stream_seed(perturb_seed ^ PERTURB_POLL_SEED_MIX, stream);
 	perturb_seeded = true;
 	perturb_phase_left = 0; /* the first decision draws a phase */
 }
@@ -113,6 +133,7 @@ void lb_perturb_read_counts(struct lb_perturb_counts *out)
 	out->contended = atomic_load_explicit(&perturb_contended, memory_order_relaxed);
 	out->rare = atomic_load_explicit(&perturb_rare, memory_order_relaxed);
 	out->long_ones = atomic_load_explicit(&perturb_long, memory_order_relaxed);
+	out->polls = atomic_load_explicit(&perturb_polls, memory_order_relaxed);
 }
 
 static void count(_Atomic uint64_t *what)
@@ -280,4 +301,21 @@ void lb_perturb_slow_hold(bool reader)
 		count(&perturb_sleeps);
 		sleep_ns(PERTURB_HOLD_SLEEP_NS + (long)(amount % PERTURB_HOLD_SLEEP_NS));
 	}
+}
+
+uint64_t lb_perturb_poll_ns_slow(void)
+{
+	if (!perturb_seeded)
+		seed_thread(1000000u + (uint64_t)gettid());
+	uint64_t now = lb_torture_now_ns();
+	if (now >= perturb_poll_phase_end) {
+		uint32_t r = lb_torture_random_step(&perturb_poll_state);
+		perturb_polling = r % PERTURB_POLL_PHASE_EVERY == 0;
+		perturb_poll_phase_end = now + PERTURB_POLL_PHASE_MIN_NS +
+					 (r >> 8) % PERTURB_POLL_PHASE_SPAN_NS;
+	}
+	if (!perturb_polling)
+		return 0;
+	count(&perturb_polls);
+	return PERTURB_POLL_MIN_NS + lb_torture_random_step(&perturb_poll_state) % PERTURB_POLL_SPAN_NS;
 }

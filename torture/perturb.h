@@ -29,7 +29,14 @@
  *    1/2, 1 or 5/2 times RATE (mean RATE), so a heavily delayed releaser
  *    meets threads that run undelayed;
  *  - a sleep is now and then a long one (a lost time slice), a yield now and
- *    then a burst of yields.
+ *    then a burst of yields;
+ *  - thread behaviour: each writer passes through phases of a few
+ *    milliseconds, one in POLL_PHASE_EVERY of them a polling phase, in which
+ *    every acquisition first polls the lock's trylock for up to a few hundred
+ *    µs (lb_perturb_poll_ns()).  Sleeping waiters leave a lock alone while
+ *    it is briefly free (a release followed by a hand-over that overwrites
+ *    whoever took it meanwhile), and a poller that is awake and trying is
+ *    what takes it in such a window.
  *
  * The hooks are compiled only into locktorture's own copy of the locks
  * (torture/perturb_hooks.h, -DLB_PERTURB=1); lockbench never has them.
@@ -64,6 +71,7 @@ struct lb_perturb_counts {
 	uint64_t contended; /* of those: after a slow-path acquisition */
 	uint64_t rare;      /* of the points: at a rarely run store or RMW site */
 	uint64_t long_ones; /* sleeps of a time slice or more */
+	uint64_t polls;     /* writer acquisitions that polled trylock first */
 };
 void lb_perturb_read_counts(struct lb_perturb_counts *out);
 
@@ -105,6 +113,19 @@ static inline void lb_perturb_hold(bool reader)
 {
 	if (__builtin_expect(lb_perturb_enabled, 0))
 		lb_perturb_slow_hold(reader);
+}
+
+/*
+ * How long the calling writer polls trylock before this acquisition's
+ * blocking op, in ns; 0 outside its polling phases (then the usual
+ * --trylock_pct choice applies).  Counts a poll when it returns non-zero.
+ */
+uint64_t lb_perturb_poll_ns_slow(void);
+static inline uint64_t lb_perturb_poll_ns(void)
+{
+	if (__builtin_expect(lb_perturb_enabled, 0))
+		return lb_perturb_poll_ns_slow();
+	return 0;
 }
 
 #endif /* LB_TORTURE_PERTURB_H */

@@ -234,12 +234,13 @@ static int verdict(struct lb_torture_run *run, int errors, bool hard_fail)
 		lb_perturb_read_counts(&c);
 		say(run, "", "perturb: %llu points perturbed: %llu spins, %llu yields, %llu sleeps "
 		    "(%llu at rarely run sites, %llu right after a publishing atomic, %llu inside "
-		    "critical sections of which %llu after a slow-path acquisition, %llu long)",
+		    "critical sections of which %llu after a slow-path acquisition, %llu long); "
+		    "%llu writer acquisitions polled trylock first",
 		    (unsigned long long)c.points, (unsigned long long)c.spins,
 		    (unsigned long long)c.yields, (unsigned long long)c.sleeps,
 		    (unsigned long long)c.rare, (unsigned long long)c.published,
 		    (unsigned long long)c.holds, (unsigned long long)c.contended,
-		    (unsigned long long)c.long_ones);
+		    (unsigned long long)c.long_ones, (unsigned long long)c.polls);
 	}
 	bool failed = errors || hard_fail;
 	if (failed)

@@ -183,10 +183,30 @@ static bool use_trylock(struct lb_torture_thread *t, bool (*try_op)(void *, void
  * blocking op.  Every success goes through the same checks as lock().
  */
 static void acquire(struct lb_torture_thread *t, bool (*try_op)(void *, void *),
-		    void (*lock_op)(void *, void *))
+		    void (*lock_op)(void *, void *), uint64_t poll_ns)
 {
 	struct lb_torture_run *run = t->run;
-	if (use_trylock(t, try_op)) {
+	if (try_op && poll_ns) {
+		/* --perturb's polling phase: an awake contender that takes the
+		 * lock the moment it looks free, for up to poll_ns. */
+		uint64_t deadline = lb_torture_now_ns() + poll_ns;
+		for (unsigned int i = 1;; i++) {
+			if (try_op(run->lock, t->tctx[0])) {
+				long n = atomic_load_explicit(&t->n_trylock, memory_order_relaxed);
+				atomic_store_explicit(&t->n_trylock, n + 1, memory_order_relaxed);
+				return;
+			}
+			if (lb_torture_now_ns() >= deadline)
+				break;
+			/* Spin-wait hint only: nothing is published by a failed
+			 * trylock; a yield now and then lets a preempted holder
+			 * on this CPU finish. */
+			if (i % 32 == 0)
+				sched_yield();
+			else
+				lb_cpu_relax();
+		}
+	} else if (use_trylock(t, try_op)) {
 		for (int i = 0; i < TRYLOCK_TRIES; i++) {
 			if (try_op(run->lock, t->tctx[0])) {
 				long n = atomic_load_explicit(&t->n_trylock, memory_order_relaxed);
@@ -240,7 +260,8 @@ static bool write_section(struct lb_torture_thread *t)
 
 	lb_torture_set_state(t, LB_TORTURE_WAITING, LB_TORTURE_MAIN_LOCK);
 	lb_perturb_acquire_begin();
-	acquire(t, run->ops->trylock, run->ops->lock);
+	acquire(t, run->ops->trylock, run->ops->lock,
+		run->ops->trylock ? lb_perturb_poll_ns() : 0);
 	lb_torture_set_state(t, LB_TORTURE_HOLDING, LB_TORTURE_MAIN_LOCK);
 
 	if (atomic_load_explicit(&run->lock_is_write_held, memory_order_relaxed))
@@ -347,7 +368,7 @@ void *lb_torture_reader(void *arg)
 
 		lb_torture_set_state(t, LB_TORTURE_WAITING, LB_TORTURE_MAIN_LOCK);
 		lb_perturb_acquire_begin();
-		acquire(t, run->ops->read_trylock, run->ops->read_lock);
+		acquire(t, run->ops->read_trylock, run->ops->read_lock, 0);
 		lb_torture_set_state(t, LB_TORTURE_HOLDING, LB_TORTURE_MAIN_LOCK);
 
 		atomic_fetch_add_explicit(&run->lock_is_read_held, 1, memory_order_relaxed);

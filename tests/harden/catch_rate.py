@@ -6,9 +6,12 @@
 
 Runs `TORTURE_BROKEN --type LOCK --duration CAP TORTURE_ARGS` N times per
 lock (one run at a time) and stops a run at its first failure line ("!!!"),
-or when it ends.  Prints, per lock, the catch count and the mean (and
-worst) wall time to the first failure line.  A measuring tool, not a test:
-its figures depend on the machine's load.
+or when it ends.  Prints, per lock, the catch count (runs that failed:
+also those failed only by the end-of-test check, which reports a hang that
+began less than --stall_secs before the end a little after CAP), how many
+of them within CAP s of wall time, and the mean (and worst) wall time to
+the first failure line.  A measuring tool, not a test: its figures depend
+on the machine's load.
 """
 import statistics
 import subprocess
@@ -55,15 +58,16 @@ def main(argv):
         times = []
         for r in range(runs):
             first, what = one_run(exe, lock, cap, extra)
-            if first is not None and first <= cap:
+            if first is not None:
                 times.append(first)
             print(f"  {lock} run {r + 1}: "
                   + (f"caught at {first:.1f} s: {what[:150]}" if first is not None
                      else "not caught"), flush=True)
         mean = f"{statistics.mean(times):.1f} s" if times else "-"
         worst = f"{max(times):.1f} s" if times else "-"
-        print(f"{lock}: caught {len(times)}/{runs} within {cap} s, mean time to first "
-              f"failure {mean}, worst {worst}", flush=True)
+        within = sum(1 for t in times if t <= cap)
+        print(f"{lock}: caught {len(times)}/{runs} ({within} within {cap} s), mean time to "
+              f"first failure {mean}, worst {worst}", flush=True)
     return 0
 
 

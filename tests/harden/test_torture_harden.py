@@ -20,9 +20,8 @@ copies   the broken copies of real locks (broken_copies.h, mkbroken.py): with
          owners in a window (qspinlock-pv-steal-bit, mutex-pass-on-after-
          release) and a lost wake-up in a window (qspinlock-pv-halt-no-
          recheck).  A copy gets two tries (the catch is random; measured rates
-         are in doc/locktorture.md): a copy that passes both is a miss.  The
-         mutex pass-on is caught 7 of 10 times only: its miss is a TAP TODO
-         (a known shortfall of issue 26), the others' a failure.
+         are in doc/locktorture.md, 10 of 10 each): a copy that passes both
+         is a miss, and a failure of the test.
 """
 import os
 import re
@@ -30,8 +29,7 @@ import subprocess
 import sys
 import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import lbtap  # noqa: E402 (tests/lbtap.py, after the sys.path line)
-from lbtap import diag, done, ok  # noqa: E402
+from lbtap import diag, done, ok  # noqa: E402 (tests/lbtap.py, after the sys.path line)
 
 EXE, SCENARIO, BUILD = sys.argv[1], sys.argv[2], sys.argv[3]
 END_RE = re.compile(r"^\S+-torture:--- End of test: (SUCCESS|FAILURE)(?: \[debug\])?: ", re.M)
@@ -146,15 +144,8 @@ def scenario_copies():
             if rc == 1 and verdict(out) == "FAILURE" and "!!! replay (same seed" in out:
                 break
         else:
-            what = f"{lock}: caught by the default --perturb run ({', '.join(tries)})"
-            if lock == "mutex-pass-on-after-release":
-                # A TAP TODO: counted, printed, not a failure of the test.
-                lbtap._count += 1
-                print(f"not ok {lbtap._count} - {what} # TODO caught 7 of 10 times "
-                      f"(issue 26, doc/locktorture.md)", flush=True)
-            else:
-                ok(False, what)
-                diag(out + err, last=30)
+            ok(False, f"{lock}: caught by the default --perturb run ({', '.join(tries)})")
+            diag(out + err, last=30)
             continue
         ok(True, f"{lock}: caught by the default --perturb run ({', '.join(tries)})")
 
