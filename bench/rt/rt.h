@@ -142,8 +142,7 @@ struct lb_rt_task_info;
 void lb_rt_watchdog_check_floor(const struct lb_rt_config *cfg);
 int lb_rt_watchdog_start(const struct lb_rt_config *cfg, bool fifo);
 /* The current run's tasks, for progress and the thread dump; NULL between runs. */
-void lb_rt_watchdog_arm(struct lb_rt_task_info *const *tasks, unsigned int ntasks, const char *lock,
-			_Atomic uint64_t *progress);
+void lb_rt_watchdog_arm(struct lb_rt_task_info *const *tasks, unsigned int ntasks, const char *lock);
 void lb_rt_watchdog_disarm(void);
 
 /* What a task is doing, for the thread dump. */

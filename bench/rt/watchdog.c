@@ -7,8 +7,10 @@
  * One thread for the whole command, at the highest SCHED_FIFO priority when
  * that is permitted, so spinning RT threads cannot keep it off a CPU (it is
  * not pinned: it runs wherever a CPU is free).  It polls every 50 ms; the
- * run in progress publishes its task table and progress counter through
- * arm/disarm.  This is the one module-level state of the rt workload: the
+ * run in progress publishes its task table through arm/disarm; progress is
+ * the sum of the receivers' message counts (the RT threads' cycles when the
+ * run has no load), each written by its own thread only, so the load pays
+ * no shared counter per message.  This is the one module-level state of the rt workload: the
  * watchdog must see whatever run is current.
  */
 #include "rt.h"
@@ -33,7 +35,6 @@ static struct {
 	struct lb_rt_task_info *const *tasks;
 	unsigned int ntasks;
 	const char *lock;
-	_Atomic uint64_t *progress;
 	uint64_t armed_at, last_progress_at, last_progress;
 	uint64_t watchdog_ns, run_timeout_ns;
 } wd = { .mu = PTHREAD_MUTEX_INITIALIZER };
@@ -97,6 +98,25 @@ static void dump(const char *why)
 					role_name((enum lb_rt_task_role)r), state_name(s));
 }
 
+/* The run's progress: the receivers' messages, or with no load the RT
+ * threads' cycles (with a load they keep cycling through a hang).  wd.mu held. */
+static uint64_t progress_now(void)
+{
+	uint64_t received = 0, cycles = 0;
+	bool load = false;
+	for (unsigned int i = 0; i < wd.ntasks; i++) {
+		const struct lb_rt_task_info *t = wd.tasks[i];
+		uint64_t d = atomic_load_explicit(&t->done, RLX);
+		if (t->role == LB_RT_RECEIVER) {
+			load = true;
+			received += d;
+		} else if (t->role == LB_RT_RT) {
+			cycles += d;
+		}
+	}
+	return load ? received : cycles;
+}
+
 static void *watchdog_main(void *arg)
 {
 	(void)arg;
@@ -104,9 +124,9 @@ static void *watchdog_main(void *arg)
 		struct timespec ts = { 0, 50 * 1000000 };
 		nanosleep(&ts, NULL);
 		pthread_mutex_lock(&wd.mu);
-		if (wd.progress) {
+		if (wd.tasks) {
 			uint64_t now = lb_now_ns();
-			uint64_t p = atomic_load_explicit(wd.progress, RLX);
+			uint64_t p = progress_now();
 			char why[160] = "";
 			if (p != wd.last_progress) {
 				wd.last_progress = p;
@@ -165,15 +185,14 @@ int lb_rt_watchdog_start(const struct lb_rt_config *cfg, bool fifo)
 }
 
 void lb_rt_watchdog_arm(struct lb_rt_task_info *const *tasks, unsigned int ntasks,
-			const char *lock, _Atomic uint64_t *progress)
+			const char *lock)
 {
 	pthread_mutex_lock(&wd.mu);
 	wd.tasks = tasks;
 	wd.ntasks = ntasks;
 	wd.lock = lock;
-	wd.progress = progress;
 	wd.armed_at = wd.last_progress_at = lb_now_ns();
-	wd.last_progress = atomic_load_explicit(progress, RLX);
+	wd.last_progress = progress_now();
 	pthread_mutex_unlock(&wd.mu);
 }
 
@@ -182,7 +201,6 @@ void lb_rt_watchdog_disarm(void)
 	pthread_mutex_lock(&wd.mu);
 	wd.tasks = NULL;
 	wd.ntasks = 0;
-	wd.progress = NULL;
 	pthread_mutex_unlock(&wd.mu);
 }
 
