@@ -530,13 +530,10 @@ void lb_stock_sections(struct lb_stock *s, struct lb_stock_thread *t, uint64_t n
 #undef SECTION_LOOP
 }
 
-uint64_t lb_stock_indexed_updates_ns(struct lb_stock *s, uint64_t n)
+void lb_stock_indexed_updates(struct lb_stock *s, uint64_t n)
 {
 #if LB_HAVE_RSEQ_ASM
-	if (lb_prot_unsupported(LB_PROT_RSEQ, NULL))
-		return 0;
 	struct rseq *rs = lb_rseq_area();
-	uint64_t t0 = lb_now_ns();
 	for (uint64_t i = 0; i < n; i++)
 		__asm__ __volatile__("movl %c[cpu_off](%[rs]), %%eax\n\t"
 				     "shlq %[shift], %%rax\n\t"
@@ -547,12 +544,19 @@ uint64_t lb_stock_indexed_updates_ns(struct lb_stock *s, uint64_t n)
 				       [cpu_off] "i"(offsetof(struct rseq, cpu_id)),
 				       [shift] "i"(LB_COUNTER_SHIFT)
 				     : "rax", "rcx", "memory", "cc");
-	return lb_now_ns() - t0;
 #else
 	(void)s;
 	(void)n;
-	return 0;
 #endif
+}
+
+uint64_t lb_stock_indexed_updates_ns(struct lb_stock *s, uint64_t n)
+{
+	if (lb_prot_unsupported(LB_PROT_RSEQ, NULL))
+		return 0;
+	uint64_t t0 = lb_now_ns();
+	lb_stock_indexed_updates(s, n);
+	return lb_now_ns() - t0;
 }
 
 bool lb_stock_rseq_slow_section(struct lb_stock *s, struct lb_stock_thread *t, uint64_t spins)
