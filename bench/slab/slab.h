@@ -26,7 +26,7 @@
 #define LB_SLAB_MAX_BULK 32
 #define LB_SLAB_BULK_MAX_N 1024
 /* Batches per Table A measurement (doc/slab.md, "How a figure is taken"). */
-#define LB_SLAB_A_BATCHES 15
+#define LB_SLAB_A_BATCHES 45
 
 struct lb_slab_config {
 	bool table_protect, table_bulk;
