@@ -15,6 +15,7 @@
 #ifndef LB_SLAB_BENCH_H
 #define LB_SLAB_BENCH_H
 
+#include "slab_batch.h"
 #include "slab_stock.h"
 
 #include <stdbool.h>
@@ -24,6 +25,8 @@
 #define LB_SLAB_MAX_REPEAT 50
 #define LB_SLAB_MAX_BULK 32
 #define LB_SLAB_BULK_MAX_N 1024
+/* Batches per Table A measurement (doc/slab.md, "How a figure is taken"). */
+#define LB_SLAB_A_BATCHES 45
 
 struct lb_slab_config {
 	bool table_protect, table_bulk;
@@ -57,6 +60,9 @@ struct lb_slab_protect_result {
 	int opt_prot;                            /* what OPT ran on */
 	double allocfree_ns[LB_COL_COUNT][2][LB_SLAB_MAX_REPEAT]; /* [col][bh] */
 	uint64_t rseq_aborts, slow_paths;
+	uint64_t section_restarts[LB_PROT_COUNT];   /* rseq restarts per figure */
+	uint64_t allocfree_restarts[LB_COL_COUNT][2];
+	struct lb_slab_batch_stats probe;        /* batches redone, Table A */
 	unsigned int done;                       /* section repeats completed */
 	unsigned int done_af;                    /* alloc+free repeats completed */
 	bool allocfree_done;
@@ -69,6 +75,7 @@ struct lb_slab_bulk_result {
 	double cycles_per_ns;
 	uint32_t objs_per_page;
 	uint64_t list_lock_acquires;
+	struct lb_slab_batch_stats probe;        /* batches redone, Table B */
 	unsigned int done;
 };
 

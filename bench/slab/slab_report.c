@@ -58,6 +58,14 @@ static struct lb_summary summary_of(const double *v, unsigned int n)
 	return s;
 }
 
+static void print_probe(FILE *out, const struct lb_slab_batch_stats *st)
+{
+	fprintf(out, "probe: %llu batches kept, %llu redone (the thread was switched out or "
+		"changed CPU during them), %llu kept after %d such tries\n",
+		(unsigned long long)st->batches, (unsigned long long)st->redone,
+		(unsigned long long)st->kept_switched, LB_SLAB_BATCH_TRIES);
+}
+
 void lb_slab_print_header(FILE *out, const struct lb_slab_config *cfg)
 {
 	const char *why = lb_prot_unsupported(LB_PROT_RSEQ, NULL);
@@ -111,6 +119,7 @@ void lb_slab_print_protect(FILE *out, const struct lb_slab_config *cfg,
 			med[LB_PROT_SIGMASK] / it, sys, 2 * sys);
 	}
 	if (!res->allocfree_done) {
+		print_probe(out, &res->probe);
 		fprintf(out, "\nA. alloc+free: not run (%s)\n",
 			!res->supported[res->opt_prot]   ? res->why[res->opt_prot]
 			: lb_slab_stop_requested()       ? "interrupted"
@@ -139,6 +148,11 @@ void lb_slab_print_protect(FILE *out, const struct lb_slab_config *cfg,
 		fprintf(out, "%-13s%16s", "SD", lb_slab_commas(a.sd, b1, sizeof(b1)));
 		fprintf(out, "%16s\n", lb_slab_commas(b.sd, b2, sizeof(b2)));
 	}
+	fprintf(out, "rseq restarts: sections %llu, OPT task %llu, OPT BH %llu\n",
+		(unsigned long long)res->section_restarts[LB_PROT_RSEQ],
+		(unsigned long long)res->allocfree_restarts[LB_COL_OPT][0],
+		(unsigned long long)res->allocfree_restarts[LB_COL_OPT][1]);
+	print_probe(out, &res->probe);
 }
 
 static double improved_pct(double fallback, double bulk)
@@ -178,6 +192,7 @@ void lb_slab_print_bulk(FILE *out, const struct lb_slab_config *cfg,
 			"improved %.1f%%\n",
 			cfg->bulk_n[i], f, f / cpn, b, b / cpn, improved_pct(f, b));
 	}
+	print_probe(out, &res->probe);
 }
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -265,8 +280,20 @@ void lb_slab_write_json(FILE *fp, const struct lb_slab_config *cfg,
 	lb_json_kv_uint(&j, "cpu_partial", cfg->cpu_partial);
 	lb_json_kv_uint(&j, "min_partial", cfg->min_partial);
 	lb_json_kv_uint(&j, "min_objects", cfg->min_objects);
-	if (pr)
+	if (pr) {
 		lb_json_kv_uint(&j, "rseq_aborts", pr->rseq_aborts);
+		/* per figure: the empty rseq section, OPT alloc+free task and BH */
+		lb_json_kv_uint(&j, "rseq_restarts_sections", pr->section_restarts[LB_PROT_RSEQ]);
+		lb_json_kv_uint(&j, "rseq_restarts_opt_task", pr->allocfree_restarts[LB_COL_OPT][0]);
+		lb_json_kv_uint(&j, "rseq_restarts_opt_bh", pr->allocfree_restarts[LB_COL_OPT][1]);
+	}
+	/* the probe around the timed batches (bench/slab/slab_batch.h) */
+	uint64_t kept = (pr ? pr->probe.batches : 0) + (br ? br->probe.batches : 0);
+	uint64_t redone = (pr ? pr->probe.redone : 0) + (br ? br->probe.redone : 0);
+	uint64_t dirty = (pr ? pr->probe.kept_switched : 0) + (br ? br->probe.kept_switched : 0);
+	lb_json_kv_uint(&j, "batches", kept);
+	lb_json_kv_uint(&j, "batches_redone", redone);
+	lb_json_kv_uint(&j, "batches_kept_switched", dirty);
 	if (br) {
 		lb_json_kv_uint(&j, "objs_per_page", br->objs_per_page);
 		lb_json_kv_double(&j, "tsc_ghz", br->cycles_per_ns);

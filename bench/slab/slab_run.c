@@ -81,30 +81,53 @@ static void bh_handler(int sig)
 	errno = saved;
 }
 
-static double time_allocfree(struct lb_stock *task_stock, struct lb_stock *irq_stock,
-			     struct lb_stock_thread *t, uint64_t pairs, bool bh, uint64_t batch)
+/* One Table A cell's batch body: the figure's loop over n iterations. */
+struct a_job {
+	struct lb_stock *task_stock, *irq_stock, *section_stock;
+	struct lb_stock_thread *t;
+	bool bh;
+	uint64_t bh_batch;
+};
+
+static void allocfree_body(void *arg, uint64_t pairs)
 {
-	uint64_t t0 = lb_now_ns();
-	if (!bh) {
-		allocfree_loop(task_stock, irq_stock, t, pairs);
-	} else {
-		struct bh_job job = { task_stock, irq_stock, t, batch };
-		tls_bh_job = &job;
-		for (uint64_t done = 0; done < pairs; done += job.pairs) {
-			job.pairs = pairs - done < batch ? pairs - done : batch;
-			raise(BH_SIGNAL); /* delivered before raise() returns */
-		}
-		tls_bh_job = NULL;
+	struct a_job *j = arg;
+	if (!j->bh) {
+		allocfree_loop(j->task_stock, j->irq_stock, j->t, pairs);
+		return;
 	}
-	return (double)(lb_now_ns() - t0);
+	struct bh_job job = { j->task_stock, j->irq_stock, j->t, j->bh_batch };
+	tls_bh_job = &job;
+	for (uint64_t done = 0; done < pairs; done += job.pairs) {
+		job.pairs = pairs - done < j->bh_batch ? pairs - done : j->bh_batch;
+		raise(BH_SIGNAL); /* delivered before raise() returns */
+	}
+	tls_bh_job = NULL;
 }
 
-static double time_syscalls(uint64_t n)
+static void sections_body(void *arg, uint64_t n)
 {
-	uint64_t t0 = lb_now_ns();
+	struct a_job *j = arg;
+	lb_stock_sections(j->section_stock, j->t, n);
+}
+
+static void syscalls_body(void *arg, uint64_t n)
+{
+	(void)arg;
 	for (uint64_t i = 0; i < n; i++)
 		syscall(SYS_getppid);
-	return (double)(lb_now_ns() - t0) / (double)(n ? n : 1);
+}
+
+static void indexed_body(void *arg, uint64_t n)
+{
+	struct a_job *j = arg;
+	lb_stock_indexed_updates(j->section_stock, n);
+}
+
+/* The per-iteration median of a measurement's batches. */
+static double batches_median(double *per, unsigned int n)
+{
+	return lb_median(per, n);
 }
 
 static double median_of(const double *v, unsigned int n)
@@ -143,19 +166,41 @@ int lb_slab_run_protect(const struct lb_slab_config *cfg, struct lb_slab_protect
 	for (int p = 0; !err && p < LB_PROT_COUNT; p++)
 		if (res->supported[p])
 			lb_stock_sections(&sec[p], &t, cfg->section_iters / 10);
-	/* Phase 1: the empty sections and a bare system call, interleaved. */
+	/* Phase 1: the empty sections, a bare system call and the indexed
+	 * update, in short batches interleaved across the rows (batch b of every
+	 * row, then batch b + 1); each repeat's figure is its median batch. */
+	enum { EXTRA_SYSCALL = LB_PROT_COUNT, EXTRA_INDEXED, A_ROWS };
+	const unsigned int nb = LB_SLAB_A_BATCHES;
+	uint64_t per_batch = cfg->section_iters / nb ? cfg->section_iters / nb : 1;
+	uint64_t sys_per_batch = (cfg->section_iters / 10 + 1) / nb + 1;
+	struct a_job sjob[LB_PROT_COUNT];
+	for (int p = 0; p < LB_PROT_COUNT; p++)
+		sjob[p] = (struct a_job){ .section_stock = &sec[p], .t = &t };
 	for (unsigned int r = 0; !err && r < cfg->repeat && !lb_slab_stop_requested(); r++) {
-		for (int p = 0; p < LB_PROT_COUNT; p++) {
-			if (!res->supported[p])
-				continue;
-			uint64_t t0 = lb_now_ns();
-			lb_stock_sections(&sec[p], &t, cfg->section_iters);
-			res->section_ns[p][r] = (double)(lb_now_ns() - t0);
+		double per[A_ROWS][LB_SLAB_A_BATCHES];
+		for (unsigned int b = 0; b < nb; b++) {
+			for (int p = 0; p < LB_PROT_COUNT; p++) {
+				if (!res->supported[p])
+					continue;
+				uint64_t a0 = t.rseq_aborts;
+				per[p][b] = lb_slab_time_batch(sections_body, &sjob[p], per_batch,
+							       lb_now_ns, &res->probe);
+				res->section_restarts[p] += t.rseq_aborts - a0;
+			}
+			per[EXTRA_SYSCALL][b] = lb_slab_time_batch(syscalls_body, NULL, sys_per_batch,
+								   lb_now_ns, &res->probe);
+			if (res->supported[LB_PROT_RSEQ])
+				per[EXTRA_INDEXED][b] =
+					lb_slab_time_batch(indexed_body, &sjob[LB_PROT_RSEQ], per_batch,
+							   lb_now_ns, &res->probe);
 		}
-		res->syscall_ns[r] = time_syscalls(cfg->section_iters / 10 + 1);
+		double iters = (double)cfg->section_iters;
+		for (int p = 0; p < LB_PROT_COUNT; p++)
+			if (res->supported[p])
+				res->section_ns[p][r] = batches_median(per[p], nb) * iters;
+		res->syscall_ns[r] = batches_median(per[EXTRA_SYSCALL], nb);
 		if (res->supported[LB_PROT_RSEQ])
-			res->indexed_ns[r] = (double)lb_stock_indexed_updates_ns(&sec[LB_PROT_RSEQ],
-										 cfg->section_iters);
+			res->indexed_ns[r] = batches_median(per[EXTRA_INDEXED], nb) * iters;
 		res->done = r + 1;
 	}
 	/* OPT's protection: as asked, or the cheapest per-CPU one measured. */
@@ -189,18 +234,42 @@ int lb_slab_run_protect(const struct lb_slab_config *cfg, struct lb_slab_protect
 		have_stocks = !err;
 	}
 	unsigned int done2 = 0;
-	for (int bh = 0; have_stocks && bh < 2; bh++) { /* warm-up, untimed */
-		time_allocfree(&opt_task, &opt_irq, &t, cfg->op_iters / 10, bh, cfg->bh_batch);
-		time_allocfree(&noopt, &noopt, &t, cfg->op_iters / 10, bh, cfg->bh_batch);
+	/* [col][bh]: OPT uses the task stock and, in the handler, the irq one */
+	struct a_job afjob[LB_COL_COUNT][2];
+	for (int bh = 0; have_stocks && bh < 2; bh++) {
+		afjob[LB_COL_OPT][bh] = (struct a_job){ &opt_task, &opt_irq, NULL, &t, bh,
+							cfg->bh_batch };
+		afjob[LB_COL_NOOPT][bh] = (struct a_job){ &noopt, &noopt, NULL, &t, bh, cfg->bh_batch };
+		for (int c = 0; c < LB_COL_COUNT; c++) /* warm-up, untimed */
+			allocfree_body(&afjob[c][bh], cfg->op_iters / 10);
 	}
+	/* Task rows: LB_SLAB_A_BATCHES batches; BH rows: as many as keep at
+	 * least --bh-batch pairs per batch, so one signal still carries a full
+	 * batch of pairs.  Interleaved like phase 1. */
+	unsigned int nb_task = cfg->op_iters >= nb ? nb : 1;
+	uint64_t bh_n = cfg->op_iters / (cfg->bh_batch ? cfg->bh_batch : 1);
+	unsigned int nb_bh = bh_n < 1 ? 1 : bh_n > nb ? nb : (unsigned int)bh_n;
 	for (unsigned int r = 0; have_stocks && r < cfg->repeat && !lb_slab_stop_requested(); r++) {
-		for (int bh = 0; bh < 2; bh++) {
-			res->allocfree_ns[LB_COL_OPT][bh][r] =
-				time_allocfree(&opt_task, &opt_irq, &t, cfg->op_iters, bh,
-					       cfg->bh_batch);
-			res->allocfree_ns[LB_COL_NOOPT][bh][r] =
-				time_allocfree(&noopt, &noopt, &t, cfg->op_iters, bh, cfg->bh_batch);
+		double per[LB_COL_COUNT][2][LB_SLAB_A_BATCHES];
+		for (unsigned int b = 0; b < nb; b++) {
+			for (int bh = 0; bh < 2; bh++) {
+				unsigned int nbx = bh ? nb_bh : nb_task;
+				if (b >= nbx)
+					continue;
+				for (int c = 0; c < LB_COL_COUNT; c++) {
+					uint64_t a0 = t.rseq_aborts;
+					per[c][bh][b] = lb_slab_time_batch(allocfree_body, &afjob[c][bh],
+									   cfg->op_iters / nbx,
+									   lb_now_ns, &res->probe);
+					res->allocfree_restarts[c][bh] += t.rseq_aborts - a0;
+				}
+			}
 		}
+		for (int bh = 0; bh < 2; bh++)
+			for (int c = 0; c < LB_COL_COUNT; c++)
+				res->allocfree_ns[c][bh][r] =
+					batches_median(per[c][bh], bh ? nb_bh : nb_task) *
+					(double)cfg->op_iters;
 		done2 = r + 1;
 	}
 	if (have_stocks) {
@@ -288,39 +357,42 @@ static double batch_median(double *per_batch)
 	return lb_median(per_batch, BATCHES);
 }
 
-static double time_rounds(struct lb_slab_cpu *cpu, struct call_prot *p, void **objs, unsigned int n,
-			  uint64_t objects, bool bulk)
+/* One Table B batch body: `rounds` rounds of one row (n objects each, or
+ * the fast path's single alloc+free when fastpath). */
+struct b_job {
+	struct lb_slab_cpu *cpu;
+	struct call_prot *p;
+	void **objs;
+	unsigned int n;
+	bool bulk, fastpath;
+};
+
+static void rounds_body(void *arg, uint64_t rounds)
 {
-	uint64_t rounds = objects / n / BATCHES ? objects / n / BATCHES : 1;
-	double per_batch[BATCHES];
-	(bulk ? bulk_round : fallback_round)(cpu, p, objs, n); /* warm: pages and lists settle */
-	for (int b = 0; b < BATCHES; b++) {
-		uint64_t c0 = lb_cycles();
-		for (uint64_t r = 0; r < rounds; r++)
-			(bulk ? bulk_round : fallback_round)(cpu, p, objs, n);
-		per_batch[b] = (double)(lb_cycles() - c0) / (double)(rounds * n);
+	struct b_job *j = arg;
+	if (j->fastpath) {
+		for (uint64_t i = 0; i < rounds; i++) {
+			prot_enter(j->p);
+			void *obj = lb_slab_alloc(j->cpu);
+			prot_exit(j->p);
+			prot_enter(j->p);
+			lb_slab_free(j->cpu, obj);
+			prot_exit(j->p);
+		}
+		return;
 	}
-	return batch_median(per_batch);
+	for (uint64_t r = 0; r < rounds; r++)
+		(j->bulk ? bulk_round : fallback_round)(j->cpu, j->p, j->objs, j->n);
 }
 
-static double time_fastpath(struct lb_slab_cpu *cpu, struct call_prot *p, uint64_t objects)
+static double time_rounds(struct b_job *job, uint64_t objects, struct lb_slab_batch_stats *st)
 {
-	void *obj;
-	uint64_t per = objects / BATCHES ? objects / BATCHES : 1;
+	unsigned int n = job->fastpath ? 1 : job->n;
+	uint64_t rounds = objects / n / BATCHES ? objects / n / BATCHES : 1;
 	double per_batch[BATCHES];
-	fallback_round(cpu, p, &obj, 1);
-	for (int b = 0; b < BATCHES; b++) {
-		uint64_t c0 = lb_cycles();
-		for (uint64_t i = 0; i < per; i++) {
-			prot_enter(p);
-			obj = lb_slab_alloc(cpu);
-			prot_exit(p);
-			prot_enter(p);
-			lb_slab_free(cpu, obj);
-			prot_exit(p);
-		}
-		per_batch[b] = (double)(lb_cycles() - c0) / (double)per;
-	}
+	rounds_body(job, 1); /* warm: pages and lists settle */
+	for (int b = 0; b < BATCHES; b++)
+		per_batch[b] = lb_slab_time_batch(rounds_body, job, rounds, lb_cycles, st) / n;
 	return batch_median(per_batch);
 }
 
@@ -355,12 +427,13 @@ int lb_slab_run_bulk(const struct lb_slab_config *cfg, struct lb_slab_bulk_resul
 			err = cfg->lock->thread_init(prot.tctx, 1);
 	}
 	for (unsigned int r = 0; !err && r < cfg->repeat && !lb_slab_stop_requested(); r++) {
-		res->fastpath_cycles[r] = time_fastpath(&cpu, &prot, cfg->bulk_objects);
+		struct b_job fast = { &cpu, &prot, objs, 1, false, true };
+		res->fastpath_cycles[r] = time_rounds(&fast, cfg->bulk_objects, &res->probe);
 		for (size_t i = 0; i < cfg->nbulk; i++) {
-			res->fallback_cycles[i][r] = time_rounds(&cpu, &prot, objs, cfg->bulk_n[i],
-								 cfg->bulk_objects, false);
-			res->bulk_cycles[i][r] = time_rounds(&cpu, &prot, objs, cfg->bulk_n[i],
-							     cfg->bulk_objects, true);
+			struct b_job fb = { &cpu, &prot, objs, cfg->bulk_n[i], false, false };
+			struct b_job bk = { &cpu, &prot, objs, cfg->bulk_n[i], true, false };
+			res->fallback_cycles[i][r] = time_rounds(&fb, cfg->bulk_objects, &res->probe);
+			res->bulk_cycles[i][r] = time_rounds(&bk, cfg->bulk_objects, &res->probe);
 		}
 		res->done = r + 1;
 	}

@@ -101,6 +101,9 @@ void lb_stock_sections(struct lb_stock *s, struct lb_stock_thread *t, uint64_t n
  * section (unsafe; it only splits the rseq cost into indexing and the
  * section's own stores); 0 ns when rseq is not there. */
 uint64_t lb_stock_indexed_updates_ns(struct lb_stock *s, uint64_t n);
+/* The same, untimed and unchecked: only where rseq is supported (the
+ * check reads sysconf, too slow to repeat per timed batch). */
+void lb_stock_indexed_updates(struct lb_stock *s, uint64_t n);
 
 /* The slow path alone (the allocator with signals blocked). */
 void *lb_stock_slow_alloc(struct lb_stock_thread *t);
