@@ -348,11 +348,36 @@ static bool drawable(const struct lb_rcell *c, size_t mi, double *mean, double *
 	return true;
 }
 
-/* The one line for a metric that has nothing to draw. */
+/*
+ * The lines for metrics with nothing to draw wait here until the script is
+ * done: printed when it draws something, dropped when it draws nothing (the
+ * one-line "nothing to draw" error says it all).  One plot command runs one
+ * script at a time.
+ */
+static char *skip_notes;
+static size_t skip_notes_len;
+static FILE *skip_notes_fp;
+
 static void skipped(const struct lb_rfile *f, const char *metric)
 {
-	fprintf(stderr, "lockbench: plot: %s: %s has no finite value in any cell (not measured); "
+	if (!skip_notes_fp)
+		skip_notes_fp = open_memstream(&skip_notes, &skip_notes_len);
+	fprintf(skip_notes_fp ? skip_notes_fp : stderr,
+		"lockbench: plot: %s: %s has no finite value in any cell (not measured); "
 		"skipped\n", f->path, metric);
+}
+
+void lb_plot_flush_notes(bool print)
+{
+	if (!skip_notes_fp)
+		return;
+	fclose(skip_notes_fp);
+	if (print && skip_notes)
+		fputs(skip_notes, stderr);
+	free(skip_notes);
+	skip_notes = NULL;
+	skip_notes_len = 0;
+	skip_notes_fp = NULL;
 }
 
 /* x does not vary: one bar per cell (mean, +-1 sd). */

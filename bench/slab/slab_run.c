@@ -145,13 +145,18 @@ int lb_slab_run_protect(const struct lb_slab_config *cfg, struct lb_slab_protect
 			lb_stock_sections(&sec[p], &t, cfg->section_iters / 10);
 	/* Phase 1: the empty sections and a bare system call, interleaved. */
 	for (unsigned int r = 0; !err && r < cfg->repeat && !lb_slab_stop_requested(); r++) {
-		for (int p = 0; p < LB_PROT_COUNT; p++) {
+		/* A stop request is checked between protections too (a repeat
+		 * of them all took 6-15 s in a sanitizer build on a loaded
+		 * machine); the unfinished repeat is not counted. */
+		for (int p = 0; p < LB_PROT_COUNT && !lb_slab_stop_requested(); p++) {
 			if (!res->supported[p])
 				continue;
 			uint64_t t0 = lb_now_ns();
 			lb_stock_sections(&sec[p], &t, cfg->section_iters);
 			res->section_ns[p][r] = (double)(lb_now_ns() - t0);
 		}
+		if (lb_slab_stop_requested())
+			break;
 		res->syscall_ns[r] = time_syscalls(cfg->section_iters / 10 + 1);
 		if (res->supported[LB_PROT_RSEQ])
 			res->indexed_ns[r] = (double)lb_stock_indexed_updates_ns(&sec[LB_PROT_RSEQ],
@@ -194,13 +199,15 @@ int lb_slab_run_protect(const struct lb_slab_config *cfg, struct lb_slab_protect
 		time_allocfree(&noopt, &noopt, &t, cfg->op_iters / 10, bh, cfg->bh_batch);
 	}
 	for (unsigned int r = 0; have_stocks && r < cfg->repeat && !lb_slab_stop_requested(); r++) {
-		for (int bh = 0; bh < 2; bh++) {
+		for (int bh = 0; bh < 2 && !lb_slab_stop_requested(); bh++) {
 			res->allocfree_ns[LB_COL_OPT][bh][r] =
 				time_allocfree(&opt_task, &opt_irq, &t, cfg->op_iters, bh,
 					       cfg->bh_batch);
 			res->allocfree_ns[LB_COL_NOOPT][bh][r] =
 				time_allocfree(&noopt, &noopt, &t, cfg->op_iters, bh, cfg->bh_batch);
 		}
+		if (lb_slab_stop_requested())
+			break; /* the unfinished repeat is not counted */
 		done2 = r + 1;
 	}
 	if (have_stocks) {
@@ -356,12 +363,14 @@ int lb_slab_run_bulk(const struct lb_slab_config *cfg, struct lb_slab_bulk_resul
 	}
 	for (unsigned int r = 0; !err && r < cfg->repeat && !lb_slab_stop_requested(); r++) {
 		res->fastpath_cycles[r] = time_fastpath(&cpu, &prot, cfg->bulk_objects);
-		for (size_t i = 0; i < cfg->nbulk; i++) {
+		for (size_t i = 0; i < cfg->nbulk && !lb_slab_stop_requested(); i++) {
 			res->fallback_cycles[i][r] = time_rounds(&cpu, &prot, objs, cfg->bulk_n[i],
 								 cfg->bulk_objects, false);
 			res->bulk_cycles[i][r] = time_rounds(&cpu, &prot, objs, cfg->bulk_n[i],
 							     cfg->bulk_objects, true);
 		}
+		if (lb_slab_stop_requested())
+			break; /* the unfinished repeat is not counted */
 		res->done = r + 1;
 	}
 	if (prot.lock) {

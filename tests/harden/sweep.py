@@ -38,7 +38,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 SANITIZER = re.compile(r"AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|"
                        r"runtime error:|ThreadSanitizer")
@@ -139,6 +141,8 @@ class Sweep:
         self.lt = os.path.abspath(args.locktorture) if args.locktorture else None
         self.preload = os.path.abspath(args.preload) if args.preload else None
         self.quick, self.verbose, self.tmp = args.quick, args.verbose, tmp
+        self.jobs = args.jobs
+        self.lock = threading.Lock()
         self.rng = random.Random(args.seed)
         self.counts = {k: 0 for k in ("OK", "CRASH", "CLOBBER", "HANG", "EXEC", "BADERR")}
         self.bad = []
@@ -193,10 +197,11 @@ class Sweep:
         rc = p.returncode
         err = err.decode(errors="replace")
         verdict, why = "OK", ""
-        marks = pwned(self.tmp)
+        marks = pwned(cwd if c.cwd else self.tmp)
         if marks:
             verdict, why = "EXEC", f"payload ran: {marks}"
-            for root, dirs, files in os.walk(self.tmp):
+            for root, dirs, files in list(os.walk(cwd if c.cwd else self.tmp)) + [("/tmp", [], [
+                    f for f in os.listdir("/tmp") if f.startswith("PWNED_")])]:
                 for f in files:
                     if f.startswith("PWNED_"):
                         os.unlink(os.path.join(root, f))
@@ -235,16 +240,31 @@ class Sweep:
                 verdict, why = "BADERR", (f"exit 2 with {len(lines)} lines: "
                                           f"{' | '.join(lines[:3])[:300]}")
             elif c.expect == "bad" and rc == 0:
-                self.accepted.append(c.label())
-        self.counts[verdict] += 1
-        if verdict != "OK":
-            self.bad.append((verdict, c.label(), why))
-            print(f"{verdict}: {c.label()}: {why}", flush=True)
-        elif self.verbose:
-            print(f"ok ({rc}, {took:.2f}s): {c.label()}", flush=True)
+                with self.lock:
+                    self.accepted.append(c.label())
+        with self.lock:
+            self.counts[verdict] += 1
+            if verdict != "OK":
+                self.bad.append((verdict, c.label(), why))
+                print(f"{verdict}: {c.label()}: {why}", flush=True)
+            elif self.verbose:
+                print(f"ok ({rc}, {took:.2f}s): {c.label()}", flush=True)
         if long_run and verdict == "OK" and self.verbose:
             print(f"   (a long valid run, ended by SIGINT after {c.limit:.0f} s)")
         return rc, out, err
+
+    def run_many(self, cases):
+        """Cases that each have their own cwd, self.jobs at a time (the time
+        of a case on a loaded machine is mostly waiting for a CPU)."""
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            for f in [pool.submit(self.run, c) for c in cases]:
+                f.result()
+        for c in cases:
+            if c.cwd and c.cwd.startswith(self.tmp):
+                shutil.rmtree(c.cwd, ignore_errors=True)
+
+    def own_dir(self, prefix):
+        return tempfile.mkdtemp(dir=self.work, prefix=prefix)
 
     # -- fixtures ---------------------------------------------------------
     def fixtures(self):
@@ -275,7 +295,7 @@ class Sweep:
             "ab": ["ab", "-t", "1", "-d", "40ms", "--blocks", "2", "ticket", "mutex"],
             "slab": ["slab", "--table", "protect"],
             "compare": ["compare", self.a, self.b],
-            "plot": ["plot", self.a, "-o", os.path.join(self.work, "p.svg")],
+            "plot": ["plot", self.a, "-o", "p.svg"],  # a directory in the case's cwd
             "locktorture": ["--type", "ticket", "--nwriters_stress", "1",
                             "--shutdown_secs", "1"],
         }[cmd]
@@ -304,26 +324,30 @@ class Sweep:
         rows = self.options(cmd)
         base = self.base(cmd)
         prog = self.lt if cmd == "locktorture" else None
-        outs = [os.path.join(self.work, n) for n in ("o.json", "o.csv", "o.svg", "o.gp")]
+        cases = []
+
+        def add(argv, **kw):
+            d = self.own_dir(cmd + "-")
+            outs = [os.path.join(d, n) for n in ("o.json", "o.csv", "o.svg", "o.gp")]
+            cases.append(Case(cmd, argv, prog=prog, outputs=outs, cwd=d,
+                              inputs=[self.a, self.b, self.wf], **kw))
+
         for name, short, arg in rows:
             if name in ("--help", "--list", "--inject_hang", "--inject-hang"):
                 continue  # --inject*: test-only deliberate hangs
             if arg is None:
-                self.run(Case(cmd, base + [name], prog=prog, outputs=outs,
-                              inputs=[self.a, self.b]))
-                self.run(Case(cmd, base + [name + "=1"], expect="bad", prog=prog,
-                              inputs=[self.a, self.b]))
+                add(base + [name])
+                add(base + [name + "=1"], expect="bad")
                 continue
             for v in self.option_values(arg):
                 spelled = name + "=" + v if not short or self.rng.random() < 0.5 else None
                 argv = base + ([spelled] if spelled else [short, v])
                 if cmd in ("compare", "plot", "ab"):  # positional arguments last
                     argv = [base[0]] + argv[len(base):] + base[1:]
-                self.run(Case(cmd, argv, expect="bad", prog=prog, outputs=outs,
-                              inputs=[self.a, self.b, self.wf], limit=8.0))
+                add(argv, expect="bad", limit=8.0)
             # the option with no value at the end of the line
-            self.run(Case(cmd, base + [name], expect="bad", prog=prog,
-                          inputs=[self.a, self.b]))
+            add(base + [name], expect="bad")
+        self.run_many(cases)
 
     def sweep_outputs(self):
         """Output paths that are directories, unwritable, an input, '-', twice."""
@@ -569,23 +593,32 @@ class Sweep:
         w = os.path.join(self.work, "json")
         os.mkdir(w)
         docs = self.json_docs()
+        cases = []
         for i, (name, text) in enumerate(docs):
-            path = os.path.join(w, f"f{i}.json")
+            d = self.own_dir("json-")
+            path = os.path.join(d, f"f{i}.json")
             with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
                 f.write(text)
-            svg = os.path.join(w, f"f{i}.svg")
-            self.run(Case("compare-json", ["compare", path, self.b], inputs=[path, self.b],
-                          note=f" ({name})", limit=60))
-            self.run(Case("compare-json", ["compare", path], inputs=[path],
-                          note=f" ({name}, alone)", limit=60))
+            svg = os.path.join(d, f"f{i}.svg")
+            cases.append(Case("compare-json", ["compare", path, self.b], inputs=[path, self.b],
+                              note=f" ({name})", limit=60, cwd=d))
+            cases.append(Case("compare-json", ["compare", path], inputs=[path],
+                              note=f" ({name}, alone)", limit=60, cwd=d))
             if i % (3 if self.quick else 2) == 0:
-                self.run(Case("plot-json", ["plot", path, "-o", svg], inputs=[path],
-                              outputs=[svg], note=f" ({name})", limit=60))
+                cases.append(Case("plot-json", ["plot", path, "-o", svg], inputs=[path],
+                                  outputs=[svg], note=f" ({name})", limit=60, cwd=d))
             if not self.quick and i % 6 == 0:
-                self.run(Case("plot-json", ["plot", "--overlay", path, self.b, "-o", svg],
-                              inputs=[path, self.b], outputs=[svg], note=f" ({name}, overlay)",
-                              limit=60))
-            os.unlink(path)
+                cases.append(Case("plot-json", ["plot", "--overlay", path, self.b, "-o", svg],
+                                  inputs=[path, self.b], outputs=[svg],
+                                  note=f" ({name}, overlay)", limit=60, cwd=d))
+        # run_many removes each case's directory: every case of a file
+        # shares it, so remove them only at the end
+        cwds = [c.cwd for c in cases]
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            for f in [pool.submit(self.run, c) for c in cases]:
+                f.result()
+        for d in set(cwds):
+            shutil.rmtree(d, ignore_errors=True)
         # shell text in the file NAME and in the output name
         for name in ("`touch PWNED_fa`.json", "$(touch PWNED_fb).json", "a'b\"c.json",
                      "n\nl.json", "-x.json", " sp .json", "%s%n.json", "\\`touch PWNED_fc`.json"):
@@ -704,6 +737,7 @@ def main():
     ap.add_argument("--tap", action="store_true")
     ap.add_argument("--only", action="append")
     ap.add_argument("--seed", type=int, default=25)
+    ap.add_argument("-j", "--jobs", type=int, default=6)
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="lb-sweep-") as tmp:
