@@ -53,7 +53,7 @@ void lb_plot_describe(const struct lb_rfile *f, struct lb_plot_hints *out)
  * A string as a gnuplot string expression that nothing in it can escape:
  * single-quoted, where gnuplot expands nothing (no backquote command
  * substitution, no @macro, no backslash escape; checked with gnuplot 5.4),
- * a quote doubled ('' is one '), each newline as ' . "\n" . ' and every
+ * a quote as ' . "'" . ', each newline as ' . "\n" . ' and every
  * other control character as a blank (a raw newline would end the command).
  */
 void lb_plot_gp_string(FILE *gp, const char *s)
@@ -62,7 +62,10 @@ void lb_plot_gp_string(FILE *gp, const char *s)
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
 		if (ch == '\'')
-			fputs("''", gp);
+			/* Not '' doubling: gnuplot 5.4 reads a string that starts
+			 * with '' as an empty string and the rest as a syntax error
+			 * (a lock named "';x;'" failed the plot). */
+			fputs("' . \"'\" . '", gp);
 		else if (ch == '\n')
 			fputs("' . \"\\n\" . '", gp);
 		else if (ch < 0x20 || ch == 0x7f)
