@@ -168,9 +168,16 @@ class Sweep:
         env.update(c.env or {})
         prog = c.prog or self.lb
         t0 = time.monotonic()
-        p = subprocess.Popen([prog] + c.argv, cwd=cwd, env=env, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE,
-                             stdin=subprocess.PIPE if c.stdin is not None else subprocess.DEVNULL)
+        for attempt in range(5):  # a binary being relinked: EACCES/ETXTBSY for a moment
+            try:
+                p = subprocess.Popen([prog] + c.argv, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, stdin=subprocess.PIPE
+                                     if c.stdin is not None else subprocess.DEVNULL)
+                break
+            except OSError:
+                if attempt == 4:
+                    raise
+                time.sleep(2)
         ours = None
         hang = False
         long_run = False
