@@ -239,7 +239,9 @@ class Sweep:
                     os.unlink(f)
         if verdict == "OK" and ours is None:
             lines = [ln for ln in err.splitlines() if ln.strip()]
-            if rc == 1 and c.expect == "io" and lines and \
+            if rc == 1 and any(a.startswith(("--run-timeout", "--watchdog")) for a in c.argv):
+                pass  # rt's own time limits: a run over them fails (exit 1) by design
+            elif rc == 1 and c.expect == "io" and lines and \
                     ("/dev/full" in lines[-1] or "No space left" in lines[-1]):
                 pass  # a write error on a full device: the run failed, exit 1
             elif rc not in (0, 2):
@@ -651,11 +653,13 @@ class Sweep:
         if not self.preload:
             return
         env0 = {"LD_PRELOAD": self.preload}
-        asan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
-                              text=True).stdout.strip()
-        if "asan" in open(self.preload, "rb").read().decode("latin-1") and os.path.isabs(asan):
-            env0["LD_PRELOAD"] = asan + ":" + self.preload
-            env0["ASAN_OPTIONS"] = "detect_leaks=0:verify_asan_link_order=0"
+        if b"__asan_init" in open(self.preload, "rb").read():
+            # with libasan preloaded too, an uninstrumented program dies in
+            # ASan's pthread_atfork interceptor (REAL() not set yet) before
+            # our constructor returns: an artifact, not the preload's bug
+            print("# preload: skipped: a sanitizer build's preload runs only in sanitized "
+                  "programs; pass a plain build's with --preload", flush=True)
+            return
         target = [sys.executable, "-c",
                   "import threading\n"
                   "l=threading.Lock()\n"
