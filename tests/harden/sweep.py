@@ -399,7 +399,8 @@ class Sweep:
             self.run(Case(cmd + "-out", base + ["--json", dup, "--json", dup] + tail,
                           inputs=[self.a, self.b], outputs=[dup]))
         for target in (self.dir, self.ro + "/x.svg", "/dev/full", self.a, "-", "",
-                       w + "/`touch PWNED_po`.svg", w + "/x.png", w + "/x.gp", "/proc/lb-sweep"):  # not "/": root could write there
+                       w + "/`touch PWNED_po`.svg", w + "/x.png", w + "/x.gp",
+                       "/proc/lb-sweep"):  # not "/": as root, plot draws into it
             self.run(Case("plot-out", ["plot", "-o", target, self.a], inputs=[self.a],
                           expect="io" if target == "/dev/full" else "any",
                           outputs=[target] if target.startswith(w) and target != self.a else []))
