@@ -142,6 +142,7 @@ class Sweep:
         self.preload = os.path.abspath(args.preload) if args.preload else None
         self.quick, self.verbose, self.tmp = args.quick, args.verbose, tmp
         self.jobs = args.jobs
+        self.commands = args.command
         self.lock = threading.Lock()
         self.rng = random.Random(args.seed)
         self.counts = {k: 0 for k in ("OK", "CRASH", "CLOBBER", "HANG", "EXEC", "BADERR")}
@@ -304,7 +305,7 @@ class Sweep:
             "bench": ["bench", "-l", "ticket", "-t", "1", "-d", "10ms"],
             "aim7": ["aim7", "-u", "1", "-j", "20", "--costs", "none"],
             "rt": ["rt", "-g", "1", "-l", "5", "-t", "1", "-D", "100ms"],
-            "ab": ["ab", "-t", "1", "-d", "40ms", "--blocks", "2", "ticket", "mutex"],
+            "ab": ["ab", "-t", "1", "-d", "60ms", "--blocks", "6", "ticket", "mutex"],
             "slab": ["slab", "--table", "protect"],
             "compare": ["compare", self.a, self.b],
             "plot": ["plot", self.a, "-o", "p.svg"],  # a directory in the case's cwd
@@ -432,7 +433,7 @@ class Sweep:
             ["rt", "-g", "0", "-t", "0", "-D", "100ms"],
             ["rt", "-g", "0", "-D", "100ms", "--watchdog", "50ms", "--run-timeout", "10ms"],
             ["rt", "-g", "0", "-D", "100ms", "--sched-other", "-p", "50"],
-            ["ab", "ticket", "ticket", "-d", "40ms", "--blocks", "2"],
+            ["ab", "ticket", "ticket", "-d", "60ms", "--blocks", "6"],
             ["ab", "ticket", "-d", "40ms"],
             ["ab", "ticket", "mutex", "busted", "-d", "40ms"],
             ["ab", "ticket", "mutex", "-d", "10ms", "--slice", "1s"],
@@ -698,7 +699,7 @@ class Sweep:
             "bench": ["bench", "-l", "ticket", "-t", "1,2", "-d", "300ms"],
             "aim7": ["aim7", "-u", "1,2", "-t", "1s", "--costs", "none"],
             "rt": ["rt", "-g", "1", "-t", "1", "-D", "1s"],
-            "ab": ["ab", "-t", "1", "-d", "400ms", "--blocks", "4", "ticket", "mutex"],
+            "ab": ["ab", "-t", "1", "-d", "400ms", "--blocks", "6", "ticket", "mutex"],
             "slab": ["slab"],
             "compare": ["compare", self.a, self.b],
             "plot": ["plot", self.a],
@@ -706,6 +707,8 @@ class Sweep:
         sigs = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT]
         tries = 1 if self.quick else 3
         for cmd, argv in runs.items():
+            if self.commands and cmd not in self.commands:
+                continue
             for sig in sigs:
                 for _ in range(tries):
                     at = self.rng.uniform(0.02, 1.5)
@@ -734,9 +737,9 @@ class Sweep:
 
     def all(self, only):
         self.fixtures()
-        groups = [("options", lambda: [self.sweep_options(c) for c in
-                                       ("bench", "aim7", "rt", "ab", "slab", "compare", "plot",
-                                        "locktorture")]),
+        cmds = self.commands or ("bench", "aim7", "rt", "ab", "slab", "compare", "plot",
+                                 "locktorture")
+        groups = [("options", lambda: [self.sweep_options(c) for c in cmds]),
                   ("outputs", self.sweep_outputs), ("conflicts", self.conflicts),
                   ("workfiles", self.workfiles), ("json", self.sweep_json),
                   ("preload", self.sweep_preload), ("signals", self.sweep_signals)]
@@ -760,6 +763,8 @@ def main():
     ap.add_argument("--only", action="append")
     ap.add_argument("--seed", type=int, default=25)
     ap.add_argument("-j", "--jobs", type=int, default=6)
+    ap.add_argument("--command", action="append",
+                    help="options and signals of this command only (repeatable)")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="lb-sweep-") as tmp:
