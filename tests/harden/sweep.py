@@ -244,7 +244,8 @@ class Sweep:
                 pass  # rt's own time limits: a run over them fails (exit 1) by design
             elif rc == 1 and any(a.endswith("busted") for a in c.argv):
                 pass  # locktorture or aim7's invariant catching the broken lock: exit 1
-            elif rc == 1 and c.expect == "io" and lines and \
+            elif rc == 1 and (c.expect == "io" or any("/dev/full" in a for a in c.argv)) and \
+                    lines and \
                     ("/dev/full" in lines[-1] or "No space left" in lines[-1]):
                 pass  # a write error on a full device: the run failed, exit 1
             elif rc not in (0, 2):
