@@ -25,14 +25,39 @@ const char *lb_cli_prog(void)
 	return cli_prog;
 }
 
+/*
+ * The message stays ONE line whatever it quotes: a newline, tab or other
+ * control character in a value (or a file name) the user gave is written
+ * as \n, \t or \xHH.
+ */
+static void put_one_line(const char *text, FILE *out)
+{
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+		if (*p == '\n')
+			fputs("\\n", out);
+		else if (*p == '\t')
+			fputs("\\t", out);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(out, "\\x%02x", *p);
+		else
+			fputc(*p, out);
+	}
+}
+
 void lb_usage_error(const char *fmt, ...)
 {
 	va_list ap;
+	char *text = NULL;
 	fflush(stdout);
 	fprintf(stderr, "%s: ", cli_prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	int n = vasprintf(&text, fmt, ap);
 	va_end(ap);
+	if (n >= 0)
+		put_one_line(text, stderr);
+	else
+		fputs(fmt, stderr); /* out of memory: the format at least names the error */
+	free(text);
 	fputc('\n', stderr);
 	exit(2);
 }

@@ -313,6 +313,7 @@ static int calibrate_costs(const struct aim_config *cfg)
 	if (!c)
 		return 1;
 	lb_outfile_open_or_exit("--calibrate", cfg->calibrate_path, &f, NULL);
+	lb_outfile_unlink_on_signals(); /* INT, TERM, HUP, QUIT: no FILE.tmp.* left */
 	const char *tmp = getenv("TMPDIR");
 	int e = aim_costs_measure(c, tmp && *tmp ? tmp : "/tmp", 2.5, err, sizeof(err));
 	if (e) {

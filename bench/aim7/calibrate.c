@@ -693,14 +693,38 @@ int aim_costs_measure(struct aim_costs *c, const char *tmpdir, double budget_s, 
 	sa.sa_handler = cal_on_usr2;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR2, &sa, &old);
+	/*
+	 * The command-ending signals wait while the scratch directory, the
+	 * System V semaphore and shared memory and the reader child exist (a
+	 * signal then left all of them behind, and --calibrate's FILE.tmp.*):
+	 * checked between the operations (each runs budget_s / AIM_NCOSTS),
+	 * delivered to the caller's handlers once everything is torn down.
+	 */
+	sigset_t stops, before, pending;
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
+	sigaddset(&stops, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &stops, &before);
+	bool stopped = false;
 	host_facts(c);
 	c->dir_entries = CAL_DIR_ENTRIES;
 	if (setup(s, tmpdir) == 0)
-		for (int op = 0; op < AIM_NCOSTS && !s->fail; op++)
+		for (int op = 0; op < AIM_NCOSTS && !s->fail && !stopped; op++) {
 			c->ns[op] = measure_op(s, op, budget_s / AIM_NCOSTS);
+			sigpending(&pending);
+			for (int sig = 1; sig < NSIG && !stopped; sig++)
+				stopped = sigismember(&stops, sig) == 1 && sigismember(&pending, sig) == 1;
+		}
 	teardown(s);
 	sigaction(SIGUSR2, &old, NULL);
 	int rc = s->fail;
+	if (stopped && !rc) {
+		snprintf(err, errlen, "interrupted by a signal");
+		rc = EINTR;
+	}
 	free(s);
+	sigprocmask(SIG_SETMASK, &before, NULL); /* a pending signal is delivered here */
 	return rc;
 }

@@ -38,6 +38,10 @@ struct lb_plot_outputs {
 	char **tmp, **final;
 	size_t n;
 };
+/* The "skipped" lines of the last lb_plot_script(): printed on stderr
+ * (print) or dropped (nothing was drawn). */
+void lb_plot_flush_notes(bool print);
+
 size_t lb_plot_script(FILE *gp, const struct lb_rfile *f, const struct lb_plot_hints *d,
 		      const char *dir, const char *prefix, int formats,
 		      struct lb_plot_outputs *outputs);

@@ -286,6 +286,7 @@ static int draw(const char *gnuplot, const struct plot_job *job)
 	pending_script = tmp_script;
 	pending_outputs = &o;
 	size_t pictures = job->write(gp, job, &o);
+	lb_plot_flush_notes(pictures > 0);
 	if (fclose(gp) || pictures == 0) {
 		if (pictures == 0) {
 			fprintf(stderr, "%s: %s: nothing to draw (%s)\n", lb_cli_prog(),

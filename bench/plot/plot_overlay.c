@@ -102,16 +102,31 @@ static const struct oseries *reference(const struct oseries *s, size_t n, size_t
 	return &s[0];
 }
 
-static void body(FILE *b, const struct oseries *s, size_t n, const struct lb_rfile *first,
-		 const char *x, const char *metric)
+/*
+ * The script's body.  drows[k]: rows of series k's delta block ($dvK; 0
+ * when it is its own reference or no x matched).  gnuplot refuses a plot
+ * command whose every point is undefined, so empty series are left out, and
+ * without a delta row there is no delta panel (one file with one series).
+ */
+static void body(FILE *b, const struct oseries *s, size_t n, const size_t *drows,
+		 const struct lb_rfile *first, const char *x, const char *metric)
 {
+	size_t deltas = 0;
+	for (size_t k = 0; k < n; k++)
+		deltas += drows[k] != 0;
 	const struct lb_metric_desc *md = lb_schema_metric(first->schema, metric);
 	char t[1024];
 	snprintf(t, sizeof(t), "%s vs %s, overlaid (mean; error bars +-1 sd)\n%s",
 		 md ? md->title : metric, x, first->host_line);
-	fputs("set multiplot\nset lmargin 12\nset rmargin 34\n"
-	      "set origin 0,0.35\nset size 1,0.65\nset grid\nset key outside right top\n"
-	      "set logscale x 2\nset format x ''\nset xlabel ''\nset title ", b);
+	fputs(deltas ? "set multiplot\nset lmargin 12\nset rmargin 34\n"
+		       "set origin 0,0.35\nset size 1,0.65\nset grid\nset key outside right top\n"
+		       "set logscale x 2\nset format x ''\nset xlabel ''\nset title "
+		     : "set lmargin 12\nset rmargin 34\nset grid\nset key outside right top\n"
+		       "set logscale x 2\nset format x '%g'\nset xlabel ", b);
+	if (!deltas) {
+		quote(b, x);
+		fputs("\nset title ", b);
+	}
 	quote(b, t);
 	fputs("\nset ylabel ", b);
 	char axis[160];
@@ -119,10 +134,17 @@ static void body(FILE *b, const struct oseries *s, size_t n, const struct lb_rfi
 		 md && *md->unit ? md->unit : "", md && *md->unit ? ")" : "");
 	quote(b, axis);
 	fputs("\nset yrange [0:*]\nplot ", b);
+	size_t drawn = 0;
 	for (size_t k = 0; k < n; k++) {
-		fprintf(b, "%s$ov%zu using 1:2:3 with yerrorlines lw 1.5 lc %zu title ", k ? ", " : "",
-			k, k + 1);
+		if (!s[k].n)
+			continue;
+		fprintf(b, "%s$ov%zu using 1:2:3 with yerrorlines lw 1.5 lc %zu title ",
+			drawn++ ? ", " : "", k, k + 1);
 		quote(b, s[k].label);
+	}
+	if (!deltas) {
+		fputs("\nunset logscale\n", b);
+		return;
 	}
 	fputs("\nunset title\nset origin 0,0\nset size 1,0.35\nset format x '%g'\nset xlabel ", b);
 	quote(b, x);
@@ -130,15 +152,13 @@ static void body(FILE *b, const struct oseries *s, size_t n, const struct lb_rfi
 	      "set arrow 1 from graph 0, first 0 to graph 1, first 0 nohead dt 2\nplot ", b);
 	size_t plotted = 0;
 	for (size_t k = 0; k < n; k++) {
-		if (reference(s, n, k, first) == &s[k])
+		if (!drows[k])
 			continue;
 		/* The same colour as the series in the panel above. */
 		fprintf(b, "%s$dv%zu using 1:2:3 with yerrorlines lw 1.5 lc %zu title ",
 			plotted++ ? ", " : "", k, k + 1);
 		quote(b, s[k].label);
 	}
-	if (!plotted)
-		fputs("NaN notitle", b);
 	fputs("\nunset arrow 1\nunset multiplot\nunset logscale\n", b);
 }
 
@@ -152,7 +172,13 @@ size_t lb_plot_overlay(FILE *gp, const struct lb_rfile *files, const char *const
 	struct oseries *s = calloc(64, sizeof(*s));
 	if (!s)
 		return 0;
-	size_t n = collect(files, names, nfiles, x, metric, s, 64);
+	size_t n = collect(files, names, nfiles, x, metric, s, 64), drows[64] = { 0 }, points = 0;
+	for (size_t k = 0; k < n; k++)
+		points += s[k].n;
+	if (!points) { /* no finite value anywhere: nothing to draw */
+		free(s);
+		return 0;
+	}
 	for (size_t k = 0; k < n; k++) {
 		const struct oseries *r = reference(s, n, k, &files[0]);
 		fprintf(gp, "$ov%zu << EOD\n", k);
@@ -169,6 +195,7 @@ size_t lb_plot_overlay(FILE *gp, const struct lb_rfile *files, const char *const
 				double m = r->mean[j], v = s[k].mean[i];
 				double err = hypot(s[k].sd[i] / m, v * r->sd[j] / (m * m)) * 100;
 				fprintf(gp, "%.10g %.10g %.10g\n", s[k].x[i], (v - m) / m * 100, err);
+				drows[k]++;
 			}
 		fputs("EOD\n", gp);
 	}
@@ -179,7 +206,7 @@ size_t lb_plot_overlay(FILE *gp, const struct lb_rfile *files, const char *const
 		free(s);
 		return 0;
 	}
-	body(b, s, n, &files[0], x, metric);
+	body(b, s, n, drows, &files[0], x, metric);
 	fclose(b);
 	char picture[128];
 	snprintf(picture, sizeof(picture), "%s-vs-%s", metric, x);

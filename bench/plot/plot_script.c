@@ -53,7 +53,7 @@ void lb_plot_describe(const struct lb_rfile *f, struct lb_plot_hints *out)
  * A string as a gnuplot string expression that nothing in it can escape:
  * single-quoted, where gnuplot expands nothing (no backquote command
  * substitution, no @macro, no backslash escape; checked with gnuplot 5.4),
- * a quote doubled ('' is one '), each newline as ' . "\n" . ' and every
+ * a quote as ' . "'" . ', each newline as ' . "\n" . ' and every
  * other control character as a blank (a raw newline would end the command).
  */
 void lb_plot_gp_string(FILE *gp, const char *s)
@@ -62,7 +62,10 @@ void lb_plot_gp_string(FILE *gp, const char *s)
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
 		if (ch == '\'')
-			fputs("''", gp);
+			/* Not '' doubling: gnuplot 5.4 reads a string that starts
+			 * with '' as an empty string and the rest as a syntax error
+			 * (a lock named "';x;'" failed the plot). */
+			fputs("' . \"'\" . '", gp);
 		else if (ch == '\n')
 			fputs("' . \"\\n\" . '", gp);
 		else if (ch < 0x20 || ch == 0x7f)
@@ -348,11 +351,36 @@ static bool drawable(const struct lb_rcell *c, size_t mi, double *mean, double *
 	return true;
 }
 
-/* The one line for a metric that has nothing to draw. */
+/*
+ * The lines for metrics with nothing to draw wait here until the script is
+ * done: printed when it draws something, dropped when it draws nothing (the
+ * one-line "nothing to draw" error says it all).  One plot command runs one
+ * script at a time.
+ */
+static char *skip_notes;
+static size_t skip_notes_len;
+static FILE *skip_notes_fp;
+
 static void skipped(const struct lb_rfile *f, const char *metric)
 {
-	fprintf(stderr, "lockbench: plot: %s: %s has no finite value in any cell (not measured); "
+	if (!skip_notes_fp)
+		skip_notes_fp = open_memstream(&skip_notes, &skip_notes_len);
+	fprintf(skip_notes_fp ? skip_notes_fp : stderr,
+		"lockbench: plot: %s: %s has no finite value in any cell (not measured); "
 		"skipped\n", f->path, metric);
+}
+
+void lb_plot_flush_notes(bool print)
+{
+	if (!skip_notes_fp)
+		return;
+	fclose(skip_notes_fp);
+	if (print && skip_notes)
+		fputs(skip_notes, stderr);
+	free(skip_notes);
+	skip_notes = NULL;
+	skip_notes_len = 0;
+	skip_notes_fp = NULL;
 }
 
 /* x does not vary: one bar per cell (mean, +-1 sd). */

@@ -178,7 +178,10 @@ int lb_slab_run_protect(const struct lb_slab_config *cfg, struct lb_slab_protect
 		sjob[p] = (struct a_job){ .section_stock = &sec[p], .t = &t };
 	for (unsigned int r = 0; !err && r < cfg->repeat && !lb_slab_stop_requested(); r++) {
 		double per[A_ROWS][LB_SLAB_A_BATCHES];
-		for (unsigned int b = 0; b < nb; b++) {
+		/* A stop request is checked between batches too (a repeat took
+		 * 6-15 s in a sanitizer build on a loaded machine); the
+		 * unfinished repeat is not counted. */
+		for (unsigned int b = 0; b < nb && !lb_slab_stop_requested(); b++) {
 			for (int p = 0; p < LB_PROT_COUNT; p++) {
 				if (!res->supported[p])
 					continue;
@@ -194,6 +197,8 @@ int lb_slab_run_protect(const struct lb_slab_config *cfg, struct lb_slab_protect
 					lb_slab_time_batch(indexed_body, &sjob[LB_PROT_RSEQ], per_batch,
 							   lb_now_ns, &res->probe);
 		}
+		if (lb_slab_stop_requested())
+			break;
 		double iters = (double)cfg->section_iters;
 		for (int p = 0; p < LB_PROT_COUNT; p++)
 			if (res->supported[p])
@@ -251,7 +256,7 @@ int lb_slab_run_protect(const struct lb_slab_config *cfg, struct lb_slab_protect
 	unsigned int nb_bh = bh_n < 1 ? 1 : bh_n > nb ? nb : (unsigned int)bh_n;
 	for (unsigned int r = 0; have_stocks && r < cfg->repeat && !lb_slab_stop_requested(); r++) {
 		double per[LB_COL_COUNT][2][LB_SLAB_A_BATCHES];
-		for (unsigned int b = 0; b < nb; b++) {
+		for (unsigned int b = 0; b < nb && !lb_slab_stop_requested(); b++) {
 			for (int bh = 0; bh < 2; bh++) {
 				unsigned int nbx = bh ? nb_bh : nb_task;
 				if (b >= nbx)
@@ -265,6 +270,8 @@ int lb_slab_run_protect(const struct lb_slab_config *cfg, struct lb_slab_protect
 				}
 			}
 		}
+		if (lb_slab_stop_requested())
+			break; /* the unfinished repeat is not counted */
 		for (int bh = 0; bh < 2; bh++)
 			for (int c = 0; c < LB_COL_COUNT; c++)
 				res->allocfree_ns[c][bh][r] =
@@ -429,12 +436,14 @@ int lb_slab_run_bulk(const struct lb_slab_config *cfg, struct lb_slab_bulk_resul
 	for (unsigned int r = 0; !err && r < cfg->repeat && !lb_slab_stop_requested(); r++) {
 		struct b_job fast = { &cpu, &prot, objs, 1, false, true };
 		res->fastpath_cycles[r] = time_rounds(&fast, cfg->bulk_objects, &res->probe);
-		for (size_t i = 0; i < cfg->nbulk; i++) {
+		for (size_t i = 0; i < cfg->nbulk && !lb_slab_stop_requested(); i++) {
 			struct b_job fb = { &cpu, &prot, objs, cfg->bulk_n[i], false, false };
 			struct b_job bk = { &cpu, &prot, objs, cfg->bulk_n[i], true, false };
 			res->fallback_cycles[i][r] = time_rounds(&fb, cfg->bulk_objects, &res->probe);
 			res->bulk_cycles[i][r] = time_rounds(&bk, cfg->bulk_objects, &res->probe);
 		}
+		if (lb_slab_stop_requested())
+			break; /* the unfinished repeat is not counted */
 		res->done = r + 1;
 	}
 	if (prot.lock) {

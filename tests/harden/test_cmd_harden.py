@@ -80,6 +80,31 @@ with tempfile.TemporaryDirectory() as tmp:
             if left:
                 diag(err, last=3)
 
+    # 7. aim7 --calibrate FILE ended by a signal (found by tests/harden/
+    # sweep.py): FILE.tmp.*, the scratch directory and its System V objects
+    # were left behind.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        d = os.path.join(tmp, f"cal-{sig.value}")
+        os.mkdir(d)
+        scratch = os.path.join(d, "scratch")
+        os.mkdir(scratch)
+        p = subprocess.Popen([LB, "aim7", "--calibrate", os.path.join(d, "costs")],
+                             env=dict(os.environ, TMPDIR=scratch), stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not os.listdir(scratch):
+            time.sleep(0.02)
+        time.sleep(0.3)
+        p.send_signal(sig)
+        try:
+            p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+        left = [f for f in os.listdir(d) if ".tmp." in f] + os.listdir(scratch)
+        ok(p.returncode == -sig.value and not left,
+           f"aim7 --calibrate ended by {sig.name}: exit {p.returncode}, left {left}")
+
     # 9. aim7 --ab-role without --ab.
     r, _ = run(["aim7", "--ab-role", "spinlock", "-u", "1", "-t", "100ms", "-q"])
     ok(one_line_exit2(r, "--ab-role"), f"aim7 --ab-role without --ab: exit "
@@ -116,6 +141,24 @@ with tempfile.TemporaryDirectory() as tmp:
     r, _ = run(["rt", "-g", "0", "-t", "1", "-D", "100ms", "--watchdog", "100ms", "-q"])
     ok(one_line_exit2(r, "--watchdog") and "1s" in r.stderr,
        f"rt --watchdog 100ms: exit {r.returncode if r else 'timeout'}, one line naming the floor")
+
+    # One line, whatever the bad value holds (found by tests/harden/sweep.py:
+    # a newline in a value or a file name was echoed as it was, so the error
+    # took 2-3 lines).
+    bad_nl = os.path.join(tmp, "no\nsuch.json")
+    for argv, word in ((["bench", "-l", "x\ntouch PWNED_nl\n", "-d", "10ms"], "--lock"),
+                       (["bench", "-t", "1\n2", "-d", "10ms"], "--threads"),
+                       (["rt", "-g", "0", "-D", "1\n2"], "--duration"),
+                       (["aim7", "-u", "1", "-f", bad_nl], "no"),
+                       (["compare", bad_nl, bad_nl], "no"),
+                       (["bench", "-d", "10ms", "--no\tsuch\r"], "--no")):
+        r, _ = run(argv)
+        raw = r is not None and any(ord(ch) < 32 for ch in r.stderr.rstrip("\n"))
+        ok(one_line_exit2(r, word) and not raw,
+           f"{' '.join(map(repr, argv))}: exit {r.returncode if r else 'timeout'}, "
+           f"{len(r.stderr.splitlines()) if r else 0} line(s), the control character escaped")
+        if r and not one_line_exit2(r, word):
+            diag(r.stderr, last=3)
 
     # 9. The preload's environment.
     if PRELOAD:
