@@ -47,7 +47,8 @@ with tempfile.TemporaryDirectory() as tmp:
        f"rt with a short load and an RT period of 1 s: exit {r.returncode if r else 'timeout'} "
        f"after {took:.2f} s (the load takes ms, periods up to 3 s; limit 2 s)")
 
-    # 7. Signals during rt and aim7: finished files or nothing, no temporary.
+    # 7. Signals during rt, aim7, ab and slab: finished files or nothing, no
+    # temporary.
     cmds = {
         # 4 s, not 20: under ThreadSanitizer the signal reaches a thread
         # asleep in clock_nanosleep only when it wakes, so each case ran
@@ -55,13 +56,18 @@ with tempfile.TemporaryDirectory() as tmp:
         # 0.3 s after the temporaries appear.
         "rt": ["rt", "-g", "0", "-t", "1", "-D", "4s", "-q"],
         "aim7": ["aim7", "-u", "1", "-t", "20s", "-j", "1000000", "--costs", "none", "-q"],
+        # ab and slab write only --json (no --csv).
+        "ab": ["ab", "tas", "ticket", "-t", "1", "-d", "20s", "-q"],
+        "slab": ["slab", "-r", "50", "-q"],
     }
     for name, cmd in cmds.items():
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
             d = os.path.join(tmp, f"{name}-{sig.value}")
             os.mkdir(d)
-            p = subprocess.Popen([LB] + cmd + ["--json", os.path.join(d, "r.json"),
-                                                "--csv", os.path.join(d, "r.csv")],
+            outs = ["--json", os.path.join(d, "r.json")]
+            if name in ("rt", "aim7"):
+                outs += ["--csv", os.path.join(d, "r.csv")]
+            p = subprocess.Popen([LB] + cmd + outs,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             deadline = time.monotonic() + 20
             while time.monotonic() < deadline and not any(".tmp." in f for f in os.listdir(d)):
