@@ -56,3 +56,14 @@ def run_cmd(argv, timeout=120):
         return p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired:
         return -1, "", "timed out"
+
+
+def signal_and_reap(p, sig, timeout=30):
+    """Send sig to the Popen p, then reap it (communicate; killed when it
+    has not ended after timeout s).  Returns (stdout, stderr)."""
+    p.send_signal(sig)
+    try:
+        return p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        return p.communicate()

@@ -130,22 +130,33 @@ static void unlock_abort(void *lock, void *tctx)
  * STRIKE_AFTER acquisitions, thread 1's next wait goes to a word that no
  * unlock ever wakes, as when a queue lock drops one waiter's wake-up.
  */
+/* The futex mutex's fast path: true when the lock was free and is ours. */
+static bool futex_mutex_try_fast(struct broken_lock *l)
+{
+	uint32_t free_word = 0;
+	/* Acquire: pairs with the release exchange in strand_unlock. */
+	return atomic_compare_exchange_strong_explicit(&l->word, &free_word, 1,
+						       memory_order_acquire, memory_order_relaxed);
+}
+
+/* Its slow path: mark contended and sleep until an unlock wakes us. */
+static void futex_mutex_wait(struct broken_lock *l)
+{
+	/* Acquire: as the fast path's. */
+	while (atomic_exchange_explicit(&l->word, 2, memory_order_acquire) != 0)
+		lb_futex_wait(&l->word, 2, NULL);
+}
+
 static void strand_lock(void *lock, void *tctx)
 {
 	struct broken_lock *l = lock;
 	struct broken_ctx *c = tctx;
-	uint32_t free_word = 0;
-	/* Acquire: pairs with the release exchange in strand_unlock. */
-	if (atomic_compare_exchange_strong_explicit(&l->word, &free_word, 1, memory_order_acquire,
-						    memory_order_relaxed))
-		goto got;
-	if (c->index == 1 && c->acquired >= STRIKE_AFTER)
-		for (;;) /* stranded: asleep on a word no unlock wakes */
-			lb_futex_wait(&c->never, 0, NULL);
-	/* Mark contended and sleep until an unlock wakes us. */
-	while (atomic_exchange_explicit(&l->word, 2, memory_order_acquire) != 0)
-		lb_futex_wait(&l->word, 2, NULL);
-got:
+	if (!futex_mutex_try_fast(l)) {
+		if (c->index == 1 && c->acquired >= STRIKE_AFTER)
+			for (;;) /* stranded: asleep on a word no unlock wakes */
+				lb_futex_wait(&c->never, 0, NULL);
+		futex_mutex_wait(l);
+	}
 	c->acquired++;
 }
 
@@ -160,20 +171,14 @@ static void starve_lock(void *lock, void *tctx)
 {
 	struct broken_lock *l = lock;
 	struct broken_ctx *c = tctx;
-	uint32_t free_word = 0;
-	/* Acquire: pairs with the release exchange in strand_unlock. */
-	if (atomic_compare_exchange_strong_explicit(&l->word, &free_word, 1, memory_order_acquire,
-						    memory_order_relaxed))
-		goto got;
-	if (c->index == 1 && c->acquired >= STRIKE_AFTER && !c->starved) {
-		struct timespec left = { .tv_sec = STARVE_S };
-		lb_futex_wait(&c->never, 0, &left); /* nobody wakes it: the timeout ends it */
-		c->starved = true;
+	if (!futex_mutex_try_fast(l)) {
+		if (c->index == 1 && c->acquired >= STRIKE_AFTER && !c->starved) {
+			struct timespec left = { .tv_sec = STARVE_S };
+			lb_futex_wait(&c->never, 0, &left); /* nobody wakes it: the timeout ends it */
+			c->starved = true;
+		}
+		futex_mutex_wait(l);
 	}
-	/* Mark contended and sleep until an unlock wakes us. */
-	while (atomic_exchange_explicit(&l->word, 2, memory_order_acquire) != 0)
-		lb_futex_wait(&l->word, 2, NULL);
-got:
 	c->acquired++;
 }
 

@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lbtap import diag, done, ok  # noqa: E402 (tests/lbtap.py, after the sys.path line)
+from lbtap import diag, done, ok, signal_and_reap  # noqa: E402 (after the sys.path line)
 
 LB = os.path.abspath(sys.argv[1])
 PRELOAD = sys.argv[2] if len(sys.argv) > 2 and os.path.exists(sys.argv[2]) else None
@@ -74,12 +74,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 time.sleep(0.02)
             saw = any(".tmp." in f for f in os.listdir(d))
             time.sleep(0.3)
-            p.send_signal(sig)
-            try:
-                _, err = p.communicate(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                _, err = p.communicate()
+            _, err = signal_and_reap(p, sig)
             left = [f for f in os.listdir(d) if ".tmp." in f]
             ok(saw and not left, f"{name} ended by {sig.name}: exit {p.returncode}, "
                f"temporaries seen {saw}, left {left}")
@@ -101,12 +96,7 @@ with tempfile.TemporaryDirectory() as tmp:
         while time.monotonic() < deadline and not os.listdir(scratch):
             time.sleep(0.02)
         time.sleep(0.3)
-        p.send_signal(sig)
-        try:
-            p.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.communicate()
+        signal_and_reap(p, sig)
         left = [f for f in os.listdir(d) if ".tmp." in f] + os.listdir(scratch)
         ok(p.returncode == -sig.value and not left,
            f"aim7 --calibrate ended by {sig.name}: exit {p.returncode}, left {left}")

@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lbtap import diag, done, ok, skip_all  # noqa: E402 (tests/lbtap.py, after the sys.path line)
+from lbtap import diag, done, ok, signal_and_reap, skip_all  # noqa: E402 (after the sys.path line)
 
 LB = os.path.abspath(sys.argv[1])
 if not shutil.which("gnuplot"):
@@ -144,22 +144,30 @@ with tempfile.TemporaryDirectory() as tmp:
     else:
         ok(False, f"rt -g 0 made a file: {run.stderr[-300:]}")
 
-    def plot_doc(doc, label, want_rc, want_text=None):
-        path = os.path.join(tmp, "data.json")
-        write(path, doc)
+    def plot_files(docs, extra, label, want_rc, want_text, max_ok_lines):
+        """plot EXTRA -o OUT FILES of docs: want_rc, at most max_ok_lines on
+        stderr when it draws and ONE line when it refuses (the skipped-metric
+        lines came before the "nothing to draw" error: found by
+        tests/harden/sweep.py), no gnuplot errors, no temporaries."""
+        paths = []
+        for i, doc in enumerate(docs):
+            paths.append(os.path.join(tmp, f"in{i}.json"))
+            write(paths[-1], doc)
         out = os.path.join(tmp, "dout")
         shutil.rmtree(out, ignore_errors=True)
-        r = plot(["-o", out, path], tmp)
+        r = plot(extra + ["-o", out] + paths, tmp)
         lines = r.stderr.strip().splitlines()
-        # bad input: ONE line (the skipped-metric lines came before the
-        # "nothing to draw" error: found by tests/harden/sweep.py)
         good = r.returncode == want_rc and "gnuplot failed" not in r.stderr and \
-            len(lines) <= (4 if want_rc == 0 else 1) and \
+            len(lines) <= (max_ok_lines if want_rc == 0 else 1) and \
             (want_text is None or want_text in r.stderr)
-        ok(good and not leftovers(out), f"plot of {label}: exit {r.returncode} (want "
-           f"{want_rc}), {len(lines)} line(s) on stderr, no temporaries")
+        ok(good and not leftovers(out), f"plot {' '.join(extra) + ' ' if extra else ''}of "
+           f"{label}: exit {r.returncode} (want {want_rc}), {len(lines)} line(s) on stderr, "
+           f"no temporaries")
         if not good:
             diag(r.stderr, last=8)
+
+    def plot_doc(doc, label, want_rc, want_text=None):
+        plot_files([doc], [], label, want_rc, want_text, 4)
 
     plot_doc(bench_doc(values=lambda li, t, r: None), "null ops_per_sec everywhere", 0,
              "ops_per_sec has no finite value")
@@ -183,21 +191,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # series, or files whose x values never match, have no delta to draw;
     # gnuplot refused the delta panel's "plot NaN" (exit 1, its errors).
     def overlay_doc(docs, label, want_rc, want_text=None):
-        paths = []
-        for i, doc in enumerate(docs):
-            paths.append(os.path.join(tmp, f"ov{i}.json"))
-            write(paths[-1], doc)
-        out = os.path.join(tmp, "ovout")
-        shutil.rmtree(out, ignore_errors=True)
-        r = plot(["--overlay", "-o", out] + paths, tmp)
-        lines = r.stderr.strip().splitlines()
-        good = r.returncode == want_rc and "gnuplot failed" not in r.stderr and \
-            len(lines) <= (2 if want_rc == 0 else 1) and \
-            (want_text is None or want_text in r.stderr)
-        ok(good and not leftovers(out), f"plot --overlay of {label}: exit {r.returncode} "
-           f"(want {want_rc}), {len(lines)} line(s) on stderr, no temporaries")
-        if not good:
-            diag(r.stderr, last=8)
+        plot_files(docs, ["--overlay"], label, want_rc, want_text, 2)
 
     overlay_doc([bench_doc(nlocks=1)], "one file with one series", 0)
     overlay_doc([bench_doc(nlocks=1, threads=(1, 2)), bench_doc(nlocks=1, threads=(4, 8))],
@@ -222,12 +216,7 @@ with tempfile.TemporaryDirectory() as tmp:
         while time.monotonic() < deadline and not leftovers(out):
             time.sleep(0.02)
         time.sleep(0.1)
-        p.send_signal(sig)
-        try:
-            p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+        signal_and_reap(p, sig, timeout=10)
         time.sleep(0.2)
         left = leftovers(out)
         ok(not left and p.returncode != 0,
