@@ -255,11 +255,7 @@ int lb_outfile_open(struct lb_outfile *f, const char *path)
 	 * are held off between creating the temporary and registering it, so
 	 * one landing in between cannot leave the file behind. */
 	sigset_t stop, old;
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
-	sigaddset(&stop, SIGQUIT);
+	lb_stop_signal_set(&stop);
 	pthread_sigmask(SIG_BLOCK, &stop, &old);
 	fd = mkostemp(f->tmp_path, O_CLOEXEC); /* mkstemp + close-on-exec */
 	err = errno;

@@ -27,6 +27,7 @@
 #ifndef LB_OUTFILE_H
 #define LB_OUTFILE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -72,6 +73,10 @@ void lb_outfile_unlink_pending(void);
  * its own, which reports the finished runs first.
  */
 void lb_outfile_unlink_on_signals(void);
+
+/* *set = the signals that end a command (SIGINT, SIGTERM, SIGHUP, SIGQUIT),
+ * for code that holds them off around a step that must not be cut. */
+void lb_stop_signal_set(sigset_t *set);
 
 /*
  * Whether two output paths name the same file, so that one output would

@@ -13,6 +13,13 @@
 
 static const int lb_stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
+void lb_stop_signal_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(lb_stop_signals) / sizeof(lb_stop_signals[0]); i++)
+		sigaddset(set, lb_stop_signals[i]);
+}
+
 static void on_stop_signal(int sig)
 {
 	lb_outfile_unlink_pending();
@@ -23,10 +30,8 @@ static void on_stop_signal(int sig)
 void lb_outfile_unlink_on_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal };
-	sigemptyset(&sa.sa_mask);
 	/* The other stop signals wait while one handler runs: one cleanup. */
-	for (size_t i = 0; i < sizeof(lb_stop_signals) / sizeof(lb_stop_signals[0]); i++)
-		sigaddset(&sa.sa_mask, lb_stop_signals[i]);
+	lb_stop_signal_set(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(lb_stop_signals) / sizeof(lb_stop_signals[0]); i++)
 		sigaction(lb_stop_signals[i], &sa, NULL);
 }

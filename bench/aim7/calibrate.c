@@ -10,6 +10,7 @@
 
 #include "costs.h"
 #include "lb_hostinfo.h"
+#include "lb_outfile.h"
 #include "lb_time.h"
 
 #include <arpa/inet.h>
@@ -701,11 +702,7 @@ int aim_costs_measure(struct aim_costs *c, const char *tmpdir, double budget_s, 
 	 * delivered to the caller's handlers once everything is torn down.
 	 */
 	sigset_t stops, before, pending;
-	sigemptyset(&stops);
-	sigaddset(&stops, SIGINT);
-	sigaddset(&stops, SIGTERM);
-	sigaddset(&stops, SIGHUP);
-	sigaddset(&stops, SIGQUIT);
+	lb_stop_signal_set(&stops);
 	sigprocmask(SIG_BLOCK, &stops, &before);
 	bool stopped = false;
 	host_facts(c);

@@ -18,6 +18,7 @@
 #include "lb_atomic.h"
 #include "lb_c2c.h"
 #include "lb_cli.h"
+#include "lb_outfile.h"
 #include "lb_registry.h"
 #include "lb_thread.h"
 #include "lb_stats.h"
@@ -506,11 +507,7 @@ int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops
 	/* Workers block the stop signals, so they reach this thread and cut its
 	 * sleep short; the mask is inherited at creation. */
 	sigset_t stop_sigs, old_mask;
-	sigemptyset(&stop_sigs);
-	sigaddset(&stop_sigs, SIGINT);
-	sigaddset(&stop_sigs, SIGTERM);
-	sigaddset(&stop_sigs, SIGHUP);
-	sigaddset(&stop_sigs, SIGQUIT);
+	lb_stop_signal_set(&stop_sigs);
 	pthread_sigmask(SIG_BLOCK, &stop_sigs, &old_mask);
 	err = lb_threads_create(&threads, nthreads, worker_main, w, sizeof(*w));
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
