@@ -413,6 +413,16 @@ FILE *lb_outfile_report_stream(const struct lb_outfile *a, const struct lb_outfi
 	return writes_stdout(a) || writes_stdout(b) ? stderr : stdout;
 }
 
+int lb_outfile_commit_or_say(struct lb_outfile *f, const char *cmd, const char *opt,
+			     const char *path)
+{
+	int err = lb_outfile_commit(f);
+	if (err)
+		fprintf(stderr, "%s%s%s: %s: cannot write '%s': %s\n", lb_cli_prog(), cmd ? " " : "",
+			cmd ? cmd : "", opt, path, strerror(err));
+	return err;
+}
+
 void lb_outfile_open_or_exit(const char *opt, const char *path, struct lb_outfile *f,
 			     struct lb_outfile *other)
 {

@@ -78,6 +78,11 @@ void lb_outfile_unlink_on_signals(void);
  * for code that holds them off around a step that must not be cut. */
 void lb_stop_signal_set(sigset_t *set);
 
+/* Catch every one of those signals with `handler`: sigaction() with
+ * `flags` (SA_RESTART, or 0 so that a sleep is cut short) and `mask` as the
+ * handler's mask (NULL: nothing more blocked while it runs). */
+void lb_stop_signals_catch(void (*handler)(int), int flags, const sigset_t *mask);
+
 /*
  * Whether two output paths name the same file, so that one output would
  * overwrite the other: equal after following symlinks and resolving the
@@ -110,5 +115,15 @@ FILE *lb_outfile_report_stream(const struct lb_outfile *a, const struct lb_outfi
  */
 void lb_outfile_open_or_exit(const char *opt, const char *path, struct lb_outfile *f,
 			     struct lb_outfile *other);
+
+/*
+ * lb_outfile_commit() as a command needs it after its run: on failure, one
+ * line on stderr naming the command (`cmd`, e.g. "slab", or NULL), the
+ * option, the path as given and the reason ("lockbench slab: --json:
+ * cannot write '/dev/full': No space left on device").  Returns 0 or the
+ * errno value.
+ */
+int lb_outfile_commit_or_say(struct lb_outfile *f, const char *cmd, const char *opt,
+			     const char *path);
 
 #endif /* LB_OUTFILE_H */

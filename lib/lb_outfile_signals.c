@@ -20,6 +20,17 @@ void lb_stop_signal_set(sigset_t *set)
 		sigaddset(set, lb_stop_signals[i]);
 }
 
+void lb_stop_signals_catch(void (*handler)(int), int flags, const sigset_t *mask)
+{
+	struct sigaction sa = { .sa_handler = handler, .sa_flags = flags };
+	if (mask)
+		sa.sa_mask = *mask;
+	else
+		sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(lb_stop_signals) / sizeof(lb_stop_signals[0]); i++)
+		sigaction(lb_stop_signals[i], &sa, NULL);
+}
+
 static void on_stop_signal(int sig)
 {
 	lb_outfile_unlink_pending();
@@ -29,9 +40,8 @@ static void on_stop_signal(int sig)
 
 void lb_outfile_unlink_on_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_stop_signal };
+	sigset_t others;
 	/* The other stop signals wait while one handler runs: one cleanup. */
-	lb_stop_signal_set(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(lb_stop_signals) / sizeof(lb_stop_signals[0]); i++)
-		sigaction(lb_stop_signals[i], &sa, NULL);
+	lb_stop_signal_set(&others);
+	lb_stop_signals_catch(on_stop_signal, 0, &others);
 }

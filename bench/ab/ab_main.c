@@ -24,7 +24,6 @@ static void on_stop_signal(int sig)
 
 int lb_cmd_ab(int argc, char **argv)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	struct lb_ab_config cfg;
 	struct lb_outfile json = { 0 };
 	struct lb_ab_cell cells[LB_AB_MAX_CELLS];
@@ -34,10 +33,7 @@ int lb_cmd_ab(int argc, char **argv)
 	char *joined = lb_cli_join_args(argc, argv);
 	cfg.argv_joined = joined ? joined : "ab";
 	/* No SA_RESTART: the signal must cut the slice's sleep short. */
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
+	lb_stop_signals_catch(on_stop_signal, 0, NULL);
 	cfg.load_before = lb_load_average_now();
 	cfg.runnable_before = lb_runnable_others();
 	lb_cycles_per_ns(); /* calibrations before the first slice */
@@ -69,11 +65,8 @@ int lb_cmd_ab(int argc, char **argv)
 	lb_ab_report_table(lb_outfile_report_stream(&json, &none), &cfg, &host, cells, n);
 	if (cfg.json_path) {
 		lb_ab_report_json(json.fp, &cfg, &host, cells, n);
-		if ((err = lb_outfile_commit(&json))) {
-			fprintf(stderr, "%s: writing %s failed: %s\n", lb_cli_prog(), cfg.json_path,
-				strerror(err));
+		if (lb_outfile_commit_or_say(&json, "ab", "--json", cfg.json_path))
 			rc = 1;
-		}
 	}
 	if (cfg.interrupted_by)
 		rc = 128 + cfg.interrupted_by;

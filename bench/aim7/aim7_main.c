@@ -162,7 +162,7 @@ static void summarize_ab(FILE *out, const struct aim_cell *pre, const struct aim
 static int run_all(struct aim_config *cfg)
 {
 	struct lb_outfile json = { 0 }, csv = { 0 };
-	int rc = 0, e;
+	int rc = 0;
 	int nsides = cfg->ab ? 2 : 1;
 	size_t ncells = cfg->npoints * (size_t)nsides;
 	/* Outputs first: a bad path exits 2 before anything is allocated. */
@@ -289,17 +289,11 @@ static int run_all(struct aim_config *cfg)
 		struct lb_hostinfo host;
 		lb_hostinfo_get(&host);
 		aim_write_json(json.fp, cfg, cells, ncells, &host);
-		if ((e = lb_outfile_commit(&json))) {
-			fprintf(stderr, "lockbench aim7: --json: cannot write '%s': %s\n", cfg->json_path,
-				strerror(e));
+		if (lb_outfile_commit_or_say(&json, "aim7", "--json", cfg->json_path))
 			rc = 1;
-		}
 	}
-	if (csv.fp && (e = lb_outfile_commit(&csv))) {
-		fprintf(stderr, "lockbench aim7: --csv: cannot write '%s': %s\n", cfg->csv_path,
-			strerror(e));
+	if (csv.fp && lb_outfile_commit_or_say(&csv, "aim7", "--csv", cfg->csv_path))
 		rc = 1;
-	}
 	free(cells);
 	return rc;
 }
@@ -324,12 +318,7 @@ static int calibrate_costs(const struct aim_config *cfg)
 	}
 	aim_costs_write(f.fp, c);
 	free(c);
-	if ((e = lb_outfile_commit(&f))) {
-		fprintf(stderr, "lockbench aim7: --calibrate: cannot write '%s': %s\n",
-			cfg->calibrate_path, strerror(e));
-		return 1;
-	}
-	return 0;
+	return lb_outfile_commit_or_say(&f, "aim7", "--calibrate", cfg->calibrate_path) ? 1 : 0;
 }
 
 int lb_cmd_aim7(int argc, char **argv)

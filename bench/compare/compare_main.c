@@ -581,21 +581,13 @@ int lb_cmd_compare(int argc, char **argv)
 	fflush(table);
 	if (o.json_path) {
 		lb_cmp_write_json(json.fp, &r);
-		int err = lb_outfile_commit(&json);
-		if (err) {
-			fprintf(stderr, "%s: writing %s failed: %s\n", lb_cli_prog(), o.json_path,
-				strerror(err));
+		if (lb_outfile_commit_or_say(&json, "compare", "--json", o.json_path))
 			rc = 1;
-		}
 	}
 	if (o.csv_path) {
 		lb_cmp_write_csv(csv.fp, &r);
-		int err = lb_outfile_commit(&csv);
-		if (err) {
-			fprintf(stderr, "%s: writing %s failed: %s\n", lb_cli_prog(), o.csv_path,
-				strerror(err));
+		if (lb_outfile_commit_or_say(&csv, "compare", "--csv", o.csv_path))
 			rc = 1;
-		}
 	}
 	for (size_t i = 0; i < LB_CMP_MAX_SIDES; i++) {
 		lb_rfile_free(&files[i]);

@@ -29,7 +29,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
 static void on_stop_signal(int sig)
 {
@@ -46,10 +45,7 @@ static void on_stop_signal(int sig)
 static void install_stop_handlers(void)
 {
 	/* No SA_RESTART: the signal must cut the run's sleep short (EINTR). */
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
-		sigaction(stop_signals[i], &sa, NULL);
+	lb_stop_signals_catch(on_stop_signal, 0, NULL);
 }
 
 /* From the end of the measurements on, signals wait until we exit: the
@@ -57,18 +53,8 @@ static void install_stop_handlers(void)
 static void block_stop_signals(void)
 {
 	sigset_t set;
-	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
-		sigaddset(&set, stop_signals[i]);
+	lb_stop_signal_set(&set);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-}
-
-static int finish_output(const char *what, struct lb_outfile *f)
-{
-	int err = lb_outfile_commit(f);
-	if (err)
-		fprintf(stderr, "%s: writing %s failed: %s\n", lb_cli_prog(), what, strerror(err));
-	return err;
 }
 
 /* The lock's own cost beside the harness figures: 1-thread cells only. */
@@ -204,11 +190,11 @@ static int run_all(const struct lb_bench_config *cfg)
 			rc |= lb_report_gbench(json.fp, cfg, &rec, &host, cells, nreport) ? 1 : 0;
 		else
 			lb_report_json(json.fp, cfg, &rec, &host, cells, nreport);
-		rc |= finish_output(cfg->json_path, &json) ? 1 : 0;
+		rc |= lb_outfile_commit_or_say(&json, "bench", "--json", cfg->json_path) ? 1 : 0;
 	}
 	if (cfg->csv_path) {
 		lb_report_csv(csv.fp, cfg, cells, nreport);
-		rc |= finish_output(cfg->csv_path, &csv) ? 1 : 0;
+		rc |= lb_outfile_commit_or_say(&csv, "bench", "--csv", cfg->csv_path) ? 1 : 0;
 	}
 	if (rec.interrupted_by)
 		rc = 128 + rec.interrupted_by; /* the shell's convention for "killed by" */

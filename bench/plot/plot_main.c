@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "lb_cli.h"
 #include "lb_opt.h"
+#include "lb_outfile.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -34,17 +35,9 @@ extern char **environ;
  * gets no context: these are the command's only globals, written with the
  * signals blocked and read only by the handler.
  */
-static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 static volatile pid_t gnuplot_pid;
 static const char *volatile pending_script;
 static const struct lb_plot_outputs *volatile pending_outputs;
-
-static void stop_set(sigset_t *set)
-{
-	sigemptyset(set);
-	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
-		sigaddset(set, stop_signals[i]);
-}
 
 static void on_stop_signal(int sig)
 {
@@ -66,12 +59,9 @@ static void on_stop_signal(int sig)
 static void install_stop_handlers(void)
 {
 	sigset_t set;
-	stop_set(&set);
+	lb_stop_signal_set(&set);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
-		sigaction(stop_signals[i], &sa, NULL);
+	lb_stop_signals_catch(on_stop_signal, 0, NULL);
 }
 
 /* What the command line asks for. */
@@ -186,7 +176,7 @@ static int run_gnuplot(const char *gnuplot, const char *script)
 	/* gnuplot starts with the signals unblocked and at their defaults. */
 	sigset_t none, stops;
 	sigemptyset(&none);
-	stop_set(&stops);
+	lb_stop_signal_set(&stops);
 	posix_spawnattr_t attr;
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setsigmask(&attr, &none);

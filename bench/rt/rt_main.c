@@ -14,14 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int commit_output(const char *what, struct lb_outfile *f)
-{
-	int err = lb_outfile_commit(f);
-	if (err)
-		fprintf(stderr, "lockbench: rt: writing the %s file failed: %s\n", what, strerror(err));
-	return err ? 1 : 0;
-}
-
 int lb_cmd_rt(int argc, char **argv)
 {
 	struct lb_rt_config cfg;
@@ -123,11 +115,11 @@ int lb_cmd_rt(int argc, char **argv)
 	} else {
 		if (cfg.json_path) {
 			lb_rt_write_json(json.fp, &cfg, &facts, runs, done, merged, cfg.rt_threads, false);
-			status |= commit_output("JSON", &json);
+			status |= lb_outfile_commit_or_say(&json, "rt", "--json", cfg.json_path) ? 1 : 0;
 		}
 		if (cfg.csv_path) {
 			lb_rt_write_csv(csv.fp, &cfg, runs, done);
-			status |= commit_output("CSV", &csv);
+			status |= lb_outfile_commit_or_say(&csv, "rt", "--csv", cfg.csv_path) ? 1 : 0;
 		}
 	}
 	fflush(out);

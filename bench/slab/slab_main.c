@@ -31,13 +31,7 @@ static void on_stop_signal(int sig)
 
 static void catch_stop_signals(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	struct sigaction sa = { 0 };
-	sa.sa_handler = on_stop_signal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
+	lb_stop_signals_catch(on_stop_signal, SA_RESTART, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -107,12 +101,8 @@ int lb_cmd_slab(int argc, char **argv)
 			lb_outfile_abort(&json);
 		} else {
 			lb_slab_write_json(json.fp, &cfg, pr, br, stopped);
-			int cerr = lb_outfile_commit(&json);
-			if (cerr) {
-				fprintf(stderr, "lockbench: slab: writing the JSON file failed: %s\n",
-					strerror(cerr));
+			if (lb_outfile_commit_or_say(&json, "slab", "--json", cfg.json_path))
 				status = 1;
-			}
 		}
 	}
 	free(pr);
