@@ -47,12 +47,16 @@ with tempfile.TemporaryDirectory() as tmp:
     costs = re.findall(r"^  lock's own cost \(a lock\+unlock loop through the vtable less the bare "
                        r"loop, CPU ns/op, median over blocks\): \(A\) (\d+\.\d\d), \(B\) "
                        r"(\d+\.\d\d); the calls alone \(`none`\): (\d+\.\d\d)$", so, re.M)
-    # The calls alone are part of every lock's figure: a lock+unlock pair
-    # that costs less than two empty calls was measured wrong.
-    costs = [c for c in costs if float(c[0]) > float(c[2]) and float(c[1]) > float(c[2])]
+    # A and B are the same ticket lock (a plugin copy and the built-in), so
+    # their own costs must agree within 2x, and every figure is above zero.
+    # (Not "above `none`": on an AMD EPYC host two empty indirect calls
+    # measured 4.4 ns, more than tas's whole lock+unlock, 2.6 ns -- the
+    # empty call is no floor for a lock's figure on every core.)
+    costs = [c for c in costs if min(map(float, c)) > 0 and
+             0.5 <= float(c[0]) / float(c[1]) <= 2.0]
     lbtap.ok(len(costs) == 1 and "cpu_ns_per_op_1_thread" in so and "ns_per_op_2_threads" in so,
-             f"auto metric: CPU ns/op at 1 thread, wall at 2; the 1-thread cell's lock cost "
-             f"against `none` ({costs})")
+             f"auto metric: CPU ns/op at 1 thread, wall at 2; the 1-thread cell's lock cost, "
+             f"A and B within 2x of each other, `none`'s beside ({costs})")
 
     doc = json.load(open(out)) if rc == 0 else {}
     res = doc.get("results", [])
