@@ -106,6 +106,11 @@ want = min(win) / max(win) if ok else None
 lbtap.ok(ok and abs(run["min_max_ratio"] - want) < 1e-9,
          f"min_max_ratio {run.get('min_max_ratio')} is that of the window counts {win} "
          f"(raw counts {raw})")
-lbtap.ok(ok and raw[0] < raw[1] and win[0] - win[1] != raw[0] - raw[1],
-         "the late thread's raw count is short; the window leaves its late start out")
+# Outside the window thread 1 ran alone for 400 ms, thread 0 only for the
+# start/stop skew: at least 10x fewer ops (with no late start the two are
+# alike and this fails).
+outside = [r - w for r, w in zip(raw, win)] if ok else None
+lbtap.ok(ok and raw[0] < raw[1] and outside[1] > 10 * max(outside[0], 1),
+         f"the late thread's raw count is short; the window leaves its late start out "
+         f"(ops outside the window: {outside})")
 lbtap.done()
