@@ -29,7 +29,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 static void on_stop_signal(int sig)
 {
 	if (!lb_bench_stop_signal()) {
