@@ -228,6 +228,7 @@ static struct {
 	pthread_mutex_t m;
 	pthread_cond_t c;
 	int ready;
+	int waiting; /* set under m just before the waiter's cond_wait */
 } gw = { .c = PTHREAD_COND_INITIALIZER };
 
 static void *glibc_waiter(void *arg)
@@ -235,8 +236,10 @@ static void *glibc_waiter(void *arg)
 	(void)arg;
 	int seen = 0;
 	pthread_mutex_lock(&gw.m);
-	while (!gw.ready)
+	while (!gw.ready) {
+		gw.waiting = 1;
 		pthread_cond_wait(&gw.c, &gw.m);
+	}
 	seen = gw.ready;
 	pthread_mutex_unlock(&gw.m);
 	return (void *)(intptr_t)seen;
@@ -274,9 +277,19 @@ static void test_other_kinds(void)
 	pthread_t t;
 	void *seen;
 	pthread_create(&t, NULL, glibc_waiter, NULL);
-	struct timespec nap = { 0, 20 * 1000 * 1000 };
-	nanosleep(&nap, NULL); /* let it block in glibc's cond_wait */
-	pthread_mutex_lock(&gw.m);
+	/* Until the waiter is inside glibc's cond_wait: it sets `waiting` with
+	 * the mutex held and cond_wait releases that mutex atomically with
+	 * starting to wait, so once we hold the mutex and see the flag it
+	 * waits (a fixed nap lost that race on a loaded machine, and the
+	 * stats test then found no cond wait left to glibc). */
+	struct timespec nap = { 0, 1000 * 1000 };
+	for (;;) {
+		pthread_mutex_lock(&gw.m);
+		if (gw.waiting)
+			break; /* still holding gw.m */
+		pthread_mutex_unlock(&gw.m);
+		nanosleep(&nap, NULL);
+	}
 	gw.ready = 7;
 	pthread_cond_signal(&gw.c);
 	pthread_mutex_unlock(&gw.m);
