@@ -657,6 +657,7 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 		lb_json_string(&j, cfg->locks[i]->name);
 	lb_json_array_end(&j);
 	lb_json_kv_bool(&j, "compare", cfg->compare);
+	lb_json_kv_string(&j, "load_mode", cfg->process_mode ? "process" : "threads");
 	lb_json_kv_uint(&j, "repeat", cfg->repeat);
 	lb_json_kv_uint(&j, "histogram_us", cfg->histogram_us);
 	lb_json_kv_bool(&j, "mlockall", cfg->mlockall);
