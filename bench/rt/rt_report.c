@@ -461,8 +461,10 @@ static void print_perf_block(FILE *out, const struct lb_rt_config *cfg, const ch
 	if (n > 1 && el != 0)
 		fprintf(out, "  ( +-%6.2f%% )", 100.0 * el_sem / el);
 	fprintf(out, "\n# (time elapsed: hackbench's Time; the counters' window, %.3f s mean, "
-		"includes thread creation and the joins)\n\n", win);
-	(void)cfg;
+		"includes %s)\n\n", win,
+		cfg->process_mode ? "the forks, the RT threads' creation and joins, and reaping the "
+				    "task processes (their counts join at exit)"
+				  : "thread creation and the joins");
 }
 
 void lb_rt_print_run_line(FILE *out, const struct lb_rt_run *r)
