@@ -91,7 +91,8 @@ static int parse_preset(const struct lb_opt *o, const char *arg, void *base)
 static const struct lb_opt rt_opts[] = {
 	{ .name = "list-lock", .short_name = 'L', .kind = LB_OPT_CUSTOM, .arg = "LOCK",
 	  .help = "the allocator's list_lock: any exclusive lock\n"
-		  "(default qspinlock; see `lockbench list`)",
+		  "(default qspinlock, ticket with -P; see\n"
+		  "`lockbench list`)",
 	  .parse = parse_list_lock },
 	{ .name = "compare", .kind = LB_OPT_STRING, .arg = "LIST",
 	  .help = "run each lock of LIST (comma separated, 2.." LB_OPT_STR(LB_RT_MAX_LOCKS) "),\n"
