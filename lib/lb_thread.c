@@ -12,16 +12,20 @@
 #include <string.h>
 #include <time.h>
 
-/* The barrier's two futex calls, private futexes (lib cannot use the lock
- * layer's <lockbench/lb_futex.h>: lb_cpu.h says why). */
-static void barrier_futex_wake_all(_Atomic uint32_t *word)
+/* The barrier's two futex calls, private futexes unless the barrier is
+ * shared by processes (lib cannot use the lock layer's
+ * <lockbench/lb_futex.h>: lb_cpu.h says why). */
+static void barrier_futex_wake_all(const struct lb_barrier *b, _Atomic uint32_t *word)
 {
-	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+	syscall(SYS_futex, (uint32_t *)word, b->shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, INT32_MAX,
+		NULL, NULL, 0);
 }
 
-static void barrier_futex_wait(_Atomic uint32_t *word, uint32_t expected)
+static void barrier_futex_wait(const struct lb_barrier *b, _Atomic uint32_t *word,
+			       uint32_t expected)
 {
-	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+	syscall(SYS_futex, (uint32_t *)word, b->shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE, expected,
+		NULL, NULL, 0);
 }
 
 void lb_barrier_init(struct lb_barrier *b, uint32_t parties)
@@ -29,6 +33,13 @@ void lb_barrier_init(struct lb_barrier *b, uint32_t parties)
 	atomic_init(&b->arrived, 0);
 	atomic_init(&b->generation, 0);
 	b->parties = parties;
+	b->shared = false;
+}
+
+void lb_barrier_init_shared(struct lb_barrier *b, uint32_t parties)
+{
+	lb_barrier_init(b, parties);
+	b->shared = true;
 }
 
 bool lb_barrier_arrive(struct lb_barrier *b)
@@ -40,7 +51,7 @@ bool lb_barrier_arrive(struct lb_barrier *b)
 	atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
 	/* release: pairs with the acquire loads of generation in the waiters. */
 	atomic_fetch_add_explicit(&b->generation, 1, memory_order_release);
-	barrier_futex_wake_all(&b->generation);
+	barrier_futex_wake_all(b, &b->generation);
 	return true;
 }
 
@@ -58,7 +69,7 @@ void lb_barrier_wait(struct lb_barrier *b)
 		lb_cpu_pause();
 	}
 	while (atomic_load_explicit(&b->generation, memory_order_acquire) == gen)
-		barrier_futex_wait(&b->generation, gen);
+		barrier_futex_wait(b, &b->generation, gen);
 }
 
 int lb_threads_create(struct lb_threads *t, unsigned int n, void *(*fn)(void *), void *args,

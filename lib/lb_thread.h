@@ -19,9 +19,12 @@ struct lb_barrier {
 	_Atomic uint32_t arrived;    /* threads in the current round */
 	_Atomic uint32_t generation; /* bumped by the last arrival; the futex word */
 	uint32_t parties;
+	bool shared;                 /* shared futexes: parties in several processes */
 };
 
 void lb_barrier_init(struct lb_barrier *b, uint32_t parties);
+/* The same for a barrier in memory several processes map (MAP_SHARED). */
+void lb_barrier_init_shared(struct lb_barrier *b, uint32_t parties);
 void lb_barrier_wait(struct lb_barrier *b);
 /* Arrive without waiting (stands in for a thread that was never created);
  * returns true if this arrival completed the round. */

@@ -26,10 +26,12 @@ const struct lb_lock_ops lb_busted_ops = {
 	.name = "busted",
 	.family = "baseline",
 	.summary = "BUGGY on purpose: lock/unlock do nothing (negative control)",
-	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW | LB_LOCK_F_TRYLOCK | LB_LOCK_F_BUSTED,
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW | LB_LOCK_F_TRYLOCK | LB_LOCK_F_BUSTED |
+		 LB_LOCK_F_PSHARED,
 	.lock_size = sizeof(struct lb_busted_lock),
 	.lock_align = 1,
 	.init = busted_init,
+	.init_shared = busted_init, /* no state: the control works across processes too */
 	.lock = busted_lock,
 	.unlock = busted_lock,
 	.trylock = busted_trylock,

@@ -11,6 +11,9 @@
  *              are released in reverse order, so a stack is enough; lookup
  *              by lock address keeps it correct for any order).
  *   ck-rwlock  ck's writer-preferring reader/writer spinlock
+ *
+ * All four keep their whole state in the lock word(s) and, for ck-mcs, the
+ * nodes of the caller's thread context: init_shared is init (processes).
  */
 #include "lb_adapter.h"
 
@@ -81,25 +84,30 @@ static void mcs_unlock(void *lock, void *tctx)
 LB_CTXFREE_LOCK_OPS(ck_fas, ck_spinlock_fas, ck_spinlock_fas_t,
 	.name = "ck-fas", .family = "spin",
 	.summary = "Concurrency Kit fetch-and-store spinlock (unfair)",
-	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK);
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_PSHARED,
+	.init_shared = ck_fas_adapt_init);
 LB_CTXFREE_LOCK_OPS(ck_ticket, ck_spinlock_ticket, ck_spinlock_ticket_t,
 	.name = "ck-ticket", .family = "spin",
 	.summary = "Concurrency Kit ticket spinlock (FIFO)",
-	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_FAIR);
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_FAIR | LB_LOCK_F_PSHARED,
+	.init_shared = ck_ticket_adapt_init);
 const struct lb_lock_ops lb_ck_mcs_ops = {
 	.name = "ck-mcs", .family = "spin",
 	.summary = "Concurrency Kit MCS queue spinlock (FIFO, local spinning)",
 	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_FAIR |
-		 LB_LOCK_F_THREAD_CTX,
+		 LB_LOCK_F_THREAD_CTX | LB_LOCK_F_PSHARED,
 	LB_OPS_OBJECT(ck_spinlock_mcs_t),
 	.thread_ctx_size = sizeof(struct ck_mcs_ctx),
-	.init = mcs_init, .thread_init = mcs_thread_init,
+	/* Shared: the nodes are in the context the caller allocates, and the
+	 * lock's tail pointer names them at the mapping's common address. */
+	.init = mcs_init, .init_shared = mcs_init, .thread_init = mcs_thread_init,
 	.lock = mcs_lock, .unlock = mcs_unlock, .trylock = mcs_trylock,
 };
 LB_CTXFREE_RWLOCK_OPS(ck_rwlock, ck_rwlock, ck_rwlock_t,
 	.name = "ck-rwlock", .family = "rwlock",
 	.summary = "Concurrency Kit reader/writer spinlock (writer-preferring)",
-	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW | LB_LOCK_F_TRYLOCK);
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW | LB_LOCK_F_TRYLOCK | LB_LOCK_F_PSHARED,
+	.init_shared = ck_rwlock_adapt_init);
 
 #else /* !LB_HAVE_CK */
 

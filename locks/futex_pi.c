@@ -9,6 +9,7 @@
 #include "lb_adapter.h"
 
 LB_ADAPT_INIT(fpi_init, lb_futex_pi_init)
+LB_ADAPT_INIT(fpi_init_shared, lb_futex_pi_init_shared)
 
 LB_ADAPT_THREAD_INIT(fpi_thread_init, lb_futex_pi_ctx_init)
 
@@ -36,6 +37,8 @@ const struct lb_lock_ops lb_futex_pi_ops = {
 	.family = "pi",
 	.summary = "bare FUTEX_LOCK_PI/FUTEX_UNLOCK_PI: user CAS fast path, kernel rt_mutex",
 	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS | LB_LOCK_F_PI |
-		 LB_LOCK_F_THREAD_CTX,
+		 LB_LOCK_F_THREAD_CTX | LB_LOCK_F_PSHARED,
 	LB_OPS_CTX_LOCK(lb_futex_pi_t, lb_futex_pi_ctx_t, fpi),
+	/* The context is the TID (system-wide): shared futexes suffice. */
+	.init_shared = fpi_init_shared,
 };

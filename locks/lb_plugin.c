@@ -23,6 +23,8 @@
 struct loaded_plugin {
 	char *path;
 	const struct lb_lock_ops *ops;
+	const struct lb_lock_ops *exported; /* the object's own table (ops, or what
+					     * a version-1 table was copied from) */
 };
 
 /* The loader's own table of opened plugins, guarded by plugins_mutex. */
@@ -86,16 +88,25 @@ static const struct lb_lock_ops *load_locked(const char *path, char *err, size_t
 			    !version ? LB_PLUGIN_SYM_VERSION : LB_PLUGIN_SYM_OPS,
 			    LB_PLUGIN_SYM_VERSION, LB_PLUGIN_SYM_OPS);
 	}
-	if (*version != LB_PLUGIN_ABI_VERSION) {
+	if (*version != LB_PLUGIN_ABI_VERSION && *version != LB_PLUGIN_ABI_VERSION_V1) {
 		unsigned int v = *version;
 		dlclose(h);
-		return fail(err, len, "plugin '%s': ABI version %u; accepted: %u (rebuild it "
-			    "against this lockbench's lb_plugin.h)", path, v, LB_PLUGIN_ABI_VERSION);
+		return fail(err, len, "plugin '%s': ABI version %u; accepted: %u or %u (rebuild it "
+			    "against this lockbench's lb_plugin.h)", path, v, LB_PLUGIN_ABI_VERSION_V1,
+			    LB_PLUGIN_ABI_VERSION);
 	}
+	/* What the checks read: a version-1 table ends before init_shared, so
+	 * only its prefix is read and the rest is NULL ("cannot be shared by
+	 * processes"). */
+	bool v1 = *version == LB_PLUGIN_ABI_VERSION_V1;
+	struct lb_lock_ops view = { 0 };
+	memcpy(&view, ops, v1 ? LB_PLUGIN_OPS_SIZE_V1 : sizeof(view));
 	/* The same file under another spelling of its path: the same table. */
 	for (size_t i = 0; i < nplugins; i++)
-		if (plugins[i].ops == ops)
-			return ops;
+		if (plugins[i].exported == ops)
+			return plugins[i].ops;
+	const struct lb_lock_ops *exported = ops;
+	ops = &view;
 	if (!ops->name || !*ops->name) {
 		dlclose(h);
 		return fail(err, len, "plugin '%s': the ops table has no name", path);
@@ -122,10 +133,19 @@ static const struct lb_lock_ops *load_locked(const char *path, char *err, size_t
 		dlclose(h);
 		return NULL;
 	}
+	if (v1) {
+		struct lb_lock_ops *grown = malloc(sizeof(*grown));
+		if (!grown)
+			return fail(err, len, "plugin '%s': out of memory", path);
+		*grown = view; /* kept for the life of the process, as the handle */
+		ops = grown;
+	} else {
+		ops = exported;
+	}
 	char *copy = strdup(path);
 	if (!copy)
 		return fail(err, len, "plugin '%s': out of memory", path);
-	plugins[nplugins++] = (struct loaded_plugin){ copy, ops };
+	plugins[nplugins++] = (struct loaded_plugin){ copy, ops, exported };
 	return ops; /* the handle stays open for the life of the process */
 }
 

@@ -69,6 +69,8 @@ int lb_lock_check_entry(const struct lb_lock_ops *o, FILE *err)
 		   "COUNTERS flag and counters member disagree");
 	LB_REQUIRE(!(o->flags & LB_LOCK_F_TIMED) == !o->timedlock,
 		   "TIMED flag and timedlock member disagree");
+	LB_REQUIRE(!(o->flags & LB_LOCK_F_PSHARED) == !o->init_shared,
+		   "PSHARED flag and init_shared member disagree");
 	LB_REQUIRE(!(o->flags & LB_LOCK_F_RCU) || rw, "RCU flag requires a read side");
 	LB_REQUIRE(!!(o->flags & LB_LOCK_F_EXCLUSIVE) !=
 			   !!(o->flags & (LB_LOCK_F_NOLOCK)),
@@ -152,6 +154,7 @@ const char *lb_lock_flags_str(unsigned int flags, char *buf, size_t len)
 		{ LB_LOCK_F_BUSTED, "busted" },   { LB_LOCK_F_NOLOCK, "nolock" },
 		{ LB_LOCK_F_RCU, "rcu" },         { LB_LOCK_F_SPIN_ROLE, "spinrole" },
 		{ LB_LOCK_F_TIMED, "timed" },     { LB_LOCK_F_NO_TURN, "noturn" },
+		{ LB_LOCK_F_PSHARED, "pshared" },
 	};
 	size_t used = 0;
 	buf[0] = '\0';

@@ -13,13 +13,17 @@
  *
  * Errors from the pthread calls on a correctly used lock cannot happen; they
  * abort through lb_die rather than letting a benchmark report nonsense.
+ * Each has an init_shared: the same lock with PTHREAD_PROCESS_SHARED.
  */
 #include "lb_adapter.h"
 
 #include <errno.h>
 #include <pthread.h>
 
-static int mutex_init_kind(void *lock, int type, int protocol)
+/* pshared PTHREAD_PROCESS_SHARED: glibc then uses shared futexes (FUTEX_WAIT,
+ * FUTEX_LOCK_PI without the private flag), so waiters in several processes
+ * mapping the mutex meet in the kernel; the mutex keeps no other state. */
+static int mutex_init_kind(void *lock, int type, int protocol, int pshared)
 {
 	pthread_mutexattr_t attr;
 	int err = pthread_mutexattr_init(&attr);
@@ -29,15 +33,21 @@ static int mutex_init_kind(void *lock, int type, int protocol)
 	if (!err && protocol != PTHREAD_PRIO_NONE)
 		err = pthread_mutexattr_setprotocol(&attr, protocol);
 	if (!err)
+		err = pthread_mutexattr_setpshared(&attr, pshared);
+	if (!err)
 		err = pthread_mutex_init(lock, &attr);
 	pthread_mutexattr_destroy(&attr);
 	return err;
 }
 
-LB_ADAPT_INIT_ERR(mutex_init_normal, mutex_init_kind, PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_NONE)
-LB_ADAPT_INIT_ERR(mutex_init_adaptive, mutex_init_kind, PTHREAD_MUTEX_ADAPTIVE_NP,
-		  PTHREAD_PRIO_NONE)
-LB_ADAPT_INIT_ERR(mutex_init_pi, mutex_init_kind, PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_INHERIT)
+#define LB_MUTEX_INITS(suffix, type, protocol)                                 \
+	LB_ADAPT_INIT_ERR(mutex_init_##suffix, mutex_init_kind, type, protocol, \
+			  PTHREAD_PROCESS_PRIVATE)                             \
+	LB_ADAPT_INIT_ERR(mutex_init_##suffix##_shared, mutex_init_kind, type, \
+			  protocol, PTHREAD_PROCESS_SHARED)
+LB_MUTEX_INITS(normal, PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_NONE)
+LB_MUTEX_INITS(adaptive, PTHREAD_MUTEX_ADAPTIVE_NP, PTHREAD_PRIO_NONE)
+LB_MUTEX_INITS(pi, PTHREAD_MUTEX_NORMAL, PTHREAD_PRIO_INHERIT)
 
 LB_ADAPT_DESTROY(mutex_destroy, pthread_mutex_destroy)
 
@@ -86,9 +96,11 @@ static int mutex_timedlock(void *lock, void *tctx, const struct timespec *abs, c
 		.family = "baseline",                                          \
 		.summary = what,                                               \
 		.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK |             \
-			 LB_LOCK_F_SLEEPS | LB_LOCK_F_TIMED | (extra),         \
+			 LB_LOCK_F_SLEEPS | LB_LOCK_F_TIMED | LB_LOCK_F_PSHARED |  \
+			 (extra),                                              \
 		LB_OPS_OBJECT(pthread_mutex_t),                                \
 		.init = initfn,                                                \
+		.init_shared = initfn##_shared,                                \
 		.destroy = mutex_destroy,                                      \
 		LB_OPS_EXCL(mutex),                                            \
 		.timedlock = mutex_timedlock,                                  \
@@ -108,6 +120,7 @@ LB_PTHREAD_MUTEX_OPS(pthread_pi, "pthread-pi",
 		     mutex_init_pi, LB_LOCK_F_PI)
 
 LB_ADAPT_INIT_ERR(spin_init, pthread_spin_init, PTHREAD_PROCESS_PRIVATE)
+LB_ADAPT_INIT_ERR(spin_init_shared, pthread_spin_init, PTHREAD_PROCESS_SHARED)
 
 LB_ADAPT_DESTROY(spin_destroy, pthread_spin_destroy)
 
@@ -120,14 +133,15 @@ const struct lb_lock_ops lb_pthread_spin_ops = {
 	.name = "pthread-spin",
 	.family = "baseline",
 	.summary = "glibc pthread_spinlock_t: test-and-set, unfair",
-	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK,
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_PSHARED,
 	LB_OPS_OBJECT(pthread_spinlock_t),
 	.init = spin_init,
+	.init_shared = spin_init_shared,
 	.destroy = spin_destroy,
 	LB_OPS_EXCL(spin),
 };
 
-static int rwlock_init_kind(void *lock, int kind)
+static int rwlock_init_kind(void *lock, int kind, int pshared)
 {
 	pthread_rwlockattr_t attr;
 	int err = pthread_rwlockattr_init(&attr);
@@ -135,13 +149,21 @@ static int rwlock_init_kind(void *lock, int kind)
 		return err;
 	err = pthread_rwlockattr_setkind_np(&attr, kind);
 	if (!err)
+		err = pthread_rwlockattr_setpshared(&attr, pshared);
+	if (!err)
 		err = pthread_rwlock_init(lock, &attr);
 	pthread_rwlockattr_destroy(&attr);
 	return err;
 }
 
-LB_ADAPT_INIT_ERR(rwlock_init_default, rwlock_init_kind, PTHREAD_RWLOCK_DEFAULT_NP)
-LB_ADAPT_INIT_ERR(rwlock_init_wp, rwlock_init_kind, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP)
+LB_ADAPT_INIT_ERR(rwlock_init_default, rwlock_init_kind, PTHREAD_RWLOCK_DEFAULT_NP,
+		  PTHREAD_PROCESS_PRIVATE)
+LB_ADAPT_INIT_ERR(rwlock_init_default_shared, rwlock_init_kind, PTHREAD_RWLOCK_DEFAULT_NP,
+		  PTHREAD_PROCESS_SHARED)
+LB_ADAPT_INIT_ERR(rwlock_init_wp, rwlock_init_kind, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP,
+		  PTHREAD_PROCESS_PRIVATE)
+LB_ADAPT_INIT_ERR(rwlock_init_wp_shared, rwlock_init_kind,
+		  PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP, PTHREAD_PROCESS_SHARED)
 
 LB_ADAPT_DESTROY(rwlock_destroy, pthread_rwlock_destroy)
 
@@ -159,9 +181,11 @@ LB_ADAPT_TRY0(rwlock_read_trylock, pthread_rwlock_tryrdlock)
 		.summary = what,                                               \
 		.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_RW |                  \
 			 LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS |                \
-			 LB_LOCK_F_NO_TURN, /* a writer can sleep through */   \
+			 LB_LOCK_F_NO_TURN | /* a writer can sleep through */  \
+			 LB_LOCK_F_PSHARED,                                    \
 		LB_OPS_OBJECT(pthread_rwlock_t),                               \
 		.init = initfn,                                                \
+		.init_shared = initfn##_shared,                                \
 		.destroy = rwlock_destroy,                                     \
 		LB_OPS_EXCL(rwlock),                                           \
 		LB_OPS_READ(rwlock),                                           \

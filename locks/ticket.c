@@ -12,5 +12,7 @@ LB_CTXFREE_LOCK_OPS(ticket, lb_ticket, lb_ticket_t,
 	.name = "ticket",
 	.family = "spin",
 	.summary = "ticket spinlock, 32-bit next/owner counters (FIFO, global spinning)",
-	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_FAIR,
-	.atfork_child = ticket_atfork_child);
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_FAIR | LB_LOCK_F_PSHARED,
+	.atfork_child = ticket_atfork_child,
+	/* Two counters, no context: the same init works in a shared mapping. */
+	.init_shared = ticket_adapt_init);

@@ -30,6 +30,7 @@ struct lb_rt_config {
 	/* hackbench */
 	unsigned int groups, fds, loops, datasize;
 	bool pipe;
+	bool process_mode;           /* -P: senders and receivers are processes */
 	unsigned int repeat;
 	/* cyclictest */
 	unsigned int rt_threads;
@@ -143,6 +144,10 @@ void lb_rt_watchdog_check_floor(const struct lb_rt_config *cfg);
 int lb_rt_watchdog_start(const struct lb_rt_config *cfg, bool fifo);
 /* The current run's tasks, for progress and the thread dump; NULL between runs. */
 void lb_rt_watchdog_arm(struct lb_rt_task_info *const *tasks, unsigned int ntasks, const char *lock);
+/* -P: the run's child processes (pids[0..n), 0 for none), killed with
+ * SIGKILL when the watchdog ends the command; cleared by disarm.  The run
+ * stores 0 in a slot once it has reaped that child. */
+void lb_rt_watchdog_children(_Atomic int *pids, unsigned int n);
 void lb_rt_watchdog_disarm(void);
 
 /* What a task is doing, for the thread dump. */

@@ -43,8 +43,9 @@ int lb_cmd_rt(int argc, char **argv)
 	}
 	lb_rt_print_header(out, &cfg, &facts);
 	if (cfg.groups) {
-		fprintf(out, "Running in threaded mode with %u groups using %u file descriptors each "
-		       "(== %u tasks)\n", cfg.groups, 2 * cfg.fds, 2 * cfg.groups * cfg.fds);
+		fprintf(out, "Running in %s mode with %u groups using %u file descriptors each "
+		       "(== %u tasks)\n", cfg.process_mode ? "process" : "threaded", cfg.groups,
+		       2 * cfg.fds, 2 * cfg.groups * cfg.fds);
 		fprintf(out, "Each sender will pass %u messages of %u bytes\n", cfg.loops, cfg.datasize);
 	}
 	fflush(out);

@@ -15,8 +15,25 @@
 struct rt_args {
 	struct lb_rt_config cfg;
 	const char *compare_list;
-	bool threads_mode, process_mode; /* hackbench's -T (the only mode) and -P */
+	bool threads_mode, process_mode; /* hackbench's -T (the default) and -P */
 };
+
+/* The list_lock under -P when none is given: qspinlock (the default) keeps
+ * its MCS nodes in a per-process table, so it cannot be shared. */
+#define RT_PROCESS_DEFAULT_LOCK "ticket"
+
+/* The exclusive locks that can be shared by processes (init_shared). */
+static const char *pshared_names(char *buf, size_t len)
+{
+	const struct lb_lock_ops *const *table = lb_lock_table();
+	*buf = '\0';
+	for (size_t i = 0; i < lb_lock_count(); i++)
+		if ((table[i]->flags & LB_LOCK_F_EXCLUSIVE) && !(table[i]->flags & LB_LOCK_F_RCU) &&
+		    !table[i]->unsupported && table[i]->init_shared)
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", *buf ? "," : "",
+				 table[i]->name);
+	return buf;
+}
 
 static const char *exclusive_names(char *buf, size_t len)
 {
@@ -74,7 +91,8 @@ static int parse_preset(const struct lb_opt *o, const char *arg, void *base)
 static const struct lb_opt rt_opts[] = {
 	{ .name = "list-lock", .short_name = 'L', .kind = LB_OPT_CUSTOM, .arg = "LOCK",
 	  .help = "the allocator's list_lock: any exclusive lock\n"
-		  "(default qspinlock; see `lockbench list`)",
+		  "(default qspinlock, ticket with -P; see\n"
+		  "`lockbench list`)",
 	  .parse = parse_list_lock },
 	{ .name = "compare", .kind = LB_OPT_STRING, .arg = "LIST",
 	  .help = "run each lock of LIST (comma separated, 2.." LB_OPT_STR(LB_RT_MAX_LOCKS) "),\n"
@@ -103,10 +121,14 @@ static const struct lb_opt rt_opts[] = {
 		  "cyclictest's -p PRIO use --priority PRIO)",
 	  .offset = LB_OPT_AT(T, cfg.pipe, bool) },
 	{ .name = "threads", .short_name = 'T', .kind = LB_OPT_FLAG,
-	  .help = "the load as threads (the only mode; hackbench -T)",
+	  .help = "the load as threads of this process (the default;\n"
+		  "hackbench -T)",
 	  .offset = LB_OPT_AT(T, threads_mode, bool) },
 	{ .name = "process", .short_name = 'P', .kind = LB_OPT_FLAG,
-	  .help = "hackbench's process mode: refused (exit 2), the allocator cannot be shared",
+	  .help = "the load as processes (hackbench without -T): the\n"
+		  "allocator lives in a shared mapping; only locks that\n"
+		  "work across processes (`pshared` in `lockbench list`;\n"
+		  "default list_lock then " RT_PROCESS_DEFAULT_LOCK ")",
 	  .offset = LB_OPT_AT(T, process_mode, bool) },
 	{ .name = "preset", .kind = LB_OPT_CUSTOM, .arg = "NAME",
 	  .help = "rt-list-lock: the kernel experiment, hackbench\n"
@@ -189,10 +211,11 @@ static const struct lb_opt_cmd rt_cmd = {
 	.name = "lockbench rt",
 	.usage = "usage: lockbench rt [options]\n"
 		 "\n"
-		 "A hackbench-alike (threaded) whose every message is allocated by the sender\n"
-		 "and freed by the receiver from a SLUB-like allocator with the lock under test\n"
-		 "as its list_lock, cyclictest-alike SCHED_FIFO threads measuring wake-up (and,\n"
-		 "with --rt-alloc, allocation) latency alongside, and perf-stat counters.\n"
+		 "A hackbench-alike (threads, or processes with -P) whose every message is\n"
+		 "allocated by the sender and freed by the receiver from a SLUB-like allocator\n"
+		 "with the lock under test as its list_lock, cyclictest-alike SCHED_FIFO\n"
+		 "threads measuring wake-up (and, with --rt-alloc, allocation) latency\n"
+		 "alongside, and perf-stat counters.\n"
 		 "\n",
 	.epilogue = "\nExit status: 0 ok, 1 allocator invariants failed or watchdog, 2 bad usage.\n",
 	.opts = rt_opts,
@@ -256,6 +279,18 @@ static void check_combinations(struct lb_rt_config *cfg, bool explicit_repeat,
 		lb_usage_error("--inject-hang needs the load; accepted: --groups 1..200");
 }
 
+/* -P: every list_lock must work across processes. */
+static void check_process_locks(const struct lb_rt_config *cfg, const char *opt)
+{
+	char names[1024];
+	for (size_t i = 0; i < cfg->nlocks; i++)
+		if (!cfg->locks[i]->init_shared)
+			lb_usage_error("--process: %s '%s' cannot be shared by processes (its queue "
+				       "nodes, waiter records or futexes are process-private); "
+				       "accepted with -P: %s", opt, cfg->locks[i]->name,
+				       pshared_names(names, sizeof(names)));
+}
+
 void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -271,13 +306,19 @@ void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
 								    : (unsigned int)ncpu;
 	refuse_cyclictest_p(argc, argv);
 	lb_opt_parse(&rt_cmd, argc, argv, &a, &seen);
-	if (a.process_mode)
-		lb_usage_error("--process: not available: list_lock, its per-thread queue nodes "
-			       "and the sleeping locks' private futexes live in one process's "
-			       "memory, so processes cannot share the allocator (doc/rt.md); "
-			       "accepted: -T (threads, the default)");
+	bool explicit_lock = lb_opt_given(&rt_cmd, &seen, "list-lock");
+	if (a.process_mode && a.threads_mode)
+		lb_usage_error("--process: and --threads exclude each other; accepted: one of -P, -T");
 	if (a.compare_list)
-		resolve_compare(&a.cfg, a.compare_list, lb_opt_given(&rt_cmd, &seen, "list-lock"));
+		resolve_compare(&a.cfg, a.compare_list, explicit_lock);
+	if (a.process_mode) {
+		a.cfg.process_mode = true;
+		if (!a.compare_list && !explicit_lock) {
+			a.cfg.locks[0] = lb_lock_find(RT_PROCESS_DEFAULT_LOCK);
+			a.cfg.nlocks = a.cfg.locks[0] ? 1 : 0;
+		}
+		check_process_locks(&a.cfg, a.compare_list ? "--compare" : "-L");
+	}
 	bool preset = a.cfg.preset != NULL;
 	check_combinations(&a.cfg, preset || lb_opt_given(&rt_cmd, &seen, "repeat"),
 			   preset || lb_opt_given(&rt_cmd, &seen, "loops"));

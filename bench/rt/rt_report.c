@@ -461,8 +461,10 @@ static void print_perf_block(FILE *out, const struct lb_rt_config *cfg, const ch
 	if (n > 1 && el != 0)
 		fprintf(out, "  ( +-%6.2f%% )", 100.0 * el_sem / el);
 	fprintf(out, "\n# (time elapsed: hackbench's Time; the counters' window, %.3f s mean, "
-		"includes thread creation and the joins)\n\n", win);
-	(void)cfg;
+		"includes %s)\n\n", win,
+		cfg->process_mode ? "the forks, the RT threads' creation and joins, and reaping the "
+				    "task processes (their counts join at exit)"
+				  : "thread creation and the joins");
 }
 
 void lb_rt_print_run_line(FILE *out, const struct lb_rt_run *r)
@@ -657,6 +659,7 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 		lb_json_string(&j, cfg->locks[i]->name);
 	lb_json_array_end(&j);
 	lb_json_kv_bool(&j, "compare", cfg->compare);
+	lb_json_kv_string(&j, "load_mode", cfg->process_mode ? "process" : "threads");
 	lb_json_kv_uint(&j, "repeat", cfg->repeat);
 	lb_json_kv_uint(&j, "histogram_us", cfg->histogram_us);
 	lb_json_kv_bool(&j, "mlockall", cfg->mlockall);

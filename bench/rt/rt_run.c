@@ -1,11 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rt_run.c - one run of `lockbench rt`: a fresh allocator with the lock
- * under test as list_lock, the hackbench-alike load (threaded mode: -g
- * groups of -f senders and -f receivers over socketpairs or pipes; every
- * message is an object the sender allocated and the receiver frees), the
- * cyclictest-alike RT threads running alongside, and the perf counters
- * around it all.
+ * under test as list_lock, the hackbench-alike load (-g groups of -f
+ * senders and -f receivers over socketpairs or pipes; every message is an
+ * object the sender allocated and the receiver frees), the cyclictest-alike
+ * RT threads running alongside, and the perf counters around it all.
+ *
+ * Threaded mode (-T, the default): the load is threads of this process.
+ * Process mode (-P): every sender and receiver is a forked process, the RT
+ * threads stay threads of this one; all they share (the allocator, its
+ * list_lock and every lock context, the raw-section marks, the tasks'
+ * progress and counters, the start gate) lies in one MAP_SHARED arena
+ * (shared_arena.h) mapped before the fork, at the same address in every
+ * process.  Children end with _exit; a child that dies or fails is a run
+ * error, and the watchdog kills them all when it ends the command.
  */
 #include "rt.h"
 #include "perf_counters.h"
@@ -22,8 +30,10 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,6 +67,7 @@ struct rt_worker {
 };
 
 struct run_state {
+	struct lb_arena *arena;      /* -P: where this struct, the tasks and the allocator live */
 	const struct lb_rt_config *cfg;
 	const struct lb_rt_facts *facts;
 	struct lb_slab_cache cache;
@@ -144,21 +155,25 @@ static void *sender_main(void *arg)
 		for (unsigned int r = 0; r < cfg->fds; r++) {
 			atomic_store_explicit(&t->info.state, LB_RT_ST_ALLOC, RLX);
 			uint64_t *msg = lb_slab_alloc(&t->slab);
-			if (!msg) {
+			/* A failed allocation (a pool a broken list_lock leaked) is
+			 * counted, and the message still goes out, naming no object:
+			 * its receiver must not wait for it (the run then ends in the
+			 * invariant report, not in the watchdog). */
+			if (!msg)
 				atomic_fetch_add_explicit(&rs->alloc_failures, 1, RLX);
-				goto end;
-			}
 			/* The message carries the object's address (the receiver
 			 * frees it) and a check word; the object is stamped with the
 			 * same two words (the sender touches what it allocated). */
 			uint64_t word[2] = { (uint64_t)(uintptr_t)msg,
 					     (uint64_t)(uintptr_t)msg ^ MSG_MAGIC };
-			memcpy(msg, word, sizeof(word));
+			if (msg)
+				memcpy(msg, word, sizeof(word));
 			memcpy(out, word, sizeof(word));
 			atomic_store_explicit(&t->info.state, LB_RT_ST_WRITE, RLX);
 			if (write_full(t->wfds[r], out, cfg->datasize)) {
 				atomic_fetch_add_explicit(&rs->io_errors, 1, RLX);
-				lb_slab_free(&t->slab, msg);
+				if (msg)
+					lb_slab_free(&t->slab, msg);
 				goto end;
 			}
 			/* Only this thread writes its count: a store, not an RMW. */
@@ -200,7 +215,7 @@ static void *receiver_main(void *arg)
 		atomic_store_explicit(&t->info.state, LB_RT_ST_RUN, RLX);
 		if ((word[0] ^ MSG_MAGIC) != word[1])
 			atomic_fetch_add_explicit(&rs->bad_messages, 1, RLX);
-		else
+		else if (word[0]) /* 0: the sender's allocation failed (counted there) */
 			lb_slab_free(&t->slab, (void *)(uintptr_t)word[0]);
 		/* Only this thread writes its count (the watchdog's progress
 		 * is the receivers' sum): a store, not a shared RMW. */
@@ -643,14 +658,18 @@ static int setup_cache(struct run_state *rs, const struct lb_lock_ops *ops, stru
 	struct lb_slab_tuning tuning = lb_slab_tuning_default();
 	tuning.cpu_partial = cfg->cpu_partial;
 	tuning.min_partial = cfg->min_partial;
-	int err = lb_slab_cache_init_tuned(&rs->cache, ops, cfg->datasize, POOL_BYTES, &tuning);
+	int err = rs->arena ? lb_slab_cache_init_shared(&rs->cache, ops, cfg->datasize, POOL_BYTES,
+							  &tuning, rs->arena)
+			    : lb_slab_cache_init_tuned(&rs->cache, ops, cfg->datasize, POOL_BYTES,
+						       &tuning);
 	if (err || !lb_raw_lock_is_raw(ops))
 		return err;
 	/* Raw sections run just below the RT threads (or mark only, without
 	 * SCHED_FIFO). */
 	int boost = rs->facts->fifo_permitted && !cfg->sched_other && cfg->priority > 1
 			    ? cfg->priority - 1 : 0;
-	if (lb_raw_sections_init(&rs->raw, boost)) {
+	if (rs->arena ? lb_raw_sections_init_shared(&rs->raw, boost, rs->arena)
+		      : lb_raw_sections_init(&rs->raw, boost)) {
 		lb_slab_cache_destroy(&rs->cache);
 		return ENOMEM;
 	}
@@ -659,30 +678,189 @@ static int setup_cache(struct run_state *rs, const struct lb_lock_ops *ops, stru
 	return 0;
 }
 
+/* ---- process mode (-P) ------------------------------------------------ */
+
+/* A child's exit status besides 0: its start failed (task->err says why). */
+#define CHILD_START_FAILED 3
+#define CHILD_ORPHANED 4
+
+/*
+ * One task as a process: the sender's or receiver's body, then _exit (no
+ * atexit handlers, no flush of the stdio buffers inherited from the parent).
+ * The terminal's signals and the ones the parent's output cleanup catches
+ * get their default action back (the parent removes its own files); and
+ * the child dies with the parent, whatever ends it.
+ */
+#if defined(__GNUC__)
+__attribute__((noreturn))
+#endif
+static void child_main(struct task *t, pid_t parent)
+{
+	static const int reset[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+	for (size_t i = 0; i < sizeof(reset) / sizeof(reset[0]); i++)
+		signal(reset[i], reset[i] == SIGPIPE ? SIG_IGN : SIG_DFL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(CHILD_ORPHANED); /* the parent died before the line above */
+	if (t->info.role == LB_RT_SENDER)
+		sender_main(t);
+	else
+		receiver_main(t);
+	_exit(t->err ? CHILD_START_FAILED : 0);
+}
+
+/* Fork task t; its pid, or -1 with errno set. */
+static pid_t fork_task(struct task *t)
+{
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid == 0)
+		child_main(t, parent);
+	return pid;
+}
+
+static const char *role_word(enum lb_rt_task_role r)
+{
+	return r == LB_RT_SENDER ? "sender" : "receiver";
+}
+
+/* Which of the n children pid is; n when none. */
+static unsigned int child_index(_Atomic int *pids, unsigned int n, int pid)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (atomic_load_explicit(&pids[i], RLX) == pid)
+			return i;
+	return n;
+}
+
+/*
+ * Reap every child, in the order they end (a crash is seen at once, not
+ * after the tasks that wait for it).  A child killed by a signal or exiting
+ * with a status other than 0 or CHILD_START_FAILED is a run error: said on
+ * stderr, and the others are killed (they would wait for it for ever).
+ * Returns whether there was one.
+ */
+static bool reap_children(_Atomic int *pids, const struct task *tasks, unsigned int n,
+			  const struct lb_lock_ops *ops, unsigned int repeat_index)
+{
+	bool failed = false;
+	unsigned int killed = 0;
+	for (unsigned int left = n; left;) {
+		int st = 0;
+		pid_t pid = waitpid(-1, &st, 0);
+		if (pid < 0 && errno == EINTR)
+			continue; /* a signal for this thread: wait on */
+		if (pid < 0)
+			break; /* ECHILD: none left (the watchdog may have reaped some) */
+		unsigned int i = child_index(pids, n, (int)pid);
+		if (i == n)
+			continue; /* not one of the run's */
+		/* Relaxed: the watchdog kills no reaped pid (see watchdog.c). */
+		atomic_store_explicit(&pids[i], 0, RLX);
+		left--;
+		bool clean = WIFEXITED(st) && (WEXITSTATUS(st) == 0 ||
+					       WEXITSTATUS(st) == CHILD_START_FAILED);
+		if (clean)
+			continue;
+		if (failed) {
+			killed++;
+			continue;
+		}
+		failed = true;
+		char how[64];
+		if (WIFSIGNALED(st))
+			snprintf(how, sizeof(how), "was killed by signal %d (%s)", WTERMSIG(st),
+				 strsignal(WTERMSIG(st)));
+		else
+			snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(st));
+		fprintf(stderr, "lockbench: rt: list_lock '%s' repeat %u: %s g%u/%u (pid %d) %s; "
+			"the run is void\n", ops->name, repeat_index + 1, role_word(tasks[i].info.role),
+			tasks[i].info.group, tasks[i].info.index, (int)pid, how);
+		for (unsigned int k = 0; k < n; k++) {
+			int other = atomic_load_explicit(&pids[k], RLX);
+			if (other > 0)
+				kill(other, SIGKILL);
+		}
+	}
+	if (killed)
+		fprintf(stderr, "lockbench: rt: %u other task process(es) killed after it\n", killed);
+	return failed;
+}
+
+/* Bytes of arena a -P run needs (reserved only: MAP_NORESERVE). */
+static size_t arena_bytes(const struct lb_lock_ops *ops, unsigned int ntasks, unsigned int nrt)
+{
+	size_t ctx = (ops->thread_ctx_size + 63) / 64 * 64 + 64;
+	return ((size_t)64 << 20) + sizeof(struct run_state) + ntasks * sizeof(struct task) +
+	       nrt * sizeof(struct rt_worker) + (ntasks + nrt + 1) * ctx +
+	       POOL_BYTES / 4096 * sizeof(struct lb_slab_page);
+}
+
+/* The run's shared state: in an arena with -P, on the heap otherwise. */
+static int alloc_state(const struct lb_rt_config *cfg, const struct lb_lock_ops *ops,
+		       unsigned int ntasks, unsigned int nrt, struct run_state **rs,
+		       struct task **tasks, struct rt_worker **rtw)
+{
+	if (!cfg->process_mode) {
+		*rs = calloc(1, sizeof(**rs));
+		*tasks = calloc(ntasks ? ntasks : 1, sizeof(**tasks));
+		*rtw = calloc(nrt ? nrt : 1, sizeof(**rtw));
+		return *rs && *tasks && *rtw ? 0 : ENOMEM;
+	}
+	struct lb_arena *arena = lb_arena_create(arena_bytes(ops, ntasks, nrt));
+	if (!arena)
+		return ENOMEM;
+	*rs = lb_arena_alloc(arena, sizeof(**rs), 64);
+	*tasks = lb_arena_alloc(arena, (ntasks ? ntasks : 1) * sizeof(**tasks), 64);
+	*rtw = lb_arena_alloc(arena, (nrt ? nrt : 1) * sizeof(**rtw), 64);
+	if (!*rs || !*tasks || !*rtw) {
+		lb_arena_destroy(arena);
+		*rs = NULL;
+		*tasks = NULL;
+		*rtw = NULL;
+		return ENOMEM;
+	}
+	(*rs)->arena = arena;
+	return 0;
+}
+
+static void free_state(struct run_state *rs, struct task *tasks, struct rt_worker *rtw)
+{
+	if (rs && rs->arena) {
+		lb_arena_destroy(rs->arena); /* rs, tasks and rtw with it */
+		return;
+	}
+	free(rtw);
+	free(tasks);
+	free(rs);
+}
+
 int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *facts,
 		  const struct lb_lock_ops *ops, unsigned int repeat_index, struct lb_rt_run *out)
 {
 	unsigned int nrecv = cfg->groups * cfg->fds, ntasks = 2 * nrecv, nrt = cfg->rt_threads;
-	struct run_state *rs = calloc(1, sizeof(*rs));
-	struct task *tasks = calloc(ntasks ? ntasks : 1, sizeof(*tasks));
-	struct rt_worker *rtw = calloc(nrt ? nrt : 1, sizeof(*rtw));
+	struct run_state *rs = NULL;
+	struct task *tasks = NULL;
+	struct rt_worker *rtw = NULL;
+	int err = alloc_state(cfg, ops, ntasks, nrt, &rs, &tasks, &rtw);
 	int *fds = malloc(sizeof(int) * 2 * (nrecv ? nrecv : 1));
 	pthread_t *tids = calloc(ntasks + nrt + 1, sizeof(pthread_t));
+	_Atomic int *pids = calloc(ntasks + 1, sizeof(*pids)); /* -P: the children */
 	struct lb_rt_task_info **infos = calloc(ntasks + nrt + 1, sizeof(*infos));
 	int cpus[LB_RT_MAX_RT_THREADS];
 	unsigned int ncpus = allowed_cpus(cpus, LB_RT_MAX_RT_THREADS);
 	unsigned int nfds_open = 0, created = 0, rt_created = 0;
+	bool child_failed = false;
 	kick_handler_install();
 	int *wfds = NULL;
-	int err = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->ops = ops;
 	out->repeat_index = repeat_index;
-	if (!rs || !tasks || !rtw || !fds || !tids || !infos) {
+	if (!err && (!fds || !tids || !pids || !infos))
 		err = ENOMEM;
+	if (err)
 		goto free_mem;
-	}
 	rs->cfg = cfg;
 	rs->facts = facts;
 	err = ensure_fds(2 * nrecv);
@@ -727,14 +905,32 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	for (unsigned int i = 0; i < nrt; i++)
 		infos[ntasks + i] = &rtw[i].info;
 
-	lb_barrier_init(&rs->start, ntasks + nrt + 1);
+	if (cfg->process_mode)
+		lb_barrier_init_shared(&rs->start, ntasks + nrt + 1);
+	else
+		lb_barrier_init(&rs->start, ntasks + nrt + 1);
 	struct lb_perf_counters pc;
-	lb_perf_open(&pc); /* before any thread of the run: inherit counts them all */
+	/* Before any thread or child of the run: inherit counts them all
+	 * (a child's counts join ours when it exits, before the read). */
+	lb_perf_open(&pc);
 	uint64_t perf_t0 = lb_now_ns();
-	for (; rt_created < nrt; rt_created++)
+	if (cfg->process_mode) {
+		/* The children first, while this process has no RT thread yet. */
+		lb_rt_watchdog_children(pids, ntasks);
+		fflush(NULL); /* nothing buffered is written twice */
+		for (; created < ntasks; created++) {
+			pid_t pid = fork_task(&tasks[created]);
+			if (pid < 0) {
+				err = errno;
+				break;
+			}
+			atomic_store_explicit(&pids[created], (int)pid, RLX);
+		}
+	}
+	for (; !err && rt_created < nrt; rt_created++)
 		if ((err = spawn(&tids[ntasks + rt_created], rt_main, &rtw[rt_created])))
 			break;
-	for (; !err && created < ntasks; created++)
+	for (; !err && !cfg->process_mode && created < ntasks; created++)
 		if ((err = spawn(&tids[created], tasks[created].info.role == LB_RT_SENDER
 							 ? sender_main : receiver_main,
 				 &tasks[created])))
@@ -742,17 +938,20 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	if (err) {
 		/* Stand in for the threads never created; the others see the
 		 * error through stop_rt / their own failures and finish. */
+		atomic_store_explicit(&rs->stop_rt, 1, RLX);
 		for (unsigned int i = created + rt_created; i < ntasks + nrt; i++)
 			lb_barrier_arrive(&rs->start);
-		atomic_store_explicit(&rs->stop_rt, 1, RLX);
 	}
 	lb_rt_watchdog_arm(infos, ntasks + nrt, ops->name);
 	lb_barrier_wait(&rs->start);
 	/* Each task stamps its own start and end: the main thread may not run
 	 * at all while a SCHED_FIFO load does. */
 	uint64_t t0 = lb_now_ns(), t1 = t0;
-	for (unsigned int i = 0; i < created; i++)
-		pthread_join(tids[i], NULL);
+	if (cfg->process_mode)
+		child_failed = reap_children(pids, tasks, created, ops, repeat_index);
+	else
+		for (unsigned int i = 0; i < created; i++)
+			pthread_join(tids[i], NULL);
 	if (created)
 		task_span(tasks, created, &t0, &t1);
 	if (!cfg->groups && !err) {
@@ -771,7 +970,8 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	lb_perf_read_close(&pc, pv);
 	uint64_t perf_t1 = lb_now_ns();
 
-	/* Every thread is joined: no lock can touch a context any more. */
+	/* Every thread is joined (every child reaped): no lock can touch a
+	 * context any more. */
 	for (unsigned int i = 0; i < created; i++)
 		lb_slab_cpu_release(&tasks[i].slab);
 	for (unsigned int i = 0; i < rt_created; i++)
@@ -780,6 +980,8 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 		err = tasks[i].err;
 	for (unsigned int i = 0; i < rt_created && !err; i++)
 		err = rtw[i].err;
+	if (!err && child_failed)
+		err = -1; /* said by reap_children; the allocator's state is void */
 	if (!err) {
 		err = collect_run(rs, ops, repeat_index, rtw, nrt, pv, t1 - t0, out);
 		out->perf_window_s = (double)(perf_t1 - perf_t0) / LB_NS_PER_S;
@@ -797,10 +999,9 @@ close_fds:
 	lb_raw_sections_destroy(&rs->raw);
 free_mem:
 	free(infos);
+	free((void *)pids);
 	free(tids);
 	free(fds);
-	free(rtw);
-	free(tasks);
-	free(rs);
+	free_state(rs, tasks, rtw);
 	return err;
 }

@@ -10,7 +10,8 @@
  * run in progress publishes its task table through arm/disarm; progress is
  * the sum of the receivers' message counts (the RT threads' cycles when the
  * run has no load), each written by its own thread only, so the load pays
- * no shared counter per message.  This is the one module-level state of the rt workload: the
+ * no shared counter per message.  With -P it kills the run's child processes
+ * before it exits.  This is the one module-level state of the rt workload: the
  * watchdog must see whatever run is current.
  */
 #include "rt.h"
@@ -21,6 +22,8 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +37,8 @@ static struct {
 	pthread_mutex_t mu;          /* guards the fields below */
 	struct lb_rt_task_info *const *tasks;
 	unsigned int ntasks;
+	_Atomic int *children;       /* -P: the run's processes (0: none in that slot) */
+	unsigned int nchildren;
 	const char *lock;
 	uint64_t armed_at, last_progress_at, last_progress;
 	uint64_t watchdog_ns, run_timeout_ns;
@@ -117,6 +122,25 @@ static uint64_t progress_now(void)
 	return load ? received : cycles;
 }
 
+/* -P: nothing of the run may outlive the command.  wd.mu held. */
+static void kill_children(void)
+{
+	unsigned int left = 0;
+	/* Relaxed: a slot is 0 once the run reaped that child (no kill then). */
+	for (unsigned int i = 0; i < wd.nchildren; i++) {
+		int pid = atomic_load_explicit(&wd.children[i], RLX);
+		if (pid > 0 && kill(pid, SIGKILL) == 0)
+			left++; /* running, or ended and not yet reaped */
+	}
+	for (unsigned int i = 0; i < wd.nchildren; i++) {
+		int pid = atomic_load_explicit(&wd.children[i], RLX);
+		if (pid > 0)
+			waitpid(pid, NULL, 0); /* reaped here or by the run: none left behind */
+	}
+	if (wd.nchildren)
+		fprintf(stderr, "  (%u task process(es) left, killed and reaped)\n", left);
+}
+
 static void *watchdog_main(void *arg)
 {
 	(void)arg;
@@ -141,6 +165,7 @@ static void *watchdog_main(void *arg)
 					 (double)wd.run_timeout_ns / LB_NS_PER_S);
 			if (*why) {
 				dump(why);
+				kill_children();
 				lb_outfile_unlink_pending(); /* no half-written results */
 				fflush(stdout);
 				fflush(stderr);
@@ -196,11 +221,21 @@ void lb_rt_watchdog_arm(struct lb_rt_task_info *const *tasks, unsigned int ntask
 	pthread_mutex_unlock(&wd.mu);
 }
 
+void lb_rt_watchdog_children(_Atomic int *pids, unsigned int n)
+{
+	pthread_mutex_lock(&wd.mu);
+	wd.children = pids;
+	wd.nchildren = n;
+	pthread_mutex_unlock(&wd.mu);
+}
+
 void lb_rt_watchdog_disarm(void)
 {
 	pthread_mutex_lock(&wd.mu);
 	wd.tasks = NULL;
 	wd.ntasks = 0;
+	wd.children = NULL;
+	wd.nchildren = 0;
 	pthread_mutex_unlock(&wd.mu);
 }
 

@@ -46,10 +46,25 @@ int lb_raw_sections_init(struct lb_raw_sections *rs, int boost_prio)
 	return 0;
 }
 
+int lb_raw_sections_init_shared(struct lb_raw_sections *rs, int boost_prio,
+				struct lb_arena *arena)
+{
+	memset(rs, 0, sizeof(*rs));
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	rs->ncpu = n < 1 ? 1 : (unsigned int)n;
+	rs->shared = true;
+	rs->boost_prio = boost_prio;
+	rs->marks = lb_arena_alloc(arena, rs->ncpu * sizeof(*rs->marks), 64);
+	rs->slots = lb_arena_alloc(arena, LB_RAW_MAX_THREADS * sizeof(*rs->slots), 64);
+	return rs->marks && rs->slots ? 0 : ENOMEM; /* arena memory: nothing to free */
+}
+
 void lb_raw_sections_destroy(struct lb_raw_sections *rs)
 {
-	free(rs->marks);
-	free((void *)rs->slots);
+	if (!rs->shared) { /* else arena memory, unmapped with the arena */
+		free(rs->marks);
+		free((void *)rs->slots);
+	}
 	rs->marks = NULL;
 	rs->slots = NULL;
 }
@@ -207,7 +222,8 @@ static uint64_t wait_mark(struct lb_raw_sections *rs, struct lb_raw_thread *by, 
 							   memory_order_acquire,
 							   memory_order_acquire))
 			continue;
-		lb_futex_wait(m, v | LB_RAW_WAITER, NULL);
+		lb_futex(m, rs->shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE, v | LB_RAW_WAITER, NULL,
+			 NULL, 0);
 		v = atomic_load_explicit(m, memory_order_acquire);
 	}
 	return lb_now_ns() - t0;
@@ -221,7 +237,7 @@ static void unmark(struct lb_raw_sections *rs, int cpu)
 	if ((old & ~LB_RAW_WAITER) == 1 && (old & LB_RAW_WAITER)) {
 		/* The last section on this CPU, and someone waits for it. */
 		atomic_fetch_and_explicit(m, ~LB_RAW_WAITER, RLX);
-		lb_futex_wake(m, 1 << 30);
+		lb_futex(m, rs->shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, 1u << 30, NULL, NULL, 0);
 	}
 }
 

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "lb_lock_ops.h"
+#include "shared_arena.h"
 
 /* The waiter bit of a CPU's mark word; the low bits count open sections. */
 #define LB_RAW_WAITER UINT32_C(0x80000000)
@@ -56,6 +57,7 @@ struct lb_raw_sections {
 	struct lb_raw_thread *_Atomic holder; /* who holds list_lock now (NULL: nobody) */
 	_Atomic uint32_t spinners;   /* threads on the contended path */
 	bool no_proxy_boost;         /* testing: lb_raw_debug_no_proxy_boost() */
+	bool shared;                 /* marks and slots in an arena, shared futexes */
 	/* Totals, folded in by lb_raw_thread_fini(). */
 	_Atomic uint64_t sections, contended, cost_ns, boost_calls, boost_failures, entry_yields;
 	_Atomic uint64_t wait_ns;    /* of cost_ns: entries' waits, unboost calls (see below) */
@@ -85,6 +87,12 @@ bool lb_raw_lock_is_raw(const struct lb_lock_ops *ops);
 
 /* 0 or ENOMEM.  boost_prio 0: mark only (SCHED_FIFO not permitted). */
 int lb_raw_sections_init(struct lb_raw_sections *rs, int boost_prio);
+/* The same for sections of several processes (rt -P): rs itself, the marks,
+ * the slots and every registered lb_raw_thread lie in shared memory (the
+ * marks and slots come from `arena`), and the marks' futexes are shared.
+ * Boosts name threads by their system-wide TID, so they cross processes. */
+int lb_raw_sections_init_shared(struct lb_raw_sections *rs, int boost_prio,
+				struct lb_arena *arena);
 void lb_raw_sections_destroy(struct lb_raw_sections *rs);
 
 /* On the thread: register it (0, or ENOSPC past LB_RAW_MAX_THREADS) and

@@ -93,10 +93,18 @@ int lb_slab_cache_init(struct lb_slab_cache *c, const struct lb_lock_ops *ops, s
 	return lb_slab_cache_init_tuned(c, ops, payload, max_bytes, NULL);
 }
 
-int lb_slab_cache_init_tuned(struct lb_slab_cache *c, const struct lb_lock_ops *ops, size_t payload,
-			     size_t max_bytes, const struct lb_slab_tuning *tuning)
+/* Whole cache lines of the arena, as lb_lock_alloc gives a lock its own. */
+static void *arena_lines(struct lb_arena *a, size_t size, size_t align)
+{
+	return lb_arena_alloc(a, (size + 63) / 64 * 64, align > 64 ? align : 64);
+}
+
+static int cache_init(struct lb_slab_cache *c, const struct lb_lock_ops *ops, size_t payload,
+		      size_t max_bytes, const struct lb_slab_tuning *tuning, struct lb_arena *arena)
 {
 	memset(c, 0, sizeof(*c));
+	if (arena && !ops->init_shared)
+		return ENOTSUP;
 	c->tuning = tuning ? *tuning : lb_slab_tuning_default();
 	if (!payload || payload > LB_SLAB_MAX_PAYLOAD || !(ops->flags & LB_LOCK_F_EXCLUSIVE) ||
 	    !c->tuning.min_objects || c->tuning.min_objects > 4096)
@@ -115,25 +123,47 @@ int lb_slab_cache_init_tuned(struct lb_slab_cache *c, const struct lb_lock_ops *
 		return EINVAL;
 	c->capacity = (uint32_t)cap;
 	c->map_bytes = cap * c->page_bytes;
-	c->base = mmap(NULL, c->map_bytes, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (c->base == MAP_FAILED) {
-		c->base = NULL;
-		return ENOMEM;
+	c->arena = arena;
+	if (arena) {
+		c->base = lb_shared_map(c->map_bytes);
+	} else {
+		c->base = mmap(NULL, c->map_bytes, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		c->base = c->base == MAP_FAILED ? NULL : c->base;
 	}
-	c->pages = calloc(cap, sizeof(*c->pages));
-	c->list_lock = lb_lock_alloc(ops);
+	if (!c->base)
+		return ENOMEM;
+	c->pages = arena ? arena_lines(arena, cap * sizeof(*c->pages), 64)
+			 : calloc(cap, sizeof(*c->pages));
+	c->list_lock = arena ? arena_lines(arena, ops->lock_size, ops->lock_align)
+			     : lb_lock_alloc(ops);
 	if (!c->pages || !c->list_lock) {
+		if (arena)
+			c->list_lock = NULL; /* arena memory: nothing to free */
 		lb_slab_cache_destroy(c);
 		return ENOMEM;
 	}
-	int err = ops->init(c->list_lock);
+	int err = arena ? ops->init_shared(c->list_lock) : ops->init(c->list_lock);
 	if (err) {
-		lb_lock_free(c->list_lock);
+		if (!arena)
+			lb_lock_free(c->list_lock);
 		c->list_lock = NULL;
 		lb_slab_cache_destroy(c);
 	}
 	return err;
+}
+
+int lb_slab_cache_init_tuned(struct lb_slab_cache *c, const struct lb_lock_ops *ops, size_t payload,
+			     size_t max_bytes, const struct lb_slab_tuning *tuning)
+{
+	return cache_init(c, ops, payload, max_bytes, tuning, NULL);
+}
+
+int lb_slab_cache_init_shared(struct lb_slab_cache *c, const struct lb_lock_ops *ops,
+			      size_t payload, size_t max_bytes,
+			      const struct lb_slab_tuning *tuning, struct lb_arena *arena)
+{
+	return cache_init(c, ops, payload, max_bytes, tuning, arena);
 }
 
 void lb_slab_cache_destroy(struct lb_slab_cache *c)
@@ -141,11 +171,13 @@ void lb_slab_cache_destroy(struct lb_slab_cache *c)
 	if (c->list_lock) {
 		if (c->ops->destroy)
 			c->ops->destroy(c->list_lock);
-		lb_lock_free(c->list_lock);
+		if (!c->arena)
+			lb_lock_free(c->list_lock);
 	}
 	if (c->base)
 		munmap(c->base, c->map_bytes);
-	free(c->pages);
+	if (!c->arena)
+		free(c->pages); /* arena memory goes with the arena */
 	c->list_lock = NULL;
 	c->base = NULL;
 	c->pages = NULL;
@@ -822,14 +854,18 @@ int lb_slab_cpu_init(struct lb_slab_cache *c, struct lb_slab_cpu *cpu, unsigned 
 		if (rerr)
 			return rerr;
 	}
-	cpu->tctx = lb_thread_ctx_alloc(c->ops);
+	cpu->tctx_in_arena = c->arena != NULL;
+	cpu->tctx = !c->ops->thread_ctx_size ? NULL
+		    : c->arena ? arena_lines(c->arena, c->ops->thread_ctx_size, 64)
+			       : lb_thread_ctx_alloc(c->ops);
 	int err = c->ops->thread_ctx_size && !cpu->tctx ? ENOMEM : 0;
 	if (!err && c->ops->thread_init)
 		err = c->ops->thread_init(cpu->tctx, thread_index);
 	if (err) {
 		if (c->raw)
 			lb_raw_thread_fini(&cpu->raw);
-		lb_thread_ctx_free(cpu->tctx);
+		if (!cpu->tctx_in_arena)
+			lb_thread_ctx_free(cpu->tctx);
 		cpu->tctx = NULL;
 		cpu->cache = NULL;
 	}
@@ -900,7 +936,8 @@ void lb_slab_cpu_fini(struct lb_slab_cpu *cpu)
 
 void lb_slab_cpu_release(struct lb_slab_cpu *cpu)
 {
-	lb_thread_ctx_free(cpu->tctx);
+	if (!cpu->tctx_in_arena)
+		lb_thread_ctx_free(cpu->tctx); /* else it goes with the arena */
 	cpu->tctx = NULL;
 }
 

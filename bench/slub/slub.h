@@ -48,6 +48,7 @@
 
 #include "lb_lock_ops.h"
 #include "raw_section.h"
+#include "shared_arena.h"
 
 /* SLUB's MIN_PARTIAL: empty pages kept on the partial list before the pool. */
 #define LB_SLAB_MIN_PARTIAL 5
@@ -102,6 +103,8 @@ struct lb_slab_cache {
 	_Atomic uint64_t max_hold_ns, violations;
 	/* Non-NULL: list_lock sections are raw (raw_section.h); rt sets it. */
 	struct lb_raw_sections *raw;
+	/* Non-NULL: a cache shared by processes (lb_slab_cache_init_shared). */
+	struct lb_arena *arena;
 	_Atomic int first_violation_set;
 	char first_violation[200];
 };
@@ -121,6 +124,7 @@ struct lb_slab_cpu {
 	uint64_t partial_frees, partial_refills; /* lockless via the cpu partial list */
 	uint64_t lockless_frees, lockless_refills; /* remote frees / own-page refills without list_lock */
 	struct lb_raw_thread raw;    /* with cache->raw: this thread's raw-section state */
+	bool tctx_in_arena;          /* tctx came from the cache's arena: never freed */
 	/* 0 outside list_lock, 1 waiting for it, 2 holding it: for thread dumps. */
 	_Atomic int lock_state;
 };
@@ -131,6 +135,17 @@ int lb_slab_cache_init(struct lb_slab_cache *c, const struct lb_lock_ops *ops, s
 /* The same with tuning (NULL: the defaults). */
 int lb_slab_cache_init_tuned(struct lb_slab_cache *c, const struct lb_lock_ops *ops, size_t payload,
 			     size_t max_bytes, const struct lb_slab_tuning *tuning);
+/*
+ * The same for processes (`lockbench rt -P`): the cache struct `c` must lie
+ * in `arena` itself; the page pool is a MAP_SHARED mapping, the page array,
+ * the list_lock object (set up by ops->init_shared) and every context
+ * lb_slab_cpu_init gives out come from the arena, and every lb_slab_cpu
+ * must lie in shared memory too (boosters and the lock reach into it).
+ * Made before the fork.  ENOTSUP when the lock has no init_shared.
+ */
+int lb_slab_cache_init_shared(struct lb_slab_cache *c, const struct lb_lock_ops *ops,
+			      size_t payload, size_t max_bytes,
+			      const struct lb_slab_tuning *tuning, struct lb_arena *arena);
 void lb_slab_cache_destroy(struct lb_slab_cache *c);
 
 /* On the thread that will use it: the lock context and thread_init.  0 or errno. */

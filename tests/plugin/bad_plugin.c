@@ -5,6 +5,12 @@
  *   BAD_MISSING  no lb_plugin_ops symbol
  *   BAD_OPS      an ops table without unlock (the registry's checks fail)
  *   BAD_NAME     the name of a built-in lock
+ * and one it must accept:
+ *   OLD_V1       a version-1 plugin (before init_shared): it loads, and
+ *                reads as "cannot be shared by processes".  The bytes where
+ *                version 2 has init_shared are set here without the PSHARED
+ *                flag, so a loader reading past a version-1 table would
+ *                refuse the plugin (the flag check) instead.
  */
 #include "lb_plugin.h"
 
@@ -31,10 +37,16 @@ LB_PLUGIN_VISIBLE void (*const lb_bad_unused[2])(void) = { (void (*)(void))bad_i
 #if defined(BAD_VERSION)
 #undef LB_PLUGIN_ABI_VERSION
 #define LB_PLUGIN_ABI_VERSION 999u
+#elif defined(OLD_V1)
+#undef LB_PLUGIN_ABI_VERSION
+#define LB_PLUGIN_ABI_VERSION LB_PLUGIN_ABI_VERSION_V1
 #endif
 LB_PLUGIN_EXPORT_OPS(
 #if defined(BAD_NAME)
 	.name = "ticket",
+#elif defined(OLD_V1)
+	.name = "old-v1",
+	.init_shared = bad_init, /* past a version-1 table: must not be read */
 #else
 	.name = "bad-plugin",
 #endif

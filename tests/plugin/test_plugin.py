@@ -88,6 +88,12 @@ with tempfile.TemporaryDirectory() as tmp:
             rc, so, se = run(cmd, timeout=30)
             lbtap.ok(rc == 2 and want in se and se.count("\n") == 1 and "plugin '" in se,
                      f"{tool} refuses {name}: one line, exit 2 (rc {rc}: {se.strip()})")
+    # A version-1 plugin (before init_shared) still loads, reading as "cannot
+    # be shared by processes"; a version-2 one without init_shared likewise.
+    for name in ("old-v1", "ticket-a"):
+        rc, so, se = run([LOCKBENCH, "rt", "-P", "-L", PLUGINS[name], "-g", "1"], timeout=30)
+        lbtap.ok(rc == 2 and se.count("\n") == 1 and "cannot be shared by processes" in se and
+                 "ABI" not in se, f"rt -P refuses {name}: loaded, no init_shared (rc {rc}: {se.strip()})")
     missing = os.path.join(tmp, "nothere.so")
     rc, so, se = run([LOCKBENCH, "bench", "-l", missing, "-d", "20ms"])
     lbtap.ok(rc == 2 and "cannot be loaded" in se and se.count("\n") == 1,

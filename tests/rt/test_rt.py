@@ -9,7 +9,12 @@ busted      the busted list_lock is caught (exit 1)
 watchdog    an injected hang ends in a thread dump and exit 1, quickly
 permission  without CAP_SYS_NICE the RT threads run at normal priority, said so
 fifo        the RT threads really run SCHED_FIFO (skips where not permitted)
+process     -P: raw and PI list_locks complete with the invariants checked, a lock
+            that cannot be shared is refused, busted is caught by the invariants,
+            no task process outlives a run (also after the watchdog or a killed
+            child), the counters count the children, CPUs utilized <= NCPU
 """
+import ctypes
 import json
 import os
 import re
@@ -60,10 +65,11 @@ def scenario_cli(tmp):
         # cyclictest's -p PRIO clashes with hackbench's -p (pipe): said so
         (["-p", "80"], "--priority 80"),
         (["-g", "0", "-l", "100"], "--loops"),
-        (["-P"], "--process"),
-        # -P after -T, and the long spelling: still refused, naming -T
-        (["-T", "-P"], "accepted: -T"),
-        (["--process", "-g", "2"], "cannot share the allocator"),
+        # -P takes only locks that work across processes (init_shared)
+        (["-P", "-L", "qspinlock"], "--process"),
+        (["-L", "rtmutex", "--process"], "accepted with -P: "),
+        (["-P", "--compare", "ticket,mutex"], "'mutex' cannot be shared by processes"),
+        (["-T", "-P"], "accepted: one of -P, -T"),
         (["--preset", "nosuch"], "rt-list-lock"),
         (["--cpu-partial", "x"], "--cpu-partial"),
         (["--min-partial", "2000"], "--min-partial"),
@@ -307,11 +313,169 @@ def scenario_knobs(tmp):
            "raw emulation cost reported for qspinlock only (%s)" % raw)
 
 
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper():
+    """Orphans of lockbench (a task process it left behind) become ours."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+
+
+def leftovers():
+    """Processes (live or zombie) whose parent is this test: reaped here."""
+    me, found = os.getpid(), []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[1]) == me:
+            found.append((int(d), fields[0]))
+    for pid, _ in found:
+        try:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        except (OSError, ChildProcessError):
+            pass
+    return found
+
+
+def run_leaving_nothing(args, what, timeout=60):
+    """run(), but with the output in files: a task process left behind keeps
+    a pipe open, which would hold run() until its timeout."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        p = subprocess.Popen([EXE, "rt"] + args, stdout=out, stderr=err, text=True)
+        try:
+            rc = p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = p.wait()
+        out.seek(0)
+        err.seek(0)
+        r = subprocess.CompletedProcess(p.args, rc, out.read(), err.read())
+    time.sleep(0.1)  # an orphan of a SIGKILLed parent is re-parented by then
+    left = leftovers()
+    ok(not left, "%s: no task process left behind (%s)" % (what, left))
+    return r
+
+
+def scenario_process(tmp):
+    subreaper = become_subreaper()
+    ok(subreaper, "the test is a child subreaper (orphans come to it)")
+    ncpu = os.cpu_count()
+    small = ["-P", "-g", "2", "-f", "2", "-l", "1000", "-r", "2", "-t", "1", "--rt-alloc"]
+    for lock in ("ticket", "pthread-pi", "futex-pi"):
+        js = os.path.join(tmp, lock + ".json")
+        args = small + ["-L", lock, "--json", js]
+        r = run_leaving_nothing(args, "-P -L " + lock)
+        ok(r.returncode == 0 and "invariant" not in r.stderr,
+           "-P -L %s: completes, the shared allocator's invariants hold" % lock)
+        if r.returncode:
+            diag("rc %d stderr %r" % (r.returncode, r.stderr[-600:]))
+            continue
+        ok("Running in process mode with 2 groups using 4 file descriptors each "
+           "(== 8 tasks)\n" in r.stdout, "-P -L %s: hackbench's process-mode line" % lock)
+        check_perf_block(r.stdout, args)
+        with open(js) as f:
+            doc = json.load(f)
+        ok(doc["config"].get("load_mode") == "process", "JSON config.load_mode is process")
+        runs = doc["results"][0]["runs"]
+        ok(len(runs) == 2 and all(x["task_clock_ms"] > 0 for x in runs),
+           "-P -L %s: task-clock counted in both runs" % lock)
+    # A load of one message: the forks, the children's start and exit and the
+    # reaping are most of the counted time, so a window that left them out
+    # (hackbench's Time alone) would print many more CPUs than there are.
+    r = run_leaving_nothing(["-P", "-g", "2", "-f", "2", "-l", "1", "-r", "2", "-t", "1"],
+                            "-P -l 1")
+    m = re.search(r"([\d.]+) CPUs utilized", r.stdout)
+    ok(r.returncode == 0 and m and float(m.group(1)) <= ncpu + 0.01,
+       "-P -l 1: CPUs utilized (%s) <= %d: the window covers forks and reaping"
+       % (m and m.group(1), ncpu))
+    # The counters count the children: their CPU time is in task-clock.
+    # RUSAGE_CHILDREN covers lockbench and the task processes it reaped.
+    js = os.path.join(tmp, "clock.json")
+    before = os.times()
+    r = run(["-P", "-L", "pthread-mutex", "-g", "2", "-f", "2", "-l", "4000", "-r", "1",
+             "-t", "0", "--json", js, "-q"], timeout=60)
+    after = os.times()
+    cpu_ms = 1000 * ((after.children_user - before.children_user) +
+                     (after.children_system - before.children_system))
+    clock_ms = None
+    if r.returncode == 0:
+        with open(js) as f:
+            clock_ms = json.load(f)["results"][0]["runs"][0]["task_clock_ms"]
+    ok(clock_ms is not None and cpu_ms > 0 and clock_ms >= 0.6 * cpu_ms,
+       "task-clock (%s ms) counts the task processes: >= 60%% of their CPU time (%.0f ms)"
+       % (clock_ms, cpu_ms))
+    leftovers()
+    # A lock that cannot be shared: one line, exit 2, nothing run.
+    r = run(["-P", "-L", "qspinlock", "-g", "1"], timeout=20)
+    lines = r.stderr.strip().splitlines()
+    ok(r.returncode == 2 and len(lines) == 1 and "--process" in lines[0] and
+       "-L 'qspinlock'" in lines[0] and "ticket" in lines[0] and "pthread-pi" in lines[0] and
+       not r.stdout, "-P -L qspinlock: exit 2, one line naming --process, -L and the accepted")
+    # busted under -P: the invariants, checked on the shared allocator, catch it.
+    r = run_leaving_nothing(["-P", "-L", "busted", "-t", "0", "-g", "4", "-f", "4", "-l", "5000",
+                             "-r", "5", "--watchdog", "5s"], "-P -L busted", timeout=90)
+    # "  invariant: ..." lines come from lb_slab_check's walk of the shared
+    # pages and lists (a failed allocation alone says "failed allocation(s)").
+    ok(r.returncode == 1 and "allocator invariants FAILED" in r.stderr and
+       re.search(r"^  invariant: (?!\d+ message)", r.stderr, re.M) and "WATCHDOG" not in r.stderr,
+       "-P busted list_lock: exit 1 from the allocator's invariant check (got %d)" % r.returncode)
+    if r.returncode != 1:
+        diag(r.stderr[-400:])
+    # The watchdog ends a hung -P run and takes every task process with it.
+    t0 = time.monotonic()
+    r = run_leaving_nothing(["-P", "-L", "ticket", "-g", "1", "-f", "2", "-l", "300", "-t", "1",
+                             "--inject-hang", "--watchdog", "1s"], "-P watchdog")
+    ok(r.returncode == 1 and "WATCHDOG: no progress" in r.stderr and
+       "killed and reaped" in r.stderr and time.monotonic() - t0 < 20,
+       "-P --inject-hang: the watchdog ends it (exit 1) and kills the children")
+    # A task process killed from outside voids the run (exit 1), the rest go too.
+    p = subprocess.Popen([EXE, "rt", "-P", "-L", "pthread-mutex", "-g", "2", "-f", "2", "-l",
+                          "200000", "-r", "1", "-t", "0", "--watchdog", "30s"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    victim = None
+    for _ in range(100):
+        time.sleep(0.05)
+        kids = [pid for pid, _ in children_of(p.pid)]
+        if len(kids) == 8:
+            victim = kids[3]
+            os.kill(victim, 9)
+            break
+    out, err = p.communicate(timeout=60)
+    left = leftovers()
+    ok(victim and p.returncode == 1 and "(pid %d) was killed by signal 9" % victim in err and
+       "the run is void" in err, "a killed task process voids the run (rc %s)" % p.returncode)
+    ok(not left, "killed child: no task process left behind (%s)" % left)
+
+
+def children_of(ppid):
+    found = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2:].split()
+            if int(fields[1]) == ppid:
+                found.append((int(d), fields[0]))
+    return sorted(found)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         {"cli": scenario_cli, "format": scenario_format, "busted": scenario_busted,
          "watchdog": scenario_watchdog, "permission": scenario_permission,
-         "fifo": scenario_fifo, "knobs": scenario_knobs}[SCENARIO](tmp)
+         "fifo": scenario_fifo, "knobs": scenario_knobs,
+         "process": scenario_process}[SCENARIO](tmp)
     done()
 
 

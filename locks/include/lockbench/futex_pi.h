@@ -21,6 +21,12 @@
  * TID|WAITERS -> TID'[|WAITERS] (kernel, FUTEX_UNLOCK_PI).
  *
  * The caller passes its TID (cache it: gettid is a syscall).
+ *
+ * Processes: lb_futex_pi_init_shared() makes the kernel calls shared
+ * futexes (FUTEX_LOCK_PI without FUTEX_PRIVATE_FLAG), so processes that map
+ * the lock at any address meet on one rt_mutex; the lock has no other state
+ * (TIDs are system-wide).  lb_futex_pi_init() keeps the cheaper private
+ * futexes of one process.
  */
 #ifndef LB_FUTEX_PI_H
 #define LB_FUTEX_PI_H
@@ -33,9 +39,10 @@
 
 typedef struct lb_futex_pi {
 	_Atomic(uint32_t) word;
+	uint32_t shared;     /* 0: private futexes (one process), 1: shared; set by init */
 } lb_futex_pi_t;
 
-#define LB_FUTEX_PI_INITIALIZER { 0 }
+#define LB_FUTEX_PI_INITIALIZER { 0, 0 }
 
 /* The per-thread context: the caller's kernel thread id, which the lock
  * word holds while it owns the lock.  lock/unlock/trylock take its value. */
@@ -50,6 +57,20 @@ static inline void lb_futex_pi_ctx_init(lb_futex_pi_ctx_t *ctx)
 static inline void lb_futex_pi_init(lb_futex_pi_t *l)
 {
 	atomic_init(&l->word, 0);
+	l->shared = 0;
+}
+
+/* For a lock in memory several processes map (MAP_SHARED, shm). */
+static inline void lb_futex_pi_init_shared(lb_futex_pi_t *l)
+{
+	atomic_init(&l->word, 0);
+	l->shared = 1;
+}
+
+/* The futex op for this lock: op, or op with the private flag. */
+static inline int lb_futex_pi__op(const lb_futex_pi_t *l, int op)
+{
+	return l->shared ? op : op | FUTEX_PRIVATE_FLAG;
 }
 
 /* A snapshot for assertions and statistics; not a synchronisation point. */
@@ -63,7 +84,7 @@ static inline bool lb_futex_pi_is_locked(const lb_futex_pi_t *l)
 static LB_UNUSED LB_NOINLINE int lb_futex_pi_lock_slow(lb_futex_pi_t *l)
 {
 	for (;;) {
-		if (lb_futex(&l->word, FUTEX_LOCK_PI_PRIVATE, 0, NULL, NULL, 0) == 0)
+		if (lb_futex(&l->word, lb_futex_pi__op(l, FUTEX_LOCK_PI), 0, NULL, NULL, 0) == 0)
 			return 0;
 		/* EAGAIN: owner exiting; EINTR: not expected, harmless. */
 		if (errno != EAGAIN && errno != EINTR)
@@ -101,7 +122,7 @@ static inline int lb_futex_pi_unlock(lb_futex_pi_t *l, uint32_t tid)
 							      memory_order_release,
 							      memory_order_relaxed)))
 		return 0;
-	if (lb_futex(&l->word, FUTEX_UNLOCK_PI_PRIVATE, 0, NULL, NULL, 0) != 0)
+	if (lb_futex(&l->word, lb_futex_pi__op(l, FUTEX_UNLOCK_PI), 0, NULL, NULL, 0) != 0)
 		return errno;
 	return 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lb_futex.h - thin, header-only wrappers over the Linux futex(2) syscall
- * for the sleeping locks.  Private futexes only (the locks are process-local).
+ * for the sleeping locks.  The wrappers below use private futexes (the locks
+ * are process-local); futex_pi.h's shared variant passes its own op to lb_futex.
  * Return values are the raw syscall's: 0 or -1 with errno set (EAGAIN when the
  * word no longer holds the expected value, EINTR on a signal, ETIMEDOUT).
  */

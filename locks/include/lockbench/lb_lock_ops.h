@@ -56,6 +56,8 @@ enum lb_lock_flag {
 					  * promises waiters no order); locktorture
 					  * calls such a wait starvation, not a
 					  * stall */
+	LB_LOCK_F_PSHARED    = 1u << 14, /* init_shared present: the lock works
+					  * across processes (see init_shared) */
 };
 
 /* One named event counter a lock can report (for `lockbench bench --explain`). */
@@ -134,6 +136,18 @@ struct lb_lock_ops {
 	 * Runs single-threaded.  NULL: nothing to reset (no queue, no owner).
 	 */
 	void (*atfork_child)(void *lock, void *tctx);
+
+	/*
+	 * Initialise the lock (instead of init(), 0 or an errno value) for use
+	 * by several processes: the object and every thread context the caller
+	 * hands the lock lie in one MAP_SHARED mapping at the same address in
+	 * each process (mapped before the fork), and the lock keeps no state
+	 * anywhere else - no private futex, no waiter node on a stack, in TLS
+	 * or in a table of its own.  destroy() as for init().  NULL: the lock
+	 * cannot be shared by processes.  LB_LOCK_F_PSHARED mirrors presence.
+	 * (Plugin ABI 2; a version-1 plugin reads as NULL here.)
+	 */
+	int (*init_shared)(void *lock);
 };
 
 #endif /* LB_LOCK_OPS_H */

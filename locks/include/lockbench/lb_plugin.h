@@ -13,7 +13,7 @@
  * registry's per-entry checks (lb_lock_check_entry) and its name must not be
  * that of a built-in lock.  The ABI version changes whenever struct
  * lb_lock_ops or the meaning of a flag changes; a plugin built against
- * another version is refused, never called.
+ * another version is refused, never called, except version 1 (see below).
  *
  * A lock argument is a plugin path when it contains a '/' or ends in ".so"
  * ("./mylock.so", "/opt/locks/ticket-v2.so"); it is opened with dlopen
@@ -25,7 +25,12 @@
 
 #include "lb_lock_ops.h"
 
-#define LB_PLUGIN_ABI_VERSION 1u
+/* 2: struct lb_lock_ops gained init_shared (and LB_LOCK_F_PSHARED).  A
+ * version-1 plugin still loads: its table is read up to where init_shared
+ * begins and that member is NULL. */
+#define LB_PLUGIN_ABI_VERSION 2u
+#define LB_PLUGIN_ABI_VERSION_V1 1u
+#define LB_PLUGIN_OPS_SIZE_V1 offsetof(struct lb_lock_ops, init_shared)
 #define LB_PLUGIN_SYM_VERSION "lb_plugin_abi_version"
 #define LB_PLUGIN_SYM_OPS "lb_plugin_ops"
 
