@@ -148,6 +148,15 @@ void lb_rt_watchdog_arm(struct lb_rt_task_info *const *tasks, unsigned int ntask
  * SIGKILL when the watchdog ends the command; cleared by disarm.  The run
  * stores 0 in a slot once it has reaped that child. */
 void lb_rt_watchdog_children(_Atomic int *pids, unsigned int n);
+/* Whether the watchdog is ending the command (its kills are not a child's failure). */
+bool lb_rt_watchdog_fired(void);
+/* -P, a task process died: what the watchdog does when it fires (dump, the
+ * RT threads parked, the children killed and reaped, exit 1).  A dead child
+ * may hold the list_lock: no RT thread of the run can go on safely. */
+#if defined(__GNUC__)
+__attribute__((noreturn))
+#endif
+void lb_rt_watchdog_end_command(const char *why);
 void lb_rt_watchdog_disarm(void);
 
 /* What a task is doing, for the thread dump. */

@@ -308,7 +308,7 @@ void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
 	lb_opt_parse(&rt_cmd, argc, argv, &a, &seen);
 	bool explicit_lock = lb_opt_given(&rt_cmd, &seen, "list-lock");
 	if (a.process_mode && a.threads_mode)
-		lb_usage_error("--process: and --threads exclude each other; accepted: one of -P, -T");
+		lb_usage_error("--process: --threads (-T) excludes it; accepted: one of -P, -T");
 	if (a.compare_list)
 		resolve_compare(&a.cfg, a.compare_list, explicit_lock);
 	if (a.process_mode) {

@@ -736,15 +736,15 @@ static unsigned int child_index(_Atomic int *pids, unsigned int n, int pid)
 /*
  * Reap every child, in the order they end (a crash is seen at once, not
  * after the tasks that wait for it).  A child killed by a signal or exiting
- * with a status other than 0 or CHILD_START_FAILED is a run error: said on
- * stderr, and the others are killed (they would wait for it for ever).
- * Returns whether there was one.
+ * with a status other than 0 or CHILD_START_FAILED voids the run: said on
+ * stderr, and the command ends as when the watchdog fires (the RT threads
+ * parked, the other children killed and reaped, exit 1): the dead child may
+ * have held the list_lock, and an RT thread handed a PI lock from a dead
+ * owner, or spinning on a ticket never served, cannot go on.
  */
-static bool reap_children(_Atomic int *pids, const struct task *tasks, unsigned int n,
+static void reap_children(_Atomic int *pids, const struct task *tasks, unsigned int n,
 			  const struct lb_lock_ops *ops, unsigned int repeat_index)
 {
-	bool failed = false;
-	unsigned int killed = 0;
 	for (unsigned int left = n; left;) {
 		int st = 0;
 		pid_t pid = waitpid(-1, &st, 0);
@@ -762,11 +762,8 @@ static bool reap_children(_Atomic int *pids, const struct task *tasks, unsigned 
 					       WEXITSTATUS(st) == CHILD_START_FAILED);
 		if (clean)
 			continue;
-		if (failed) {
-			killed++;
-			continue;
-		}
-		failed = true;
+		if (lb_rt_watchdog_fired())
+			continue; /* its kill: the watchdog reports and ends the command */
 		char how[64];
 		if (WIFSIGNALED(st))
 			snprintf(how, sizeof(how), "was killed by signal %d (%s)", WTERMSIG(st),
@@ -776,15 +773,8 @@ static bool reap_children(_Atomic int *pids, const struct task *tasks, unsigned 
 		fprintf(stderr, "lockbench: rt: list_lock '%s' repeat %u: %s g%u/%u (pid %d) %s; "
 			"the run is void\n", ops->name, repeat_index + 1, role_word(tasks[i].info.role),
 			tasks[i].info.group, tasks[i].info.index, (int)pid, how);
-		for (unsigned int k = 0; k < n; k++) {
-			int other = atomic_load_explicit(&pids[k], RLX);
-			if (other > 0)
-				kill(other, SIGKILL);
-		}
+		lb_rt_watchdog_end_command("a task process died, the run is void");
 	}
-	if (killed)
-		fprintf(stderr, "lockbench: rt: %u other task process(es) killed after it\n", killed);
-	return failed;
 }
 
 /* Bytes of arena a -P run needs (reserved only: MAP_NORESERVE). */
@@ -850,7 +840,6 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	int cpus[LB_RT_MAX_RT_THREADS];
 	unsigned int ncpus = allowed_cpus(cpus, LB_RT_MAX_RT_THREADS);
 	unsigned int nfds_open = 0, created = 0, rt_created = 0;
-	bool child_failed = false;
 	kick_handler_install();
 	int *wfds = NULL;
 
@@ -948,7 +937,7 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	 * at all while a SCHED_FIFO load does. */
 	uint64_t t0 = lb_now_ns(), t1 = t0;
 	if (cfg->process_mode)
-		child_failed = reap_children(pids, tasks, created, ops, repeat_index);
+		reap_children(pids, tasks, created, ops, repeat_index);
 	else
 		for (unsigned int i = 0; i < created; i++)
 			pthread_join(tids[i], NULL);
@@ -980,8 +969,6 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 		err = tasks[i].err;
 	for (unsigned int i = 0; i < rt_created && !err; i++)
 		err = rtw[i].err;
-	if (!err && child_failed)
-		err = -1; /* said by reap_children; the allocator's state is void */
 	if (!err) {
 		err = collect_run(rs, ops, repeat_index, rtw, nrt, pv, t1 - t0, out);
 		out->perf_window_s = (double)(perf_t1 - perf_t0) / LB_NS_PER_S;

@@ -21,8 +21,10 @@
 #include "lb_time.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -43,6 +45,8 @@ static struct {
 	uint64_t armed_at, last_progress_at, last_progress;
 	uint64_t watchdog_ns, run_timeout_ns;
 } wd = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+static _Atomic bool fired; /* the watchdog is ending the command */
 
 static const char *state_name(int s)
 {
@@ -122,6 +126,59 @@ static uint64_t progress_now(void)
 	return load ? received : cycles;
 }
 
+/*
+ * -P: before the children die, this process's RT threads are parked in a
+ * signal handler that never returns.  A child killed while it holds (or is
+ * handed) the list_lock leaves a PI futex to its waiter with the owner dead:
+ * an RT thread of ours would then return from lock() and fail in unlock()
+ * (glibc: EPERM, a fatal error), or spin at SCHED_FIFO on a ticket that is
+ * never served.  Parked, they run no more user code; _exit ends them.
+ */
+#define LB_RT_PARK_SIGNAL SIGUSR2
+#define LB_RT_PARK_WAIT_NS 1000000000ull /* how long the parking may take */
+
+static _Atomic unsigned int parked;
+
+static void on_park(int sig)
+{
+	(void)sig;
+	/* Relaxed: the watchdog only counts arrivals. */
+	atomic_fetch_add_explicit(&parked, 1, RLX);
+	for (;;)
+		pause(); /* parked until _exit: no user code of the run after this */
+}
+
+/* wd.mu held.  Returns how many RT threads did not park in time. */
+static unsigned int park_rt_threads(void)
+{
+	struct sigaction sa = { .sa_handler = on_park };
+	sigemptyset(&sa.sa_mask);
+	sigaction(LB_RT_PARK_SIGNAL, &sa, NULL);
+	unsigned int sent = 0;
+	pid_t me = getpid();
+	for (unsigned int i = 0; i < wd.ntasks; i++) {
+		const struct lb_rt_task_info *t = wd.tasks[i];
+		int tid = atomic_load_explicit(&t->tid, RLX);
+		if (t->role == LB_RT_RT && tid > 0 &&
+		    syscall(SYS_tgkill, me, tid, LB_RT_PARK_SIGNAL) == 0)
+			sent++;
+	}
+	/* Polling with sleeps: the watchdog is FIFO 99 and must leave the
+	 * CPUs to the threads it waits for. */
+	uint64_t until = lb_now_ns() + LB_RT_PARK_WAIT_NS;
+	while (atomic_load_explicit(&parked, RLX) < sent && lb_now_ns() < until) {
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	unsigned int got = atomic_load_explicit(&parked, RLX);
+	return got < sent ? sent - got : 0;
+}
+
+bool lb_rt_watchdog_fired(void)
+{
+	return atomic_load_explicit(&fired, memory_order_acquire);
+}
+
 /* -P: nothing of the run may outlive the command.  wd.mu held. */
 static void kill_children(void)
 {
@@ -139,6 +196,35 @@ static void kill_children(void)
 	}
 	if (wd.nchildren)
 		fprintf(stderr, "  (%u task process(es) left, killed and reaped)\n", left);
+}
+
+/* The dump, then (-P) the RT threads parked and the children killed and
+ * reaped, no half-written result left, exit 1.  wd.mu held. */
+#if defined(__GNUC__)
+__attribute__((noreturn))
+#endif
+static void end_command(const char *why)
+{
+	/* Release: the run's reaper reads it before it calls a child's death
+	 * a failure of its own. */
+	atomic_store_explicit(&fired, true, memory_order_release);
+	dump(why);
+	if (wd.nchildren) {
+		unsigned int late = park_rt_threads();
+		if (late)
+			fprintf(stderr, "  (%u RT thread(s) not parked within 1 s)\n", late);
+	}
+	kill_children();
+	lb_outfile_unlink_pending(); /* no half-written results */
+	fflush(stdout);
+	fflush(stderr);
+	_exit(1);
+}
+
+void lb_rt_watchdog_end_command(const char *why)
+{
+	pthread_mutex_lock(&wd.mu);
+	end_command(why);
 }
 
 static void *watchdog_main(void *arg)
@@ -163,14 +249,8 @@ static void *watchdog_main(void *arg)
 			if (!*why && now - wd.armed_at > wd.run_timeout_ns)
 				snprintf(why, sizeof(why), "the run took longer than --run-timeout %.1f s",
 					 (double)wd.run_timeout_ns / LB_NS_PER_S);
-			if (*why) {
-				dump(why);
-				kill_children();
-				lb_outfile_unlink_pending(); /* no half-written results */
-				fflush(stdout);
-				fflush(stderr);
-				_exit(1);
-			}
+			if (*why)
+				end_command(why);
 		}
 		pthread_mutex_unlock(&wd.mu);
 	}
