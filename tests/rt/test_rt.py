@@ -324,18 +324,7 @@ def become_subreaper():
 
 def leftovers():
     """Processes (live or zombie) whose parent is this test: reaped here."""
-    me, found = os.getpid(), []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % d) as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        if int(fields[1]) == me:
-            found.append((int(d), fields[0]))
+    found = children_of(os.getpid())
     for pid, _ in found:
         try:
             os.kill(pid, 9)
@@ -491,6 +480,7 @@ def scenario_process(tmp):
 
 
 def children_of(ppid):
+    """(pid, state) of the processes (live or zombie) whose parent is ppid."""
     found = []
     for d in os.listdir("/proc"):
         if d.isdigit():
