@@ -100,15 +100,16 @@ static const struct lb_opt rt_opts[] = {
 		  "and print a side-by-side table with verdicts",
 	  .offset = LB_OPT_AT(T, compare_list, const char *) },
 	{ .name = "groups", .short_name = 'g', .kind = LB_OPT_UINT, .arg = "N",
-	  .help = "hackbench groups (default: one per CPU; 0..200;\n"
+	  .help = "hackbench groups (default 10, as hackbench; 0..200;\n"
 		  "0: no load, the RT threads run alone for --duration)",
-	  .min = 0, .max = 200, .offset = LB_OPT_AT(T, cfg.groups, unsigned int) },
+	  .def = "10", .min = 0, .max = 200, .offset = LB_OPT_AT(T, cfg.groups, unsigned int) },
 	{ .name = "fds", .short_name = 'f', .kind = LB_OPT_UINT, .arg = "N",
-	  .help = "senders and receivers per group (default 2; 1..200)", .def = "2", .min = 1,
+	  .help = "senders and receivers per group (default 20, as\n"
+		  "hackbench; 1..200)", .def = "20", .min = 1,
 	  .max = 200, .offset = LB_OPT_AT(T, cfg.fds, unsigned int) },
 	{ .name = "loops", .short_name = 'l', .kind = LB_OPT_UINT, .arg = "N",
-	  .help = "messages each sender passes to each receiver\n(default 10000; 1..1000000)",
-	  .def = "10000", .min = 1, .max = 1000000, .offset = LB_OPT_AT(T, cfg.loops, unsigned int) },
+	  .help = "messages each sender passes to each receiver\n(default 100, as hackbench; 1..1000000)",
+	  .def = "100", .min = 1, .max = 1000000, .offset = LB_OPT_AT(T, cfg.loops, unsigned int) },
 	{ .name = "load-fifo", .kind = LB_OPT_INT, .arg = "PRIO",
 	  .help = "run the load at SCHED_FIFO PRIO (default 0: normal\n"
 		  "priority, as hackbench; 0..98)",
@@ -299,9 +300,6 @@ void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
 
 	a.cfg.locks[0] = lb_lock_find("qspinlock");
 	a.cfg.nlocks = a.cfg.locks[0] ? 1 : 0;
-	/* Scaled so one run takes about a second on a small machine: one
-	 * group per CPU of 2 senders and 2 receivers (hackbench: 10 x 20 x 100). */
-	a.cfg.groups = ncpu < 1 ? 1 : ncpu > 200 ? 200 : (unsigned int)ncpu;
 	a.cfg.rt_threads = ncpu < 1 ? 1 : ncpu > LB_RT_MAX_RT_THREADS ? LB_RT_MAX_RT_THREADS
 								    : (unsigned int)ncpu;
 	refuse_cyclictest_p(argc, argv);
