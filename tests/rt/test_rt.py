@@ -468,7 +468,7 @@ def scenario_process(tmp):
     # killed while it holds the lock hands it to an RT thread with the owner
     # dead; that thread must not run on into unlock() (glibc's EPERM was a
     # fatal abort, exit 134, in 6 of 6 runs before the RT threads were parked).
-    for lock in ("pthread-pi", "futex-pi"):
+    for lock in ("pthread-pi", "futex-pi", "rtmutex"):
         r = run_leaving_nothing(["-P", "-L", lock, "--rt-alloc", "-t", "2", "-g", "10", "-f", "20",
                                  "-s", "4096", "-l", "500", "-r", "1", "--run-timeout", "1s"],
                                 "-P run-timeout " + lock)
