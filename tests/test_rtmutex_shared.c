@@ -9,7 +9,8 @@
  * while it holds P, where its process's other thread may wait and boost
  * through that pi_lock.  Tasks are created without SPIN, so contended waits
  * sleep on the futexes.  A lost wake-up hangs: the processes are killed at
- * the deadline and the test fails.
+ * the deadline and the test fails.  First, in one process: private
+ * sleepers left on a task's pi_lock when its scope changes all wake.
  */
 #include "rtmutex.h"
 #include "lb_atomic.h"
@@ -136,8 +137,60 @@ static bool reap(pid_t *pids, bool *hung)
 	return clean && !*hung;
 }
 
+/* ---- the scope change with private sleepers left over ------------------ */
+
+static _Atomic uint32_t sleepers_done;
+
+static void *base_prio_reader(void *arg)
+{
+	(void)lb_rtmutex_task_base_prio(arg); /* takes the task's pi_lock */
+	atomic_fetch_add_explicit(&sleepers_done, 1, memory_order_relaxed);
+	return NULL;
+}
+
+/*
+ * Two threads sleep (privately) on a task's pi_lock while this thread holds
+ * it; we release it, which wakes one, and change the task's scope at once,
+ * before the woken one runs (likely: it has to be scheduled).  The other
+ * sleeper's only wake-up is then the extra private wake of a CHANGED
+ * unlock; without it that thread sleeps for ever (the join times out).
+ */
+static void check_scope_change_wakes_old_sleepers(void)
+{
+	static lb_rtmutex_ctx_t t;
+	pthread_t th[2];
+	lb_rtmutex_ctx_init(&t, 0);
+	lb_rtmutex_ilock_lock(&t.pi_lock);
+	for (int i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, base_prio_reader, &t);
+	/* Wait until both sleep: the word says 2 and they had time past their
+	 * spin (5 us) into the futex. */
+	while (lb_load_relaxed(&t.pi_lock.v) != 2)
+		lb_cpu_relax(); /* the first sleeper marks it within microseconds */
+	struct timespec settle = { 0, 50 * 1000 * 1000 };
+	nanosleep(&settle, NULL);
+	lb_rtmutex_ilock_unlock(&t.pi_lock);
+	lb_rtmutex__task_share(&t);
+	bool joined = true;
+	for (int i = 0; i < 2; i++) {
+		struct timespec abs;
+		clock_gettime(CLOCK_REALTIME, &abs);
+		abs.tv_sec += 5;
+		joined &= pthread_timedjoin_np(th[i], NULL, &abs) == 0;
+	}
+	tap_ok(joined && atomic_load_explicit(&sleepers_done, memory_order_relaxed) == 2,
+	       "scope change: both private sleepers of the pi_lock woke (%u of 2)",
+	       atomic_load_explicit(&sleepers_done, memory_order_relaxed));
+	if (!joined) {
+		(void)tap_done();
+		_exit(1); /* a thread sleeps for ever: end here */
+	}
+}
+
 int main(void)
 {
+	check_scope_change_wakes_old_sleepers();
+
 	struct arena *a = mmap(NULL, sizeof(*a), PROT_READ | PROT_WRITE,
 			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (a == MAP_FAILED) {
@@ -167,11 +220,11 @@ int main(void)
 	for (int i = 0; i < NPROC; i++)
 		private_ok &= a->private_count[i] == (uint64_t)NTHR * ITERS;
 	tap_ok(private_ok, "private locks: every process counted %llu", (unsigned long long)NTHR * ITERS);
-	bool scopes = lb_load_relaxed(&a->shared_lock.wait_lock.shared) == 1;
+	bool scopes = lb_load_relaxed(&a->shared_lock.wait_lock.shared) == LB_RTMUTEX_SCOPE_SHARED;
 	for (int i = 0; i < NPROC; i++) {
-		scopes &= lb_load_relaxed(&a->private_lock[i].wait_lock.shared) == 0;
+		scopes &= lb_load_relaxed(&a->private_lock[i].wait_lock.shared) == LB_RTMUTEX_SCOPE_PRIVATE;
 		for (int j = 0; j < NTHR; j++)
-			scopes &= lb_load_relaxed(&a->task[i][j].pi_lock.shared) == 1;
+			scopes &= lb_load_relaxed(&a->task[i][j].pi_lock.shared) == LB_RTMUTEX_SCOPE_CHANGED;
 	}
 	tap_ok(scopes, "scopes are data: the shared lock and every task that used it shared, "
 		       "the private locks private");

@@ -119,9 +119,10 @@
  * wake word become shared the first time the task calls lock, trylock or
  * timedlock on a shared lock: the fast path, which every call starts with,
  * checks the lock's scope before its CAS can publish the task, and
- * lb_rtmutex__task_share changes the task's scope once, under its pi_lock,
- * waking every sleeper of the old scope (so a task may mix private and
- * shared locks; once shared it stays shared).  The change cannot wait for
+ * lb_rtmutex__task_share changes the task's scope once, under its pi_lock;
+ * from then on each wake of its pi_lock also wakes one private sleeper, one
+ * that read the old scope (so a task may mix private and shared locks; once
+ * shared it stays shared).  The change cannot wait for
  * the slow path: a task that takes a lock on the fast path is already the
  * owner that waiters in other processes boost through its pi_lock.  Private
  * locks pay one read of their own wait_lock.shared per lock call, and the
@@ -203,9 +204,12 @@ struct lb_rtmutex_attr {
 #define LB_RTMUTEX_WAKE_SPIN 2u
 
 /* Internal lock: 0 free, 1 held, 2 held and someone may sleep on it.
- * shared: 0 sleeps on a private futex (all-zero), 1 on a shared one; a
- * lock's wait_lock is set by lb_rtmutex_init_shared and never changes, a
- * task's pi_lock goes 0 -> 1 once (lb_rtmutex__task_share), under itself. */
+ * shared (LB_RTMUTEX_SCOPE_*): where it sleeps.  A lock's wait_lock is set
+ * by lb_rtmutex_init_shared and never changes; a task's pi_lock goes
+ * PRIVATE -> CHANGED once (lb_rtmutex__task_share), under itself. */
+#define LB_RTMUTEX_SCOPE_PRIVATE 0u /* private futex (all-zero) */
+#define LB_RTMUTEX_SCOPE_SHARED 1u  /* shared futex from the start */
+#define LB_RTMUTEX_SCOPE_CHANGED 2u /* shared now, private sleepers may remain */
 struct lb_rtmutex_ilock {
 	_Atomic(uint32_t) v;
 	_Atomic(uint32_t) shared;
@@ -308,7 +312,7 @@ typedef struct lb_rtmutex {
 /* The futex scope of l's word: FUTEX_PRIVATE_FLAG, or 0 (shared). */
 static inline int lb_rtmutex_ilock_scope(struct lb_rtmutex_ilock *l)
 {
-	return lb_load_relaxed(&l->shared) ? 0 : FUTEX_PRIVATE_FLAG;
+	return lb_load_relaxed(&l->shared) != LB_RTMUTEX_SCOPE_PRIVATE ? 0 : FUTEX_PRIVATE_FLAG;
 }
 
 /* 0 -> 1.  Acquire: pairs with the release in lb_rtmutex_ilock_unlock. */
@@ -331,10 +335,9 @@ static LB_UNUSED LB_NOINLINE void lb_rtmutex_ilock_lock_slow(struct lb_rtmutex_i
 	/* Sleep loop: a holder preempted on our CPU by us (SCHED_FIFO) would
 	 * never release while we spin.  * -> 2 marks a sleeper; acquire pairs
 	 * with the release exchange in unlock when we get it at 0.  The scope
-	 * is read after each exchange: one that found the lock held after a
-	 * scope change synchronises with that change's unlock (every write to
-	 * v is an RMW, so all of them continue its release sequence); one that
-	 * found it held before is woken in both scopes by that unlock. */
+	 * is read after each exchange, so a sleeper that read the old one
+	 * (private) found the lock held before or during the change: it is
+	 * woken as every CHANGED unlock wakes one sleeper of each scope. */
 	while (atomic_exchange_explicit(&l->v, 2, memory_order_acquire) != 0)
 		lb_futex_wait_scoped(&l->v, 2, NULL, lb_rtmutex_ilock_scope(l));
 }
@@ -346,13 +349,21 @@ static inline void lb_rtmutex_ilock_lock(struct lb_rtmutex_ilock *l)
 }
 
 /* * -> 0.  Release: publishes the section's writes to the next holder.
- * The scope is read while we still hold l: it is the one our sleepers
- * used (it only changes under l, in lb_rtmutex__task_share). */
+ * The scope is read while we still hold l (it only changes under l, in
+ * lb_rtmutex__task_share).  After a change, private sleepers of the old
+ * scope may remain (asleep, or about to sleep, when it changed): every
+ * wake then also wakes one of them; each woken one marks 2 again when it
+ * retries, so the next unlock wakes the next, until none is left (the
+ * extra FUTEX_WAKE costs only tasks that changed scope). */
 static inline void lb_rtmutex_ilock_unlock(struct lb_rtmutex_ilock *l)
 {
-	int scope = lb_rtmutex_ilock_scope(l);
-	if (atomic_exchange_explicit(&l->v, 0, memory_order_release) == 2)
-		lb_futex_wake_scoped(&l->v, 1, scope);
+	uint32_t scope = lb_load_relaxed(&l->shared);
+	if (atomic_exchange_explicit(&l->v, 0, memory_order_release) == 2) {
+		lb_futex_wake_scoped(&l->v, 1,
+				     scope == LB_RTMUTEX_SCOPE_PRIVATE ? FUTEX_PRIVATE_FLAG : 0);
+		if (scope == LB_RTMUTEX_SCOPE_CHANGED)
+			lb_futex_wake_scoped(&l->v, 1, FUTEX_PRIVATE_FLAG);
+	}
 }
 
 /* ---- owner word helpers -------------------------------------------------- */
@@ -615,7 +626,7 @@ static inline void lb_rtmutex_ctx_init(struct lb_rtmutex_task *t, unsigned int f
 	t->waiter.task = t;
 	/* Nobody sees t yet: a plain (relaxed) store. */
 	if (flags & LB_RTMUTEX_TASK_SHARED)
-		lb_store_relaxed(&t->pi_lock.shared, 1);
+		lb_store_relaxed(&t->pi_lock.shared, LB_RTMUTEX_SCOPE_SHARED);
 }
 
 /* Flags chosen from the environment: REAL if SCHED_FIFO is permitted, SPIN
@@ -1148,25 +1159,23 @@ static inline void lb_rtmutex_init(lb_rtmutex_t *m, const struct lb_rtmutex_attr
 static inline void lb_rtmutex_init_shared(lb_rtmutex_t *m, const struct lb_rtmutex_attr *attr)
 {
 	lb_rtmutex_init(m, attr);
-	lb_store_relaxed(&m->wait_lock.shared, 1); /* before the lock is published */
+	lb_store_relaxed(&m->wait_lock.shared, LB_RTMUTEX_SCOPE_SHARED); /* before it is published */
 }
 
 /*
  * t takes its first shared lock: its pi_lock and its waiter's wake word go
  * shared, once, under its own pi_lock (nobody changes the scope but its
- * holder).  Sleepers that came before the change may sleep privately: wake
- * them all, in both scopes; they retry and see the new scope.  Out of line:
- * once per task.
+ * holder).  Threads of t's process that read the old scope may still sleep
+ * privately on the pi_lock: CHANGED makes every later unlock of it wake one
+ * of them too (lb_rtmutex_ilock_unlock).  Other processes reach t only
+ * through a shared lock, after this (the fast path's CAS publishes it).
+ * Out of line: once per task.
  */
 static LB_UNUSED LB_NOINLINE void lb_rtmutex__task_share(struct lb_rtmutex_task *t)
 {
 	lb_rtmutex_ilock_lock(&t->pi_lock);
-	lb_store_relaxed(&t->pi_lock.shared, 1);
-	/* Release, as lb_rtmutex_ilock_unlock. */
-	if (atomic_exchange_explicit(&t->pi_lock.v, 0, memory_order_release) == 2) {
-		lb_futex_wake_scoped(&t->pi_lock.v, INT32_MAX, FUTEX_PRIVATE_FLAG);
-		lb_futex_wake_scoped(&t->pi_lock.v, INT32_MAX, 0);
-	}
+	lb_store_relaxed(&t->pi_lock.shared, LB_RTMUTEX_SCOPE_CHANGED);
+	lb_rtmutex_ilock_unlock(&t->pi_lock);
 }
 
 /*
