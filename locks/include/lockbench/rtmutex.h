@@ -127,7 +127,10 @@
  * owner that waiters in other processes boost through its pi_lock.  Private
  * locks pay one read of their own wait_lock.shared per lock call, and the
  * internal unlock one read of the flag next to the word it releases.
- * LB_RTMUTEX_TASK_SHARED makes a task shared from lb_rtmutex_ctx_init on.
+ * LB_RTMUTEX_TASK_SHARED makes a task shared from lb_rtmutex_ctx_init on;
+ * without it, another process must not reach a task (setprio, getters)
+ * before the task's first call on a shared lock (rt -P: each task sets its
+ * own priority).
  * Nothing else is process-local: boosts use the kernel thread id
  * (sched_setscheduler(tid), system-wide; pthread_t `self` is only a record),
  * waiter records are inside the task record, and there is no TLS or table.
