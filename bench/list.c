@@ -61,10 +61,10 @@ int lb_cmd_list(int argc, char **argv)
 		putchar('\n');
 		return 0;
 	}
-	printf("%-18s %-9s %-38s %s\n", "name", "family", "flags", "description");
+	printf("%-18s %-9s %-46s %s\n", "name", "family", "flags", "description");
 	for (size_t i = 0; i < lb_lock_count(); i++) {
 		const struct lb_lock_ops *o = table[i];
-		printf("%-18s %-9s %-38s %s%s%s%s\n", o->name, o->family,
+		printf("%-18s %-9s %-46s %s%s%s%s\n", o->name, o->family,
 		       o->unsupported ? "-" : lb_lock_flags_str(o->flags, flags, sizeof(flags)),
 		       o->summary, o->unsupported ? " [unavailable: " : "",
 		       o->unsupported ? o->unsupported : "", o->unsupported ? "]" : "");

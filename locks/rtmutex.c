@@ -15,7 +15,8 @@
  * boosts also change the kernel policy (SCHED_FIFO permitted) and whether
  * the thread may spin (it may run on more than one CPU).  The plain lock()
  * runs without deadlock detection; lb_rtmutex_lock_check() in the header is
- * the checking variant.
+ * the checking variant.  init_shared (rt -P) makes every futex shared
+ * (rtmutex.h, "Processes").
  */
 #include <lockbench/rtmutex.h>
 #include "lb_adapter.h"
@@ -28,6 +29,17 @@ static int rt_init(void *lock)
 	const struct lb_rtmutex_attr attr = { .lateral_steal = true };
 
 	lb_rtmutex_init(lock, &attr);
+	return 0;
+}
+
+/* Processes: shared futexes for the lock and, from their first call on it,
+ * for the tasks that use it (the contexts lie in the caller's shared
+ * mapping; boosts use TIDs). */
+static int rt_init_shared(void *lock)
+{
+	const struct lb_rtmutex_attr attr = { .lateral_steal = true };
+
+	lb_rtmutex_init_shared(lock, &attr);
 	return 0;
 }
 
@@ -91,11 +103,12 @@ const struct lb_lock_ops lb_rtmutex_ops = {
 	.summary = "PI rt_mutex emulation: CAS fast path, prio-sorted waiters, chain walk, "
 		   "real SCHED_FIFO boost when permitted",
 	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_SLEEPS | LB_LOCK_F_PI |
-		 LB_LOCK_F_THREAD_CTX | LB_LOCK_F_TIMED | LB_RTMUTEX_COUNTERS_FLAG,
+		 LB_LOCK_F_THREAD_CTX | LB_LOCK_F_TIMED | LB_LOCK_F_PSHARED | LB_RTMUTEX_COUNTERS_FLAG,
 	LB_OPS_CTX_LOCK(lb_rtmutex_t, lb_rtmutex_ctx_t, rt),
 	.counters = LB_RTMUTEX_COUNTERS_FN,
 	.thread_set_prio = rt_thread_set_prio,
 	.describe = rt_describe,
 	.timedlock = rt_timedlock,
 	.atfork_child = rt_atfork_child,
+	.init_shared = rt_init_shared,
 };

@@ -67,7 +67,7 @@ def scenario_cli(tmp):
         (["-g", "0", "-l", "100"], "--loops"),
         # -P takes only locks that work across processes (init_shared)
         (["-P", "-L", "qspinlock"], "--process"),
-        (["-L", "rtmutex", "--process"], "accepted with -P: "),
+        (["-L", "mutex-nospin", "--process"], "accepted with -P: "),
         (["-P", "--compare", "ticket,mutex"], "'mutex' cannot be shared by processes"),
         (["-T", "-P"], "accepted: one of -P, -T"),
         (["--preset", "nosuch"], "rt-list-lock"),
@@ -358,7 +358,7 @@ def scenario_process(tmp):
     ok(subreaper, "the test is a child subreaper (orphans come to it)")
     ncpu = os.cpu_count()
     small = ["-P", "-g", "2", "-f", "2", "-l", "1000", "-r", "2", "-t", "1", "--rt-alloc"]
-    for lock in ("ticket", "pthread-pi", "futex-pi"):
+    for lock in ("ticket", "pthread-pi", "futex-pi", "rtmutex"):
         js = os.path.join(tmp, lock + ".json")
         args = small + ["-L", lock, "--json", js]
         r = run_leaving_nothing(args, "-P -L " + lock)
@@ -376,6 +376,17 @@ def scenario_process(tmp):
         runs = doc["results"][0]["runs"]
         ok(len(runs) == 2 and all(x["task_clock_ms"] > 0 for x in runs),
            "-P -L %s: task-clock counted in both runs" % lock)
+    # The raw-vs-PI pair with the emulated PI lock: rtmutex's shared futexes
+    # (lb_rtmutex_init_shared) carry its sleeps and wakes across processes.
+    r = run_leaving_nothing(["-P", "--compare", "ticket,rtmutex", "-g", "2", "-f", "4", "-l",
+                             "1000", "-r", "2", "-t", "1", "--rt-alloc", "-q"],
+                            "-P --compare ticket,rtmutex")
+    ok(r.returncode == 0 and "invariant" not in r.stderr and
+       re.search(r"^list_lock +hackbench elapsed", r.stdout, re.M) and
+       re.search(r"^rtmutex: elapsed [+-]\d+ %", r.stdout, re.M),
+       "-P --compare ticket,rtmutex: both complete, table and elapsed verdict")
+    if r.returncode:
+        diag("rc %d stderr %r" % (r.returncode, r.stderr[-600:]))
     # A load of one message: the forks, the children's start and exit and the
     # reaping are most of the counted time, so a window that left them out
     # (hackbench's Time alone) would print many more CPUs than there are.
@@ -446,7 +457,7 @@ def scenario_process(tmp):
     # killed while it holds the lock hands it to an RT thread with the owner
     # dead; that thread must not run on into unlock() (glibc's EPERM was a
     # fatal abort, exit 134, in 6 of 6 runs before the RT threads were parked).
-    for lock in ("pthread-pi", "futex-pi"):
+    for lock in ("pthread-pi", "futex-pi", "rtmutex"):
         r = run_leaving_nothing(["-P", "-L", lock, "--rt-alloc", "-t", "2", "-g", "10", "-f", "20",
                                  "-s", "4096", "-l", "500", "-r", "1", "--run-timeout", "1s"],
                                 "-P run-timeout " + lock)

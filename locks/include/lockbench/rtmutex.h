@@ -105,6 +105,38 @@
  * skips the FUTEX_WAKE syscall).  A waiter re-arms it under wait_lock before
  * every wait, so a wake-up for an earlier wait is only a spurious retry.
  *
+ * Processes
+ * ---------
+ * lb_rtmutex_init_shared() makes a lock for tasks in several processes: the
+ * lock and every task record that uses it lie in one mapping at the same
+ * address in each process (MAP_SHARED before fork: the owner word and the
+ * queues hold pointers), and every futex they sleep on is shared (without
+ * FUTEX_PRIVATE_FLAG; a private wake never reaches a sleeper of another
+ * process).  The scope is data, never a global: struct lb_rtmutex_ilock
+ * carries it (zero, the all-zero default, is private), and a waiter's wake
+ * word sleeps in its task's scope.  The lock's wait_lock is shared from
+ * init on.  A task's pi_lock (other threads take it to boost or walk) and
+ * wake word become shared the first time the task calls lock, trylock or
+ * timedlock on a shared lock: the fast path, which every call starts with,
+ * checks the lock's scope before its CAS can publish the task, and
+ * lb_rtmutex__task_share changes the task's scope once, under its pi_lock;
+ * from then on each wake of its pi_lock also wakes one private sleeper, one
+ * that read the old scope (so a task may mix private and shared locks; once
+ * shared it stays shared).  The change cannot wait for
+ * the slow path: a task that takes a lock on the fast path is already the
+ * owner that waiters in other processes boost through its pi_lock.  Private
+ * locks pay one read of their own wait_lock.shared per lock call, and the
+ * internal unlock one read of the flag next to the word it releases.
+ * LB_RTMUTEX_TASK_SHARED makes a task shared from lb_rtmutex_ctx_init on;
+ * without it, another process must not reach a task (setprio, getters)
+ * before the task's first call on a shared lock (rt -P: each task sets its
+ * own priority).
+ * Nothing else is process-local: boosts use the kernel thread id
+ * (sched_setscheduler(tid), system-wide; pthread_t `self` is only a record),
+ * waiter records are inside the task record, and there is no TLS or table.
+ * lb_rtmutex_atfork_child is for a one-process fork (its orphan is the
+ * caller's), not for shared locks, whose other processes live on.
+ *
  * Lifetime: task records must stay valid while any lock may still reference
  * them (other threads boost and wake through them), and a task record must
  * be initialised by the thread it describes (its thread id is recorded).
@@ -167,15 +199,23 @@ struct lb_rtmutex_attr {
 /* Task flags (lb_rtmutex_ctx_init). */
 #define LB_RTMUTEX_TASK_REAL 1u /* kernel policy follows the effective priority */
 #define LB_RTMUTEX_TASK_SPIN 2u /* may spin as top waiter (has more than one CPU) */
+#define LB_RTMUTEX_TASK_SHARED 4u /* shared futexes from the start (see "Processes") */
 
 /* Waiter futex word states. */
 #define LB_RTMUTEX_WAKE_SLEEP 0u
 #define LB_RTMUTEX_WAKE_WOKEN 1u
 #define LB_RTMUTEX_WAKE_SPIN 2u
 
-/* Internal lock: 0 free, 1 held, 2 held and someone may sleep on it. */
+/* Internal lock: 0 free, 1 held, 2 held and someone may sleep on it.
+ * shared (LB_RTMUTEX_SCOPE_*): where it sleeps.  A lock's wait_lock is set
+ * by lb_rtmutex_init_shared and never changes; a task's pi_lock goes
+ * PRIVATE -> CHANGED once (lb_rtmutex__task_share), under itself. */
+#define LB_RTMUTEX_SCOPE_PRIVATE 0u /* private futex (all-zero) */
+#define LB_RTMUTEX_SCOPE_SHARED 1u  /* shared futex from the start */
+#define LB_RTMUTEX_SCOPE_CHANGED 2u /* shared now, private sleepers may remain */
 struct lb_rtmutex_ilock {
 	_Atomic(uint32_t) v;
+	_Atomic(uint32_t) shared;
 };
 
 struct lb_rtmutex;
@@ -272,6 +312,12 @@ typedef struct lb_rtmutex {
 
 /* ---- internal lock: spin briefly, then sleep --------------------------- */
 
+/* The futex scope of l's word: FUTEX_PRIVATE_FLAG, or 0 (shared). */
+static inline int lb_rtmutex_ilock_scope(struct lb_rtmutex_ilock *l)
+{
+	return lb_load_relaxed(&l->shared) != LB_RTMUTEX_SCOPE_PRIVATE ? 0 : FUTEX_PRIVATE_FLAG;
+}
+
 /* 0 -> 1.  Acquire: pairs with the release in lb_rtmutex_ilock_unlock. */
 static inline bool lb_rtmutex_ilock_trylock(struct lb_rtmutex_ilock *l)
 {
@@ -291,9 +337,12 @@ static LB_UNUSED LB_NOINLINE void lb_rtmutex_ilock_lock_slow(struct lb_rtmutex_i
 	}
 	/* Sleep loop: a holder preempted on our CPU by us (SCHED_FIFO) would
 	 * never release while we spin.  * -> 2 marks a sleeper; acquire pairs
-	 * with the release exchange in unlock when we get it at 0. */
+	 * with the release exchange in unlock when we get it at 0.  The scope
+	 * is read after each exchange, so a sleeper that read the old one
+	 * (private) found the lock held before or during the change: it is
+	 * woken as every CHANGED unlock wakes one sleeper of each scope. */
 	while (atomic_exchange_explicit(&l->v, 2, memory_order_acquire) != 0)
-		lb_futex_wait(&l->v, 2, NULL);
+		lb_futex_wait_scoped(&l->v, 2, NULL, lb_rtmutex_ilock_scope(l));
 }
 
 static inline void lb_rtmutex_ilock_lock(struct lb_rtmutex_ilock *l)
@@ -302,11 +351,22 @@ static inline void lb_rtmutex_ilock_lock(struct lb_rtmutex_ilock *l)
 		lb_rtmutex_ilock_lock_slow(l);
 }
 
-/* * -> 0.  Release: publishes the section's writes to the next holder. */
+/* * -> 0.  Release: publishes the section's writes to the next holder.
+ * The scope is read while we still hold l (it only changes under l, in
+ * lb_rtmutex__task_share).  After a change, private sleepers of the old
+ * scope may remain (asleep, or about to sleep, when it changed): every
+ * wake then also wakes one of them; each woken one marks 2 again when it
+ * retries, so the next unlock wakes the next, until none is left (the
+ * extra FUTEX_WAKE costs only tasks that changed scope). */
 static inline void lb_rtmutex_ilock_unlock(struct lb_rtmutex_ilock *l)
 {
-	if (atomic_exchange_explicit(&l->v, 0, memory_order_release) == 2)
-		lb_futex_wake(&l->v, 1);
+	uint32_t scope = lb_load_relaxed(&l->shared);
+	if (atomic_exchange_explicit(&l->v, 0, memory_order_release) == 2) {
+		lb_futex_wake_scoped(&l->v, 1,
+				     scope == LB_RTMUTEX_SCOPE_PRIVATE ? FUTEX_PRIVATE_FLAG : 0);
+		if (scope == LB_RTMUTEX_SCOPE_CHANGED)
+			lb_futex_wake_scoped(&l->v, 1, FUTEX_PRIVATE_FLAG);
+	}
 }
 
 /* ---- owner word helpers -------------------------------------------------- */
@@ -565,8 +625,11 @@ static inline void lb_rtmutex_ctx_init(struct lb_rtmutex_task *t, unsigned int f
 	t->flags = flags;
 	t->max_depth = LB_RTMUTEX_MAX_DEPTH;
 	t->tid = (pid_t)lb_gettid();
-	t->self = pthread_self();
+	t->self = pthread_self(); /* a record only: boosts use tid (system-wide) */
 	t->waiter.task = t;
+	/* Nobody sees t yet: a plain (relaxed) store. */
+	if (flags & LB_RTMUTEX_TASK_SHARED)
+		lb_store_relaxed(&t->pi_lock.shared, LB_RTMUTEX_SCOPE_SHARED);
 }
 
 /* Flags chosen from the environment: REAL if SCHED_FIFO is permitted, SPIN
@@ -646,9 +709,12 @@ static inline size_t lb_rtmutex_waiter_tasks(lb_rtmutex_t *m, struct lb_rtmutex_
  */
 static inline void lb_rtmutex_wake(struct lb_rtmutex_waiter *w)
 {
-	if (atomic_exchange_explicit(&w->wake, LB_RTMUTEX_WAKE_WOKEN, memory_order_release) ==
+	/* Acquire too: when we take SLEEP from the waiter's re-arm (a release),
+	 * we see its task's futex scope as it was when it armed, which is the
+	 * scope it sleeps in (a stale wake for an earlier wait included). */
+	if (atomic_exchange_explicit(&w->wake, LB_RTMUTEX_WAKE_WOKEN, memory_order_acq_rel) ==
 	    LB_RTMUTEX_WAKE_SLEEP)
-		lb_futex_wake(&w->wake, 1);
+		lb_futex_wake_scoped(&w->wake, 1, lb_rtmutex_ilock_scope(&w->task->pi_lock));
 }
 
 /* ---- the chain walk ---------------------------------------------------- */
@@ -956,6 +1022,9 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 	struct lb_rtmutex_waiter *w = &t->waiter;
 	bool boosted = false, timed_out = false;
 	int ret = 0;
+	/* Our wake word's futex scope, which wakers read from our pi_lock; set
+	 * by the fast path we came through and unchanged while we are here. */
+	const int scope = lb_rtmutex_ilock_scope(&t->pi_lock);
 
 	/* Optimistic spin before queueing, for normal-priority tasks only:
 	 * their boost would be a no-op (0), so queueing them buys no PI, and
@@ -1002,9 +1071,11 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 			lb_rtmutex_ilock_unlock(&owner->pi_lock);
 		}
 		/* Re-arm under wait_lock: a waker that picks us later writes
-		 * WOKEN after this store (it takes wait_lock after us). */
+		 * WOKEN after this store (it takes wait_lock after us).
+		 * Release: a waker that reads it sees our futex scope
+		 * (lb_rtmutex_wake). */
 		atomic_store_explicit(&w->wake, spin ? LB_RTMUTEX_WAKE_SPIN : LB_RTMUTEX_WAKE_SLEEP,
-				      memory_order_relaxed);
+				      memory_order_release);
 		lb_rtmutex_ilock_unlock(&m->wait_lock);
 		if (spin) {
 			LB_RTMUTEX_COUNT(m, spins);
@@ -1017,9 +1088,10 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 			     n--)
 				lb_cpu_relax();
 			uint32_t s = LB_RTMUTEX_WAKE_SPIN;
-			/* SPIN -> SLEEP fails only if we were woken: retry now. */
+			/* SPIN -> SLEEP fails only if we were woken: retry now.
+			 * acq_rel: release as the re-arm above (our scope). */
 			if (!atomic_compare_exchange_strong_explicit(&w->wake, &s, LB_RTMUTEX_WAKE_SLEEP,
-								     memory_order_acquire,
+								     memory_order_acq_rel,
 								     memory_order_acquire) ||
 			    lb_load_relaxed(&m->owner) != o)
 				goto relock;
@@ -1029,12 +1101,11 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 		 * return early on a signal or a stale wake-up). */
 		while (lb_load_acquire(&w->wake) == LB_RTMUTEX_WAKE_SLEEP) {
 			if (!abs) {
-				lb_futex_wait(&w->wake, LB_RTMUTEX_WAKE_SLEEP, NULL);
+				lb_futex_wait_scoped(&w->wake, LB_RTMUTEX_WAKE_SLEEP, NULL, scope);
 				continue;
 			}
 			int saved_errno = errno;
-			long r = lb_futex(&w->wake, FUTEX_WAIT_BITSET_PRIVATE, LB_RTMUTEX_WAKE_SLEEP, abs,
-					  NULL, FUTEX_BITSET_MATCH_ANY);
+			long r = lb_futex_wait_abs_scoped(&w->wake, LB_RTMUTEX_WAKE_SLEEP, abs, scope);
 			timed_out = r == -1 && errno == ETIMEDOUT;
 			errno = saved_errno;
 			if (timed_out)
@@ -1083,6 +1154,34 @@ static inline void lb_rtmutex_init(lb_rtmutex_t *m, const struct lb_rtmutex_attr
 }
 
 /*
+ * As lb_rtmutex_init, for a lock in memory several processes map at the same
+ * address (MAP_SHARED before fork), with every task record that uses it
+ * there too: its wait_lock and the sleeps of its users are shared futexes
+ * (see "Processes" above).
+ */
+static inline void lb_rtmutex_init_shared(lb_rtmutex_t *m, const struct lb_rtmutex_attr *attr)
+{
+	lb_rtmutex_init(m, attr);
+	lb_store_relaxed(&m->wait_lock.shared, LB_RTMUTEX_SCOPE_SHARED); /* before it is published */
+}
+
+/*
+ * t takes its first shared lock: its pi_lock and its waiter's wake word go
+ * shared, once, under its own pi_lock (nobody changes the scope but its
+ * holder).  Threads of t's process that read the old scope may still sleep
+ * privately on the pi_lock: CHANGED makes every later unlock of it wake one
+ * of them too (lb_rtmutex_ilock_unlock).  Other processes reach t only
+ * through a shared lock, after this (the fast path's CAS publishes it).
+ * Out of line: once per task.
+ */
+static LB_UNUSED LB_NOINLINE void lb_rtmutex__task_share(struct lb_rtmutex_task *t)
+{
+	lb_rtmutex_ilock_lock(&t->pi_lock);
+	lb_store_relaxed(&t->pi_lock.shared, LB_RTMUTEX_SCOPE_CHANGED);
+	lb_rtmutex_ilock_unlock(&t->pi_lock);
+}
+
+/*
  * The fast path of every lock call and of trylock: a free lock with no
  * waiters (owner word 0) becomes t's in one CAS 0 -> t, acq_rel: acquire
  * pairs with the release in unlock (we see the previous holder's writes);
@@ -1092,6 +1191,12 @@ static inline void lb_rtmutex_init(lb_rtmutex_t *m, const struct lb_rtmutex_attr
  */
 static inline bool lb_rtmutex__fast_acquire(lb_rtmutex_t *m, struct lb_rtmutex_task *t)
 {
+	/* Every lock call starts here, before t can be seen through m: a task
+	 * on a shared lock goes shared first.  Private locks pay one read, of
+	 * m's line that the CAS needs anyway. */
+	if (LB_UNLIKELY(lb_load_relaxed(&m->wait_lock.shared)) &&
+	    !lb_load_relaxed(&t->pi_lock.shared))
+		lb_rtmutex__task_share(t);
 	uintptr_t z = 0;
 	if (!atomic_compare_exchange_strong_explicit(&m->owner, &z, (uintptr_t)t,
 						     memory_order_acq_rel, memory_order_relaxed))
