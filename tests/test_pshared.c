@@ -13,6 +13,7 @@
 #include "lb_atomic.h"
 #include "lb_time.h"
 #include "tap.h"
+#include "test_reap.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -67,40 +68,9 @@ static void child(const struct lb_lock_ops *ops, struct shared *s, unsigned int 
 	_exit(0);
 }
 
-/* Wait for both children until the deadline; kill what is left.  Whether
- * both exited 0 in time. */
 static bool reap(pid_t *pids, bool *hung)
 {
-	uint64_t end = lb_now_ns() + DEADLINE_NS;
-	bool clean = true;
-	unsigned int left = NPROC;
-	*hung = false;
-	while (left) {
-		int st;
-		pid_t p = waitpid(-1, &st, WNOHANG);
-		if (p > 0) {
-			left--;
-			clean &= WIFEXITED(st) && WEXITSTATUS(st) == 0;
-			for (int i = 0; i < NPROC; i++)
-				if (pids[i] == p)
-					pids[i] = 0;
-			continue;
-		}
-		if (p < 0 && errno != EINTR)
-			break;
-		if (lb_now_ns() > end) {
-			*hung = true;
-			for (int i = 0; i < NPROC; i++)
-				if (pids[i] > 0)
-					kill(pids[i], SIGKILL);
-			end = UINT64_MAX; /* reap the killed ones */
-			clean = false;
-			continue;
-		}
-		struct timespec ts = { 0, 2000000 };
-		nanosleep(&ts, NULL); /* poll: no child has ended yet */
-	}
-	return clean && !*hung;
+	return lb_test_reap(pids, NPROC, DEADLINE_NS, hung);
 }
 
 static void check_lock(const struct lb_lock_ops *ops)

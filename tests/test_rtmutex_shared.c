@@ -16,6 +16,7 @@
 #include "lb_atomic.h"
 #include "lb_time.h"
 #include "tap.h"
+#include "test_reap.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -107,34 +108,9 @@ static void child(struct arena *a, unsigned int proc)
 	_exit(0);
 }
 
-/* Reap the children until the deadline, then kill what is left.  Whether
- * all exited 0 in time; *hung says whether any had to be killed. */
 static bool reap(pid_t *pids, bool *hung)
 {
-	uint64_t end = lb_now_ns() + DEADLINE_NS;
-	bool clean = true;
-	unsigned int left = NPROC;
-	*hung = false;
-	while (left) {
-		int st;
-		pid_t pid = waitpid(-1, &st, WNOHANG);
-		if (pid > 0) {
-			left--;
-			clean &= WIFEXITED(st) && WEXITSTATUS(st) == 0;
-			continue;
-		}
-		if (pid < 0)
-			break;
-		if (!*hung && lb_now_ns() > end) {
-			*hung = true;
-			for (int i = 0; i < NPROC; i++)
-				kill(pids[i], SIGKILL);
-			continue;
-		}
-		struct timespec ts = { 0, 2000000 };
-		nanosleep(&ts, NULL); /* poll: no child has ended yet */
-	}
-	return clean && !*hung;
+	return lb_test_reap(pids, NPROC, DEADLINE_NS, hung);
 }
 
 /* ---- the scope change with private sleepers left over ------------------ */

@@ -437,18 +437,8 @@ def scenario_process(tmp):
        "killed and reaped" in r.stderr and time.monotonic() - t0 < 20,
        "-P --inject-hang: the watchdog ends it (exit 1) and kills the children")
     # A task process killed from outside voids the run (exit 1), the rest go too.
-    p = subprocess.Popen([EXE, "rt", "-P", "-L", "pthread-mutex", "-g", "2", "-f", "2", "-l",
-                          "200000", "-r", "1", "-t", "0", "--watchdog", "30s"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    victim = None
-    for _ in range(100):
-        time.sleep(0.05)
-        kids = [pid for pid, _ in children_of(p.pid)]
-        if len(kids) == 8:
-            victim = kids[3]
-            os.kill(victim, 9)
-            break
-    out, err = p.communicate(timeout=60)
+    p, victim, err = kill_one_task(["-P", "-L", "pthread-mutex", "-g", "2", "-f", "2", "-l",
+                                    "200000", "-r", "1", "-t", "0", "--watchdog", "30s"], 8, 3)
     left = leftovers()
     ok(victim and p.returncode == 1 and "(pid %d) was killed by signal 9" % victim in err and
        "the run is void" in err, "a killed task process voids the run (rc %s)" % p.returncode)
@@ -468,19 +458,9 @@ def scenario_process(tmp):
            "(rc %d, %d left)" % (lock, r.returncode, len(left)))
         if r.returncode != 1:
             diag(r.stderr[-300:])
-    p = subprocess.Popen([EXE, "rt", "-P", "-L", "pthread-pi", "--rt-alloc", "-t", "2", "-g", "4",
-                          "-f", "10", "-l", "200000", "-r", "1", "--watchdog", "30s"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    victim = None
-    for _ in range(100):
-        time.sleep(0.05)
-        kids = [pid for pid, _ in children_of(p.pid)]
-        if len(kids) == 80:
-            victim = kids[5]
-            time.sleep(0.2)
-            os.kill(victim, 9)
-            break
-    out, err = p.communicate(timeout=60)
+    p, victim, err = kill_one_task(["-P", "-L", "pthread-pi", "--rt-alloc", "-t", "2", "-g", "4",
+                                    "-f", "10", "-l", "200000", "-r", "1", "--watchdog", "30s"],
+                                   80, 5, settle=0.2)
     left = leftovers()
     ok(victim and p.returncode == 1 and "(pid %d) was killed by signal 9" % victim in err and
        "fatal" not in err and not left,
@@ -488,6 +468,25 @@ def scenario_process(tmp):
        "left (rc %s, %d left)" % (p.returncode, len(left)))
     if p.returncode != 1:
         diag(err[-300:])
+
+
+def kill_one_task(args, ntasks, index, settle=0.0):
+    """Start `lockbench rt ARGS`, and once its ntasks task processes exist
+    (and settle seconds more) SIGKILL the index-th: (process, victim pid or
+    None, stderr)."""
+    p = subprocess.Popen([EXE, "rt"] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    victim = None
+    for _ in range(100):
+        time.sleep(0.05)
+        kids = [pid for pid, _ in children_of(p.pid)]
+        if len(kids) == ntasks:
+            victim = kids[index]
+            time.sleep(settle)
+            os.kill(victim, 9)
+            break
+    _, err = p.communicate(timeout=60)
+    return p, victim, err
 
 
 def children_of(ppid):
