@@ -358,7 +358,15 @@ def scenario_process(tmp):
     ok(subreaper, "the test is a child subreaper (orphans come to it)")
     ncpu = os.cpu_count()
     small = ["-P", "-g", "2", "-f", "2", "-l", "1000", "-r", "2", "-t", "1", "--rt-alloc"]
-    for lock in ("ticket", "pthread-pi", "futex-pi", "rtmutex"):
+    # rtmutex's context init probes real boosting by creating a thread; in a
+    # task process (forked from the multi-threaded parent) ThreadSanitizer
+    # refuses that ("starting new threads after multi-threaded fork is not
+    # supported") and the process dies: a limit of the tool, not of -P.
+    tsan = "thread" in os.environ.get("LB_SANITIZE", "")
+    if tsan:
+        ok(True, "# SKIP -P with rtmutex under ThreadSanitizer (no thread creation after a "
+           "multi-threaded fork)")
+    for lock in ("ticket", "pthread-pi", "futex-pi") + (() if tsan else ("rtmutex",)):
         js = os.path.join(tmp, lock + ".json")
         args = small + ["-L", lock, "--json", js]
         r = run_leaving_nothing(args, "-P -L " + lock)
@@ -378,15 +386,16 @@ def scenario_process(tmp):
            "-P -L %s: task-clock counted in both runs" % lock)
     # The raw-vs-PI pair with the emulated PI lock: rtmutex's shared futexes
     # (lb_rtmutex_init_shared) carry its sleeps and wakes across processes.
-    r = run_leaving_nothing(["-P", "--compare", "ticket,rtmutex", "-g", "2", "-f", "4", "-l",
-                             "1000", "-r", "2", "-t", "1", "--rt-alloc", "-q"],
-                            "-P --compare ticket,rtmutex")
-    ok(r.returncode == 0 and "invariant" not in r.stderr and
-       re.search(r"^list_lock +hackbench elapsed", r.stdout, re.M) and
-       re.search(r"^rtmutex: elapsed [+-]\d+ %", r.stdout, re.M),
-       "-P --compare ticket,rtmutex: both complete, table and elapsed verdict")
-    if r.returncode:
-        diag("rc %d stderr %r" % (r.returncode, r.stderr[-600:]))
+    if not tsan:
+        r = run_leaving_nothing(["-P", "--compare", "ticket,rtmutex", "-g", "2", "-f", "4", "-l",
+                                 "1000", "-r", "2", "-t", "1", "--rt-alloc", "-q"],
+                                "-P --compare ticket,rtmutex")
+        ok(r.returncode == 0 and "invariant" not in r.stderr and
+           re.search(r"^list_lock +hackbench elapsed", r.stdout, re.M) and
+           re.search(r"^rtmutex: elapsed [+-]\d+ %", r.stdout, re.M),
+           "-P --compare ticket,rtmutex: both complete, table and elapsed verdict")
+        if r.returncode:
+            diag("rc %d stderr %r" % (r.returncode, r.stderr[-600:]))
     # A load of one message: the forks, the children's start and exit and the
     # reaping are most of the counted time, so a window that left them out
     # (hackbench's Time alone) would print many more CPUs than there are.
