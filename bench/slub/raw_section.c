@@ -59,6 +59,12 @@ int lb_raw_sections_init_shared(struct lb_raw_sections *rs, int boost_prio,
 	return rs->marks && rs->slots ? 0 : ENOMEM; /* arena memory: nothing to free */
 }
 
+/* The marks' futex scope: shared when processes share the sections. */
+static int futex_scope(const struct lb_raw_sections *rs)
+{
+	return rs->shared ? 0 : FUTEX_PRIVATE_FLAG;
+}
+
 void lb_raw_sections_destroy(struct lb_raw_sections *rs)
 {
 	if (!rs->shared) { /* else arena memory, unmapped with the arena */
@@ -222,8 +228,7 @@ static uint64_t wait_mark(struct lb_raw_sections *rs, struct lb_raw_thread *by, 
 							   memory_order_acquire,
 							   memory_order_acquire))
 			continue;
-		lb_futex(m, rs->shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE, v | LB_RAW_WAITER, NULL,
-			 NULL, 0);
+		lb_futex_wait_scoped(m, v | LB_RAW_WAITER, NULL, futex_scope(rs));
 		v = atomic_load_explicit(m, memory_order_acquire);
 	}
 	return lb_now_ns() - t0;
@@ -237,7 +242,7 @@ static void unmark(struct lb_raw_sections *rs, int cpu)
 	if ((old & ~LB_RAW_WAITER) == 1 && (old & LB_RAW_WAITER)) {
 		/* The last section on this CPU, and someone waits for it. */
 		atomic_fetch_and_explicit(m, ~LB_RAW_WAITER, RLX);
-		lb_futex(m, rs->shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, 1u << 30, NULL, NULL, 0);
+		lb_futex_wake_scoped(m, 1 << 30, futex_scope(rs));
 	}
 }
 
