@@ -22,26 +22,15 @@ struct rt_args {
  * its MCS nodes in a per-process table, so it cannot be shared. */
 #define RT_PROCESS_DEFAULT_LOCK "ticket"
 
-/* The exclusive locks that can be shared by processes (init_shared). */
-static const char *pshared_names(char *buf, size_t len)
+/* The exclusive locks rt accepts, comma separated; with shared_only, only
+ * those that can be shared by processes (init_shared). */
+static const char *list_lock_names(char *buf, size_t len, bool shared_only)
 {
 	const struct lb_lock_ops *const *table = lb_lock_table();
 	*buf = '\0';
 	for (size_t i = 0; i < lb_lock_count(); i++)
 		if ((table[i]->flags & LB_LOCK_F_EXCLUSIVE) && !(table[i]->flags & LB_LOCK_F_RCU) &&
-		    !table[i]->unsupported && table[i]->init_shared)
-			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", *buf ? "," : "",
-				 table[i]->name);
-	return buf;
-}
-
-static const char *exclusive_names(char *buf, size_t len)
-{
-	const struct lb_lock_ops *const *table = lb_lock_table();
-	*buf = '\0';
-	for (size_t i = 0; i < lb_lock_count(); i++)
-		if ((table[i]->flags & LB_LOCK_F_EXCLUSIVE) && !(table[i]->flags & LB_LOCK_F_RCU) &&
-		    !table[i]->unsupported)
+		    !table[i]->unsupported && (!shared_only || table[i]->init_shared))
 			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", *buf ? "," : "",
 				 table[i]->name);
 	return buf;
@@ -53,7 +42,7 @@ static const struct lb_lock_ops *lock_or_die(const char *opt, const char *name)
 	const struct lb_lock_ops *ops = lb_lock_find(name);
 	if (!ops || !(ops->flags & LB_LOCK_F_EXCLUSIVE) || (ops->flags & LB_LOCK_F_RCU))
 		lb_usage_error("%s: '%s' is not an exclusive lock; accepted: %s", opt, name,
-			       exclusive_names(names, sizeof(names)));
+			       list_lock_names(names, sizeof(names), false));
 	if (ops->unsupported)
 		lb_usage_error("%s: lock '%s' cannot run here: %s", opt, name, ops->unsupported);
 	return ops;
@@ -289,7 +278,7 @@ static void check_process_locks(const struct lb_rt_config *cfg, const char *opt)
 			lb_usage_error("--process: %s '%s' cannot be shared by processes (its queue "
 				       "nodes, waiter records or futexes are process-private); "
 				       "accepted with -P: %s", opt, cfg->locks[i]->name,
-				       pshared_names(names, sizeof(names)));
+				       list_lock_names(names, sizeof(names), true));
 }
 
 void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
