@@ -135,8 +135,10 @@ static const struct lb_lock_ops *load_locked(const char *path, char *err, size_t
 	}
 	if (v1) {
 		struct lb_lock_ops *grown = malloc(sizeof(*grown));
-		if (!grown)
+		if (!grown) {
+			dlclose(h);
 			return fail(err, len, "plugin '%s': out of memory", path);
+		}
 		*grown = view; /* kept for the life of the process, as the handle */
 		ops = grown;
 	} else {
