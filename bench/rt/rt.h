@@ -101,6 +101,14 @@ struct lb_rt_run {
 	bool hw_supported;
 	uint64_t allocs, remote_frees, lock_acquires, budget_exhausted;
 	double max_hold_us;
+	/* The list_lock's gauges: time held in all (its utilisation is that
+	 * over elapsed_s), acquisitions that found it taken and their mean
+	 * time to acquire; gauged false for a lock without trylock. */
+	bool lock_gauged;
+	double hold_sum_s;
+	uint64_t lock_contended;
+	double contended_wait_us;
+	uint64_t rt_lock_contended;  /* of those, taken by the RT threads */
 	/* Raw-section emulation (raw_section.h): on for a raw list_lock. */
 	bool raw_on;
 	uint64_t raw_sections, raw_boost_failures, raw_rt_waits, raw_entry_yields;

@@ -602,6 +602,12 @@ static int collect_run(struct run_state *rs, const struct lb_lock_ops *ops,
 	out->lock_acquires = atomic_load_explicit(&rs->cache.lock_acquires, RLX);
 	out->budget_exhausted = atomic_load_explicit(&rs->cache.budget_exhausted, RLX);
 	out->max_hold_us = (double)atomic_load_explicit(&rs->cache.max_hold_ns, RLX) / 1e3;
+	out->lock_gauged = ops->trylock != NULL;
+	out->hold_sum_s = (double)atomic_load_explicit(&rs->cache.hold_ns_sum, RLX) / LB_NS_PER_S;
+	out->lock_contended = atomic_load_explicit(&rs->cache.lock_contended, RLX);
+	uint64_t cw = atomic_load_explicit(&rs->cache.contended_wait_ns, RLX);
+	out->contended_wait_us = out->lock_contended ? (double)cw / 1e3 / (double)out->lock_contended
+						     : 0;
 	if (rs->cache.raw) {
 		out->raw_on = true;
 		out->raw_sections = atomic_load_explicit(&rs->raw.sections, RLX);
@@ -636,7 +642,9 @@ static int collect_run(struct run_state *rs, const struct lb_lock_ops *ops,
 		err = -1;
 	}
 	out->nrt = nrt;
+	out->rt_lock_contended = 0;
 	for (unsigned int i = 0; i < nrt; i++) {
+		out->rt_lock_contended += rtw[i].slab.lock_contended;
 		out->rt[i] = rtw[i].st;
 		rtw[i].st.alloc_hist = NULL;
 		rtw[i].st.wake_hist = NULL;

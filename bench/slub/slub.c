@@ -224,27 +224,36 @@ static void list_lock(struct lb_slab_cpu *cpu)
 {
 	struct lb_slab_cache *c = cpu->cache;
 	atomic_store_explicit(&cpu->lock_state, 1, RLX);
-	if (!c->raw) {
-		list_lock_wait(cpu);
-	} else {
-		/* A raw section: spinning is part of it; only a waiter pays for
-		 * the boosts that keep holders and spinners running. */
+	/* A first trylock tells a contended acquisition from a free one, the
+	 * same way for every lock (one extra attempt, as the lock's own fast
+	 * path would make); a lock without trylock is not gauged. */
+	bool gauged = c->ops->trylock != NULL;
+	uint64_t w0 = 0;
+	if (c->raw) /* spinning is part of a raw section (raw_section.h) */
 		lb_raw_enter(&cpu->raw);
-		bool at_once = c->ops->trylock && c->ops->trylock(c->list_lock, cpu->tctx);
-		if (!at_once) {
-			lb_raw_contended(&cpu->raw);
-			list_lock_wait(cpu);
+	bool at_once = gauged && c->ops->trylock(c->list_lock, cpu->tctx);
+	if (!at_once) {
+		if (gauged) {
+			cpu->lock_contended++;
+			w0 = lb_cycles();
 		}
-		lb_raw_acquired(&cpu->raw, !at_once);
+		if (c->raw) /* only a waiter pays for the boosts */
+			lb_raw_contended(&cpu->raw);
+		list_lock_wait(cpu);
 	}
+	if (c->raw)
+		lb_raw_acquired(&cpu->raw, !at_once);
 	atomic_store_explicit(&cpu->lock_state, 2, RLX);
 	cpu->lock_acquires++;
 	cpu->hold_start = lb_cycles();
+	if (w0)
+		cpu->contended_wait_cycles += cpu->hold_start - w0;
 }
 
 static void list_unlock(struct lb_slab_cpu *cpu)
 {
 	uint64_t held = lb_cycles() - cpu->hold_start;
+	cpu->hold_cycles_sum += held;
 	if (held > cpu->max_hold_cycles)
 		cpu->max_hold_cycles = held;
 	cpu->cache->ops->unlock(cpu->cache->list_lock, cpu->tctx);
@@ -921,6 +930,11 @@ void lb_slab_cpu_fini(struct lb_slab_cpu *cpu)
 	atomic_fetch_add_explicit(&c->lockless_refills, cpu->lockless_refills, RLX);
 	atomic_fetch_add_explicit(&c->lock_acquires, cpu->lock_acquires, RLX);
 	atomic_fetch_add_explicit(&c->budget_exhausted, cpu->budget_exhausted, RLX);
+	atomic_fetch_add_explicit(&c->hold_ns_sum, (uint64_t)lb_cycles_to_ns(cpu->hold_cycles_sum),
+				  RLX);
+	atomic_fetch_add_explicit(&c->lock_contended, cpu->lock_contended, RLX);
+	atomic_fetch_add_explicit(&c->contended_wait_ns,
+				  (uint64_t)lb_cycles_to_ns(cpu->contended_wait_cycles), RLX);
 	if (c->raw)
 		lb_raw_thread_fini(&cpu->raw);
 	uint64_t hold = (uint64_t)lb_cycles_to_ns(cpu->max_hold_cycles);

@@ -101,6 +101,10 @@ struct lb_slab_cache {
 	_Atomic uint64_t allocs, frees, remote_frees, lock_acquires, budget_exhausted;
 	_Atomic uint64_t lockless_frees, lockless_refills;
 	_Atomic uint64_t max_hold_ns, violations;
+	/* The list_lock's gauges (doc/rt.md, "Is the mechanism there"): time
+	 * held in all, acquisitions that found it taken (a first trylock
+	 * failed; only for locks with trylock), and their time to acquire. */
+	_Atomic uint64_t hold_ns_sum, lock_contended, contended_wait_ns;
 	/* Non-NULL: list_lock sections are raw (raw_section.h); rt sets it. */
 	struct lb_raw_sections *raw;
 	/* Non-NULL: a cache shared by processes (lb_slab_cache_init_shared). */
@@ -121,6 +125,7 @@ struct lb_slab_cpu {
 	uint64_t spin_budget_ns;     /* >0: bounded trylock wait (RT threads, spin locks) */
 	uint64_t hold_start;         /* cycles at acquisition */
 	uint64_t allocs, frees, remote_frees, lock_acquires, budget_exhausted, max_hold_cycles;
+	uint64_t hold_cycles_sum, lock_contended, contended_wait_cycles; /* list_lock gauges */
 	uint64_t partial_frees, partial_refills; /* lockless via the cpu partial list */
 	uint64_t lockless_frees, lockless_refills; /* remote frees / own-page refills without list_lock */
 	struct lb_raw_thread raw;    /* with cache->raw: this thread's raw-section state */

@@ -9,6 +9,7 @@ busted      the busted list_lock is caught (exit 1)
 watchdog    an injected hang ends in a thread dump and exit 1, quickly
 permission  without CAP_SYS_NICE the RT threads run at normal priority, said so
 fifo        the RT threads really run SCHED_FIFO (skips where not permitted)
+mechanism   the list_lock gauges and the gates on the --compare verdicts agree
 process     -P: raw and PI list_locks complete with the invariants checked, a lock
             that cannot be shared is refused, busted is caught by the invariants,
             no task process outlives a run (also after the watchdog or a killed
@@ -16,6 +17,7 @@ process     -P: raw and PI list_locks complete with the invariants checked, a lo
 """
 import ctypes
 import json
+import math
 import os
 import re
 import shutil
@@ -201,7 +203,7 @@ def scenario_format(tmp):
     r = run(["--compare", "qspinlock,rtmutex", "-g", "1", "-f", "2", "-l", "200", "-r", "2",
              "-t", "1", "-q"], timeout=60)
     ok(r.returncode == 0 and re.search(r"^list_lock +hackbench elapsed", r.stdout, re.M) and
-       re.search(r"^rtmutex: elapsed [+-]\d+ %", r.stdout, re.M),
+       re.search(elapsed_verdict(), r.stdout, re.M),
        "--compare: table and elapsed verdict")
     m = re.search(r"^  RT wake-up p99(?: [\d.]+ us \[[\d.]+, [\d.]+\] vs [\d.]+ us \[[\d.]+, "
                   r"[\d.]+\] \((\d+) samples each\): (?:higher|lower|intervals overlap \(no verdict\))|: too few "
@@ -212,6 +214,86 @@ def scenario_format(tmp):
        "--compare: the p99 verdict over one sample count for both locks (%s of %s)" % (n, counts))
     if r.returncode:
         diag(r.stderr)
+
+
+# The --compare elapsed line (bench/rt/rt_report.c): within noise, or the gap
+# with whether the kernel's mechanism (CPUs left idle) carries it.
+def elapsed_verdict(first="qspinlock"):
+    return (r"^rtmutex: (?:elapsed [+-]\d+ % \(within noise\) \(vs FIRST\)"
+            r"|elapsed [+-]\d+ % \(vs FIRST\); kernel mechanism present: CPUs left "
+            r"idle carry -?\d+ % of the gap"
+            r"|kernel mechanism absent from the gap \(CPUs left idle carry -?\d+ %, need "
+            r">= 50 %; CPU work x[\d.]+ carries the rest\): elapsed not comparable to the "
+            r"kernel's; measured [+-]\d+ % \(vs FIRST\)"
+            r"|kernel mechanism not gauged \(no task-clock: CPUs left idle unknown\); "
+            r"measured elapsed [+-]\d+ % \(vs FIRST\))$").replace("FIRST", re.escape(first))
+
+
+GAUGES = re.compile(r"^# list_lock gauges: utilisation ([\d.]+) \(held ([\d.]+)% of "
+                    r"hackbench's time\), ([\d.]+)% of acquisitions found it taken, mean wait "
+                    r"([\d.]+) us$", re.M)
+
+
+def scenario_mechanism(tmp):
+    """The gauges of the kernel's mechanism and the gates on the verdicts
+    (doc/rt.md, "Is the mechanism there"): every verdict line must agree with
+    the gauges it is gated on."""
+    js = os.path.join(tmp, "m.json")
+    # long enough for >= 500 RT samples per lock (the p99 verdicts' floor)
+    args = ["--compare", "qspinlock,rtmutex", "-g", "2", "-f", "4", "-l", "2000", "-r", "3",
+            "-t", "2", "-i", "250", "--json", js]
+    r = run(args, timeout=90)
+    out = r.stdout
+    ok(r.returncode == 0, "compare run exits 0")
+    if r.returncode:
+        diag(r.stderr)
+        return
+    g = GAUGES.findall(out)
+    ok(len(g) == 2, "a '# list_lock gauges:' line per lock (%d)" % len(g))
+    ok(all(0 <= float(u) <= 1 and abs(100 * float(u) - float(h)) < 0.1 and
+           0 <= float(c) <= 100 for u, h, c, _ in g), "utilisation in [0, 1], found taken in [0, 100] %")
+    with open(js) as f:
+        doc = json.load(f)
+    res = doc["results"]
+    for i, (u, _, c, w) in enumerate(g[:2]):
+        sm = res[i]["summary"]
+        ok(abs(sm["list_lock_utilisation"]["mean"] - float(u)) < 0.0015 and
+           abs(sm["list_lock_contended_pct"]["mean"] - float(c)) < 0.006,
+           "%s: JSON gauges match the text" % res[i]["params"]["list_lock"])
+    m = re.search(elapsed_verdict(), out, re.M)
+    ok(m, "elapsed line in one of its four forms")
+    vs = res[1].get("vs_first", {})
+    ok(vs.get("list_lock") == "qspinlock", "JSON vs_first names the first lock")
+    ratio, idle, share = vs.get("elapsed_ratio"), vs.get("idle_factor"), vs.get("idle_share")
+    if ratio and idle and share is not None and ratio != 1:
+        ok(abs(share - math.log(idle) / math.log(ratio)) < 1e-9,
+           "idle_share == ln(idle_factor) / ln(elapsed_ratio)")
+        want = "present" if share >= 0.5 else "absent"
+        ok(vs.get("elapsed_mechanism") == want,
+           "elapsed_mechanism %s at idle_share %.3f" % (vs.get("elapsed_mechanism"), share))
+        line = m.group(0) if m else ""
+        ok("within noise" in line or ("mechanism present" in line) == (want == "present"),
+           "text and JSON agree: %r" % line)
+    else:
+        ok(vs.get("elapsed_mechanism") == "not gauged", "no split: not gauged")
+    # the wake-up gate: raw sections must have delayed >= 1 % of the raw
+    # side's RT wake-ups for p99 to be able to show them
+    waits = re.search(r"(\d+) RT wake-up\(s\) waited for a section", out)
+    blocks = out.split("## list_lock ")
+    cyc = sum(int(c) for c in re.findall(r"^T: *\d+ \( *\d+\) P:[ \d]+ I:\d+ C: *(\d+) ",
+                                         blocks[1] if len(blocks) > 2 else "", re.M))
+    p99 = re.search(r"^  RT wake-up p99 .*$", out, re.M)
+    if waits and cyc and p99 and "too few samples" not in p99.group(0):
+        share = int(waits.group(1)) / cyc
+        ok(("kernel mechanism absent" in p99.group(0)) == (share < 0.01),
+           "wake-up p99 gated at 1 %% of wake-ups delayed by a section (%.2f %%): %r"
+           % (100 * share, p99.group(0)[-60:]))
+    else:
+        ok(False, "wake-up p99 line and the raw-section counts found")
+    a99 = re.search(r"^  RT alloc p99 .*$", out, re.M)
+    ok(a99 and ("kernel mechanism absent (RT allocations found list_lock taken" in a99.group(0)
+               or re.search(r": (?:higher|lower|intervals overlap \(no verdict\))$",
+                            a99.group(0))), "alloc p99: a verdict or the mechanism's absence")
 
 
 def scenario_busted(tmp):
@@ -392,7 +474,7 @@ def scenario_process(tmp):
                                 "-P --compare ticket,rtmutex")
         ok(r.returncode == 0 and "invariant" not in r.stderr and
            re.search(r"^list_lock +hackbench elapsed", r.stdout, re.M) and
-           re.search(r"^rtmutex: elapsed [+-]\d+ %", r.stdout, re.M),
+           re.search(elapsed_verdict("ticket"), r.stdout, re.M),
            "-P --compare ticket,rtmutex: both complete, table and elapsed verdict")
         if r.returncode:
             diag("rc %d stderr %r" % (r.returncode, r.stderr[-600:]))
@@ -513,7 +595,7 @@ def main():
         {"cli": scenario_cli, "format": scenario_format, "busted": scenario_busted,
          "watchdog": scenario_watchdog, "permission": scenario_permission,
          "fifo": scenario_fifo, "knobs": scenario_knobs,
-         "process": scenario_process}[SCENARIO](tmp)
+         "process": scenario_process, "mechanism": scenario_mechanism}[SCENARIO](tmp)
     done()
 
 
