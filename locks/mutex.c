@@ -32,33 +32,27 @@ static uint32_t spin_ns_from_env(void)
 	return (*end == '\0' && v > 0 && v <= 100000000ul) ? (uint32_t)v : 0;
 }
 
-static int mutex_init_spin(void *lock)
+/* Each variant's init, and its init_shared twin (rt -P): the same lock with
+ * shared futexes (attr.pshared); the thread records then come from the
+ * caller's shared mapping, as init_shared's contract says. */
+static int mutex_setup(void *lock, int gen, bool nospin, bool pshared)
 {
-	struct lb_mutex_attr a = { .spin_ns = spin_ns_from_env(), .max_spinners = -1 };
-	lb_mutex_init(lock, &a);
+	struct lb_mutex_attr a = { .spin_ns = nospin ? 0 : spin_ns_from_env(),
+				   .nospin = nospin, .pshared = pshared };
+	/* The current generation lets every CPU but the owner's spin (the
+	 * kernel's rule); the v3.x generations keep lb_mutex_init's default. */
+	if (gen == LB_MUTEX_GEN_CURRENT)
+		a.max_spinners = -1;
+	lb_mutex_init_gen(lock, (enum lb_mutex_gen)gen, &a);
 	return 0;
 }
 
-static int mutex_init_nospin(void *lock)
-{
-	struct lb_mutex_attr a = { .nospin = true, .max_spinners = -1 };
-	lb_mutex_init(lock, &a);
-	return 0;
-}
+#define LB_MUTEX_INITS(sym, gen, nospin)                                         	static int sym(void *lock) { return mutex_setup(lock, gen, nospin, false); } 	static int sym##_shared(void *lock) { return mutex_setup(lock, gen, nospin, true); }
 
-static int mutex_init_v3_14(void *lock)
-{
-	struct lb_mutex_attr a = { .spin_ns = spin_ns_from_env() };
-	lb_mutex_init_gen(lock, LB_MUTEX_GEN_V3_14, &a);
-	return 0;
-}
-
-static int mutex_init_v3_15(void *lock)
-{
-	struct lb_mutex_attr a = { .spin_ns = spin_ns_from_env() };
-	lb_mutex_init_gen(lock, LB_MUTEX_GEN_V3_15, &a);
-	return 0;
-}
+LB_MUTEX_INITS(mutex_init_spin, LB_MUTEX_GEN_CURRENT, false)
+LB_MUTEX_INITS(mutex_init_nospin, LB_MUTEX_GEN_CURRENT, true)
+LB_MUTEX_INITS(mutex_init_v3_14, LB_MUTEX_GEN_V3_14, false)
+LB_MUTEX_INITS(mutex_init_v3_15, LB_MUTEX_GEN_V3_15, false)
 
 static void mutex_describe(const void *lock, char *buf, size_t len)
 {
@@ -129,10 +123,11 @@ static size_t mutex_counters(const void *lock, struct lb_counter *out, size_t ma
 		.summary = what,                                               \
 		.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK |             \
 			 LB_LOCK_F_SLEEPS | LB_LOCK_F_THREAD_CTX |             \
-			 (timed_flag) | LB_MUTEX_OPS_COUNTERS,                 \
+			 LB_LOCK_F_PSHARED | (timed_flag) | LB_MUTEX_OPS_COUNTERS, \
 		LB_OPS_OBJECT(lb_mutex_t),                                     \
 		LB_OPS_CTX(lb_mutex_ctx_t, mutex),                          \
 		.init = initfn,                                                \
+		.init_shared = initfn##_shared,                                \
 		LB_OPS_EXCL(mutex),                                            \
 		.counters = LB_MUTEX_OPS_COUNTERS_FN,                          \
 		.describe = mutex_describe,                                    \

@@ -6,7 +6,7 @@
  * Scenario: W sleeps on the mutex (nospin, so it queues at once).  U
  * unlocks: its releasing CAS sets WOKEN and hands W the token, and then U
  * is "preempted" before its FUTEX_WAKE -- made exact by interposing the
- * header's lb_futex_wake: on U's thread the wrapper first blocks for up to
+ * header's lb_futex_wake_scoped: on U's thread the wrapper first blocks for up to
  * STALL_NS.  Meanwhile V locks and unlocks in a loop.  Every one of V's
  * unlocks sees WAITERS|WOKEN and, trusting the token, wakes nobody.
  *
@@ -16,10 +16,10 @@
  * STALL_NS whatever happens; alarm() ends a hung test.  TAP on stdout.
  */
 #include "lb_futex.h"
-static long lb_test_futex_wake(_Atomic uint32_t *uaddr, int n);
-#define lb_futex_wake lb_test_futex_wake
+static long lb_test_futex_wake(_Atomic uint32_t *uaddr, int n, int scope);
+#define lb_futex_wake_scoped lb_test_futex_wake
 #include "mutex.h"
-#undef lb_futex_wake
+#undef lb_futex_wake_scoped
 #include "../tap.h"
 
 #include <limits.h>
@@ -42,7 +42,7 @@ static _Atomic uint32_t armed_tid;
 static uint64_t w_wait_ns;
 
 /* The interposed wake: on U's thread (once), stall before the real wake. */
-static long lb_test_futex_wake(_Atomic uint32_t *uaddr, int n)
+static long lb_test_futex_wake(_Atomic uint32_t *uaddr, int n, int scope)
 {
 	uint32_t want = atomic_load(&armed_tid);
 	if (want && want == lb_gettid()) {
@@ -53,7 +53,7 @@ static long lb_test_futex_wake(_Atomic uint32_t *uaddr, int n)
 		/* The stall: until main releases us or STALL_NS passes. */
 		lb_futex_wait(&release_u, 0, &ts);
 	}
-	return lb_futex_wake(uaddr, n);
+	return lb_futex_wake_scoped(uaddr, n, scope);
 }
 
 static void post(_Atomic uint32_t *w)

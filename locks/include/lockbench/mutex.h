@@ -18,7 +18,7 @@
  * owner stays the same and tries the lock whenever the owner changes.  If
  * spinning is refused or gives up, the locker appends itself to a FIFO wait
  * list (under an internal spinlock, `wait_lock`) and sleeps with a private
- * futex wait on a word of its own record, so an unlock can wake exactly the
+ * (or, for a mutex shared by processes, attr.pshared, a shared) futex wait on a word of its own record, so an unlock can wake exactly the
  * first waiter (and, for a handoff, exactly the thread it handed the lock to).
  * The woken first waiter retries, and spins for the lock as the kernel's does.
  *
@@ -157,8 +157,8 @@
  * Lifetime: a thread record must stay valid while any lock may still touch it
  * (an OSQ neighbour writes into its node), i.e. until no thread uses these
  * locks.  The futex wake is issued after wait_lock is dropped; a wake aimed at
- * a record whose thread has moved on is harmless (private futex keys are
- * addresses, and every waiter re-checks its state after each wake-up).  As in
+ * a record whose thread has moved on is harmless (futex keys are
+ * addresses, or shared-mapping offsets when pshared, and every waiter re-checks its state after each wake-up).  As in
  * the kernel, unlock touches the mutex after releasing it: keep the mutex
  * alive until every unlock has returned.
  *
@@ -329,6 +329,8 @@ struct lb_mutex_attr {
 				* 1 = at the first lost race, as the kernel */
 	unsigned int ncpus;    /* CPUs the lock may use; 0 = this thread's affinity */
 	int max_spinners;      /* <= 0: ncpus - 1 */
+	bool pshared;          /* the mutex and every thread record live in memory
+				* shared by processes: shared futexes (see below) */
 };
 
 /* Event counts since init; see doc/mutex.md for how to read them. */
@@ -368,6 +370,7 @@ typedef struct lb_mutex {
 	int max_spinners;
 	int ncpus;
 	int gen;             /* enum lb_mutex_gen; fixed at init */
+	int futex_scope;     /* FUTEX_PRIVATE_FLAG, or 0 (attr.pshared) */
 	_Atomic(uint64_t) n_spin_gaveup, n_sleeps, n_wakes, n_handoffs, n_timeouts; /* wait_lock */
 } lb_mutex_t;
 
@@ -486,6 +489,7 @@ static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr
 	m->handoff_ns = a.handoff_ns ? a.handoff_ns : LB_MUTEX_HANDOFF_NS;
 	m->ncpus = (int)ncpus;
 	m->gen = LB_MUTEX_GEN_CURRENT;
+	m->futex_scope = a.pshared ? 0 : FUTEX_PRIVATE_FLAG;
 	m->max_spinners = a.max_spinners > 0 ? a.max_spinners : (int)ncpus - 1;
 	/* One CPU: the owner cannot run while we spin, so spinning never pays. */
 	m->spin_relax = (a.nospin || m->max_spinners <= 0) ? 0 : lb_mutex__relax_for_ns(m->spin_ns);
@@ -1034,8 +1038,8 @@ static inline int lb_mutex__waiter_spin(lb_mutex_t *m, lb_mutex_ctx_t *t, bool s
  * Sleep until a waker changes our state or abs (CLOCK_MONOTONIC) passes.
  * Returns the state we woke to; LB_MUTEX__SLEEPING means we timed out.
  */
-static inline uint32_t lb_mutex__sleep(struct lb_mutex_waiter *w, const struct timespec *abs,
-				       uint32_t *nsleeps)
+static inline uint32_t lb_mutex__sleep(const lb_mutex_t *m, struct lb_mutex_waiter *w,
+				       const struct timespec *abs, uint32_t *nsleeps)
 {
 	uint32_t st = LB_MUTEX__QUEUED;
 	/* QUEUED -> SLEEPING announces the wait; if a waker changed QUEUED
@@ -1049,10 +1053,11 @@ static inline uint32_t lb_mutex__sleep(struct lb_mutex_waiter *w, const struct t
 	for (;;) {
 		long r;
 		if (abs)
-			r = lb_futex(&w->state, FUTEX_WAIT_BITSET_PRIVATE, LB_MUTEX__SLEEPING,
-				     abs, NULL, FUTEX_BITSET_MATCH_ANY);
+			r = lb_futex_wait_abs_scoped(&w->state, LB_MUTEX__SLEEPING, abs,
+						     m->futex_scope);
 		else
-			r = lb_futex_wait(&w->state, LB_MUTEX__SLEEPING, NULL);
+			r = lb_futex_wait_scoped(&w->state, LB_MUTEX__SLEEPING, NULL,
+						 m->futex_scope);
 		bool timed_out = r == -1 && errno == ETIMEDOUT;
 		(*nsleeps)++;
 		/* Acquire pairs with the waker's release CAS. */
@@ -1198,7 +1203,7 @@ LB_SLOWPATH int lb_mutex__lock_slow_gen(lb_mutex_t *m, lb_mutex_ctx_t *t,
 	lb_mutex__enqueue(m, w);
 	/* Until we take it or time out (a woken waiter only retries). */
 	while ((ret = lb_mutex__queued_turn(m, t, abs)) == EAGAIN) {
-		lb_mutex__sleep(w, abs, &nsleeps);
+		lb_mutex__sleep(m, w, abs, &nsleeps);
 		lb_mutex__wait_lock(m);
 	}
 	lb_mutex__dequeue(m, w);
@@ -1214,7 +1219,7 @@ LB_SLOWPATH int lb_mutex__lock_slow_gen(lb_mutex_t *m, lb_mutex_ctx_t *t,
 out_unlock:
 	lb_mutex__wait_unlock(m);
 	if (need_wake)
-		lb_futex_wake(&next->state, 1);
+		lb_futex_wake_scoped(&next->state, 1, m->futex_scope);
 	return ret;
 }
 
@@ -1249,7 +1254,7 @@ LB_SLOWPATH void lb_mutex__unlock_slow_gen(lb_mutex_t *m, lb_mutex_ctx_t *t)
 	LB_MUTEX_COUNT(m, n_wakes, need_wake);
 	lb_mutex__wait_unlock(m);
 	if (need_wake)
-		lb_futex_wake(&first->state, 1);
+		lb_futex_wake_scoped(&first->state, 1, m->futex_scope);
 }
 
 /* ---- lock slow path --------------------------------------------------------------- */
@@ -1292,7 +1297,7 @@ LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t,
 		if ((ret = lb_mutex__queued_turn(m, t, abs)) != EAGAIN)
 			break;
 
-		uint32_t st = lb_mutex__sleep(w, abs, &nsleeps);
+		uint32_t st = lb_mutex__sleep(m, w, abs, &nsleeps);
 		if (st != LB_MUTEX__SLEEPING) {
 			/* Woken.  The first waiter asks for a handoff and spins
 			 * for it (withdrawing the request if it gives up); past
@@ -1446,7 +1451,7 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t)
 	LB_MUTEX_COUNT(m, n_wakes, need_wake);
 	lb_mutex__wait_unlock(m);
 	if (need_wake)
-		lb_futex_wake(&first->state, 1);
+		lb_futex_wake_scoped(&first->state, 1, m->futex_scope);
 }
 
 /* ---- the verbs --------------------------------------------------------------------- */
