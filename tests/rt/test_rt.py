@@ -69,8 +69,8 @@ def scenario_cli(tmp):
         (["-g", "0", "-l", "100"], "--loops"),
         # -P takes only locks that work across processes (init_shared)
         (["-P", "-L", "qspinlock"], "--process"),
-        (["-L", "mutex-nospin", "--process"], "accepted with -P: "),
-        (["-P", "--compare", "ticket,mutex"], "'mutex' cannot be shared by processes"),
+        (["-L", "qrwlock", "--process"], "accepted with -P: "),
+        (["-P", "--compare", "ticket,qspinlock-pv"], "'qspinlock-pv' cannot be shared by processes"),
         (["-T", "-P"], "accepted: one of -P, -T"),
         (["--preset", "nosuch"], "rt-list-lock"),
         (["--cpu-partial", "x"], "--cpu-partial"),
