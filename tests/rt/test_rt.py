@@ -435,6 +435,45 @@ def run_leaving_nothing(args, what, timeout=60):
     return r
 
 
+def fork_failure():
+    """A fork() that fails part-way through the task processes (a pids
+    cgroup's limit: real, not simulated): one line naming the error, exit 1
+    at once (the forked tasks see the failed start and end), nothing left."""
+    base = "/sys/fs/cgroup/pids"
+    if not os.path.isdir(base) or not os.access(base, os.W_OK):
+        ok(True, "# SKIP fork failure: no writable cgroup-v1 pids controller here")
+        return
+    cg = os.path.join(base, "lockbench-test-%d" % os.getpid())
+    os.mkdir(cg)
+    try:
+        with open(os.path.join(cg, "pids.max"), "w") as f:
+            f.write("6")  # lockbench and 5 of its 16 task processes
+
+        def enter():
+            with open(os.path.join(cg, "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
+        t0 = time.monotonic()
+        r = subprocess.run([EXE, "rt", "-P", "-g", "2", "-f", "4", "-l", "100000", "-r", "1",
+                            "-t", "1", "--run-timeout", "20s"], preexec_fn=enter,
+                           capture_output=True, text=True, timeout=60)
+        took = time.monotonic() - t0
+        ok(r.returncode == 1 and "the run could not start: Resource temporarily unavailable"
+           in r.stderr and took < 4,
+           "fork failure part-way: exit 1 naming the error in %.1f s (rc %d)" % (took, r.returncode))
+        if r.returncode != 1:
+            diag(r.stderr[-400:])
+        time.sleep(0.2)
+        with open(os.path.join(cg, "cgroup.procs")) as f:
+            left = f.read().split()
+        ok(not left, "fork failure: no task process left in the cgroup (%s)" % left)
+    finally:
+        with open(os.path.join(cg, "cgroup.procs")) as f:
+            for pid in f.read().split():
+                os.kill(int(pid), 9)
+        time.sleep(0.1)
+        os.rmdir(cg)
+
+
 def scenario_process(tmp):
     subreaper = become_subreaper()
     ok(subreaper, "the test is a child subreaper (orphans come to it)")
@@ -448,7 +487,7 @@ def scenario_process(tmp):
     if tsan:
         ok(True, "# SKIP -P with rtmutex under ThreadSanitizer (no thread creation after a "
            "multi-threaded fork)")
-    for lock in ("ticket", "pthread-pi", "futex-pi") + (() if tsan else ("rtmutex",)):
+    for lock in ("ticket", "pthread-pi", "futex-pi", "mutex") + (() if tsan else ("rtmutex",)):
         js = os.path.join(tmp, lock + ".json")
         args = small + ["-L", lock, "--json", js]
         r = run_leaving_nothing(args, "-P -L " + lock)
@@ -504,6 +543,7 @@ def scenario_process(tmp):
        "task-clock (%s ms) counts the task processes: >= 60%% of their CPU time (%.0f ms)"
        % (clock_ms, cpu_ms))
     leftovers()
+    fork_failure()
     # A lock that cannot be shared: one line, exit 2, nothing run.
     r = run(["-P", "-L", "qspinlock", "-g", "1"], timeout=20)
     lines = r.stderr.strip().splitlines()
