@@ -100,6 +100,8 @@ void lb_slab_print_bulk(FILE *out, const struct lb_slab_config *cfg,
 void lb_slab_write_json(FILE *fp, const struct lb_slab_config *cfg,
 			const struct lb_slab_protect_result *pr, const struct lb_slab_bulk_result *br,
 			int interrupted_by);
+/* The table's host-speed line (slab_batch.h): steady, or the spread. */
+void lb_slab_print_gauge(FILE *out, const struct lb_slab_gauge *g);
 /* "1,234,567" into buf. */
 const char *lb_slab_commas(double v, char *buf, size_t len);
 

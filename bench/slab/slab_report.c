@@ -64,6 +64,27 @@ static void print_probe(FILE *out, const struct lb_slab_batch_stats *st)
 		"changed CPU during them), %llu kept after %d such tries\n",
 		(unsigned long long)st->batches, (unsigned long long)st->redone,
 		(unsigned long long)st->kept_switched, LB_SLAB_BATCH_TRIES);
+	lb_slab_print_gauge(out, &st->gauge);
+}
+
+void lb_slab_print_gauge(FILE *out, const struct lb_slab_gauge *g)
+{
+	struct lb_slab_gauge_summary s;
+	if (!lb_slab_gauge_summarize(g, &s)) {
+		fprintf(out, "host speed: not measured (no batch kept)\n");
+		return;
+	}
+	if (s.steady) {
+		fprintf(out, "host speed steady (p90/p10 %.2f): reference add chain p10 %.2f / "
+			"median %.2f / p90 %.2f ns per add over %llu batches\n",
+			s.ratio, s.p10, s.median, s.p90, (unsigned long long)s.samples);
+		return;
+	}
+	fprintf(out, "host speed: reference add chain p10 %.2f / median %.2f / p90 %.2f ns per add "
+		"over %llu batches, %.0f %% of them within %.2fx of p10: the CPU ran at speeds "
+		"%.2fx apart (p90/p10) during the table; its figures carry that spread\n",
+		s.p10, s.median, s.p90, (unsigned long long)s.samples, s.fast_share * 100.0,
+		LB_SLAB_GAUGE_STEADY, s.ratio);
 }
 
 void lb_slab_print_header(FILE *out, const struct lb_slab_config *cfg)
@@ -255,6 +276,32 @@ static void cell(struct lb_json *j, const char *table, const char *prot, const c
 	lb_json_object_end(j);
 }
 
+/* One table's gauge: ns per add; the percentiles null when no batch was kept. */
+static void gauge_json(struct lb_json *j, const char *table, const struct lb_slab_gauge *g)
+{
+	struct lb_slab_gauge_summary s;
+	bool have = lb_slab_gauge_summarize(g, &s);
+	lb_json_key(j, table);
+	lb_json_object_begin(j);
+	lb_json_kv_uint(j, "batches", s.samples);
+	const char *keys[] = { "p10_ns", "median_ns", "p90_ns", "p90_p10", "fast_share" };
+	const double vals[] = { s.p10, s.median, s.p90, s.ratio, s.fast_share };
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		lb_json_key(j, keys[k]);
+		if (have)
+			lb_json_double(j, vals[k]);
+		else
+			lb_json_null(j);
+	}
+	lb_json_key(j, "steady");
+	if (have)
+		lb_json_bool(j, s.steady);
+	else
+		lb_json_null(j);
+	lb_json_kv_double(j, "cost_ns", s.cost_ns);
+	lb_json_object_end(j);
+}
+
 void lb_slab_write_json(FILE *fp, const struct lb_slab_config *cfg,
 			const struct lb_slab_protect_result *pr, const struct lb_slab_bulk_result *br,
 			int interrupted_by)
@@ -294,6 +341,16 @@ void lb_slab_write_json(FILE *fp, const struct lb_slab_config *cfg,
 	lb_json_kv_uint(&j, "batches", kept);
 	lb_json_kv_uint(&j, "batches_redone", redone);
 	lb_json_kv_uint(&j, "batches_kept_switched", dirty);
+	/* the host-speed gauge beside the batches, per table (slab_batch.h) */
+	lb_json_key(&j, "host_speed");
+	lb_json_object_begin(&j);
+	lb_json_kv_uint(&j, "reference_adds", LB_SLAB_REF_ADDS);
+	lb_json_kv_double(&j, "steady_limit", LB_SLAB_GAUGE_STEADY);
+	if (pr)
+		gauge_json(&j, "protect", &pr->probe.gauge);
+	if (br)
+		gauge_json(&j, "bulk", &br->probe.gauge);
+	lb_json_object_end(&j);
 	if (br) {
 		lb_json_kv_uint(&j, "objs_per_page", br->objs_per_page);
 		lb_json_kv_double(&j, "tsc_ghz", br->cycles_per_ns);

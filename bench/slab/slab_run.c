@@ -144,6 +144,7 @@ int lb_slab_run_protect(const struct lb_slab_config *cfg, struct lb_slab_protect
 	struct lb_stock sec[LB_PROT_COUNT], opt_task, opt_irq, noopt;
 	memset(res, 0, sizeof(*res));
 	memset(sec, 0, sizeof(sec));
+	res->probe.gauge.units_per_ns = 1; /* its batches are timed by lb_now_ns */
 	int err = lb_slab_cache_init(&cache, cfg->lock, 128, POOL_BYTES);
 	if (err)
 		return err;
@@ -424,6 +425,7 @@ int lb_slab_run_bulk(const struct lb_slab_config *cfg, struct lb_slab_bulk_resul
 	}
 	res->objs_per_page = cache.objs_per_page;
 	res->cycles_per_ns = lb_cycles_per_ns();
+	res->probe.gauge.units_per_ns = res->cycles_per_ns; /* batches timed by lb_cycles */
 	err = lb_slab_cpu_init(&cache, &cpu, 0);
 	sigfillset(&prot.all);
 	if (!err && prot.prot == LB_PROT_LOCK) {

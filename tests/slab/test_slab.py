@@ -35,6 +35,16 @@ BULK_HEADER = "bulk-  Fallback                 - Bulk-API"
 BULK_ROW = re.compile(r"^[ \d]{3} - +\d+ cycles\(tsc\) +\d+\.\d{3} ns - +\d+ cycles\(tsc\) +"
                       r"\d+\.\d{3} ns - improved -?\d+\.\d%$")
 FASTPATH = re.compile(r"^normal fastpath is: \d+ cycles\(tsc\) \d+\.\d{3} ns$")
+PROBE = re.compile(r"^probe: \d+ batches kept, ")
+# The host-speed gauge's line (bench/slab/slab_batch.h), one after each probe line.
+GAUGE_NUMS = (r"reference add chain p10 (\d+\.\d\d) / median (\d+\.\d\d) / p90 (\d+\.\d\d) ns "
+              r"per add over (\d+) batches")
+GAUGE_STEADY = re.compile(r"^host speed steady \(p90/p10 (\d+\.\d\d)\): " + GAUGE_NUMS + "$")
+GAUGE_MOVED = re.compile(r"^host speed: " + GAUGE_NUMS + r", \d+ % of them within \d+\.\d\dx of "
+                         r"p10: the CPU ran at speeds (\d+\.\d\d)x apart \(p90/p10\) during the "
+                         r"table; its figures carry that spread$")
+GAUGE_FIELDS = ("batches", "p10_ns", "median_ns", "p90_ns", "p90_p10", "fast_share", "steady",
+                "cost_ns")
 THREAD_LINES = [
     (LIST_SECTION_ROW, "PREEMPT 5,123,896,822  5,215,055,226   5,077,611,590"),
     (AF_ROW, "ALLOC/FREE    8,519,295,176   9,051,200,652    10,627,431,395  11,198,189,843"),
@@ -125,6 +135,23 @@ def scenario_format():
     ok([int(ln[:3]) for ln in brows] == [1, 2, 3, 4, 8, 16, 30, 32, 34, 48, 64, 128, 158, 250],
        "Table B: one row per default bulk size, in the layout (%d rows)" % len(brows))
     ok(any(FASTPATH.match(ln) for ln in lines), "Table B: the normal fastpath line")
+    probes = [k for k, ln in enumerate(lines) if PROBE.match(ln)]
+    gauges = [lines[k + 1] if k + 1 < len(lines) else "" for k in probes]
+    ok(len(probes) == 2 and all(GAUGE_STEADY.match(g) or GAUGE_MOVED.match(g) for g in gauges),
+       "host speed: one gauge line after each table's probe line: %r" % gauges)
+    for g in gauges:
+        m = GAUGE_STEADY.match(g) or GAUGE_MOVED.match(g)
+        if not m:
+            continue
+        if m.re is GAUGE_STEADY:
+            ratio, p10, med, p90, nb = m.groups()
+        else:
+            p10, med, p90, nb, ratio = m.groups()
+        p10, med, p90, ratio = float(p10), float(med), float(p90), float(ratio)
+        ok(0 < p10 <= med <= p90 and int(nb) > 0 and
+           abs(ratio - p90 / p10) <= 0.02 * ratio + 0.01 and
+           (ratio <= 1.10) == (m.re is GAUGE_STEADY),
+           "host speed line: 0 < p10 <= median <= p90, p90/p10 %.2f, steady iff <= 1.10" % ratio)
     with open(files[0]) as f:
         doc = json.load(f)
     ok(doc.get("schema") == "lockbench-slab-1" and doc.get("interrupted") is False,
@@ -133,6 +160,21 @@ def scenario_format():
     ok({("section", ""), ("allocfree", ""), ("bulk", "fallback"), ("bulk", "bulk"),
         ("bulk", "fastpath")} <= kinds, "JSON: section, allocfree and bulk cells")
     ok(all(len(c["runs"]) == 2 for c in doc["results"]), "JSON: two runs per cell (--repeat 2)")
+    hs = doc["config"].get("host_speed", {})
+    tables = [hs.get(t) or {} for t in ("protect", "bulk")]
+    ok(hs.get("reference_adds", 0) > 0 and hs.get("steady_limit") == 1.10 and
+       all(set(GAUGE_FIELDS) <= set(t) for t in tables),
+       "JSON: config.host_speed with both tables' gauge fields: %r" % hs)
+    for name, t in zip(("protect", "bulk"), tables):
+        try:
+            sane = (t["batches"] > 0 and 0 < t["p10_ns"] <= t["median_ns"] <= t["p90_ns"] and
+                    abs(t["p90_p10"] - t["p90_ns"] / t["p10_ns"]) < 1e-6 * t["p90_p10"] and
+                    0 < t["fast_share"] <= 1 and t["steady"] == (t["p90_p10"] <= 1.10) and
+                    t["cost_ns"] > 0)
+        except (KeyError, TypeError):
+            sane = False
+        ok(sane, "JSON: the %s gauge is sane (0 < p10 <= median <= p90, ratio, share, cost): %r"
+           % (name, t))
     r = subprocess.run([EXE, "compare", "-m", "total_ns", files[0], files[1]],
                        capture_output=True, text=True, timeout=60)
     ok(r.returncode == 0 and "allocfree" in r.stdout,
