@@ -47,7 +47,9 @@ static int mutex_setup(void *lock, int gen, bool nospin, bool pshared)
 	return 0;
 }
 
-#define LB_MUTEX_INITS(sym, gen, nospin)                                         	static int sym(void *lock) { return mutex_setup(lock, gen, nospin, false); } 	static int sym##_shared(void *lock) { return mutex_setup(lock, gen, nospin, true); }
+#define LB_MUTEX_INITS(sym, gen, nospin)                                          \
+	static int sym(void *lock) { return mutex_setup(lock, gen, nospin, false); } \
+	static int sym##_shared(void *lock) { return mutex_setup(lock, gen, nospin, true); }
 
 LB_MUTEX_INITS(mutex_init_spin, LB_MUTEX_GEN_CURRENT, false)
 LB_MUTEX_INITS(mutex_init_nospin, LB_MUTEX_GEN_CURRENT, true)
