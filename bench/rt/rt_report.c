@@ -229,16 +229,14 @@ struct elapsed_split {
 	double idle_share;     /* ln(idle) / ln(ratio) */
 };
 
+/* perf's "CPUs utilized": mean task-clock over the counters' mean window
+ * (the perf block prints this, and the split uses the same figure). */
 static double cpus_utilized(const struct lb_rt_run *runs, size_t n)
 {
-	double sum = 0;
-	size_t k = 0;
+	double tc = mean_sem(runs, n, M_TASK_CLOCK, NULL), win = 0;
 	for (size_t i = 0; i < n; i++)
-		if (runs[i].task_clock_ms >= 0 && runs[i].perf_window_s > 0) {
-			sum += runs[i].task_clock_ms / 1e3 / runs[i].perf_window_s;
-			k++;
-		}
-	return k ? sum / (double)k : NAN;
+		win += runs[i].perf_window_s / (double)n;
+	return !isnan(tc) && win > 0 ? tc / 1e3 / win : NAN;
 }
 
 static void split_elapsed(const struct lb_rt_run *first, const struct lb_rt_run *runs, size_t n,
@@ -563,14 +561,14 @@ static void print_perf_block(FILE *out, const struct lb_rt_config *cfg, const ch
 	fprintf(out, ":\n\n");
 	/* CPUs utilized over the counters' own window (thread creation to the
 	 * last join), not over hackbench's Time, which is shorter. */
-	double win = 0;
+	double win = 0, util = cpus_utilized(runs, n);
 	for (size_t i = 0; i < n; i++)
 		win += runs[i].perf_window_s / (double)n;
 	if (isnan(tc))
 		fprintf(out, "%18s      %-32s\n", "<not counted>", "task-clock");
 	else {
 		fprintf(out, "%18.2f msec %-32s #  %8.3f CPUs utilized         ", tc, "task-clock",
-			win > 0 ? tc / 1e3 / win : 0);
+			isnan(util) ? 0 : util);
 		print_noise(out, tc, sem, n);
 	}
 	static const struct {
