@@ -45,7 +45,7 @@ struct lb_metric_desc {
 };
 
 /*
- * How `lockbench plot` draws a workload's files (bench/plot/).  A schema
+ * How `lockbench plot` draws a workload's files (results/plot/).  A schema
  * without hints, or a file lacking x_param or curves[0], gets the generic
  * picture: the headline metric against the first numeric param.
  */
@@ -67,7 +67,7 @@ struct lb_plot_hints {
 };
 
 /*
- * How `--format gbench` (bench/compare/gbench_export.h) maps a workload's
+ * How `--format gbench` (lib/lb_gbench.h) maps a workload's
  * cells onto Google Benchmark entries; a schema without them has no export.
  */
 struct lb_gbench_hints {

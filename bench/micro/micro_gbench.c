@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * micro_gbench.c - `bench --json FILE --format gbench`: the cells in memory
- * handed to the Google Benchmark writer (compare/gbench_export.h) through
+ * handed to the Google Benchmark writer (lib/lb_gbench.h) through
  * the bench schema's gbench hints (micro_report.c), with no JSON in between.
  */
 #include "micro.h"
-#include "compare/gbench_export.h"
+#include "lb_gbench.h"
 #include "lb_cli.h"
 #include "lb_json.h"
 #include "schemas.h"

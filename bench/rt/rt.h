@@ -43,7 +43,7 @@ struct lb_rt_config {
 	bool sched_other;            /* RT threads at normal priority on purpose */
 	int load_prio;               /* >0: hackbench threads at SCHED_FIFO load_prio */
 	uint64_t spin_budget_ns;
-	/* allocator knobs (bench/slub/slub.h's tuning) */
+	/* allocator knobs (engines/slub/slub.h's tuning) */
 	unsigned int cpu_partial, min_partial;
 	const char *preset;          /* --preset name, or NULL */
 	/* safety */
@@ -169,7 +169,7 @@ void lb_rt_watchdog_disarm(void);
 
 /* What a task is doing, for the thread dump. */
 enum lb_rt_task_role { LB_RT_SENDER, LB_RT_RECEIVER, LB_RT_RT };
-struct lb_slab_cpu;
+struct lb_slub_cpu;
 struct lb_rt_task_info {
 	enum lb_rt_task_role role;
 	unsigned int group, index;
@@ -177,7 +177,7 @@ struct lb_rt_task_info {
 	_Atomic uint64_t done;       /* messages, or RT cycles */
 	uint64_t total;              /* messages to do (0 for RT threads) */
 	_Atomic int state;           /* enum lb_rt_task_state */
-	struct lb_slab_cpu *slab;    /* for the list_lock state */
+	struct lb_slub_cpu *slab;    /* for the list_lock state */
 };
 enum lb_rt_task_state {
 	LB_RT_ST_START, LB_RT_ST_RUN, LB_RT_ST_WRITE, LB_RT_ST_READ, LB_RT_ST_SLEEP,

@@ -48,7 +48,7 @@ struct run_state;
 struct task {
 	struct run_state *rs;
 	struct lb_rt_task_info info;
-	struct lb_slab_cpu slab;
+	struct lb_slub_cpu slab;
 	int rfd;                 /* receivers: the read end */
 	const int *wfds;         /* senders: the group's receivers' write ends */
 	unsigned int thread_index;
@@ -61,7 +61,7 @@ struct rt_worker {
 	unsigned int index;
 	int cpu;
 	struct lb_rt_task_info info;
-	struct lb_slab_cpu slab;
+	struct lb_slub_cpu slab;
 	struct lb_rt_thread_stats st;
 	int err;
 };
@@ -70,7 +70,7 @@ struct run_state {
 	struct lb_arena *arena;      /* -P: where this struct, the tasks and the allocator live */
 	const struct lb_rt_config *cfg;
 	const struct lb_rt_facts *facts;
-	struct lb_slab_cache cache;
+	struct lb_slub_cache cache;
 	struct lb_raw_sections raw;  /* used when cache.raw points here */
 	struct lb_barrier start;
 	_Atomic int stop_rt;
@@ -120,9 +120,9 @@ static int load_sched(struct task *t)
 		if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0)
 			prio = cfg->load_prio;
 	}
-	int err = lb_slab_cpu_init(&t->rs->cache, &t->slab, t->thread_index);
+	int err = lb_slub_cpu_init(&t->rs->cache, &t->slab, t->thread_index);
 	if (!err && prio)
-		lb_slab_cpu_set_prio(&t->slab, prio);
+		lb_slub_cpu_set_prio(&t->slab, prio);
 	return err;
 }
 
@@ -154,7 +154,7 @@ static void *sender_main(void *arg)
 	for (unsigned int l = 0; l < cfg->loops; l++) {
 		for (unsigned int r = 0; r < cfg->fds; r++) {
 			atomic_store_explicit(&t->info.state, LB_RT_ST_ALLOC, RLX);
-			uint64_t *msg = lb_slab_alloc(&t->slab);
+			uint64_t *msg = lb_slub_alloc(&t->slab);
 			/* A failed allocation (a pool a broken list_lock leaked) is
 			 * counted, and the message still goes out, naming no object:
 			 * its receiver must not wait for it (the run then ends in the
@@ -173,7 +173,7 @@ static void *sender_main(void *arg)
 			if (write_full(t->wfds[r], out, cfg->datasize)) {
 				atomic_fetch_add_explicit(&rs->io_errors, 1, RLX);
 				if (msg)
-					lb_slab_free(&t->slab, msg);
+					lb_slub_free(&t->slab, msg);
 				goto end;
 			}
 			/* Only this thread writes its count: a store, not an RMW. */
@@ -183,7 +183,7 @@ static void *sender_main(void *arg)
 end:
 	t->end_ns = lb_now_ns();
 	atomic_store_explicit(&t->info.state, LB_RT_ST_DONE, RLX);
-	lb_slab_cpu_fini(&t->slab);
+	lb_slub_cpu_fini(&t->slab);
 	free(out);
 	return NULL;
 }
@@ -216,18 +216,18 @@ static void *receiver_main(void *arg)
 		if ((word[0] ^ MSG_MAGIC) != word[1])
 			atomic_fetch_add_explicit(&rs->bad_messages, 1, RLX);
 		else if (word[0]) /* 0: the sender's allocation failed (counted there) */
-			lb_slab_free(&t->slab, (void *)(uintptr_t)word[0]);
+			lb_slub_free(&t->slab, (void *)(uintptr_t)word[0]);
 		/* Only this thread writes its count (the watchdog's progress
 		 * is the receivers' sum): a store, not a shared RMW. */
 		atomic_store_explicit(&t->info.done, n + 1, RLX);
 		if (cfg->inject_hang && t->info.group == 0 && t->info.index == 0) {
 			atomic_store_explicit(&t->info.state, LB_RT_ST_HUNG, RLX);
-			lb_slab_debug_hold_lock(&t->slab); /* never returns */
+			lb_slub_debug_hold_lock(&t->slab); /* never returns */
 		}
 	}
 	t->end_ns = lb_now_ns();
 	atomic_store_explicit(&t->info.state, LB_RT_ST_DONE, RLX);
-	lb_slab_cpu_fini(&t->slab);
+	lb_slub_cpu_fini(&t->slab);
 	free(buf);
 	return NULL;
 }
@@ -312,11 +312,11 @@ static void *rt_main(void *arg)
 	w->st.cpu = w->cpu;
 	/* The lock context after the priority change, so a PI lock records
 	 * the right base priority; and told explicitly as well. */
-	w->err = lb_slab_cpu_init(&rs->cache, &w->slab, w->info.index);
+	w->err = lb_slub_cpu_init(&rs->cache, &w->slab, w->info.index);
 	if (!w->err) {
-		lb_slab_cpu_set_prio(&w->slab, prio);
+		lb_slub_cpu_set_prio(&w->slab, prio);
 		if (prio)
-			lb_slab_cpu_set_spin_budget(&w->slab, cfg->spin_budget_ns);
+			lb_slub_cpu_set_spin_budget(&w->slab, cfg->spin_budget_ns);
 	}
 	lb_barrier_wait(&rs->start);
 	if (w->err)
@@ -358,9 +358,9 @@ static void *rt_main(void *arg)
 		if (cfg->rt_alloc) {
 			atomic_store_explicit(&w->info.state, LB_RT_ST_ALLOC, RLX);
 			uint64_t t0 = lb_now_ns();
-			void *p = lb_slab_alloc_nocache(&w->slab);
+			void *p = lb_slub_alloc_nocache(&w->slab);
 			if (p)
-				lb_slab_free_nocache(&w->slab, p);
+				lb_slub_free_nocache(&w->slab, p);
 			else
 				w->st.alloc_failed++;
 			rt_record_alloc(w, lb_now_ns() - t0);
@@ -379,9 +379,9 @@ static void *rt_main(void *arg)
 		/* Back to normal before the context is torn down. */
 		struct sched_param sp = { .sched_priority = 0 };
 		pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
-		lb_slab_cpu_set_prio(&w->slab, 0);
+		lb_slub_cpu_set_prio(&w->slab, 0);
 	}
-	lb_slab_cpu_fini(&w->slab);
+	lb_slub_cpu_fini(&w->slab);
 	return NULL;
 }
 
@@ -625,7 +625,7 @@ static int collect_run(struct run_state *rs, const struct lb_lock_ops *ops,
 	if (ops->describe)
 		ops->describe(rs->cache.list_lock, out->describe, sizeof(out->describe));
 	/* The invariants: exit status 1 when any fails. */
-	unsigned long problems = lb_slab_check(&rs->cache, 0, stderr);
+	unsigned long problems = lb_slub_check(&rs->cache, 0, stderr);
 	uint64_t bad = atomic_load_explicit(&rs->bad_messages, RLX);
 	uint64_t ioe = atomic_load_explicit(&rs->io_errors, RLX);
 	uint64_t af = atomic_load_explicit(&rs->alloc_failures, RLX);
@@ -663,12 +663,12 @@ static int collect_run(struct run_state *rs, const struct lb_lock_ops *ops,
 static int setup_cache(struct run_state *rs, const struct lb_lock_ops *ops, struct lb_rt_run *out)
 {
 	const struct lb_rt_config *cfg = rs->cfg;
-	struct lb_slab_tuning tuning = lb_slab_tuning_default();
+	struct lb_slub_tuning tuning = lb_slub_tuning_default();
 	tuning.cpu_partial = cfg->cpu_partial;
 	tuning.min_partial = cfg->min_partial;
-	int err = rs->arena ? lb_slab_cache_init_shared(&rs->cache, ops, cfg->datasize, POOL_BYTES,
+	int err = rs->arena ? lb_slub_cache_init_shared(&rs->cache, ops, cfg->datasize, POOL_BYTES,
 							  &tuning, rs->arena)
-			    : lb_slab_cache_init_tuned(&rs->cache, ops, cfg->datasize, POOL_BYTES,
+			    : lb_slub_cache_init_tuned(&rs->cache, ops, cfg->datasize, POOL_BYTES,
 						       &tuning);
 	if (err || !lb_raw_lock_is_raw(ops))
 		return err;
@@ -678,7 +678,7 @@ static int setup_cache(struct run_state *rs, const struct lb_lock_ops *ops, stru
 			    ? cfg->priority - 1 : 0;
 	if (rs->arena ? lb_raw_sections_init_shared(&rs->raw, boost, rs->arena)
 		      : lb_raw_sections_init(&rs->raw, boost)) {
-		lb_slab_cache_destroy(&rs->cache);
+		lb_slub_cache_destroy(&rs->cache);
 		return ENOMEM;
 	}
 	rs->cache.raw = &rs->raw;
@@ -791,7 +791,7 @@ static size_t arena_bytes(const struct lb_lock_ops *ops, unsigned int ntasks, un
 	size_t ctx = (ops->thread_ctx_size + 63) / 64 * 64 + 64;
 	return ((size_t)64 << 20) + sizeof(struct run_state) + ntasks * sizeof(struct task) +
 	       nrt * sizeof(struct rt_worker) + (ntasks + nrt + 1) * ctx +
-	       POOL_BYTES / 4096 * sizeof(struct lb_slab_page);
+	       POOL_BYTES / 4096 * sizeof(struct lb_slub_page);
 }
 
 /* The run's shared state: in an arena with -P, on the heap otherwise. */
@@ -970,9 +970,9 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	/* Every thread is joined (every child reaped): no lock can touch a
 	 * context any more. */
 	for (unsigned int i = 0; i < created; i++)
-		lb_slab_cpu_release(&tasks[i].slab);
+		lb_slub_cpu_release(&tasks[i].slab);
 	for (unsigned int i = 0; i < rt_created; i++)
-		lb_slab_cpu_release(&rtw[i].slab);
+		lb_slub_cpu_release(&rtw[i].slab);
 	for (unsigned int i = 0; i < created && !err; i++)
 		err = tasks[i].err;
 	for (unsigned int i = 0; i < rt_created && !err; i++)
@@ -990,7 +990,7 @@ close_fds:
 		close(fds[2 * i]);
 		close(fds[2 * i + 1]);
 	}
-	lb_slab_cache_destroy(&rs->cache);
+	lb_slub_cache_destroy(&rs->cache);
 	lb_raw_sections_destroy(&rs->raw);
 free_mem:
 	free(infos);

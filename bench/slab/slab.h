@@ -2,7 +2,7 @@
 /*
  * slab.h - `lockbench slab` (doc/slab.md): the allocator fast-path
  * experiments of two kernel-list threads on the SLUB-like allocator shared
- * with `lockbench rt` (bench/slub/slub.h).
+ * with `lockbench rt` (engines/slub/slub.h).
  *
  *  Table A (protect): the cost of an empty section under each protection of
  *  per-CPU data (slab_stock.h), then alloc+free of a 128-byte object from a

@@ -139,13 +139,13 @@ static double median_of(const double *v, unsigned int n)
 
 int lb_slab_run_protect(const struct lb_slab_config *cfg, struct lb_slab_protect_result *res)
 {
-	struct lb_slab_cache cache;
+	struct lb_slub_cache cache;
 	struct lb_stock_thread t;
 	struct lb_stock sec[LB_PROT_COUNT], opt_task, opt_irq, noopt;
 	memset(res, 0, sizeof(*res));
 	memset(sec, 0, sizeof(sec));
 	res->probe.gauge.units_per_ns = 1; /* its batches are timed by lb_now_ns */
-	int err = lb_slab_cache_init(&cache, cfg->lock, 128, POOL_BYTES);
+	int err = lb_slub_cache_init(&cache, cfg->lock, 128, POOL_BYTES);
 	if (err)
 		return err;
 	err = lb_stock_thread_init(&t, &cache, cfg->lock, 0);
@@ -298,9 +298,9 @@ int lb_slab_run_protect(const struct lb_slab_config *cfg, struct lb_slab_protect
 		if (sec[p].slots)
 			lb_stock_destroy(&sec[p]);
 	lb_stock_thread_fini(&t, cfg->lock);
-	if (!err && lb_slab_check(&cache, 0, stderr))
+	if (!err && lb_slub_check(&cache, 0, stderr))
 		err = EPROTO; /* the allocator lost or doubled an object */
-	lb_slab_cache_destroy(&cache);
+	lb_slub_cache_destroy(&cache);
 	return err;
 }
 
@@ -331,27 +331,27 @@ static inline void prot_exit(struct call_prot *p)
 		pthread_sigmask(SIG_SETMASK, &p->old, NULL);
 }
 
-static void fallback_round(struct lb_slab_cpu *cpu, struct call_prot *p, void **objs, unsigned int n)
+static void fallback_round(struct lb_slub_cpu *cpu, struct call_prot *p, void **objs, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++) {
 		prot_enter(p);
-		objs[i] = lb_slab_alloc(cpu);
+		objs[i] = lb_slub_alloc(cpu);
 		prot_exit(p);
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		prot_enter(p);
-		lb_slab_free(cpu, objs[i]);
+		lb_slub_free(cpu, objs[i]);
 		prot_exit(p);
 	}
 }
 
-static void bulk_round(struct lb_slab_cpu *cpu, struct call_prot *p, void **objs, unsigned int n)
+static void bulk_round(struct lb_slub_cpu *cpu, struct call_prot *p, void **objs, unsigned int n)
 {
 	prot_enter(p);
-	size_t got = lb_slab_alloc_bulk(cpu, n, objs);
+	size_t got = lb_slub_alloc_bulk(cpu, n, objs);
 	prot_exit(p);
 	prot_enter(p);
-	lb_slab_free_bulk(cpu, got, objs);
+	lb_slub_free_bulk(cpu, got, objs);
 	prot_exit(p);
 }
 
@@ -368,7 +368,7 @@ static double batch_median(double *per_batch)
 /* One Table B batch body: `rounds` rounds of one row (n objects each, or
  * the fast path's single alloc+free when fastpath). */
 struct b_job {
-	struct lb_slab_cpu *cpu;
+	struct lb_slub_cpu *cpu;
 	struct call_prot *p;
 	void **objs;
 	unsigned int n;
@@ -381,10 +381,10 @@ static void rounds_body(void *arg, uint64_t rounds)
 	if (j->fastpath) {
 		for (uint64_t i = 0; i < rounds; i++) {
 			prot_enter(j->p);
-			void *obj = lb_slab_alloc(j->cpu);
+			void *obj = lb_slub_alloc(j->cpu);
 			prot_exit(j->p);
 			prot_enter(j->p);
-			lb_slab_free(j->cpu, obj);
+			lb_slub_free(j->cpu, obj);
 			prot_exit(j->p);
 		}
 		return;
@@ -406,19 +406,19 @@ static double time_rounds(struct b_job *job, uint64_t objects, struct lb_slab_ba
 
 int lb_slab_run_bulk(const struct lb_slab_config *cfg, struct lb_slab_bulk_result *res)
 {
-	struct lb_slab_cache cache;
-	struct lb_slab_cpu cpu;
+	struct lb_slub_cache cache;
+	struct lb_slub_cpu cpu;
 	struct call_prot prot = { .prot = cfg->bulk_prot, .ops = cfg->lock };
 	void **objs = calloc(LB_SLAB_BULK_MAX_N, sizeof(*objs));
 	memset(res, 0, sizeof(*res));
 	if (!objs)
 		return ENOMEM;
-	struct lb_slab_tuning tune = lb_slab_tuning_default();
+	struct lb_slub_tuning tune = lb_slub_tuning_default();
 	tune.min_objects = cfg->min_objects;
 	tune.min_partial = cfg->min_partial;
 	tune.cpu_partial = cfg->cpu_partial;
 	tune.recarve_empty = true; /* an empty page goes back to the "page allocator" */
-	int err = lb_slab_cache_init_tuned(&cache, cfg->lock, cfg->bulk_size, POOL_BYTES, &tune);
+	int err = lb_slub_cache_init_tuned(&cache, cfg->lock, cfg->bulk_size, POOL_BYTES, &tune);
 	if (err) {
 		free(objs);
 		return err;
@@ -426,7 +426,7 @@ int lb_slab_run_bulk(const struct lb_slab_config *cfg, struct lb_slab_bulk_resul
 	res->objs_per_page = cache.objs_per_page;
 	res->cycles_per_ns = lb_cycles_per_ns();
 	res->probe.gauge.units_per_ns = res->cycles_per_ns; /* batches timed by lb_cycles */
-	err = lb_slab_cpu_init(&cache, &cpu, 0);
+	err = lb_slub_cpu_init(&cache, &cpu, 0);
 	sigfillset(&prot.all);
 	if (!err && prot.prot == LB_PROT_LOCK) {
 		prot.lock = lb_lock_alloc(cfg->lock);
@@ -458,12 +458,12 @@ int lb_slab_run_bulk(const struct lb_slab_config *cfg, struct lb_slab_bulk_resul
 	lb_thread_ctx_free(prot.tctx);
 	res->list_lock_acquires = cpu.lock_acquires;
 	if (cpu.cache) {
-		lb_slab_cpu_fini(&cpu);
-		lb_slab_cpu_release(&cpu);
+		lb_slub_cpu_fini(&cpu);
+		lb_slub_cpu_release(&cpu);
 	}
-	if (!err && lb_slab_check(&cache, 0, stderr))
+	if (!err && lb_slub_check(&cache, 0, stderr))
 		err = EPROTO;
-	lb_slab_cache_destroy(&cache);
+	lb_slub_cache_destroy(&cache);
 	free(objs);
 	return err;
 }

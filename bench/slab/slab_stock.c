@@ -75,7 +75,7 @@ unsigned int lb_stock_cpu(void)
 	return cpu < 0 ? 0 : (unsigned int)cpu % LB_STOCK_MAX_CPUS;
 }
 
-int lb_stock_init(struct lb_stock *s, enum lb_prot prot, const struct lb_slab_cache *cache,
+int lb_stock_init(struct lb_stock *s, enum lb_prot prot, const struct lb_slub_cache *cache,
 		  const struct lb_lock_ops *lock_ops)
 {
 	memset(s, 0, sizeof(*s));
@@ -132,12 +132,12 @@ void lb_stock_destroy(struct lb_stock *s)
 	memset(s, 0, sizeof(*s));
 }
 
-int lb_stock_thread_init(struct lb_stock_thread *t, struct lb_slab_cache *c,
+int lb_stock_thread_init(struct lb_stock_thread *t, struct lb_slub_cache *c,
 			 const struct lb_lock_ops *lock_ops, unsigned int thread_index)
 {
 	memset(t, 0, sizeof(*t));
 	sigfillset(&t->all);
-	int err = lb_slab_cpu_init(c, &t->slab, thread_index);
+	int err = lb_slub_cpu_init(c, &t->slab, thread_index);
 	if (err || !lock_ops)
 		return err;
 	t->tctx_task = lb_thread_ctx_alloc(lock_ops);
@@ -154,8 +154,8 @@ int lb_stock_thread_init(struct lb_stock_thread *t, struct lb_slab_cache *c,
 
 void lb_stock_thread_fini(struct lb_stock_thread *t, const struct lb_lock_ops *lock_ops)
 {
-	lb_slab_cpu_fini(&t->slab);
-	lb_slab_cpu_release(&t->slab);
+	lb_slub_cpu_fini(&t->slab);
+	lb_slub_cpu_release(&t->slab);
 	if (lock_ops && lock_ops->thread_fini) {
 		lock_ops->thread_fini(t->tctx_task);
 		lock_ops->thread_fini(t->tctx_irq);
@@ -171,7 +171,7 @@ void *lb_stock_slow_alloc(struct lb_stock_thread *t)
 {
 	sigset_t old;
 	pthread_sigmask(SIG_BLOCK, &t->all, &old);
-	void *obj = lb_slab_alloc(&t->slab);
+	void *obj = lb_slub_alloc(&t->slab);
 	t->slow_allocs++;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return obj;
@@ -181,7 +181,7 @@ void lb_stock_slow_free(struct lb_stock_thread *t, void *obj)
 {
 	sigset_t old;
 	pthread_sigmask(SIG_BLOCK, &t->all, &old);
-	lb_slab_free(&t->slab, obj);
+	lb_slub_free(&t->slab, obj);
 	t->slow_frees++;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }

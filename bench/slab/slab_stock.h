@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * slab_stock.h - an object stock in front of the SLUB-like allocator
- * (bench/slub/slub.h), protected one of five ways against the two things
+ * (engines/slub/slub.h), protected one of five ways against the two things
  * that can get between a thread and per-CPU data in userspace: another
  * thread on the same CPU (after preemption or migration) and a signal
  * handler on the same thread (the "interrupt").
@@ -19,7 +19,7 @@
  *            cache): correct only while no handler touches the same stock
  *
  * The slow path (stock empty or full) is the allocator itself, through the
- * thread's lb_slab_cpu, with every signal blocked: the allocator is not
+ * thread's lb_slub_cpu, with every signal blocked: the allocator is not
  * re-entrant, so a handler never enters it while the task is inside.
  */
 #ifndef LB_SLAB_STOCK_H
@@ -64,12 +64,12 @@ struct lb_stock {
 	const struct lb_lock_ops *lock_ops;
 	void **locks;                    /* lock: one per slot */
 	uint64_t *counters;              /* empty sections: one per slot, a line apart */
-	const struct lb_slab_cache *cache; /* cas: object references are offsets in it */
+	const struct lb_slub_cache *cache; /* cas: object references are offsets in it */
 };
 
 /* Every signal blocked by the slow path and the sigmask mode. */
 struct lb_stock_thread {
-	struct lb_slab_cpu slab;         /* the allocator's per-thread state */
+	struct lb_slub_cpu slab;         /* the allocator's per-thread state */
 	void *tctx_task, *tctx_irq;      /* lock mode: task and handler contexts */
 	sigset_t all;
 	volatile sig_atomic_t in_handler; /* in_task() is false while set */
@@ -77,14 +77,14 @@ struct lb_stock_thread {
 	uint64_t plain_counter;          /* the none mode's empty section */
 };
 
-int lb_stock_init(struct lb_stock *s, enum lb_prot prot, const struct lb_slab_cache *cache,
+int lb_stock_init(struct lb_stock *s, enum lb_prot prot, const struct lb_slub_cache *cache,
 		  const struct lb_lock_ops *lock_ops);
 /* The objects still stocked go back through `t`'s allocator state. */
 void lb_stock_drain(struct lb_stock *s, struct lb_stock_thread *t);
 void lb_stock_destroy(struct lb_stock *s);
 
 /* On the thread: allocator state and lock contexts (thread_index * 2, + 1). */
-int lb_stock_thread_init(struct lb_stock_thread *t, struct lb_slab_cache *c,
+int lb_stock_thread_init(struct lb_stock_thread *t, struct lb_slub_cache *c,
 			 const struct lb_lock_ops *lock_ops, unsigned int thread_index);
 void lb_stock_thread_fini(struct lb_stock_thread *t, const struct lb_lock_ops *lock_ops);
 

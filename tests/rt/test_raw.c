@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_raw.c - the raw-section emulation of `lockbench rt`
- * (bench/slub/raw_section.h): an RT thread woken on a CPU inside a long
+ * (engines/slub/raw_section.h): an RT thread woken on a CPU inside a long
  * raw list_lock section starts only when the section ends, and its wait is
  * counted; with a PI lock (never raw) it starts at once, preempting the
  * holder.  And no convoy: a holder that took the lock uncontended and was

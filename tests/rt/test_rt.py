@@ -553,7 +553,7 @@ def scenario_process(tmp):
     # busted under -P: the invariants, checked on the shared allocator, catch it.
     r = run_leaving_nothing(["-P", "-L", "busted", "-t", "0", "-g", "4", "-f", "4", "-l", "5000",
                              "-r", "5", "--watchdog", "5s"], "-P -L busted", timeout=90)
-    # "  invariant: ..." lines come from lb_slab_check's walk of the shared
+    # "  invariant: ..." lines come from lb_slub_check's walk of the shared
     # pages and lists (a failed allocation alone says "failed allocation(s)").
     ok(r.returncode == 1 and "allocator invariants FAILED" in r.stderr and
        re.search(r"^  invariant: (?!\d+ message)", r.stderr, re.M) and "WATCHDOG" not in r.stderr,

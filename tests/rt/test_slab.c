@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_slab.c - the SLUB-like allocator of `lockbench rt` (bench/slub/slub.h):
+ * test_slab.c - the SLUB-like allocator of `lockbench rt` (engines/slub/slub.h):
  * single and bulk allocation, the lockless cpu slab, remote frees between
  * threads, the no-cache path, the invariant check on a healthy allocator,
  * on deliberate misuse (double free, foreign pointer, leaked object), and
@@ -25,98 +25,98 @@ static const struct lb_lock_ops *ops;
 
 static void test_single(void)
 {
-	struct lb_slab_cache c;
-	struct lb_slab_cpu cpu;
-	tap_ok(lb_slab_cache_init(&c, ops, 100, POOL) == 0, "cache init (100-byte objects)");
-	tap_ok(lb_slab_cpu_init(&c, &cpu, 0) == 0, "cpu slab init");
-	void *a = lb_slab_alloc(&cpu), *b = lb_slab_alloc(&cpu);
+	struct lb_slub_cache c;
+	struct lb_slub_cpu cpu;
+	tap_ok(lb_slub_cache_init(&c, ops, 100, POOL) == 0, "cache init (100-byte objects)");
+	tap_ok(lb_slub_cpu_init(&c, &cpu, 0) == 0, "cpu slab init");
+	void *a = lb_slub_alloc(&cpu), *b = lb_slub_alloc(&cpu);
 	tap_ok(a && b && a != b, "two allocations, two objects");
 	memset(a, 0xaa, 100);
 	memset(b, 0xbb, 100);
 	tap_ok(((unsigned char *)a)[99] == 0xaa, "payloads do not overlap");
-	lb_slab_free(&cpu, a);
-	void *a2 = lb_slab_alloc(&cpu);
+	lb_slub_free(&cpu, a);
+	void *a2 = lb_slub_alloc(&cpu);
 	tap_ok(a2 == a, "a freed object of the cpu slab is reused first (lockless path)");
-	lb_slab_free(&cpu, a2);
-	lb_slab_free(&cpu, b);
+	lb_slub_free(&cpu, a2);
+	lb_slub_free(&cpu, b);
 	/* Spans many pages: the partial list and the empty pool take part. */
 	enum { N = 5000 };
 	void **v = calloc(N, sizeof(void *));
 	size_t got = 0;
 	for (size_t i = 0; i < N; i++)
-		got += (v[i] = lb_slab_alloc(&cpu)) != NULL;
+		got += (v[i] = lb_slub_alloc(&cpu)) != NULL;
 	tap_ok(got == N, "%d allocations over many pages", N);
 	for (size_t i = 0; i < N; i += 2)
-		lb_slab_free(&cpu, v[i]);
+		lb_slub_free(&cpu, v[i]);
 	for (size_t i = 1; i < N; i += 2)
-		lb_slab_free(&cpu, v[i]);
-	void *p = lb_slab_alloc_nocache(&cpu);
+		lb_slub_free(&cpu, v[i]);
+	void *p = lb_slub_alloc_nocache(&cpu);
 	tap_ok(p != NULL, "allocation bypassing the cpu slab");
-	lb_slab_free_nocache(&cpu, p);
-	lb_slab_cpu_fini(&cpu);
-	lb_slab_cpu_release(&cpu);
-	tap_ok(lb_slab_check(&c, 0, stdout) == 0, "invariants hold after everything was freed");
+	lb_slub_free_nocache(&cpu, p);
+	lb_slub_cpu_fini(&cpu);
+	lb_slub_cpu_release(&cpu);
+	tap_ok(lb_slub_check(&c, 0, stdout) == 0, "invariants hold after everything was freed");
 	tap_ok(atomic_load(&c.allocs) == N + 4 && atomic_load(&c.frees) == N + 4,
 	   "allocation and free counts add up (%llu/%llu)",
 	   (unsigned long long)atomic_load(&c.allocs), (unsigned long long)atomic_load(&c.frees));
-	lb_slab_cache_destroy(&c);
+	lb_slub_cache_destroy(&c);
 	free(v);
 }
 
 static void test_bulk(void)
 {
-	struct lb_slab_cache c;
-	struct lb_slab_cpu cpu;
+	struct lb_slub_cache c;
+	struct lb_slub_cpu cpu;
 	void *v[300];
-	tap_ok(lb_slab_cache_init(&c, ops, 4096, POOL) == 0, "cache init (4096-byte objects)");
-	lb_slab_cpu_init(&c, &cpu, 0);
-	tap_ok(lb_slab_alloc_bulk(&cpu, 300, v) == 300, "bulk allocation of 300");
+	tap_ok(lb_slub_cache_init(&c, ops, 4096, POOL) == 0, "cache init (4096-byte objects)");
+	lb_slub_cpu_init(&c, &cpu, 0);
+	tap_ok(lb_slub_alloc_bulk(&cpu, 300, v) == 300, "bulk allocation of 300");
 	bool distinct = true;
 	for (int i = 1; i < 300; i++)
 		distinct &= v[i] != v[i - 1];
 	tap_ok(distinct, "bulk objects are distinct");
 	uint64_t before = cpu.lock_acquires;
-	lb_slab_free_bulk(&cpu, 300, v);
+	lb_slub_free_bulk(&cpu, 300, v);
 	tap_ok(cpu.lock_acquires - before <= 1, "bulk free takes list_lock at most once (%llu)",
 	   (unsigned long long)(cpu.lock_acquires - before));
-	lb_slab_cpu_fini(&cpu);
-	lb_slab_cpu_release(&cpu);
-	tap_ok(lb_slab_check(&c, 0, stdout) == 0, "invariants hold after the bulk free");
-	lb_slab_cache_destroy(&c);
+	lb_slub_cpu_fini(&cpu);
+	lb_slub_cpu_release(&cpu);
+	tap_ok(lb_slub_check(&c, 0, stdout) == 0, "invariants hold after the bulk free");
+	lb_slub_cache_destroy(&c);
 }
 
 static void test_misuse(void)
 {
-	struct lb_slab_cache c;
-	struct lb_slab_cpu cpu;
+	struct lb_slub_cache c;
+	struct lb_slub_cpu cpu;
 	int local;
-	lb_slab_cache_init(&c, ops, 64, POOL);
-	lb_slab_cpu_init(&c, &cpu, 0);
-	void *a = lb_slab_alloc(&cpu), *leak = lb_slab_alloc(&cpu);
-	lb_slab_free(&cpu, a);
-	lb_slab_free(&cpu, a);
-	lb_slab_free(&cpu, &local);
+	lb_slub_cache_init(&c, ops, 64, POOL);
+	lb_slub_cpu_init(&c, &cpu, 0);
+	void *a = lb_slub_alloc(&cpu), *leak = lb_slub_alloc(&cpu);
+	lb_slub_free(&cpu, a);
+	lb_slub_free(&cpu, a);
+	lb_slub_free(&cpu, &local);
 	tap_ok(atomic_load(&c.violations) == 2, "a double free and a foreign pointer are caught");
-	lb_slab_cpu_fini(&cpu);
-	lb_slab_cpu_release(&cpu);
-	tap_ok(lb_slab_check(&c, 1, NULL) == 1, "the check reports those violations");
+	lb_slub_cpu_fini(&cpu);
+	lb_slub_cpu_release(&cpu);
+	tap_ok(lb_slub_check(&c, 1, NULL) == 1, "the check reports those violations");
 	(void)leak;
-	lb_slab_cache_destroy(&c);
+	lb_slub_cache_destroy(&c);
 
-	lb_slab_cache_init(&c, ops, 64, POOL);
-	lb_slab_cpu_init(&c, &cpu, 0);
-	leak = lb_slab_alloc(&cpu);
-	lb_slab_cpu_fini(&cpu);
-	lb_slab_cpu_release(&cpu);
-	tap_ok(lb_slab_check(&c, 0, NULL) >= 1, "an object never freed is reported");
-	tap_ok(lb_slab_check(&c, 1, NULL) == 0, "and accepted when expected outstanding");
-	lb_slab_cache_destroy(&c);
+	lb_slub_cache_init(&c, ops, 64, POOL);
+	lb_slub_cpu_init(&c, &cpu, 0);
+	leak = lb_slub_alloc(&cpu);
+	lb_slub_cpu_fini(&cpu);
+	lb_slub_cpu_release(&cpu);
+	tap_ok(lb_slub_check(&c, 0, NULL) >= 1, "an object never freed is reported");
+	tap_ok(lb_slub_check(&c, 1, NULL) == 0, "and accepted when expected outstanding");
+	lb_slub_cache_destroy(&c);
 }
 
 /* Remote frees: producers allocate, consumers free through a ring. */
 #define RING 256
 struct shared {
-	struct lb_slab_cache cache;
+	struct lb_slub_cache cache;
 	_Atomic(void *) ring[RING];
 	_Atomic uint64_t produced, consumed;
 	uint64_t per_producer;
@@ -129,14 +129,14 @@ struct worker {
 	unsigned int index;
 	bool producer;
 	int err;
-	struct lb_slab_cpu cpu; /* released by main after the joins */
+	struct lb_slub_cpu cpu; /* released by main after the joins */
 };
 
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct shared *s = w->s;
-	w->err = lb_slab_cpu_init(&s->cache, &w->cpu, w->index);
+	w->err = lb_slub_cpu_init(&s->cache, &w->cpu, w->index);
 	if (w->err)
 		return NULL;
 	uint64_t rng = 0x9e3779b97f4a7c15ull * (w->index + 1);
@@ -148,7 +148,7 @@ static void *worker_main(void *arg)
 		if (lb_now_ns() > s->deadline_ns)
 			break;
 		if (w->producer) {
-			void *p = (rng & 3) ? lb_slab_alloc(&w->cpu) : lb_slab_alloc_nocache(&w->cpu);
+			void *p = (rng & 3) ? lb_slub_alloc(&w->cpu) : lb_slub_alloc_nocache(&w->cpu);
 			if (!p)
 				break;
 			bool placed = false;
@@ -163,16 +163,16 @@ static void *worker_main(void *arg)
 				n++;
 				atomic_fetch_add(&s->produced, 1);
 			} else {
-				lb_slab_free(&w->cpu, p); /* ring full: give it back */
+				lb_slub_free(&w->cpu, p); /* ring full: give it back */
 			}
 		} else {
 			/* acquire: pairs with the producer's release. */
 			void *p = atomic_exchange_explicit(&s->ring[slot], NULL, memory_order_acq_rel);
 			if (p) {
 				if (rng & 4)
-					lb_slab_free(&w->cpu, p); /* remote: through list_lock */
+					lb_slub_free(&w->cpu, p); /* remote: through list_lock */
 				else
-					lb_slab_free_nocache(&w->cpu, p);
+					lb_slub_free_nocache(&w->cpu, p);
 				n++;
 				atomic_fetch_add(&s->consumed, 1);
 			} else if (atomic_load(&s->produced) == atomic_load(&s->consumed) &&
@@ -181,7 +181,7 @@ static void *worker_main(void *arg)
 			}
 		}
 	}
-	lb_slab_cpu_fini(&w->cpu);
+	lb_slub_cpu_fini(&w->cpu);
 	return NULL;
 }
 
@@ -197,7 +197,7 @@ static unsigned long run_remote(uint64_t per, uint64_t max_ns, FILE *err, struct
 	struct shared *s = calloc(1, sizeof(*s));
 	struct worker w[P + C];
 	pthread_t t[P + C];
-	lb_slab_cache_init(&s->cache, ops, 100, POOL);
+	lb_slub_cache_init(&s->cache, ops, 100, POOL);
 	s->per_producer = per;
 	s->deadline_ns = lb_now_ns() + max_ns;
 	for (int i = 0; i < P + C; i++) {
@@ -210,18 +210,18 @@ static unsigned long run_remote(uint64_t per, uint64_t max_ns, FILE *err, struct
 	for (int i = P; i < P + C; i++)
 		pthread_join(t[i], NULL);
 	for (int i = 0; i < P + C; i++)
-		lb_slab_cpu_release(&w[i].cpu);
+		lb_slub_cpu_release(&w[i].cpu);
 	/* Objects left in the ring: free them from a fresh cpu slab. */
-	struct lb_slab_cpu cpu;
-	lb_slab_cpu_init(&s->cache, &cpu, P + C);
+	struct lb_slub_cpu cpu;
+	lb_slub_cpu_init(&s->cache, &cpu, P + C);
 	for (int i = 0; i < RING; i++) {
 		void *p = atomic_exchange(&s->ring[i], NULL);
 		if (p)
-			lb_slab_free(&cpu, p);
+			lb_slub_free(&cpu, p);
 	}
-	lb_slab_cpu_fini(&cpu);
-	lb_slab_cpu_release(&cpu);
-	unsigned long problems = lb_slab_check(&s->cache, 0, err);
+	lb_slub_cpu_fini(&cpu);
+	lb_slub_cpu_release(&cpu);
+	unsigned long problems = lb_slub_check(&s->cache, 0, err);
 	if (out) {
 		out->remote_frees = atomic_load(&s->cache.remote_frees);
 		out->lockless_frees = atomic_load(&s->cache.lockless_frees);
@@ -229,7 +229,7 @@ static unsigned long run_remote(uint64_t per, uint64_t max_ns, FILE *err, struct
 		out->allocs = atomic_load(&s->cache.allocs);
 		out->lock_acquires = atomic_load(&s->cache.lock_acquires);
 	}
-	lb_slab_cache_destroy(&s->cache);
+	lb_slub_cache_destroy(&s->cache);
 	free(s);
 	return problems;
 }

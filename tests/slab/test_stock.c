@@ -3,7 +3,7 @@
  * test_stock.c - the protected stocks of `lockbench slab`
  * (bench/slab/slab_stock.h) under a signal handler that allocates and frees
  * from the same stock while the task is inside its fast path, and the
- * allocator's cpu partial pages and bulk API (bench/slub/slub.h).
+ * allocator's cpu partial pages and bulk API (engines/slub/slub.h).
  *
  *   test-slab-stock            every supported protection: no object lost
  *                              or handed out twice; the forced rseq abort
@@ -156,12 +156,12 @@ static void task_loop(struct torture *x, uint64_t ns)
 static long torture_one(enum lb_prot prot, const struct lb_lock_ops *lock, uint64_t ns, bool quiet,
 			struct torture *out)
 {
-	struct lb_slab_cache c;
+	struct lb_slub_cache c;
 	struct lb_stock s;
 	struct lb_stock_thread t;
 	struct torture x;
 	memset(&x, 0, sizeof(x));
-	if (lb_slab_cache_init(&c, lock, 128, POOL))
+	if (lb_slub_cache_init(&c, lock, 128, POOL))
 		return -1;
 	if (lb_stock_init(&s, prot, &c, lock) || lb_stock_thread_init(&t, &c, lock, 0))
 		return -1;
@@ -185,10 +185,10 @@ static long torture_one(enum lb_prot prot, const struct lb_lock_ops *lock, uint6
 	lb_stock_drain(&s, &t);
 	uint64_t aborts = t.rseq_aborts, busy = t.lock_busy;
 	lb_stock_thread_fini(&t, lock);
-	unsigned long problems = lb_slab_check(&c, 0, quiet ? NULL : stdout);
+	unsigned long problems = lb_slub_check(&c, 0, quiet ? NULL : stdout);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	lb_stock_destroy(&s);
-	lb_slab_cache_destroy(&c);
+	lb_slub_cache_destroy(&c);
 	if (!quiet)
 		tap_diag("%s: %llu signals, %llu inside the task's fast path, %llu rseq restarts, "
 			 "%llu busy per-CPU locks, %llu doubled, %llu bad frees, %lu invariant problems",
@@ -206,7 +206,7 @@ static long torture_one(enum lb_prot prot, const struct lb_lock_ops *lock, uint6
 
 struct mt_arg {
 	struct lb_stock *stock;
-	struct lb_slab_cache *cache;
+	struct lb_slub_cache *cache;
 	const struct lb_lock_ops *lock;
 	pthread_barrier_t *bar;
 	unsigned int index;
@@ -257,10 +257,10 @@ static void test_two_threads(enum lb_prot prot, const struct lb_lock_ops *lock)
 		tap_ok(true, "# SKIP %s, two threads: %s", lb_prot_name(prot), why);
 		return;
 	}
-	struct lb_slab_cache c;
+	struct lb_slub_cache c;
 	struct lb_stock s;
 	pthread_barrier_t bar;
-	lb_slab_cache_init(&c, lock, 128, POOL);
+	lb_slub_cache_init(&c, lock, 128, POOL);
 	lb_stock_init(&s, prot, &c, lock);
 	pthread_barrier_init(&bar, NULL, 2);
 	struct mt_arg args[2];
@@ -273,7 +273,7 @@ static void test_two_threads(enum lb_prot prot, const struct lb_lock_ops *lock)
 	}
 	for (int i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
-	unsigned long problems = lb_slab_check(&c, 0, stdout);
+	unsigned long problems = lb_slub_check(&c, 0, stdout);
 	uint64_t bad = 0, sigs = 0, aborts = 0;
 	for (int i = 0; i < 2; i++) {
 		bad += args[i].x.doubled + args[i].x.bad_free;
@@ -290,13 +290,13 @@ static void test_two_threads(enum lb_prot prot, const struct lb_lock_ops *lock)
 	tap_ok(clean, "%s", what);
 	pthread_barrier_destroy(&bar);
 	lb_stock_destroy(&s);
-	lb_slab_cache_destroy(&c);
+	lb_slub_cache_destroy(&c);
 }
 
 /* The rseq-only scenes: why they cannot run here (NULL when they can), and
  * one rseq stock of `size`-byte objects with the handler working on it. */
 struct rseq_scene {
-	struct lb_slab_cache c;
+	struct lb_slub_cache c;
 	struct lb_stock s;
 	struct lb_stock_thread t;
 	struct torture x;
@@ -311,7 +311,7 @@ static const char *rseq_scene_unsupported(void)
 static void rseq_scene_open(struct rseq_scene *sc, const struct lb_lock_ops *lock, size_t size)
 {
 	memset(&sc->x, 0, sizeof(sc->x));
-	lb_slab_cache_init(&sc->c, lock, size, POOL);
+	lb_slub_cache_init(&sc->c, lock, size, POOL);
 	lb_stock_init(&sc->s, LB_PROT_RSEQ, &sc->c, lock);
 	lb_stock_thread_init(&sc->t, &sc->c, lock, 0);
 	sc->x.stock = &sc->s; /* the handler allocates from the rseq stock meanwhile */
@@ -372,7 +372,7 @@ static void test_pop_window(const struct lb_lock_ops *lock)
 	lb_stock_drain(&sc.s, &sc.t);
 	uint64_t aborts = sc.t.rseq_aborts;
 	lb_stock_thread_fini(&sc.t, lock);
-	unsigned long problems = lb_slab_check(&sc.c, 0, stdout);
+	unsigned long problems = lb_slub_check(&sc.c, 0, stdout);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	tap_ok(emptied > 0 && sc.x.doubled == 0 && sc.x.bad_free == 0 && problems == 0,
 	       "rseq: a signal between the pop's read and its commit, the handler taking the "
@@ -382,7 +382,7 @@ static void test_pop_window(const struct lb_lock_ops *lock)
 	       (unsigned long long)aborts, (unsigned long long)sc.x.signals,
 	       (unsigned long long)sc.x.doubled, (unsigned long long)sc.x.bad_free, problems);
 	lb_stock_destroy(&sc.s);
-	lb_slab_cache_destroy(&sc.c);
+	lb_slub_cache_destroy(&sc.c);
 }
 
 static void test_forced_abort(const struct lb_lock_ops *lock)
@@ -416,13 +416,13 @@ static void test_forced_abort(const struct lb_lock_ops *lock)
 	lb_stock_drain(&sc.s, &sc.t);
 	lb_stock_thread_fini(&sc.t, lock);
 	lb_stock_destroy(&sc.s);
-	lb_slab_cache_destroy(&sc.c);
+	lb_slub_cache_destroy(&sc.c);
 }
 
 /* ---- the allocator: cpu partial pages and the bulk API ---------------- */
 
 struct pair_arg {
-	struct lb_slab_cache *c;
+	struct lb_slub_cache *c;
 	pthread_barrier_t *bar;
 	void **mine, **theirs;
 	unsigned int index;
@@ -437,45 +437,45 @@ struct pair_arg {
 static void *pair_thread(void *p)
 {
 	struct pair_arg *a = p;
-	struct lb_slab_cpu cpu;
-	lb_slab_cpu_init(a->c, &cpu, a->index);
+	struct lb_slub_cpu cpu;
+	lb_slub_cpu_init(a->c, &cpu, a->index);
 	for (int r = 0; r < PAIR_ROUNDS; r++) {
 		size_t got = PAIR_N;
 		if (r % 2)
-			got = lb_slab_alloc_bulk(&cpu, PAIR_N, a->mine);
+			got = lb_slub_alloc_bulk(&cpu, PAIR_N, a->mine);
 		else
 			for (size_t i = 0; i < PAIR_N; i++)
-				if (!(a->mine[i] = lb_slab_alloc(&cpu)))
+				if (!(a->mine[i] = lb_slub_alloc(&cpu)))
 					got = 0;
 		if (got != PAIR_N)
 			a->failures++;
 		pthread_barrier_wait(a->bar);
 		if (r % 3)
-			lb_slab_free_bulk(&cpu, PAIR_N, a->theirs);
+			lb_slub_free_bulk(&cpu, PAIR_N, a->theirs);
 		else
 			for (size_t i = 0; i < PAIR_N; i++)
-				lb_slab_free(&cpu, a->theirs[PAIR_N - 1 - i]);
+				lb_slub_free(&cpu, a->theirs[PAIR_N - 1 - i]);
 		pthread_barrier_wait(a->bar);
 		/* and some of our own back, in and out of order */
-		got = lb_slab_alloc_bulk(&cpu, PAIR_N / 2, a->mine);
+		got = lb_slub_alloc_bulk(&cpu, PAIR_N / 2, a->mine);
 		for (size_t i = 0; i < got; i++)
-			lb_slab_free(&cpu, a->mine[(i * 7) % got]) ;
+			lb_slub_free(&cpu, a->mine[(i * 7) % got]) ;
 		(void)0;
 	}
-	lb_slab_cpu_fini(&cpu);
-	lb_slab_cpu_release(&cpu);
+	lb_slub_cpu_fini(&cpu);
+	lb_slub_cpu_release(&cpu);
 	return NULL;
 }
 
 static void test_cpu_partial(const struct lb_lock_ops *lock, uint32_t cpu_partial)
 {
-	struct lb_slab_cache c;
-	struct lb_slab_tuning tune = lb_slab_tuning_default();
+	struct lb_slub_cache c;
+	struct lb_slub_tuning tune = lb_slub_tuning_default();
 	tune.min_objects = 30;
 	tune.cpu_partial = cpu_partial;
 	tune.min_partial = 2;
 	tune.recarve_empty = true;
-	lb_slab_cache_init_tuned(&c, lock, 256, POOL, &tune);
+	lb_slub_cache_init_tuned(&c, lock, 256, POOL, &tune);
 	pthread_barrier_t bar;
 	pthread_barrier_init(&bar, NULL, 2);
 	void *a0[PAIR_N], *a1[PAIR_N];
@@ -485,34 +485,34 @@ static void test_cpu_partial(const struct lb_lock_ops *lock, uint32_t cpu_partia
 		pthread_create(&th[i], NULL, pair_thread, &args[i]);
 	for (int i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
-	unsigned long problems = lb_slab_check(&c, 0, stdout);
+	unsigned long problems = lb_slub_check(&c, 0, stdout);
 	tap_ok(problems == 0 && !args[0].failures && !args[1].failures,
 	       "allocator, cpu_partial %u: two threads freeing each other's objects (single and "
 	       "bulk): invariants hold (%lu problems)", cpu_partial, problems);
 	pthread_barrier_destroy(&bar);
-	lb_slab_cache_destroy(&c);
+	lb_slub_cache_destroy(&c);
 }
 
 /* One thread: the lockless cpu partial path really serves frees and refills. */
 static void test_cpu_partial_lockless(const struct lb_lock_ops *lock)
 {
-	struct lb_slab_cache c;
-	struct lb_slab_cpu cpu;
-	struct lb_slab_tuning tune = lb_slab_tuning_default();
+	struct lb_slub_cache c;
+	struct lb_slub_cpu cpu;
+	struct lb_slub_tuning tune = lb_slub_tuning_default();
 	tune.min_objects = 30;
 	tune.cpu_partial = 512;
-	lb_slab_cache_init_tuned(&c, lock, 256, POOL, &tune);
-	lb_slab_cpu_init(&c, &cpu, 0);
+	lb_slub_cache_init_tuned(&c, lock, 256, POOL, &tune);
+	lb_slub_cpu_init(&c, &cpu, 0);
 	void *objs[250];
 	for (int r = 0; r < 50; r++) {
-		size_t got = lb_slab_alloc_bulk(&cpu, 250, objs);
+		size_t got = lb_slub_alloc_bulk(&cpu, 250, objs);
 		for (size_t i = 0; i < got; i++)
-			lb_slab_free(&cpu, objs[i]);
+			lb_slub_free(&cpu, objs[i]);
 	}
 	uint64_t locks_before = cpu.lock_acquires;
 	for (int r = 0; r < 50; r++) {
-		size_t got = lb_slab_alloc_bulk(&cpu, 250, objs);
-		lb_slab_free_bulk(&cpu, got, objs);
+		size_t got = lb_slub_alloc_bulk(&cpu, 250, objs);
+		lb_slub_free_bulk(&cpu, got, objs);
 	}
 	uint64_t locks = cpu.lock_acquires - locks_before;
 	tap_ok(cpu.partial_frees > 0 && cpu.partial_refills > 0 && locks == 0,
@@ -520,10 +520,10 @@ static void test_cpu_partial_lockless(const struct lb_lock_ops *lock)
 	       "(%llu lockless frees, %llu refills, %llu lock acquisitions)",
 	       (unsigned long long)cpu.partial_frees, (unsigned long long)cpu.partial_refills,
 	       (unsigned long long)locks);
-	lb_slab_cpu_fini(&cpu);
-	lb_slab_cpu_release(&cpu);
-	tap_ok(lb_slab_check(&c, 0, stdout) == 0, "cpu partial 512: invariants after the flush");
-	lb_slab_cache_destroy(&c);
+	lb_slub_cpu_fini(&cpu);
+	lb_slub_cpu_release(&cpu);
+	tap_ok(lb_slub_check(&c, 0, stdout) == 0, "cpu partial 512: invariants after the flush");
+	lb_slub_cache_destroy(&c);
 }
 
 int main(int argc, char **argv)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* gbench_export.c - lockbench figures as Google Benchmark JSON (see gbench_export.h). */
-#include "gbench_export.h"
+/* lb_gbench.c - lockbench figures as Google Benchmark JSON (see lb_gbench.h). */
+#include "lb_gbench.h"
 #include "lb_hostinfo.h"
 #include "lb_json.h"
 #include "lb_stats.h"

@@ -32,7 +32,7 @@ struct obj_hdr {
 #define ACQ memory_order_acquire
 #define ACQREL memory_order_acq_rel
 
-/* struct lb_slab_page's fc word: freelist | inuse << 32 | owner << 45. */
+/* struct lb_slub_page's fc word: freelist | inuse << 32 | owner << 45. */
 #define FC_INUSE_MAX 0x1fffu
 #define FC_OWNER_MAX 0x7ffffu
 static inline uint32_t fc_free(uint64_t w) { return (uint32_t)w; }
@@ -43,7 +43,7 @@ static inline uint64_t fc_make(uint32_t free, uint32_t inuse, uint32_t owner)
 	return (uint64_t)free | (uint64_t)(inuse & FC_INUSE_MAX) << 32 | (uint64_t)owner << 45;
 }
 
-static void violation(struct lb_slab_cache *c, const char *fmt, ...)
+static void violation(struct lb_slub_cache *c, const char *fmt, ...)
 {
 	atomic_fetch_add_explicit(&c->violations, 1, RLX);
 	/* exchange: exactly one thread writes the first message; relaxed, the
@@ -56,20 +56,20 @@ static void violation(struct lb_slab_cache *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-static inline struct obj_hdr *hdr_of(const struct lb_slab_cache *c, uint32_t idx)
+static inline struct obj_hdr *hdr_of(const struct lb_slub_cache *c, uint32_t idx)
 {
 	uint32_t page = idx / c->objs_per_page, slot = idx % c->objs_per_page;
 	return (struct obj_hdr *)(c->base + (size_t)page * c->page_bytes +
 				  (size_t)slot * c->obj_size);
 }
 
-static inline bool index_valid(const struct lb_slab_cache *c, uint32_t idx)
+static inline bool index_valid(const struct lb_slub_cache *c, uint32_t idx)
 {
 	return idx / c->objs_per_page < atomic_load_explicit(&c->pages_used, RLX);
 }
 
 /* The global index of a payload pointer, or UINT32_MAX when it is none of ours. */
-static uint32_t index_of(const struct lb_slab_cache *c, const void *obj)
+static uint32_t index_of(const struct lb_slub_cache *c, const void *obj)
 {
 	uintptr_t p = (uintptr_t)obj, b = (uintptr_t)c->base;
 	if (p < b + HDR_SIZE)
@@ -81,16 +81,16 @@ static uint32_t index_of(const struct lb_slab_cache *c, const void *obj)
 	return (uint32_t)(page * c->objs_per_page + in / c->obj_size);
 }
 
-struct lb_slab_tuning lb_slab_tuning_default(void)
+struct lb_slub_tuning lb_slub_tuning_default(void)
 {
-	return (struct lb_slab_tuning){ .min_objects = LB_SLAB_MIN_OBJECTS,
-					.min_partial = LB_SLAB_MIN_PARTIAL };
+	return (struct lb_slub_tuning){ .min_objects = LB_SLUB_MIN_OBJECTS,
+					.min_partial = LB_SLUB_MIN_PARTIAL };
 }
 
-int lb_slab_cache_init(struct lb_slab_cache *c, const struct lb_lock_ops *ops, size_t payload,
+int lb_slub_cache_init(struct lb_slub_cache *c, const struct lb_lock_ops *ops, size_t payload,
 		       size_t max_bytes)
 {
-	return lb_slab_cache_init_tuned(c, ops, payload, max_bytes, NULL);
+	return lb_slub_cache_init_tuned(c, ops, payload, max_bytes, NULL);
 }
 
 /* Whole cache lines of the arena, as lb_lock_alloc gives a lock its own. */
@@ -99,14 +99,14 @@ static void *arena_lines(struct lb_arena *a, size_t size, size_t align)
 	return lb_arena_alloc(a, (size + 63) / 64 * 64, align > 64 ? align : 64);
 }
 
-static int cache_init(struct lb_slab_cache *c, const struct lb_lock_ops *ops, size_t payload,
-		      size_t max_bytes, const struct lb_slab_tuning *tuning, struct lb_arena *arena)
+static int cache_init(struct lb_slub_cache *c, const struct lb_lock_ops *ops, size_t payload,
+		      size_t max_bytes, const struct lb_slub_tuning *tuning, struct lb_arena *arena)
 {
 	memset(c, 0, sizeof(*c));
 	if (arena && !ops->init_shared)
 		return ENOTSUP;
-	c->tuning = tuning ? *tuning : lb_slab_tuning_default();
-	if (!payload || payload > LB_SLAB_MAX_PAYLOAD || !(ops->flags & LB_LOCK_F_EXCLUSIVE) ||
+	c->tuning = tuning ? *tuning : lb_slub_tuning_default();
+	if (!payload || payload > LB_SLUB_MAX_PAYLOAD || !(ops->flags & LB_LOCK_F_EXCLUSIVE) ||
 	    !c->tuning.min_objects || c->tuning.min_objects > 4096)
 		return EINVAL;
 	c->ops = ops;
@@ -140,7 +140,7 @@ static int cache_init(struct lb_slab_cache *c, const struct lb_lock_ops *ops, si
 	if (!c->pages || !c->list_lock) {
 		if (arena)
 			c->list_lock = NULL; /* arena memory: nothing to free */
-		lb_slab_cache_destroy(c);
+		lb_slub_cache_destroy(c);
 		return ENOMEM;
 	}
 	int err = arena ? ops->init_shared(c->list_lock) : ops->init(c->list_lock);
@@ -148,25 +148,25 @@ static int cache_init(struct lb_slab_cache *c, const struct lb_lock_ops *ops, si
 		if (!arena)
 			lb_lock_free(c->list_lock);
 		c->list_lock = NULL;
-		lb_slab_cache_destroy(c);
+		lb_slub_cache_destroy(c);
 	}
 	return err;
 }
 
-int lb_slab_cache_init_tuned(struct lb_slab_cache *c, const struct lb_lock_ops *ops, size_t payload,
-			     size_t max_bytes, const struct lb_slab_tuning *tuning)
+int lb_slub_cache_init_tuned(struct lb_slub_cache *c, const struct lb_lock_ops *ops, size_t payload,
+			     size_t max_bytes, const struct lb_slub_tuning *tuning)
 {
 	return cache_init(c, ops, payload, max_bytes, tuning, NULL);
 }
 
-int lb_slab_cache_init_shared(struct lb_slab_cache *c, const struct lb_lock_ops *ops,
+int lb_slub_cache_init_shared(struct lb_slub_cache *c, const struct lb_lock_ops *ops,
 			      size_t payload, size_t max_bytes,
-			      const struct lb_slab_tuning *tuning, struct lb_arena *arena)
+			      const struct lb_slub_tuning *tuning, struct lb_arena *arena)
 {
 	return cache_init(c, ops, payload, max_bytes, tuning, arena);
 }
 
-void lb_slab_cache_destroy(struct lb_slab_cache *c)
+void lb_slub_cache_destroy(struct lb_slub_cache *c)
 {
 	if (c->list_lock) {
 		if (c->ops->destroy)
@@ -192,9 +192,9 @@ static void sleep_us(long us)
 }
 
 /* Wait for list_lock (ops->lock, or the bounded trylock wait). */
-static void list_lock_wait(struct lb_slab_cpu *cpu)
+static void list_lock_wait(struct lb_slub_cpu *cpu)
 {
-	struct lb_slab_cache *c = cpu->cache;
+	struct lb_slub_cache *c = cpu->cache;
 	if (cpu->spin_budget_ns) {
 		/*
 		 * An RT thread and a lock whose waiters only spin: the holder may
@@ -220,9 +220,9 @@ static void list_lock_wait(struct lb_slab_cpu *cpu)
 	}
 }
 
-static void list_lock(struct lb_slab_cpu *cpu)
+static void list_lock(struct lb_slub_cpu *cpu)
 {
-	struct lb_slab_cache *c = cpu->cache;
+	struct lb_slub_cache *c = cpu->cache;
 	atomic_store_explicit(&cpu->lock_state, 1, RLX);
 	/* A first trylock tells a contended acquisition from a free one, the
 	 * same way for every lock (one extra attempt, as the lock's own fast
@@ -250,7 +250,7 @@ static void list_lock(struct lb_slab_cpu *cpu)
 		cpu->contended_wait_cycles += cpu->hold_start - w0;
 }
 
-static void list_unlock(struct lb_slab_cpu *cpu)
+static void list_unlock(struct lb_slub_cpu *cpu)
 {
 	uint64_t held = lb_cycles() - cpu->hold_start;
 	cpu->hold_cycles_sum += held;
@@ -262,7 +262,7 @@ static void list_unlock(struct lb_slab_cpu *cpu)
 		lb_raw_exit(&cpu->raw);
 }
 
-void lb_slab_debug_hold_lock(struct lb_slab_cpu *cpu)
+void lb_slub_debug_hold_lock(struct lb_slub_cpu *cpu)
 {
 	list_lock(cpu);
 	for (;;)
@@ -271,9 +271,9 @@ void lb_slab_debug_hold_lock(struct lb_slab_cpu *cpu)
 
 /* ---- lists (list_lock held) ------------------------------------------ */
 
-static void partial_add(struct lb_slab_cache *c, uint32_t page)
+static void partial_add(struct lb_slub_cache *c, uint32_t page)
 {
-	struct lb_slab_page *pg = &c->pages[page];
+	struct lb_slub_page *pg = &c->pages[page];
 	uint32_t tail = atomic_load_explicit(&c->partial_tail, RLX);
 	atomic_store_explicit(&pg->prev, tail, RLX);
 	atomic_store_explicit(&pg->next, 0, RLX);
@@ -286,9 +286,9 @@ static void partial_add(struct lb_slab_cache *c, uint32_t page)
 	atomic_fetch_add_explicit(&c->nr_partial, 1, RLX);
 }
 
-static void partial_del(struct lb_slab_cache *c, uint32_t page)
+static void partial_del(struct lb_slub_cache *c, uint32_t page)
 {
-	struct lb_slab_page *pg = &c->pages[page];
+	struct lb_slub_page *pg = &c->pages[page];
 	uint32_t prev = atomic_load_explicit(&pg->prev, RLX);
 	uint32_t next = atomic_load_explicit(&pg->next, RLX);
 	if (prev && prev <= c->capacity)
@@ -303,9 +303,9 @@ static void partial_del(struct lb_slab_cache *c, uint32_t page)
 	atomic_fetch_sub_explicit(&c->nr_partial, 1, RLX);
 }
 
-static void empty_push(struct lb_slab_cache *c, uint32_t page)
+static void empty_push(struct lb_slub_cache *c, uint32_t page)
 {
-	struct lb_slab_page *pg = &c->pages[page];
+	struct lb_slub_page *pg = &c->pages[page];
 	atomic_store_explicit(&pg->next, atomic_load_explicit(&c->empty_head, RLX), RLX);
 	atomic_store_explicit(&c->empty_head, page + 1, RLX);
 	atomic_store_explicit(&pg->on_list, 2, RLX);
@@ -313,7 +313,7 @@ static void empty_push(struct lb_slab_cache *c, uint32_t page)
 }
 
 /* An empty page off the pool's list (page index + 1), 0 when none. */
-static uint32_t empty_pop(struct lb_slab_cache *c)
+static uint32_t empty_pop(struct lb_slub_cache *c)
 {
 	uint32_t head = atomic_load_explicit(&c->empty_head, RLX);
 	if (!head)
@@ -323,7 +323,7 @@ static uint32_t empty_pop(struct lb_slab_cache *c)
 		atomic_store_explicit(&c->empty_head, 0, RLX);
 		return 0;
 	}
-	struct lb_slab_page *pg = &c->pages[head - 1];
+	struct lb_slub_page *pg = &c->pages[head - 1];
 	atomic_store_explicit(&c->empty_head, atomic_load_explicit(&pg->next, RLX), RLX);
 	atomic_store_explicit(&pg->on_list, 0, RLX);
 	atomic_fetch_sub_explicit(&c->nr_empty, 1, RLX);
@@ -331,7 +331,7 @@ static uint32_t empty_pop(struct lb_slab_cache *c)
 }
 
 /* Every object of `page` free, on its freelist in address order. */
-static void carve(struct lb_slab_cache *c, uint32_t page)
+static void carve(struct lb_slub_cache *c, uint32_t page)
 {
 	uint32_t first = page * c->objs_per_page;
 	for (uint32_t i = 0; i < c->objs_per_page; i++) {
@@ -345,7 +345,7 @@ static void carve(struct lb_slab_cache *c, uint32_t page)
 
 /* A fresh page from the pool with every object on its freelist; no lock
  * needed (the bump index hands each page to one thread).  0 when full. */
-static uint32_t page_new(struct lb_slab_cache *c)
+static uint32_t page_new(struct lb_slub_cache *c)
 {
 	uint32_t page = atomic_fetch_add_explicit(&c->pages_used, 1, RLX);
 	if (page >= c->capacity) {
@@ -357,10 +357,10 @@ static uint32_t page_new(struct lb_slab_cache *c)
 }
 
 /* Make `page` (index + 1) the cpu slab: all its free objects become ours. */
-static void freeze(struct lb_slab_cpu *cpu, uint32_t page)
+static void freeze(struct lb_slub_cpu *cpu, uint32_t page)
 {
-	struct lb_slab_cache *c = cpu->cache;
-	struct lb_slab_page *pg = &c->pages[page - 1];
+	struct lb_slub_cache *c = cpu->cache;
+	struct lb_slub_page *pg = &c->pages[page - 1];
 	uint64_t old = atomic_load_explicit(&pg->fc, RLX);
 	/* CAS loop: take the whole freelist (lockless remote frees may push
 	 * onto it meanwhile); acquire: their links are seen. */
@@ -373,7 +373,7 @@ static void freeze(struct lb_slab_cpu *cpu, uint32_t page)
 }
 
 /* Put a page that is not frozen and on no list where its count says. */
-static void place_page(struct lb_slab_cache *c, uint32_t page)
+static void place_page(struct lb_slub_cache *c, uint32_t page)
 {
 	uint32_t inuse = fc_inuse(atomic_load_explicit(&c->pages[page].fc, RLX));
 	if (inuse == 0 && atomic_load_explicit(&c->nr_partial, RLX) >= c->tuning.min_partial)
@@ -384,9 +384,9 @@ static void place_page(struct lb_slab_cache *c, uint32_t page)
 }
 
 /* Pop one object off a page's shared freelist (list_lock held); 0 if empty. */
-static uint32_t page_pop(struct lb_slab_cache *c, uint32_t page)
+static uint32_t page_pop(struct lb_slub_cache *c, uint32_t page)
 {
-	struct lb_slab_page *pg = &c->pages[page];
+	struct lb_slub_page *pg = &c->pages[page];
 	uint64_t old = atomic_load_explicit(&pg->fc, ACQ);
 	/* CAS loop: pop one.  No ABA: objects leave a page's freelist only
 	 * under list_lock or by its frozen owner (a page on the partial list
@@ -410,9 +410,9 @@ static uint32_t page_pop(struct lb_slab_cache *c, uint32_t page)
 
 /* ---- allocation ------------------------------------------------------ */
 
-static void *claim(struct lb_slab_cpu *cpu, uint32_t idx)
+static void *claim(struct lb_slub_cpu *cpu, uint32_t idx)
 {
-	struct lb_slab_cache *c = cpu->cache;
+	struct lb_slub_cache *c = cpu->cache;
 	struct obj_hdr *h = hdr_of(c, idx);
 	/* exchange: the one atomic step that catches an object handed out twice;
 	 * relaxed, the lock (or the cpu slab's privacy) orders the payload. */
@@ -428,7 +428,7 @@ static void *claim(struct lb_slab_cpu *cpu, uint32_t idx)
 
 #define ON_CPU_PARTIAL 3u /* pg->on_list of a page on its owner's cpu partial list */
 
-static uint32_t cpu_partial_max_pages(const struct lb_slab_cache *c)
+static uint32_t cpu_partial_max_pages(const struct lb_slub_cache *c)
 {
 	return (c->tuning.cpu_partial + c->objs_per_page - 1) / c->objs_per_page;
 }
@@ -436,19 +436,19 @@ static uint32_t cpu_partial_max_pages(const struct lb_slab_cache *c)
 /* Whether `page` (index) is on this thread's cpu partial list.  Only the
  * owner changes `frozen` to or from its own id, so the owner reads it
  * without the lock. */
-static bool on_my_partial(const struct lb_slab_cpu *cpu, uint32_t page)
+static bool on_my_partial(const struct lb_slub_cpu *cpu, uint32_t page)
 {
-	const struct lb_slab_page *pg = &cpu->cache->pages[page];
+	const struct lb_slub_page *pg = &cpu->cache->pages[page];
 	return fc_owner(atomic_load_explicit(&pg->fc, RLX)) == cpu->id + 1 &&
 	       atomic_load_explicit(&pg->on_list, RLX) == ON_CPU_PARTIAL;
 }
 
 /* Freeze `page` (index; unfrozen, on no list) onto the cpu partial list: its
  * shared free objects become the owner's private ones (list_lock held). */
-static void cpu_partial_push_locked(struct lb_slab_cpu *cpu, uint32_t page)
+static void cpu_partial_push_locked(struct lb_slub_cpu *cpu, uint32_t page)
 {
-	struct lb_slab_cache *c = cpu->cache;
-	struct lb_slab_page *pg = &c->pages[page];
+	struct lb_slub_cache *c = cpu->cache;
+	struct lb_slub_page *pg = &c->pages[page];
 	uint64_t old = atomic_load_explicit(&pg->fc, RLX);
 	/* CAS loop: freeze it and take its freelist (frees may push meanwhile). */
 	while (!atomic_compare_exchange_weak_explicit(&pg->fc, &old,
@@ -468,9 +468,9 @@ static void cpu_partial_push_locked(struct lb_slab_cpu *cpu, uint32_t page)
  * shared freelist and counters.  The chain is walked (and cut at a link
  * that leaves the page) first.  list_lock held: the caller places the page.
  */
-static void unfreeze_with(struct lb_slab_cache *c, uint32_t page, uint32_t head, const char *what)
+static void unfreeze_with(struct lb_slub_cache *c, uint32_t page, uint32_t head, const char *what)
 {
-	struct lb_slab_page *pg = &c->pages[page];
+	struct lb_slub_page *pg = &c->pages[page];
 	uint32_t n = 0, tail = 0;
 	for (uint32_t idx = head; idx && n <= c->objs_per_page; n++) {
 		if (!index_valid(c, idx - 1) || (idx - 1) / c->objs_per_page != page) {
@@ -497,12 +497,12 @@ static void unfreeze_with(struct lb_slab_cache *c, uint32_t page, uint32_t head,
 
 /* Every cpu partial page back where its count says (list_lock held): its
  * private objects onto its shared freelist, unfrozen, placed (min_partial). */
-static void cpu_partial_unfreeze_locked(struct lb_slab_cpu *cpu)
+static void cpu_partial_unfreeze_locked(struct lb_slub_cpu *cpu)
 {
-	struct lb_slab_cache *c = cpu->cache;
+	struct lb_slub_cache *c = cpu->cache;
 	for (uint32_t n = 0; cpu->partial && n <= c->capacity; n++) {
 		uint32_t page = cpu->partial - 1;
-		struct lb_slab_page *pg = &c->pages[page];
+		struct lb_slub_page *pg = &c->pages[page];
 		cpu->partial = atomic_load_explicit(&pg->next, RLX);
 		unfreeze_with(c, page, pg->local_free, "cpu partial freelist");
 		pg->local_free = 0;
@@ -516,12 +516,12 @@ static void cpu_partial_unfreeze_locked(struct lb_slab_cpu *cpu)
 /* Without the lock: make a cpu partial page with private objects the cpu
  * slab; the dry cpu slab takes its place on the list (still frozen, so the
  * owner's frees to it stay lockless).  False when no page has any. */
-static bool cpu_partial_swap_in(struct lb_slab_cpu *cpu)
+static bool cpu_partial_swap_in(struct lb_slub_cpu *cpu)
 {
-	struct lb_slab_cache *c = cpu->cache;
+	struct lb_slub_cache *c = cpu->cache;
 	uint32_t prev = 0, cur = cpu->partial;
 	for (uint32_t n = 0; cur && n < cpu->nr_partial; n++) {
-		struct lb_slab_page *pg = &c->pages[cur - 1];
+		struct lb_slub_page *pg = &c->pages[cur - 1];
 		uint32_t next = atomic_load_explicit(&pg->next, RLX);
 		if (pg->local_free) {
 			if (prev)
@@ -535,7 +535,7 @@ static bool cpu_partial_swap_in(struct lb_slab_cpu *cpu)
 			pg->local_free = 0;
 			atomic_store_explicit(&pg->on_list, 0, RLX); /* frozen: the cpu slab */
 			if (old) {
-				struct lb_slab_page *op = &c->pages[old - 1];
+				struct lb_slub_page *op = &c->pages[old - 1];
 				atomic_store_explicit(&op->on_list, ON_CPU_PARTIAL, RLX);
 				op->local_free = 0;
 				atomic_store_explicit(&op->next, cpu->partial, RLX);
@@ -557,10 +557,10 @@ static bool cpu_partial_swap_in(struct lb_slab_cpu *cpu)
  * unfrozen in the same compare-and-swap: full, on no list, and the next
  * remote free to it puts it on the partial list.  False then.
  */
-static bool take_own_freelist(struct lb_slab_cpu *cpu)
+static bool take_own_freelist(struct lb_slub_cpu *cpu)
 {
-	struct lb_slab_cache *c = cpu->cache;
-	struct lb_slab_page *pg = &c->pages[cpu->page - 1];
+	struct lb_slub_cache *c = cpu->cache;
+	struct lb_slub_page *pg = &c->pages[cpu->page - 1];
 	uint64_t old = atomic_load_explicit(&pg->fc, RLX), nw;
 	/* CAS loop: against remote frees pushing meanwhile; acquire: their
 	 * links are seen. */
@@ -579,9 +579,9 @@ static bool take_own_freelist(struct lb_slab_cpu *cpu)
 
 /* The cpu freelist ran dry: collect remote frees of the frozen page, or
  * freeze another page.  False when the pool is exhausted. */
-static bool refill(struct lb_slab_cpu *cpu)
+static bool refill(struct lb_slub_cpu *cpu)
 {
-	struct lb_slab_cache *c = cpu->cache;
+	struct lb_slub_cache *c = cpu->cache;
 	uint32_t page = 0;
 
 	/* The cpu partial pages first: a swap keeps the dry page frozen on
@@ -616,9 +616,9 @@ static bool refill(struct lb_slab_cpu *cpu)
 }
 
 /* Pop the cpu freelist (which must be non-empty); 0 when its link is bad. */
-static uint32_t cpu_pop(struct lb_slab_cpu *cpu)
+static uint32_t cpu_pop(struct lb_slub_cpu *cpu)
 {
-	struct lb_slab_cache *c = cpu->cache;
+	struct lb_slub_cache *c = cpu->cache;
 	uint32_t head = cpu->freelist;
 	if (!index_valid(c, head - 1) || (head - 1) / c->objs_per_page != cpu->page - 1) {
 		violation(c, "cpu slab %u freelist points at object %u of another page", cpu->id,
@@ -630,7 +630,7 @@ static uint32_t cpu_pop(struct lb_slab_cpu *cpu)
 	return head;
 }
 
-void *lb_slab_alloc(struct lb_slab_cpu *cpu)
+void *lb_slub_alloc(struct lb_slub_cpu *cpu)
 {
 	for (int tries = 0; tries < 4; tries++) {
 		if (!cpu->freelist && !refill(cpu))
@@ -642,7 +642,7 @@ void *lb_slab_alloc(struct lb_slab_cpu *cpu)
 	return NULL;
 }
 
-size_t lb_slab_alloc_bulk(struct lb_slab_cpu *cpu, size_t n, void **out)
+size_t lb_slub_alloc_bulk(struct lb_slub_cpu *cpu, size_t n, void **out)
 {
 	size_t got = 0;
 	for (int dry = 0; got < n && dry < 4;) {
@@ -660,9 +660,9 @@ size_t lb_slab_alloc_bulk(struct lb_slab_cpu *cpu, size_t n, void **out)
 	return got;
 }
 
-void *lb_slab_alloc_nocache(struct lb_slab_cpu *cpu)
+void *lb_slub_alloc_nocache(struct lb_slub_cpu *cpu)
 {
-	struct lb_slab_cache *c = cpu->cache;
+	struct lb_slub_cache *c = cpu->cache;
 	for (int tries = 0; tries < 4; tries++) {
 		uint32_t idx = 0;
 		list_lock(cpu);
@@ -679,7 +679,7 @@ void *lb_slab_alloc_nocache(struct lb_slab_cpu *cpu)
 		}
 		if (page) {
 			idx = page_pop(c, page - 1);
-			struct lb_slab_page *pg = &c->pages[page - 1];
+			struct lb_slub_page *pg = &c->pages[page - 1];
 			uint64_t w = atomic_load_explicit(&pg->fc, RLX);
 			/* Now full: remote frees to it need list_lock (they put
 			 * it back), so it cannot gain an object unseen here. */
@@ -704,9 +704,9 @@ void *lb_slab_alloc_nocache(struct lb_slab_cpu *cpu)
 /* ---- free ------------------------------------------------------------ */
 
 /* Check and mark a payload pointer free; its index, or UINT32_MAX. */
-static uint32_t release(struct lb_slab_cpu *cpu, void *obj)
+static uint32_t release(struct lb_slub_cpu *cpu, void *obj)
 {
-	struct lb_slab_cache *c = cpu->cache;
+	struct lb_slub_cache *c = cpu->cache;
 	uint32_t idx = index_of(c, obj);
 	if (idx == UINT32_MAX) {
 		violation(c, "free of %p, which is no object of this cache", obj);
@@ -731,11 +731,11 @@ static uint32_t release(struct lb_slab_cpu *cpu, void *obj)
  * holders see the count and the list move together.  *locked: whether we
  * hold list_lock (the bulk free may already); the caller releases it.
  */
-static void remote_free(struct lb_slab_cpu *cpu, uint32_t idx, bool to_cpu_partial, bool *locked)
+static void remote_free(struct lb_slub_cpu *cpu, uint32_t idx, bool to_cpu_partial, bool *locked)
 {
-	struct lb_slab_cache *c = cpu->cache;
+	struct lb_slub_cache *c = cpu->cache;
 	uint32_t page = idx / c->objs_per_page;
-	struct lb_slab_page *pg = &c->pages[page];
+	struct lb_slub_page *pg = &c->pages[page];
 	uint64_t old = atomic_load_explicit(&pg->fc, RLX);
 	uint32_t prior, inuse, owner;
 	bool moves;
@@ -783,20 +783,20 @@ static void remote_free(struct lb_slab_cpu *cpu, uint32_t idx, bool to_cpu_parti
 }
 
 /* An object of one of our cpu partial pages: its private freelist, no lock. */
-static void local_free_push(struct lb_slab_cpu *cpu, uint32_t idx)
+static void local_free_push(struct lb_slub_cpu *cpu, uint32_t idx)
 {
-	struct lb_slab_page *pg = &cpu->cache->pages[idx / cpu->cache->objs_per_page];
+	struct lb_slub_page *pg = &cpu->cache->pages[idx / cpu->cache->objs_per_page];
 	atomic_store_explicit(&hdr_of(cpu->cache, idx)->next, pg->local_free, RLX);
 	pg->local_free = idx + 1;
 	cpu->partial_frees++;
 }
 
-void lb_slab_free(struct lb_slab_cpu *cpu, void *obj)
+void lb_slub_free(struct lb_slub_cpu *cpu, void *obj)
 {
 	uint32_t idx = release(cpu, obj);
 	if (idx == UINT32_MAX)
 		return;
-	struct lb_slab_cache *c = cpu->cache;
+	struct lb_slub_cache *c = cpu->cache;
 	if (cpu->page && idx / c->objs_per_page == cpu->page - 1) {
 		/* Our own cpu slab: the lockless fast path. */
 		atomic_store_explicit(&hdr_of(c, idx)->next, cpu->freelist, RLX);
@@ -813,7 +813,7 @@ void lb_slab_free(struct lb_slab_cpu *cpu, void *obj)
 		list_unlock(cpu);
 }
 
-void lb_slab_free_nocache(struct lb_slab_cpu *cpu, void *obj)
+void lb_slub_free_nocache(struct lb_slub_cpu *cpu, void *obj)
 {
 	uint32_t idx = release(cpu, obj);
 	if (idx == UINT32_MAX)
@@ -824,9 +824,9 @@ void lb_slab_free_nocache(struct lb_slab_cpu *cpu, void *obj)
 		list_unlock(cpu);
 }
 
-void lb_slab_free_bulk(struct lb_slab_cpu *cpu, size_t n, void *const *objs)
+void lb_slub_free_bulk(struct lb_slub_cpu *cpu, size_t n, void *const *objs)
 {
-	struct lb_slab_cache *c = cpu->cache;
+	struct lb_slub_cache *c = cpu->cache;
 	bool locked = false;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t idx = release(cpu, objs[i]);
@@ -849,7 +849,7 @@ void lb_slab_free_bulk(struct lb_slab_cpu *cpu, size_t n, void *const *objs)
 
 /* ---- per-thread state ------------------------------------------------ */
 
-int lb_slab_cpu_init(struct lb_slab_cache *c, struct lb_slab_cpu *cpu, unsigned int thread_index)
+int lb_slub_cpu_init(struct lb_slub_cache *c, struct lb_slub_cpu *cpu, unsigned int thread_index)
 {
 	memset(cpu, 0, sizeof(*cpu));
 	cpu->cache = c;
@@ -881,7 +881,7 @@ int lb_slab_cpu_init(struct lb_slab_cache *c, struct lb_slab_cpu *cpu, unsigned 
 	return err;
 }
 
-void lb_slab_cpu_set_prio(struct lb_slab_cpu *cpu, int prio)
+void lb_slub_cpu_set_prio(struct lb_slub_cpu *cpu, int prio)
 {
 	if (cpu->cache->raw)
 		lb_raw_thread_resched(&cpu->raw); /* the scheduling a boost returns to */
@@ -889,16 +889,16 @@ void lb_slab_cpu_set_prio(struct lb_slab_cpu *cpu, int prio)
 		cpu->cache->ops->thread_set_prio(cpu->tctx, prio);
 }
 
-void lb_slab_cpu_set_spin_budget(struct lb_slab_cpu *cpu, uint64_t budget_ns)
+void lb_slub_cpu_set_spin_budget(struct lb_slub_cpu *cpu, uint64_t budget_ns)
 {
 	const struct lb_lock_ops *ops = cpu->cache->ops;
 	bool spins_only = !(ops->flags & LB_LOCK_F_SLEEPS);
 	cpu->spin_budget_ns = spins_only && ops->trylock ? budget_ns : 0;
 }
 
-static void flush(struct lb_slab_cpu *cpu)
+static void flush(struct lb_slub_cpu *cpu)
 {
-	struct lb_slab_cache *c = cpu->cache;
+	struct lb_slub_cache *c = cpu->cache;
 	if (!cpu->page) {
 		if (cpu->partial) {
 			list_lock(cpu);
@@ -917,9 +917,9 @@ static void flush(struct lb_slab_cpu *cpu)
 	list_unlock(cpu);
 }
 
-void lb_slab_cpu_fini(struct lb_slab_cpu *cpu)
+void lb_slub_cpu_fini(struct lb_slub_cpu *cpu)
 {
-	struct lb_slab_cache *c = cpu->cache;
+	struct lb_slub_cache *c = cpu->cache;
 	if (!c)
 		return;
 	flush(cpu);
@@ -948,7 +948,7 @@ void lb_slab_cpu_fini(struct lb_slab_cpu *cpu)
 	cpu->cache = NULL;
 }
 
-void lb_slab_cpu_release(struct lb_slab_cpu *cpu)
+void lb_slub_cpu_release(struct lb_slub_cpu *cpu)
 {
 	if (!cpu->tctx_in_arena)
 		lb_thread_ctx_free(cpu->tctx); /* else it goes with the arena */
@@ -963,7 +963,7 @@ void lb_slab_cpu_release(struct lb_slab_cpu *cpu)
 			fprintf(err, "  invariant: " __VA_ARGS__);            \
 	} while (0)
 
-unsigned long lb_slab_check(struct lb_slab_cache *c, uint64_t outstanding, FILE *err)
+unsigned long lb_slub_check(struct lb_slub_cache *c, uint64_t outstanding, FILE *err)
 {
 	unsigned long problems = 0;
 	uint32_t used = atomic_load_explicit(&c->pages_used, RLX);
@@ -978,7 +978,7 @@ unsigned long lb_slab_check(struct lb_slab_cache *c, uint64_t outstanding, FILE 
 		PROBLEM("%llu violation(s) during the run, first: %s\n", (unsigned long long)v,
 			c->first_violation);
 	for (uint32_t p = 0; p < used; p++) {
-		struct lb_slab_page *pg = &c->pages[p];
+		struct lb_slub_page *pg = &c->pages[p];
 		uint64_t w = atomic_load_explicit(&pg->fc, RLX);
 		uint32_t nfree = 0, idx = fc_free(w);
 		while (idx) {
@@ -1017,7 +1017,7 @@ unsigned long lb_slab_check(struct lb_slab_cache *c, uint64_t outstanding, FILE 
 			PROBLEM("partial list leaves the pool or loops\n");
 			break;
 		}
-		struct lb_slab_page *pg = &c->pages[pp - 1];
+		struct lb_slub_page *pg = &c->pages[pp - 1];
 		if (atomic_load_explicit(&pg->on_list, RLX) != 1)
 			PROBLEM("page %u on the partial list but not marked so\n", pp - 1);
 		if (atomic_load_explicit(&pg->prev, RLX) != prev)

@@ -7,7 +7,7 @@
  *  - One cache serves objects of one size.  Slab pages come from a page pool:
  *    one reserved mapping, handed out by a bump index, and pages that became
  *    empty are kept on an empty list and reused ("the page allocator").
- *  - Every thread has a cpu slab (struct lb_slab_cpu): one frozen page whose
+ *  - Every thread has a cpu slab (struct lb_slub_cpu): one frozen page whose
  *    free objects it owns on a private freelist.  Allocation and frees of
  *    objects of that page need no lock ("lockless fast path").
  *  - The node's partial list (pages with some free objects) is guarded by
@@ -21,7 +21,7 @@
  *    becomes partial; an empty one goes back to the pool once min_partial
  *    pages are kept.  A cpu slab refills from its own page's freelist the
  *    same way, without list_lock; list_lock is for the partial list.
- *  - Tuning (struct lb_slab_tuning; `lockbench slab` sets it, rt keeps the
+ *  - Tuning (struct lb_slub_tuning; `lockbench slab` sets it, rt keeps the
  *    defaults): min_partial, min_objects per page, and cpu_partial: with
  *    cpu_partial > 0 a full page that gets an object back is frozen onto the
  *    freeing thread's own cpu partial list (at most cpu_partial objects'
@@ -32,7 +32,7 @@
  *
  * Every page field that list_lock guards is a relaxed atomic: the lock
  * provides the ordering, and a broken lock (the `busted` control) then
- * yields wrong lists and counts that lb_slab_check() reports, instead of
+ * yields wrong lists and counts that lb_slub_check() reports, instead of
  * undefined behaviour.  Each object carries a header word FREE/ALLOCATED,
  * swapped atomically on every allocation and free, so an object handed out
  * twice or freed twice is caught at once.
@@ -51,10 +51,10 @@
 #include "shared_arena.h"
 
 /* SLUB's MIN_PARTIAL: empty pages kept on the partial list before the pool. */
-#define LB_SLAB_MIN_PARTIAL 5
+#define LB_SLUB_MIN_PARTIAL 5
 /* At least this many objects per slab page (SLUB's min_objects idea). */
-#define LB_SLAB_MIN_OBJECTS 8
-#define LB_SLAB_MAX_PAYLOAD (1u << 20)
+#define LB_SLUB_MIN_OBJECTS 8
+#define LB_SLUB_MAX_PAYLOAD (1u << 20)
 
 /*
  * A slab page.  Its freelist and counters are one 64-bit word, changed only
@@ -65,39 +65,39 @@
  * that froze it (0: not frozen).  A remote free pushes onto it without
  * list_lock unless the page must change lists (see slub.c).
  */
-struct lb_slab_page {
+struct lb_slub_page {
 	_Atomic uint64_t fc;
 	_Atomic uint32_t on_list;   /* 0 none (full or frozen), 1 partial, 2 empty pool, 3 cpu partial */
 	_Atomic uint32_t prev, next; /* partial list links (page index + 1); cpu partial link */
 	uint32_t local_free;         /* on a cpu partial list: the owner's private freelist */
 };
 
-/* What `lockbench slab` tunes; lb_slab_tuning_default() is what rt runs with. */
-struct lb_slab_tuning {
+/* What `lockbench slab` tunes; lb_slub_tuning_default() is what rt runs with. */
+struct lb_slub_tuning {
 	uint32_t min_objects;  /* at least this many objects per page (default 8) */
 	uint32_t min_partial;  /* empty pages kept on the partial list (default 5) */
 	uint32_t cpu_partial;  /* objects' worth of cpu partial pages per thread (0: off) */
 	bool recarve_empty;    /* a page from the empty pool is carved again, as a page
 				* the page allocator handed back would be (default off) */
 };
-struct lb_slab_tuning lb_slab_tuning_default(void);
+struct lb_slub_tuning lb_slub_tuning_default(void);
 
-struct lb_slab_cache {
+struct lb_slub_cache {
 	const struct lb_lock_ops *ops;
 	void *list_lock;             /* lb_lock_alloc()'d, ops->init()'d */
 	size_t payload, obj_size, page_bytes;
 	uint32_t objs_per_page;
 	uint32_t capacity;           /* pages the pool can hold */
-	struct lb_slab_tuning tuning;
+	struct lb_slub_tuning tuning;
 	char *base;                  /* the pool mapping */
 	size_t map_bytes;
-	struct lb_slab_page *pages;
+	struct lb_slub_page *pages;
 	_Atomic uint32_t pages_used; /* bump index of the pool */
 	_Atomic uint32_t next_cpu_id;
 	/* Guarded by list_lock. */
 	_Atomic uint32_t partial_head, partial_tail, nr_partial;
 	_Atomic uint32_t empty_head, nr_empty;
-	/* Totals folded in by lb_slab_cpu_fini(), and problems seen on the way. */
+	/* Totals folded in by lb_slub_cpu_fini(), and problems seen on the way. */
 	_Atomic uint64_t allocs, frees, remote_frees, lock_acquires, budget_exhausted;
 	_Atomic uint64_t lockless_frees, lockless_refills;
 	_Atomic uint64_t max_hold_ns, violations;
@@ -107,15 +107,15 @@ struct lb_slab_cache {
 	_Atomic uint64_t hold_ns_sum, lock_contended, contended_wait_ns;
 	/* Non-NULL: list_lock sections are raw (raw_section.h); rt sets it. */
 	struct lb_raw_sections *raw;
-	/* Non-NULL: a cache shared by processes (lb_slab_cache_init_shared). */
+	/* Non-NULL: a cache shared by processes (lb_slub_cache_init_shared). */
 	struct lb_arena *arena;
 	_Atomic int first_violation_set;
 	char first_violation[200];
 };
 
 /* Per-thread state: the cpu slab and the thread's list_lock context. */
-struct lb_slab_cpu {
-	struct lb_slab_cache *cache;
+struct lb_slub_cpu {
+	struct lb_slub_cache *cache;
 	void *tctx;                  /* the lock's per-thread context (may be NULL) */
 	uint32_t id;
 	uint32_t page;               /* frozen page index + 1, 0: none */
@@ -135,58 +135,58 @@ struct lb_slab_cpu {
 };
 
 /* 0 or an errno value.  max_bytes bounds the pool (reserved, not committed). */
-int lb_slab_cache_init(struct lb_slab_cache *c, const struct lb_lock_ops *ops, size_t payload,
+int lb_slub_cache_init(struct lb_slub_cache *c, const struct lb_lock_ops *ops, size_t payload,
 		       size_t max_bytes);
 /* The same with tuning (NULL: the defaults). */
-int lb_slab_cache_init_tuned(struct lb_slab_cache *c, const struct lb_lock_ops *ops, size_t payload,
-			     size_t max_bytes, const struct lb_slab_tuning *tuning);
+int lb_slub_cache_init_tuned(struct lb_slub_cache *c, const struct lb_lock_ops *ops, size_t payload,
+			     size_t max_bytes, const struct lb_slub_tuning *tuning);
 /*
  * The same for processes (`lockbench rt -P`): the cache struct `c` must lie
  * in `arena` itself; the page pool is a MAP_SHARED mapping, the page array,
  * the list_lock object (set up by ops->init_shared) and every context
- * lb_slab_cpu_init gives out come from the arena, and every lb_slab_cpu
+ * lb_slub_cpu_init gives out come from the arena, and every lb_slub_cpu
  * must lie in shared memory too (boosters and the lock reach into it).
  * Made before the fork.  ENOTSUP when the lock has no init_shared.
  */
-int lb_slab_cache_init_shared(struct lb_slab_cache *c, const struct lb_lock_ops *ops,
+int lb_slub_cache_init_shared(struct lb_slub_cache *c, const struct lb_lock_ops *ops,
 			      size_t payload, size_t max_bytes,
-			      const struct lb_slab_tuning *tuning, struct lb_arena *arena);
-void lb_slab_cache_destroy(struct lb_slab_cache *c);
+			      const struct lb_slub_tuning *tuning, struct lb_arena *arena);
+void lb_slub_cache_destroy(struct lb_slub_cache *c);
 
 /* On the thread that will use it: the lock context and thread_init.  0 or errno. */
-int lb_slab_cpu_init(struct lb_slab_cache *c, struct lb_slab_cpu *cpu, unsigned int thread_index);
+int lb_slub_cpu_init(struct lb_slub_cache *c, struct lb_slub_cpu *cpu, unsigned int thread_index);
 /* On the thread, when it is done with the cache: return the cpu slab to the
  * lists, fold the counts in, and the lock's thread_fini. */
-void lb_slab_cpu_fini(struct lb_slab_cpu *cpu);
+void lb_slub_cpu_fini(struct lb_slub_cpu *cpu);
 /* Free the lock context.  Only once no thread can be inside list_lock any
  * more (after the joins): an unlocker may still write into the context of
  * a waiter that has already left (see locks/include/lockbench/lb_lock_ops.h). */
-void lb_slab_cpu_release(struct lb_slab_cpu *cpu);
+void lb_slub_cpu_release(struct lb_slub_cpu *cpu);
 /* The calling thread changed its priority (0 normal, 1..99 FIFO): tell a PI lock. */
-void lb_slab_cpu_set_prio(struct lb_slab_cpu *cpu, int prio);
+void lb_slub_cpu_set_prio(struct lb_slub_cpu *cpu, int prio);
 /* Wait for a spin-only list_lock by trylock, sleeping 50 us between tries once
  * budget_ns of spinning has passed (0: plain ops->lock). */
-void lb_slab_cpu_set_spin_budget(struct lb_slab_cpu *cpu, uint64_t budget_ns);
+void lb_slub_cpu_set_spin_budget(struct lb_slub_cpu *cpu, uint64_t budget_ns);
 
 /* One object of the cache's payload size, or NULL when the pool is exhausted. */
-void *lb_slab_alloc(struct lb_slab_cpu *cpu);
-void lb_slab_free(struct lb_slab_cpu *cpu, void *obj);
+void *lb_slub_alloc(struct lb_slub_cpu *cpu);
+void lb_slub_free(struct lb_slub_cpu *cpu, void *obj);
 /* Up to n objects into out[]; returns how many (n unless the pool ran out).
  * One loop over the cpu freelist, a refill per page it empties. */
-size_t lb_slab_alloc_bulk(struct lb_slab_cpu *cpu, size_t n, void **out);
+size_t lb_slub_alloc_bulk(struct lb_slub_cpu *cpu, size_t n, void **out);
 /* Free n objects; the remote ones under one list_lock acquisition (and none
  * for those of the cpu slab or of the thread's cpu partial pages). */
-void lb_slab_free_bulk(struct lb_slab_cpu *cpu, size_t n, void *const *objs);
+void lb_slub_free_bulk(struct lb_slub_cpu *cpu, size_t n, void *const *objs);
 /* Bypass the cpu slab: both go straight to the partial list under list_lock
  * (what an RT thread's allocation looks like when its cpu slab is empty). */
-void *lb_slab_alloc_nocache(struct lb_slab_cpu *cpu);
-void lb_slab_free_nocache(struct lb_slab_cpu *cpu, void *obj);
+void *lb_slub_alloc_nocache(struct lb_slub_cpu *cpu);
+void lb_slub_free_nocache(struct lb_slub_cpu *cpu, void *obj);
 
 /* Testing (--inject-hang): take list_lock and never give it back. */
 #if defined(__GNUC__)
 __attribute__((noreturn))
 #endif
-void lb_slab_debug_hold_lock(struct lb_slab_cpu *cpu);
+void lb_slub_debug_hold_lock(struct lb_slub_cpu *cpu);
 
 /*
  * The invariants, once every cpu slab is finalised: every object exactly
@@ -196,6 +196,6 @@ void lb_slab_debug_hold_lock(struct lb_slab_cpu *cpu);
  * violation was seen during the run.  Prints up to 5 problems to err;
  * returns their number (0: all good).
  */
-unsigned long lb_slab_check(struct lb_slab_cache *c, uint64_t outstanding, FILE *err);
+unsigned long lb_slub_check(struct lb_slub_cache *c, uint64_t outstanding, FILE *err);
 
 #endif /* LB_SLUB_H */

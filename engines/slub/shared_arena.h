@@ -9,7 +9,7 @@
  * may call it: the bump index lives in the mapping itself) and nothing is
  * freed one by one; lb_arena_destroy() unmaps the whole arena once no
  * process uses it.  The mapping is MAP_NORESERVE: only what is touched is
- * backed.  Holds the allocator's structures (bench/slub/slub.h), the lock
+ * backed.  Holds the allocator's structures (engines/slub/slub.h), the lock
  * object and every lock context, the raw-section marks and slots, and the
  * tasks' shared state.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gbench_export.h - write lockbench figures as Google Benchmark's JSON
+ * lb_gbench.h - write lockbench figures as Google Benchmark's JSON
  * (json_reporter.cc's layout, json_schema_version 1), so that Google
  * Benchmark's tools/compare.py (Debian: libbenchmark-tools) and trackers
  * that ingest it can read lockbench runs.
@@ -13,8 +13,8 @@
  * does.  Nothing here knows a workload (bench/micro/micro_gbench.c is the
  * micro-benchmark's side).
  */
-#ifndef LB_GBENCH_EXPORT_H
-#define LB_GBENCH_EXPORT_H
+#ifndef LB_GBENCH_H
+#define LB_GBENCH_H
 
 #include "lb_schema.h"
 
@@ -63,4 +63,4 @@ int lb_gbench_write_benchmark(struct lb_json *j, const struct lb_gbench_hints *h
 			      size_t family, const struct lb_gbench_benchmark *b);
 void lb_gbench_end(struct lb_json *j);
 
-#endif /* LB_GBENCH_EXPORT_H */
+#endif /* LB_GBENCH_H */
