@@ -13,7 +13,10 @@
 #ifndef LB_AB_H
 #define LB_AB_H
 
-#include "micro/micro.h"
+#include <stdio.h>
+
+#include "lockloop.h"
+#include "lb_stats.h"
 #include "lb_paired.h"
 #include "lb_schema.h"
 #include "lb_signrank.h"
@@ -71,20 +74,17 @@ int lb_ab_ratio(const double *a, const double *b, const bool *keep, size_t n, do
 		struct lb_ab_ratio *out);
 
 struct lb_ab_config {
-	struct lb_bench_config run;   /* per slice: duration_ns is the slice; threads[] the cells */
+	struct lb_loop_params loop;   /* per slice: duration_ns is the slice */
+	unsigned int threads[LB_AB_MAX_CELLS]; /* the cells' thread counts */
+	size_t nthread_counts;
 	const struct lb_lock_ops *lock[LB_AB_SIDES];
 	uint64_t budget_ns;           /* slices stop after this (at LB_AB_MIN_BLOCKS blocks at least) */
 	unsigned int blocks;          /* --blocks: exactly this many; 0 = as the budget allows */
 	const char *json_path;
-	const char *argv_joined;
 	bool quiet;
 	int metric;                   /* --metric: enum lb_ab_metric */
-	int interrupted_by;
 	int c2c_cpu[2];               /* the round trip's CPUs (the engine's own probe is off:
 				       * ab probes each slice, shorter, in ab_run.c); -1 none */
-	double load_before;           /* 1-min load average; < 0 unknown */
-	double runnable_before;       /* other threads runnable just before (procs_running); < 0 unknown */
-	double elapsed_s;             /* the whole interleaved run */
 };
 
 struct lb_ab_cell {
@@ -98,7 +98,7 @@ struct lb_ab_cell {
 	double *c2c_side[LB_AB_SIDES];/* per pair: the round trip before each side's slice */
 	bool *keep;                   /* per pair: same placement (LB_AB_PLACEMENT_RATIO) */
 	double *own[LB_AB_SIDES];     /* per block, 1-thread cells: the side's own cost
-				       * (lb_bench_own_cost); NAN */
+				       * (lb_loop_own_cost); NAN */
 	double *own_none;             /* per block likewise: `none`'s (the calls alone) */
 	uint64_t lost_updates[LB_AB_SIDES];
 	/* lb_ab_analyze */
@@ -123,9 +123,18 @@ static inline int lb_ab_side(size_t block, unsigned int slot)
 }
 
 /* ab_opts.c: argv -> cfg; bad input: one line, exit 2. */
+struct lb_opt_cmd;
+extern const struct lb_opt_cmd lb_ab_cmd;
 void lb_ab_parse(int argc, char **argv, struct lb_ab_config *cfg);
-/* ab_run.c: fills cells[] (cfg->run.nthread_counts of them); 0 or errno. */
-int lb_ab_run(struct lb_ab_config *cfg, struct lb_ab_cell *cells);
+/* What a run leaves for the report: the cells and how long the interleaved
+ * slices took (the budget's clock: the warm-up not counted). */
+struct lb_ab_results {
+	struct lb_ab_cell cells[LB_AB_MAX_CELLS];
+	size_t n;                     /* cfg->nthread_counts */
+	double elapsed_s;
+};
+/* ab_run.c: fills res (cfg->nthread_counts cells); 0 or errno. */
+int lb_ab_run(const struct lb_ab_config *cfg, struct lb_ab_results *res);
 void lb_ab_cells_free(struct lb_ab_cell *cells, size_t n);
 /* ab_report.c */
 /* A cell of 2+ threads gets no verdict when the threads runnable just
@@ -140,12 +149,12 @@ void lb_ab_cells_free(struct lb_ab_cell *cells, size_t n);
 /* load_per_cpu: the runnable threads before the run over the online CPUs (< 0
  * unknown: nothing withheld). */
 void lb_ab_analyze(struct lb_ab_cell *cells, size_t n, int metric, double load_per_cpu);
-struct lb_hostinfo;
-void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg, const struct lb_hostinfo *host,
-			const struct lb_ab_cell *cells, size_t n);
-void lb_ab_report_json(FILE *out, const struct lb_ab_config *cfg, const struct lb_hostinfo *host,
-		       const struct lb_ab_cell *cells, size_t n);
+struct lb_run_record; /* bench/workload.h: the command line, load, signal, host */
+void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg,
+			const struct lb_run_record *rec, const struct lb_ab_results *res);
+void lb_ab_report_json(FILE *out, const struct lb_ab_config *cfg,
+		       const struct lb_run_record *rec, const struct lb_ab_results *res);
 extern const struct lb_workload_schema lb_schema_ab;
-/* ab_main.c: lb_cmd_ab, declared in commands.h. */
+/* ab_main.c: the workload's stages, lb_workload_ab. */
 
 #endif /* LB_AB_H */

@@ -1,77 +1,86 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ab_main.c - `lockbench ab A B`: parse, open the output, run the
- * interleaved slices, report.  An interrupt (SIGINT, SIGTERM, SIGHUP,
- * SIGQUIT) ends the slice in progress; the finished blocks are reported and
- * the exit status is 128 + the signal.  The JSON is written atomically.
+ * ab_main.c - `lockbench ab A B` as stages of the driver (bench/workload.h):
+ * parse, run the interleaved slices, analyse and report.  An interrupt
+ * (SIGINT, SIGTERM, SIGHUP, SIGQUIT) ends the slice in progress; the
+ * finished blocks are reported and the exit status is 128 + the signal.
+ * The JSON is written atomically.
  */
 #include "ab.h"
-#include "commands.h"
+#include "workload.h"
 #include "lb_cli.h"
-#include "lb_hostinfo.h"
-#include "lb_outfile.h"
 #include "lb_time.h"
 #include "lb_work.h"
 
-#include <signal.h>
 #include <stdlib.h>
-#include <string.h>
 
-static void on_stop_signal(int sig)
+static void ab_parse(int argc, char **argv, void *cfg)
 {
-	lb_bench_request_stop(sig); /* the slice returns EINTR; finished blocks stay */
+	lb_ab_parse(argc, argv, cfg);
 }
 
-int lb_cmd_ab(int argc, char **argv)
+static void ab_outputs(const void *cfg_, struct lb_output_request req[LB_WORKLOAD_MAX_OUTPUTS])
 {
-	struct lb_ab_config cfg;
-	struct lb_outfile json = { 0 };
-	struct lb_ab_cell cells[LB_AB_MAX_CELLS];
-	lb_ab_parse(argc, argv, &cfg);
-	if (cfg.json_path)
-		lb_outfile_open_or_exit("--json", cfg.json_path, &json, NULL);
-	char *joined = lb_cli_join_args(argc, argv);
-	cfg.argv_joined = joined ? joined : "ab";
-	/* No SA_RESTART: the signal must cut the slice's sleep short. */
-	lb_stop_signals_catch(on_stop_signal, 0, NULL);
-	cfg.load_before = lb_load_average_now();
-	cfg.runnable_before = lb_runnable_others();
+	const struct lb_ab_config *cfg = cfg_;
+	req[0] = (struct lb_output_request){ "--json", cfg->json_path };
+}
+
+static int ab_run(struct lb_run *run)
+{
+	struct lb_ab_results *res = calloc(1, sizeof(*res));
+	if (!res) {
+		fprintf(stderr, "%s: ab: out of memory\n", lb_cli_prog());
+		return 1;
+	}
+	run->results = res;
 	lb_cycles_per_ns(); /* calibrations before the first slice */
 	lb_work_ns_per_iter();
-
-	size_t n = cfg.run.nthread_counts;
-	int err = lb_ab_run(&cfg, cells);
-	cfg.interrupted_by = lb_bench_stop_signal();
-	int rc = 0;
-	bool every_cell = n > 0;
-	for (size_t i = 0; i < n; i++)
-		every_cell &= cells[i].nblocks >= 1;
-	if (err || !every_cell) {
-		if (!err)
+	if (lb_ab_run(run->cfg, res))
+		return 1;
+	for (size_t i = 0; i < res->n; i++)
+		if (res->cells[i].nblocks < 1) {
 			fprintf(stderr, "%s: ab: a cell finished no block: nothing to report\n",
 				lb_cli_prog());
-		lb_outfile_abort(&json);
-		rc = cfg.interrupted_by ? 128 + cfg.interrupted_by : 1;
-		goto out;
-	}
-	struct lb_hostinfo host;
-	lb_hostinfo_get(&host);
+			return 1;
+		}
+	return res->n ? 0 : 1;
+}
+
+static int ab_report(struct lb_run *run)
+{
+	const struct lb_ab_config *cfg = run->cfg;
+	const struct lb_run_record *rec = &run->rec;
+	struct lb_ab_results *res = run->results;
 	/* Other work runnable now, not the 1-min average: that remembers the
 	 * previous run of a script's loop of `ab`s (2 CPUs busy) for a minute. */
-	lb_ab_analyze(cells, n, cfg.metric,
-		      cfg.runnable_before >= 0 && host.ncpus_online > 0
-			      ? cfg.runnable_before / host.ncpus_online : -1);
-	struct lb_outfile none = { 0 };
-	lb_ab_report_table(lb_outfile_report_stream(&json, &none), &cfg, &host, cells, n);
-	if (cfg.json_path) {
-		lb_ab_report_json(json.fp, &cfg, &host, cells, n);
-		if (lb_outfile_commit_or_say(&json, "ab", "--json", cfg.json_path))
-			rc = 1;
-	}
-	if (cfg.interrupted_by)
-		rc = 128 + cfg.interrupted_by;
-out:
-	lb_ab_cells_free(cells, n);
-	free(joined);
-	return rc;
+	lb_ab_analyze(res->cells, res->n, cfg->metric,
+		      rec->runnable_before >= 0 && rec->host.ncpus_online > 0
+			      ? rec->runnable_before / rec->host.ncpus_online : -1);
+	lb_ab_report_table(run->out, cfg, rec, res);
+	if (run->file[0].fp)
+		lb_ab_report_json(run->file[0].fp, cfg, rec, res);
+	return 0;
 }
+
+static void ab_release(struct lb_run *run)
+{
+	struct lb_ab_results *res = run->results;
+	if (res)
+		lb_ab_cells_free(res->cells, res->n);
+	free(res);
+}
+
+const struct lb_workload lb_workload_ab = {
+	.name = "ab",
+	.summary = "A vs B in one process: interleaved slices, paired ratio, signed-rank verdict",
+	.options = &lb_ab_cmd,
+	.schema = &lb_schema_ab,
+	.signals = LB_SIGNALS_FINISH,
+	.signal_flags = 0, /* no SA_RESTART: the signal must cut the slice's sleep short */
+	.config_size = sizeof(struct lb_ab_config),
+	.parse = ab_parse,
+	.outputs = ab_outputs,
+	.run = ab_run,
+	.report = ab_report,
+	.release = ab_release,
+};

@@ -6,6 +6,7 @@
  * and the JSON (schema lockbench-ab-1, lib/lb_schema.h).
  */
 #include "ab.h"
+#include "workload.h"
 #include "lb_hostinfo.h"
 #include "lb_stats.h"
 #include "lb_json.h"
@@ -99,9 +100,12 @@ static const char *verdict_word(int v)
 #define RULE "--------------------------------+-------+------------+------------+------------+" \
 	     "------------+------------+-----------------"
 
-void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg, const struct lb_hostinfo *host,
-			const struct lb_ab_cell *cells, size_t n)
+void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg,
+			const struct lb_run_record *rec, const struct lb_ab_results *res)
 {
+	const struct lb_hostinfo *host = &rec->host;
+	const struct lb_ab_cell *cells = res->cells;
+	size_t n = res->n;
 	double lo = -1, hi = -1;
 	for (size_t i = 0; i < n; i++) {
 		if (cells[i].c2c_min >= 0 && (lo < 0 || cells[i].c2c_min < lo))
@@ -110,17 +114,17 @@ void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg, const struct 
 	}
 	fprintf(out, "# lockbench ab: (A) %s vs (B) %s; ABBA blocks of 4 x %.0f ms slices (2 pairs of "
 		"adjacent slices each) per cell:", cfg->lock[LB_AB_A]->name, cfg->lock[LB_AB_B]->name,
-		(double)cfg->run.duration_ns / 1e6);
+		(double)cfg->loop.duration_ns / 1e6);
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "%s %zu at %u thread%s", i ? "," : "", cells[i].nblocks, cells[i].nthreads,
 			cells[i].nthreads == 1 ? "" : "s");
 	fprintf(out, "; cells interleaved, cheaper ones given more blocks; one process, %.1f s\n",
-		cfg->elapsed_s);
+		res->elapsed_s);
 	fprintf(out, "# %s, %d CPUs, load %.2f before", host->cpu_model, host->ncpus_online,
-		cfg->load_before);
-	if (cfg->runnable_before >= 0)
-		fprintf(out, " (%.0f other thread%s runnable)", cfg->runnable_before,
-			cfg->runnable_before == 1 ? "" : "s");
+		rec->load_before);
+	if (rec->runnable_before >= 0)
+		fprintf(out, " (%.0f other thread%s runnable)", rec->runnable_before,
+			rec->runnable_before == 1 ? "" : "s");
 	if (lo >= 0)
 		fprintf(out, "; cache-line round trip %.0f..%.0f ns over the run", lo, hi);
 	fprintf(out, "\n# value: %s of one slice; ratio B/A: Hodges-Lehmann estimate from the "
@@ -130,7 +134,7 @@ void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg, const struct 
 		cfg->metric == LB_AB_METRIC_CPU ? "CPU ns/op" : cfg->metric == LB_AB_METRIC_WALL ?
 		"wall ns/op" : "CPU ns/op at 1 thread, wall ns/op above", 100 * LB_AB_CONFIDENCE,
 		LB_AB_PLACEMENT_RATIO, n ? cells[0].alpha : LB_AB_ALPHA, LB_AB_ALPHA, n);
-	if (cfg->interrupted_by)
+	if (rec->interrupted_by)
 		fprintf(out, "# interrupted: the blocks finished before the signal\n");
 	fprintf(out, "%-32s| COUNT |        MIN |        MAX |       MEAN |     MEDIAN |     STDDEV "
 		"| DIRECTION\n%s\n", "LABEL", RULE);
@@ -249,25 +253,28 @@ static void write_side(struct lb_json *j, const struct lb_ab_config *cfg,
 	lb_json_object_end(j);
 }
 
-void lb_ab_report_json(FILE *out, const struct lb_ab_config *cfg, const struct lb_hostinfo *host,
-		       const struct lb_ab_cell *cells, size_t n)
+void lb_ab_report_json(FILE *out, const struct lb_ab_config *cfg,
+		       const struct lb_run_record *rec, const struct lb_ab_results *res)
 {
+	const struct lb_hostinfo *host = &rec->host;
+	const struct lb_ab_cell *cells = res->cells;
+	size_t n = res->n;
 	struct lb_json j;
 	lb_json_init(&j, out);
 	lb_json_object_begin(&j);
 	lb_schema_write_head(&j, &lb_schema_ab, host);
-	lb_json_kv_bool(&j, "interrupted", cfg->interrupted_by != 0);
+	lb_json_kv_bool(&j, "interrupted", rec->interrupted_by != 0);
 	lb_json_key(&j, "config");
 	lb_json_object_begin(&j);
-	lb_json_kv_string(&j, "command", cfg->argv_joined);
+	lb_json_kv_string(&j, "command", rec->command);
 	lb_json_kv_string(&j, "lock_a", cfg->lock[LB_AB_A]->name);
 	lb_json_kv_string(&j, "lock_b", cfg->lock[LB_AB_B]->name);
 	lb_json_key(&j, "threads");
 	lb_json_array_begin(&j);
-	for (size_t i = 0; i < cfg->run.nthread_counts; i++)
-		lb_json_uint(&j, cfg->run.threads[i]);
+	for (size_t i = 0; i < cfg->nthread_counts; i++)
+		lb_json_uint(&j, cfg->threads[i]);
 	lb_json_array_end(&j);
-	lb_json_kv_double(&j, "slice_s", (double)cfg->run.duration_ns / 1e9);
+	lb_json_kv_double(&j, "slice_s", (double)cfg->loop.duration_ns / 1e9);
 	lb_json_kv_double(&j, "budget_s", (double)cfg->budget_ns / 1e9);
 	size_t fewest = n ? cells[0].nblocks : 0;
 	for (size_t i = 1; i < n; i++)
@@ -280,12 +287,12 @@ void lb_ab_report_json(FILE *out, const struct lb_ab_config *cfg, const struct l
 			  "auto: cpu_ns_per_op at 1 thread, ns_per_op above");
 	lb_json_kv_double(&j, "placement_ratio", LB_AB_PLACEMENT_RATIO);
 	lb_json_kv_bool(&j, "warm_up_block", true);
-	lb_json_kv_uint(&j, "cs_iters", cfg->run.cs.iters);
-	lb_json_kv_uint(&j, "par_iters", cfg->run.par.iters);
-	lb_json_kv_uint(&j, "cs_lines", cfg->run.cs_lines);
-	lb_json_kv_double(&j, "load_before", cfg->load_before);
-	lb_json_kv_double(&j, "runnable_before", cfg->runnable_before);
-	lb_json_kv_double(&j, "elapsed_s", cfg->elapsed_s);
+	lb_json_kv_uint(&j, "cs_iters", cfg->loop.cs.iters);
+	lb_json_kv_uint(&j, "par_iters", cfg->loop.par.iters);
+	lb_json_kv_uint(&j, "cs_lines", cfg->loop.cs_lines);
+	lb_json_kv_double(&j, "load_before", rec->load_before);
+	lb_json_kv_double(&j, "runnable_before", rec->runnable_before);
+	lb_json_kv_double(&j, "elapsed_s", res->elapsed_s);
 	lb_json_object_end(&j);
 	lb_json_key(&j, "results");
 	lb_json_array_begin(&j);

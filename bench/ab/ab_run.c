@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ab_run.c - the interleaved slices of `lockbench ab`, measured with the
- * micro-benchmark's engine (lb_bench_run_one: one slice is one short run),
+ * micro-benchmark's engine (lb_loop_run_one: one slice is one short run),
  * each slice with a short cache-line round trip probe just before it.
  *
  * Order: block k of every cell, cell after cell, then block k+1.  Within a
@@ -16,10 +16,11 @@
  *
  * A 1-thread cell runs pinned to one CPU (unless --pin says otherwise), so
  * its slices do not migrate between vCPUs, and each of its blocks starts
- * with the sides' own cost (lb_bench_own_cost: a lock+unlock loop through
+ * with the sides' own cost (lb_loop_own_cost: a lock+unlock loop through
  * the vtable less the same loop over `none`) on that CPU.
  */
 #include "ab.h"
+#include "lb_stop.h"
 #include "lb_c2c.h"
 #include "lb_cli.h"
 #include "lb_registry.h"
@@ -87,14 +88,14 @@ static bool same_placement(double rt_a, double rt_b)
 
 /* One slice of `ops`, with the round trip just before it (no worker exists
  * then) unless rt is NULL.  0, EINTR (stopped) or an errno. */
-static int run_slice(const struct lb_ab_config *cfg, const struct lb_bench_config *run,
+static int run_slice(const struct lb_ab_config *cfg, const struct lb_loop_params *run,
 		     const struct lb_lock_ops *ops, unsigned int nthreads, struct lb_run_result *r,
 		     double *rt)
 {
 	if (rt)
 		*rt = lb_c2c_round_trip_ns(cfg->c2c_cpu[0], cfg->c2c_cpu[1], LB_AB_C2C_ROUNDS,
 					   LB_AB_C2C_BUDGET_NS);
-	int err = lb_bench_run_one(run, ops, nthreads, r);
+	int err = lb_loop_run_one(run, ops, nthreads, r);
 	if (err)
 		lb_run_result_free(r);
 	return err;
@@ -106,7 +107,7 @@ static int run_slice(const struct lb_ab_config *cfg, const struct lb_bench_confi
  * 1-thread cell's block starts with the sides' own cost (`none` non-NULL).
  * 0, EINTR (stopped) or an errno.
  */
-static int run_block(const struct lb_ab_config *cfg, const struct lb_bench_config *run,
+static int run_block(const struct lb_ab_config *cfg, const struct lb_loop_params *run,
 		     const struct lb_lock_ops *none, struct lb_ab_cell *c, size_t k)
 {
 	double ns[2][LB_AB_SIDES], ops[2][LB_AB_SIDES], cpu[2][LB_AB_SIDES], rt[2][LB_AB_SIDES];
@@ -121,7 +122,7 @@ static int run_block(const struct lb_ab_config *cfg, const struct lb_bench_confi
 		double own[LB_AB_SIDES], calls;
 		if (lb_pin_plan(&run->pin, 1, own_cpu))
 			own_cpu[0] = -1;
-		if (lb_bench_own_cost(none, cfg->lock, LB_AB_SIDES, own_cpu[0], LB_AB_OWN_ROUNDS,
+		if (lb_loop_own_cost(none, cfg->lock, LB_AB_SIDES, own_cpu[0], LB_AB_OWN_ROUNDS,
 				      own, &calls) == 0) {
 			for (int s = 0; s < LB_AB_SIDES; s++)
 				c->own[s][k] = own[s];
@@ -162,9 +163,9 @@ static int run_block(const struct lb_ab_config *cfg, const struct lb_bench_confi
 
 /* A 1-thread cell's configuration: pinned to the round trip's first CPU
  * (or the first this process may use) unless --pin chose; `none` measured. */
-static void one_thread_config(const struct lb_ab_config *cfg, struct lb_bench_config *one)
+static void one_thread_config(const struct lb_ab_config *cfg, struct lb_loop_params *one)
 {
-	*one = cfg->run;
+	*one = cfg->loop;
 	if (one->pin.policy != LB_PIN_NONE)
 		return;
 	int cpu = cfg->c2c_cpu[0], other;
@@ -179,7 +180,7 @@ static void one_thread_config(const struct lb_ab_config *cfg, struct lb_bench_co
 
 /* One block of cell i (its next index; the warm-up overwrites block 0).
  * Adds the time it took to *spent.  0, EINTR or an errno (reported). */
-static int cell_block(const struct lb_ab_config *cfg, const struct lb_bench_config *one,
+static int cell_block(const struct lb_ab_config *cfg, const struct lb_loop_params *one,
 		      const struct lb_lock_ops *none, struct lb_ab_cell *c, bool warm,
 		      uint64_t *spent)
 {
@@ -189,9 +190,9 @@ static int cell_block(const struct lb_ab_config *cfg, const struct lb_bench_conf
 		fprintf(stderr, "\r%s: ab: %s %zu, %u threads   ", lb_cli_prog(),
 			warm ? "warm-up" : "block", k + 1, c->nthreads);
 	uint64_t t0 = lb_now_ns();
-	int err = run_block(cfg, lone ? one : &cfg->run, lone ? none : NULL, c, k);
+	int err = run_block(cfg, lone ? one : &cfg->loop, lone ? none : NULL, c, k);
 	*spent += lb_now_ns() - t0;
-	if (err == EINTR && lb_bench_stop_signal())
+	if (err == EINTR && lb_stop_signal())
 		return EINTR; /* cut short: this block is dropped, the rest reported */
 	if (err) {
 		fprintf(stderr, "\n%s: ab: %u threads failed: %s\n", lb_cli_prog(), c->nthreads,
@@ -213,14 +214,15 @@ static int cell_block(const struct lb_ab_config *cfg, const struct lb_bench_conf
  * and the 1-thread cell would otherwise get as few pairs as the slowest.
  */
 #define LB_AB_CATCH_UP 16
-int lb_ab_run(struct lb_ab_config *cfg, struct lb_ab_cell *cells)
+int lb_ab_run(const struct lb_ab_config *cfg, struct lb_ab_results *res)
 {
-	size_t ncells = cfg->run.nthread_counts;
+	struct lb_ab_cell *cells = res->cells;
+	size_t ncells = res->n = cfg->nthread_counts;
 	size_t cap = cfg->blocks ? cfg->blocks : LB_AB_MAX_BLOCKS;
-	int err = alloc_cells(cells, ncells, cfg->run.threads, 2 * cap);
+	int err = alloc_cells(cells, ncells, cfg->threads, 2 * cap);
 	if (err)
 		return err;
-	struct lb_bench_config one;
+	struct lb_loop_params one;
 	one_thread_config(cfg, &one);
 	const struct lb_lock_ops *none = lb_lock_find("none");
 	if (none && none->unsupported)
@@ -261,7 +263,7 @@ int lb_ab_run(struct lb_ab_config *cfg, struct lb_ab_cell *cells)
 done:
 	if (err == EINTR)
 		err = 0;
-	cfg->elapsed_s = (double)(lb_now_ns() - start) / 1e9;
+	res->elapsed_s = (double)(lb_now_ns() - start) / 1e9;
 	if (!cfg->quiet)
 		fprintf(stderr, "\r%60s\r", "");
 	return err;

@@ -6,7 +6,7 @@
  */
 #include "aim7.h"
 #include "lb_time.h"
-#include "commands.h"
+#include "workload.h"
 #include "lb_cli.h"
 #include "lb_hostinfo.h"
 #include "lb_outfile.h"
@@ -321,7 +321,7 @@ static int calibrate_costs(const struct aim_config *cfg)
 	return lb_outfile_commit_or_say(&f, "aim7", "--calibrate", cfg->calibrate_path) ? 1 : 0;
 }
 
-int lb_cmd_aim7(int argc, char **argv)
+static int lb_cmd_aim7(int argc, char **argv)
 {
 	struct aim_config *cfg = calloc(1, sizeof(*cfg));
 	if (!cfg)
@@ -339,3 +339,9 @@ int lb_cmd_aim7(int argc, char **argv)
 	free(cfg);
 	return rc;
 }
+
+const struct lb_workload lb_workload_aim7 = {
+	.name = "aim7",
+	.summary = "AIM7/re-aim work-alike: jobs/min of a simulated kernel on the locks",
+	.main = lb_cmd_aim7,
+};

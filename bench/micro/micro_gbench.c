@@ -5,6 +5,7 @@
  * the bench schema's gbench hints (micro_report.c), with no JSON in between.
  */
 #include "micro.h"
+#include "workload.h"
 #include "lb_gbench.h"
 #include "lb_cli.h"
 #include "lb_json.h"
@@ -29,15 +30,15 @@ static double hinted(const struct lb_run_result *r, const char *key)
 	return as_filed(lb_metric_value(r, (enum lb_metric)(md - lb_schema_bench.metrics)));
 }
 
-static int write_cell(struct lb_json *j, const struct lb_bench_config *cfg,
+static int write_cell(struct lb_json *j, const struct lb_micro_config *cfg,
 		      const struct lb_cell *c, size_t family)
 {
 	const struct lb_gbench_hints *hints = lb_schema_bench.gbench;
 	char threads[24], read_pct[24], name[256];
 	snprintf(threads, sizeof(threads), "%u", c->nthreads);
-	snprintf(read_pct, sizeof(read_pct), "%d", cfg->read_pct);
+	snprintf(read_pct, sizeof(read_pct), "%d", cfg->loop.read_pct);
 	/* The hints' name params, in order: lock, threads, read_pct (null: none). */
-	const char *values[] = { c->ops->name, threads, cfg->read_pct >= 0 ? read_pct : NULL };
+	const char *values[] = { c->ops->name, threads, cfg->loop.read_pct >= 0 ? read_pct : NULL };
 	lb_gbench_name(hints, values, name, sizeof(name));
 	struct lb_gbench_run *runs = calloc(c->nruns ? c->nruns : 1, sizeof(*runs));
 	if (!runs)
@@ -54,11 +55,11 @@ static int write_cell(struct lb_json *j, const struct lb_bench_config *cfg,
 	return rc;
 }
 
-int lb_report_gbench(FILE *out, const struct lb_bench_config *cfg,
-		     const struct lb_bench_run_record *rec, const struct lb_hostinfo *host,
+int lb_report_gbench(FILE *out, const struct lb_micro_config *cfg,
+		     const struct lb_run_record *rec, const struct lb_hostinfo *host,
 		     const struct lb_cell *cells, size_t ncells)
 {
-	const struct lb_gbench_context ctx = { host, &lb_schema_bench, cfg->argv_joined,
+	const struct lb_gbench_context ctx = { host, &lb_schema_bench, rec->command,
 					       rec->interrupted_by != 0 };
 	struct lb_json j;
 	lb_json_init(&j, out);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * micro_main.c - `lockbench bench` and the default comparison: validate the
+ * micro_main.c - `lockbench bench` and the default comparison as stages of
+ * the driver (bench/workload.h): validate the
  * output paths before anything runs, run every (lock, threads) cell R times
  * (repeats interleaved so slow drift spreads over all cells), then report.
  *
@@ -14,7 +15,9 @@
  * half-written file is ever left.
  */
 #include "micro.h"
-#include "commands.h"
+#include "workload.h"
+#include "schemas.h"
+#include "lb_stop.h"
 #include "lb_cli.h"
 #include "lb_hostinfo.h"
 #include "lb_outfile.h"
@@ -28,33 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static void on_stop_signal(int sig)
-{
-	if (!lb_bench_stop_signal()) {
-		lb_bench_request_stop(sig); /* finish with what was measured */
-		return;
-	}
-	/* Asked twice: leave now, with nothing half-written left behind. */
-	lb_outfile_unlink_pending();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void install_stop_handlers(void)
-{
-	/* No SA_RESTART: the signal must cut the run's sleep short (EINTR). */
-	lb_stop_signals_catch(on_stop_signal, 0, NULL);
-}
-
-/* From the end of the measurements on, signals wait until we exit: the
- * outputs are written completely, then the status says we were stopped. */
-static void block_stop_signals(void)
-{
-	sigset_t set;
-	lb_stop_signal_set(&set);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-}
 
 /* The lock's own cost beside the harness figures: 1-thread cells only. */
 static void report_lock_cost(FILE *out, const struct lb_cell *cells, size_t n, double calls)
@@ -75,151 +51,181 @@ static void report_lock_cost(FILE *out, const struct lb_cell *cells, size_t n, d
 		fputc('\n', out);
 }
 
-static int run_all(const struct lb_bench_config *cfg)
+/* What the run stage hands the report stage. */
+struct micro_results {
+	struct lb_cell *cells;
+	size_t ncells;
+	size_t nreport;                         /* cells with a finished run, first */
+	double none_calls[LB_MICRO_MAX_REPEAT]; /* `none`'s own cost per round */
+	unsigned int nnone;
+};
+
+static int alloc_cells(const struct lb_micro_config *cfg, struct micro_results *res)
 {
-	struct lb_outfile json = { 0 }, csv = { 0 };
-	size_t ncells = cfg->nlocks * cfg->nthread_counts;
-	struct lb_bench_run_record rec = { .load_before = -1 };
-	int rc = 0;
-
-	/* Outputs first: a bad path exits 2 before anything is allocated. */
-	install_stop_handlers();
-	lb_outfile_refuse_same("--json", cfg->json_path, "--csv", cfg->csv_path);
-	if (cfg->json_path)
-		lb_outfile_open_or_exit("--json", cfg->json_path, &json, NULL);
-	if (cfg->csv_path)
-		lb_outfile_open_or_exit("--csv", cfg->csv_path, &csv, &json);
-	struct lb_cell *cells = calloc(ncells, sizeof(*cells));
-	if (!cells) {
-		fprintf(stderr, "%s: out of memory\n", lb_cli_prog());
-		lb_outfile_abort(&json);
-		lb_outfile_abort(&csv);
-		return 1;
-	}
-
-	/* Other work on the CPUs makes every figure vary: note it in the header. */
-	rec.load_before = lb_load_average_now();
-	/* Calibrate before the first run so no run pays for it. */
-	lb_cycles_per_ns();
-	lb_work_ns_per_iter();
-
+	res->ncells = cfg->nlocks * cfg->nthread_counts;
+	res->cells = calloc(res->ncells, sizeof(*res->cells));
+	if (!res->cells)
+		return -1;
 	for (size_t l = 0; l < cfg->nlocks; l++)
 		for (size_t t = 0; t < cfg->nthread_counts; t++) {
-			struct lb_cell *c = &cells[l * cfg->nthread_counts + t];
+			struct lb_cell *c = &res->cells[l * cfg->nthread_counts + t];
 			c->ops = cfg->locks[l];
 			c->nthreads = cfg->threads[t];
 			c->runs = calloc(cfg->repeat, sizeof(*c->runs));
-			if (!c->runs) {
-				fprintf(stderr, "%s: out of memory\n", lb_cli_prog());
-				rc = 1;
-				goto out;
-			}
+			if (!c->runs)
+				return -1;
 		}
-	/* The locks' own cost (micro_own.c): once per round, for the locks of
-	 * the 1-thread cells, so each 1-thread run has the figure of its round. */
-	const struct lb_lock_ops *none = lb_lock_find("none");
-	const struct lb_lock_ops *own_ops[LB_BENCH_MAX_LOCKS];
-	size_t nown = 0;
+	return 0;
+}
+
+/* The locks whose own cost is measured (micro_own): those of the 1-thread
+ * cells of an exclusive run; their count. */
+static size_t own_cost_locks(const struct lb_micro_config *cfg, const struct lb_lock_ops *none,
+			     const struct lb_lock_ops **own_ops)
+{
 	bool has_one = false;
 	for (size_t t = 0; t < cfg->nthread_counts; t++)
 		has_one |= cfg->threads[t] == 1;
-	if (cfg->read_pct < 0 && has_one && none && !none->unsupported)
-		for (size_t l = 0; l < cfg->nlocks; l++)
-			own_ops[nown++] = cfg->locks[l];
+	if (cfg->loop.read_pct >= 0 || !has_one || !none || none->unsupported)
+		return 0;
+	for (size_t l = 0; l < cfg->nlocks; l++)
+		own_ops[l] = cfg->locks[l];
+	return cfg->nlocks;
+}
+
+/* One round: every cell's run r.  0, or 1 after the error line. */
+static int run_round(const struct lb_micro_config *cfg, struct micro_results *res, unsigned int r,
+		     const double *own)
+{
+	for (size_t i = 0; i < res->ncells && !lb_stop_signal(); i++) {
+		struct lb_cell *c = &res->cells[i];
+		if (!cfg->quiet)
+			fprintf(stderr, "\r%s: run %u/%u: %-18s %4u threads   ", lb_cli_prog(),
+				r + 1, cfg->repeat, c->ops->name, c->nthreads);
+		int err = lb_loop_run_one(&cfg->loop, c->ops, c->nthreads, &c->runs[r]);
+		if (err == EINTR && lb_stop_signal())
+			break; /* cut short by a signal: dropped, not a failure */
+		if (err) {
+			fprintf(stderr, "\n%s: lock '%s' at %u threads failed: %s\n",
+				lb_cli_prog(), c->ops->name, c->nthreads, strerror(err));
+			return 1;
+		}
+		c->runs[r].repeat_index = r;
+		if (c->nthreads == 1)
+			c->runs[r].lock_ns_per_op = own[i / cfg->nthread_counts];
+		c->nruns = r + 1;
+	}
+	return 0;
+}
+
+/* Run every (lock, threads) cell R times, repeats interleaved so slow drift
+ * spreads over all cells. */
+static int micro_run(struct lb_run *run)
+{
+	const struct lb_micro_config *cfg = run->cfg;
+	struct micro_results *res = calloc(1, sizeof(*res));
+	run->results = res;
+	if (!res || alloc_cells(cfg, res)) {
+		fprintf(stderr, "%s: out of memory\n", lb_cli_prog());
+		return 1;
+	}
+	/* Calibrate before the first run so no run pays for it. */
+	lb_cycles_per_ns();
+	lb_work_ns_per_iter();
+	/* The locks' own cost (lockloop_own.c): once per round, for the locks of
+	 * the 1-thread cells, so each 1-thread run has the figure of its round. */
+	const struct lb_lock_ops *none = lb_lock_find("none");
+	const struct lb_lock_ops *own_ops[LB_MICRO_MAX_LOCKS];
+	size_t nown = own_cost_locks(cfg, none, own_ops);
 	int own_cpu[1] = { -1 };
-	if (nown && lb_pin_plan(&cfg->pin, 1, own_cpu))
+	if (nown && lb_pin_plan(&cfg->loop.pin, 1, own_cpu))
 		own_cpu[0] = -1;
-	double none_calls[LB_BENCH_MAX_REPEAT];
-	unsigned int nnone = 0;
-	for (unsigned int r = 0; r < cfg->repeat && !lb_bench_stop_signal(); r++) {
-		double own[LB_BENCH_MAX_LOCKS], calls = NAN;
+	for (unsigned int r = 0; r < cfg->repeat && !lb_stop_signal(); r++) {
+		double own[LB_MICRO_MAX_LOCKS], calls = NAN;
 		for (size_t l = 0; l < cfg->nlocks; l++)
 			own[l] = NAN;
 		/* A failure leaves NAN: no figure. */
-		if (nown && lb_bench_own_cost(none, own_ops, nown, own_cpu[0], LB_BENCH_OWN_ROUNDS,
-					      own, &calls) == 0)
-			none_calls[nnone++] = calls;
-		for (size_t i = 0; i < ncells && !lb_bench_stop_signal(); i++) {
-			struct lb_cell *c = &cells[i];
-			if (!cfg->quiet)
-				fprintf(stderr, "\r%s: run %u/%u: %-18s %4u threads   ", lb_cli_prog(),
-					r + 1, cfg->repeat, c->ops->name, c->nthreads);
-			int err = lb_bench_run_one(cfg, c->ops, c->nthreads, &c->runs[r]);
-			if (err == EINTR && lb_bench_stop_signal())
-				break; /* cut short by a signal: dropped, not a failure */
-			if (err) {
-				fprintf(stderr, "\n%s: lock '%s' at %u threads failed: %s\n",
-					lb_cli_prog(), c->ops->name, c->nthreads, strerror(err));
-				rc = 1;
-				goto out;
-			}
-			c->runs[r].repeat_index = r;
-			if (c->nthreads == 1)
-				c->runs[r].lock_ns_per_op = own[i / cfg->nthread_counts];
-			c->nruns = r + 1;
+		if (nown && lb_loop_own_cost(none, own_ops, nown, own_cpu[0], LB_LOOP_OWN_ROUNDS,
+					     own, &calls) == 0)
+			res->none_calls[res->nnone++] = calls;
+		if (run_round(cfg, res, r, own))
+			return 1;
+	}
+	return 0;
+}
+
+/* An interrupted run keeps the cells with at least one finished run, in
+ * their order, at the front; how many. */
+static size_t keep_finished(struct lb_cell *cells, size_t ncells)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ncells; i++)
+		if (cells[i].nruns) {
+			struct lb_cell tmp = cells[n];
+			cells[n++] = cells[i];
+			if (n - 1 != i)
+				cells[i] = tmp;
 		}
-	}
-	block_stop_signals();
-	rec.interrupted_by = lb_bench_stop_signal();
-	if (!cfg->quiet || rec.interrupted_by)
+	return n;
+}
+
+static int micro_report(struct lb_run *run)
+{
+	const struct lb_micro_config *cfg = run->cfg;
+	const struct lb_run_record *rec = &run->rec;
+	struct micro_results *res = run->results;
+	struct lb_outfile *json = &run->file[0], *csv = &run->file[1];
+	int rc = 0;
+	if (!cfg->quiet || rec->interrupted_by)
 		fprintf(stderr, "\r%60s\r", "");
-	size_t nreport = ncells;
-	if (rec.interrupted_by) {
-		/* Keep the cells with at least one finished run, in their order. */
-		nreport = 0;
-		for (size_t i = 0; i < ncells; i++)
-			if (cells[i].nruns) {
-				struct lb_cell tmp = cells[nreport];
-				cells[nreport++] = cells[i];
-				if (nreport - 1 != i)
-					cells[i] = tmp;
-			}
+	res->nreport = res->ncells;
+	if (rec->interrupted_by) {
+		res->nreport = keep_finished(res->cells, res->ncells);
 		fprintf(stderr, "%s: interrupted by SIG%s: reporting the %zu cell(s) with finished "
-			"runs\n", lb_cli_prog(), sigabbrev_np(rec.interrupted_by), nreport);
+			"runs\n", lb_cli_prog(), sigabbrev_np(rec->interrupted_by), res->nreport);
 	}
-	lb_cells_summarize(cells, nreport);
-	struct lb_hostinfo host;
-	lb_hostinfo_get(&host);
-	FILE *table = lb_outfile_report_stream(&json, &csv);
-	lb_report_table(table, cfg, &rec, &host, cells, nreport);
-	report_lock_cost(table, cells, nreport, nnone ? lb_median(none_calls, nnone) : NAN);
-	fflush(table);
-	if (cfg->json_path) {
+	struct lb_cell *cells = res->cells;
+	size_t n = res->nreport;
+	lb_cells_summarize(cells, n);
+	lb_report_table(run->out, cfg, rec, &rec->host, cells, n);
+	report_lock_cost(run->out, cells, n, res->nnone ? lb_median(res->none_calls, res->nnone)
+							 : NAN);
+	fflush(run->out);
+	if (json->fp) {
 		if (cfg->json_gbench)
-			rc |= lb_report_gbench(json.fp, cfg, &rec, &host, cells, nreport) ? 1 : 0;
+			rc |= lb_report_gbench(json->fp, cfg, rec, &rec->host, cells, n) ? 1 : 0;
 		else
-			lb_report_json(json.fp, cfg, &rec, &host, cells, nreport);
-		rc |= lb_outfile_commit_or_say(&json, "bench", "--json", cfg->json_path) ? 1 : 0;
+			lb_report_json(json->fp, cfg, rec, &rec->host, cells, n);
 	}
-	if (cfg->csv_path) {
-		lb_report_csv(csv.fp, cfg, cells, nreport);
-		rc |= lb_outfile_commit_or_say(&csv, "bench", "--csv", cfg->csv_path) ? 1 : 0;
-	}
-	if (rec.interrupted_by)
-		rc = 128 + rec.interrupted_by; /* the shell's convention for "killed by" */
-out:
-	/* Outputs not committed (an error on the way): remove the temporaries.
-	 * A committed or never opened output is a no-op here. */
-	lb_outfile_abort(&json);
-	lb_outfile_abort(&csv);
-	for (size_t i = 0; i < ncells; i++) {
-		for (unsigned int r = 0; r < cells[i].nruns; r++)
-			lb_run_result_free(&cells[i].runs[r]);
-		free(cells[i].runs);
-	}
-	free(cells);
+	if (csv->fp)
+		lb_report_csv(csv->fp, cfg, cells, n);
 	return rc;
 }
 
-int lb_cmd_bench(int argc, char **argv)
+static void micro_release(struct lb_run *run)
 {
-	struct lb_bench_config cfg;
-	lb_bench_parse(argc, argv, &cfg);
-	char *joined = lb_cli_join_args(argc, argv);
-	cfg.argv_joined = joined;
-	int rc = run_all(&cfg);
-	free(joined);
-	return rc;
+	struct micro_results *res = run->results;
+	if (!res)
+		return;
+	for (size_t i = 0; res->cells && i < res->ncells; i++) {
+		for (unsigned int r = 0; r < res->cells[i].nruns; r++)
+			lb_run_result_free(&res->cells[i].runs[r]);
+		free(res->cells[i].runs);
+	}
+	free(res->cells);
+	free(res);
+}
+
+static void micro_outputs(const void *cfg_, struct lb_output_request req[LB_WORKLOAD_MAX_OUTPUTS])
+{
+	const struct lb_micro_config *cfg = cfg_;
+	req[0] = (struct lb_output_request){ "--json", cfg->json_path };
+	req[1] = (struct lb_output_request){ "--csv", cfg->csv_path };
+}
+
+static void micro_parse(int argc, char **argv, void *cfg)
+{
+	lb_micro_parse(argc, argv, cfg);
 }
 
 /*
@@ -242,52 +248,53 @@ int lb_cmd_bench(int argc, char **argv)
 #define DEFAULT_BUDGET_NS UINT64_C(3600000000) /* the rest of 5 s: start-up, calibration */
 static const char *const default_locks[] = { "pthread-mutex", "mutex", "qspinlock-pv" };
 
-int lb_cmd_default(int argc, char **argv)
+static void default_parse(int argc, char **argv, void *cfg_)
 {
-	struct lb_bench_config cfg;
+	struct lb_micro_config *cfg = cfg_;
 	(void)argc;
-	lb_bench_defaults(&cfg);
-	const struct lb_lock_ops *all[LB_BENCH_MAX_LOCKS];
-	size_t nall = cfg.nlocks;
-	memcpy(all, cfg.locks, nall * sizeof(all[0]));
+	(void)argv;
+	lb_micro_defaults(cfg);
+	const struct lb_lock_ops *all[LB_MICRO_MAX_LOCKS];
+	size_t nall = cfg->nlocks;
+	memcpy(all, cfg->locks, nall * sizeof(all[0]));
 
-	cfg.nlocks = 0;
+	cfg->nlocks = 0;
 	for (size_t i = 0; i < sizeof(default_locks) / sizeof(default_locks[0]); i++) {
 		const struct lb_lock_ops *ops = lb_lock_find(default_locks[i]);
 		if (ops && !ops->unsupported)
-			cfg.locks[cfg.nlocks++] = ops;
+			cfg->locks[cfg->nlocks++] = ops;
 	}
-	if (cfg.nlocks == 0)
-		cfg.locks[cfg.nlocks++] = all[0];
-	/* 1 and NCPU threads: lb_bench_defaults put 4xNCPU last. */
-	unsigned int oversubscribed = cfg.threads[cfg.nthread_counts - 1];
-	if (cfg.nthread_counts > 1)
-		cfg.nthread_counts--;
-	cfg.repeat = DEFAULT_REPEAT;
-	cfg.table_median = true;
-	cfg.table_tail = false;
-	cfg.table_brief = true;
+	if (cfg->nlocks == 0)
+		cfg->locks[cfg->nlocks++] = all[0];
+	/* 1 and NCPU threads: lb_micro_defaults put 4xNCPU last. */
+	unsigned int oversubscribed = cfg->threads[cfg->nthread_counts - 1];
+	if (cfg->nthread_counts > 1)
+		cfg->nthread_counts--;
+	cfg->repeat = DEFAULT_REPEAT;
+	cfg->table_median = true;
+	cfg->table_tail = false;
+	cfg->table_brief = true;
 	/* + one `none` floor run per round (run_all). */
-	uint64_t runs = (uint64_t)cfg.nlocks * cfg.nthread_counts * cfg.repeat + cfg.repeat;
-	cfg.duration_ns = DEFAULT_BUDGET_NS / runs;
-	if (cfg.duration_ns < 20000000)
-		cfg.duration_ns = 20000000;
+	uint64_t runs = (uint64_t)cfg->nlocks * cfg->nthread_counts * cfg->repeat + cfg->repeat;
+	cfg->loop.duration_ns = DEFAULT_BUDGET_NS / runs;
+	if (cfg->loop.duration_ns < 20000000)
+		cfg->loop.duration_ns = 20000000;
 
 	/* The header lines: what was measured, what was left out, the full run. */
 	char left[1024] = "";
 	for (size_t i = 0; i < nall; i++) {
 		bool shown = false;
-		for (size_t k = 0; k < cfg.nlocks; k++)
-			shown |= cfg.locks[k] == all[i];
+		for (size_t k = 0; k < cfg->nlocks; k++)
+			shown |= cfg->locks[k] == all[i];
 		if (!shown)
 			snprintf(left + strlen(left), sizeof(left) - strlen(left), "%s%s",
 				 *left ? ", " : "", all[i]->name);
 	}
 	char threads[64];
-	if (cfg.nthread_counts > 1)
-		snprintf(threads, sizeof(threads), "%u and %u threads", cfg.threads[0], cfg.threads[1]);
+	if (cfg->nthread_counts > 1)
+		snprintf(threads, sizeof(threads), "%u and %u threads", cfg->threads[0], cfg->threads[1]);
 	else
-		snprintf(threads, sizeof(threads), "%u thread", cfg.threads[0]);
+		snprintf(threads, sizeof(threads), "%u thread", cfg->threads[0]);
 	static char note[2048];
 	snprintf(note, sizeof(note),
 		 "# default comparison: %zu locks at %s, %u runs of %.0f ms per cell, medians "
@@ -296,9 +303,38 @@ int lb_cmd_default(int argc, char **argv)
 		 "with run length); per-thread ops CoV (needs 1 s runs)\n"
 		 "# the full comparison (every exclusive lock, 1 s runs, 5 repeats): lockbench bench "
 		 "--repeat 5\n",
-		 cfg.nlocks, threads, cfg.repeat, (double)cfg.duration_ns / 1e6,
+		 cfg->nlocks, threads, cfg->repeat, (double)cfg->loop.duration_ns / 1e6,
 		 *left ? left : "no other lock", oversubscribed);
-	cfg.table_note = note;
-	cfg.argv_joined = argv[0];
-	return run_all(&cfg);
+	cfg->table_note = note;
 }
+
+const struct lb_workload lb_workload_bench = {
+	.name = "bench",
+	.summary = "fixed-time throughput, fairness and latency of locks",
+	.options = &lb_micro_cmd,
+	.schema = &lb_schema_bench,
+	.signals = LB_SIGNALS_FINISH,
+	.signal_flags = 0, /* no SA_RESTART: the signal must cut the run's sleep short */
+	.config_size = sizeof(struct lb_micro_config),
+	.parse = micro_parse,
+	.outputs = micro_outputs,
+	.run = micro_run,
+	.report = micro_report,
+	.release = micro_release,
+};
+
+/* A bare `lockbench`: the same stages after default_parse. */
+const struct lb_workload lb_workload_default = {
+	.name = "bench",
+	.summary = "the default comparison (lockbench with no command)",
+	.options = &lb_micro_cmd,
+	.schema = &lb_schema_bench,
+	.signals = LB_SIGNALS_FINISH,
+	.signal_flags = 0,
+	.config_size = sizeof(struct lb_micro_config),
+	.parse = default_parse,
+	.outputs = micro_outputs,
+	.run = micro_run,
+	.report = micro_report,
+	.release = micro_release,
+};

@@ -27,16 +27,16 @@ static int parse_work(const struct lb_opt *o, const char *arg, void *base)
 
 static int parse_locks(const struct lb_opt *o, const char *arg, void *base)
 {
-	struct lb_bench_config *cfg = base;
+	struct lb_micro_config *cfg = base;
 	char names[4096], accepted[2048];
-	char *items[LB_BENCH_MAX_LOCKS];
+	char *items[LB_MICRO_MAX_LOCKS];
 	size_t n;
 	(void)o;
 	lb_lock_names(accepted, sizeof(accepted), false);
 	if (strlen(arg) >= sizeof(names))
 		lb_usage_error("--lock: list too long; accepted names: %s", accepted);
 	strcpy(names, arg);
-	if (lb_split_names(names, items, LB_BENCH_MAX_LOCKS, &n))
+	if (lb_split_names(names, items, LB_MICRO_MAX_LOCKS, &n))
 		lb_usage_error("--lock: '%s' is not a comma-separated list of lock names; "
 			       "accepted: %s", arg, accepted);
 	cfg->nlocks = 0;
@@ -69,14 +69,14 @@ static int parse_pin(const struct lb_opt *o, const char *arg, void *base)
 
 static int parse_sample_every(const struct lb_opt *o, const char *arg, void *base)
 {
-	struct lb_bench_config *cfg = base;
+	struct lb_micro_config *cfg = base;
 	unsigned int v;
 	(void)o;
 	if (lb_parse_uint(arg, 1, 65536, &v) || (v & (v - 1)))
 		return -1;
-	cfg->sample_shift = 0;
-	while ((1u << cfg->sample_shift) < v)
-		cfg->sample_shift++;
+	cfg->loop.sample_shift = 0;
+	while ((1u << cfg->loop.sample_shift) < v)
+		cfg->loop.sample_shift++;
 	return 0;
 }
 
@@ -85,13 +85,13 @@ static int parse_format(const struct lb_opt *o, const char *arg, void *base)
 	(void)o;
 	if (strcmp(arg, "lockbench") && strcmp(arg, "gbench"))
 		return -1;
-	((struct lb_bench_config *)base)->json_gbench = !strcmp(arg, "gbench");
+	((struct lb_micro_config *)base)->json_gbench = !strcmp(arg, "gbench");
 	return 0;
 }
 
 #define WORK_ACCEPTED                                                                      \
 	"0..1000000000 loop iterations, or a time like 200ns, 5us, 1ms (at most 100ms)"
-#define T struct lb_bench_config
+#define T struct lb_micro_config
 static const struct lb_opt bench_opts[] = {
 	{ .name = "lock", .short_name = 'l', .kind = LB_OPT_CUSTOM, .arg = "LIST",
 	  .help = "locks to compare, comma separated (default: every\n"
@@ -99,44 +99,44 @@ static const struct lb_opt bench_opts[] = {
 	  .parse = parse_locks },
 	{ .name = "threads", .short_name = 't', .kind = LB_OPT_UINT_LIST, .arg = "LIST",
 	  .help = "thread counts: N, A-B, A-B:STEP, comma separated\n"
-		  "(default 1,NCPU,4xNCPU; 1.." LB_OPT_STR(LB_BENCH_MAX_THREADS) ")",
-	  .min = 1, .max = LB_BENCH_MAX_THREADS, .cap = LB_BENCH_MAX_THREAD_COUNTS,
+		  "(default 1,NCPU,4xNCPU; 1.." LB_OPT_STR(LB_LOOP_MAX_THREADS) ")",
+	  .min = 1, .max = LB_LOOP_MAX_THREADS, .cap = LB_MICRO_MAX_THREAD_COUNTS,
 	  .invalid = "a valid thread list",
-	  .accepted = "counts 1.." LB_OPT_STR(LB_BENCH_MAX_THREADS) " as N, A-B or A-B:STEP, "
-		      "comma separated, at most " LB_OPT_STR(LB_BENCH_MAX_THREAD_COUNTS) " counts",
+	  .accepted = "counts 1.." LB_OPT_STR(LB_LOOP_MAX_THREADS) " as N, A-B or A-B:STEP, "
+		      "comma separated, at most " LB_OPT_STR(LB_MICRO_MAX_THREAD_COUNTS) " counts",
 	  .offset = LB_OPT_AT(T, threads, unsigned int *),
 	  .count_offset = LB_OPT_AT(T, nthread_counts, size_t) },
 	{ .name = "duration", .short_name = 'd', .kind = LB_OPT_DURATION, .arg = "TIME",
 	  .help = "length of each run: 500ms, 2s, 1.5 (s) (default 1s;\n10ms..1h)", .def = "1s",
 	  .unit_ns = LB_NS_PER_S, .min = 10 * LB_NS_PER_MS, .max = 3600 * LB_NS_PER_S,
 	  .invalid = "a valid duration", .accepted = "10ms..1h, e.g. 500ms, 2s, 1.5 (seconds)",
-	  .offset = LB_OPT_AT(T, duration_ns, uint64_t) },
+	  .offset = LB_OPT_AT(T, loop.duration_ns, uint64_t) },
 	{ .name = "cs", .kind = LB_OPT_CUSTOM, .arg = "WORK",
 	  .help = "critical-section work: N loop iterations, or a time\n"
 		  "with unit ns/us/ms (default 0; at most 100ms)",
 	  .parse = parse_work, .invalid = "a valid amount of work", .accepted = WORK_ACCEPTED,
-	  .offset = LB_OPT_AT(T, cs, struct lb_work_len) },
+	  .offset = LB_OPT_AT(T, loop.cs, struct lb_work_len) },
 	{ .name = "par", .kind = LB_OPT_CUSTOM, .arg = "WORK",
 	  .help = "parallel (outside the lock) work, same units (default 0)",
 	  .parse = parse_work, .invalid = "a valid amount of work", .accepted = WORK_ACCEPTED,
-	  .offset = LB_OPT_AT(T, par, struct lb_work_len) },
+	  .offset = LB_OPT_AT(T, loop.par, struct lb_work_len) },
 	{ .name = "cs-lines", .kind = LB_OPT_UINT, .arg = "K",
 	  .help = "shared cache lines written per critical section\n"
-		  "(default 1, with --read-pct 2; 0.." LB_OPT_STR(LB_BENCH_MAX_CS_LINES) ")",
-	  .def = "1", .min = 0, .max = LB_BENCH_MAX_CS_LINES,
-	  .offset = LB_OPT_AT(T, cs_lines, unsigned int) },
+		  "(default 1, with --read-pct 2; 0.." LB_OPT_STR(LB_LOOP_MAX_CS_LINES) ")",
+	  .def = "1", .min = 0, .max = LB_LOOP_MAX_CS_LINES,
+	  .offset = LB_OPT_AT(T, loop.cs_lines, unsigned int) },
 	{ .name = "pin", .kind = LB_OPT_CUSTOM, .arg = "POLICY",
 	  .help = "none, compact, scatter, or a CPU list like 0,2-3\n(default none)",
 	  .def = "none", .parse = parse_pin, .accepted = "none, compact, scatter, or a list of CPUs",
-	  .offset = LB_OPT_AT(T, pin, struct lb_pin) },
-	LB_OPT_ROW_REPEAT(T, repeat, LB_BENCH_MAX_REPEAT, "1",
+	  .offset = LB_OPT_AT(T, loop.pin, struct lb_pin) },
+	LB_OPT_ROW_REPEAT(T, repeat, LB_MICRO_MAX_REPEAT, "1",
 			  "runs per (lock, threads) cell, interleaved; figures\n"
 			  "become mean, sd, median, min, max (default 1; 1.."
-			  LB_OPT_STR(LB_BENCH_MAX_REPEAT) ")"),
+			  LB_OPT_STR(LB_MICRO_MAX_REPEAT) ")"),
 	{ .name = "read-pct", .kind = LB_OPT_INT, .arg = "P",
 	  .help = "read/write mix: P% of operations take the read side\n"
 		  "(0..100; every lock must have a read side)",
-	  .min = 0, .max = 100, .offset = LB_OPT_AT(T, read_pct, int) },
+	  .min = 0, .max = 100, .offset = LB_OPT_AT(T, loop.read_pct, int) },
 	{ .name = "sample-every", .kind = LB_OPT_CUSTOM, .arg = "N",
 	  .help = "sample acquisition latency every N ops, a power of\ntwo (default 64; 1..65536)",
 	  .def = "64", .parse = parse_sample_every, .accepted = "a power of two 1..65536" },
@@ -156,7 +156,7 @@ static const struct lb_opt bench_opts[] = {
 };
 #undef T
 
-static const struct lb_opt_cmd bench_cmd = {
+const struct lb_opt_cmd lb_micro_cmd = {
 	.name = "lockbench bench",
 	.usage = "usage: lockbench bench [options]\n"
 		 "\n"
@@ -167,21 +167,21 @@ static const struct lb_opt_cmd bench_cmd = {
 	.opts = bench_opts,
 };
 
-void lb_bench_usage(FILE *out)
+void lb_micro_usage(FILE *out)
 {
-	lb_opt_help(&bench_cmd, out);
+	lb_opt_help(&lb_micro_cmd, out);
 }
 
-void lb_bench_defaults(struct lb_bench_config *cfg)
+void lb_micro_defaults(struct lb_micro_config *cfg)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpu < 1)
 		ncpu = 1;
-	if (ncpu > LB_BENCH_MAX_THREADS / 4)
-		ncpu = LB_BENCH_MAX_THREADS / 4;
+	if (ncpu > LB_LOOP_MAX_THREADS / 4)
+		ncpu = LB_LOOP_MAX_THREADS / 4;
 	memset(cfg, 0, sizeof(*cfg));
 	const struct lb_lock_ops *const *table = lb_lock_table();
-	for (size_t i = 0; i < lb_lock_count() && cfg->nlocks < LB_BENCH_MAX_LOCKS; i++)
+	for (size_t i = 0; i < lb_lock_count() && cfg->nlocks < LB_MICRO_MAX_LOCKS; i++)
 		if ((table[i]->flags & LB_LOCK_F_EXCLUSIVE) && !(table[i]->flags & LB_LOCK_F_RCU) &&
 		    lb_lock_in_default_runs(table[i]))
 			cfg->locks[cfg->nlocks++] = table[i];
@@ -190,25 +190,25 @@ void lb_bench_defaults(struct lb_bench_config *cfg)
 	if (ncpu > 1)
 		cfg->threads[cfg->nthread_counts++] = (unsigned int)ncpu;
 	cfg->threads[cfg->nthread_counts++] = 4 * (unsigned int)ncpu;
-	lb_opt_defaults(&bench_cmd, cfg); /* the rows' own: duration, cs-lines, pin, repeat... */
-	cfg->read_pct = -1;
+	lb_opt_defaults(&lb_micro_cmd, cfg); /* the rows' own: duration, cs-lines, pin, repeat... */
+	cfg->loop.read_pct = -1;
 	cfg->table_tail = true;
-	lb_c2c_default_pair(&cfg->c2c_cpu[0], &cfg->c2c_cpu[1]);
+	lb_c2c_default_pair(&cfg->loop.c2c_cpu[0], &cfg->loop.c2c_cpu[1]);
 }
 
 /* --read-pct: two lines at least, a default lock set with a read side, every lock has one. */
-static void resolve_read_side(struct lb_bench_config *cfg, const struct lb_opt_seen *seen)
+static void resolve_read_side(struct lb_micro_config *cfg, const struct lb_opt_seen *seen)
 {
 	char with_rw[1024] = "";
 	/* Readers check that writers' fields agree: that needs two at least. */
-	if (!lb_opt_given(&bench_cmd, seen, "cs-lines"))
-		cfg->cs_lines = 2;
+	if (!lb_opt_given(&lb_micro_cmd, seen, "cs-lines"))
+		cfg->loop.cs_lines = 2;
 	const struct lb_lock_ops *const *table = lb_lock_table();
 	for (size_t i = 0; i < lb_lock_count(); i++)
 		if ((table[i]->flags & LB_LOCK_F_RW) && !table[i]->unsupported)
 			snprintf(with_rw + strlen(with_rw), sizeof(with_rw) - strlen(with_rw), "%s%s",
 				 *with_rw ? "," : "", table[i]->name);
-	if (!lb_opt_given(&bench_cmd, seen, "lock")) {
+	if (!lb_opt_given(&lb_micro_cmd, seen, "lock")) {
 		/* Default lock set for a read/write mix: every lock with a read side. */
 		cfg->nlocks = 0;
 		for (size_t i = 0; i < lb_lock_count(); i++)
@@ -221,25 +221,25 @@ static void resolve_read_side(struct lb_bench_config *cfg, const struct lb_opt_s
 				       cfg->locks[i]->name, with_rw);
 }
 
-void lb_bench_parse(int argc, char **argv, struct lb_bench_config *cfg)
+void lb_micro_parse(int argc, char **argv, struct lb_micro_config *cfg)
 {
 	struct lb_opt_seen seen;
-	lb_bench_defaults(cfg); /* the dynamic defaults (locks, threads); the rows' again below */
-	lb_opt_parse(&bench_cmd, argc, argv, cfg, &seen);
+	lb_micro_defaults(cfg); /* the dynamic defaults (locks, threads); the rows' again below */
+	lb_opt_parse(&lb_micro_cmd, argc, argv, cfg, &seen);
 	if (cfg->nlocks == 0)
 		lb_usage_error("--lock: no lock can run here");
 	if (cfg->json_gbench && !cfg->json_path)
 		lb_usage_error("--format: gbench names what --json writes; accepted: with --json FILE");
-	if (cfg->read_pct >= 0)
+	if (cfg->loop.read_pct >= 0)
 		resolve_read_side(cfg, &seen);
 	/* Resolve work given in ns into loop iterations (calibrates once). */
-	cfg->cs.iters = cfg->cs.in_ns ? lb_work_iters_for_ns(cfg->cs.value) : cfg->cs.value;
-	cfg->par.iters = cfg->par.in_ns ? lb_work_iters_for_ns(cfg->par.value) : cfg->par.value;
+	cfg->loop.cs.iters = cfg->loop.cs.in_ns ? lb_work_iters_for_ns(cfg->loop.cs.value) : cfg->loop.cs.value;
+	cfg->loop.par.iters = cfg->loop.par.in_ns ? lb_work_iters_for_ns(cfg->loop.par.value) : cfg->loop.par.value;
 	/* Pinned runs: the round trip between the first two CPUs they use. */
 	int first_two[2];
-	if (cfg->pin.policy != LB_PIN_NONE && lb_pin_plan(&cfg->pin, 2, first_two) == 0 &&
+	if (cfg->loop.pin.policy != LB_PIN_NONE && lb_pin_plan(&cfg->loop.pin, 2, first_two) == 0 &&
 	    first_two[0] >= 0 && first_two[1] >= 0 && first_two[0] != first_two[1]) {
-		cfg->c2c_cpu[0] = first_two[0];
-		cfg->c2c_cpu[1] = first_two[1];
+		cfg->loop.c2c_cpu[0] = first_two[0];
+		cfg->loop.c2c_cpu[1] = first_two[1];
 	}
 }

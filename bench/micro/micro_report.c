@@ -4,6 +4,7 @@
  * the aligned table on stdout, JSON and CSV.
  */
 #include "micro.h"
+#include "workload.h"
 #include "lb_c2c.h"
 #include "lb_hostinfo.h"
 #include "lb_json.h"
@@ -136,7 +137,7 @@ double lb_metric_value(const struct lb_run_result *r, enum lb_metric m)
 void lb_cells_summarize(struct lb_cell *cells, size_t ncells)
 {
 	for (size_t c = 0; c < ncells; c++) {
-		double v[LB_BENCH_MAX_REPEAT];
+		double v[LB_MICRO_MAX_REPEAT];
 		struct lb_cell *cell = &cells[c];
 		for (int m = 0; m < LB_M_COUNT; m++) {
 			for (unsigned int r = 0; r < cell->nruns; r++)
@@ -148,7 +149,7 @@ void lb_cells_summarize(struct lb_cell *cells, size_t ncells)
 
 /* The figure the table shows: the mean, or the median (--repeat with few
  * runs, as the default comparison uses, where one outlier moves a mean). */
-static double fig(const struct lb_bench_config *cfg, const struct lb_cell *c, enum lb_metric m)
+static double fig(const struct lb_micro_config *cfg, const struct lb_cell *c, enum lb_metric m)
 {
 	return cfg->table_median ? c->summary[m].median : c->summary[m].mean;
 }
@@ -174,9 +175,9 @@ static double run_c2c(const struct lb_run_result *r)
 /* The median of a cell's run round trips; < 0 when none was measured. */
 static double cell_c2c(const struct lb_cell *c)
 {
-	double v[LB_BENCH_MAX_REPEAT];
+	double v[LB_MICRO_MAX_REPEAT];
 	unsigned int n = 0;
-	for (unsigned int r = 0; r < c->nruns && n < LB_BENCH_MAX_REPEAT; r++) {
+	for (unsigned int r = 0; r < c->nruns && n < LB_MICRO_MAX_REPEAT; r++) {
 		double ns = run_c2c(&c->runs[r]);
 		if (ns >= 0)
 			v[n++] = ns;
@@ -221,21 +222,21 @@ static bool cell_c2c_moved(const struct lb_cell *c)
 }
 
 /* "# cache-line round trip" line, and a warning when it moved. */
-static void print_c2c(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
+static void print_c2c(FILE *out, const struct lb_micro_config *cfg, const struct lb_cell *cells,
 		      size_t ncells)
 {
 	double lo, hi;
 	probe_range(cells, ncells, &lo, &hi);
-	if (cfg->c2c_cpu[0] < 0)
+	if (cfg->loop.c2c_cpu[0] < 0)
 		return; /* one CPU: nothing to measure */
 	if (lo < 0) {
 		fprintf(out, "# cache-line round trip CPU%d<->CPU%d: not measured (the two probe "
-			     "threads never ran at once within %u ms)\n", cfg->c2c_cpu[0],
-			cfg->c2c_cpu[1], LB_C2C_BUDGET_NS / 1000000u);
+			     "threads never ran at once within %u ms)\n", cfg->loop.c2c_cpu[0],
+			cfg->loop.c2c_cpu[1], LB_C2C_BUDGET_NS / 1000000u);
 		return;
 	}
 	fprintf(out, "# cache-line round trip CPU%d<->CPU%d: %.0f-%.0f ns (probes before and after "
-		     "each run)\n", cfg->c2c_cpu[0], cfg->c2c_cpu[1], lo, hi);
+		     "each run)\n", cfg->loop.c2c_cpu[0], cfg->loop.c2c_cpu[1], lo, hi);
 	if (hi > C2C_MOVED_RATIO * lo)
 		fprintf(out, "# WARNING: the round trip changed %.1fx during this command: the host "
 			     "moved the CPUs (vCPUs) between near and distant cores, and contended "
@@ -243,7 +244,7 @@ static void print_c2c(FILE *out, const struct lb_bench_config *cfg, const struct
 			cfg->table_brief ? " (column c2c_ns)" : " (JSON: c2c_before_ns, c2c_after_ns)");
 }
 
-static void print_header(FILE *out, const struct lb_bench_config *cfg,
+static void print_header(FILE *out, const struct lb_micro_config *cfg,
 			 const struct lb_hostinfo *h)
 {
 	fprintf(out, "# lockbench %s (%s, %s) on %s: %d CPUs, %d NUMA node%s, kernel %s\n",
@@ -252,10 +253,10 @@ static void print_header(FILE *out, const struct lb_bench_config *cfg,
 	fprintf(out,
 		"# duration %.3fs  cs %llu it (%.0f ns)  par %llu it (%.0f ns)  cs-lines %u  pin %s"
 		"  repeat %u  latency 1/%u ops  clock %s %.3f cycles/ns\n",
-		(double)cfg->duration_ns / LB_NS_PER_S, (unsigned long long)cfg->cs.iters,
-		(double)cfg->cs.iters * lb_work_ns_per_iter(), (unsigned long long)cfg->par.iters,
-		(double)cfg->par.iters * lb_work_ns_per_iter(), cfg->cs_lines, cfg->pin.text,
-		cfg->repeat, 1u << cfg->sample_shift, lb_cycles_source(), lb_cycles_per_ns());
+		(double)cfg->loop.duration_ns / LB_NS_PER_S, (unsigned long long)cfg->loop.cs.iters,
+		(double)cfg->loop.cs.iters * lb_work_ns_per_iter(), (unsigned long long)cfg->loop.par.iters,
+		(double)cfg->loop.par.iters * lb_work_ns_per_iter(), cfg->loop.cs_lines, cfg->loop.pin.text,
+		cfg->repeat, 1u << cfg->loop.sample_shift, lb_cycles_source(), lb_cycles_per_ns());
 }
 
 static void print_counters(FILE *out, const struct lb_cell *c)
@@ -295,8 +296,8 @@ static void print_flags_note(FILE *out, const struct lb_cell *c)
 	fputc('\n', out);
 }
 
-void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
-		     const struct lb_bench_run_record *rec,
+void lb_report_table(FILE *out, const struct lb_micro_config *cfg,
+		     const struct lb_run_record *rec,
 		     const struct lb_hostinfo *host, const struct lb_cell *cells, size_t ncells)
 {
 	print_header(out, cfg, host);
@@ -317,10 +318,10 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 			     "those only\n", sigabbrev_np(rec->interrupted_by), runs,
 			(size_t)cfg->nlocks * cfg->nthread_counts * cfg->repeat);
 	}
-	if (cfg->read_pct < 0 && cfg->table_brief) {
+	if (cfg->loop.read_pct < 0 && cfg->table_brief) {
 		fprintf(out, "%-18s %4s %13s %6s %9s %8s %7s %8s %8s %7s\n", "lock", "thr", "ops/s",
 			"±sd%", "ns/op", "cpu_ns", "min/max", "lat_p50", "lat_p99", "c2c_ns");
-	} else if (cfg->read_pct < 0) {
+	} else if (cfg->loop.read_pct < 0) {
 		fprintf(out, "%-18s %4s %13s %6s %9s %8s %8s %8s %6s %7s %6s %8s %8s",
 			"lock", "thr", "ops/s", "±sd%", "ns/op", "cyc/op", "cpu_ns", "ovh_ns", "cov",
 			"min/max", "ovlap", "lat_p50", "lat_p99");
@@ -343,7 +344,7 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 		/* A '*' marks a mean that includes runs clamped at 0 (see the footnote). */
 		snprintf(ovh, sizeof(ovh), "%.2f%s", fig(cfg, c, LB_M_OVERHEAD_NS), clamped ? "*" : "");
 		unsteady |= sd_pct(c, LB_M_OPS_PER_SEC) > UNSTEADY_SD_PCT;
-		if (cfg->read_pct < 0 && cfg->table_brief) {
+		if (cfg->loop.read_pct < 0 && cfg->table_brief) {
 			char c2c[16] = "-";
 			/* '~' on contended cells only: one thread moves no line. */
 			bool mixed = c->nthreads > 1 && cell_c2c_moved(c);
@@ -356,7 +357,7 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 				sd_pct(c, LB_M_OPS_PER_SEC), fig(cfg, c, LB_M_NS_PER_OP),
 				fig(cfg, c, LB_M_CPU_NS_PER_OP), fig(cfg, c, LB_M_MIN_MAX_RATIO),
 				fig(cfg, c, LB_M_LAT_P50), fig(cfg, c, LB_M_LAT_P99), c2c);
-		} else if (cfg->read_pct < 0) {
+		} else if (cfg->loop.read_pct < 0) {
 			fprintf(out,
 				"%-18s %4u %13.0f %6.1f %9.2f %8.1f %8.2f %8s %6.3f %7.3f %6.3f "
 				"%8.0f %8.0f",
@@ -373,7 +374,7 @@ void lb_report_table(FILE *out, const struct lb_bench_config *cfg,
 			fprintf(out,
 				"%-18s %4u %4d %13.0f %6.1f %12.0f %12.0f %6.3f %7.3f %8.0f %8.0f "
 				"%9.0f %8.0f %8.0f %8.0f %9.0f",
-				c->ops->name, c->nthreads, cfg->read_pct, fig(cfg, c, LB_M_OPS_PER_SEC),
+				c->ops->name, c->nthreads, cfg->loop.read_pct, fig(cfg, c, LB_M_OPS_PER_SEC),
 				sd_pct(c, LB_M_OPS_PER_SEC), fig(cfg, c, LB_M_READ_OPS_PER_SEC),
 				fig(cfg, c, LB_M_WRITE_OPS_PER_SEC), fig(cfg, c, LB_M_FAIRNESS_COV),
 				fig(cfg, c, LB_M_MIN_MAX_RATIO), fig(cfg, c, LB_M_READ_LAT_P50),
@@ -493,8 +494,8 @@ static void json_run(struct lb_json *j, const struct lb_run_result *r)
 	lb_json_object_end(j);
 }
 
-void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
-		    const struct lb_bench_run_record *rec,
+void lb_report_json(FILE *out, const struct lb_micro_config *cfg,
+		    const struct lb_run_record *rec,
 		    const struct lb_hostinfo *host, const struct lb_cell *cells, size_t ncells)
 {
 	const struct lb_hostinfo h = *host;
@@ -513,7 +514,7 @@ void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
 
 	lb_json_key(&j, "config");
 	lb_json_object_begin(&j);
-	lb_json_kv_string(&j, "command", cfg->argv_joined);
+	lb_json_kv_string(&j, "command", rec->command);
 	lb_json_key(&j, "locks");
 	lb_json_array_begin(&j);
 	for (size_t i = 0; i < cfg->nlocks; i++)
@@ -524,28 +525,28 @@ void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
 	for (size_t i = 0; i < cfg->nthread_counts; i++)
 		lb_json_uint(&j, cfg->threads[i]);
 	lb_json_array_end(&j);
-	lb_json_kv_double(&j, "duration_s", (double)cfg->duration_ns / LB_NS_PER_S);
+	lb_json_kv_double(&j, "duration_s", (double)cfg->loop.duration_ns / LB_NS_PER_S);
 	lb_json_key(&j, "c2c_cpus");
-	if (cfg->c2c_cpu[0] >= 0) {
+	if (cfg->loop.c2c_cpu[0] >= 0) {
 		lb_json_array_begin(&j);
-		lb_json_int(&j, cfg->c2c_cpu[0]);
-		lb_json_int(&j, cfg->c2c_cpu[1]);
+		lb_json_int(&j, cfg->loop.c2c_cpu[0]);
+		lb_json_int(&j, cfg->loop.c2c_cpu[1]);
 		lb_json_array_end(&j);
 	} else {
 		lb_json_null(&j);
 	}
-	lb_json_kv_uint(&j, "cs_iters", cfg->cs.iters);
-	lb_json_kv_double(&j, "cs_ns", (double)cfg->cs.iters * lb_work_ns_per_iter());
-	lb_json_kv_uint(&j, "par_iters", cfg->par.iters);
-	lb_json_kv_double(&j, "par_ns", (double)cfg->par.iters * lb_work_ns_per_iter());
-	lb_json_kv_uint(&j, "cs_lines", cfg->cs_lines);
-	lb_json_kv_string(&j, "pin", cfg->pin.text);
+	lb_json_kv_uint(&j, "cs_iters", cfg->loop.cs.iters);
+	lb_json_kv_double(&j, "cs_ns", (double)cfg->loop.cs.iters * lb_work_ns_per_iter());
+	lb_json_kv_uint(&j, "par_iters", cfg->loop.par.iters);
+	lb_json_kv_double(&j, "par_ns", (double)cfg->loop.par.iters * lb_work_ns_per_iter());
+	lb_json_kv_uint(&j, "cs_lines", cfg->loop.cs_lines);
+	lb_json_kv_string(&j, "pin", cfg->loop.pin.text);
 	lb_json_kv_uint(&j, "repeat", cfg->repeat);
-	if (cfg->read_pct >= 0)
-		lb_json_kv_int(&j, "read_pct", cfg->read_pct);
+	if (cfg->loop.read_pct >= 0)
+		lb_json_kv_int(&j, "read_pct", cfg->loop.read_pct);
 	else
 		lb_json_kv_string(&j, "read_pct", NULL);
-	lb_json_kv_uint(&j, "latency_sample_every", 1u << cfg->sample_shift);
+	lb_json_kv_uint(&j, "latency_sample_every", 1u << cfg->loop.sample_shift);
 	lb_json_kv_bool(&j, "explain", cfg->explain);
 	/* 1-min load average just before the first run (null: unknown). */
 	if (rec->load_before >= 0)
@@ -563,14 +564,14 @@ void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
 		lb_json_object_begin(&j);
 		lb_json_kv_string(&j, "lock", c->ops->name);
 		lb_json_kv_uint(&j, "threads", c->nthreads);
-		if (cfg->read_pct >= 0)
-			lb_json_kv_int(&j, "read_pct", cfg->read_pct);
+		if (cfg->loop.read_pct >= 0)
+			lb_json_kv_int(&j, "read_pct", cfg->loop.read_pct);
 		else
 			lb_json_kv_string(&j, "read_pct", NULL);
-		lb_json_kv_double(&j, "cs_ns", (double)cfg->cs.iters * lb_work_ns_per_iter());
-		lb_json_kv_double(&j, "par_ns", (double)cfg->par.iters * lb_work_ns_per_iter());
-		lb_json_kv_uint(&j, "cs_lines", cfg->cs_lines);
-		lb_json_kv_string(&j, "pin", cfg->pin.text);
+		lb_json_kv_double(&j, "cs_ns", (double)cfg->loop.cs.iters * lb_work_ns_per_iter());
+		lb_json_kv_double(&j, "par_ns", (double)cfg->loop.par.iters * lb_work_ns_per_iter());
+		lb_json_kv_uint(&j, "cs_lines", cfg->loop.cs_lines);
+		lb_json_kv_string(&j, "pin", cfg->loop.pin.text);
 		lb_json_object_end(&j);
 		lb_json_kv_string(&j, "lock", c->ops->name);
 		lb_json_kv_string(&j, "family", c->ops->family);
@@ -596,7 +597,7 @@ void lb_report_json(FILE *out, const struct lb_bench_config *cfg,
 	fputc('\n', out);
 }
 
-void lb_report_csv(FILE *out, const struct lb_bench_config *cfg, const struct lb_cell *cells,
+void lb_report_csv(FILE *out, const struct lb_micro_config *cfg, const struct lb_cell *cells,
 		   size_t ncells)
 {
 	fprintf(out, "lock,threads,repeat_index,read_pct,duration_s,cs_iters,par_iters,cs_lines,pin,"
@@ -609,9 +610,9 @@ void lb_report_csv(FILE *out, const struct lb_bench_config *cfg, const struct lb
 		for (unsigned int r = 0; r < c->nruns; r++) {
 			const struct lb_run_result *run = &c->runs[r];
 			fprintf(out, "%s,%u,%u,%d,%.6g,%llu,%llu,%u,\"%s\",%llu,%llu,%llu,%llu,%llu,%llu",
-				c->ops->name, c->nthreads, run->repeat_index, cfg->read_pct,
-				(double)cfg->duration_ns / LB_NS_PER_S, (unsigned long long)cfg->cs.iters,
-				(unsigned long long)cfg->par.iters, cfg->cs_lines, cfg->pin.text,
+				c->ops->name, c->nthreads, run->repeat_index, cfg->loop.read_pct,
+				(double)cfg->loop.duration_ns / LB_NS_PER_S, (unsigned long long)cfg->loop.cs.iters,
+				(unsigned long long)cfg->loop.par.iters, cfg->loop.cs_lines, cfg->loop.pin.text,
 				(unsigned long long)run->total_ops,
 				(unsigned long long)run->elapsed_ns,
 				(unsigned long long)run->side[LB_SIDE_READ].ops,

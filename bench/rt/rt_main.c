@@ -5,7 +5,7 @@
  * lock's cyclictest and perf-stat lines, the --compare table, and the files.
  */
 #include "rt.h"
-#include "commands.h"
+#include "workload.h"
 #include "lb_cli.h"
 #include "lb_outfile.h"
 
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int lb_cmd_rt(int argc, char **argv)
+static int lb_cmd_rt(int argc, char **argv)
 {
 	struct lb_rt_config cfg;
 	struct lb_rt_facts facts;
@@ -139,3 +139,9 @@ int lb_cmd_rt(int argc, char **argv)
 	free(joined);
 	return status;
 }
+
+const struct lb_workload lb_workload_rt = {
+	.name = "rt",
+	.summary = "hackbench + cyclictest on a SLUB-like allocator: raw vs PI list_lock",
+	.main = lb_cmd_rt,
+};

@@ -9,7 +9,7 @@
  * signal.  A second signal leaves at once, removing the temporary file.
  */
 #include "slab.h"
-#include "commands.h"
+#include "workload.h"
 #include "lb_cli.h"
 #include "lb_hostinfo.h"
 #include "lb_outfile.h"
@@ -35,7 +35,7 @@ static void catch_stop_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-int lb_cmd_slab(int argc, char **argv)
+static int lb_cmd_slab(int argc, char **argv)
 {
 	struct lb_slab_config cfg;
 	struct lb_outfile json = { 0 };
@@ -112,3 +112,9 @@ int lb_cmd_slab(int argc, char **argv)
 		status = 128 + stopped;
 	return status;
 }
+
+const struct lb_workload lb_workload_slab = {
+	.name = "slab",
+	.summary = "allocator fast paths: per-CPU protection cost (rseq, signal mask...), bulk API",
+	.main = lb_cmd_slab,
+};

@@ -6,7 +6,7 @@
  */
 #include "compare.h"
 #include "compare_sides.h"
-#include "commands.h"
+#include "workload.h"
 #include "lb_cli.h"
 #include "lb_opt.h"
 #include "lb_outfile.h"
@@ -541,7 +541,7 @@ static void check_outputs(const struct cmp_opts *o)
 					       "is not one of the inputs", opts[k], outs[k], o->paths[i]);
 }
 
-int lb_cmd_compare(int argc, char **argv)
+static int lb_cmd_compare(int argc, char **argv)
 {
 	struct cmp_opts o;
 	struct lb_cmp_report r = { 0 };
@@ -602,3 +602,9 @@ int lb_cmd_compare(int argc, char **argv)
 	free(r.groups);
 	return rc;
 }
+
+const struct lb_workload lb_workload_compare = {
+	.name = "compare",
+	.summary = "result files side by side: deltas, Welch t and U test verdicts",
+	.main = lb_cmd_compare,
+};

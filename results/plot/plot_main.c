@@ -7,7 +7,7 @@
  */
 #include "plot.h"
 #include "plot_overlay.h"
-#include "commands.h"
+#include "workload.h"
 #include "lb_cli.h"
 #include "lb_opt.h"
 #include "lb_outfile.h"
@@ -341,7 +341,7 @@ static int plot_overlay_all(const char *gnuplot, const struct lb_rfile *files,
 	return draw(gnuplot, &job);
 }
 
-int lb_cmd_plot(int argc, char **argv)
+static int lb_cmd_plot(int argc, char **argv)
 {
 	struct plot_args args = { 0 };
 	struct lb_opt_seen seen;
@@ -401,3 +401,9 @@ int lb_cmd_plot(int argc, char **argv)
 	free(gnuplot);
 	return rc;
 }
+
+const struct lb_workload lb_workload_plot = {
+	.name = "plot",
+	.summary = "pictures of result files through gnuplot (SVG, PNG)",
+	.main = lb_cmd_plot,
+};

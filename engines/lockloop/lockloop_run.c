@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * micro_run.c - one fixed-time measurement of one lock at one thread count.
+ * lockloop_run.c - the timed lock loop: one fixed-time measurement of one lock at one thread count.
  *
  * Data path: worker loop -> ops->lock (vtable) -> the lock's own code; then
  * the critical section writes cs_lines shared cache lines (so data really
@@ -14,12 +14,13 @@
  * value); readers load them all and count any disagreement as a torn read:
  * a reader that ran concurrently with a writer.
  */
-#include "micro.h"
+#include "lockloop.h"
 #include "lb_atomic.h"
 #include "lb_c2c.h"
 #include "lb_cli.h"
 #include "lb_outfile.h"
 #include "lb_registry.h"
+#include "lb_stop.h"
 #include "lb_thread.h"
 #include "lb_stats.h"
 #include "lb_time.h"
@@ -41,7 +42,7 @@ struct shared_line {
 };
 
 struct run_ctx {
-	const struct lb_bench_config *cfg;
+	const struct lb_loop_params *cfg;
 	const struct lb_lock_ops *ops;
 	void *lock;
 	struct shared_line *data;     /* RCU locks: two versions of cs_lines lines */
@@ -277,19 +278,6 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* Set from a signal handler (lb_bench_request_stop): the one global here. */
-static volatile sig_atomic_t bench_stop_signal;
-
-void lb_bench_request_stop(int sig)
-{
-	bench_stop_signal = sig; /* async-signal-safe: a plain sig_atomic_t store */
-}
-
-int lb_bench_stop_signal(void)
-{
-	return bench_stop_signal;
-}
-
 /*
  * Sleep the run's length; a stop request ends it early.  The handler's
  * EINTR normally cuts the sleep at once; the sleep is also taken in slices
@@ -300,14 +288,14 @@ int lb_bench_stop_signal(void)
 static void sleep_ns(uint64_t ns)
 {
 	const uint64_t slice = 100000000u;
-	while (ns && !bench_stop_signal) {
+	while (ns && !lb_stop_signal()) {
 		uint64_t step = ns < slice ? ns : slice;
 		struct timespec ts = { .tv_sec = (time_t)(step / LB_NS_PER_S),
 				       .tv_nsec = (long)(step % LB_NS_PER_S) };
 		/* nanosleep (Linux measures it on CLOCK_MONOTONIC): the sleep call
 		 * ThreadSanitizer wraps, so it runs a deferred handler after it. */
 		while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-			if (bench_stop_signal)
+			if (lb_stop_signal())
 				return;
 		ns -= step;
 	}
@@ -316,7 +304,7 @@ static void sleep_ns(uint64_t ns)
 static void summarize_run(const struct run_ctx *ctx, struct worker *w, unsigned int n,
 			  struct lb_run_result *out)
 {
-	const struct lb_bench_config *cfg = ctx->cfg;
+	const struct lb_loop_params *cfg = ctx->cfg;
 	uint64_t first_start = UINT64_MAX, last_start = 0, first_end = UINT64_MAX, last_end = 0;
 	uint64_t cpu_ns = 0, side_ops[LB_SIDES] = { 0, 0 };
 	double *per_thread = calloc(n, sizeof(double));
@@ -431,12 +419,12 @@ static double data_write_ns(unsigned int lines)
 }
 
 /* cs_lines lines (at least one), twice over for an RCU lock's two versions. */
-static size_t data_size_or_line(const struct lb_bench_config *cfg)
+static size_t data_size_or_line(const struct lb_loop_params *cfg)
 {
 	return 2 * sizeof(struct shared_line) * (cfg->cs_lines ? cfg->cs_lines : 1);
 }
 
-int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops *ops,
+int lb_loop_run_one(const struct lb_loop_params *cfg, const struct lb_lock_ops *ops,
 		     unsigned int nthreads, struct lb_run_result *out)
 {
 	int err = 0;
@@ -527,8 +515,8 @@ int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops
 	/* Never hang on a broken lock: threads still inside it long after the
 	 * stop mean a deadlock or a lost wake-up.  Their memory stays in use,
 	 * so nothing is freed on that path; the caller exits. */
-	uint64_t grace = cfg->duration_ns > LB_BENCH_STOP_GRACE_NS ? cfg->duration_ns
-								 : LB_BENCH_STOP_GRACE_NS;
+	uint64_t grace = cfg->duration_ns > LB_LOOP_STOP_GRACE_NS ? cfg->duration_ns
+								 : LB_LOOP_STOP_GRACE_NS;
 	if (lb_threads_join_timeout(&threads, grace) == ETIMEDOUT) {
 		fprintf(stderr, "\n%s: lock '%s' at %u threads: %u thread(s) still running %.0f s "
 			"after the stop (deadlock or lost wake-up?)\n", lb_cli_prog(), ops->name,
@@ -539,7 +527,7 @@ int lb_bench_run_one(const struct lb_bench_config *cfg, const struct lb_lock_ops
 						 LB_C2C_BUDGET_NS);
 	for (unsigned int i = 0; i < nthreads && !err; i++)
 		err = w[i].err;
-	if (!err && bench_stop_signal)
+	if (!err && lb_stop_signal())
 		err = EINTR; /* cut short: not a measurement, the caller drops it */
 	if (!err) {
 		summarize_run(ctx, w, nthreads, out);
@@ -566,4 +554,15 @@ void lb_run_result_free(struct lb_run_result *r)
 {
 	free(r->threads);
 	r->threads = NULL;
+}
+
+void lb_loop_params_default(struct lb_loop_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->duration_ns = LB_NS_PER_S;
+	p->cs_lines = 1;
+	lb_pin_parse("none", &p->pin);
+	p->read_pct = -1;
+	p->sample_shift = 6; /* every 64th op */
+	lb_c2c_default_pair(&p->c2c_cpu[0], &p->c2c_cpu[1]);
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * micro_own.c - a lock's own cost at 1 thread: what a user's own loop of
+ * lockloop_own.c - a lock's own cost at 1 thread: what a user's own loop of
  * lock(); unlock(); would print, measured through the vtable.
  *
- * The harness loop (micro_run.c) carries a stop flag, a sampling test, the
+ * The harness loop (lockloop_run.c) carries a stop flag, a sampling test, the
  * data line and a counter around every lock call, and subtracting `none`'s
  * harness figure from a lock's does not leave the lock alone: an out-of-
  * order core hides part of the harness behind the lock's atomic, so the
@@ -24,7 +24,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "micro.h"
+#include "lockloop.h"
 #include "lb_atomic.h" /* LB_NOINLINE */
 #include "lb_registry.h"
 
@@ -127,7 +127,7 @@ static int by_value(const void *a, const void *b)
 static void measure(struct own_job *job, struct own_lock *locks, double *diff)
 {
 	size_t n = job->n, slots = n + 1;
-	double t[LB_BENCH_MAX_LOCKS + 2];
+	double t[LB_LOOP_OWN_MAX_LOCKS + 2];
 	for (size_t k = 0; k < n; k++)
 		time_batch(&locks[k]); /* warm-up: caches, predictors, lazy binding */
 	for (unsigned int r = 0; r < job->rounds; r++) {
@@ -157,7 +157,7 @@ static void *own_main(void *arg)
 			return NULL;
 		}
 	}
-	struct own_lock locks[LB_BENCH_MAX_LOCKS + 1];
+	struct own_lock locks[LB_LOOP_OWN_MAX_LOCKS + 1];
 	size_t ready = 0;
 	double *diff = calloc(job->n * job->rounds, sizeof(double));
 	job->err = diff ? 0 : ENOMEM;
@@ -171,15 +171,15 @@ static void *own_main(void *arg)
 	return NULL;
 }
 
-int lb_bench_own_cost(const struct lb_lock_ops *none, const struct lb_lock_ops *const *ops,
+int lb_loop_own_cost(const struct lb_lock_ops *none, const struct lb_lock_ops *const *ops,
 		      size_t n, int cpu, unsigned int rounds, double *out, double *none_out)
 {
-	const struct lb_lock_ops *all[LB_BENCH_MAX_LOCKS + 1];
-	double fig[LB_BENCH_MAX_LOCKS + 1];
+	const struct lb_lock_ops *all[LB_LOOP_OWN_MAX_LOCKS + 1];
+	double fig[LB_LOOP_OWN_MAX_LOCKS + 1];
 	*none_out = NAN;
-	for (size_t i = 0; i < n && i < LB_BENCH_MAX_LOCKS; i++)
+	for (size_t i = 0; i < n && i < LB_LOOP_OWN_MAX_LOCKS; i++)
 		out[i] = NAN;
-	if (!none || !n || n > LB_BENCH_MAX_LOCKS || !rounds)
+	if (!none || !n || n > LB_LOOP_OWN_MAX_LOCKS || !rounds)
 		return EINVAL;
 	all[0] = none;
 	for (size_t i = 0; i < n; i++) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* list.c - `lockbench list [--json]`: the registry as a table or JSON. */
-#include "commands.h"
+#include "workload.h"
 #include "lb_cli.h"
 #include "lb_json.h"
 #include "lb_opt.h"
@@ -27,7 +27,7 @@ static const struct lb_opt_cmd list_cmd = {
 	.help_alone = true,
 };
 
-int lb_cmd_list(int argc, char **argv)
+static int lb_cmd_list(int argc, char **argv)
 {
 	struct list_args args = { 0 };
 	struct lb_opt_seen seen;
@@ -71,3 +71,9 @@ int lb_cmd_list(int argc, char **argv)
 	}
 	return 0;
 }
+
+const struct lb_workload lb_workload_list = {
+	.name = "list",
+	.summary = "the registered locks (--json for machine-readable)",
+	.main = lb_cmd_list,
+};
