@@ -100,6 +100,7 @@ int lb_driver_run(const struct lb_workload *w, int argc, char **argv)
 	/* Other work on the CPUs makes every figure vary: the reports say so. */
 	run.rec.load_before = lb_load_average_now();
 	run.rec.runnable_before = lb_runnable_others();
+	lb_hostinfo_get(&run.rec.host); /* static facts: the run's headers print them */
 
 	uint64_t t0 = lb_now_ns();
 	int run_failed = w->run(&run);
@@ -107,7 +108,6 @@ int lb_driver_run(const struct lb_workload *w, int argc, char **argv)
 	if (w->signals == LB_SIGNALS_FINISH)
 		hold_stop_signals();
 	run.rec.interrupted_by = lb_stop_signal();
-	lb_hostinfo_get(&run.rec.host);
 	int write_failed = 0;
 	if (!run_failed)
 		write_failed = w->report(&run) || commit_outputs(w, &run);

@@ -67,7 +67,7 @@ struct lb_run_record {
 	double runnable_before;    /* other threads runnable before the run; < 0 unknown */
 	double elapsed_s;          /* the run stage's wall time */
 	int interrupted_by;        /* the signal that ended the run early; 0 none */
-	struct lb_hostinfo host;   /* read after the run stage */
+	struct lb_hostinfo host;   /* read before the run stage */
 };
 
 /* One command's run, handed to its stages. */
@@ -118,9 +118,13 @@ extern const struct lb_workload lb_workload_default;
 /* A command by name; NULL when unknown. */
 const struct lb_workload *lb_workload_find(const char *name);
 
-/* 0 when every descriptor has what its kind needs (name, summary, and
- * parse + outputs + run + report, or main; a schema with a name); else one
- * line per fault on `err` and -1. */
+/* 0 when every descriptor of table[0..n) has what its kind needs (name,
+ * summary; parse, run, report, config_size and options, or main; a schema
+ * that is in `schemas` (NULL-terminated) with a name and metrics, and then
+ * outputs); names unique.  Else one line per fault on `err`, and -1. */
+int lb_workload_check_table(const struct lb_workload *const *table, size_t n,
+			    const struct lb_workload_schema *const *schemas, FILE *err);
+/* The check over the generated table and the default comparison. */
 int lb_workload_check(FILE *err);
 
 /* The lifecycle above for a workload; the exit status. */

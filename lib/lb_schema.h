@@ -77,6 +77,23 @@ struct lb_gbench_hints {
 	const char *items_per_second;   /* metric or NULL */
 };
 
+/*
+ * How a file holds two sides to pair within itself (`compare --within`, an
+ * ab file, aim7 --ab): the cells' param `side_param` takes values[0] and
+ * values[1], and config strings name each side's lock.  A schema without
+ * them has no sides.
+ */
+struct lb_sides_hints {
+	const char *side_param;        /* "side" */
+	const char *values[2];         /* "A", "B" */
+	const char *when_config;       /* sides only when this config string exists
+					* (aim7: "ab_role", set by --ab); NULL: always */
+	const char *lock_param;        /* the param naming the lock, or NULL ... */
+	const char *lock_param_config; /* ... the config string that holds its name */
+	const char *name_config[2];    /* config strings naming each side's lock */
+	int label_value;               /* labels "PRE mutex" (value, then name); 0: the name */
+};
+
 struct lb_workload_schema {
 	const char *name;                   /* "lockbench-bench" */
 	unsigned int version;               /* bumped on any incompatible change */
@@ -85,6 +102,7 @@ struct lb_workload_schema {
 	size_t nmetrics;
 	const struct lb_plot_hints *plot;     /* NULL: the generic picture */
 	const struct lb_gbench_hints *gbench; /* NULL: no Google Benchmark export */
+	const struct lb_sides_hints *sides;   /* NULL: no sides within one file */
 };
 
 /*

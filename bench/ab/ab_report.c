@@ -27,6 +27,14 @@ static const char *const ab_params[] = { "side", "lock", "threads", NULL };
 static const char *const ab_curves[] = { "ns_per_op", "cpu_ns_per_op", "ops_per_sec", NULL };
 static const struct lb_plot_hints ab_plot = { .x_param = "threads", .curves = ab_curves };
 
+/* Each cell is two sides, A and B, the locks named in the config. */
+static const struct lb_sides_hints ab_sides = {
+	.side_param = "side",
+	.values = { "A", "B" },
+	.lock_param = "lock",
+	.name_config = { "lock_a", "lock_b" },
+};
+
 const struct lb_workload_schema lb_schema_ab = {
 	.name = "lockbench-ab",
 	.version = 1,
@@ -34,6 +42,7 @@ const struct lb_workload_schema lb_schema_ab = {
 	.metrics = ab_metrics,
 	.nmetrics = sizeof(ab_metrics) / sizeof(ab_metrics[0]),
 	.plot = &ab_plot,
+	.sides = &ab_sides,
 };
 
 /* Per side, the median over the blocks of the side's own cost (measured at

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ab_run.c - the interleaved slices of `lockbench ab`, measured with the
- * micro-benchmark's engine (lb_loop_run_one: one slice is one short run),
+ * timed lock loop (engines/lockloop: lb_loop_run_one, one slice is one short run),
  * each slice with a short cache-line round trip probe just before it.
  *
  * Order: block k of every cell, cell after cell, then block k+1.  Within a
@@ -116,7 +116,7 @@ static int run_block(const struct lb_ab_config *cfg, const struct lb_loop_params
 		c->own[s][k] = NAN;
 	c->own_none[k] = NAN;
 	if (none) {
-		/* The sides' own cost at this block (micro_own.c), on the CPU the
+		/* The sides' own cost at this block (engines/lockloop/lockloop_own.c), on the CPU the
 		 * 1-thread slices use; a failure leaves NAN: no figure. */
 		int own_cpu[1] = { -1 };
 		double own[LB_AB_SIDES], calls;

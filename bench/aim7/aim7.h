@@ -123,7 +123,6 @@ struct aim_config {
 	bool explain, quiet, progress;
 	uint64_t seed;
 	const char *json_path, *csv_path;
-	const char *argv_joined;
 	/* --costs: the table the kernel's work is sized from (costs_on false:
 	 * --costs none, the unsized kernel); the sizing made from it. */
 	bool costs_on;
@@ -226,6 +225,8 @@ void aim_print_sizing(FILE *out, const struct aim_config *cfg, bool detail);
 /* ---- options (aim7_opts.c) ---- */
 /* argv into cfg (workfile loaded); bad input -> lb_usage_error (exit 2). */
 void aim_parse(int argc, char **argv, struct aim_config *cfg);
+struct lb_opt_cmd;
+extern const struct lb_opt_cmd lb_aim7_cmd; /* aim7_opts.c */
 
 /* ---- output ---- */
 #define AIM_MAX_REPEAT 100
@@ -243,9 +244,9 @@ void aim_print_header(FILE *out);
 void aim_print_row(FILE *out, const char *prefix, const struct aim_figures *f);
 void aim_csv_header(FILE *out);
 void aim_csv_row(FILE *out, const struct aim_figures *f);
-struct lb_hostinfo;
-void aim_write_json(FILE *out, const struct aim_config *cfg, const struct aim_cell *cells,
-		    size_t ncells, const struct lb_hostinfo *host);
+struct lb_run_record; /* bench/workload.h: the command line, the host */
+void aim_write_json(FILE *out, const struct aim_config *cfg, const struct lb_run_record *rec,
+		    const struct aim_cell *cells, size_t ncells);
 /* Share (%) of the children's CPU+wait time spent waiting on a role. */
 double aim_wait_pct(const struct aim_point *p, int role);
 

@@ -7,6 +7,7 @@
 #include "aim7.h"
 #include "lb_time.h"
 #include "workload.h"
+#include "schemas.h"
 #include "lb_cli.h"
 #include "lb_hostinfo.h"
 #include "lb_outfile.h"
@@ -159,50 +160,22 @@ static void summarize_ab(FILE *out, const struct aim_cell *pre, const struct aim
 	fprintf(out, "  [PRE %s, POST %s]\n", pre->role_ops[role]->name, post->role_ops[role]->name);
 }
 
-static int run_all(struct aim_config *cfg)
+/* What the run stage hands the report stage: the cells, and the sized
+ * copy of the config the run used (the kernel's sizing and the progress
+ * flag are found while running; the config itself stays as asked). */
+struct aim7_results {
+	struct aim_config sized;
+	struct aim_cell *cells;
+	size_t ncells;
+	struct aim_costs *costs; /* --calibrate: the measured table */
+};
+
+/* The sweep: every load point, its repeats (and sides), the table rows as
+ * they finish.  0, 1 for a failed invariant, or an errno value. */
+static int run_points(struct aim_config *cfg, FILE *out, FILE *csv, struct aim_cell *cells)
 {
-	struct lb_outfile json = { 0 }, csv = { 0 };
 	int rc = 0;
 	int nsides = cfg->ab ? 2 : 1;
-	size_t ncells = cfg->npoints * (size_t)nsides;
-	/* Outputs first: a bad path exits 2 before anything is allocated. */
-	lb_outfile_refuse_same("--json", cfg->json_path, "--csv", cfg->csv_path);
-	if (cfg->json_path)
-		lb_outfile_open_or_exit("--json", cfg->json_path, &json, NULL);
-	if (cfg->csv_path)
-		lb_outfile_open_or_exit("--csv", cfg->csv_path, &csv, &json);
-	FILE *out = lb_outfile_report_stream(&json, &csv);
-	struct aim_cell *cells = calloc(ncells, sizeof(*cells));
-	if (!cells) {
-		fprintf(stderr, "lockbench aim7: out of memory\n");
-		lb_outfile_abort(&json);
-		lb_outfile_abort(&csv);
-		return 1;
-	}
-	/* INT, TERM, HUP, QUIT: remove the output temporaries, then die of it. */
-	lb_outfile_unlink_on_signals();
-	cfg->progress = !cfg->quiet && isatty(2);
-
-	if ((rc = aim_size_kernel(cfg))) {
-		fprintf(stderr, "lockbench aim7: sizing the kernel from the cost table failed\n");
-		lb_outfile_abort(&json);
-		lb_outfile_abort(&csv);
-		free(cells);
-		return 1;
-	}
-	fprintf(out, "lockbench aim7: workfile %s (%zu tests, %lu hits), locks: mutex=%s spinlock=%s "
-	       "rwlock=%s", cfg->wf.name, cfg->wf.ntests, cfg->wf.total_hits,
-	       cfg->role_ops[0]->name, cfg->role_ops[1]->name, cfg->role_ops[2]->name);
-	if (cfg->ab)
-		fprintf(out, "; A/B on %s: PRE=%s POST=%s", aim_role_name(cfg->ab_role),
-		       cfg->ab_ops[0]->name, cfg->ab_ops[1]->name);
-	fputc('\n', out);
-	aim_print_sizing(out, cfg, cfg->explain);
-	aim_print_header(out);
-	if (csv.fp)
-		aim_csv_header(csv.fp);
-	fflush(out);
-
 	double max_jpm[2] = { 0, 0 };
 	for (size_t pi = 0; pi < cfg->npoints && rc == 0; pi++) {
 		unsigned int users = cfg->users[pi];
@@ -250,8 +223,8 @@ static int run_all(struct aim_config *cfg)
 					explain(out, p, prefix, c->role_ops);
 					explain_classes(out, p, prefix);
 				}
-				if (csv.fp)
-					aim_csv_row(csv.fp, &p->fig);
+				if (csv)
+					aim_csv_row(csv, &p->fig);
 				int m = side > 0;
 				max_jpm[m] = p->fig.jobs_per_min > max_jpm[m] ? p->fig.jobs_per_min
 									      : max_jpm[m];
@@ -275,73 +248,119 @@ static int run_all(struct aim_config *cfg)
 			fprintf(out, "Max Jobs per Minute %.2f\n", max_jpm[0]);
 		}
 	}
+	return rc;
+}
+
+static void aim7_parse(int argc, char **argv, void *cfg)
+{
+	aim_parse(argc, argv, cfg);
+}
+
+static void aim7_outputs(const void *cfg_, struct lb_output_request req[LB_WORKLOAD_MAX_OUTPUTS])
+{
+	const struct aim_config *cfg = cfg_;
+	if (cfg->calibrate_path) {
+		req[0] = (struct lb_output_request){ "--calibrate", cfg->calibrate_path };
+		return;
+	}
+	req[0] = (struct lb_output_request){ "--json", cfg->json_path };
+	req[1] = (struct lb_output_request){ "--csv", cfg->csv_path };
+}
+
+/* --calibrate FILE: measure the real system calls behind the tests. */
+static int calibrate_costs(struct aim7_results *res)
+{
+	char err[512];
+	res->costs = calloc(1, sizeof(*res->costs));
+	if (!res->costs)
+		return 1;
+	const char *tmp = getenv("TMPDIR");
+	if (aim_costs_measure(res->costs, tmp && *tmp ? tmp : "/tmp", 2.5, err, sizeof(err))) {
+		fprintf(stderr, "lockbench aim7: --calibrate: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
+static void print_start(FILE *out, const struct aim_config *cfg)
+{
+	fprintf(out, "lockbench aim7: workfile %s (%zu tests, %lu hits), locks: mutex=%s spinlock=%s "
+	       "rwlock=%s", cfg->wf.name, cfg->wf.ntests, cfg->wf.total_hits,
+	       cfg->role_ops[0]->name, cfg->role_ops[1]->name, cfg->role_ops[2]->name);
+	if (cfg->ab)
+		fprintf(out, "; A/B on %s: PRE=%s POST=%s", aim_role_name(cfg->ab_role),
+		       cfg->ab_ops[0]->name, cfg->ab_ops[1]->name);
+	fputc('\n', out);
+	aim_print_sizing(out, cfg, cfg->explain);
+	aim_print_header(out);
+}
+
+static int aim7_run(struct lb_run *run)
+{
+	const struct aim_config *cfg = run->cfg;
+	struct aim7_results *res = calloc(1, sizeof(*res));
+	run->results = res;
+	if (!res)
+		return 1;
+	if (cfg->calibrate_path)
+		return calibrate_costs(res);
+	res->sized = *cfg;
+	struct aim_config *sized = &res->sized;
+	res->ncells = sized->npoints * (size_t)(sized->ab ? 2 : 1);
+	res->cells = calloc(res->ncells, sizeof(*res->cells));
+	if (!res->cells) {
+		fprintf(stderr, "lockbench aim7: out of memory\n");
+		return 1;
+	}
+	sized->progress = !sized->quiet && isatty(2);
+	if (aim_size_kernel(sized)) {
+		fprintf(stderr, "lockbench aim7: sizing the kernel from the cost table failed\n");
+		return 1;
+	}
+	print_start(run->out, sized);
+	FILE *csv = run->file[1].fp;
+	if (csv)
+		aim_csv_header(csv);
+	fflush(run->out);
+	int rc = run_points(sized, run->out, csv, res->cells);
 	if (rc > 1) /* a setup failure (errno value) */
 		fprintf(stderr, "lockbench aim7: cannot run: %s\n", strerror(rc));
-	if (rc) {
-		if (json.fp)
-			lb_outfile_abort(&json);
-		if (csv.fp)
-			lb_outfile_abort(&csv);
-		free(cells);
-		return 1;
-	}
-	if (json.fp) {
-		struct lb_hostinfo host;
-		lb_hostinfo_get(&host);
-		aim_write_json(json.fp, cfg, cells, ncells, &host);
-		if (lb_outfile_commit_or_say(&json, "aim7", "--json", cfg->json_path))
-			rc = 1;
-	}
-	if (csv.fp && lb_outfile_commit_or_say(&csv, "aim7", "--csv", cfg->csv_path))
-		rc = 1;
-	free(cells);
-	return rc;
+	return rc ? 1 : 0;
 }
 
-/* --calibrate FILE: measure the real system calls, write the table. */
-static int calibrate_costs(const struct aim_config *cfg)
+static int aim7_report(struct lb_run *run)
 {
-	struct lb_outfile f = { 0 };
-	struct aim_costs *c = calloc(1, sizeof(*c));
-	char err[512];
-	if (!c)
-		return 1;
-	lb_outfile_open_or_exit("--calibrate", cfg->calibrate_path, &f, NULL);
-	lb_outfile_unlink_on_signals(); /* INT, TERM, HUP, QUIT: no FILE.tmp.* left */
-	const char *tmp = getenv("TMPDIR");
-	int e = aim_costs_measure(c, tmp && *tmp ? tmp : "/tmp", 2.5, err, sizeof(err));
-	if (e) {
-		fprintf(stderr, "lockbench aim7: --calibrate: %s\n", err);
-		lb_outfile_abort(&f);
-		free(c);
-		return 1;
-	}
-	aim_costs_write(f.fp, c);
-	free(c);
-	return lb_outfile_commit_or_say(&f, "aim7", "--calibrate", cfg->calibrate_path) ? 1 : 0;
-}
-
-static int lb_cmd_aim7(int argc, char **argv)
-{
-	struct aim_config *cfg = calloc(1, sizeof(*cfg));
-	if (!cfg)
-		return 1;
-	aim_parse(argc, argv, cfg);
+	const struct aim_config *cfg = run->cfg;
+	struct aim7_results *res = run->results;
 	if (cfg->calibrate_path) {
-		int rc = calibrate_costs(cfg);
-		free(cfg);
-		return rc;
+		aim_costs_write(run->file[0].fp, res->costs);
+		return 0;
 	}
-	char *joined = lb_cli_join_args(argc, argv);
-	cfg->argv_joined = joined;
-	int rc = run_all(cfg);
-	free(joined);
-	free(cfg);
-	return rc;
+	if (run->file[0].fp)
+		aim_write_json(run->file[0].fp, &res->sized, &run->rec, res->cells, res->ncells);
+	return 0;
+}
+
+static void aim7_release(struct lb_run *run)
+{
+	struct aim7_results *res = run->results;
+	if (res) {
+		free(res->cells);
+		free(res->costs);
+	}
+	free(res);
 }
 
 const struct lb_workload lb_workload_aim7 = {
 	.name = "aim7",
 	.summary = "AIM7/re-aim work-alike: jobs/min of a simulated kernel on the locks",
-	.main = lb_cmd_aim7,
+	.options = &lb_aim7_cmd,
+	.schema = &lb_schema_aim7,
+	.signals = LB_SIGNALS_END, /* a cut load point is worth nothing: temporaries removed */
+	.config_size = sizeof(struct aim_config),
+	.parse = aim7_parse,
+	.outputs = aim7_outputs,
+	.run = aim7_run,
+	.report = aim7_report,
+	.release = aim7_release,
 };

@@ -153,7 +153,7 @@ static const struct lb_opt aim_opts[] = {
 	LB_OPT_ROW_END,
 };
 
-static const struct lb_opt_cmd aim_cmd = {
+const struct lb_opt_cmd lb_aim7_cmd = {
 	.name = "lockbench aim7",
 	.usage = "usage: lockbench aim7 [options]\n"
 		 "\n"
@@ -170,11 +170,11 @@ static const struct lb_opt_cmd aim_cmd = {
 /* re-aim's -s/-e/-i: the load points from start to end by incr. */
 static void resolve_sweep(struct aim_args *a, const struct lb_opt_seen *seen)
 {
-	bool have_users = lb_opt_given(&aim_cmd, seen, "users");
-	bool have_end = lb_opt_given(&aim_cmd, seen, "endusers");
+	bool have_users = lb_opt_given(&lb_aim7_cmd, seen, "users");
+	bool have_end = lb_opt_given(&lb_aim7_cmd, seen, "endusers");
 	struct aim_config *cfg = &a->cfg;
-	if (!lb_opt_given(&aim_cmd, seen, "startusers") && !have_end &&
-	    !lb_opt_given(&aim_cmd, seen, "increment"))
+	if (!lb_opt_given(&lb_aim7_cmd, seen, "startusers") && !have_end &&
+	    !lb_opt_given(&lb_aim7_cmd, seen, "increment"))
 		return;
 	if (have_users)
 		lb_usage_error("--users and -s/-e/-i: give one or the other; see '" HELP "'");
@@ -237,11 +237,11 @@ void aim_parse(int argc, char **argv, struct aim_config *cfg)
 	 * the paravirt-style parking answers, as in a guest kernel (doc/aim7.md). */
 	a.cfg.role_ops[AIM_ROLE_SPIN] = lb_lock_find(AIM_DEFAULT_SPINLOCK);
 	a.cfg.role_ops[AIM_ROLE_RW] = lb_lock_find(AIM_DEFAULT_RWLOCK);
-	lb_opt_parse(&aim_cmd, argc, argv, &a, &seen);
+	lb_opt_parse(&lb_aim7_cmd, argc, argv, &a, &seen);
 	resolve_sweep(&a, &seen);
 	if (a.ab)
 		resolve_ab(&a.cfg, a.ab);
-	else if (lb_opt_given(&aim_cmd, &seen, "ab-role"))
+	else if (lb_opt_given(&lb_aim7_cmd, &seen, "ab-role"))
 		lb_usage_error("--ab-role: only for an A/B run; accepted: with --ab A,B");
 	if (aim_workfile_load(a.workfile, &a.cfg.wf, err, sizeof(err)))
 		lb_usage_error("--workfile: %s", err);

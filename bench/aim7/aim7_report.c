@@ -4,6 +4,7 @@
  * the lockbench JSON (lib/lb_schema.h) with the aim7 metric table.
  */
 #include "aim7.h"
+#include "workload.h"
 #include "lb_time.h"
 #include "lb_hostinfo.h"
 #include "lb_json.h"
@@ -46,6 +47,16 @@ static const struct lb_plot_hints aim7_plot = {
 	.curves = aim7_plot_curves,
 };
 
+/* --ab: the cells are PRE and POST, the lock of the role --ab-role names. */
+static const struct lb_sides_hints aim7_sides = {
+	.side_param = "side",
+	.values = { "PRE", "POST" },
+	.when_config = "ab_role",
+	.lock_param_config = "ab_role",
+	.name_config = { "pre", "post" },
+	.label_value = 1,
+};
+
 const struct lb_workload_schema lb_schema_aim7 = {
 	.name = "lockbench-aim7",
 	.version = 1,
@@ -53,6 +64,7 @@ const struct lb_workload_schema lb_schema_aim7 = {
 	.metrics = aim7_metrics,
 	.nmetrics = M_COUNT,
 	.plot = &aim7_plot,
+	.sides = &aim7_sides,
 };
 
 const char *aim_role_name(int role)
@@ -208,16 +220,17 @@ static void json_costs(struct lb_json *j, const struct aim_config *cfg)
 	lb_json_object_end(j);
 }
 
-void aim_write_json(FILE *out, const struct aim_config *cfg, const struct aim_cell *cells,
-		    size_t ncells, const struct lb_hostinfo *host)
+void aim_write_json(FILE *out, const struct aim_config *cfg, const struct lb_run_record *rec,
+		    const struct aim_cell *cells, size_t ncells)
 {
+	const struct lb_hostinfo *host = &rec->host;
 	struct lb_json j;
 	lb_json_init(&j, out);
 	lb_json_object_begin(&j);
 	lb_schema_write_head(&j, &lb_schema_aim7, host);
 	lb_json_key(&j, "config");
 	lb_json_object_begin(&j);
-	lb_json_kv_string(&j, "command", cfg->argv_joined);
+	lb_json_kv_string(&j, "command", rec->command);
 	lb_json_kv_string(&j, "workfile", cfg->wf.name);
 	lb_json_kv_string(&j, "workfile_path", cfg->wf.path);
 	lb_json_kv_uint(&j, "total_hits", cfg->wf.total_hits);

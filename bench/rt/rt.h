@@ -52,11 +52,11 @@ struct lb_rt_config {
 	/* output */
 	const char *json_path, *csv_path;
 	bool quiet;
-	const char *argv_joined;
 };
 
 /* Facts printed in the header and stored in the JSON. */
 struct lb_rt_facts {
+	const char *command;         /* the command line (the driver's run record) */
 	bool fifo_permitted;
 	int fifo_errno;              /* why not */
 	char preempt_model[96];
@@ -125,6 +125,8 @@ struct lb_rt_run {
 
 /* Parse argv (argv[0] == "rt"); exits 2 on bad input, 0 after --help. */
 void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg);
+struct lb_opt_cmd;
+extern const struct lb_opt_cmd lb_rt_cmd; /* rt_opts.c */
 
 /* Host facts; probes SCHED_FIFO and applies --mlockall. */
 void lb_rt_facts_get(const struct lb_rt_config *cfg, struct lb_rt_facts *f);
@@ -187,7 +189,7 @@ enum lb_rt_task_state {
 /* Reports (rt_report.c). */
 void lb_rt_print_header(FILE *out, const struct lb_rt_config *cfg, const struct lb_rt_facts *f);
 void lb_rt_print_run_line(FILE *out, const struct lb_rt_run *r);
-void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg,
+void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg, const struct lb_rt_facts *f,
 			    const struct lb_rt_run *runs, size_t nruns,
 			    const struct lb_rt_thread_stats *merged, unsigned int nrt);
 void lb_rt_print_histogram(FILE *out, const struct lb_rt_thread_stats *rt, unsigned int nrt,

@@ -197,7 +197,7 @@ static const struct lb_opt rt_opts[] = {
 };
 #undef T
 
-static const struct lb_opt_cmd rt_cmd = {
+const struct lb_opt_cmd lb_rt_cmd = {
 	.name = "lockbench rt",
 	.usage = "usage: lockbench rt [options]\n"
 		 "\n"
@@ -292,8 +292,8 @@ void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
 	a.cfg.rt_threads = ncpu < 1 ? 1 : ncpu > LB_RT_MAX_RT_THREADS ? LB_RT_MAX_RT_THREADS
 								    : (unsigned int)ncpu;
 	refuse_cyclictest_p(argc, argv);
-	lb_opt_parse(&rt_cmd, argc, argv, &a, &seen);
-	bool explicit_lock = lb_opt_given(&rt_cmd, &seen, "list-lock");
+	lb_opt_parse(&lb_rt_cmd, argc, argv, &a, &seen);
+	bool explicit_lock = lb_opt_given(&lb_rt_cmd, &seen, "list-lock");
 	if (a.process_mode && a.threads_mode)
 		lb_usage_error("--process: --threads (-T) excludes it; accepted: one of -P, -T");
 	if (a.compare_list)
@@ -307,7 +307,7 @@ void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
 		check_process_locks(&a.cfg, a.compare_list ? "--compare" : "-L");
 	}
 	bool preset = a.cfg.preset != NULL;
-	check_combinations(&a.cfg, preset || lb_opt_given(&rt_cmd, &seen, "repeat"),
-			   preset || lb_opt_given(&rt_cmd, &seen, "loops"));
+	check_combinations(&a.cfg, preset || lb_opt_given(&lb_rt_cmd, &seen, "repeat"),
+			   preset || lb_opt_given(&lb_rt_cmd, &seen, "loops"));
 	*cfg = a.cfg;
 }

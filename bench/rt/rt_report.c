@@ -546,14 +546,15 @@ static void print_noise(FILE *out, double mean, double sem, size_t n)
 	fputc('\n', out);
 }
 
-static void print_perf_block(FILE *out, const struct lb_rt_config *cfg, const char *lock,
+static void print_perf_block(FILE *out, const struct lb_rt_config *cfg, const char *command,
+			     const char *lock,
 			     const struct lb_rt_run *runs, size_t n)
 {
 	double sem, tc = mean_sem(runs, n, M_TASK_CLOCK, &sem), el_sem;
 	double el = mean_sem(runs, n, M_ELAPSED, &el_sem);
 	char r[48];
 	/* The command as it was run; with several locks, which one's block. */
-	fprintf(out, "\n Performance counter stats for '%s'", cfg->argv_joined);
+	fprintf(out, "\n Performance counter stats for '%s'", command);
 	if (n > 1)
 		fprintf(out, " (%zu runs)", n);
 	if (cfg->nlocks > 1)
@@ -627,7 +628,7 @@ static void print_list_lock_gauges(FILE *out, const struct lb_rt_run *runs, size
 	fputc('\n', out);
 }
 
-void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg,
+void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg, const struct lb_rt_facts *f,
 			    const struct lb_rt_run *runs, size_t nruns,
 			    const struct lb_rt_thread_stats *merged, unsigned int nrt)
 {
@@ -696,7 +697,7 @@ void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg,
 			(unsigned long long)waits, wait_max, (unsigned long long)yields,
 			yields == 1 ? "y" : "ies", (unsigned long long)boost_fail);
 	if (cfg->groups)
-		print_perf_block(out, cfg, lock, runs, nruns);
+		print_perf_block(out, cfg, f->command, lock, runs, nruns);
 }
 
 void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
@@ -838,7 +839,7 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 	lb_schema_write_head(&j, &lb_schema_rt, &host);
 	lb_json_key(&j, "config");
 	lb_json_object_begin(&j);
-	lb_json_kv_string(&j, "command", cfg->argv_joined);
+	lb_json_kv_string(&j, "command", f->command);
 	lb_json_key(&j, "list_locks");
 	lb_json_array_begin(&j);
 	for (size_t i = 0; i < cfg->nlocks; i++)

@@ -45,8 +45,6 @@ struct lb_slab_config {
 	int bulk_prot;                   /* LB_PROT_LOCK, _SIGMASK or _NONE */
 	const char *json_path;
 	bool quiet;
-	const char *argv_joined;
-	char cpu_model[128];             /* /proc/cpuinfo, for the table headers */
 };
 
 /* Table A figures: [repeat] per row. */
@@ -86,20 +84,23 @@ void lb_slab_parse(int argc, char **argv, struct lb_slab_config *cfg);
  * early (keeping the repeats done) once lb_slab_stop_requested(). */
 int lb_slab_run_protect(const struct lb_slab_config *cfg, struct lb_slab_protect_result *res);
 int lb_slab_run_bulk(const struct lb_slab_config *cfg, struct lb_slab_bulk_result *res);
-void lb_slab_request_stop(int sig);
-int lb_slab_stop_requested(void);
+int lb_slab_stop_requested(void); /* lb_stop_signal(): lib/lb_stop.h */
 /* Pin the calling thread to cfg->cpu (no-op for -1); 0 or errno. */
 int lb_slab_pin(const struct lb_slab_config *cfg);
+struct lb_opt_cmd;
+extern const struct lb_opt_cmd lb_slab_cmd; /* slab_opts.c */
 
 /* slab_report.c */
-void lb_slab_print_header(FILE *out, const struct lb_slab_config *cfg);
-void lb_slab_print_protect(FILE *out, const struct lb_slab_config *cfg,
+/* cpu_model: the host's (struct lb_hostinfo), printed in the headers. */
+void lb_slab_print_header(FILE *out, const struct lb_slab_config *cfg, const char *cpu_model);
+void lb_slab_print_protect(FILE *out, const struct lb_slab_config *cfg, const char *cpu_model,
 			   const struct lb_slab_protect_result *res);
 void lb_slab_print_bulk(FILE *out, const struct lb_slab_config *cfg,
 			const struct lb_slab_bulk_result *res);
+struct lb_run_record; /* bench/workload.h: the command line, the signal, the host */
 void lb_slab_write_json(FILE *fp, const struct lb_slab_config *cfg,
-			const struct lb_slab_protect_result *pr, const struct lb_slab_bulk_result *br,
-			int interrupted_by);
+			const struct lb_run_record *rec, const struct lb_slab_protect_result *pr,
+			const struct lb_slab_bulk_result *br);
 /* The table's host-speed line (slab_batch.h): steady, or the spread. */
 void lb_slab_print_gauge(FILE *out, const struct lb_slab_gauge *g);
 /* "1,234,567" into buf. */

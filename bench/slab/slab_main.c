@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * slab_main.c - `lockbench slab`: parse, open the output before anything
- * runs, run Table A and/or Table B pinned, print them, write the JSON.
+ * slab_main.c - `lockbench slab` as stages of the driver (bench/workload.h):
+ * run Table A and/or Table B pinned, printing each as it finishes, then
+ * write the JSON.
  *
  * An interrupt (SIGINT, SIGTERM, SIGHUP, SIGQUIT) stops at the end of the
  * measurement in progress; the repeats that finished are printed and
@@ -10,111 +11,116 @@
  */
 #include "slab.h"
 #include "workload.h"
-#include "lb_cli.h"
-#include "lb_hostinfo.h"
-#include "lb_outfile.h"
+#include "schemas.h"
 
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void on_stop_signal(int sig)
+struct slab_results {
+	struct lb_slab_protect_result *pr; /* Table A, or NULL */
+	struct lb_slab_bulk_result *br;    /* Table B, or NULL */
+};
+
+static void slab_parse(int argc, char **argv, void *cfg)
 {
-	if (lb_slab_stop_requested()) {
-		lb_outfile_unlink_pending(); /* the second one: leave now */
-		signal(sig, SIG_DFL);
-		raise(sig);
-		return;
-	}
-	lb_slab_request_stop(sig);
+	lb_slab_parse(argc, argv, cfg);
 }
 
-static void catch_stop_signals(void)
+static void slab_outputs(const void *cfg_, struct lb_output_request req[LB_WORKLOAD_MAX_OUTPUTS])
 {
-	lb_stop_signals_catch(on_stop_signal, SA_RESTART, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	const struct lb_slab_config *cfg = cfg_;
+	req[0] = (struct lb_output_request){ "--json", cfg->json_path };
 }
 
-static int lb_cmd_slab(int argc, char **argv)
+static int table_a(const struct lb_slab_config *cfg, struct lb_run *run, struct slab_results *res)
 {
-	struct lb_slab_config cfg;
-	struct lb_outfile json = { 0 };
-	lb_slab_parse(argc, argv, &cfg);
-	if (cfg.json_path)
-		lb_outfile_open_or_exit("--json", cfg.json_path, &json, NULL);
-	struct lb_outfile unused = { 0 };
-	FILE *out = lb_outfile_report_stream(&json, &unused);
-	char *joined = lb_cli_join_args(argc, argv);
-	cfg.argv_joined = joined ? joined : "lockbench slab";
-	struct lb_hostinfo host;
-	lb_hostinfo_get(&host);
-	snprintf(cfg.cpu_model, sizeof(cfg.cpu_model), "%s", host.cpu_model);
-	catch_stop_signals();
-
-	int err = lb_slab_pin(&cfg);
+	if (!cfg->quiet)
+		fprintf(stderr, "lockbench: slab: Table A (protection cost)...\n");
+	int err = lb_slab_run_protect(cfg, res->pr);
 	if (err) {
-		fprintf(stderr, "lockbench: slab: cannot pin to CPU %d: %s\n", cfg.cpu, strerror(err));
-		if (cfg.json_path)
-			lb_outfile_abort(&json);
-		free(joined);
+		fprintf(stderr, "lockbench: slab: Table A failed: %s\n", strerror(err));
 		return 1;
 	}
-	lb_slab_print_header(out, &cfg);
-	fflush(out);
-	struct lb_slab_protect_result *pr = cfg.table_protect ? calloc(1, sizeof(*pr)) : NULL;
-	struct lb_slab_bulk_result *br = cfg.table_bulk ? calloc(1, sizeof(*br)) : NULL;
-	int status = 0;
-	if ((cfg.table_protect && !pr) || (cfg.table_bulk && !br)) {
+	lb_slab_print_protect(run->out, cfg, run->rec.host.cpu_model, res->pr);
+	fflush(run->out);
+	return 0;
+}
+
+static int table_b(const struct lb_slab_config *cfg, struct lb_run *run, struct slab_results *res)
+{
+	if (!cfg->quiet)
+		fprintf(stderr, "lockbench: slab: Table B (bulk API)...\n");
+	int err = lb_slab_run_bulk(cfg, res->br);
+	if (err) {
+		fprintf(stderr, "lockbench: slab: Table B failed: %s\n", strerror(err));
+		return 1;
+	}
+	lb_slab_print_bulk(run->out, cfg, res->br);
+	fflush(run->out);
+	return 0;
+}
+
+static int slab_run(struct lb_run *run)
+{
+	const struct lb_slab_config *cfg = run->cfg;
+	int err = lb_slab_pin(cfg);
+	if (err) {
+		fprintf(stderr, "lockbench: slab: cannot pin to CPU %d: %s\n", cfg->cpu, strerror(err));
+		return 1;
+	}
+	lb_slab_print_header(run->out, cfg, run->rec.host.cpu_model);
+	fflush(run->out);
+	struct slab_results *res = calloc(1, sizeof(*res));
+	run->results = res;
+	if (res) {
+		res->pr = cfg->table_protect ? calloc(1, sizeof(*res->pr)) : NULL;
+		res->br = cfg->table_bulk ? calloc(1, sizeof(*res->br)) : NULL;
+	}
+	if (!res || (cfg->table_protect && !res->pr) || (cfg->table_bulk && !res->br)) {
 		fprintf(stderr, "lockbench: slab: out of memory\n");
-		status = 1;
+		return 1;
 	}
-	if (!status && pr) {
-		if (!cfg.quiet)
-			fprintf(stderr, "lockbench: slab: Table A (protection cost)...\n");
-		err = lb_slab_run_protect(&cfg, pr);
-		if (err) {
-			fprintf(stderr, "lockbench: slab: Table A failed: %s\n", strerror(err));
-			status = 1;
-		} else {
-			lb_slab_print_protect(out, &cfg, pr);
-		}
-		fflush(out);
-	}
-	if (!status && br && !lb_slab_stop_requested()) {
-		if (!cfg.quiet)
-			fprintf(stderr, "lockbench: slab: Table B (bulk API)...\n");
-		err = lb_slab_run_bulk(&cfg, br);
-		if (err) {
-			fprintf(stderr, "lockbench: slab: Table B failed: %s\n", strerror(err));
-			status = 1;
-		} else {
-			lb_slab_print_bulk(out, &cfg, br);
-		}
-		fflush(out);
-	}
-	int stopped = lb_slab_stop_requested();
-	if (stopped)
+	if (res->pr && table_a(cfg, run, res))
+		return 1;
+	if (res->br && !lb_slab_stop_requested() && table_b(cfg, run, res))
+		return 1;
+	return 0;
+}
+
+static int slab_report(struct lb_run *run)
+{
+	struct slab_results *res = run->results;
+	if (run->rec.interrupted_by)
 		fprintf(stderr, "lockbench: slab: interrupted by SIG%s: reporting the repeats that "
-			"finished\n", sigabbrev_np(stopped));
-	if (cfg.json_path) {
-		if (status) {
-			lb_outfile_abort(&json);
-		} else {
-			lb_slab_write_json(json.fp, &cfg, pr, br, stopped);
-			if (lb_outfile_commit_or_say(&json, "slab", "--json", cfg.json_path))
-				status = 1;
-		}
+			"finished\n", sigabbrev_np(run->rec.interrupted_by));
+	if (run->file[0].fp)
+		lb_slab_write_json(run->file[0].fp, run->cfg, &run->rec, res->pr, res->br);
+	return 0;
+}
+
+static void slab_release(struct lb_run *run)
+{
+	struct slab_results *res = run->results;
+	if (res) {
+		free(res->pr);
+		free(res->br);
 	}
-	free(pr);
-	free(br);
-	free(joined);
-	if (!status && stopped)
-		status = 128 + stopped;
-	return status;
+	free(res);
 }
 
 const struct lb_workload lb_workload_slab = {
 	.name = "slab",
 	.summary = "allocator fast paths: per-CPU protection cost (rseq, signal mask...), bulk API",
-	.main = lb_cmd_slab,
+	.options = &lb_slab_cmd,
+	.schema = &lb_schema_slab,
+	.signals = LB_SIGNALS_FINISH,
+	.signal_flags = SA_RESTART, /* the measurements' system calls are not cut short */
+	.ignore_sigpipe = true,
+	.config_size = sizeof(struct lb_slab_config),
+	.parse = slab_parse,
+	.outputs = slab_outputs,
+	.run = slab_run,
+	.report = slab_report,
+	.release = slab_release,
 };

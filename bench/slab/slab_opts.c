@@ -130,7 +130,7 @@ static const struct lb_opt slab_opts[] = {
 #undef SLAB_COUNT_ROW
 #undef T
 
-static const struct lb_opt_cmd slab_cmd = {
+const struct lb_opt_cmd lb_slab_cmd = {
 	.name = "lockbench slab",
 	.usage = "usage: lockbench slab [options]\n"
 		 "\n"
@@ -165,7 +165,7 @@ void lb_slab_parse(int argc, char **argv, struct lb_slab_config *cfg)
 	a.cfg.opt_prot = -1;
 	a.cfg.lock = lb_lock_find("tas");
 	a.cfg.cpu = -2; /* decided below */
-	lb_opt_parse(&slab_cmd, argc, argv, &a, &seen);
+	lb_opt_parse(&lb_slab_cmd, argc, argv, &a, &seen);
 	a.cfg.table_protect = a.table != SLAB_TABLE_BULK;
 	a.cfg.table_bulk = a.table != SLAB_TABLE_PROTECT;
 	if (a.no_pin)

@@ -5,6 +5,7 @@
  * the shared schema (lib/lb_schema.h), which compare and plot read.
  */
 #include "slab.h"
+#include "workload.h"
 #include "lb_hostinfo.h"
 #include "lb_json.h"
 #include "lb_schema.h"
@@ -87,10 +88,10 @@ void lb_slab_print_gauge(FILE *out, const struct lb_slab_gauge *g)
 		LB_SLAB_GAUGE_STEADY, s.ratio);
 }
 
-void lb_slab_print_header(FILE *out, const struct lb_slab_config *cfg)
+void lb_slab_print_header(FILE *out, const struct lb_slab_config *cfg, const char *cpu_model)
 {
 	const char *why = lb_prot_unsupported(LB_PROT_RSEQ, NULL);
-	fprintf(out, "lockbench slab: %s; ", cfg->cpu_model);
+	fprintf(out, "lockbench slab: %s; ", cpu_model);
 	if (cfg->cpu >= 0)
 		fprintf(out, "pinned to CPU %d; ", cfg->cpu);
 	else
@@ -99,7 +100,7 @@ void lb_slab_print_header(FILE *out, const struct lb_slab_config *cfg)
 		cfg->lock->name, cfg->repeat);
 }
 
-void lb_slab_print_protect(FILE *out, const struct lb_slab_config *cfg,
+void lb_slab_print_protect(FILE *out, const struct lb_slab_config *cfg, const char *cpu_model,
 			   const struct lb_slab_protect_result *res)
 {
 	char b1[40], b2[40];
@@ -110,7 +111,7 @@ void lb_slab_print_protect(FILE *out, const struct lb_slab_config *cfg,
 	}
 	fprintf(out, "\nA. %s iterations of an empty section (one counter update), total ns\n",
 		lb_slab_commas((double)cfg->section_iters, b1, sizeof(b1)));
-	fprintf(out, "        %s\n", cfg->cpu_model);
+	fprintf(out, "        %s\n", cpu_model);
 	double med[LB_PROT_COUNT] = { 0 };
 	for (int p = 0; p < LB_PROT_COUNT; p++) {
 		if (!res->supported[p]) {
@@ -155,7 +156,7 @@ void lb_slab_print_protect(FILE *out, const struct lb_slab_config *cfg,
 		lb_slab_commas((double)cfg->op_iters, b1, sizeof(b1)), n, opt,
 		cfg->opt_prot < 0 ? "the cheapest per-CPU protection above" : "--opt",
 		(unsigned long long)cfg->bh_batch);
-	fprintf(out, "%s\n", cfg->cpu_model);
+	fprintf(out, "%s\n", cpu_model);
 	char h1[40], h2[40];
 	snprintf(h1, sizeof(h1), "%s OPT", opt);
 	snprintf(h2, sizeof(h2), "SIGMASK NO-OPT");
@@ -303,18 +304,17 @@ static void gauge_json(struct lb_json *j, const char *table, const struct lb_sla
 }
 
 void lb_slab_write_json(FILE *fp, const struct lb_slab_config *cfg,
-			const struct lb_slab_protect_result *pr, const struct lb_slab_bulk_result *br,
-			int interrupted_by)
+			const struct lb_run_record *rec, const struct lb_slab_protect_result *pr,
+			const struct lb_slab_bulk_result *br)
 {
 	struct lb_json j;
-	struct lb_hostinfo host;
-	lb_hostinfo_get(&host);
+	int interrupted_by = rec->interrupted_by;
 	lb_json_init(&j, fp);
 	lb_json_object_begin(&j);
-	lb_schema_write_head(&j, &lb_schema_slab, &host);
+	lb_schema_write_head(&j, &lb_schema_slab, &rec->host);
 	lb_json_key(&j, "config");
 	lb_json_object_begin(&j);
-	lb_json_kv_string(&j, "command", cfg->argv_joined);
+	lb_json_kv_string(&j, "command", rec->command);
 	lb_json_kv_uint(&j, "section_iterations", cfg->section_iters);
 	lb_json_kv_uint(&j, "ops", cfg->op_iters);
 	lb_json_kv_uint(&j, "bh_batch", cfg->bh_batch);

@@ -7,6 +7,7 @@
  */
 #include "slab.h"
 #include "lb_registry.h"
+#include "lb_stop.h"
 #include "lb_stats.h"
 #include "lb_time.h"
 
@@ -22,16 +23,9 @@
 #define POOL_BYTES (size_t)(256u << 20) /* reserved, touched as used */
 #define BH_SIGNAL SIGUSR1
 
-static volatile sig_atomic_t stop_signal;
-
-void lb_slab_request_stop(int sig)
-{
-	stop_signal = sig; /* async-signal-safe: a plain sig_atomic_t store */
-}
-
 int lb_slab_stop_requested(void)
 {
-	return stop_signal;
+	return lb_stop_signal();
 }
 
 int lb_slab_pin(const struct lb_slab_config *cfg)

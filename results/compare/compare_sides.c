@@ -152,33 +152,25 @@ static const char *config_string(const struct lb_rfile *f, const char *key)
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-/* The sides an aim7 --ab or an ab file names; false for other files. */
+/* The sides a file names through its schema's hints (lb_sides_hints: an ab
+ * file, aim7 --ab); false for a file without. */
 static bool sides_of_file(const struct lb_rfile *f, struct lb_cmp_within *w, const char **lock_key)
 {
-	const char *values[2], *names[2];
-	if (!strcmp(f->schema->name, "lockbench-aim7") && config_string(f, "ab_role")) {
-		values[0] = "PRE";
-		values[1] = "POST";
-		*lock_key = config_string(f, "ab_role");
-		names[0] = config_string(f, "pre");
-		names[1] = config_string(f, "post");
-	} else if (!strcmp(f->schema->name, "lockbench-ab")) {
-		values[0] = "A";
-		values[1] = "B";
-		*lock_key = "lock";
-		names[0] = config_string(f, "lock_a");
-		names[1] = config_string(f, "lock_b");
-	} else {
+	const struct lb_sides_hints *h = f->schema->sides;
+	if (!h || (h->when_config && !config_string(f, h->when_config)))
 		return false;
-	}
+	const char *values[2] = { h->values[0], h->values[1] };
+	const char *names[2] = { config_string(f, h->name_config[0]),
+				 config_string(f, h->name_config[1]) };
+	*lock_key = h->lock_param ? h->lock_param : config_string(f, h->lock_param_config);
 	for (int s = 0; s < 2; s++) {
 		struct lb_cmp_selector *sel = &w->sel[s];
 		memset(sel, 0, sizeof(*sel));
 		snprintf(sel->text, sizeof(sel->text), "side=%s", values[s]);
 		sel->n = 1;
-		sel->key[0] = "side";
+		sel->key[0] = h->side_param;
 		sel->value[0] = values[s];
-		if (names[s] && strcmp(values[0], "PRE"))
+		if (names[s] && !h->label_value)
 			snprintf(w->label[s], sizeof(w->label[s]), "%s", names[s]);
 		else if (names[s])
 			snprintf(w->label[s], sizeof(w->label[s]), "%s %s", values[s], names[s]);
