@@ -342,6 +342,162 @@ static bool supervise(struct point *pt, uint64_t deadline_ns, unsigned long *vio
 	}
 }
 
+/* Each child's task, helper and shuffled job list; the job lists and, with
+ * kop_count, the per-slot kernel-operation counts are allocated here. */
+static int init_children(struct point *pt, const unsigned int *counts, unsigned int njobs,
+			 uint64_t seed, bool count_kops)
+{
+	unsigned int users = pt->users;
+	memset(pt->child, 0, (size_t)users * sizeof(struct child));
+	for (unsigned int i = 0; i < users; i++) {
+		struct child *ch = &pt->child[i];
+		ch->pt = pt;
+		ch->task.k = &pt->k;
+		ch->task.index = i;
+		ch->task.tag = i + 1;
+		ch->task.rng = (seed + i) * 0x9e3779b97f4a7c15ull + 1;
+		ch->task.helper = &ch->helper;
+		ch->helper.pipe = &pt->k.pipe[users + i];
+		atomic_init(&ch->helper.cmd, 0);
+		atomic_init(&ch->helper.done, 0);
+		ch->njobs = njobs;
+		ch->order = malloc(njobs * sizeof(uint16_t));
+		if (count_kops)
+			ch->slot_kops = calloc((size_t)AIM_MAX_WORKFILE_TESTS * AIM_NKOPS,
+					       sizeof(double));
+		if (!ch->order || (count_kops && !ch->slot_kops))
+			return ENOMEM;
+		/* re-aim seeds each child's order from its pid; ours from the
+		 * run's seed and the child number. */
+		aim_shuffle_jobs(&pt->cfg->wf, counts, ch->task.rng, ch->order, njobs);
+	}
+	return 0;
+}
+
+/* Start the helpers, then the children; on a failure, say so and stand in
+ * for the threads that never started so that the others run through. */
+static int start_children(struct point *pt, struct lb_threads *threads,
+			  struct lb_threads *helpers)
+{
+	unsigned int users = pt->users;
+	lb_barrier_init(&pt->ready, 2 * users + 1);
+	lb_barrier_init(&pt->done, 2 * users);
+	int err = lb_threads_create(helpers, users, helper_main, pt->child, sizeof(struct child));
+	if (!err)
+		err = lb_threads_create(threads, users, child_main, pt->child,
+					sizeof(struct child));
+	if (err) {
+		fprintf(stderr, "aim7: cannot start %u children: %s\n", users, strerror(err));
+		/* Stand in for the threads that never started and let the
+		 * others run through: stop at once. */
+		atomic_store_explicit(&pt->stop, 1, memory_order_relaxed);
+		for (unsigned int i = helpers->n + threads->n; i < 2 * users; i++) {
+			lb_barrier_arrive(&pt->ready);
+			lb_barrier_arrive(&pt->done);
+		}
+		for (unsigned int i = threads->n; i < users; i++) {
+			atomic_fetch_add_explicit(&pt->finished, 1, memory_order_relaxed);
+			pt->child[i].helper.bytes = UINT32_MAX;
+			atomic_fetch_add_explicit(&pt->child[i].helper.cmd, 1, memory_order_release);
+			lb_futex_wake(&pt->child[i].helper.cmd, 1);
+		}
+	}
+	return err;
+}
+
+/* The watchdog's deadline for the point started at pt->start_ns: far
+ * beyond any sane load point. */
+static uint64_t watchdog_deadline(const struct point *pt, const unsigned int *counts)
+{
+	const struct aim_config *cfg = pt->cfg;
+	const struct aim_sizing *sizing = pt->sizing;
+	uint64_t budget = cfg->time_ns ? cfg->time_ns : UINT64_C(5000000000);
+	/* A sized kernel's point cannot be shorter than its jobs' table time
+	 * spread over the CPUs (re-aim runs every test at least once). */
+	if (sizing && sizing->on) {
+		double cpu_ns = 0;
+		for (size_t s = 0; s < cfg->wf.ntests && s < AIM_SIZING_MAX_TESTS; s++)
+			cpu_ns += counts[s] * sizing->target_ns[s];
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		double expect = cpu_ns * pt->users / (double)(ncpu > 0 ? ncpu : 1);
+		if (expect > (double)budget)
+			budget = expect < 6e11 ? (uint64_t)expect : UINT64_C(600000000000);
+	}
+	return pt->start_ns + 20 * budget + UINT64_C(20000000000);
+}
+
+/* Wait for the children within the watchdog's deadline and join them with
+ * their helpers; false when the deadline passed (said on stderr).  Threads
+ * that do not stop even then are stuck in a lock: exit 1, nothing freed. */
+static bool await_children(struct point *pt, const unsigned int *counts,
+			   struct lb_threads *threads, struct lb_threads *helpers,
+			   unsigned long *violations, struct aim_point *out)
+{
+	struct aim_cpu_sample cpu0, cpu1;
+	aim_cpu_sample(&cpu0);
+	lb_barrier_wait(&pt->ready);
+	pt->start_ns = lb_now_ns();
+	uint64_t deadline = watchdog_deadline(pt, counts);
+	bool in_time = supervise(pt, deadline, violations);
+	aim_cpu_sample(&cpu1);
+	out->idle_frac = aim_idle_fraction(&cpu0, &cpu1);
+	if (!in_time) {
+		atomic_store_explicit(&pt->stop, 1, memory_order_relaxed);
+		fprintf(stderr, "aim7: watchdog: load point of %u users still running %.0f s after "
+			"its start (deadlock or lost wake-up?)\n", pt->users,
+			(double)(lb_now_ns() - pt->start_ns) / LB_NS_PER_S);
+	}
+	if (lb_threads_join_timeout(threads, UINT64_C(5000000000)) == ETIMEDOUT ||
+	    lb_threads_join_timeout(helpers, UINT64_C(5000000000)) == ETIMEDOUT) {
+		fprintf(stderr, "aim7: %u thread(s) did not stop (stuck in a lock); giving up\n",
+			threads->n + helpers->n);
+		fflush(NULL);
+		_Exit(1); /* their memory is still in use: nothing can be freed */
+	}
+	return in_time;
+}
+
+/* The children's times, test counts and kernel-operation counts added
+ * into out, and the point's figures from their finishing times. */
+static void gather_children(struct point *pt, unsigned int njobs, double *kop_count,
+			    struct aim_point *out)
+{
+	unsigned int users = pt->users;
+	/* The common start: the first child out of the barrier (the main
+	 * thread may be scheduled after a short child has already finished). */
+	uint64_t t0 = pt->start_ns;
+	for (unsigned int i = 0; i < users; i++)
+		t0 = pt->child[i].start_ns < t0 ? pt->child[i].start_ns : t0;
+	uint64_t last_end = t0;
+	double *child_s = calloc(users, sizeof(double)), user = 0, sys = 0;
+	for (unsigned int i = 0; i < users; i++) {
+		struct child *ch = &pt->child[i];
+		last_end = ch->end_ns > last_end ? ch->end_ns : last_end;
+		if (child_s)
+			child_s[i] = (double)(ch->end_ns - t0) / LB_NS_PER_S;
+		user += ch->user_s + ch->helper_user_s;
+		sys += ch->sys_s + ch->helper_sys_s;
+		for (size_t s = 0; s < pt->cfg->wf.ntests && s < AIM_MAX_WORKFILE_TESTS; s++) {
+			out->test_ns[s] += ch->slot_ns[s];
+			out->test_runs[s] += ch->slot_runs[s];
+		}
+		if (kop_count)
+			for (size_t x = 0; x < (size_t)AIM_MAX_WORKFILE_TESTS * AIM_NKOPS; x++)
+				kop_count[x] += ch->slot_kops[x];
+		out->dcache_retries += ch->task.ctx.dcache_retries + ch->helper.ctx.dcache_retries;
+		out->dcache_locked += ch->task.ctx.dcache_locked + ch->helper.ctx.dcache_locked;
+		out->vol_csw += (uint64_t)(ch->vcsw > 0 ? ch->vcsw : 0);
+		out->invol_csw += (uint64_t)(ch->ivcsw > 0 ? ch->ivcsw : 0);
+	}
+	out->users = users;
+	out->jobs_per_child = njobs;
+	if (child_s)
+		aim_figures_compute(users, njobs, (double)(last_end - t0) / LB_NS_PER_S, child_s,
+				    user, sys, &out->fig);
+	free(child_s);
+	out->child_cpu_s = user + sys;
+}
+
 int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const *role_ops,
 		  unsigned int users, unsigned int jobs, uint64_t seed, struct aim_point *out)
 {
@@ -375,89 +531,12 @@ int aim_run_point_sized(const struct aim_config *cfg, const struct lb_lock_ops *
 	if (!pt->child || (err = aim_kernel_init(&pt->k, role_ops, users, &pt->stop)))
 		goto out_free;
 	pt->k.sizing = sizing;
-	memset(pt->child, 0, (size_t)users * sizeof(struct child));
-	for (unsigned int i = 0; i < users; i++) {
-		struct child *ch = &pt->child[i];
-		ch->pt = pt;
-		ch->task.k = &pt->k;
-		ch->task.index = i;
-		ch->task.tag = i + 1;
-		ch->task.rng = (seed + i) * 0x9e3779b97f4a7c15ull + 1;
-		ch->task.helper = &ch->helper;
-		ch->helper.pipe = &pt->k.pipe[users + i];
-		atomic_init(&ch->helper.cmd, 0);
-		atomic_init(&ch->helper.done, 0);
-		ch->njobs = njobs;
-		ch->order = malloc(njobs * sizeof(uint16_t));
-		if (kop_count)
-			ch->slot_kops = calloc((size_t)AIM_MAX_WORKFILE_TESTS * AIM_NKOPS,
-					       sizeof(double));
-		if (!ch->order || (kop_count && !ch->slot_kops)) {
-			err = ENOMEM;
-			goto out_free;
-		}
-		/* re-aim seeds each child's order from its pid; ours from the
-		 * run's seed and the child number. */
-		aim_shuffle_jobs(&cfg->wf, counts, ch->task.rng, ch->order, njobs);
-	}
-	lb_barrier_init(&pt->ready, 2 * users + 1);
-	lb_barrier_init(&pt->done, 2 * users);
-	err = lb_threads_create(&helpers, users, helper_main, pt->child, sizeof(struct child));
-	if (!err)
-		err = lb_threads_create(&threads, users, child_main, pt->child,
-					sizeof(struct child));
-	if (err) {
-		fprintf(stderr, "aim7: cannot start %u children: %s\n", users, strerror(err));
-		/* Stand in for the threads that never started and let the
-		 * others run through: stop at once. */
-		atomic_store_explicit(&pt->stop, 1, memory_order_relaxed);
-		for (unsigned int i = helpers.n + threads.n; i < 2 * users; i++) {
-			lb_barrier_arrive(&pt->ready);
-			lb_barrier_arrive(&pt->done);
-		}
-		for (unsigned int i = threads.n; i < users; i++) {
-			atomic_fetch_add_explicit(&pt->finished, 1, memory_order_relaxed);
-			pt->child[i].helper.bytes = UINT32_MAX;
-			atomic_fetch_add_explicit(&pt->child[i].helper.cmd, 1, memory_order_release);
-			lb_futex_wake(&pt->child[i].helper.cmd, 1);
-		}
-	}
-	struct aim_cpu_sample cpu0, cpu1;
-	aim_cpu_sample(&cpu0);
-	lb_barrier_wait(&pt->ready);
-	pt->start_ns = lb_now_ns();
-	/* The watchdog: far beyond any sane load point. */
-	uint64_t budget = cfg->time_ns ? cfg->time_ns : UINT64_C(5000000000);
-	/* A sized kernel's point cannot be shorter than its jobs' table time
-	 * spread over the CPUs (re-aim runs every test at least once). */
-	if (sizing && sizing->on) {
-		double cpu_ns = 0;
-		for (size_t s = 0; s < cfg->wf.ntests && s < AIM_SIZING_MAX_TESTS; s++)
-			cpu_ns += counts[s] * sizing->target_ns[s];
-		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-		double expect = cpu_ns * users / (double)(ncpu > 0 ? ncpu : 1);
-		if (expect > (double)budget)
-			budget = expect < 6e11 ? (uint64_t)expect : UINT64_C(600000000000);
-	}
-	uint64_t deadline = pt->start_ns + 20 * budget + UINT64_C(20000000000);
+	err = init_children(pt, counts, njobs, seed, kop_count != NULL);
+	if (err)
+		goto out_free;
+	err = start_children(pt, &threads, &helpers);
 	unsigned long violations = 0;
-	bool in_time = supervise(pt, deadline, &violations);
-	aim_cpu_sample(&cpu1);
-	out->idle_frac = aim_idle_fraction(&cpu0, &cpu1);
-	if (!in_time) {
-		atomic_store_explicit(&pt->stop, 1, memory_order_relaxed);
-		fprintf(stderr, "aim7: watchdog: load point of %u users still running %.0f s after "
-			"its start (deadlock or lost wake-up?)\n", users,
-			(double)(lb_now_ns() - pt->start_ns) / LB_NS_PER_S);
-	}
-	if (lb_threads_join_timeout(&threads, UINT64_C(5000000000)) == ETIMEDOUT ||
-	    lb_threads_join_timeout(&helpers, UINT64_C(5000000000)) == ETIMEDOUT) {
-		fprintf(stderr, "aim7: %u thread(s) did not stop (stuck in a lock); giving up\n",
-			threads.n + helpers.n);
-		fflush(NULL);
-		_Exit(1); /* their memory is still in use: nothing can be freed */
-	}
-	if (!in_time) {
+	if (!await_children(pt, counts, &threads, &helpers, &violations, out)) {
 		err = 1;
 		goto out_free;
 	}
@@ -467,39 +546,7 @@ int aim_run_point_sized(const struct aim_config *cfg, const struct lb_lock_ops *
 	if (err)
 		goto out_free;
 
-	/* The common start: the first child out of the barrier (the main
-	 * thread may be scheduled after a short child has already finished). */
-	uint64_t t0 = pt->start_ns;
-	for (unsigned int i = 0; i < users; i++)
-		t0 = pt->child[i].start_ns < t0 ? pt->child[i].start_ns : t0;
-	uint64_t last_end = t0;
-	double *child_s = calloc(users, sizeof(double)), user = 0, sys = 0;
-	for (unsigned int i = 0; i < users; i++) {
-		struct child *ch = &pt->child[i];
-		last_end = ch->end_ns > last_end ? ch->end_ns : last_end;
-		if (child_s)
-			child_s[i] = (double)(ch->end_ns - t0) / LB_NS_PER_S;
-		user += ch->user_s + ch->helper_user_s;
-		sys += ch->sys_s + ch->helper_sys_s;
-		for (size_t s = 0; s < cfg->wf.ntests && s < AIM_MAX_WORKFILE_TESTS; s++) {
-			out->test_ns[s] += ch->slot_ns[s];
-			out->test_runs[s] += ch->slot_runs[s];
-		}
-		if (kop_count)
-			for (size_t x = 0; x < (size_t)AIM_MAX_WORKFILE_TESTS * AIM_NKOPS; x++)
-				kop_count[x] += ch->slot_kops[x];
-		out->dcache_retries += ch->task.ctx.dcache_retries + ch->helper.ctx.dcache_retries;
-		out->dcache_locked += ch->task.ctx.dcache_locked + ch->helper.ctx.dcache_locked;
-		out->vol_csw += (uint64_t)(ch->vcsw > 0 ? ch->vcsw : 0);
-		out->invol_csw += (uint64_t)(ch->ivcsw > 0 ? ch->ivcsw : 0);
-	}
-	out->users = users;
-	out->jobs_per_child = njobs;
-	if (child_s)
-		aim_figures_compute(users, njobs, (double)(last_end - t0) / LB_NS_PER_S, child_s,
-				    user, sys, &out->fig);
-	free(child_s);
-	out->child_cpu_s = user + sys;
+	gather_children(pt, njobs, kop_count, out);
 	sum_stats(pt, out);
 	violations += aim_kernel_check(&pt->k, stderr);
 	out->invariant_errors = violations;

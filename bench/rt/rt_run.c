@@ -833,6 +833,128 @@ static void free_state(struct run_state *rs, struct task *tasks, struct rt_worke
 	free(rs);
 }
 
+/* One pipe (or socketpair) per receiver into fds[2r], fds[2r+1]; *nopen
+ * counts the ones open, for the caller to close.  0 or an errno value. */
+static int open_channels(const struct lb_rt_config *cfg, int *fds, unsigned int nrecv,
+			 unsigned int *nopen)
+{
+	for (; *nopen < nrecv; (*nopen)++) {
+		int *p = &fds[2 * *nopen];
+		int e = cfg->pipe ? pipe2(p, O_CLOEXEC)
+				  : socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p);
+		if (e)
+			return errno;
+	}
+	return 0;
+}
+
+/* The RT threads' workers, spread over the allowed CPUs, each with its
+ * statistics allocated.  0 or an errno value (the caller frees them all). */
+static int init_rt_workers(struct run_state *rs, struct rt_worker *rtw, unsigned int ntasks)
+{
+	const struct lb_rt_config *cfg = rs->cfg;
+	int cpus[LB_RT_MAX_RT_THREADS];
+	unsigned int ncpus = allowed_cpus(cpus, LB_RT_MAX_RT_THREADS);
+	for (unsigned int i = 0; i < cfg->rt_threads; i++) {
+		rtw[i].rs = rs;
+		rtw[i].index = i;
+		rtw[i].cpu = cpus[i % ncpus];
+		rtw[i].info.role = LB_RT_RT;
+		rtw[i].info.index = ntasks + i;
+		rtw[i].info.group = i;
+		rtw[i].info.slab = &rtw[i].slab;
+		rtw[i].st.interval_us = cfg->interval_us + (cfg->histogram_us ? 0 : i * cfg->distance_us);
+		int err = stats_alloc(&rtw[i].st, cfg->histogram_us);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* What the run started: its children's pids (-P) or threads, and how many. */
+struct started {
+	pthread_t *tids;    /* the load threads, then the RT threads */
+	_Atomic int *pids;  /* -P: the children */
+	unsigned int created, rt_created;
+};
+
+/*
+ * The load tasks (children first with -P, while this process has no RT
+ * thread yet; threads after the RT threads otherwise) and the RT threads.
+ * On a failure the ones never started are stood in for at the start
+ * barrier; the others see it through stop_rt and finish.  0 or an errno.
+ */
+static int start_tasks(struct run_state *rs, struct task *tasks, unsigned int ntasks,
+		       struct rt_worker *rtw, unsigned int nrt, struct started *s)
+{
+	const struct lb_rt_config *cfg = rs->cfg;
+	int err = 0;
+	if (cfg->process_mode) {
+		/* The children first, while this process has no RT thread yet. */
+		lb_rt_watchdog_children(s->pids, ntasks);
+		fflush(NULL); /* nothing buffered is written twice */
+		for (; s->created < ntasks; s->created++) {
+			pid_t pid = fork_task(&tasks[s->created]);
+			if (pid < 0) {
+				err = errno;
+				break;
+			}
+			atomic_store_explicit(&s->pids[s->created], (int)pid, RLX);
+		}
+	}
+	for (; !err && s->rt_created < nrt; s->rt_created++)
+		if ((err = spawn(&s->tids[ntasks + s->rt_created], rt_main, &rtw[s->rt_created])))
+			break;
+	for (; !err && !cfg->process_mode && s->created < ntasks; s->created++)
+		if ((err = spawn(&s->tids[s->created], tasks[s->created].info.role == LB_RT_SENDER
+							       ? sender_main : receiver_main,
+				 &tasks[s->created])))
+			break;
+	if (err) {
+		/* Stand in for the threads never created; the others see the
+		 * error through stop_rt / their own failures and finish. */
+		atomic_store_explicit(&rs->stop_rt, 1, RLX);
+		for (unsigned int i = s->created + s->rt_created; i < ntasks + nrt; i++)
+			lb_barrier_arrive(&rs->start);
+	}
+	return err;
+}
+
+/*
+ * From the start barrier to the last task's end (with no groups: the
+ * --duration sleep, unless the start failed), then the RT threads stopped
+ * and joined: the measured window in *t0, *t1.
+ */
+static void await_tasks(struct run_state *rs, const struct task *tasks, unsigned int ntasks,
+			const struct lb_lock_ops *ops, unsigned int repeat_index, int err,
+			const struct started *s, uint64_t *t0, uint64_t *t1)
+{
+	const struct lb_rt_config *cfg = rs->cfg;
+	lb_barrier_wait(&rs->start);
+	/* Each task stamps its own start and end: the main thread may not run
+	 * at all while a SCHED_FIFO load does. */
+	*t0 = lb_now_ns();
+	*t1 = *t0;
+	if (cfg->process_mode)
+		reap_children(s->pids, tasks, s->created, ops, repeat_index);
+	else
+		for (unsigned int i = 0; i < s->created; i++)
+			pthread_join(s->tids[i], NULL);
+	if (s->created)
+		task_span(tasks, s->created, t0, t1);
+	if (!cfg->groups && !err) {
+		struct timespec ts = { (time_t)(cfg->duration_ns / LB_NS_PER_S),
+				       (long)(cfg->duration_ns % LB_NS_PER_S) };
+		*t0 = lb_now_ns();
+		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+			;
+		*t1 = lb_now_ns();
+	}
+	atomic_store_explicit(&rs->stop_rt, 1, RLX);
+	for (unsigned int i = 0; i < s->rt_created; i++)
+		join_rt_thread(s->tids[ntasks + i]);
+}
+
 int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *facts,
 		  const struct lb_lock_ops *ops, unsigned int repeat_index, struct lb_rt_run *out)
 {
@@ -842,19 +964,17 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	struct rt_worker *rtw = NULL;
 	int err = alloc_state(cfg, ops, ntasks, nrt, &rs, &tasks, &rtw);
 	int *fds = malloc(sizeof(int) * 2 * (nrecv ? nrecv : 1));
-	pthread_t *tids = calloc(ntasks + nrt + 1, sizeof(pthread_t));
-	_Atomic int *pids = calloc(ntasks + 1, sizeof(*pids)); /* -P: the children */
+	struct started s = { .tids = calloc(ntasks + nrt + 1, sizeof(pthread_t)),
+			     .pids = calloc(ntasks + 1, sizeof(_Atomic int)) };
 	struct lb_rt_task_info **infos = calloc(ntasks + nrt + 1, sizeof(*infos));
-	int cpus[LB_RT_MAX_RT_THREADS];
-	unsigned int ncpus = allowed_cpus(cpus, LB_RT_MAX_RT_THREADS);
-	unsigned int nfds_open = 0, created = 0, rt_created = 0;
+	unsigned int nfds_open = 0;
 	kick_handler_install();
 	int *wfds = NULL;
 
 	memset(out, 0, sizeof(*out));
 	out->ops = ops;
 	out->repeat_index = repeat_index;
-	if (!err && (!fds || !tids || !pids || !infos))
+	if (!err && (!fds || !s.tids || !s.pids || !infos))
 		err = ENOMEM;
 	if (err)
 		goto free_mem;
@@ -866,15 +986,9 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	err = setup_cache(rs, ops, out);
 	if (err)
 		goto free_mem;
-	for (; nfds_open < nrecv; nfds_open++) {
-		int *p = &fds[2 * nfds_open];
-		int e = cfg->pipe ? pipe2(p, O_CLOEXEC)
-				  : socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p);
-		if (e) {
-			err = errno;
-			goto close_fds;
-		}
-	}
+	err = open_channels(cfg, fds, nrecv, &nfds_open);
+	if (err)
+		goto close_fds;
 	/* Receivers read fds[2r], senders write fds[2r+1] (pipe order). */
 	wfds = malloc(sizeof(int) * (nrecv ? nrecv : 1));
 	if (!wfds) {
@@ -884,19 +998,9 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	for (unsigned int r = 0; r < nrecv; r++)
 		wfds[r] = fds[2 * r + 1];
 	init_tasks(rs, tasks, fds, wfds);
-	for (unsigned int i = 0; i < nrt; i++) {
-		rtw[i].rs = rs;
-		rtw[i].index = i;
-		rtw[i].cpu = cpus[i % ncpus];
-		rtw[i].info.role = LB_RT_RT;
-		rtw[i].info.index = ntasks + i;
-		rtw[i].info.group = i;
-		rtw[i].info.slab = &rtw[i].slab;
-		rtw[i].st.interval_us = cfg->interval_us + (cfg->histogram_us ? 0 : i * cfg->distance_us);
-		err = stats_alloc(&rtw[i].st, cfg->histogram_us);
-		if (err)
-			goto free_stats;
-	}
+	err = init_rt_workers(rs, rtw, ntasks);
+	if (err)
+		goto free_stats;
 	for (unsigned int i = 0; i < ntasks; i++)
 		infos[i] = &tasks[i].info;
 	for (unsigned int i = 0; i < nrt; i++)
@@ -911,57 +1015,10 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	 * (a child's counts join ours when it exits, before the read). */
 	lb_perf_open(&pc);
 	uint64_t perf_t0 = lb_now_ns();
-	if (cfg->process_mode) {
-		/* The children first, while this process has no RT thread yet. */
-		lb_rt_watchdog_children(pids, ntasks);
-		fflush(NULL); /* nothing buffered is written twice */
-		for (; created < ntasks; created++) {
-			pid_t pid = fork_task(&tasks[created]);
-			if (pid < 0) {
-				err = errno;
-				break;
-			}
-			atomic_store_explicit(&pids[created], (int)pid, RLX);
-		}
-	}
-	for (; !err && rt_created < nrt; rt_created++)
-		if ((err = spawn(&tids[ntasks + rt_created], rt_main, &rtw[rt_created])))
-			break;
-	for (; !err && !cfg->process_mode && created < ntasks; created++)
-		if ((err = spawn(&tids[created], tasks[created].info.role == LB_RT_SENDER
-							 ? sender_main : receiver_main,
-				 &tasks[created])))
-			break;
-	if (err) {
-		/* Stand in for the threads never created; the others see the
-		 * error through stop_rt / their own failures and finish. */
-		atomic_store_explicit(&rs->stop_rt, 1, RLX);
-		for (unsigned int i = created + rt_created; i < ntasks + nrt; i++)
-			lb_barrier_arrive(&rs->start);
-	}
+	err = start_tasks(rs, tasks, ntasks, rtw, nrt, &s);
 	lb_rt_watchdog_arm(infos, ntasks + nrt, ops->name);
-	lb_barrier_wait(&rs->start);
-	/* Each task stamps its own start and end: the main thread may not run
-	 * at all while a SCHED_FIFO load does. */
-	uint64_t t0 = lb_now_ns(), t1 = t0;
-	if (cfg->process_mode)
-		reap_children(pids, tasks, created, ops, repeat_index);
-	else
-		for (unsigned int i = 0; i < created; i++)
-			pthread_join(tids[i], NULL);
-	if (created)
-		task_span(tasks, created, &t0, &t1);
-	if (!cfg->groups && !err) {
-		struct timespec ts = { (time_t)(cfg->duration_ns / LB_NS_PER_S),
-				       (long)(cfg->duration_ns % LB_NS_PER_S) };
-		t0 = lb_now_ns();
-		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-			;
-		t1 = lb_now_ns();
-	}
-	atomic_store_explicit(&rs->stop_rt, 1, RLX);
-	for (unsigned int i = 0; i < rt_created; i++)
-		join_rt_thread(tids[ntasks + i]);
+	uint64_t t0, t1;
+	await_tasks(rs, tasks, ntasks, ops, repeat_index, err, &s, &t0, &t1);
 	lb_rt_watchdog_disarm();
 	int64_t pv[LB_PERF_NEVENTS];
 	lb_perf_read_close(&pc, pv);
@@ -969,13 +1026,13 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 
 	/* Every thread is joined (every child reaped): no lock can touch a
 	 * context any more. */
-	for (unsigned int i = 0; i < created; i++)
+	for (unsigned int i = 0; i < s.created; i++)
 		lb_slub_cpu_release(&tasks[i].slab);
-	for (unsigned int i = 0; i < rt_created; i++)
+	for (unsigned int i = 0; i < s.rt_created; i++)
 		lb_slub_cpu_release(&rtw[i].slab);
-	for (unsigned int i = 0; i < created && !err; i++)
+	for (unsigned int i = 0; i < s.created && !err; i++)
 		err = tasks[i].err;
-	for (unsigned int i = 0; i < rt_created && !err; i++)
+	for (unsigned int i = 0; i < s.rt_created && !err; i++)
 		err = rtw[i].err;
 	if (!err) {
 		err = collect_run(rs, ops, repeat_index, rtw, nrt, pv, t1 - t0, out);
@@ -994,8 +1051,8 @@ close_fds:
 	lb_raw_sections_destroy(&rs->raw);
 free_mem:
 	free(infos);
-	free((void *)pids);
-	free(tids);
+	free((void *)s.pids);
+	free(s.tids);
 	free(fds);
 	free_state(rs, tasks, rtw);
 	return err;

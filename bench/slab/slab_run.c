@@ -131,6 +131,133 @@ static double median_of(const double *v, unsigned int n)
 	return lb_median(tmp, n);
 }
 
+/* Phase 1, after an untimed warm-up (stocks, pages, the lock's first
+ * use): the empty sections, a bare system call and the indexed update, in
+ * short batches interleaved across the rows (batch b of every row, then
+ * batch b + 1); each repeat's figure is its median batch. */
+static void measure_sections(const struct lb_slab_config *cfg, struct lb_stock_thread *t,
+			     struct lb_stock *sec, struct lb_slab_protect_result *res)
+{
+	for (int p = 0; p < LB_PROT_COUNT; p++)
+		if (res->supported[p])
+			lb_stock_sections(&sec[p], t, cfg->section_iters / 10);
+	enum { EXTRA_SYSCALL = LB_PROT_COUNT, EXTRA_INDEXED, A_ROWS };
+	const unsigned int nb = LB_SLAB_A_BATCHES;
+	uint64_t per_batch = cfg->section_iters / nb ? cfg->section_iters / nb : 1;
+	uint64_t sys_per_batch = (cfg->section_iters / 10 + 1) / nb + 1;
+	struct a_job sjob[LB_PROT_COUNT];
+	for (int p = 0; p < LB_PROT_COUNT; p++)
+		sjob[p] = (struct a_job){ .section_stock = &sec[p], .t = t };
+	for (unsigned int r = 0; r < cfg->repeat && !lb_slab_stop_requested(); r++) {
+		double per[A_ROWS][LB_SLAB_A_BATCHES];
+		/* A stop request is checked between batches too (a repeat took
+		 * 6-15 s in a sanitizer build on a loaded machine); the
+		 * unfinished repeat is not counted. */
+		for (unsigned int b = 0; b < nb && !lb_slab_stop_requested(); b++) {
+			for (int p = 0; p < LB_PROT_COUNT; p++) {
+				if (!res->supported[p])
+					continue;
+				uint64_t a0 = t->rseq_aborts;
+				per[p][b] = lb_slab_time_batch(sections_body, &sjob[p], per_batch,
+							       lb_now_ns, &res->probe);
+				res->section_restarts[p] += t->rseq_aborts - a0;
+			}
+			per[EXTRA_SYSCALL][b] = lb_slab_time_batch(syscalls_body, NULL, sys_per_batch,
+								   lb_now_ns, &res->probe);
+			if (res->supported[LB_PROT_RSEQ])
+				per[EXTRA_INDEXED][b] =
+					lb_slab_time_batch(indexed_body, &sjob[LB_PROT_RSEQ], per_batch,
+							   lb_now_ns, &res->probe);
+		}
+		if (lb_slab_stop_requested())
+			break;
+		double iters = (double)cfg->section_iters;
+		for (int p = 0; p < LB_PROT_COUNT; p++)
+			if (res->supported[p])
+				res->section_ns[p][r] = batches_median(per[p], nb) * iters;
+		res->syscall_ns[r] = batches_median(per[EXTRA_SYSCALL], nb);
+		if (res->supported[LB_PROT_RSEQ])
+			res->indexed_ns[r] = batches_median(per[EXTRA_INDEXED], nb) * iters;
+		res->done = r + 1;
+	}
+}
+
+/* OPT's protection: as asked, or the cheapest per-CPU one measured. */
+static void choose_opt_prot(const struct lb_slab_config *cfg, struct lb_slab_protect_result *res)
+{
+	res->opt_prot = cfg->opt_prot;
+	if (res->opt_prot < 0 && res->done) {
+		double best = 0;
+		for (int p = 0; p < LB_PROT_COUNT; p++) {
+			if (!res->supported[p] || !lb_prot_per_cpu((enum lb_prot)p))
+				continue;
+			double m = median_of(res->section_ns[p], res->done);
+			if (res->opt_prot < 0 || m < best) {
+				best = m;
+				res->opt_prot = p;
+			}
+		}
+	}
+	if (res->opt_prot < 0)
+		res->opt_prot = LB_PROT_NONE;
+	if (!res->supported[res->opt_prot])
+		snprintf(res->why[res->opt_prot], sizeof(res->why[0]), "%s",
+			 lb_prot_unsupported((enum lb_prot)res->opt_prot, cfg->lock));
+}
+
+/* Phase 2: alloc+free, OPT (the task stock and, in the handler, the irq
+ * one) and NO-OPT, task and BH, interleaved like phase 1 after an untimed
+ * warm-up.  The repeats done. */
+static unsigned int measure_allocfree(const struct lb_slab_config *cfg,
+				      struct lb_stock_thread *t, struct lb_stock *opt_task,
+				      struct lb_stock *opt_irq, struct lb_stock *noopt,
+				      struct lb_slab_protect_result *res)
+{
+	const unsigned int nb = LB_SLAB_A_BATCHES;
+	unsigned int done = 0;
+	/* [col][bh]: OPT uses the task stock and, in the handler, the irq one */
+	struct a_job afjob[LB_COL_COUNT][2];
+	for (int bh = 0; bh < 2; bh++) {
+		afjob[LB_COL_OPT][bh] = (struct a_job){ opt_task, opt_irq, NULL, t, bh,
+							cfg->bh_batch };
+		afjob[LB_COL_NOOPT][bh] = (struct a_job){ noopt, noopt, NULL, t, bh, cfg->bh_batch };
+		for (int c = 0; c < LB_COL_COUNT; c++) /* warm-up, untimed */
+			allocfree_body(&afjob[c][bh], cfg->op_iters / 10);
+	}
+	/* Task rows: LB_SLAB_A_BATCHES batches; BH rows: as many as keep at
+	 * least --bh-batch pairs per batch, so one signal still carries a full
+	 * batch of pairs.  Interleaved like phase 1. */
+	unsigned int nb_task = cfg->op_iters >= nb ? nb : 1;
+	uint64_t bh_n = cfg->op_iters / (cfg->bh_batch ? cfg->bh_batch : 1);
+	unsigned int nb_bh = bh_n < 1 ? 1 : bh_n > nb ? nb : (unsigned int)bh_n;
+	for (unsigned int r = 0; r < cfg->repeat && !lb_slab_stop_requested(); r++) {
+		double per[LB_COL_COUNT][2][LB_SLAB_A_BATCHES];
+		for (unsigned int b = 0; b < nb && !lb_slab_stop_requested(); b++) {
+			for (int bh = 0; bh < 2; bh++) {
+				unsigned int nbx = bh ? nb_bh : nb_task;
+				if (b >= nbx)
+					continue;
+				for (int c = 0; c < LB_COL_COUNT; c++) {
+					uint64_t a0 = t->rseq_aborts;
+					per[c][bh][b] = lb_slab_time_batch(allocfree_body, &afjob[c][bh],
+									   cfg->op_iters / nbx,
+									   lb_now_ns, &res->probe);
+					res->allocfree_restarts[c][bh] += t->rseq_aborts - a0;
+				}
+			}
+		}
+		if (lb_slab_stop_requested())
+			break; /* the unfinished repeat is not counted */
+		for (int bh = 0; bh < 2; bh++)
+			for (int c = 0; c < LB_COL_COUNT; c++)
+				res->allocfree_ns[c][bh][r] =
+					batches_median(per[c][bh], bh ? nb_bh : nb_task) *
+					(double)cfg->op_iters;
+		done = r + 1;
+	}
+	return done;
+}
+
 int lb_slab_run_protect(const struct lb_slab_config *cfg, struct lb_slab_protect_result *res)
 {
 	struct lb_slub_cache cache;
@@ -157,73 +284,9 @@ int lb_slab_run_protect(const struct lb_slab_config *cfg, struct lb_slab_protect
 	if (!err && sigaction(BH_SIGNAL, &sa, &old_sa))
 		err = errno;
 
-	/* Warm up (stocks, pages, the lock's first use), untimed. */
-	for (int p = 0; !err && p < LB_PROT_COUNT; p++)
-		if (res->supported[p])
-			lb_stock_sections(&sec[p], &t, cfg->section_iters / 10);
-	/* Phase 1: the empty sections, a bare system call and the indexed
-	 * update, in short batches interleaved across the rows (batch b of every
-	 * row, then batch b + 1); each repeat's figure is its median batch. */
-	enum { EXTRA_SYSCALL = LB_PROT_COUNT, EXTRA_INDEXED, A_ROWS };
-	const unsigned int nb = LB_SLAB_A_BATCHES;
-	uint64_t per_batch = cfg->section_iters / nb ? cfg->section_iters / nb : 1;
-	uint64_t sys_per_batch = (cfg->section_iters / 10 + 1) / nb + 1;
-	struct a_job sjob[LB_PROT_COUNT];
-	for (int p = 0; p < LB_PROT_COUNT; p++)
-		sjob[p] = (struct a_job){ .section_stock = &sec[p], .t = &t };
-	for (unsigned int r = 0; !err && r < cfg->repeat && !lb_slab_stop_requested(); r++) {
-		double per[A_ROWS][LB_SLAB_A_BATCHES];
-		/* A stop request is checked between batches too (a repeat took
-		 * 6-15 s in a sanitizer build on a loaded machine); the
-		 * unfinished repeat is not counted. */
-		for (unsigned int b = 0; b < nb && !lb_slab_stop_requested(); b++) {
-			for (int p = 0; p < LB_PROT_COUNT; p++) {
-				if (!res->supported[p])
-					continue;
-				uint64_t a0 = t.rseq_aborts;
-				per[p][b] = lb_slab_time_batch(sections_body, &sjob[p], per_batch,
-							       lb_now_ns, &res->probe);
-				res->section_restarts[p] += t.rseq_aborts - a0;
-			}
-			per[EXTRA_SYSCALL][b] = lb_slab_time_batch(syscalls_body, NULL, sys_per_batch,
-								   lb_now_ns, &res->probe);
-			if (res->supported[LB_PROT_RSEQ])
-				per[EXTRA_INDEXED][b] =
-					lb_slab_time_batch(indexed_body, &sjob[LB_PROT_RSEQ], per_batch,
-							   lb_now_ns, &res->probe);
-		}
-		if (lb_slab_stop_requested())
-			break;
-		double iters = (double)cfg->section_iters;
-		for (int p = 0; p < LB_PROT_COUNT; p++)
-			if (res->supported[p])
-				res->section_ns[p][r] = batches_median(per[p], nb) * iters;
-		res->syscall_ns[r] = batches_median(per[EXTRA_SYSCALL], nb);
-		if (res->supported[LB_PROT_RSEQ])
-			res->indexed_ns[r] = batches_median(per[EXTRA_INDEXED], nb) * iters;
-		res->done = r + 1;
-	}
-	/* OPT's protection: as asked, or the cheapest per-CPU one measured. */
-	res->opt_prot = cfg->opt_prot;
-	if (res->opt_prot < 0 && res->done) {
-		double best = 0;
-		for (int p = 0; p < LB_PROT_COUNT; p++) {
-			if (!res->supported[p] || !lb_prot_per_cpu((enum lb_prot)p))
-				continue;
-			double m = median_of(res->section_ns[p], res->done);
-			if (res->opt_prot < 0 || m < best) {
-				best = m;
-				res->opt_prot = p;
-			}
-		}
-	}
-	if (res->opt_prot < 0)
-		res->opt_prot = LB_PROT_NONE;
-	if (!res->supported[res->opt_prot])
-		snprintf(res->why[res->opt_prot], sizeof(res->why[0]), "%s",
-			 lb_prot_unsupported((enum lb_prot)res->opt_prot, cfg->lock));
-
-	/* Phase 2: alloc+free, OPT and NO-OPT, task and BH, interleaved. */
+	if (!err)
+		measure_sections(cfg, &t, sec, res);
+	choose_opt_prot(cfg, res);
 	bool have_stocks = false;
 	if (!err && res->supported[res->opt_prot] && res->supported[LB_PROT_SIGMASK]) {
 		err = lb_stock_init(&opt_task, (enum lb_prot)res->opt_prot, &cache, cfg->lock);
@@ -233,50 +296,10 @@ int lb_slab_run_protect(const struct lb_slab_config *cfg, struct lb_slab_protect
 			err = lb_stock_init(&noopt, LB_PROT_SIGMASK, &cache, cfg->lock);
 		have_stocks = !err;
 	}
-	unsigned int done2 = 0;
-	/* [col][bh]: OPT uses the task stock and, in the handler, the irq one */
-	struct a_job afjob[LB_COL_COUNT][2];
-	for (int bh = 0; have_stocks && bh < 2; bh++) {
-		afjob[LB_COL_OPT][bh] = (struct a_job){ &opt_task, &opt_irq, NULL, &t, bh,
-							cfg->bh_batch };
-		afjob[LB_COL_NOOPT][bh] = (struct a_job){ &noopt, &noopt, NULL, &t, bh, cfg->bh_batch };
-		for (int c = 0; c < LB_COL_COUNT; c++) /* warm-up, untimed */
-			allocfree_body(&afjob[c][bh], cfg->op_iters / 10);
-	}
-	/* Task rows: LB_SLAB_A_BATCHES batches; BH rows: as many as keep at
-	 * least --bh-batch pairs per batch, so one signal still carries a full
-	 * batch of pairs.  Interleaved like phase 1. */
-	unsigned int nb_task = cfg->op_iters >= nb ? nb : 1;
-	uint64_t bh_n = cfg->op_iters / (cfg->bh_batch ? cfg->bh_batch : 1);
-	unsigned int nb_bh = bh_n < 1 ? 1 : bh_n > nb ? nb : (unsigned int)bh_n;
-	for (unsigned int r = 0; have_stocks && r < cfg->repeat && !lb_slab_stop_requested(); r++) {
-		double per[LB_COL_COUNT][2][LB_SLAB_A_BATCHES];
-		for (unsigned int b = 0; b < nb && !lb_slab_stop_requested(); b++) {
-			for (int bh = 0; bh < 2; bh++) {
-				unsigned int nbx = bh ? nb_bh : nb_task;
-				if (b >= nbx)
-					continue;
-				for (int c = 0; c < LB_COL_COUNT; c++) {
-					uint64_t a0 = t.rseq_aborts;
-					per[c][bh][b] = lb_slab_time_batch(allocfree_body, &afjob[c][bh],
-									   cfg->op_iters / nbx,
-									   lb_now_ns, &res->probe);
-					res->allocfree_restarts[c][bh] += t.rseq_aborts - a0;
-				}
-			}
-		}
-		if (lb_slab_stop_requested())
-			break; /* the unfinished repeat is not counted */
-		for (int bh = 0; bh < 2; bh++)
-			for (int c = 0; c < LB_COL_COUNT; c++)
-				res->allocfree_ns[c][bh][r] =
-					batches_median(per[c][bh], bh ? nb_bh : nb_task) *
-					(double)cfg->op_iters;
-		done2 = r + 1;
-	}
 	if (have_stocks) {
-		res->done_af = done2;
-		res->allocfree_done = done2 > 0;
+		unsigned int done = measure_allocfree(cfg, &t, &opt_task, &opt_irq, &noopt, res);
+		res->done_af = done;
+		res->allocfree_done = done > 0;
 		lb_stock_drain(&opt_task, &t);
 		lb_stock_drain(&opt_irq, &t);
 		lb_stock_drain(&noopt, &t);
