@@ -14,8 +14,18 @@
  *   wait mean and p99 (log2 histogram: p99 is its bucket's upper edge)
  *   idle        the machine's idle CPU fraction during the point
  *               (/proc/stat: idle + iowait over all jiffies)
+ *
+ * And the A/B of `--ab` as a paired experiment.  Repeat r runs PRE then
+ * POST when r is even and POST then PRE when it is odd (ABBA), so a drift
+ * of the machine (load, frequency, caches warming) falls on both sides
+ * alike.  Each repeat is one pair; the figure is lb_paired_ratio's
+ * geometric mean of the pair ratios POST/PRE with its 95 % t interval on
+ * the log ratios (lib/lb_paired.h).  Verdict: the interval above 1, POST is
+ * faster; below 1, slower; across 1, no difference shown.  One pair gives
+ * the ratio and no interval.
  */
 #include "aim7.h"
+#include "lb_paired.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +44,18 @@ int aim_contended_class(int role)
 {
 	return role == AIM_ROLE_SPIN ? AIM_CLASS_SPIN : role == AIM_ROLE_RW ? AIM_CLASS_RW
 									     : AIM_CLASS_DIR;
+}
+
+const char *aim_paired_verdict(const struct lb_paired_ratio *r)
+{
+	if (r->n < 2)
+		return "one pair: no interval";
+	return r->lo > 1 ? "POST faster" : r->hi < 1 ? "POST slower" : "no difference shown";
+}
+
+int aim_ab_first_side(unsigned int repeat_index)
+{
+	return (int)(repeat_index & 1u); /* even: PRE first; odd: POST first */
 }
 
 double aim_hist_quantile(const uint64_t *hist, double q)
