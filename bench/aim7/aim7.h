@@ -174,8 +174,6 @@ struct aim_gauges {
 	double wait_mean_ns, wait_p99_ns;
 };
 void aim_gauges_compute(const struct aim_class_stats *s, double wall_s, struct aim_gauges *g);
-/* p-quantile of a log2 wait histogram: the upper edge of its bucket (ns). */
-double aim_hist_quantile(const uint64_t *hist, double q);
 /* Idle fraction of all CPUs between two /proc/stat samples; -1 unknown. */
 struct aim_cpu_sample { unsigned long long idle, total; bool ok; };
 void aim_cpu_sample(struct aim_cpu_sample *s);

@@ -26,6 +26,7 @@
  */
 #include "aim7.h"
 #include "lb_paired.h"
+#include "lb_stats.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -58,22 +59,6 @@ int aim_ab_first_side(unsigned int repeat_index)
 	return (int)(repeat_index & 1u); /* even: PRE first; odd: POST first */
 }
 
-double aim_hist_quantile(const uint64_t *hist, double q)
-{
-	uint64_t total = 0;
-	for (int b = 0; b < AIM_WAIT_BUCKETS; b++)
-		total += hist[b];
-	if (total == 0)
-		return 0;
-	double want = q * (double)total, seen = 0;
-	for (int b = 0; b < AIM_WAIT_BUCKETS; b++) {
-		seen += (double)hist[b];
-		if (seen >= want)
-			return (double)(2ull << b); /* upper edge of [2^b, 2^(b+1)) */
-	}
-	return (double)(2ull << (AIM_WAIT_BUCKETS - 1));
-}
-
 static uint64_t counter(const struct aim_class_stats *s, const char *name)
 {
 	for (size_t i = 0; i < s->ncounters; i++)
@@ -93,7 +78,8 @@ void aim_gauges_compute(const struct aim_class_stats *s, double wall_s, struct a
 	g->sleep_frac = (double)counter(s, "sleeps") / n;
 	g->spin_won = (double)counter(s, "spin_won") / n;
 	g->wait_mean_ns = (double)s->wait_ns / n;
-	g->wait_p99_ns = aim_hist_quantile(s->wait_hist, 0.99);
+	long b = lb_bins_quantile(s->wait_hist, AIM_WAIT_BUCKETS, 0.99);
+	g->wait_p99_ns = b < 0 ? 0 : (double)(2ull << b); /* upper edge of [2^b, 2^(b+1)) */
 }
 
 void aim_cpu_sample(struct aim_cpu_sample *s)
