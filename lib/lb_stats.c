@@ -71,6 +71,56 @@ void lb_summarize(const double *samples, size_t n, struct lb_summary *out)
 	free(copy);
 }
 
+double lb_median_finite(const double *v, size_t n)
+{
+	double *copy = malloc((n ? n : 1) * sizeof(*copy));
+	if (!copy)
+		lb_die(ENOMEM, "lb_median_finite");
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			copy[m++] = v[i];
+	double med = m ? lb_median(copy, m) : NAN;
+	free(copy);
+	return med;
+}
+
+uint64_t lb_quantile_rank(double q, uint64_t n)
+{
+	if (n == 0)
+		return 0;
+	if (!(q < 1)) /* also q = 1 exactly: no rounding past n */
+		return q >= 1 ? n : 1; /* NaN: the smallest */
+	uint64_t rank = q > 0 ? (uint64_t)ceil(q * (double)n) : 1;
+	return rank < 1 ? 1 : rank > n ? n : rank;
+}
+
+double lb_quantile(const double *sorted, size_t n, double q)
+{
+	return n ? sorted[lb_quantile_rank(q, n) - 1] : 0;
+}
+
+size_t lb_bins_rank(const uint64_t *counts, size_t nbins, uint64_t rank)
+{
+	uint64_t seen = 0;
+	for (size_t i = 0; i < nbins; i++) {
+		seen += counts[i];
+		if (seen >= rank)
+			return i;
+	}
+	return nbins;
+}
+
+long lb_bins_quantile(const uint64_t *counts, size_t nbins, double q)
+{
+	uint64_t total = 0;
+	for (size_t i = 0; i < nbins; i++)
+		total += counts[i];
+	if (total == 0)
+		return -1;
+	return (long)lb_bins_rank(counts, nbins, lb_quantile_rank(q, total));
+}
+
 double lb_min_max_ratio(const double *samples, size_t n)
 {
 	if (n == 0)
@@ -152,17 +202,22 @@ uint64_t lb_hist_quantile(const struct lb_hist *h, double q)
 		return 0;
 	if (!(q < 1)) /* also catches NaN */
 		return h->max;
-	/* The rank-th smallest value, rank = ceil(q * count) in 1..count. */
-	uint64_t rank = q > 0 ? (uint64_t)ceil(q * (double)h->count) : 1;
-	if (rank == 0)
-		rank = 1;
-	uint64_t seen = 0;
-	for (unsigned int i = 0; i < LB_HIST_BUCKETS; i++) {
-		seen += h->bucket[i];
-		if (seen >= rank) {
-			uint64_t up = hist_upper(i);
-			return up < h->max ? up : h->max;
-		}
-	}
-	return h->max;
+	size_t i = lb_bins_rank(h->bucket, LB_HIST_BUCKETS, lb_quantile_rank(q, h->count));
+	if (i >= LB_HIST_BUCKETS)
+		return h->max;
+	uint64_t up = hist_upper((unsigned int)i);
+	return up < h->max ? up : h->max;
+}
+
+uint64_t lb_hist_quantile_ci(const struct lb_hist *h, double q, double z, uint64_t *lo,
+			     uint64_t *hi)
+{
+	double n = (double)h->count, half = z * sqrt(n * q * (1 - q));
+	*lo = *hi = 0;
+	if (!h->count)
+		return 0;
+	double qlo = (n * q - half) / n, qhi = (n * q + half + 1) / n;
+	*lo = lb_hist_quantile(h, qlo < 0 ? 0 : qlo);
+	*hi = lb_hist_quantile(h, qhi > 1 ? 1 : qhi);
+	return lb_hist_quantile(h, q);
 }

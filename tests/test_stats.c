@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* test_stats.c - lb_summarize, lb_min_max_ratio and the latency histogram. */
+/*
+ * test_stats.c - lb_summarize, lb_min_max_ratio, the latency histogram, and
+ * the one quantile family (lib/lb_stats.h): the nearest-rank definition
+ * against published worked examples, binned and histogram quantiles against
+ * it, the quantile interval by hand and by its binomial coverage.
+ */
 #include "lb_stats.h"
 #include "tap.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define NSAMPLES 200000
 
@@ -167,6 +173,122 @@ static void test_hist_max(void)
 	tap_ok(lb_hist_quantile(&h, 1.0) == UINT64_MAX, "UINT64_MAX recorded and returned");
 }
 
+/* The nearest-rank method's worked examples of Wikipedia's "Percentile"
+ * article (the same values as R's quantile(x, p, type = 1)). */
+static void test_quantile_published(void)
+{
+	static const double a[] = { 15, 20, 35, 40, 50 };
+	static const double b[] = { 3, 6, 7, 8, 8, 10, 13, 15, 16, 20 };
+	static const double c[] = { 3, 6, 7, 8, 8, 9, 10, 13, 15, 16, 20 };
+	static const struct {
+		const double *v;
+		size_t n;
+		double q, want;
+	} ex[] = {
+		{ a, 5, 0.05, 15 }, { a, 5, 0.30, 20 }, { a, 5, 0.40, 20 }, { a, 5, 0.50, 35 },
+		{ a, 5, 1.00, 50 }, { b, 10, 0.25, 7 }, { b, 10, 0.50, 8 }, { b, 10, 0.75, 15 },
+		{ b, 10, 1.00, 20 }, { c, 11, 0.25, 7 }, { c, 11, 0.50, 9 }, { c, 11, 0.75, 15 },
+		{ c, 11, 1.00, 20 },
+	};
+	bool ok = true;
+	for (size_t i = 0; i < sizeof(ex) / sizeof(ex[0]); i++) {
+		double got = lb_quantile(ex[i].v, ex[i].n, ex[i].q);
+		if (got != ex[i].want) {
+			tap_diag("n %zu q %g: %g, published %g", ex[i].n, ex[i].q, got, ex[i].want);
+			ok = false;
+		}
+	}
+	tap_ok(ok, "nearest rank: the 13 published percentiles of 3 lists");
+	tap_ok(lb_quantile(a, 5, 0) == 15 && lb_quantile(a, 5, NAN) == 15 &&
+		       lb_quantile(a, 5, 2) == 50 && lb_quantile(a, 0, 0.5) == 0 &&
+		       lb_quantile_rank(0.5, 0) == 0,
+	       "q 0 or NaN: the smallest; q above 1: the largest; no values: 0");
+
+	/* The callers' q times n rounds to the exact rank for every n up to
+	 * 2e6: ceil(q n) equals the integer ceiling of (q in per mille) n / 1000. */
+	static const unsigned int per_mille[] = { 100, 500, 900, 990, 999 };
+	bool exact = true;
+	for (size_t k = 0; k < 5; k++)
+		for (uint64_t n = 1; n <= 2000000 && exact; n++) {
+			uint64_t want = (per_mille[k] * n + 999) / 1000;
+			if (lb_quantile_rank(per_mille[k] / 1000.0, n) != want) {
+				tap_diag("q %g n %llu: rank %llu, exact %llu", per_mille[k] / 1000.0,
+					 (unsigned long long)n,
+					 (unsigned long long)lb_quantile_rank(per_mille[k] / 1000.0, n),
+					 (unsigned long long)want);
+				exact = false;
+			}
+		}
+	tap_ok(exact, "ranks of q 0.1, 0.5, 0.9, 0.99, 0.999 exact for n 1..2e6");
+}
+
+/* Medians: the mean of the middle two, and of the finite values only. */
+static void test_median(void)
+{
+	double even[] = { 4, 1, 3, 2 }, odd[] = { 5, 1, 3 };
+	tap_ok(lb_median(even, 4) == 2.5 && lb_median(odd, 3) == 3 && lb_median(odd, 0) == 0,
+	       "median of 1..4 is 2.5 (R's median()), of 1,3,5 is 3, of nothing 0");
+	const double v[] = { 7, NAN, 1, INFINITY, 3, -INFINITY, 5 };
+	double before[7];
+	memcpy(before, v, sizeof(v));
+	double med = lb_median_finite(v, 7);
+	const double none[] = { NAN, INFINITY };
+	tap_ok(med == 4 && memcmp(before, v, sizeof(v)) == 0 && isnan(lb_median_finite(none, 2)) &&
+		       isnan(lb_median_finite(v, 0)),
+	       "median of the finite values: %g (4), input unchanged; none finite: NaN", med);
+}
+
+/* Counts in bins: the bin of the nearest rank, the same as on the values. */
+static void test_bins(void)
+{
+	const uint64_t counts[] = { 0, 3, 0, 2, 5 }; /* the values 1,1,1,3,3,4,4,4,4,4 */
+	const double values[] = { 1, 1, 1, 3, 3, 4, 4, 4, 4, 4 };
+	bool same = true;
+	for (int k = 0; k <= 100; k++) {
+		double q = k / 100.0;
+		long bin = lb_bins_quantile(counts, 5, q);
+		same &= (double)bin == lb_quantile(values, 10, q);
+	}
+	const uint64_t zero[4] = { 0 };
+	tap_ok(same && lb_bins_quantile(zero, 4, 0.5) == -1 && lb_bins_rank(counts, 5, 11) == 5 &&
+		       lb_bins_rank(counts, 5, 4) == 3,
+	       "binned quantiles equal lb_quantile on the values, q 0..1; empty: -1; a rank "
+	       "past the counts: nbins");
+}
+
+/*
+ * The quantile interval on 30 exact values 1..30, q 0.5, z 1.96: half
+ * width 1.96 sqrt(7.5) = 5.3677, ranks ceil(15 - 5.3677) = 10 and
+ * ceil(15 + 5.3677 + 1) = 22, so [10, 22] around 15.  Its coverage is
+ * P(10 <= B <= 21), B ~ Bin(30, 1/2) the values below the median: 0.9706,
+ * at least 0.95 (the exact tables' [10, 21] has 0.9572: the approximation
+ * is one rank wider above).
+ */
+static void test_quantile_ci(void)
+{
+	struct lb_hist h;
+	uint64_t lo, hi;
+	lb_hist_init(&h);
+	uint64_t v = lb_hist_quantile_ci(&h, 0.5, 1.96, &lo, &hi);
+	bool empty = v == 0 && lo == 0 && hi == 0;
+	for (uint64_t x = 1; x <= 30; x++)
+		lb_hist_record(&h, x);
+	v = lb_hist_quantile_ci(&h, 0.5, 1.96, &lo, &hi);
+	double cover = 0;
+	for (int k = 10; k <= 21; k++) {
+		double c = 1; /* C(30, k) */
+		for (int i = 1; i <= k; i++)
+			c = c * (30 - k + i) / i;
+		cover += c / 1073741824.0;
+	}
+	tap_ok(empty && v == 15 && lo == 10 && hi == 22 && cover >= 0.95 && fabs(cover - 0.97055) < 1e-5,
+	       "median of 1..30: %llu [%llu, %llu] (15 [10, 22]), binomial coverage %.4f",
+	       (unsigned long long)v, (unsigned long long)lo, (unsigned long long)hi, cover);
+	v = lb_hist_quantile_ci(&h, 0.99, 1.96, &lo, &hi);
+	tap_ok(v == 30 && lo == 29 && hi == 30, "p99 of 30 values: %llu [%llu, %llu], clamped to the max",
+	       (unsigned long long)v, (unsigned long long)lo, (unsigned long long)hi);
+}
+
 int main(void)
 {
 	tap_diag("test_stats: samples=%d sub-buckets=%d", NSAMPLES, 1 << LB_HIST_SUB_BITS);
@@ -176,5 +298,9 @@ int main(void)
 	test_hist_error_bound();
 	test_hist_quantiles();
 	test_hist_max();
+	test_quantile_published();
+	test_median();
+	test_bins();
+	test_quantile_ci();
 	return tap_done();
 }

@@ -7,7 +7,7 @@
  * pair: the mean ns/op of its two A slices and of its two B slices, measured
  * within ~100 ms of each other, so what the host does to the machine over
  * seconds hits both sides alike.  Per cell: the kernel list's table, the
- * geometric mean of the paired ratios B/A with its 95 % interval, and
+ * Hodges-Lehmann estimate of the paired ratios B/A with its 95 % interval, and
  * Wilcoxon's signed-rank verdict on the paired log ratios.
  */
 #ifndef LB_AB_H
@@ -20,7 +20,6 @@
 #include "lb_paired.h"
 #include "lb_schema.h"
 #include "lb_signrank.h"
-#include "ab_hl.h"
 
 #define LB_AB_MAX_CELLS 16
 #define LB_AB_MAX_BLOCKS 2000

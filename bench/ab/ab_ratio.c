@@ -2,7 +2,7 @@
 /*
  * ab_ratio.c - a cell's paired ratio B/A (ab.h, lb_ab_ratio): the per-pair
  * log ratios of the kept pairs, their Hodges-Lehmann estimate and
- * signed-rank interval (ab_hl.h), and Wilcoxon's test on the same values.
+ * signed-rank interval (lb_paired_hl), and Wilcoxon's test on the same values.
  */
 #include "ab.h"
 
@@ -21,9 +21,9 @@ int lb_ab_ratio(const double *a, const double *b, const bool *keep, size_t n, do
 		if ((!keep || keep[k]) && a[k] > 0 && b[k] > 0)
 			d[m++] = log(b[k] / a[k]);
 	out->kept = m;
-	struct lb_ab_hl hl;
+	struct lb_paired_hl hl;
 	int rc = -1;
-	if (m && lb_ab_hodges_lehmann(d, m, confidence, &hl) == 0 &&
+	if (m && lb_paired_hl(d, m, confidence, &hl) == 0 &&
 	    lb_signrank_test(d, m, &out->rank) == 0) {
 		out->ratio = exp(hl.estimate);
 		out->lo = exp(hl.lo);

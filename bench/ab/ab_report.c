@@ -46,24 +46,12 @@ const struct lb_workload_schema lb_schema_ab = {
 };
 
 /* Per side, the median over the blocks of the side's own cost (measured at
- * the start of each 1-thread block, ab_run.c). */
-static double block_median(const double *per_block, size_t nblocks)
-{
-	double *v = malloc((nblocks ? nblocks : 1) * sizeof(double));
-	size_t m = 0;
-	for (size_t k = 0; v && k < nblocks; k++)
-		if (isfinite(per_block[k]))
-			v[m++] = per_block[k];
-	double med = m ? lb_median(v, m) : NAN;
-	free(v);
-	return med;
-}
-
+ * the start of each 1-thread block, ab_run.c; NAN where it was not). */
 static void lock_cost(struct lb_ab_cell *c)
 {
 	for (int s = 0; s < LB_AB_SIDES; s++)
-		c->lock_cost[s] = block_median(c->own[s], c->nblocks);
-	c->call_cost = block_median(c->own_none, c->nblocks);
+		c->lock_cost[s] = lb_median_finite(c->own[s], c->nblocks);
+	c->call_cost = lb_median_finite(c->own_none, c->nblocks);
 }
 
 void lb_ab_analyze(struct lb_ab_cell *cells, size_t n, int metric, double load_per_cpu)

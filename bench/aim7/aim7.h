@@ -173,8 +173,6 @@ struct aim_gauges {
 	double wait_mean_ns, wait_p99_ns;
 };
 void aim_gauges_compute(const struct aim_class_stats *s, double wall_s, struct aim_gauges *g);
-/* p-quantile of a log2 wait histogram: the upper edge of its bucket (ns). */
-double aim_hist_quantile(const uint64_t *hist, double q);
 /* Idle fraction of all CPUs between two /proc/stat samples; -1 unknown. */
 struct aim_cpu_sample { unsigned long long idle, total; bool ok; };
 void aim_cpu_sample(struct aim_cpu_sample *s);
@@ -250,22 +248,15 @@ void aim_write_json(FILE *out, const struct aim_config *cfg, const struct lb_run
 /* Share (%) of the children's CPU+wait time spent waiting on a role. */
 double aim_wait_pct(const struct aim_point *p, int role);
 
-/* ---- paired A/B (paired.c) ---- */
-enum { AIM_AB_NO_DIFFERENCE, AIM_AB_FASTER, AIM_AB_SLOWER, AIM_AB_ONE_PAIR };
-struct aim_paired {
-	size_t n;           /* pairs */
-	double geomean;     /* geometric mean of POST/PRE */
-	double lo, hi;      /* its 95 % interval (t on the log ratios) */
-	double cov_pct;     /* CoV of the pair ratios */
-	int verdict;        /* AIM_AB_* */
-};
-/* 0, or -1 when n is 0 or too large or a value is not positive. */
-int aim_paired_ratio(const double *pre, const double *post, size_t n, struct aim_paired *out);
-const char *aim_paired_verdict(int verdict);
+/* ---- paired A/B (gauge.c; the ratio is lb_paired_ratio, lib/lb_paired.h) ---- */
+struct lb_paired_ratio;
+/* The verdict on POST/PRE's interval: "POST faster" (above 1), "POST
+ * slower" (below 1), "no difference shown", or "one pair: no interval". */
+const char *aim_paired_verdict(const struct lb_paired_ratio *r);
 /* ABBA: the side (0 PRE, 1 POST) that runs first in repeat r. */
 int aim_ab_first_side(unsigned int repeat_index);
 
-/* ---- mechanism gauges (paired.c) ---- */
+/* ---- mechanism gauges (gauge.c) ---- */
 /* Below this utilisation the contended lock's mechanism is absent. */
 #define AIM_RHO_CONTENDED 0.5
 double aim_rho(uint64_t held_ns, double wall_s);

@@ -11,6 +11,7 @@
 #include "lb_cli.h"
 #include "lb_hostinfo.h"
 #include "lb_outfile.h"
+#include "lb_paired.h"
 #include "lb_registry.h"
 #include "lb_stats.h"
 
@@ -135,7 +136,7 @@ static void summarize_ab(FILE *out, const struct aim_cell *pre, const struct aim
 		a[r] = pre->run[r].fig.jobs_per_min;
 		b[r] = post->run[r].fig.jobs_per_min;
 	}
-	struct aim_paired pr;
+	struct lb_paired_ratio pr;
 	/* The ratio says something about the kernel's mechanism only when the
 	 * contended class was busy enough on both sides (gauge.c). */
 	int k = aim_contended_class(role);
@@ -150,13 +151,13 @@ static void summarize_ab(FILE *out, const struct aim_cell *pre, const struct aim
 	if (n > 0 && !aim_mechanism_present(rho_min))
 		fprintf(out, "kernel mechanism absent (rho of %s %.2f < %.1f): ratio not comparable "
 			"to the kernel's; measured ", aim_class_name(k), rho_min, AIM_RHO_CONTENDED);
-	if (aim_paired_ratio(a, b, n, &pr) != 0)
+	if (lb_paired_ratio(a, b, n, 0.95, &pr) != 0)
 		fprintf(out, "no ratio (a side did no work)");
 	else if (pr.n < 2)
-		fprintf(out, "%.2fx (%s)", pr.geomean, aim_paired_verdict(pr.verdict));
+		fprintf(out, "%.2fx (%s)", pr.geomean, aim_paired_verdict(&pr));
 	else
 		fprintf(out, "%.2fx, 95%% interval %.2f-%.2fx, pair-ratio CoV %.1f%%, n=%zu ABBA pairs: %s",
-			pr.geomean, pr.lo, pr.hi, pr.cov_pct, pr.n, aim_paired_verdict(pr.verdict));
+			pr.geomean, pr.lo, pr.hi, pr.cov_pct, pr.n, aim_paired_verdict(&pr));
 	fprintf(out, "  [PRE %s, POST %s]\n", pre->role_ops[role]->name, post->role_ops[role]->name);
 }
 
@@ -193,7 +194,7 @@ static int run_points(struct aim_config *cfg, FILE *out, FILE *csv, struct aim_c
 		}
 		for (unsigned int r = 0; r < cfg->repeat && rc == 0; r++)
 			for (int k = 0; k < nsides && rc == 0; k++) {
-				/* ABBA: odd repeats run POST first (paired.c). */
+				/* ABBA: odd repeats run POST first (gauge.c). */
 				int side = nsides > 1 ? (k + aim_ab_first_side(r)) % 2 : k;
 				struct aim_cell *c = &cells[pi * (size_t)nsides + (size_t)side];
 				c->users = users;

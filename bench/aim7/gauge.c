@@ -14,8 +14,19 @@
  *   wait mean and p99 (log2 histogram: p99 is its bucket's upper edge)
  *   idle        the machine's idle CPU fraction during the point
  *               (/proc/stat: idle + iowait over all jiffies)
+ *
+ * And the A/B of `--ab` as a paired experiment.  Repeat r runs PRE then
+ * POST when r is even and POST then PRE when it is odd (ABBA), so a drift
+ * of the machine (load, frequency, caches warming) falls on both sides
+ * alike.  Each repeat is one pair; the figure is lb_paired_ratio's
+ * geometric mean of the pair ratios POST/PRE with its 95 % t interval on
+ * the log ratios (lib/lb_paired.h).  Verdict: the interval above 1, POST is
+ * faster; below 1, slower; across 1, no difference shown.  One pair gives
+ * the ratio and no interval.
  */
 #include "aim7.h"
+#include "lb_paired.h"
+#include "lb_stats.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -36,20 +47,16 @@ int aim_contended_class(int role)
 									     : AIM_CLASS_DIR;
 }
 
-double aim_hist_quantile(const uint64_t *hist, double q)
+const char *aim_paired_verdict(const struct lb_paired_ratio *r)
 {
-	uint64_t total = 0;
-	for (int b = 0; b < AIM_WAIT_BUCKETS; b++)
-		total += hist[b];
-	if (total == 0)
-		return 0;
-	double want = q * (double)total, seen = 0;
-	for (int b = 0; b < AIM_WAIT_BUCKETS; b++) {
-		seen += (double)hist[b];
-		if (seen >= want)
-			return (double)(2ull << b); /* upper edge of [2^b, 2^(b+1)) */
-	}
-	return (double)(2ull << (AIM_WAIT_BUCKETS - 1));
+	if (r->n < 2)
+		return "one pair: no interval";
+	return r->lo > 1 ? "POST faster" : r->hi < 1 ? "POST slower" : "no difference shown";
+}
+
+int aim_ab_first_side(unsigned int repeat_index)
+{
+	return (int)(repeat_index & 1u); /* even: PRE first; odd: POST first */
 }
 
 static uint64_t counter(const struct aim_class_stats *s, const char *name)
@@ -71,7 +78,8 @@ void aim_gauges_compute(const struct aim_class_stats *s, double wall_s, struct a
 	g->sleep_frac = (double)counter(s, "sleeps") / n;
 	g->spin_won = (double)counter(s, "spin_won") / n;
 	g->wait_mean_ns = (double)s->wait_ns / n;
-	g->wait_p99_ns = aim_hist_quantile(s->wait_hist, 0.99);
+	long b = lb_bins_quantile(s->wait_hist, AIM_WAIT_BUCKETS, 0.99);
+	g->wait_p99_ns = b < 0 ? 0 : (double)(2ull << b); /* upper edge of [2^b, 2^(b+1)) */
 }
 
 void aim_cpu_sample(struct aim_cpu_sample *s)

@@ -188,25 +188,6 @@ static uint64_t equal_hist(struct lb_rt_run *const *runs_by_lock, size_t nlocks,
 	return total;
 }
 
-/*
- * Quantile q of h with a 95 % distribution-free interval: the order
- * statistics at ranks n*q -+ 1.96*sqrt(n*q*(1-q)) (binomial, normal
- * approximation), read at the histogram's bucket edges.  In us; NAN when
- * there are no samples.
- */
-static double quantile_ci(const struct lb_hist *h, double q, double *lo, double *hi)
-{
-	if (!h->count) {
-		*lo = *hi = NAN;
-		return NAN;
-	}
-	double n = (double)h->count, half = 1.96 * sqrt(n * q * (1 - q));
-	double qlo = (n * q - half) / n, qhi = (n * q + half + 1) / n;
-	*lo = (double)lb_hist_quantile(h, qlo < 0 ? 0 : qlo) / 1e3;
-	*hi = (double)lb_hist_quantile(h, qhi > 1 ? 1 : qhi) / 1e3;
-	return (double)lb_hist_quantile(h, q) / 1e3;
-}
-
 /* ---- is the kernel's mechanism there (doc/rt.md) ---------------------- */
 
 static double mean_sem(const struct lb_rt_run *runs, size_t n, enum rt_metric m, double *sem);
@@ -329,13 +310,13 @@ static void print_quantile_verdict(FILE *out, const struct lb_rt_config *cfg, co
 				   size_t nrepeat, unsigned int nrt, size_t l)
 {
 	struct lb_hist ha, hb;
-	double alo, ahi, blo, bhi;
+	uint64_t a[3], b[3]; /* quantile q and its 95 % interval (lb_hist_quantile_ci), ns */
 	uint64_t n = equal_hist(runs_by_lock, cfg->nlocks, nrepeat, nrt, l, wake, &ha);
 	equal_hist(runs_by_lock, cfg->nlocks, nrepeat, nrt, 0, wake, &hb);
-	double av = quantile_ci(&ha, q, &alo, &ahi);
-	double bv = quantile_ci(&hb, q, &blo, &bhi);
-	if (isnan(av) || isnan(bv))
+	if (!ha.count || !hb.count)
 		return;
+	a[0] = lb_hist_quantile_ci(&ha, q, 1.96, &a[1], &a[2]);
+	b[0] = lb_hist_quantile_ci(&hb, q, 1.96, &b[1], &b[2]);
 	/* Fewer than 5 expected samples above the quantile: no interval. */
 	double need = ceil(5.0 / (1.0 - q));
 	if ((double)n < need) {
@@ -346,13 +327,14 @@ static void print_quantile_verdict(FILE *out, const struct lb_rt_config *cfg, co
 	char why[200];
 	bool present = latency_mechanism(cfg, wake, q, runs_by_lock, nrepeat, l, why, sizeof(why));
 	fprintf(out, "  %s p%g %.1f us [%.1f, %.1f] vs %.1f us [%.1f, %.1f] (%llu samples each): ",
-		what, q * 100, av, alo, ahi, bv, blo, bhi, (unsigned long long)n);
+		what, q * 100, a[0] / 1e3, a[1] / 1e3, a[2] / 1e3, b[0] / 1e3, b[1] / 1e3, b[2] / 1e3,
+		(unsigned long long)n);
 	if (!present)
 		fprintf(out, "kernel mechanism absent (%s): no verdict\n", why);
 	else
-		fprintf(out, "%s\n", alo > bhi	  ? "higher"
-				     : ahi < blo ? "lower"
-						 : "intervals overlap (no verdict)");
+		fprintf(out, "%s\n", a[1] > b[2]   ? "higher"
+				     : a[2] < b[1] ? "lower"
+						   : "intervals overlap (no verdict)");
 }
 
 double lb_rt_sem(const double *v, size_t n, double *mean)

@@ -2,6 +2,7 @@
 /* slab_batch.c - one timed batch, redone while a probe saw a context switch
  * or a CPU change in it, and the host-speed gauge beside it (slab_batch.h). */
 #include "slab_batch.h"
+#include "lb_stats.h"
 
 #include <math.h>
 #include <sched.h>
@@ -50,26 +51,16 @@ void lb_slab_gauge_add(struct lb_slab_gauge *g, double units_per_add)
 		i = lround(floor(log(units_per_add / LB_SLAB_GAUGE_LO) / log(LB_SLAB_GAUGE_STEP)));
 	if (i >= LB_SLAB_GAUGE_BINS)
 		i = LB_SLAB_GAUGE_BINS - 1;
-	if (g->bin[i] < UINT32_MAX) {
+	if (g->bin[i] < UINT64_MAX) {
 		g->bin[i]++;
 		g->samples++;
 	}
 }
 
-/* The nearest-rank q-quantile, as the middle of its bin (clock units). */
-static double gauge_quantile(const struct lb_slab_gauge *g, double q)
+/* The middle of bin i (clock units per add), where a sample in it is read. */
+static double bin_middle(long i)
 {
-	uint64_t rank = (uint64_t)ceil(q * (double)g->samples);
-	if (rank < 1)
-		rank = 1;
-	uint64_t cum = 0;
-	int i = 0;
-	for (; i < LB_SLAB_GAUGE_BINS - 1; i++) {
-		cum += g->bin[i];
-		if (cum >= rank)
-			break;
-	}
-	return LB_SLAB_GAUGE_LO * pow(LB_SLAB_GAUGE_STEP, i + 0.5);
+	return LB_SLAB_GAUGE_LO * pow(LB_SLAB_GAUGE_STEP, (double)i + 0.5);
 }
 
 bool lb_slab_gauge_summarize(const struct lb_slab_gauge *g, struct lb_slab_gauge_summary *s)
@@ -80,16 +71,17 @@ bool lb_slab_gauge_summarize(const struct lb_slab_gauge *g, struct lb_slab_gauge
 	if (!g->samples)
 		return false;
 	s->samples = g->samples;
-	double p10 = gauge_quantile(g, 0.10);
+	/* Nearest-rank quantiles (lib/lb_stats.h), read at their bins' middles. */
+	double p10 = bin_middle(lb_bins_quantile(g->bin, LB_SLAB_GAUGE_BINS, 0.10));
 	s->p10 = p10 / per_ns;
-	s->median = gauge_quantile(g, 0.50) / per_ns;
-	s->p90 = gauge_quantile(g, 0.90) / per_ns;
+	s->median = bin_middle(lb_bins_quantile(g->bin, LB_SLAB_GAUGE_BINS, 0.50)) / per_ns;
+	s->p90 = bin_middle(lb_bins_quantile(g->bin, LB_SLAB_GAUGE_BINS, 0.90)) / per_ns;
 	s->ratio = s->p90 / s->p10;
 	s->steady = s->ratio <= LB_SLAB_GAUGE_STEADY;
 	uint64_t fast = 0;
 	double fast_limit = p10 * LB_SLAB_GAUGE_STEADY;
 	for (int i = 0; i < LB_SLAB_GAUGE_BINS; i++)
-		if (LB_SLAB_GAUGE_LO * pow(LB_SLAB_GAUGE_STEP, i + 0.5) <= fast_limit)
+		if (bin_middle(i) <= fast_limit)
 			fast += g->bin[i];
 	s->fast_share = (double)fast / (double)g->samples;
 	return true;

@@ -44,7 +44,7 @@
 #define LB_SLAB_GAUGE_BINS 800 /* LO .. LO * 1.01^800 = 58 units per add */
 
 struct lb_slab_gauge {
-	uint32_t bin[LB_SLAB_GAUGE_BINS];
+	uint64_t bin[LB_SLAB_GAUGE_BINS];
 	uint64_t samples;    /* one per kept batch */
 	uint64_t cost;       /* clock units spent in the reference chains, every try */
 	double units_per_ns; /* the batches' clock: 1 for lb_now_ns, cycles per ns for

@@ -118,19 +118,6 @@ static void indexed_body(void *arg, uint64_t n)
 	lb_stock_indexed_updates(j->section_stock, n);
 }
 
-/* The per-iteration median of a measurement's batches. */
-static double batches_median(double *per, unsigned int n)
-{
-	return lb_median(per, n);
-}
-
-static double median_of(const double *v, unsigned int n)
-{
-	double tmp[LB_SLAB_MAX_REPEAT];
-	memcpy(tmp, v, n * sizeof(*v));
-	return lb_median(tmp, n);
-}
-
 /* Phase 1, after an untimed warm-up (stocks, pages, the lock's first
  * use): the empty sections, a bare system call and the indexed update, in
  * short batches interleaved across the rows (batch b of every row, then
@@ -174,10 +161,10 @@ static void measure_sections(const struct lb_slab_config *cfg, struct lb_stock_t
 		double iters = (double)cfg->section_iters;
 		for (int p = 0; p < LB_PROT_COUNT; p++)
 			if (res->supported[p])
-				res->section_ns[p][r] = batches_median(per[p], nb) * iters;
-		res->syscall_ns[r] = batches_median(per[EXTRA_SYSCALL], nb);
+				res->section_ns[p][r] = lb_median(per[p], nb) * iters;
+		res->syscall_ns[r] = lb_median(per[EXTRA_SYSCALL], nb);
 		if (res->supported[LB_PROT_RSEQ])
-			res->indexed_ns[r] = batches_median(per[EXTRA_INDEXED], nb) * iters;
+			res->indexed_ns[r] = lb_median(per[EXTRA_INDEXED], nb) * iters;
 		res->done = r + 1;
 	}
 }
@@ -191,7 +178,7 @@ static void choose_opt_prot(const struct lb_slab_config *cfg, struct lb_slab_pro
 		for (int p = 0; p < LB_PROT_COUNT; p++) {
 			if (!res->supported[p] || !lb_prot_per_cpu((enum lb_prot)p))
 				continue;
-			double m = median_of(res->section_ns[p], res->done);
+			double m = lb_median_finite(res->section_ns[p], res->done);
 			if (res->opt_prot < 0 || m < best) {
 				best = m;
 				res->opt_prot = p;
@@ -251,7 +238,7 @@ static unsigned int measure_allocfree(const struct lb_slab_config *cfg,
 		for (int bh = 0; bh < 2; bh++)
 			for (int c = 0; c < LB_COL_COUNT; c++)
 				res->allocfree_ns[c][bh][r] =
-					batches_median(per[c][bh], bh ? nb_bh : nb_task) *
+					lb_median(per[c][bh], bh ? nb_bh : nb_task) *
 					(double)cfg->op_iters;
 		done = r + 1;
 	}
@@ -377,11 +364,6 @@ static void bulk_round(struct lb_slub_cpu *cpu, struct call_prot *p, void **objs
  * loaded machine) does not move the figure. */
 #define BATCHES 21
 
-static double batch_median(double *per_batch)
-{
-	return lb_median(per_batch, BATCHES);
-}
-
 /* One Table B batch body: `rounds` rounds of one row (n objects each, or
  * the fast path's single alloc+free when fastpath). */
 struct b_job {
@@ -418,7 +400,7 @@ static double time_rounds(struct b_job *job, uint64_t objects, struct lb_slab_ba
 	rounds_body(job, 1); /* warm: pages and lists settle */
 	for (int b = 0; b < BATCHES; b++)
 		per_batch[b] = lb_slab_time_batch(rounds_body, job, rounds, lb_cycles, st) / n;
-	return batch_median(per_batch);
+	return lb_median(per_batch, BATCHES);
 }
 
 int lb_slab_run_bulk(const struct lb_slab_config *cfg, struct lb_slab_bulk_result *res)

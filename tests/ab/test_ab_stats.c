@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_ab_stats.c - the paired statistics of `lockbench ab` on fixed data:
- * Wilcoxon's signed-rank test against published values, the geometric-mean
- * ratio and its interval (lib/lb_paired.h), the Hodges-Lehmann estimate
- * and its signed-rank interval (bench/ab/ab_hl.h) against brute force and
- * by hand, the cell ratio's robustness to a few spoilt pairs, and the
- * ABBA/BAAB slice order.
+ * Wilcoxon's signed-rank test against published values, the cell ratio's
+ * robustness to a few spoilt pairs, and the ABBA/BAAB slice order.  The
+ * estimators themselves (lib/lb_paired.h) are tests/test_paired.c's.
  */
 #include "../tap.h"
 #include "ab/ab.h"
-#include "lb_paired.h"
 #include "lb_signrank.h"
 
 #include <math.h>
@@ -96,111 +93,6 @@ static void test_signrank(void)
 	tap_ok(r.n == 0 && r.p == 1, "all differences zero: nothing ranked, p 1");
 }
 
-static void test_ratio(void)
-{
-	const double a[] = { 10, 20, 40, 10 }, b[] = { 11, 22, 44, 11 };
-	struct lb_paired_ratio r = { 0 };
-	int rc = lb_paired_ratio(a, b, 4, 0.95, &r);
-	tap_ok(rc == 0 && fabs(r.geomean - 1.1) < 1e-12 &&
-		       fabs(r.lo - 1.1) < 1e-12 && fabs(r.hi - 1.1) < 1e-12,
-	       "constant 10 %% ratio at any scale: geomean %.6f, interval [%.6f, %.6f]", r.geomean,
-	       r.lo, r.hi);
-	/* log ratios ln2, 0: mean ln2/2, sd ln2/sqrt2, t(0.975, 1) = 12.7062. */
-	const double a2[] = { 1, 1 }, b2[] = { 2, 1 };
-	lb_paired_ratio(a2, b2, 2, 0.95, &r);
-	double half = 12.7062047 * (log(2) / sqrt(2)) / sqrt(2);
-	tap_ok(fabs(r.geomean - sqrt(2)) < 1e-9 && fabs(log(r.hi) - (log(2) / 2 + half)) < 1e-5 &&
-		       fabs(log(r.lo) - (log(2) / 2 - half)) < 1e-5,
-	       "two pairs: geomean %.6f (sqrt 2), interval [%.4f, %.4f] from t(0.975, 1)", r.geomean,
-	       r.lo, r.hi);
-	const double zero[] = { 0, 1 };
-	tap_ok(lb_paired_ratio(zero, b2, 2, 0.95, &r) == -1, "a value of 0 is refused");
-}
-
-static int by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Every Walsh average, sorted: what lb_ab_walsh_kth must reproduce. */
-static size_t all_walsh(const double *s, size_t n, double *out)
-{
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = i; j < n; j++)
-			out[m++] = (s[i] + s[j]) / 2;
-	qsort(out, m, sizeof(double), by_value);
-	return m;
-}
-
-static void test_hodges_lehmann(void)
-{
-	/* By hand: d = 1, 2, 3 -> Walsh averages 1, 1.5, 2, 2, 2.5, 3; median
-	 * 2.  n = 3: P(W+ <= 0) = 1/8 >= 0.025, so q = 1 (R's rule): the
-	 * interval is [1, 3], coverage 1 - 2 P(W+ <= 0) = 0.75. */
-	const double d3[] = { 3, 1, 2 };
-	struct lb_ab_hl h;
-	int rc = lb_ab_hodges_lehmann(d3, 3, 0.95, &h);
-	tap_ok(rc == 0 && h.estimate == 2 && h.lo == 1 && h.hi == 3 && fabs(h.confidence - 0.75) < 1e-12,
-	       "d 1,2,3: estimate %g, interval [%g, %g], coverage %g (by hand 2, [1, 3], 0.75)",
-	       h.estimate, h.lo, h.hi, h.confidence);
-
-	/* k-th Walsh average against all of them, with ties and negatives. */
-	bool same = true;
-	unsigned int seed = 12345;
-	double s[40], walsh[40 * 41 / 2];
-	for (size_t n = 1; n <= 40 && same; n++) {
-		for (size_t i = 0; i < n; i++) {
-			seed = seed * 1103515245u + 12345u;
-			s[i] = (double)((seed >> 16) % 21) / 4 - 2.5; /* few values: ties */
-		}
-		qsort(s, n, sizeof(double), by_value);
-		size_t m = all_walsh(s, n, walsh);
-		for (size_t k = 1; k <= m; k++)
-			if (lb_ab_walsh_kth(s, n, k) != walsh[k - 1]) {
-				tap_diag("n %zu k %zu: %g, brute force %g", n, k,
-					 lb_ab_walsh_kth(s, n, k), walsh[k - 1]);
-				same = false;
-				break;
-			}
-	}
-	tap_ok(same, "k-th Walsh average equals brute force for every k, n 1..40 (ties, negatives)");
-
-	/* The interval by R's rule, n 12 (exact): q = qsignrank(0.025, 12) =
-	 * 14 (the published 5 % critical value 13, plus one), so [W_(14),
-	 * W_(65)] of the 78 averages; coverage 1 - 2 P(W+ <= 13). */
-	double d12[12];
-	for (int i = 0; i < 12; i++)
-		d12[i] = (i + 1) * (i % 4 == 0 ? -0.01 : 0.013);
-	lb_ab_hodges_lehmann(d12, 12, 0.95, &h);
-	double sorted12[12];
-	memcpy(sorted12, d12, sizeof(d12));
-	qsort(sorted12, 12, sizeof(double), by_value);
-	size_t m = all_walsh(sorted12, 12, walsh);
-	double cov = 1 - 2 * lb_signrank_cdf(12, 13);
-	tap_ok(m == 78 && h.lo == walsh[13] && h.hi == walsh[64] &&
-		       h.estimate == (walsh[38] + walsh[39]) / 2 && fabs(h.confidence - cov) < 1e-12 &&
-		       h.confidence >= 0.95,
-	       "n 12: interval [W(14), W(65)] = [%g, %g], estimate %g, coverage %.4f", h.lo, h.hi,
-	       h.estimate, h.confidence);
-
-	/* Large n (normal approximation): the interval holds about 95 % of
-	 * the Walsh averages' rank range around the median, and the estimate of
-	 * a symmetric sample is its centre. */
-	double d200[200];
-	for (int i = 0; i < 200; i++)
-		d200[i] = 0.001 * (i - 99.5);
-	lb_ab_hodges_lehmann(d200, 200, 0.95, &h);
-	tap_ok(fabs(h.estimate) < 1e-12 && h.lo < 0 && h.hi > 0 && fabs(h.lo + h.hi) < 1e-12 &&
-		       h.confidence > 0.949 && h.confidence < 0.952,
-	       "n 200 symmetric: estimate %g, interval [%g, %g] symmetric, coverage %.4f",
-	       h.estimate, h.lo, h.hi, h.confidence);
-	tap_ok(lb_ab_hodges_lehmann(d3, 0, 0.95, &h) == -1 &&
-		       lb_ab_hodges_lehmann(d3, 3, 1.2, &h) == -1,
-	       "no data, or a confidence out of (0.5, 1): refused");
-}
-
 /*
  * The cell ratio: 40 pairs that agree within +-0.4 %, and 3 that a
  * preemption spoilt (B's slice 3x slower).  The per-pair estimate stays
@@ -262,8 +154,6 @@ static void test_order(void)
 int main(void)
 {
 	test_signrank();
-	test_ratio();
-	test_hodges_lehmann();
 	test_cell_ratio();
 	test_order();
 	return tap_done();

@@ -8,6 +8,7 @@
 #include "../../bench/aim7/kern.h"
 #include "../../bench/aim7/kern_internal.h"
 #include "../tap.h"
+#include "lb_paired.h"
 #include "lb_registry.h"
 
 #include <math.h>
@@ -289,43 +290,32 @@ static void test_kernel_check(void)
 	fclose(devnull);
 }
 
-/* Paired A/B statistics and the gauges' verdict on fixed data. */
+/* The paired A/B's verdict (the ratio itself: tests/test_paired.c) and the
+ * gauges' verdict on fixed data. */
 static void test_paired(void)
 {
-	struct aim_paired pr;
+	struct lb_paired_ratio pr;
 	/* Ratios 2, 2, 2: geometric mean 2, zero spread, interval 2-2. */
 	const double pre3[] = { 100, 50, 10 }, post3[] = { 200, 100, 20 };
-	int rc = aim_paired_ratio(pre3, post3, 3, &pr);
-	tap_ok(rc == 0 && close_to(pr.geomean, 2) && close_to(pr.lo, 2) && close_to(pr.hi, 2) &&
-		       pr.verdict == AIM_AB_FASTER && close_to(pr.cov_pct, 0),
-	       "ratios 2,2,2: geomean %.3f, interval %.3f-%.3f, verdict %s", pr.geomean, pr.lo, pr.hi,
-	       aim_paired_verdict(pr.verdict));
+	int rc = lb_paired_ratio(pre3, post3, 3, 0.95, &pr);
+	tap_ok(rc == 0 && close_to(pr.geomean, 2) && !strcmp(aim_paired_verdict(&pr), "POST faster"),
+	       "ratios 2,2,2: interval %.3f-%.3f, verdict %s", pr.lo, pr.hi, aim_paired_verdict(&pr));
 
-	/* Ratios 1.5 and 2.5: log mean (ln 1.5 + ln 2.5)/2 -> geomean sqrt(3.75)
-	 * = 1.9365; sd of the logs |ln 2.5 - ln 1.5| / sqrt 2 = 0.3612,
-	 * t(0.975, 1) = 12.706: half width 12.706 * 0.3612 / sqrt 2 = 3.2452,
-	 * interval exp(0.6609 -+ 3.2452) = 0.0755-49.68: no difference shown. */
+	/* Ratios 1.5 and 2.5: interval 0.0755-49.7 holds 1. */
 	const double pre2[] = { 10, 10 }, post2[] = { 15, 25 };
-	rc = aim_paired_ratio(pre2, post2, 2, &pr);
-	tap_ok(rc == 0 && fabs(pr.geomean - 1.93649) < 1e-4 && fabs(pr.lo - 0.07545) < 2e-4 &&
-		       fabs(pr.hi - 49.70) < 0.1 && pr.verdict == AIM_AB_NO_DIFFERENCE,
-	       "ratios 1.5,2.5: geomean %.5f (1.93649), interval %.5f-%.2f (0.0755-49.7), %s",
-	       pr.geomean, pr.lo, pr.hi, aim_paired_verdict(pr.verdict));
+	rc = lb_paired_ratio(pre2, post2, 2, 0.95, &pr);
+	tap_ok(rc == 0 && !strcmp(aim_paired_verdict(&pr), "no difference shown"),
+	       "ratios 1.5,2.5: interval %.5f-%.2f, %s", pr.lo, pr.hi, aim_paired_verdict(&pr));
 
 	/* Five pairs around 0.9 with a little spread: slower, interval below 1. */
 	const double pre5[] = { 100, 100, 100, 100, 100 }, post5[] = { 90, 91, 89, 90, 90 };
-	rc = aim_paired_ratio(pre5, post5, 5, &pr);
-	tap_ok(rc == 0 && pr.hi < 1 && pr.lo > 0.88 && pr.verdict == AIM_AB_SLOWER &&
-		       fabs(pr.cov_pct - 0.786) < 0.01,
-	       "five ratios ~0.90: interval %.4f-%.4f, CoV %.3f%% (0.786), %s", pr.lo, pr.hi,
-	       pr.cov_pct, aim_paired_verdict(pr.verdict));
+	rc = lb_paired_ratio(pre5, post5, 5, 0.95, &pr);
+	tap_ok(rc == 0 && !strcmp(aim_paired_verdict(&pr), "POST slower"),
+	       "five ratios ~0.90: interval %.4f-%.4f, %s", pr.lo, pr.hi, aim_paired_verdict(&pr));
 
-	rc = aim_paired_ratio(pre5, post5, 1, &pr);
-	tap_ok(rc == 0 && close_to(pr.geomean, 0.9) && pr.verdict == AIM_AB_ONE_PAIR,
-	       "one pair: ratio %.2f, no interval", pr.geomean);
-	const double zero[] = { 0, 100 };
-	tap_ok(aim_paired_ratio(zero, pre2, 2, &pr) == -1 && aim_paired_ratio(pre2, post2, 0, &pr) == -1,
-	       "a side with no work, or no pairs: no ratio");
+	rc = lb_paired_ratio(pre5, post5, 1, 0.95, &pr);
+	tap_ok(rc == 0 && !strcmp(aim_paired_verdict(&pr), "one pair: no interval"),
+	       "one pair: ratio %.2f, %s", pr.geomean, aim_paired_verdict(&pr));
 
 	tap_ok(aim_ab_first_side(0) == 0 && aim_ab_first_side(1) == 1 && aim_ab_first_side(2) == 0 &&
 		       aim_ab_first_side(3) == 1,
@@ -364,10 +354,17 @@ static void test_gauges(void)
 	       "gauges: rho %.2f (0.6), slow %.3f (0.04), sleep %.4f (0.005), spin_won %.2f (0.25), "
 	       "wait mean %.0f (3000) p99 %.0f (128)", g.rho, g.slow_frac, g.sleep_frac, g.spin_won,
 	       g.wait_mean_ns, g.wait_p99_ns);
-	tap_ok(close_to(aim_hist_quantile(st.wait_hist, 0.995), 524288) &&
-		       aim_hist_quantile((uint64_t[AIM_WAIT_BUCKETS]){ 0 }, 0.99) == 0,
-	       "wait p99.5 is the upper edge of the 2^18 bucket (%.0f); empty histogram 0",
-	       aim_hist_quantile(st.wait_hist, 0.995));
+	/* 985 short waits and 15 long: the 990th wait is in the 2^18 bucket. */
+	struct aim_class_stats tail = st;
+	struct aim_gauges gt;
+	tail.wait_hist[6] = 985;
+	tail.wait_hist[18] = 15;
+	aim_gauges_compute(&tail, 2.0, &gt);
+	double p99_tail = gt.wait_p99_ns;
+	memset(tail.wait_hist, 0, sizeof(tail.wait_hist));
+	aim_gauges_compute(&tail, 2.0, &gt);
+	tap_ok(close_to(p99_tail, 524288) && gt.wait_p99_ns == 0,
+	       "wait p99 in the 2^18 bucket is its upper edge (%.0f); empty histogram 0", p99_tail);
 	tap_ok(aim_mechanism_present(g.rho) && aim_contended_class(AIM_ROLE_MUTEX) == AIM_CLASS_DIR,
 	       "rho 0.6 of the directory i_mutex: mechanism present");
 	st.held_ns = 80000000ull; /* 0.08 s of 2 s */
