@@ -108,6 +108,12 @@ struct lb_workload {
 	int (*main)(int argc, char **argv);
 };
 
+/* A workload's five stages, named <prefix>_parse, _outputs, _run, _report
+ * and _release in its *_main.c. */
+#define LB_WORKLOAD_STAGES(prefix)                                                          \
+	.parse = prefix##_parse, .outputs = prefix##_outputs, .run = prefix##_run,          \
+	.report = prefix##_report, .release = prefix##_release
+
 /* Every command, in `lockbench --help` order (generated from the manifest). */
 extern const struct lb_workload *const lb_workloads[];
 extern const size_t lb_nworkloads;

@@ -78,9 +78,5 @@ const struct lb_workload lb_workload_ab = {
 	.signals = LB_SIGNALS_FINISH,
 	.signal_flags = 0, /* no SA_RESTART: the signal must cut the slice's sleep short */
 	.config_size = sizeof(struct lb_ab_config),
-	.parse = ab_parse,
-	.outputs = ab_outputs,
-	.run = ab_run,
-	.report = ab_report,
-	.release = ab_release,
+	LB_WORKLOAD_STAGES(ab),
 };

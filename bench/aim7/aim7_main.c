@@ -359,9 +359,5 @@ const struct lb_workload lb_workload_aim7 = {
 	.schema = &lb_schema_aim7,
 	.signals = LB_SIGNALS_END, /* a cut load point is worth nothing: temporaries removed */
 	.config_size = sizeof(struct aim_config),
-	.parse = aim7_parse,
-	.outputs = aim7_outputs,
-	.run = aim7_run,
-	.report = aim7_report,
-	.release = aim7_release,
+	LB_WORKLOAD_STAGES(aim7),
 };

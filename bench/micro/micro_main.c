@@ -308,33 +308,24 @@ static void default_parse(int argc, char **argv, void *cfg_)
 	cfg->table_note = note;
 }
 
+/* What `bench` and the default comparison share: all but the parse stage. */
+#define MICRO_WORKLOAD(parse_stage)                                                       \
+	.options = &lb_micro_cmd, .schema = &lb_schema_bench,                               \
+	.signals = LB_SIGNALS_FINISH,                                                       \
+	.signal_flags = 0, /* no SA_RESTART: the signal must cut the run's sleep short */   \
+	.config_size = sizeof(struct lb_micro_config), .parse = parse_stage,                \
+	.outputs = micro_outputs, .run = micro_run, .report = micro_report,                 \
+	.release = micro_release
+
 const struct lb_workload lb_workload_bench = {
 	.name = "bench",
 	.summary = "fixed-time throughput, fairness and latency of locks",
-	.options = &lb_micro_cmd,
-	.schema = &lb_schema_bench,
-	.signals = LB_SIGNALS_FINISH,
-	.signal_flags = 0, /* no SA_RESTART: the signal must cut the run's sleep short */
-	.config_size = sizeof(struct lb_micro_config),
-	.parse = micro_parse,
-	.outputs = micro_outputs,
-	.run = micro_run,
-	.report = micro_report,
-	.release = micro_release,
+	MICRO_WORKLOAD(micro_parse),
 };
 
 /* A bare `lockbench`: the same stages after default_parse. */
 const struct lb_workload lb_workload_default = {
 	.name = "bench",
 	.summary = "the default comparison (lockbench with no command)",
-	.options = &lb_micro_cmd,
-	.schema = &lb_schema_bench,
-	.signals = LB_SIGNALS_FINISH,
-	.signal_flags = 0,
-	.config_size = sizeof(struct lb_micro_config),
-	.parse = default_parse,
-	.outputs = micro_outputs,
-	.run = micro_run,
-	.report = micro_report,
-	.release = micro_release,
+	MICRO_WORKLOAD(default_parse),
 };

@@ -180,9 +180,5 @@ const struct lb_workload lb_workload_rt = {
 	.signals = LB_SIGNALS_END, /* a cut run is worth nothing: temporaries removed */
 	.ignore_sigpipe = true,
 	.config_size = sizeof(struct lb_rt_config),
-	.parse = rt_parse,
-	.outputs = rt_outputs,
-	.run = rt_run,
-	.report = rt_report,
-	.release = rt_release,
+	LB_WORKLOAD_STAGES(rt),
 };

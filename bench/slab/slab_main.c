@@ -118,9 +118,5 @@ const struct lb_workload lb_workload_slab = {
 	.signal_flags = SA_RESTART, /* the measurements' system calls are not cut short */
 	.ignore_sigpipe = true,
 	.config_size = sizeof(struct lb_slab_config),
-	.parse = slab_parse,
-	.outputs = slab_outputs,
-	.run = slab_run,
-	.report = slab_report,
-	.release = slab_release,
+	LB_WORKLOAD_STAGES(slab),
 };
