@@ -85,6 +85,17 @@ void lb_schema_write_head(struct lb_json *j, const struct lb_workload_schema *s,
 	lb_json_object_end(j);
 }
 
+void lb_schema_begin_file(struct lb_json *j, FILE *out, const struct lb_workload_schema *s,
+			  const struct lb_hostinfo *host, const char *command)
+{
+	lb_json_init(j, out);
+	lb_json_object_begin(j);
+	lb_schema_write_head(j, s, host);
+	lb_json_key(j, "config");
+	lb_json_object_begin(j);
+	lb_json_kv_string(j, "command", command);
+}
+
 void lb_schema_summary_fields(struct lb_json *j, const struct lb_summary *s)
 {
 	lb_json_kv_double(j, "mean", s->mean);

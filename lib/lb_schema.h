@@ -26,6 +26,7 @@
 #define LB_SCHEMA_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct lb_json;
 struct lb_hostinfo;
@@ -125,6 +126,15 @@ const char *lb_better_name(enum lb_better b);
  */
 void lb_schema_write_head(struct lb_json *j, const struct lb_workload_schema *s,
 			  const struct lb_hostinfo *host);
+
+/*
+ * Begin a result file on out: j initialised, the file's object begun, the
+ * head written (lb_schema_write_head), then the "config" object begun with
+ * its "command".  The caller writes the rest of "config", closes it, writes
+ * "results" and closes the file's object.
+ */
+void lb_schema_begin_file(struct lb_json *j, FILE *out, const struct lb_workload_schema *s,
+			  const struct lb_hostinfo *host, const char *command);
 
 /*
  * A "summary" entry's fields -- mean, sd, sd_pct, median, min, max, n --

@@ -544,12 +544,7 @@ static void lbp_write_json(FILE *out, const struct lbp_snap *s, const struct lbp
 	char cmd[4096], addr[32];
 	lb_hostinfo_get(&host);
 	lbp_read_cmdline(cmd, sizeof(cmd));
-	lb_json_init(&j, out);
-	lb_json_object_begin(&j);
-	lb_schema_write_head(&j, &lb_schema_preload, &host);
-	lb_json_key(&j, "config");
-	lb_json_object_begin(&j);
-	lb_json_kv_string(&j, "command", cmd);
+	lb_schema_begin_file(&j, out, &lb_schema_preload, &host, cmd);
 	lb_json_kv_string(&j, "lock", lbp_cfg.ops->name);
 	lb_json_kv_int(&j, "pid", getpid());
 	lb_json_kv_uint(&j, "top", lbp_cfg.stats_top);

@@ -225,12 +225,7 @@ void aim_write_json(FILE *out, const struct aim_config *cfg, const struct lb_run
 {
 	const struct lb_hostinfo *host = &rec->host;
 	struct lb_json j;
-	lb_json_init(&j, out);
-	lb_json_object_begin(&j);
-	lb_schema_write_head(&j, &lb_schema_aim7, host);
-	lb_json_key(&j, "config");
-	lb_json_object_begin(&j);
-	lb_json_kv_string(&j, "command", rec->command);
+	lb_schema_begin_file(&j, out, &lb_schema_aim7, host, rec->command);
 	lb_json_kv_string(&j, "workfile", cfg->wf.name);
 	lb_json_kv_string(&j, "workfile_path", cfg->wf.path);
 	lb_json_kv_uint(&j, "total_hits", cfg->wf.total_hits);

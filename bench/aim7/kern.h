@@ -273,6 +273,12 @@ size_t aim_kernel_counters(const struct aim_kernel *k, int role, struct lb_count
 /* ---- system calls (kern_core/fs/mm/task/ipc.c) ---- */
 uint32_t aim_pool_get(struct aim_pool *p, uint32_t tag);
 void aim_pool_put(struct aim_pool *p, uint32_t idx, uint32_t tag);
+/* The same under l (a pool with a lock of its own: pages, the file
+ * table); put of AIM_NONE does nothing, without taking l. */
+uint32_t aim_pool_get_locked(struct aim_ctx *c, struct aim_lock *l, struct aim_pool *p,
+			     uint32_t tag);
+void aim_pool_put_locked(struct aim_ctx *c, struct aim_lock *l, struct aim_pool *p,
+			 uint32_t idx, uint32_t tag);
 
 /* Directory: 0 / -1 (ENOENT, EEXIST...). creat truncates an existing file. */
 int aim_sys_creat(struct aim_ctx *c, const char *name, uint32_t tag);

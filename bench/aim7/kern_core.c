@@ -168,6 +168,25 @@ void aim_pool_put(struct aim_pool *p, uint32_t idx, uint32_t tag)
 	p->nfree = nf + 1;
 }
 
+uint32_t aim_pool_get_locked(struct aim_ctx *c, struct aim_lock *l, struct aim_pool *p,
+			     uint32_t tag)
+{
+	aim_lock(c, l);
+	uint32_t idx = aim_pool_get(p, tag);
+	aim_unlock(c, l);
+	return idx;
+}
+
+void aim_pool_put_locked(struct aim_ctx *c, struct aim_lock *l, struct aim_pool *p,
+			 uint32_t idx, uint32_t tag)
+{
+	if (idx == AIM_NONE)
+		return;
+	aim_lock(c, l);
+	aim_pool_put(p, idx, tag);
+	aim_unlock(c, l);
+}
+
 /* Walk the free stack: every entry free and listed once; used + free = n. */
 unsigned long aim_pool_check(const struct aim_pool *p, const char *what, FILE *err)
 {

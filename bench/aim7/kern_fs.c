@@ -387,19 +387,10 @@ bool aim_sys_lookup(struct aim_ctx *c, const char *name)
 
 uint32_t aim_sys_open_file(struct aim_ctx *c, uint32_t tag)
 {
-	struct aim_kernel *k = c->k;
-	aim_lock(c, &k->files_lock);
-	uint32_t f = aim_pool_get(&k->files, tag);
-	aim_unlock(c, &k->files_lock);
-	return f;
+	return aim_pool_get_locked(c, &c->k->files_lock, &c->k->files, tag);
 }
 
 void aim_sys_close_file(struct aim_ctx *c, uint32_t f, uint32_t tag)
 {
-	struct aim_kernel *k = c->k;
-	if (f == AIM_NONE)
-		return;
-	aim_lock(c, &k->files_lock);
-	aim_pool_put(&k->files, f, tag);
-	aim_unlock(c, &k->files_lock);
+	aim_pool_put_locked(c, &c->k->files_lock, &c->k->files, f, tag);
 }

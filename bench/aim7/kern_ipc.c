@@ -85,12 +85,44 @@ static size_t ring_check(const uint8_t *buf, uint64_t pos, size_t n)
 	return bad;
 }
 
+/*
+ * The end of one pass of a pipe read or write, under p->mutex: wake the
+ * other end if it waits and this pass moved bytes (chunk), mark this end
+ * waiting if it has more to move, drop the mutex, then wake and sleep
+ * outside it.  false when the run is stopping instead of sleeping.
+ */
+static bool pipe_pass_end(struct aim_ctx *c, struct aim_pipe *p, size_t chunk, bool more,
+			  bool *peer_waits, _Atomic uint32_t *peer_event, bool *self_waits,
+			  _Atomic uint32_t *self_event)
+{
+	bool wake = false;
+	uint32_t seen = 0;
+	if (chunk && *peer_waits) {
+		*peer_waits = false;
+		/* Relaxed: the futex word is only a wake-up ticket; the
+		 * data is published by the pipe mutex. */
+		atomic_fetch_add_explicit(peer_event, 1, memory_order_relaxed);
+		wake = true;
+	}
+	if (more) {
+		*self_waits = true;
+		seen = atomic_load_explicit(self_event, memory_order_relaxed);
+	}
+	aim_unlock(c, &p->mutex);
+	if (wake)
+		pipe_wake(peer_event);
+	if (more) {
+		if (aim_stopping(c->k))
+			return false;
+		pipe_sleep(c, self_event, seen);
+	}
+	return true;
+}
+
 size_t aim_pipe_write(struct aim_ctx *c, struct aim_pipe *p, size_t n)
 {
 	size_t done = 0;
 	while (done < n) {
-		bool wake = false;
-		uint32_t seen = 0;
 		aim_lock(c, &p->mutex);
 		uint64_t used = p->head - p->tail;
 		size_t room = used > AIM_PIPE_SIZE ? 0 : AIM_PIPE_SIZE - (size_t)used;
@@ -101,25 +133,9 @@ size_t aim_pipe_write(struct aim_ctx *c, struct aim_pipe *p, size_t n)
 		p->wseq = (uint8_t)(p->wseq + chunk);
 		p->head += chunk;
 		done += chunk;
-		if (chunk && p->reader_waits) {
-			p->reader_waits = false;
-			/* Relaxed: the futex word is only a wake-up ticket; the
-			 * data is published by the pipe mutex. */
-			atomic_fetch_add_explicit(&p->rd_event, 1, memory_order_relaxed);
-			wake = true;
-		}
-		if (done < n) {
-			p->writer_waits = true;
-			seen = atomic_load_explicit(&p->wr_event, memory_order_relaxed);
-		}
-		aim_unlock(c, &p->mutex);
-		if (wake)
-			pipe_wake(&p->rd_event);
-		if (done < n) {
-			if (aim_stopping(c->k))
-				break;
-			pipe_sleep(c, &p->wr_event, seen);
-		}
+		if (!pipe_pass_end(c, p, chunk, done < n, &p->reader_waits, &p->rd_event,
+				   &p->writer_waits, &p->wr_event))
+			break;
 	}
 	return done;
 }
@@ -128,8 +144,6 @@ size_t aim_pipe_read(struct aim_ctx *c, struct aim_pipe *p, size_t n)
 {
 	size_t done = 0;
 	while (done < n) {
-		bool wake = false;
-		uint32_t seen = 0;
 		aim_lock(c, &p->mutex);
 		uint64_t avail = p->head - p->tail;
 		if (avail > AIM_PIPE_SIZE) {
@@ -141,24 +155,9 @@ size_t aim_pipe_read(struct aim_ctx *c, struct aim_pipe *p, size_t n)
 		p->rseq = (uint8_t)(p->rseq + chunk);
 		p->tail += chunk;
 		done += chunk;
-		if (chunk && p->writer_waits) {
-			p->writer_waits = false;
-			/* Relaxed: a wake-up ticket, as in aim_pipe_write. */
-			atomic_fetch_add_explicit(&p->wr_event, 1, memory_order_relaxed);
-			wake = true;
-		}
-		if (done < n) {
-			p->reader_waits = true;
-			seen = atomic_load_explicit(&p->rd_event, memory_order_relaxed);
-		}
-		aim_unlock(c, &p->mutex);
-		if (wake)
-			pipe_wake(&p->wr_event);
-		if (done < n) {
-			if (aim_stopping(c->k))
-				break;
-			pipe_sleep(c, &p->rd_event, seen);
-		}
+		if (!pipe_pass_end(c, p, chunk, done < n, &p->writer_waits, &p->wr_event,
+				   &p->reader_waits, &p->rd_event))
+			break;
 	}
 	return done;
 }

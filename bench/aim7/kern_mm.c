@@ -12,21 +12,12 @@
 
 uint32_t aim_page_alloc(struct aim_ctx *c, uint32_t tag)
 {
-	struct aim_kernel *k = c->k;
-	aim_lock(c, &k->zone_lock);
-	uint32_t p = aim_pool_get(&k->pages, tag);
-	aim_unlock(c, &k->zone_lock);
-	return p;
+	return aim_pool_get_locked(c, &c->k->zone_lock, &c->k->pages, tag);
 }
 
 void aim_page_free(struct aim_ctx *c, uint32_t page, uint32_t tag)
 {
-	struct aim_kernel *k = c->k;
-	if (page == AIM_NONE)
-		return;
-	aim_lock(c, &k->zone_lock);
-	aim_pool_put(&k->pages, page, tag);
-	aim_unlock(c, &k->zone_lock);
+	aim_pool_put_locked(c, &c->k->zone_lock, &c->k->pages, page, tag);
 }
 
 /* ---------------------------------------------------------------- mm */

@@ -238,22 +238,24 @@ static uint64_t t_fifo_test(struct aim_task *t)
 }
 
 /* tcp/udp: bind a port in the shared port table, talk over loopback. */
-static uint64_t t_tcp_test(struct aim_task *t)
+static uint64_t loopback_test(struct aim_task *t, int setup_kop, unsigned int loops, bool dgram,
+			      int rt_kop)
 {
-	aim_kwork(&t->ctx, AIM_K_TCP_SETUP);
+	aim_kwork(&t->ctx, setup_kop);
 	uint32_t port = aim_port_bind(&t->ctx, t->tag);
-	uint64_t r = ipc_loop(t, 90, false, AIM_K_TCP_RT);
+	uint64_t r = ipc_loop(t, loops, dgram, rt_kop);
 	aim_port_release(&t->ctx, port, t->tag);
 	return r;
 }
 
+static uint64_t t_tcp_test(struct aim_task *t)
+{
+	return loopback_test(t, AIM_K_TCP_SETUP, 90, false, AIM_K_TCP_RT);
+}
+
 static uint64_t t_udp_test(struct aim_task *t)
 {
-	aim_kwork(&t->ctx, AIM_K_UDP_SETUP);
-	uint32_t port = aim_port_bind(&t->ctx, t->tag);
-	uint64_t r = ipc_loop(t, 100, true, AIM_K_UDP_RT);
-	aim_port_release(&t->ctx, port, t->tag);
-	return r;
+	return loopback_test(t, AIM_K_UDP_SETUP, 100, true, AIM_K_UDP_RT);
 }
 
 /* ps: walk the task list and read a few other processes' mms. */

@@ -816,12 +816,7 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 	struct lb_hostinfo host;
 	struct lb_json j;
 	lb_hostinfo_get(&host);
-	lb_json_init(&j, out);
-	lb_json_object_begin(&j);
-	lb_schema_write_head(&j, &lb_schema_rt, &host);
-	lb_json_key(&j, "config");
-	lb_json_object_begin(&j);
-	lb_json_kv_string(&j, "command", f->command);
+	lb_schema_begin_file(&j, out, &lb_schema_rt, &host, f->command);
 	lb_json_key(&j, "list_locks");
 	lb_json_array_begin(&j);
 	for (size_t i = 0; i < cfg->nlocks; i++)

@@ -77,26 +77,13 @@ struct run_state {
 	_Atomic uint64_t bad_messages, io_errors, alloc_failures;
 };
 
-static int write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int read_full(int fd, void *buf, size_t len)
+/* All len bytes of buf written to fd (write_it) or read from it, through
+ * short transfers and signals; -1 on an error or end of file. */
+static int transfer_full(int fd, char *buf, size_t len, bool write_it)
 {
 	char *p = buf;
 	while (len) {
-		ssize_t n = read(fd, p, len);
+		ssize_t n = write_it ? write(fd, p, len) : read(fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -126,6 +113,28 @@ static int load_sched(struct task *t)
 	return err;
 }
 
+/*
+ * A load task's start: its -s byte message buffer (filled with `fill`
+ * unless 0), its tid for the watchdog, its scheduling and allocator
+ * context, then the start barrier.  The buffer, or NULL when the start
+ * failed (t->err says why; nothing is left allocated).
+ */
+static char *task_start(struct task *t, char fill)
+{
+	size_t size = t->rs->cfg->datasize;
+	char *buf = malloc(size);
+	if (buf && fill)
+		memset(buf, fill, size);
+	atomic_store_explicit(&t->info.tid, (int)gettid(), RLX);
+	t->err = buf ? load_sched(t) : ENOMEM;
+	lb_barrier_wait(&t->rs->start);
+	if (t->err) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 static void *sender_main(void *arg)
 {
 	struct task *t = arg;
@@ -135,16 +144,9 @@ static void *sender_main(void *arg)
 	 * of -s bytes filled with '-' (hot in this thread's cache), not out of
 	 * the freshly allocated object, whose cold lines would add a cache
 	 * miss per line to every write that the real tool does not pay. */
-	char *out = malloc(cfg->datasize);
-	if (out)
-		memset(out, '-', cfg->datasize);
-	atomic_store_explicit(&t->info.tid, (int)gettid(), RLX);
-	t->err = out ? load_sched(t) : ENOMEM;
-	lb_barrier_wait(&rs->start);
-	if (t->err) {
-		free(out);
+	char *out = task_start(t, '-');
+	if (!out)
 		return NULL;
-	}
 	/* Relaxed: set before the barrier released us (a failed start). */
 	t->start_ns = lb_now_ns();
 	if (atomic_load_explicit(&rs->stop_rt, RLX))
@@ -170,7 +172,7 @@ static void *sender_main(void *arg)
 				memcpy(msg, word, sizeof(word));
 			memcpy(out, word, sizeof(word));
 			atomic_store_explicit(&t->info.state, LB_RT_ST_WRITE, RLX);
-			if (write_full(t->wfds[r], out, cfg->datasize)) {
+			if (transfer_full(t->wfds[r], out, cfg->datasize, true)) {
 				atomic_fetch_add_explicit(&rs->io_errors, 1, RLX);
 				if (msg)
 					lb_slub_free(&t->slab, msg);
@@ -193,21 +195,16 @@ static void *receiver_main(void *arg)
 	struct task *t = arg;
 	struct run_state *rs = t->rs;
 	const struct lb_rt_config *cfg = rs->cfg;
-	char *buf = malloc(cfg->datasize);
-	atomic_store_explicit(&t->info.tid, (int)gettid(), RLX);
-	t->err = buf ? load_sched(t) : ENOMEM;
-	lb_barrier_wait(&rs->start);
-	if (t->err) {
-		free(buf);
+	char *buf = task_start(t, 0);
+	if (!buf)
 		return NULL;
-	}
 	/* Relaxed: set before the barrier released us (a failed start). */
 	uint64_t todo = atomic_load_explicit(&rs->stop_rt, RLX) ? 0 : t->info.total;
 	t->start_ns = lb_now_ns();
 	for (uint64_t n = 0; n < todo; n++) {
 		uint64_t word[2];
 		atomic_store_explicit(&t->info.state, LB_RT_ST_READ, RLX);
-		if (read_full(t->rfd, buf, cfg->datasize)) {
+		if (transfer_full(t->rfd, buf, cfg->datasize, false)) {
 			atomic_fetch_add_explicit(&rs->io_errors, 1, RLX);
 			break;
 		}

@@ -309,12 +309,7 @@ void lb_slab_write_json(FILE *fp, const struct lb_slab_config *cfg,
 {
 	struct lb_json j;
 	int interrupted_by = rec->interrupted_by;
-	lb_json_init(&j, fp);
-	lb_json_object_begin(&j);
-	lb_schema_write_head(&j, &lb_schema_slab, &rec->host);
-	lb_json_key(&j, "config");
-	lb_json_object_begin(&j);
-	lb_json_kv_string(&j, "command", rec->command);
+	lb_schema_begin_file(&j, fp, &lb_schema_slab, &rec->host, rec->command);
 	lb_json_kv_uint(&j, "section_iterations", cfg->section_iters);
 	lb_json_kv_uint(&j, "ops", cfg->op_iters);
 	lb_json_kv_uint(&j, "bh_batch", cfg->bh_batch);

@@ -76,17 +76,22 @@ static inline struct rseq *lb_rseq_area(void)
 	[rs] "r"(rs), [cs_off] "i"(offsetof(struct rseq, rseq_cs)),        \
 	[cpu_off] "i"(offsetof(struct rseq, cpu_id)), [sig] "i"(RSEQ_SIG)
 
+/* The counter sections' body: ctrs[cpu << 3] += 1 (rax: the offset, rcx:
+ * the count); its last store is the commit. */
+#define LB_RSEQ_COUNTER_INC                                                \
+	"movl %c[cpu_off](%[rs]), %%eax\n\t"                               \
+	"shlq %[shift], %%rax\n\t"                                         \
+	"movq (%[ctrs], %%rax), %%rcx\n\t"                                 \
+	"incq %%rcx\n\t"                                                   \
+	"movq %%rcx, (%[ctrs], %%rax)\n\t"
+
 /* ctrs[cpu << 3] += 1, the commit. */
 static inline int lb_rseq_counter_inc(uint64_t *ctrs)
 {
 	struct rseq *rs = lb_rseq_area();
 	__asm__ __volatile__ goto(
 		LB_RSEQ_PROLOGUE
-		"movl %c[cpu_off](%[rs]), %%eax\n\t"
-		"shlq %[shift], %%rax\n\t"
-		"movq (%[ctrs], %%rax), %%rcx\n\t"
-		"incq %%rcx\n\t"
-		"movq %%rcx, (%[ctrs], %%rax)\n\t"
+		LB_RSEQ_COUNTER_INC
 		"2:\n\t"
 		LB_RSEQ_EPILOGUE
 		: : LB_RSEQ_INPUTS(rs), [ctrs] "r"(ctrs), [shift] "i"(LB_COUNTER_SHIFT)
@@ -108,11 +113,7 @@ static inline int lb_rseq_counter_inc_slow(uint64_t *ctrs, uint64_t spins)
 		"pause\n\t"
 		"decq %%rdx\n\t"
 		"jnz 5b\n\t"
-		"movl %c[cpu_off](%[rs]), %%eax\n\t"
-		"shlq %[shift], %%rax\n\t"
-		"movq (%[ctrs], %%rax), %%rcx\n\t"
-		"incq %%rcx\n\t"
-		"movq %%rcx, (%[ctrs], %%rax)\n\t"
+		LB_RSEQ_COUNTER_INC
 		"2:\n\t"
 		LB_RSEQ_EPILOGUE
 		: : LB_RSEQ_INPUTS(rs), [ctrs] "r"(ctrs), [shift] "i"(LB_COUNTER_SHIFT),
