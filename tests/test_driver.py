@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The driver's lifecycle (bench/driver.c), once for every workload that
+runs through it: a bad output path or two outputs naming one file exit 2
+with one line and leave nothing; a first SIGINT either stops the run and
+commits what finished (exit 130, JSON "interrupted": true: signal policy
+FINISH) or removes the temporaries and dies of the signal (END).  A
+workload in `lockbench --help` without a row here fails the test, so a new
+one cannot skip it.  TAP.
+
+usage: test_driver.py LOCKBENCH
+"""
+import glob
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+lockbench = sys.argv[1]
+# workload -> (policy, arguments of a run that lasts well past the signal,
+#              whether it writes --csv)
+WORKLOADS = {
+    "bench": ("FINISH", ["-l", "mutex", "-t", "1", "-d", "30s", "-q"], True),
+    "ab": ("FINISH", ["-t", "1", "-d", "30s", "-q", "mutex", "mutex"], False),
+    "slab": ("FINISH", ["-T", "bulk", "--ops", "2000000", "-r", "50", "-q"], False),
+    "aim7": ("END", ["-u", "2", "-t", "30s", "-q"], True),
+    "rt": ("END", ["-g", "0", "-t", "1", "-D", "30s", "-q"], True),
+}
+TOOLS = {"list", "compare", "plot"}  # no stages: .main runs them
+
+n = 0
+failed = 0
+
+
+def check(ok, what):
+    global n, failed
+    n += 1
+    failed += not ok
+    print(("ok" if ok else "not ok"), n, "-", what)
+
+
+def leftovers(d):
+    return glob.glob(os.path.join(d, "*.tmp.*"))
+
+
+help_text = subprocess.run([lockbench, "--help"], capture_output=True, text=True).stdout
+commands = re.findall(r"^  (\S+)\s", help_text.split("Commands:")[1], re.M)
+missing = [c for c in commands if c not in WORKLOADS and c not in TOOLS]
+check(not missing, "every command is covered here: %s" % (",".join(missing) or "yes"))
+
+with tempfile.TemporaryDirectory() as d:
+    for name, (policy, args, has_csv) in WORKLOADS.items():
+        # A path that cannot be written: exit 2, one line naming the option.
+        r = subprocess.run([lockbench, name, "--json", os.path.join(d, "no", "x.json")] + args,
+                           capture_output=True, text=True, timeout=30)
+        lines = r.stderr.strip().splitlines()
+        check(r.returncode == 2 and len(lines) == 1 and "--json" in lines[0]
+              and not os.listdir(d), "%s: a bad --json path: exit 2, one line, nothing left "
+              "(exit %d, %d lines)" % (name, r.returncode, len(lines)))
+        if has_csv:
+            same = os.path.join(d, "same.out")
+            r = subprocess.run([lockbench, name, "--json", same, "--csv", same] + args,
+                               capture_output=True, text=True, timeout=30)
+            check(r.returncode == 2 and not os.path.exists(same),
+                  "%s: --json and --csv naming one file: exit 2 (exit %d)" % (name, r.returncode))
+        # The first SIGINT, once the run is under way.
+        out = os.path.join(d, name + ".json")
+        p = subprocess.Popen([lockbench, name, "--json", out] + args,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(2.0)
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        try:
+            p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        took = time.monotonic() - t0
+        if policy == "FINISH":
+            doc = None
+            try:
+                doc = json.load(open(out))
+            except (OSError, ValueError):
+                pass
+            check(p.returncode == 130 and doc is not None and doc.get("interrupted") is True
+                  and not leftovers(d),
+                  "%s: SIGINT stops the run, the JSON is committed with \"interrupted\": true, "
+                  "exit 130 (exit %s, %.1f s after the signal)" % (name, p.returncode, took))
+        else:
+            check(p.returncode == -signal.SIGINT and not os.path.exists(out)
+                  and not leftovers(d),
+                  "%s: SIGINT removes the temporaries and ends it by the signal (exit %s, "
+                  "%.1f s)" % (name, p.returncode, took))
+        for f in glob.glob(os.path.join(d, "*")):
+            os.unlink(f)
+print("1..%d" % n)
+sys.exit(1 if failed else 0)
