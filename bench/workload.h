@@ -114,6 +114,13 @@ struct lb_workload {
 	.parse = prefix##_parse, .outputs = prefix##_outputs, .run = prefix##_run,          \
 	.report = prefix##_report, .release = prefix##_release
 
+/* A workload whose names follow the recipe (doc/HACKING.md): options
+ * lb_<prefix>_cmd, schema lb_schema_<prefix>, config `config_type`, stages
+ * <prefix>_parse ... <prefix>_release. */
+#define LB_WORKLOAD_PARTS(prefix, config_type)                                              \
+	.options = &lb_##prefix##_cmd, .schema = &lb_schema_##prefix,                       \
+	.config_size = sizeof(config_type), LB_WORKLOAD_STAGES(prefix)
+
 /* Every command, in `lockbench --help` order (generated from the manifest). */
 extern const struct lb_workload *const lb_workloads[];
 extern const size_t lb_nworkloads;

@@ -73,10 +73,7 @@ static void ab_release(struct lb_run *run)
 const struct lb_workload lb_workload_ab = {
 	.name = "ab",
 	.summary = "A vs B in one process: interleaved slices, paired ratio, signed-rank verdict",
-	.options = &lb_ab_cmd,
-	.schema = &lb_schema_ab,
 	.signals = LB_SIGNALS_FINISH,
 	.signal_flags = 0, /* no SA_RESTART: the signal must cut the slice's sleep short */
-	.config_size = sizeof(struct lb_ab_config),
-	LB_WORKLOAD_STAGES(ab),
+	LB_WORKLOAD_PARTS(ab, struct lb_ab_config),
 };

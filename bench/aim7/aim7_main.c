@@ -355,9 +355,6 @@ static void aim7_release(struct lb_run *run)
 const struct lb_workload lb_workload_aim7 = {
 	.name = "aim7",
 	.summary = "AIM7/re-aim work-alike: jobs/min of a simulated kernel on the locks",
-	.options = &lb_aim7_cmd,
-	.schema = &lb_schema_aim7,
 	.signals = LB_SIGNALS_END, /* a cut load point is worth nothing: temporaries removed */
-	.config_size = sizeof(struct aim_config),
-	LB_WORKLOAD_STAGES(aim7),
+	LB_WORKLOAD_PARTS(aim7, struct aim_config),
 };

@@ -175,10 +175,7 @@ static void rt_release(struct lb_run *run)
 const struct lb_workload lb_workload_rt = {
 	.name = "rt",
 	.summary = "hackbench + cyclictest on a SLUB-like allocator: raw vs PI list_lock",
-	.options = &lb_rt_cmd,
-	.schema = &lb_schema_rt,
 	.signals = LB_SIGNALS_END, /* a cut run is worth nothing: temporaries removed */
 	.ignore_sigpipe = true,
-	.config_size = sizeof(struct lb_rt_config),
-	LB_WORKLOAD_STAGES(rt),
+	LB_WORKLOAD_PARTS(rt, struct lb_rt_config),
 };

@@ -33,32 +33,40 @@ static void slab_outputs(const void *cfg_, struct lb_output_request req[LB_WORKL
 	req[0] = (struct lb_output_request){ "--json", cfg->json_path };
 }
 
-static int table_a(const struct lb_slab_config *cfg, struct lb_run *run, struct slab_results *res)
+/* One table: its progress line, the measurement, its printout.  0, or 1
+ * after the error line. */
+static int run_table(struct lb_run *run, const char *table, const char *what,
+		     int (*measure)(struct lb_run *))
 {
+	const struct lb_slab_config *cfg = run->cfg;
 	if (!cfg->quiet)
-		fprintf(stderr, "lockbench: slab: Table A (protection cost)...\n");
-	int err = lb_slab_run_protect(cfg, res->pr);
+		fprintf(stderr, "lockbench: slab: %s (%s)...\n", table, what);
+	int err = measure(run);
 	if (err) {
-		fprintf(stderr, "lockbench: slab: Table A failed: %s\n", strerror(err));
+		fprintf(stderr, "lockbench: slab: %s failed: %s\n", table, strerror(err));
 		return 1;
 	}
-	lb_slab_print_protect(run->out, cfg, run->rec.host.cpu_model, res->pr);
 	fflush(run->out);
 	return 0;
 }
 
-static int table_b(const struct lb_slab_config *cfg, struct lb_run *run, struct slab_results *res)
+static int table_a(struct lb_run *run)
 {
-	if (!cfg->quiet)
-		fprintf(stderr, "lockbench: slab: Table B (bulk API)...\n");
-	int err = lb_slab_run_bulk(cfg, res->br);
-	if (err) {
-		fprintf(stderr, "lockbench: slab: Table B failed: %s\n", strerror(err));
-		return 1;
-	}
-	lb_slab_print_bulk(run->out, cfg, res->br);
-	fflush(run->out);
-	return 0;
+	const struct lb_slab_config *cfg = run->cfg;
+	struct slab_results *res = run->results;
+	int err = lb_slab_run_protect(cfg, res->pr);
+	if (!err)
+		lb_slab_print_protect(run->out, cfg, run->rec.host.cpu_model, res->pr);
+	return err;
+}
+
+static int table_b(struct lb_run *run)
+{
+	struct slab_results *res = run->results;
+	int err = lb_slab_run_bulk(run->cfg, res->br);
+	if (!err)
+		lb_slab_print_bulk(run->out, run->cfg, res->br);
+	return err;
 }
 
 static int slab_run(struct lb_run *run)
@@ -81,9 +89,9 @@ static int slab_run(struct lb_run *run)
 		fprintf(stderr, "lockbench: slab: out of memory\n");
 		return 1;
 	}
-	if (res->pr && table_a(cfg, run, res))
+	if (res->pr && run_table(run, "Table A", "protection cost", table_a))
 		return 1;
-	if (res->br && !lb_slab_stop_requested() && table_b(cfg, run, res))
+	if (res->br && !lb_slab_stop_requested() && run_table(run, "Table B", "bulk API", table_b))
 		return 1;
 	return 0;
 }
@@ -112,11 +120,8 @@ static void slab_release(struct lb_run *run)
 const struct lb_workload lb_workload_slab = {
 	.name = "slab",
 	.summary = "allocator fast paths: per-CPU protection cost (rseq, signal mask...), bulk API",
-	.options = &lb_slab_cmd,
-	.schema = &lb_schema_slab,
 	.signals = LB_SIGNALS_FINISH,
 	.signal_flags = SA_RESTART, /* the measurements' system calls are not cut short */
 	.ignore_sigpipe = true,
-	.config_size = sizeof(struct lb_slab_config),
-	LB_WORKLOAD_STAGES(slab),
+	LB_WORKLOAD_PARTS(slab, struct lb_slab_config),
 };
