@@ -8,6 +8,7 @@
 #include "schemas.h"
 #include "workloads_xlist.h"
 #include "lb_schema.h"
+#include "../preload/preload_schema.h"
 
 #include <string.h>
 
@@ -21,6 +22,9 @@ const struct lb_workload *const lb_workloads[] = { LB_WORKLOADS_XLIST };
 const size_t lb_nworkloads = sizeof(lb_workloads) / sizeof(lb_workloads[0]);
 
 /* Every workload's schema, then the preload's (preload/preload_schema.c). */
+#define X(sym) extern const struct lb_workload_schema lb_schema_##sym;
+LB_SCHEMAS_XLIST
+#undef X
 #define X(sym) &lb_schema_##sym,
 const struct lb_workload_schema *const lb_workload_schemas[] = {
 	LB_SCHEMAS_XLIST &lb_schema_preload, NULL,

@@ -8,7 +8,7 @@
  * same from run to run while heap addresses do not; so `lockbench compare`
  * matches the classes of two runs (glibc's mutex via pthread-mutex against
  * another lock, say) on params {class}.  The lock is in "config".  Also
- * linked into lockbench (bench/schemas.c) so compare/plot know its metrics.
+ * linked into lockbench (bench/workloads.c) so compare/plot know its metrics.
  *
  * Version 2: cells are classes (version 1 had one cell per mutex, keyed by
  * its address, which matched nothing across runs).

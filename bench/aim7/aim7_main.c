@@ -7,7 +7,6 @@
 #include "aim7.h"
 #include "lb_time.h"
 #include "workload.h"
-#include "schemas.h"
 #include "lb_cli.h"
 #include "lb_hostinfo.h"
 #include "lb_outfile.h"

@@ -86,6 +86,7 @@ struct lb_cell {
 /* micro_opts.c: parse argv into cfg; bad input -> lb_usage_error (exit 2). */
 struct lb_opt_cmd;
 extern const struct lb_opt_cmd lb_micro_cmd;
+extern const struct lb_workload_schema lb_schema_bench; /* micro_report.c */
 void lb_micro_parse(int argc, char **argv, struct lb_micro_config *cfg);
 void lb_micro_defaults(struct lb_micro_config *cfg);
 void lb_micro_usage(FILE *out);

@@ -9,7 +9,6 @@
 #include "lb_gbench.h"
 #include "lb_cli.h"
 #include "lb_json.h"
-#include "schemas.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -16,7 +16,6 @@
  */
 #include "micro.h"
 #include "workload.h"
-#include "schemas.h"
 #include "lb_stop.h"
 #include "lb_cli.h"
 #include "lb_hostinfo.h"

@@ -9,7 +9,6 @@
 #include "lb_hostinfo.h"
 #include "lb_json.h"
 #include "lb_schema.h"
-#include "schemas.h"
 #include "lb_time.h"
 #include "lb_work.h"
 

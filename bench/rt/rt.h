@@ -127,6 +127,7 @@ struct lb_rt_run {
 void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg);
 struct lb_opt_cmd;
 extern const struct lb_opt_cmd lb_rt_cmd; /* rt_opts.c */
+extern const struct lb_workload_schema lb_schema_rt; /* rt_report.c */
 
 /* Host facts; probes SCHED_FIFO and applies --mlockall. */
 void lb_rt_facts_get(const struct lb_rt_config *cfg, struct lb_rt_facts *f);

@@ -7,7 +7,6 @@
  */
 #include "rt.h"
 #include "workload.h"
-#include "schemas.h"
 
 #include <signal.h>
 #include <stdlib.h>

@@ -89,6 +89,7 @@ int lb_slab_stop_requested(void); /* lb_stop_signal(): lib/lb_stop.h */
 int lb_slab_pin(const struct lb_slab_config *cfg);
 struct lb_opt_cmd;
 extern const struct lb_opt_cmd lb_slab_cmd; /* slab_opts.c */
+extern const struct lb_workload_schema lb_schema_slab; /* slab_report.c */
 
 /* slab_report.c */
 /* cpu_model: the host's (struct lb_hostinfo), printed in the headers. */

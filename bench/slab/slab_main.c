@@ -11,7 +11,6 @@
  */
 #include "slab.h"
 #include "workload.h"
-#include "schemas.h"
 
 #include <signal.h>
 #include <stdlib.h>
