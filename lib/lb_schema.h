@@ -108,8 +108,9 @@ struct lb_workload_schema {
 
 /*
  * The list of every workload's schema (lb_workload_schemas[], lb_schema_find)
- * lives with the workloads in bench/schemas.c: each workload defines its
- * const table in its own folder and adds one line there.
+ * lives with the workloads (bench/schemas.h, bench/workloads.c): each
+ * workload defines its const table in its own folder, and its row in the
+ * command manifest (bench/meson.build) puts it on the list.
  */
 
 /* A metric of a schema by key; NULL when the schema has no such metric. */
