@@ -3,6 +3,7 @@
 # scripts/setup.sh - sourced by scripts/run and scripts/test: install the
 # Debian packages lockbench needs when they are missing, then configure and
 # compile a build directory.  Usage (after sourcing): lb_setup BUILDDIR [meson options...]
+# (lb_configure BUILDDIR [meson options...]: the same without compiling.)
 set -euo pipefail
 
 LB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -26,8 +27,9 @@ lb_install_packages() {
 	apt-get install -y -qq "${missing[@]}" >&2
 }
 
-# lb_setup BUILDDIR [meson options...]
-lb_setup() {
+# lb_configure BUILDDIR [meson options...]: packages, then meson setup (or
+# configure, for a build directory that exists); compiles nothing.
+lb_configure() {
 	local dir=$1
 	shift
 	lb_install_packages
@@ -37,5 +39,10 @@ lb_setup() {
 	else
 		meson configure "$dir" -Dwerror=true "$@" >&2
 	fi
-	ninja -C "$dir" >&2
+}
+
+# lb_setup BUILDDIR [meson options...]: lb_configure, then compile everything.
+lb_setup() {
+	lb_configure "$@"
+	ninja -C "$1" >&2
 }
