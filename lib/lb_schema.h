@@ -113,6 +113,12 @@ struct lb_workload_schema {
  * command manifest (bench/meson.build) puts it on the list.
  */
 
+/* A schema's identity and tables in one initializer: its name, version,
+ * param keys and metric table (the count from the table's size). */
+#define LB_SCHEMA_TABLES(schema_name, schema_version, param_keys, metric_table)             \
+	.name = schema_name, .version = schema_version, .params = param_keys,               \
+	.metrics = metric_table, .nmetrics = sizeof(metric_table) / sizeof((metric_table)[0])
+
 /* A metric of a schema by key; NULL when the schema has no such metric. */
 const struct lb_metric_desc *lb_schema_metric(const struct lb_workload_schema *s,
 					      const char *key);

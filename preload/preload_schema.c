@@ -32,9 +32,5 @@ static const struct lb_metric_desc lbp_metrics[LBP_NMETRICS] = {
 };
 
 const struct lb_workload_schema lb_schema_preload = {
-	.name = "lockbench-preload",
-	.version = 2,
-	.params = lbp_params,
-	.metrics = lbp_metrics,
-	.nmetrics = sizeof(lbp_metrics) / sizeof(lbp_metrics[0]),
+	LB_SCHEMA_TABLES("lockbench-preload", 2, lbp_params, lbp_metrics),
 };

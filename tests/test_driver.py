@@ -52,50 +52,61 @@ commands = re.findall(r"^  (\S+)\s", help_text.split("Commands:")[1], re.M)
 missing = [c for c in commands if c not in WORKLOADS and c not in TOOLS]
 check(not missing, "every command is covered here: %s" % (",".join(missing) or "yes"))
 
+def check_bad_outputs(d, name, args, has_csv):
+    """A path that cannot be written, and two outputs naming one file: exit
+    2, one line naming the option, nothing left."""
+    r = subprocess.run([lockbench, name, "--json", os.path.join(d, "no", "x.json")] + args,
+                       capture_output=True, text=True, timeout=60)
+    lines = r.stderr.strip().splitlines()
+    check(r.returncode == 2 and len(lines) == 1 and "--json" in lines[0] and not os.listdir(d),
+          "%s: a bad --json path: exit 2, one line, nothing left (exit %d, %d lines)"
+          % (name, r.returncode, len(lines)))
+    if has_csv:
+        same = os.path.join(d, "same.out")
+        r = subprocess.run([lockbench, name, "--json", same, "--csv", same] + args,
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode == 2 and not os.path.exists(same),
+              "%s: --json and --csv naming one file: exit 2 (exit %d)" % (name, r.returncode))
+
+
+def check_first_signal(d, name, policy, p, out, took):
+    if policy == "FINISH":
+        doc = None
+        try:
+            doc = json.load(open(out))
+        except (OSError, ValueError):
+            pass
+        check(p.returncode == 130 and doc is not None and doc.get("interrupted") is True,
+              "%s: SIGINT stops the run, the JSON is committed with \"interrupted\": true, "
+              "exit 130 (exit %s, %.1f s after the signal)" % (name, p.returncode, took))
+    else:
+        check(p.returncode == -signal.SIGINT and not os.path.exists(out),
+              "%s: SIGINT removes the temporaries and ends it by the signal (exit %s, %.1f s)"
+              % (name, p.returncode, took))
+
+
 with tempfile.TemporaryDirectory() as d:
     for name, (policy, args, has_csv) in WORKLOADS.items():
-        # A path that cannot be written: exit 2, one line naming the option.
-        r = subprocess.run([lockbench, name, "--json", os.path.join(d, "no", "x.json")] + args,
-                           capture_output=True, text=True, timeout=30)
-        lines = r.stderr.strip().splitlines()
-        check(r.returncode == 2 and len(lines) == 1 and "--json" in lines[0]
-              and not os.listdir(d), "%s: a bad --json path: exit 2, one line, nothing left "
-              "(exit %d, %d lines)" % (name, r.returncode, len(lines)))
-        if has_csv:
-            same = os.path.join(d, "same.out")
-            r = subprocess.run([lockbench, name, "--json", same, "--csv", same] + args,
-                               capture_output=True, text=True, timeout=30)
-            check(r.returncode == 2 and not os.path.exists(same),
-                  "%s: --json and --csv naming one file: exit 2 (exit %d)" % (name, r.returncode))
-        # The first SIGINT, once the run is under way.
+        check_bad_outputs(d, name, args, has_csv)
+    # The first SIGINT, once every run is under way: the workloads run side
+    # by side (each its own process and output), so the test costs one wait.
+    procs = {}
+    for name, (policy, args, has_csv) in WORKLOADS.items():
         out = os.path.join(d, name + ".json")
-        p = subprocess.Popen([lockbench, name, "--json", out] + args,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        time.sleep(2.0)
-        t0 = time.monotonic()
+        procs[name] = (subprocess.Popen([lockbench, name, "--json", out] + args,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+                       out)
+    time.sleep(4.0)
+    t0 = time.monotonic()
+    for p, out in procs.values():
         p.send_signal(signal.SIGINT)
+    for name, (p, out) in procs.items():
         try:
             p.wait(timeout=60)
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
-        took = time.monotonic() - t0
-        if policy == "FINISH":
-            doc = None
-            try:
-                doc = json.load(open(out))
-            except (OSError, ValueError):
-                pass
-            check(p.returncode == 130 and doc is not None and doc.get("interrupted") is True
-                  and not leftovers(d),
-                  "%s: SIGINT stops the run, the JSON is committed with \"interrupted\": true, "
-                  "exit 130 (exit %s, %.1f s after the signal)" % (name, p.returncode, took))
-        else:
-            check(p.returncode == -signal.SIGINT and not os.path.exists(out)
-                  and not leftovers(d),
-                  "%s: SIGINT removes the temporaries and ends it by the signal (exit %s, "
-                  "%.1f s)" % (name, p.returncode, took))
-        for f in glob.glob(os.path.join(d, "*")):
-            os.unlink(f)
+        check_first_signal(d, name, WORKLOADS[name][0], p, out, time.monotonic() - t0)
+    check(not leftovers(d), "no temporary file is left: %s" % (leftovers(d) or "none"))
 print("1..%d" % n)
 sys.exit(1 if failed else 0)

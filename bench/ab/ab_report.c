@@ -36,11 +36,7 @@ static const struct lb_sides_hints ab_sides = {
 };
 
 const struct lb_workload_schema lb_schema_ab = {
-	.name = "lockbench-ab",
-	.version = 1,
-	.params = ab_params,
-	.metrics = ab_metrics,
-	.nmetrics = sizeof(ab_metrics) / sizeof(ab_metrics[0]),
+	LB_SCHEMA_TABLES("lockbench-ab", 1, ab_params, ab_metrics),
 	.plot = &ab_plot,
 	.sides = &ab_sides,
 };

@@ -58,11 +58,7 @@ static const struct lb_sides_hints aim7_sides = {
 };
 
 const struct lb_workload_schema lb_schema_aim7 = {
-	.name = "lockbench-aim7",
-	.version = 1,
-	.params = aim7_params,
-	.metrics = aim7_metrics,
-	.nmetrics = M_COUNT,
+	LB_SCHEMA_TABLES("lockbench-aim7", 1, aim7_params, aim7_metrics),
 	.plot = &aim7_plot,
 	.sides = &aim7_sides,
 };

@@ -78,11 +78,7 @@ static const struct lb_gbench_hints bench_gbench = {
 };
 
 const struct lb_workload_schema lb_schema_bench = {
-	.name = "lockbench-bench",
-	.version = 1,
-	.params = bench_params,
-	.metrics = bench_metrics,
-	.nmetrics = LB_M_COUNT,
+	LB_SCHEMA_TABLES("lockbench-bench", 1, bench_params, bench_metrics),
 	.plot = &bench_plot,
 	.gbench = &bench_gbench,
 };

@@ -69,11 +69,7 @@ static const struct lb_plot_hints rt_plot = {
 };
 
 const struct lb_workload_schema lb_schema_rt = {
-	.name = "lockbench-rt",
-	.version = 1,
-	.params = rt_params,
-	.metrics = rt_metrics,
-	.nmetrics = M_COUNT,
+	LB_SCHEMA_TABLES("lockbench-rt", 1, rt_params, rt_metrics),
 	.plot = &rt_plot,
 };
 

@@ -31,11 +31,7 @@ static const char *const slab_params[] = { "table", "protection", "model", "cont
 					   NULL };
 
 const struct lb_workload_schema lb_schema_slab = {
-	.name = "lockbench-slab",
-	.version = 1,
-	.params = slab_params,
-	.metrics = slab_metrics,
-	.nmetrics = M_COUNT,
+	LB_SCHEMA_TABLES("lockbench-slab", 1, slab_params, slab_metrics),
 };
 
 const char *lb_slab_commas(double v, char *buf, size_t len)
