@@ -17,6 +17,8 @@
  *              driver refuses two naming one file and opens them all
  *              before anything runs (a bad path: exit 2, nothing left)
  *   signals    per .signals: LB_SIGNALS_END or LB_SIGNALS_FINISH
+ *   facts      load, host, and (when asked) the runnable threads, into the
+ *              run record
  *   run        the measurement; the config is const from here on, what the
  *              run finds goes into the run record (and its own results)
  *   report     the table and the result files, from the results
@@ -64,8 +66,8 @@ struct lb_output_request {
 struct lb_run_record {
 	const char *command;       /* the command line, joined ("config.command") */
 	double load_before;        /* 1-min load average before the run; < 0 unknown */
-	double runnable_before;    /* other threads runnable before the run; < 0 unknown */
-	double elapsed_s;          /* the run stage's wall time */
+	double runnable_before;    /* other threads runnable before the run (when the
+				    * descriptor asks); < 0 unknown or not asked */
 	int interrupted_by;        /* the signal that ended the run early; 0 none */
 	struct lb_hostinfo host;   /* read before the run stage */
 };
@@ -89,6 +91,7 @@ struct lb_workload {
 	enum lb_signal_policy signals;
 	int signal_flags;          /* sigaction flags: 0 cuts a sleep short, SA_RESTART not */
 	bool ignore_sigpipe;       /* SIGPIPE ignored: a dead reader is a write error */
+	bool runnable_before;      /* the run record's runnable_before is read (110 ms) */
 
 	/* Stages (a workload has all of parse, run, report; a tool has main). */
 	size_t config_size;

@@ -69,8 +69,8 @@ void lb_outfile_unlink_pending(void);
  * lb_outfile_unlink_pending() and then die of the signal (default action
  * restored and the signal raised again): a command ended by any of them
  * leaves its finished files or nothing, never a temporary.  For commands
- * with no use for the signals themselves (aim7, rt, compare); bench keeps
- * its own, which reports the finished runs first.
+ * with no use for the signals themselves (the driver's LB_SIGNALS_END:
+ * aim7, rt; compare); LB_SIGNALS_FINISH reports the finished runs first.
  */
 void lb_outfile_unlink_on_signals(void);
 

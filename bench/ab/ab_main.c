@@ -75,5 +75,6 @@ const struct lb_workload lb_workload_ab = {
 	.summary = "A vs B in one process: interleaved slices, paired ratio, signed-rank verdict",
 	.signals = LB_SIGNALS_FINISH,
 	.signal_flags = 0, /* no SA_RESTART: the signal must cut the slice's sleep short */
+	.runnable_before = true, /* withholds contended verdicts on a busy machine */
 	LB_WORKLOAD_PARTS(ab, struct lb_ab_config),
 };

@@ -7,16 +7,9 @@
 #include "aim7.h"
 #include "lb_time.h"
 #include "workload.h"
-#include "lb_cli.h"
-#include "lb_hostinfo.h"
-#include "lb_outfile.h"
 #include "lb_paired.h"
-#include "lb_registry.h"
 #include "lb_stats.h"
 
-#include <errno.h>
-#include <getopt.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -18,18 +18,14 @@
 #include "workload.h"
 #include "lb_stop.h"
 #include "lb_cli.h"
-#include "lb_hostinfo.h"
-#include "lb_outfile.h"
 #include "lb_registry.h"
 #include "lb_time.h"
 #include "lb_work.h"
 
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* The lock's own cost beside the harness figures: 1-thread cells only. */
 static void report_lock_cost(FILE *out, const struct lb_cell *cells, size_t n, double calls)
@@ -273,7 +269,7 @@ static void default_parse(int argc, char **argv, void *cfg_)
 	cfg->table_median = true;
 	cfg->table_tail = false;
 	cfg->table_brief = true;
-	/* + one `none` floor run per round (run_all). */
+	/* + one `none` floor run per round (micro_run). */
 	uint64_t runs = (uint64_t)cfg->nlocks * cfg->nthread_counts * cfg->repeat + cfg->repeat;
 	cfg->loop.duration_ns = DEFAULT_BUDGET_NS / runs;
 	if (cfg->loop.duration_ns < 20000000)
