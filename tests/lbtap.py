@@ -67,3 +67,10 @@ def signal_and_reap(p, sig, timeout=30):
     except subprocess.TimeoutExpired:
         p.kill()
         return p.communicate()
+
+
+def commands(lockbench):
+    """The command words `lockbench --help` lists, in its order."""
+    import re
+    out = subprocess.run([lockbench, "--help"], capture_output=True, text=True).stdout
+    return re.findall(r"^  (\S+)\s", out.split("Commands:")[1], re.M)

@@ -13,12 +13,13 @@ usage: test_driver.py LOCKBENCH
 import glob
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+
+from lbtap import commands, done, ok
 
 lockbench = sys.argv[1]
 # workload -> (policy, arguments of a run that lasts well past the signal,
@@ -32,25 +33,14 @@ WORKLOADS = {
 }
 TOOLS = {"list", "compare", "plot"}  # no stages: .main runs them
 
-n = 0
-failed = 0
-
-
-def check(ok, what):
-    global n, failed
-    n += 1
-    failed += not ok
-    print(("ok" if ok else "not ok"), n, "-", what)
 
 
 def leftovers(d):
     return glob.glob(os.path.join(d, "*.tmp.*"))
 
 
-help_text = subprocess.run([lockbench, "--help"], capture_output=True, text=True).stdout
-commands = re.findall(r"^  (\S+)\s", help_text.split("Commands:")[1], re.M)
-missing = [c for c in commands if c not in WORKLOADS and c not in TOOLS]
-check(not missing, "every command is covered here: %s" % (",".join(missing) or "yes"))
+missing = [c for c in commands(lockbench) if c not in WORKLOADS and c not in TOOLS]
+ok(not missing, "every command is covered here: %s" % (",".join(missing) or "yes"))
 
 def check_bad_outputs(d, name, args, has_csv):
     """A path that cannot be written, and two outputs naming one file: exit
@@ -58,14 +48,14 @@ def check_bad_outputs(d, name, args, has_csv):
     r = subprocess.run([lockbench, name, "--json", os.path.join(d, "no", "x.json")] + args,
                        capture_output=True, text=True, timeout=60)
     lines = r.stderr.strip().splitlines()
-    check(r.returncode == 2 and len(lines) == 1 and "--json" in lines[0] and not os.listdir(d),
+    ok(r.returncode == 2 and len(lines) == 1 and "--json" in lines[0] and not os.listdir(d),
           "%s: a bad --json path: exit 2, one line, nothing left (exit %d, %d lines)"
           % (name, r.returncode, len(lines)))
     if has_csv:
         same = os.path.join(d, "same.out")
         r = subprocess.run([lockbench, name, "--json", same, "--csv", same] + args,
                            capture_output=True, text=True, timeout=60)
-        check(r.returncode == 2 and not os.path.exists(same),
+        ok(r.returncode == 2 and not os.path.exists(same),
               "%s: --json and --csv naming one file: exit 2 (exit %d)" % (name, r.returncode))
 
 
@@ -76,11 +66,11 @@ def check_first_signal(d, name, policy, p, out, took):
             doc = json.load(open(out))
         except (OSError, ValueError):
             pass
-        check(p.returncode == 130 and doc is not None and doc.get("interrupted") is True,
+        ok(p.returncode == 130 and doc is not None and doc.get("interrupted") is True,
               "%s: SIGINT stops the run, the JSON is committed with \"interrupted\": true, "
               "exit 130 (exit %s, %.1f s after the signal)" % (name, p.returncode, took))
     else:
-        check(p.returncode == -signal.SIGINT and not os.path.exists(out),
+        ok(p.returncode == -signal.SIGINT and not os.path.exists(out),
               "%s: SIGINT removes the temporaries and ends it by the signal (exit %s, %.1f s)"
               % (name, p.returncode, took))
 
@@ -107,6 +97,5 @@ with tempfile.TemporaryDirectory() as d:
             p.kill()
             p.wait()
         check_first_signal(d, name, WORKLOADS[name][0], p, out, time.monotonic() - t0)
-    check(not leftovers(d), "no temporary file is left: %s" % (leftovers(d) or "none"))
-print("1..%d" % n)
-sys.exit(1 if failed else 0)
+    ok(not leftovers(d), "no temporary file is left: %s" % (leftovers(d) or "none"))
+done()

@@ -14,16 +14,9 @@ import re
 import subprocess
 import sys
 
+from lbtap import commands, done, ok
+
 lockbench, src, build = sys.argv[1:4]
-n = 0
-failed = 0
-
-
-def check(ok, what):
-    global n, failed
-    n += 1
-    failed += not ok
-    print(("ok" if ok else "not ok"), n, "-", what)
 
 
 def manifest_rows():
@@ -38,28 +31,27 @@ def manifest_rows():
 
 
 rows = manifest_rows()
-check(len(rows) >= 8, "the manifest has its rows (%d)" % len(rows))
-out = subprocess.run([lockbench, "--help"], capture_output=True, text=True).stdout
-listed = re.findall(r"^  (\S+)\s", out.split("Commands:")[1], re.M)
-check(listed == [r["name"] for r in rows],
+ok(len(rows) >= 8, "the manifest has its rows (%d)" % len(rows))
+listed = commands(lockbench)
+ok(listed == [r["name"] for r in rows],
       "--help lists the manifest's commands in its order: %s" % ",".join(listed))
 for r in rows:
     name = r["name"]
     home = "results" if r.get("tool") else "bench"
-    check(os.path.isfile(os.path.join(src, home, r["dir"], "meson.build")),
+    ok(os.path.isfile(os.path.join(src, home, r["dir"], "meson.build")),
           "%s: its folder %s/%s has a meson.build" % (name, home, r["dir"]))
     if r.get("man"):
-        check(os.path.isfile(os.path.join(src, "doc", "lockbench-%s.1.scd" % name)),
+        ok(os.path.isfile(os.path.join(src, "doc", "lockbench-%s.1.scd" % name)),
               "%s: doc/lockbench-%s.1.scd exists" % (name, name))
         # Built where scdoc is (the build made lockbench.1 too).
         if os.path.isfile(os.path.join(build, "doc", "lockbench.1")):
-            check(os.path.isfile(os.path.join(build, "doc", "lockbench-%s.1" % name)),
+            ok(os.path.isfile(os.path.join(build, "doc", "lockbench-%s.1" % name)),
                   "%s: its man page was built" % name)
     if "tests" in r:
-        check(os.path.isfile(os.path.join(src, "tests", r["tests"], "meson.build")),
+        ok(os.path.isfile(os.path.join(src, "tests", r["tests"], "meson.build")),
               "%s: tests/%s/meson.build exists" % (name, r["tests"]))
     rc = subprocess.run([lockbench, name, "--help"], capture_output=True, text=True)
-    check(rc.returncode == 0 and rc.stdout.strip() != "", "%s --help works" % name)
+    ok(rc.returncode == 0 and rc.stdout.strip() != "", "%s --help works" % name)
 # A file of an unknown schema: compare's refusal names every accepted schema.
 tmp = os.path.join(build, "manifest-unknown-schema.json")
 with open(tmp, "w") as f:
@@ -69,7 +61,6 @@ rc = subprocess.run([lockbench, "compare", tmp, tmp], capture_output=True, text=
 os.unlink(tmp)
 for r in rows:
     if r.get("schema"):
-        check("lockbench-%s-" % r["name"] in rc.stderr,
+        ok("lockbench-%s-" % r["name"] in rc.stderr,
               "%s: compare accepts schema lockbench-%s" % (r["name"], r["name"]))
-print("1..%d" % n)
-sys.exit(1 if failed else 0)
+done()
