@@ -45,14 +45,16 @@ static int check_one(FILE *err, const struct lb_workload *w,
 	for (int i = 0; i < n; i++)
 		fprintf(err, "workload '%s': descriptor has no %s\n", name, missing[i]);
 	int faults = n;
-	if (w->schema && (!w->schema->name || !w->schema->nmetrics || !schema_listed(w->schema, schemas))) {
+	if (!w->schema)
+		return faults;
+	const char *schema = w->schema->name ? w->schema->name : "(unnamed)";
+	if (!w->schema->name || !w->schema->nmetrics || !schema_listed(w->schema, schemas)) {
 		fprintf(err, "workload '%s': schema %s is not in the manifest's schema list or has "
-			"no name or metrics\n", name, w->schema->name ? w->schema->name : "(unnamed)");
+			"no name or metrics\n", name, schema);
 		faults++;
 	}
-	if (!w->main && w->schema && !w->outputs) {
-		fprintf(err, "workload '%s': writes schema %s but names no outputs\n", name,
-			w->schema->name);
+	if (!w->main && !w->outputs) {
+		fprintf(err, "workload '%s': writes schema %s but names no outputs\n", name, schema);
 		faults++;
 	}
 	return faults;
