@@ -593,10 +593,17 @@ static void test_tenure(const char *name, bool nospin, bool alternate)
 	       "%s: not before the quantum (%u us)", name, LB_MUTEX_TENURE_NS / 1000);
 	/* In this thread's CPU time, so that being preempted (which under
 	 * load can stretch one holder's turn past the quantum by chance)
-	 * neither helps nor hurts: the quantum passes in at most its length. */
-	if (alternate && !tap_ok(passed_at && cpu_used < 8u * LB_MUTEX_TENURE_NS,
-				 "%s: passed within 8 quanta of CPU time", name))
-		tap_diag("CPU time used: %.0f us", (double)cpu_used / 1e3);
+	 * neither helps nor hurts: the quantum passes in at most its length.
+	 * The rule looks only on every LB_MUTEX_TOKEN_CHECK_EVERY-th quiet
+	 * unlock (mutex.h: "late by at most that many operations"): where an
+	 * operation is slow (ThreadSanitizer: 6 us, so 2 x 256 of them are
+	 * 3 ms) the pass is on time if it came within three such checks. */
+	bool in_time = cpu_used < 8u * LB_MUTEX_TENURE_NS ||
+		       (unsigned long)ops <= 3ul * LB_MUTEX_TOKEN_CHECK_EVERY;
+	if (alternate && !tap_ok(passed_at && in_time,
+				 "%s: passed within 8 quanta of CPU time or 3 checks (%u unlocks)",
+				 name, 3u * LB_MUTEX_TOKEN_CHECK_EVERY))
+		tap_diag("CPU time used: %.0f us, %ld re-acquisitions", (double)cpu_used / 1e3, ops);
 
 	/* Clean up as the waiter would: pick up (if handed), leave, unlock. */
 	uintptr_t seen;
