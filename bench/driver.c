@@ -21,9 +21,7 @@ static void on_stop_signal(int sig)
 		lb_stop_request(sig);
 		return;
 	}
-	lb_outfile_unlink_pending();
-	signal(sig, SIG_DFL);
-	raise(sig);
+	lb_outfile_die_of_signal(sig);
 }
 
 static void install_signal_policy(const struct lb_workload *w)

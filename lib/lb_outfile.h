@@ -74,6 +74,11 @@ void lb_outfile_unlink_pending(void);
  */
 void lb_outfile_unlink_on_signals(void);
 
+/* That handler's body, for a handler of the caller's own: remove the
+ * pending temporaries, restore the default action and raise `sig` again
+ * (async-signal-safe). */
+void lb_outfile_die_of_signal(int sig);
+
 /* *set = the signals that end a command (SIGINT, SIGTERM, SIGHUP, SIGQUIT),
  * for code that holds them off around a step that must not be cut. */
 void lb_stop_signal_set(sigset_t *set);

@@ -31,7 +31,7 @@ void lb_stop_signals_catch(void (*handler)(int), int flags, const sigset_t *mask
 		sigaction(lb_stop_signals[i], &sa, NULL);
 }
 
-static void on_stop_signal(int sig)
+void lb_outfile_die_of_signal(int sig)
 {
 	lb_outfile_unlink_pending();
 	signal(sig, SIG_DFL);
@@ -43,5 +43,5 @@ void lb_outfile_unlink_on_signals(void)
 	sigset_t others;
 	/* The other stop signals wait while one handler runs: one cleanup. */
 	lb_stop_signal_set(&others);
-	lb_stop_signals_catch(on_stop_signal, 0, &others);
+	lb_stop_signals_catch(lb_outfile_die_of_signal, 0, &others);
 }
