@@ -50,7 +50,6 @@ static void report_lock_cost(FILE *out, const struct lb_cell *cells, size_t n, d
 struct micro_results {
 	struct lb_cell *cells;
 	size_t ncells;
-	size_t nreport;                         /* cells with a finished run, first */
 	double none_calls[LB_MICRO_MAX_REPEAT]; /* `none`'s own cost per round */
 	unsigned int nnone;
 };
@@ -173,14 +172,13 @@ static int micro_report(struct lb_run *run)
 	int rc = 0;
 	if (!cfg->quiet || rec->interrupted_by)
 		fprintf(stderr, "\r%60s\r", "");
-	res->nreport = res->ncells;
-	if (rec->interrupted_by) {
-		res->nreport = keep_finished(res->cells, res->ncells);
-		fprintf(stderr, "%s: interrupted by SIG%s: reporting the %zu cell(s) with finished "
-			"runs\n", lb_cli_prog(), sigabbrev_np(rec->interrupted_by), res->nreport);
-	}
 	struct lb_cell *cells = res->cells;
-	size_t n = res->nreport;
+	size_t n = res->ncells;
+	if (rec->interrupted_by) {
+		n = keep_finished(cells, res->ncells); /* the finished cells, first */
+		fprintf(stderr, "%s: interrupted by SIG%s: reporting the %zu cell(s) with finished "
+			"runs\n", lb_cli_prog(), sigabbrev_np(rec->interrupted_by), n);
+	}
 	lb_cells_summarize(cells, n);
 	lb_report_table(run->out, cfg, rec, &rec->host, cells, n);
 	report_lock_cost(run->out, cells, n, res->nnone ? lb_median(res->none_calls, res->nnone)
