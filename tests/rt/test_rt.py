@@ -366,25 +366,23 @@ def run_json(tmp, name, args):
 
 
 def scenario_knobs(tmp):
-    """--cpu-partial moves remote frees onto the freeing thread's cpu partial
-    pages (lockless for it), so list_lock is taken less per allocation; the
-    raw-section fields are set for a raw lock only."""
-    # 4096-byte messages (8 objects a page): pages fill and drain often
-    # enough that the partial-list traffic cpu_partial saves shows (about
-    # 370 against 318 per 1000 here; with 100-byte messages the lockless
-    # frees leave so few list_lock acquisitions that the two were within a
-    # few per cent and one run in six came out the other way).  Medians of
-    # 3 runs each.
-    base = ["-g", "1", "-f", "2", "-l", "2000", "-s", "4096", "-r", "3", "-t", "0",
+    """--cpu-partial and --min-partial reach the allocator and the record;
+    the raw-section fields are set for a raw lock only.  That cpu_partial
+    takes list_lock less is checked deterministically in rt-slab (scripted
+    remote frees in one thread): a whole run's list_lock count depends on
+    the schedule, and a test must not assert a benchmark's direction."""
+    base = ["-g", "1", "-f", "2", "-l", "200", "-s", "4096", "-r", "1", "-t", "0",
             "-L", "pthread-mutex"]
-    per = {}
     for cp in ("0", "64"):
         doc = run_json(tmp, "cp" + cp, base + ["--cpu-partial", cp, "--min-partial", "2"])
         if doc:
-            runs = doc["results"][0]["runs"]
-            per[cp] = sorted(r["list_lock_per_1000_allocs"] for r in runs)[len(runs) // 2]
-    ok(len(per) == 2 and 0 < per["64"] < per["0"],
-       "list_lock per 1000 allocations lower with --cpu-partial 64 (%s)" % per)
+            cfg = json.dumps(doc.get("config", {}))
+            run0 = doc["results"][0]["runs"][0]
+            ok('"cpu_partial": %s' % cp in cfg and '"min_partial": 2' in cfg,
+               "--cpu-partial %s --min-partial 2 recorded in the config" % cp)
+            ok(run0.get("list_lock_per_1000_allocs", -1) >= 0,
+               "--cpu-partial %s: list_lock per 1000 allocations reported (%s)"
+               % (cp, run0.get("list_lock_per_1000_allocs")))
     doc = run_json(tmp, "raw", ["--compare", "qspinlock,pthread-pi", "-g", "1", "-f", "2", "-l",
                                 "500", "-r", "1", "-t", "1"])
     if doc:

@@ -16,6 +16,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +62,60 @@ static void test_single(void)
 	   (unsigned long long)atomic_load(&c.allocs), (unsigned long long)atomic_load(&c.frees));
 	lb_slub_cache_destroy(&c);
 	free(v);
+}
+
+/*
+ * cpu_partial, deterministically: cpu slab A fills pages, then B frees every
+ * object (all remote frees) in one thread, so no schedule decides the count.
+ * Off, the first free to each full page moves it to the node partial list
+ * under list_lock (and its last free to the empty pool, again under it); on,
+ * the first free freezes the page onto B's own cpu partial list without
+ * list_lock, and later frees to it are lockless too (SLUB's put_cpu_partial).
+ */
+static uint64_t remote_free_acquires(uint32_t cpu_partial, uint64_t *partial_frees)
+{
+	struct lb_slub_tuning t = lb_slub_tuning_default();
+	t.cpu_partial = cpu_partial;
+	struct lb_slub_cache c;
+	struct lb_slub_cpu a, b;
+	enum { N = 2000 };
+	void **v = calloc(N, sizeof(void *));
+	uint64_t acquires = UINT64_MAX;
+	if (!v || lb_slub_cache_init_tuned(&c, ops, 4096, POOL, &t) != 0) {
+		free(v);
+		return acquires;
+	}
+	if (lb_slub_cpu_init(&c, &a, 0) == 0 && lb_slub_cpu_init(&c, &b, 1) == 0) {
+		size_t got = 0;
+		for (size_t i = 0; i < N; i++)
+			got += (v[i] = lb_slub_alloc(&a)) != NULL;
+		uint64_t before = b.lock_acquires;
+		for (size_t i = 0; i < got; i++)
+			lb_slub_free(&b, v[i]);
+		acquires = got == N ? b.lock_acquires - before : UINT64_MAX;
+		*partial_frees = b.partial_frees;
+		lb_slub_cpu_fini(&a);
+		lb_slub_cpu_fini(&b);
+		lb_slub_cpu_release(&a);
+		lb_slub_cpu_release(&b);
+		if (lb_slub_check(&c, 0, stdout) != 0)
+			acquires = UINT64_MAX;
+	}
+	lb_slub_cache_destroy(&c);
+	free(v);
+	return acquires;
+}
+
+static void test_cpu_partial(void)
+{
+	uint64_t pf_off = 0, pf_on = 0;
+	uint64_t off = remote_free_acquires(0, &pf_off), on = remote_free_acquires(64, &pf_on);
+	tap_ok(off != UINT64_MAX && on != UINT64_MAX, "remote frees of 2000 objects, both tunings: "
+	       "invariants hold");
+	tap_ok(pf_off == 0 && pf_on > 0, "cpu partial frees only with cpu_partial 64 (%llu, %llu)",
+	       (unsigned long long)pf_off, (unsigned long long)pf_on);
+	tap_ok(on < off, "list_lock taken less by remote frees with cpu_partial 64: %llu < %llu",
+	       (unsigned long long)on, (unsigned long long)off);
 }
 
 static void test_bulk(void)
@@ -268,6 +323,7 @@ int main(int argc, char **argv)
 	test_single();
 	test_bulk();
 	test_misuse();
+	test_cpu_partial();
 	struct lockless ll;
 	tap_ok(run_remote(10000, 10000000000ull, stdout, &ll) == 0,
 	       "2 producers + 2 consumers with remote frees under '%s': invariants hold", name);
