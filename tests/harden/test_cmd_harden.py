@@ -50,10 +50,10 @@ with tempfile.TemporaryDirectory() as tmp:
     # 7. Signals during rt, aim7, ab and slab: finished files or nothing, no
     # temporary.
     cmds = {
-        # 4 s, not 20: under ThreadSanitizer the signal reaches a thread
-        # asleep in clock_nanosleep only when it wakes, so each case ran
-        # its whole duration (80 s for the four); the signal still comes
-        # 0.3 s after the temporaries appear.
+        # 4 s, not 20: should a signal wait out the run (ThreadSanitizer
+        # delivered none to rt's main thread asleep in clock_nanosleep until
+        # it woke, 4 x 4 s), the four cases cost 16 s, not 80; the signal
+        # still comes 0.3 s after the temporaries appear.
         "rt": ["rt", "-g", "0", "-t", "1", "-D", "4s", "-q"],
         "aim7": ["aim7", "-u", "1", "-t", "20s", "-j", "1000000", "--costs", "none", "-q"],
         # ab and slab write only --json (no --csv).
