@@ -60,9 +60,15 @@
  * cannot slip in between.  Every thread that changes a task's effective
  * priority pushes it to the kernel itself and re-reads it until what it
  * pushed is current (lb_rtmutex_real_sync), as the kernel's rt_mutex_setprio()
- * is synchronous: a boost never waits for another, possibly preempted,
- * thread.  A refused sched_setscheduler() is counted in the task's
- * real_errors, never recorded as applied.
+ * is synchronous: a boost never waits for another thread's later apply.
+ * Read, apply and re-read run under the task's apply lock, a kernel PI
+ * futex (FUTEX_LOCK_PI; its acquire CAS pairs with the release CAS of the
+ * previous holder's unlock, its kernel path is a full barrier), so the
+ * kernel sees the task's applies in lock order and a stale one never lands
+ * after a newer one; an applier preempted with a stale value applied runs
+ * at the priority of every thread that waits to apply a newer value, as the
+ * kernel lends it theirs (issue 39).  A refused sched_setscheduler() is
+ * counted in the task's real_errors, never recorded as applied.
  * lb_rtmutex_real_boost_available() says whether this process may use
  * SCHED_FIFO up to priority 99 (probed in a throw-away thread, the caller's
  * policy is not touched); lb_rtmutex_ctx_init_auto() enables real boosting only
@@ -99,6 +105,7 @@
  *
  * Lock order: lock->wait_lock, then task->pi_lock (one task at a time).  The
  * chain walk takes them in the reverse order with a trylock and backs off.
+ * A task's apply_lock (real boosting) is a leaf taken with neither held.
  *
  * Sleep/wake: each task's waiter has a futex word, LB_RTMUTEX_WAKE_SLEEP (0, may
  * sleep), LB_RTMUTEX_WAKE_WOKEN (1) or LB_RTMUTEX_WAKE_SPIN (2, spinning: the waker
@@ -133,6 +140,7 @@
  * own priority).
  * Nothing else is process-local: boosts use the kernel thread id
  * (sched_setscheduler(tid), system-wide; pthread_t `self` is only a record),
+ * a task's apply lock is always a shared PI futex holding a TID,
  * waiter records are inside the task record, and there is no TLS or table.
  * lb_rtmutex_atfork_child is for a one-process fork (its orphan is the
  * caller's), not for shared locks, whose other processes live on.
@@ -256,7 +264,8 @@ struct lb_rtmutex_task {
 	pthread_t self;
 	int normal_policy;             /* policy restored when eff drops to 0 */
 	/* Real boosting (lb_rtmutex_real_sync). */
-	_Atomic(int) real_applied;      /* logical prio the kernel last accepted */
+	_Atomic(uint32_t) apply_lock;   /* PI futex: TID of the thread applying our prio */
+	_Atomic(int) real_applied;      /* logical prio the kernel last accepted; apply_lock */
 	_Atomic(uint64_t) real_calls, real_errors; /* errors: failed boosts, reported */
 	/* Statistics, readable by tests. */
 	_Atomic(uint64_t) walk_steps;   /* chain-walk steps of walks this task started */
@@ -498,6 +507,73 @@ static inline bool lb_rtmutex_real_apply(struct lb_rtmutex_task *t, int want)
 	return false;
 }
 
+/* Why a PI futex call failed where it cannot (a bug, or a kernel without
+ * PI futexes): one line, then abort, as the lock's other invariants do. */
+static LB_UNUSED LB_NOINLINE void lb_rtmutex_apply_lock_abort(const char *op)
+{
+	fprintf(stderr, "lockbench rtmutex: %s on a task's apply lock failed: %s\n", op,
+		strerror(errno));
+	abort();
+}
+
+/*
+ * t->apply_lock: one applier of t's priority at a time.  A kernel PI futex
+ * (FUTEX_LOCK_PI): the word is 0, or the TID of the thread inside
+ * lb_rtmutex_real_sync_failed for t, with FUTEX_WAITERS while others wait
+ * in the kernel.  A thread blocked on it lends its kernel priority to the
+ * holder, so a holder preempted with a stale value just applied runs again
+ * at the priority of whoever waits to apply a newer one.  Always a shared
+ * futex (no FUTEX_PRIVATE_FLAG): shared tasks have appliers in several
+ * processes, a task's scope changes (lb_rtmutex__task_share) while one key
+ * must serve all its waiters, and a shared key works on private memory too.
+ * The kernel is entered only under contention.  A leaf: taken with no
+ * internal lock held, and nothing is taken under it.
+ */
+static LB_UNUSED LB_NOINLINE void lb_rtmutex_apply_lock_slow(struct lb_rtmutex_task *t, uint32_t me)
+{
+	/* Retry loop: EAGAIN (the holder is exiting) and EINTR retry; ESRCH
+	 * (the holder died mid-apply: its process was killed) takes the word
+	 * over, keeping FUTEX_WAITERS so our unlock enters the kernel. */
+	for (;;) {
+		/* The kernel made us the owner: the syscall is a full barrier
+		 * after the previous holder's FUTEX_UNLOCK_PI. */
+		if (lb_futex(&t->apply_lock, FUTEX_LOCK_PI, 0, NULL, NULL, 0) == 0)
+			return;
+		if (errno == EAGAIN || errno == EINTR)
+			continue;
+		if (errno != ESRCH)
+			lb_rtmutex_apply_lock_abort("FUTEX_LOCK_PI");
+		uint32_t dead = lb_load_relaxed(&t->apply_lock);
+		/* Acquire: as in lb_rtmutex_apply_lock (the dead holder
+		 * released nothing; this only makes the CAS a lock). */
+		if (dead != 0 && lb_cas_acquire(&t->apply_lock, &dead, me | (dead & FUTEX_WAITERS)))
+			return;
+	}
+}
+
+static inline void lb_rtmutex_apply_lock(struct lb_rtmutex_task *t, uint32_t me)
+{
+	uint32_t z = 0;
+	/* Acquire: pairs with the release CAS in lb_rtmutex_apply_unlock. */
+	if (!lb_cas_acquire(&t->apply_lock, &z, me))
+		lb_rtmutex_apply_lock_slow(t, me);
+}
+
+static inline void lb_rtmutex_apply_unlock(struct lb_rtmutex_task *t, uint32_t me)
+{
+	uint32_t cur = me;
+	/* Release: the next holder (acquire CAS) sees our real_applied. */
+	if (atomic_compare_exchange_strong_explicit(&t->apply_lock, &cur, 0, memory_order_release,
+						    memory_order_relaxed))
+		return;
+	/* FUTEX_WAITERS: the kernel hands the word to its top waiter and
+	 * takes back the priority it lent us.  Retry loop: EAGAIN only. */
+	while (lb_futex(&t->apply_lock, FUTEX_UNLOCK_PI, 0, NULL, NULL, 0) != 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			lb_rtmutex_apply_lock_abort("FUTEX_UNLOCK_PI");
+	}
+}
+
 /*
  * Make t's kernel priority match its effective priority.  Called by every
  * thread that changed t's eff_prio, after dropping every internal lock (it
@@ -508,36 +584,53 @@ static inline bool lb_rtmutex_real_apply(struct lb_rtmutex_task *t, int want)
  * not delay a higher-priority booster's change (issue 14; the test
  * rtmutex-applier reproduces it).
  *
- * Several threads may apply at once and the kernel sees their calls in
- * some order.  The last call made is followed by its caller's re-read of
- * eff_prio, which sees the final value (the eff_prio store precedes its
- * writer's own call; both syscalls are full barriers), so a stale call is
- * always corrected, at worst after a short window in which t runs at the
- * stale priority.  A failed call is counted in real_errors and not
- * recorded in real_applied (the last value the kernel accepted).
- * Returns the number of sched_setscheduler calls made.
+ * Read, apply and re-read happen under t's apply lock (a kernel PI futex,
+ * above), so the kernel sees t's applies in lock order.  Unserialised, a
+ * stale call could land after a newer one: X (FIFO 10) reads 10; H (FIFO
+ * 50) stores 50, applies it and sleeps; X's call of 10 lands after it, and a
+ * FIFO-30 hog preempting X before its re-read left t at 10 for as long as
+ * the hog ran (issue 39; the test rtmutex-stale-boost scripts it).  Now H
+ * waits for the lock instead, lending X its priority 50: X applies its
+ * stale 10, re-reads 50 and applies it above the hog, then H applies.
+ * Why no stale value stays: a writer stores eff_prio (under pi_lock), then
+ * takes the apply lock and reads it, so it reads its own value or a newer
+ * one; every later holder reads after it (the lock orders them), and each
+ * holder's calls complete before it unlocks.  The last call is thus of the
+ * final eff_prio, and while a stale value is applied its applier holds the
+ * lock, running at least at the priority of every thread that waits to
+ * apply a newer one.
+ * A failed call is counted in real_errors and not recorded in real_applied
+ * (the last value the kernel accepted).  Returns the number of
+ * sched_setscheduler calls made.
  */
 static inline unsigned int lb_rtmutex_real_sync_failed(struct lb_rtmutex_task *t, unsigned int *failed)
 {
 	unsigned int calls = 0;
 	if (!(t->flags & LB_RTMUTEX_TASK_REAL))
 		return 0;
-	/* seq_cst: orders this read after our own eff_prio write (sequenced
-	 * before, under pi_lock) and after other appliers' syscalls. */
-	int want = atomic_load_explicit(&t->eff_prio, memory_order_seq_cst);
+	uint32_t me = lb_gettid();
+	lb_rtmutex_apply_lock(t, me);
+	/* Relaxed: our own eff_prio store is sequenced before this read, and
+	 * earlier holders' reads before our acquire of the apply lock, so
+	 * coherence gives us their value or a newer one. */
+	int want = lb_load_relaxed(&t->eff_prio);
 	/* Apply-until-stable loop: ends when eff_prio did not move while we
-	 * applied; each pass follows a real change by some other thread. */
+	 * applied; each pass follows a real change by a thread that will
+	 * apply after us (waiting on the apply lock, it lends us its
+	 * priority). */
 	for (;;) {
 		if (lb_rtmutex_real_apply(t, want))
-			atomic_store_explicit(&t->real_applied, want, memory_order_relaxed);
+			lb_store_relaxed(&t->real_applied, want);
 		else
 			(*failed)++;
 		calls++;
-		int now = atomic_load_explicit(&t->eff_prio, memory_order_seq_cst);
+		int now = lb_load_relaxed(&t->eff_prio);
 		if (now == want)
-			return calls;
+			break;
 		want = now;
 	}
+	lb_rtmutex_apply_unlock(t, me);
+	return calls;
 }
 
 /* lb_rtmutex_real_sync_failed without the failure count (tests, setprio). */
@@ -1279,6 +1372,7 @@ static inline void lb_rtmutex_atfork_child(lb_rtmutex_t *m, struct lb_rtmutex_ta
 	m->head = NULL;
 	if (self) {
 		lb_store_relaxed(&self->pi_lock.v, 0);
+		lb_store_relaxed(&self->apply_lock, 0); /* a vanished applier's TID */
 		self->pi_head = NULL;
 		self->blocked_on = NULL;
 		lb_store_relaxed(&self->eff_prio, self->base_prio);
