@@ -1542,10 +1542,19 @@ slow:
  * to a vanished waiter (PICKUP) was a release: the mutex becomes free.
  * Plain stores: single-threaded here.  self's own queue nodes are reset too
  * (the forking thread was neither spinning nor waiting, fork is its call).
+ *
+ * A no-op for a mutex shared by processes (attr.pshared, shared futex
+ * scope): its holder and waiters may be threads of other processes, which
+ * live on after our fork; forgetting them would strand their waiters and
+ * make a process-local orphan the owner.  self's record lives in the shared
+ * mapping too (it is the parent's as well) and is left as it is: a child
+ * that uses the lock needs a record of its own.
  */
 static inline void lb_mutex_atfork_child(lb_mutex_t *m, lb_mutex_ctx_t *self,
 					 lb_mutex_ctx_t *orphan)
 {
+	if (m->futex_scope != FUTEX_PRIVATE_FLAG)
+		return; /* pshared: nothing here belongs to this process alone */
 	uintptr_t w = lb_load_relaxed(&m->owner);
 	lb_mutex_ctx_t *owner = lb_mutex__task(w);
 	uintptr_t keep = 0;
