@@ -212,3 +212,12 @@ void lb_json_kv_bool(struct lb_json *j, const char *key, bool v)
 	lb_json_key(j, key);
 	lb_json_bool(j, v);
 }
+
+void lb_json_kv_uint_array(struct lb_json *j, const char *key, const unsigned int *v, size_t n)
+{
+	lb_json_key(j, key);
+	lb_json_array_begin(j);
+	for (size_t i = 0; i < n; i++)
+		lb_json_uint(j, v[i]);
+	lb_json_array_end(j);
+}

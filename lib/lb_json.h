@@ -39,5 +39,7 @@ void lb_json_kv_int(struct lb_json *j, const char *key, int64_t v);
 void lb_json_kv_uint(struct lb_json *j, const char *key, uint64_t v);
 void lb_json_kv_double(struct lb_json *j, const char *key, double v);
 void lb_json_kv_bool(struct lb_json *j, const char *key, bool v);
+/* key + an array of v[0..n), e.g. a config's list of thread counts. */
+void lb_json_kv_uint_array(struct lb_json *j, const char *key, const unsigned int *v, size_t n);
 
 #endif /* LB_JSON_H */

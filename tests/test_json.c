@@ -61,8 +61,14 @@ static void test_layout(void)
 				     "    1,\n"
 				     "    {},\n"
 				     "    []\n"
-				     "  ]\n"
+				     "  ],\n"
+				     "  \"c\": [\n"
+				     "    1,\n"
+				     "    64\n"
+				     "  ],\n"
+				     "  \"d\": []\n"
 				     "}\n";
+	static const unsigned int counts[] = { 1, 64 };
 	char *buf;
 	size_t len;
 	struct lb_json j;
@@ -78,9 +84,12 @@ static void test_layout(void)
 	lb_json_array_begin(&j);
 	lb_json_array_end(&j);
 	lb_json_array_end(&j);
+	lb_json_kv_uint_array(&j, "c", counts, 2);
+	lb_json_kv_uint_array(&j, "d", counts, 0);
 	lb_json_object_end(&j);
 	fclose(f);
-	if (!tap_ok(strcmp(buf, expect) == 0, "pretty layout: 2-space indent, commas, empty containers"))
+	if (!tap_ok(strcmp(buf, expect) == 0,
+		    "pretty layout: 2-space indent, commas, empty containers, uint arrays"))
 		tap_diag("got:\n%s", buf);
 	free(buf);
 }

@@ -262,11 +262,7 @@ void lb_ab_report_json(FILE *out, const struct lb_ab_config *cfg,
 	lb_json_kv_string(&j, "command", rec->command);
 	lb_json_kv_string(&j, "lock_a", cfg->lock[LB_AB_A]->name);
 	lb_json_kv_string(&j, "lock_b", cfg->lock[LB_AB_B]->name);
-	lb_json_key(&j, "threads");
-	lb_json_array_begin(&j);
-	for (size_t i = 0; i < cfg->nthread_counts; i++)
-		lb_json_uint(&j, cfg->threads[i]);
-	lb_json_array_end(&j);
+	lb_json_kv_uint_array(&j, "threads", cfg->threads, cfg->nthread_counts);
 	lb_json_kv_double(&j, "slice_s", (double)cfg->loop.duration_ns / 1e9);
 	lb_json_kv_double(&j, "budget_s", (double)cfg->budget_ns / 1e9);
 	size_t fewest = n ? cells[0].nblocks : 0;

@@ -515,11 +515,7 @@ void lb_report_json(FILE *out, const struct lb_micro_config *cfg,
 	for (size_t i = 0; i < cfg->nlocks; i++)
 		lb_json_string(&j, cfg->locks[i]->name);
 	lb_json_array_end(&j);
-	lb_json_key(&j, "threads");
-	lb_json_array_begin(&j);
-	for (size_t i = 0; i < cfg->nthread_counts; i++)
-		lb_json_uint(&j, cfg->threads[i]);
-	lb_json_array_end(&j);
+	lb_json_kv_uint_array(&j, "threads", cfg->threads, cfg->nthread_counts);
 	lb_json_kv_double(&j, "duration_s", (double)cfg->loop.duration_ns / LB_NS_PER_S);
 	lb_json_key(&j, "c2c_cpus");
 	if (cfg->loop.c2c_cpu[0] >= 0) {
