@@ -23,6 +23,7 @@
 #include "lb_stop.h"
 #include "lb_c2c.h"
 #include "lb_cli.h"
+#include "lb_progress.h"
 #include "lb_registry.h"
 #include "lb_time.h"
 
@@ -182,26 +183,27 @@ static void one_thread_config(const struct lb_ab_config *cfg, struct lb_loop_par
  * Adds the time it took to *spent.  0, EINTR or an errno (reported). */
 static int cell_block(const struct lb_ab_config *cfg, const struct lb_loop_params *one,
 		      const struct lb_lock_ops *none, struct lb_ab_cell *c, bool warm,
-		      uint64_t *spent)
+		      uint64_t *spent, struct lb_progress *pg)
 {
 	bool lone = c->nthreads == 1;
 	size_t k = warm ? 0 : c->nblocks;
-	if (!cfg->quiet)
-		fprintf(stderr, "\r%s: ab: %s %zu, %u threads   ", lb_cli_prog(),
-			warm ? "warm-up" : "block", k + 1, c->nthreads);
+	lb_progress_step(pg, "ab: %s %zu, %u thread%s", warm ? "warm-up" : "block", k + 1,
+			 c->nthreads, c->nthreads == 1 ? "" : "s");
 	uint64_t t0 = lb_now_ns();
 	int err = run_block(cfg, lone ? one : &cfg->loop, lone ? none : NULL, c, k);
 	*spent += lb_now_ns() - t0;
 	if (err == EINTR && lb_stop_signal())
 		return EINTR; /* cut short: this block is dropped, the rest reported */
 	if (err) {
-		fprintf(stderr, "\n%s: ab: %u threads failed: %s\n", lb_cli_prog(), c->nthreads,
+		lb_progress_clear(pg);
+		fprintf(stderr, "%s: ab: %u threads failed: %s\n", lb_cli_prog(), c->nthreads,
 			strerror(err));
 		return err;
 	}
 	if (!warm) {
 		c->nblocks++;
 		c->npairs = 2 * c->nblocks;
+		lb_progress_step_done(pg);
 	}
 	return 0;
 }
@@ -228,8 +230,14 @@ int lb_ab_run(const struct lb_ab_config *cfg, struct lb_ab_results *res)
 	if (none && none->unsupported)
 		none = NULL;
 	uint64_t spent[LB_AB_MAX_CELLS] = { 0 }, scratch = 0, start = lb_now_ns();
+	/* Steps are blocks: counted with --blocks, else the time budget gives
+	 * the ETA; off a terminal a line a second (a block takes ~20 ms). */
+	struct lb_progress pg;
+	lb_progress_begin(&pg, stderr, cfg->quiet, (unsigned int)(cfg->blocks * ncells),
+			  cfg->blocks ? 0 : cfg->budget_ns, -1);
+	lb_progress_line_every(&pg, LB_NS_PER_S);
 	for (size_t i = 0; i < ncells; i++)
-		if ((err = cell_block(cfg, &one, none, &cells[i], true, &scratch)))
+		if ((err = cell_block(cfg, &one, none, &cells[i], true, &scratch, &pg)))
 			goto done;
 	start = lb_now_ns(); /* the budget is for the kept blocks */
 	for (;;) {
@@ -239,7 +247,7 @@ int lb_ab_run(const struct lb_ab_config *cfg, struct lb_ab_results *res)
 			if (cells[i].nblocks >= cap)
 				continue;
 			room = true;
-			if ((err = cell_block(cfg, &one, none, &cells[i], false, &spent[i])))
+			if ((err = cell_block(cfg, &one, none, &cells[i], false, &spent[i], &pg)))
 				goto done;
 		}
 		if (!room)
@@ -251,7 +259,8 @@ int lb_ab_run(const struct lb_ab_config *cfg, struct lb_ab_results *res)
 			for (unsigned int extra = 0; extra < LB_AB_CATCH_UP && spent[i] < most &&
 						     cells[i].nblocks < cap &&
 						     lb_now_ns() - start < cfg->budget_ns; extra++)
-				if ((err = cell_block(cfg, &one, none, &cells[i], false, &spent[i])))
+				if ((err = cell_block(cfg, &one, none, &cells[i], false, &spent[i],
+						      &pg)))
 					goto done;
 		uint64_t now = lb_now_ns();
 		bool enough = !cfg->blocks;
@@ -264,7 +273,6 @@ done:
 	if (err == EINTR)
 		err = 0;
 	res->elapsed_s = (double)(lb_now_ns() - start) / 1e9;
-	if (!cfg->quiet)
-		fprintf(stderr, "\r%60s\r", "");
+	lb_progress_end(&pg);
 	return err;
 }

@@ -120,7 +120,7 @@ struct aim_config {
 	int ab_role;
 	const struct lb_lock_ops *ab_ops[2];
 	uint64_t check_ns;        /* --check period; 0 = only at the end */
-	bool explain, quiet, progress;
+	bool explain, quiet;
 	uint64_t seed;
 	const char *json_path, *csv_path;
 	/* --costs: the table the kernel's work is sized from (costs_on false:

@@ -7,6 +7,7 @@
 #include "aim7.h"
 #include "lb_time.h"
 #include "workload.h"
+#include "lb_progress.h"
 #include "lb_paired.h"
 #include "lb_stats.h"
 
@@ -154,8 +155,8 @@ static void summarize_ab(FILE *out, const struct aim_cell *pre, const struct aim
 }
 
 /* What the run stage hands the report stage: the cells, and the sized
- * copy of the config the run used (the kernel's sizing and the progress
- * flag are found while running; the config itself stays as asked). */
+ * copy of the config the run used (the kernel's sizing is found while
+ * running; the config itself stays as asked). */
 struct aim7_results {
 	struct aim_config sized;
 	struct aim_cell *cells;
@@ -165,7 +166,8 @@ struct aim7_results {
 
 /* The sweep: every load point, its repeats (and sides), the table rows as
  * they finish.  0, 1 for a failed invariant, or an errno value. */
-static int run_points(struct aim_config *cfg, FILE *out, FILE *csv, struct aim_cell *cells)
+static int run_points(struct aim_config *cfg, FILE *out, FILE *csv, struct aim_cell *cells,
+		      struct lb_progress *pg)
 {
 	int rc = 0;
 	int nsides = cfg->ab ? 2 : 1;
@@ -175,8 +177,7 @@ static int run_points(struct aim_config *cfg, FILE *out, FILE *csv, struct aim_c
 		unsigned int jobs = cfg->jobs;
 		if (!jobs) {
 			double cost;
-			if (cfg->progress)
-				fprintf(stderr, "aim7: %u users: calibrating...\r", users);
+			lb_progress_step(pg, "%u users: calibrating", users);
 			rc = calibrate(cfg, users, &cost);
 			if (rc)
 				break;
@@ -194,10 +195,9 @@ static int run_points(struct aim_config *cfg, FILE *out, FILE *csv, struct aim_c
 				memcpy(c->role_ops, cfg->role_ops, sizeof(c->role_ops));
 				if (cfg->ab)
 					c->role_ops[cfg->ab_role] = cfg->ab_ops[side];
-				if (cfg->progress)
-					fprintf(stderr, "aim7: %u users%s, run %u/%u...          \r", users,
-						cfg->ab ? (side ? " POST" : " PRE") : "", r + 1,
-						cfg->repeat);
+				lb_progress_step(pg, "%u users%s, run %u/%u", users,
+						 cfg->ab ? (side ? " POST" : " PRE") : "", r + 1,
+						 cfg->repeat);
 				struct aim_point *p = &c->run[c->nruns];
 				rc = aim_run_point(cfg, c->role_ops, users, jobs,
 						   cfg->seed + 7919u * r, p);
@@ -206,8 +206,7 @@ static int run_points(struct aim_config *cfg, FILE *out, FILE *csv, struct aim_c
 				p->side = c->side;
 				p->repeat_index = r;
 				c->nruns++;
-				if (cfg->progress)
-					fprintf(stderr, "%60s\r", "");
+				lb_progress_clear(pg);
 				const char *prefix = !cfg->ab ? "" : side ? "POST: " : "PRE:  ";
 				aim_print_row(out, prefix, &p->fig);
 				if (cfg->ab)
@@ -222,6 +221,7 @@ static int run_points(struct aim_config *cfg, FILE *out, FILE *csv, struct aim_c
 				max_jpm[m] = p->fig.jobs_per_min > max_jpm[m] ? p->fig.jobs_per_min
 									      : max_jpm[m];
 				fflush(out);
+				lb_progress_step_done(pg);
 			}
 		if (rc)
 			break;
@@ -305,7 +305,6 @@ static int aim7_run(struct lb_run *run)
 		fprintf(stderr, "lockbench aim7: out of memory\n");
 		return 1;
 	}
-	sized->progress = !sized->quiet && isatty(2);
 	if (aim_size_kernel(sized)) {
 		fprintf(stderr, "lockbench aim7: sizing the kernel from the cost table failed\n");
 		return 1;
@@ -315,7 +314,13 @@ static int aim7_run(struct lb_run *run)
 	if (csv)
 		aim_csv_header(csv);
 	fflush(run->out);
-	int rc = run_points(sized, run->out, csv, res->cells);
+	struct lb_progress pg;
+	/* Each run is sized to take about --time (when jobs come from it). */
+	unsigned int nrun = (unsigned int)(sized->npoints * sized->repeat * (sized->ab ? 2u : 1u));
+	lb_progress_begin(&pg, stderr, sized->quiet, nrun,
+			  sized->jobs ? 0 : nrun * sized->time_ns, -1);
+	int rc = run_points(sized, run->out, csv, res->cells, &pg);
+	lb_progress_end(&pg);
 	if (rc > 1) /* a setup failure (errno value) */
 		fprintf(stderr, "lockbench aim7: cannot run: %s\n", strerror(rc));
 	return rc ? 1 : 0;

@@ -18,6 +18,7 @@
 #include "workload.h"
 #include "lb_stop.h"
 #include "lb_cli.h"
+#include "lb_progress.h"
 #include "lb_registry.h"
 #include "lb_time.h"
 #include "lb_work.h"
@@ -52,6 +53,7 @@ struct micro_results {
 	size_t ncells;
 	double none_calls[LB_MICRO_MAX_REPEAT]; /* `none`'s own cost per round */
 	unsigned int nnone;
+	struct lb_progress progress;  /* a step per cell and round */
 };
 
 static int alloc_cells(const struct lb_micro_config *cfg, struct micro_results *res)
@@ -93,14 +95,14 @@ static int run_round(const struct lb_micro_config *cfg, struct micro_results *re
 {
 	for (size_t i = 0; i < res->ncells && !lb_stop_signal(); i++) {
 		struct lb_cell *c = &res->cells[i];
-		if (!cfg->quiet)
-			fprintf(stderr, "\r%s: run %u/%u: %-18s %4u threads   ", lb_cli_prog(),
-				r + 1, cfg->repeat, c->ops->name, c->nthreads);
+		lb_progress_step(&res->progress, "run %u/%u: %s, %u thread%s", r + 1, cfg->repeat,
+				 c->ops->name, c->nthreads, c->nthreads == 1 ? "" : "s");
 		int err = lb_loop_run_one(&cfg->loop, c->ops, c->nthreads, &c->runs[r]);
 		if (err == EINTR && lb_stop_signal())
 			break; /* cut short by a signal: dropped, not a failure */
 		if (err) {
-			fprintf(stderr, "\n%s: lock '%s' at %u threads failed: %s\n",
+			lb_progress_clear(&res->progress);
+			fprintf(stderr, "%s: lock '%s' at %u threads failed: %s\n",
 				lb_cli_prog(), c->ops->name, c->nthreads, strerror(err));
 			return 1;
 		}
@@ -108,21 +110,14 @@ static int run_round(const struct lb_micro_config *cfg, struct micro_results *re
 		if (c->nthreads == 1)
 			c->runs[r].lock_ns_per_op = own[i / cfg->nthread_counts];
 		c->nruns = r + 1;
+		lb_progress_step_done(&res->progress);
 	}
 	return 0;
 }
 
-/* Run every (lock, threads) cell R times, repeats interleaved so slow drift
- * spreads over all cells. */
-static int micro_run(struct lb_run *run)
+/* Every round (the own-cost probe, then each cell's run r). */
+static int run_rounds(const struct lb_micro_config *cfg, struct micro_results *res)
 {
-	const struct lb_micro_config *cfg = run->cfg;
-	struct micro_results *res = calloc(1, sizeof(*res));
-	run->results = res;
-	if (!res || alloc_cells(cfg, res)) {
-		fprintf(stderr, "%s: out of memory\n", lb_cli_prog());
-		return 1;
-	}
 	/* Calibrate before the first run so no run pays for it. */
 	lb_cycles_per_ns();
 	lb_work_ns_per_iter();
@@ -138,6 +133,9 @@ static int micro_run(struct lb_run *run)
 		double own[LB_MICRO_MAX_LOCKS], calls = NAN;
 		for (size_t l = 0; l < cfg->nlocks; l++)
 			own[l] = NAN;
+		if (nown)
+			lb_progress_step(&res->progress, "run %u/%u: the locks' own cost", r + 1,
+					 cfg->repeat);
 		/* A failure leaves NAN: no figure. */
 		if (nown && lb_loop_own_cost(none, own_ops, nown, own_cpu[0], LB_LOOP_OWN_ROUNDS,
 					     own, &calls) == 0)
@@ -146,6 +144,24 @@ static int micro_run(struct lb_run *run)
 			return 1;
 	}
 	return 0;
+}
+
+/* Run every (lock, threads) cell R times, repeats interleaved so slow drift
+ * spreads over all cells. */
+static int micro_run(struct lb_run *run)
+{
+	const struct lb_micro_config *cfg = run->cfg;
+	struct micro_results *res = calloc(1, sizeof(*res));
+	run->results = res;
+	if (!res || alloc_cells(cfg, res)) {
+		fprintf(stderr, "%s: out of memory\n", lb_cli_prog());
+		return 1;
+	}
+	lb_progress_begin(&res->progress, stderr, cfg->quiet,
+			  (unsigned int)(cfg->repeat * res->ncells), 0, -1);
+	int rc = run_rounds(cfg, res);
+	lb_progress_end(&res->progress);
+	return rc;
 }
 
 /* An interrupted run keeps the cells with at least one finished run, in
@@ -170,8 +186,6 @@ static int micro_report(struct lb_run *run)
 	struct micro_results *res = run->results;
 	struct lb_outfile *json = &run->file[0], *csv = &run->file[1];
 	int rc = 0;
-	if (!cfg->quiet || rec->interrupted_by)
-		fprintf(stderr, "\r%60s\r", "");
 	struct lb_cell *cells = res->cells;
 	size_t n = res->ncells;
 	if (rec->interrupted_by) {

@@ -7,6 +7,7 @@
  */
 #include "rt.h"
 #include "workload.h"
+#include "lb_progress.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -68,13 +69,17 @@ static void print_start(FILE *out, const struct lb_rt_config *cfg, const struct 
 
 /* Every (repeat, lock) pair, the repeats interleaved between locks.  0, or
  * 1 when a run could not start or the invariants failed (reported). */
-static int run_repeats(const struct lb_rt_config *cfg, FILE *out, struct rt_results *res)
+static int run_repeats(const struct lb_rt_config *cfg, FILE *out, struct rt_results *res,
+		       struct lb_progress *pg)
 {
 	int status = 0;
 	for (unsigned int r = 0; r < cfg->repeat && !status; r++) {
 		for (size_t l = 0; l < cfg->nlocks && !status; l++) {
 			struct lb_rt_run *run = &res->runs[l][r];
+			lb_progress_step(pg, "rt: %s, run %u/%u", cfg->locks[l]->name, r + 1,
+					 cfg->repeat);
 			int err = lb_rt_run_one(cfg, &res->facts, cfg->locks[l], r, run);
+			lb_progress_clear(pg);
 			if (err > 0) {
 				fprintf(stderr, "lockbench: rt: list_lock '%s': the run could not start: "
 					"%s\n", cfg->locks[l]->name, strerror(err));
@@ -86,11 +91,11 @@ static int run_repeats(const struct lb_rt_config *cfg, FILE *out, struct rt_resu
 			if (cfg->nlocks == 1 && cfg->groups) {
 				lb_rt_print_run_line(out, run);
 				fflush(out);
-			} else if (!cfg->quiet && cfg->groups) {
-				fprintf(stderr, "lockbench: rt: [%u/%u] %-12s ", r + 1, cfg->repeat,
-					cfg->locks[l]->name);
-				lb_rt_print_run_line(stderr, run);
 			}
+			if (cfg->groups)
+				lb_progress_step_done_note(pg, "hackbench Time %.3f s", run->elapsed_s);
+			else
+				lb_progress_step_done(pg);
 			for (unsigned int i = 0; i < run->nrt; i++)
 				lb_rt_stats_merge(&res->merged[l][i], &run->rt[i], cfg->histogram_us);
 		}
@@ -121,7 +126,11 @@ static int rt_run(struct lb_run *run)
 			fprintf(stderr, "lockbench: rt: out of memory\n");
 			return 1;
 		}
-	int status = run_repeats(cfg, run->out, res);
+	struct lb_progress pg;
+	lb_progress_begin(&pg, stderr, cfg->quiet, cfg->repeat * (unsigned int)cfg->nlocks,
+			  cfg->groups ? 0 : cfg->repeat * cfg->nlocks * cfg->duration_ns, -1);
+	int status = run_repeats(cfg, run->out, res, &pg);
+	lb_progress_end(&pg);
 	if (res->done) {
 		for (size_t l = 0; l < cfg->nlocks; l++)
 			lb_rt_print_lock_block(run->out, cfg, &res->facts, res->runs[l], res->done,

@@ -11,6 +11,7 @@
  */
 #include "slab.h"
 #include "workload.h"
+#include "lb_progress.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -32,20 +33,22 @@ static void slab_outputs(const void *cfg_, struct lb_output_request req[LB_WORKL
 	req[0] = (struct lb_output_request){ "--json", cfg->json_path };
 }
 
-/* One table: its progress line, the measurement, its printout.  0, or 1
+/* One table: a progress step, the measurement, its printout.  0, or 1
  * after the error line. */
-static int run_table(struct lb_run *run, const char *table, const char *what,
-		     int (*measure)(struct lb_run *))
+static int run_table(struct lb_run *run, struct lb_progress *pg, const char *table,
+		     const char *what, int (*measure)(struct lb_run *))
 {
 	const struct lb_slab_config *cfg = run->cfg;
-	if (!cfg->quiet)
-		fprintf(stderr, "lockbench: slab: %s (%s)...\n", table, what);
+	lb_progress_step(pg, "slab: %s (%s), %u repeat%s", table, what, cfg->repeat,
+			 cfg->repeat == 1 ? "" : "s");
 	int err = measure(run);
+	lb_progress_clear(pg);
 	if (err) {
 		fprintf(stderr, "lockbench: slab: %s failed: %s\n", table, strerror(err));
 		return 1;
 	}
 	fflush(run->out);
+	lb_progress_step_done(pg);
 	return 0;
 }
 
@@ -88,11 +91,13 @@ static int slab_run(struct lb_run *run)
 		fprintf(stderr, "lockbench: slab: out of memory\n");
 		return 1;
 	}
-	if (res->pr && run_table(run, "Table A", "protection cost", table_a))
-		return 1;
-	if (res->br && !lb_slab_stop_requested() && run_table(run, "Table B", "bulk API", table_b))
-		return 1;
-	return 0;
+	struct lb_progress pg;
+	lb_progress_begin(&pg, stderr, cfg->quiet, (res->pr != NULL) + (res->br != NULL), 0, -1);
+	int rc = res->pr && run_table(run, &pg, "Table A", "protection cost", table_a);
+	if (!rc && res->br && !lb_slab_stop_requested())
+		rc = run_table(run, &pg, "Table B", "bulk API", table_b);
+	lb_progress_end(&pg);
+	return rc;
 }
 
 static int slab_report(struct lb_run *run)
