@@ -345,8 +345,31 @@ def check_default():
         ok(True, "# SKIP one CPU: no round trip to measure")
 
 
+def check_units_single_run():
+    """Every table says its units and which way is better, and a cell of one
+    run shows no spread ("-", not a 0.0 that reads as a steady figure)."""
+    for args, units in ((["-t", "1"], "ns/op, cpu_ns, ovh_ns, lat_*, p99.9 in ns"),
+                        (["-t", "2", "--read-pct", "50"], "*_p50/_p99/_max ns")):
+        lock = "tas" if "--read-pct" not in args else "qrwlock"
+        r = run(["bench", "-l", lock, "-d", "100ms", "-q"] + args)
+        lines = r.stdout.splitlines()
+        head = [i for i, l in enumerate(lines) if l.startswith("lock ")]
+        row = lines[head[0] + 1].split() if head and head[0] + 1 < len(lines) else []
+        sd_col = lines[head[0]].split().index("±sd%") if head else -1
+        ok(r.returncode == 0 and head and lines[head[0] - 1].startswith("# units: ") and
+           units in lines[head[0] - 1] and "better" in lines[head[0] - 1] and
+           len(row) > sd_col >= 0 and row[sd_col] == "-",
+           "bench %s: a '# units:' line above the header; ±sd%% of one run is '-' (%s)"
+           % (" ".join(args), row[:5]))
+    r = run(["bench", "-l", "tas", "-t", "1", "-d", "100ms", "-r", "2", "-q"])
+    rows = [l.split() for l in r.stdout.splitlines() if l.startswith("tas ")]
+    ok(rows and re.match(r"^\d+\.\d$", rows[0][3]), "two runs: ±sd%% is a number (%s)"
+       % (rows[0][:5] if rows else None))
+
+
 def main():
     check_default()
+    check_units_single_run()
     for args, word in BAD:
         with tempfile.TemporaryDirectory() as d:
             check_bad(args, word, d)

@@ -9,6 +9,7 @@
 #include "lb_hostinfo.h"
 #include "lb_json.h"
 #include "lb_schema.h"
+#include "lb_steal.h"
 #include "lb_time.h"
 #include "lb_work.h"
 
@@ -158,6 +159,31 @@ static double sd_pct(const struct lb_cell *c, enum lb_metric m)
 	return c->summary[m].mean != 0 ? 100.0 * c->summary[m].sd / fabs(c->summary[m].mean) : 0;
 }
 
+/* The ±sd% column: "-" for a cell of one run (no spread to speak of). */
+static const char *sd_text(const struct lb_cell *c, char *buf, size_t size)
+{
+	if (c->nruns < 2)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.1f", sd_pct(c, LB_M_OPS_PER_SEC));
+	return buf;
+}
+
+/* The units and the better direction of the table's columns, one line. */
+static void print_units(FILE *out, const struct lb_micro_config *cfg)
+{
+	if (cfg->loop.read_pct >= 0)
+		fputs("# units: *ops/s higher is better; *_p50/_p99/_max ns, lower is better; "
+		      "cov, min/max: fairness (cov 0, min/max 1 is fair)\n", out);
+	else if (cfg->table_brief)
+		fputs("# units: ops/s higher is better; ns/op, cpu_ns, lat_*, c2c_ns in ns, lower is "
+		      "better; min/max: slowest thread / fastest (1 is fair)\n", out);
+	else
+		fputs("# units: ops/s higher is better; ns/op, cpu_ns, ovh_ns, lat_*, p99.9 in ns, "
+		      "cyc/op in cycles, lower is better; cov, min/max: fairness (0, 1 is fair)\n",
+		      out);
+}
+
 /* A run's cache-line round trip: the mean of the probes before and after
  * it that finished; < 0 when neither did (lib/lb_c2c.h). */
 static double run_c2c(const struct lb_run_result *r)
@@ -304,6 +330,7 @@ void lb_report_table(FILE *out, const struct lb_micro_config *cfg,
 		fprintf(out, "# WARNING: load average %.1f on %d CPUs before the run: other work "
 			     "shares these CPUs, so figures (contended ones most) vary between runs\n",
 			rec->load_before, host->ncpus_online);
+	lb_steal_note(out, "# ", rec->steal_s);
 	print_c2c(out, cfg, cells, ncells);
 	if (rec->interrupted_by) {
 		unsigned int runs = 0;
@@ -313,6 +340,7 @@ void lb_report_table(FILE *out, const struct lb_micro_config *cfg,
 			     "those only\n", sigabbrev_np(rec->interrupted_by), runs,
 			(size_t)cfg->nlocks * cfg->nthread_counts * cfg->repeat);
 	}
+	print_units(out, cfg);
 	if (cfg->loop.read_pct < 0 && cfg->table_brief) {
 		fprintf(out, "%-18s %4s %13s %6s %9s %8s %7s %8s %8s %7s\n", "lock", "thr", "ops/s",
 			"±sd%", "ns/op", "cpu_ns", "min/max", "lat_p50", "lat_p99", "c2c_ns");
@@ -331,7 +359,8 @@ void lb_report_table(FILE *out, const struct lb_micro_config *cfg,
 	bool any_clamped = false, unsteady = false, moved = false;
 	for (size_t i = 0; i < ncells; i++) {
 		const struct lb_cell *c = &cells[i];
-		char ovh[32];
+		char ovh[32], sd[16];
+		sd_text(c, sd, sizeof(sd));
 		bool clamped = false;
 		for (unsigned int r = 0; r < c->nruns; r++)
 			clamped |= c->runs[r].overhead_clamped;
@@ -347,17 +376,17 @@ void lb_report_table(FILE *out, const struct lb_micro_config *cfg,
 			if (c2c_ns >= 0)
 				snprintf(c2c, sizeof(c2c), "%.0f%s", c2c_ns, mixed ? "~" : "");
 			moved |= mixed;
-			fprintf(out, "%-18s %4u %13.0f %6.1f %9.2f %8.2f %7.3f %8.0f %8.0f %7s",
+			fprintf(out, "%-18s %4u %13.0f %6s %9.2f %8.2f %7.3f %8.0f %8.0f %7s",
 				c->ops->name, c->nthreads, fig(cfg, c, LB_M_OPS_PER_SEC),
-				sd_pct(c, LB_M_OPS_PER_SEC), fig(cfg, c, LB_M_NS_PER_OP),
+				sd, fig(cfg, c, LB_M_NS_PER_OP),
 				fig(cfg, c, LB_M_CPU_NS_PER_OP), fig(cfg, c, LB_M_MIN_MAX_RATIO),
 				fig(cfg, c, LB_M_LAT_P50), fig(cfg, c, LB_M_LAT_P99), c2c);
 		} else if (cfg->loop.read_pct < 0) {
 			fprintf(out,
-				"%-18s %4u %13.0f %6.1f %9.2f %8.1f %8.2f %8s %6.3f %7.3f %6.3f "
+				"%-18s %4u %13.0f %6s %9.2f %8.1f %8.2f %8s %6.3f %7.3f %6.3f "
 				"%8.0f %8.0f",
 				c->ops->name, c->nthreads, fig(cfg, c, LB_M_OPS_PER_SEC),
-				sd_pct(c, LB_M_OPS_PER_SEC), fig(cfg, c, LB_M_NS_PER_OP),
+				sd, fig(cfg, c, LB_M_NS_PER_OP),
 				fig(cfg, c, LB_M_CYCLES_PER_OP), fig(cfg, c, LB_M_CPU_NS_PER_OP),
 				ovh, fig(cfg, c, LB_M_FAIRNESS_COV),
 				fig(cfg, c, LB_M_MIN_MAX_RATIO), fig(cfg, c, LB_M_OVERLAP),
@@ -367,10 +396,10 @@ void lb_report_table(FILE *out, const struct lb_micro_config *cfg,
 					c->summary[LB_M_LAT_MAX].max);
 		} else
 			fprintf(out,
-				"%-18s %4u %4d %13.0f %6.1f %12.0f %12.0f %6.3f %7.3f %8.0f %8.0f "
+				"%-18s %4u %4d %13.0f %6s %12.0f %12.0f %6.3f %7.3f %8.0f %8.0f "
 				"%9.0f %8.0f %8.0f %8.0f %9.0f",
 				c->ops->name, c->nthreads, cfg->loop.read_pct, fig(cfg, c, LB_M_OPS_PER_SEC),
-				sd_pct(c, LB_M_OPS_PER_SEC), fig(cfg, c, LB_M_READ_OPS_PER_SEC),
+				sd, fig(cfg, c, LB_M_READ_OPS_PER_SEC),
 				fig(cfg, c, LB_M_WRITE_OPS_PER_SEC), fig(cfg, c, LB_M_FAIRNESS_COV),
 				fig(cfg, c, LB_M_MIN_MAX_RATIO), fig(cfg, c, LB_M_READ_LAT_P50),
 				fig(cfg, c, LB_M_READ_LAT_P99), c->summary[LB_M_READ_LAT_MAX].max,
@@ -544,6 +573,7 @@ void lb_report_json(FILE *out, const struct lb_micro_config *cfg,
 		lb_json_kv_double(&j, "load_average_before", rec->load_before);
 	else
 		lb_json_kv_string(&j, "load_average_before", NULL);
+	lb_steal_json(&j, rec->steal_s); /* over the run stage, s (null: unknown) */
 	lb_json_object_end(&j);
 
 	lb_json_key(&j, "results");
