@@ -141,6 +141,12 @@ void lb_thread_ctx_free(void *tctx)
 	free(tctx);
 }
 
+bool lb_lock_spin_only(const struct lb_lock_ops *o)
+{
+	return (o->flags & LB_LOCK_F_EXCLUSIVE) &&
+	       !(o->flags & (LB_LOCK_F_SLEEPS | LB_LOCK_F_NOLOCK | LB_LOCK_F_BUSTED));
+}
+
 const char *lb_lock_flags_str(unsigned int flags, char *buf, size_t len)
 {
 	static const struct {

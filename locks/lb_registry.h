@@ -42,6 +42,10 @@ void lb_lock_free(void *lock);
 void *lb_thread_ctx_alloc(const struct lb_lock_ops *ops);
 void lb_thread_ctx_free(void *tctx);
 
+/* A lock whose waiters only spin (exclusive, never sleeps, a real lock):
+ * it needs its threads <= CPUs (doc/embedding.md); `list` says "spin-only". */
+bool lb_lock_spin_only(const struct lb_lock_ops *o);
+
 /* Render ops->flags as "excl,try,sleep,..." into buf. */
 const char *lb_lock_flags_str(unsigned int flags, char *buf, size_t len);
 

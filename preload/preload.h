@@ -41,6 +41,10 @@ struct lbp_config {
 	const char *stats_path;        /* NULL: text summary on stderr */
 	unsigned int stats_top;        /* LOCKBENCH_STATS_TOP, default 10 */
 	pid_t pid;                     /* the process that parsed the config */
+	bool spin_only_warn;           /* a spin-only lock (lb_lock_spin_only), and
+					* LOCKBENCH_SPIN_ONLY is not "ok": warn once
+					* when threads outnumber ncpus */
+	unsigned int ncpus;            /* CPUs in the affinity mask at start-up */
 	int stats_fd;                  /* private copy of stderr for the summary:
 					* programs such as coreutils close stderr
 					* in an atexit handler, before our destructor */

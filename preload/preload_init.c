@@ -24,6 +24,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -84,9 +85,14 @@ static void lbp_parse_config(void)
 	const struct lb_lock_ops *ops = lb_lock_find(name);
 	if (!ops || !lbp_lock_usable(ops))
 		lbp_fatal("liblockbench-preload: LOCKBENCH_LOCK='%s' is not an exclusive lock "
-			  "with trylock available here; accepted: %s", name, names);
+			  "with trylock that cannot fail, available here; accepted: %s", name, names);
 	lbp_cfg.ops = ops;
 	lbp_cfg.timed_poll = !ops->timedlock;
+	const char *spin_ok = getenv("LOCKBENCH_SPIN_ONLY");
+	lbp_cfg.spin_only_warn = lb_lock_spin_only(ops) && !(spin_ok && !strcmp(spin_ok, "ok"));
+	cpu_set_t mask;
+	lbp_cfg.ncpus = sched_getaffinity(0, sizeof(mask), &mask) == 0 ? (unsigned int)CPU_COUNT(&mask)
+									: 0;
 
 	const char *st = getenv("LOCKBENCH_STATS");
 	if (st && *st && strcmp(st, "0") != 0) {

@@ -13,6 +13,7 @@
 #include "preload.h"
 #include "lb_atomic.h"
 
+#include <stdio.h>
 #include <string.h>
 
 struct lbp_pool lbp_thread_pool;
@@ -76,11 +77,33 @@ void lbp_thread_setup(void)
 		lbp_fatal("liblockbench-preload: no pthread key left for thread exit");
 }
 
+/*
+ * A spin-only lock with more threads taking locks than CPUs: a preempted
+ * holder or queued waiter stalls every spinner (doc/embedding.md, "Spin-only
+ * locks need threads <= CPUs").  One line on stderr, once per process, the
+ * first time a thread gets a dense index past the CPU count; the program
+ * goes on (LOCKBENCH_SPIN_ONLY=ok: no line).
+ */
+static void lbp_spin_only_check(unsigned int index)
+{
+	static _Atomic bool warned;
+	if (!lbp_cfg.spin_only_warn || !lbp_cfg.ncpus || index < lbp_cfg.ncpus)
+		return;
+	/* Relaxed: only "exactly one thread prints" matters, no data. */
+	if (atomic_exchange_explicit(&warned, true, memory_order_relaxed))
+		return;
+	dprintf(2, "liblockbench-preload: LOCKBENCH_LOCK=%s is spin-only and %u threads now take "
+		   "locks on %u CPUs: a preempted holder stalls every spinner (doc/embedding.md); "
+		   "use mutex, or LOCKBENCH_SPIN_ONLY=ok to silence this\n",
+		lbp_cfg.ops->name, index + 1, lbp_cfg.ncpus);
+}
+
 struct lbp_thread *lbp_thread_create(void)
 {
 	lbp_ensure_init();
 	struct lbp_thread *t = lbp_pool_get(&lbp_thread_pool);
 	t->index = lbp_index_get();
+	lbp_spin_only_check(t->index);
 	/* A thread's first lock call lands here, and neither lock nor the
 	 * timed locks are cancellation points, but a thread_init may call
 	 * one (rtmutex probes SCHED_FIFO with a thread it joins): hold a

@@ -6,6 +6,7 @@
 #include "lb_opt.h"
 #include "lb_registry.h"
 
+#include <stdio.h>
 #include <string.h>
 
 struct list_args {
@@ -27,6 +28,17 @@ static const struct lb_opt_cmd list_cmd = {
 	.help_alone = true,
 };
 
+/* The flags, then "spin-only" for a lock that needs threads <= CPUs. */
+static const char *list_flags(const struct lb_lock_ops *o, char *buf, size_t len)
+{
+	lb_lock_flags_str(o->flags, buf, len);
+	if (lb_lock_spin_only(o)) {
+		size_t used = strlen(buf);
+		snprintf(buf + used, len - used, "%sspin-only", used ? "," : "");
+	}
+	return buf;
+}
+
 static int lb_cmd_list(int argc, char **argv)
 {
 	struct list_args args = { 0 };
@@ -46,7 +58,7 @@ static int lb_cmd_list(int argc, char **argv)
 			lb_json_kv_string(&j, "family", o->family);
 			lb_json_key(&j, "flags");
 			lb_json_array_begin(&j);
-			lb_lock_flags_str(o->flags, flags, sizeof(flags));
+			list_flags(o, flags, sizeof(flags));
 			for (char *tok = strtok(flags, ","); tok; tok = strtok(NULL, ","))
 				lb_json_string(&j, tok);
 			lb_json_array_end(&j);
@@ -65,7 +77,7 @@ static int lb_cmd_list(int argc, char **argv)
 	for (size_t i = 0; i < lb_lock_count(); i++) {
 		const struct lb_lock_ops *o = table[i];
 		printf("%-18s %-9s %-46s %s%s%s%s\n", o->name, o->family,
-		       o->unsupported ? "-" : lb_lock_flags_str(o->flags, flags, sizeof(flags)),
+		       o->unsupported ? "-" : list_flags(o, flags, sizeof(flags)),
 		       o->summary, o->unsupported ? " [unavailable: " : "",
 		       o->unsupported ? o->unsupported : "", o->unsupported ? "]" : "");
 	}

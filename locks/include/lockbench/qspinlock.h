@@ -2,6 +2,12 @@
 /*
  * qspinlock.h - queued spinlock: one 32-bit word, pending bit, MCS queue.
  *
+ * SPIN-ONLY: a waiter spins and never sleeps.  Embed it only where the
+ * threads that take it never outnumber the CPUs they run on (the kernel
+ * runs spinlocks with preemption off; a preempted holder or queued waiter
+ * here stalls every spinner).  An ordinary program wants mutex.h; see
+ * lockbench's doc/embedding.md, "Spin-only locks need threads <= CPUs".
+ *
  * Design
  * ------
  * An MCS lock (Mellor-Crummey & Scott 1991, "Algorithms for scalable

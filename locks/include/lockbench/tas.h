@@ -2,6 +2,12 @@
 /*
  * tas.h - test-and-test-and-set spinlock on atomic exchange.
  *
+ * SPIN-ONLY: a waiter spins and never sleeps.  Embed it only where the
+ * threads that take it never outnumber the CPUs they run on (the kernel
+ * runs spinlocks with preemption off; a preempted holder or queued waiter
+ * here stalls every spinner).  An ordinary program wants mutex.h; see
+ * lockbench's doc/embedding.md, "Spin-only locks need threads <= CPUs".
+ *
  * The physical floor for an exclusive lock: acquiring is one atomic exchange
  * on one word, releasing is one release store.  Every other lock in the tree
  * is measured against it; an uncontended queued lock that costs much more

@@ -2,6 +2,12 @@
 /*
  * ticket.h - ticket spinlock: FIFO by construction, two counters.
  *
+ * SPIN-ONLY: a waiter spins and never sleeps.  Embed it only where the
+ * threads that take it never outnumber the CPUs they run on (the kernel
+ * runs spinlocks with preemption off; a preempted holder or queued waiter
+ * here stalls every spinner).  An ordinary program wants mutex.h; see
+ * lockbench's doc/embedding.md, "Spin-only locks need threads <= CPUs".
+ *
  * Algorithm (Reed & Kanodia 1979 eventcounts/sequencers; Mellor-Crummey &
  * Scott 1991 section 2.2): a thread draws a ticket by atomically incrementing
  * `next`, then waits until `owner` equals its ticket.  Unlock hands the lock
