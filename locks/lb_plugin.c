@@ -24,7 +24,7 @@ struct loaded_plugin {
 	char *path;
 	const struct lb_lock_ops *ops;
 	const struct lb_lock_ops *exported; /* the object's own table (ops, or what
-					     * a version-1 table was copied from) */
+					     * an older version's table was copied from) */
 };
 
 /* The loader's own table of opened plugins, guarded by plugins_mutex. */
@@ -65,6 +65,22 @@ static int check_ops(const struct lb_lock_ops *ops, char *why, size_t len)
 	return bad;
 }
 
+/* How many bytes of struct lb_lock_ops a plugin of this ABI version
+ * exports; 0 for a version this lockbench cannot load. */
+static size_t ops_size_of_version(unsigned int version)
+{
+	switch (version) {
+	case LB_PLUGIN_ABI_VERSION_V1:
+		return LB_PLUGIN_OPS_SIZE_V1;
+	case LB_PLUGIN_ABI_VERSION_V2:
+		return LB_PLUGIN_OPS_SIZE_V2;
+	case LB_PLUGIN_ABI_VERSION:
+		return sizeof(struct lb_lock_ops);
+	default:
+		return 0;
+	}
+}
+
 static const struct lb_lock_ops *load_locked(const char *path, char *err, size_t len)
 {
 	for (size_t i = 0; i < nplugins; i++)
@@ -88,19 +104,21 @@ static const struct lb_lock_ops *load_locked(const char *path, char *err, size_t
 			    !version ? LB_PLUGIN_SYM_VERSION : LB_PLUGIN_SYM_OPS,
 			    LB_PLUGIN_SYM_VERSION, LB_PLUGIN_SYM_OPS);
 	}
-	if (*version != LB_PLUGIN_ABI_VERSION && *version != LB_PLUGIN_ABI_VERSION_V1) {
+	size_t table_size = ops_size_of_version(*version);
+	if (!table_size) {
 		unsigned int v = *version;
 		dlclose(h);
-		return fail(err, len, "plugin '%s': ABI version %u; accepted: %u or %u (rebuild it "
+		return fail(err, len, "plugin '%s': ABI version %u; accepted: %u..%u (rebuild it "
 			    "against this lockbench's lb_plugin.h)", path, v, LB_PLUGIN_ABI_VERSION_V1,
 			    LB_PLUGIN_ABI_VERSION);
 	}
-	/* What the checks read: a version-1 table ends before init_shared, so
-	 * only its prefix is read and the rest is NULL ("cannot be shared by
-	 * processes"). */
-	bool v1 = *version == LB_PLUGIN_ABI_VERSION_V1;
+	/* What the checks read: an older table ends before the members its
+	 * version lacks, so only its prefix is read and the rest is NULL (a
+	 * version-1 lock "cannot be shared by processes", a version-1 or -2
+	 * lock never fails to lock). */
+	bool older = table_size < sizeof(struct lb_lock_ops);
 	struct lb_lock_ops view = { 0 };
-	memcpy(&view, ops, v1 ? LB_PLUGIN_OPS_SIZE_V1 : sizeof(view));
+	memcpy(&view, ops, table_size);
 	/* The same file under another spelling of its path: the same table. */
 	for (size_t i = 0; i < nplugins; i++)
 		if (plugins[i].exported == ops)
@@ -133,7 +151,7 @@ static const struct lb_lock_ops *load_locked(const char *path, char *err, size_t
 		dlclose(h);
 		return NULL;
 	}
-	if (v1) {
+	if (older) {
 		struct lb_lock_ops *grown = malloc(sizeof(*grown));
 		if (!grown) {
 			dlclose(h);

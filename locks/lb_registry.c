@@ -71,6 +71,8 @@ int lb_lock_check_entry(const struct lb_lock_ops *o, FILE *err)
 		   "TIMED flag and timedlock member disagree");
 	LB_REQUIRE(!(o->flags & LB_LOCK_F_PSHARED) == !o->init_shared,
 		   "PSHARED flag and init_shared member disagree");
+	LB_REQUIRE(!(o->flags & LB_LOCK_F_FALLIBLE) == !o->lock_fallible,
+		   "FALLIBLE flag and lock_fallible member disagree");
 	LB_REQUIRE(!(o->flags & LB_LOCK_F_RCU) || rw, "RCU flag requires a read side");
 	LB_REQUIRE(!!(o->flags & LB_LOCK_F_EXCLUSIVE) !=
 			   !!(o->flags & (LB_LOCK_F_NOLOCK)),
@@ -105,6 +107,21 @@ void lb_lock_names(char *buf, size_t len, bool include_unsupported)
 	buf[0] = '\0';
 	for (size_t i = 0; i < lb_lock_count(); i++) {
 		if (lb_locks[i]->unsupported && !include_unsupported)
+			continue;
+		int n = snprintf(buf + used, len - used, "%s%s", used ? "," : "",
+				 lb_locks[i]->name);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
+}
+
+void lb_lock_names_without(char *buf, size_t len, unsigned int flags)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < lb_lock_count(); i++) {
+		if (lb_locks[i]->unsupported || (lb_locks[i]->flags & flags))
 			continue;
 		int n = snprintf(buf + used, len - used, "%s%s", used ? "," : "",
 				 lb_locks[i]->name);
@@ -160,7 +177,7 @@ const char *lb_lock_flags_str(unsigned int flags, char *buf, size_t len)
 		{ LB_LOCK_F_BUSTED, "busted" },   { LB_LOCK_F_NOLOCK, "nolock" },
 		{ LB_LOCK_F_RCU, "rcu" },         { LB_LOCK_F_SPIN_ROLE, "spinrole" },
 		{ LB_LOCK_F_TIMED, "timed" },     { LB_LOCK_F_NO_TURN, "noturn" },
-		{ LB_LOCK_F_PSHARED, "pshared" },
+		{ LB_LOCK_F_PSHARED, "pshared" }, { LB_LOCK_F_FALLIBLE, "fallible" },
 	};
 	size_t used = 0;
 	buf[0] = '\0';

@@ -30,6 +30,10 @@ int lb_lock_check_entry(const struct lb_lock_ops *ops, FILE *err);
 /* Write the accepted lock names, comma separated, into buf. */
 void lb_lock_names(char *buf, size_t len, bool include_unsupported);
 
+/* The same, leaving out locks with any of `flags` set (e.g.
+ * LB_LOCK_F_FALLIBLE, for a caller that cannot handle a failed lock). */
+void lb_lock_names_without(char *buf, size_t len, unsigned int flags);
+
 /* May `ops` take part in a default run (available, and not the busted control)? */
 bool lb_lock_in_default_runs(const struct lb_lock_ops *ops);
 

@@ -56,8 +56,9 @@ _Noreturn void lbp_fatal(const char *fmt, ...)
 
 static bool lbp_lock_usable(const struct lb_lock_ops *o)
 {
+	/* pthread_mutex_lock of a default mutex cannot fail: no fallible lock. */
 	return !o->unsupported && (o->flags & LB_LOCK_F_EXCLUSIVE) && o->trylock &&
-	       o->lock_align <= LBP_LOCK_OFFSET;
+	       !(o->flags & LB_LOCK_F_FALLIBLE) && o->lock_align <= LBP_LOCK_OFFSET;
 }
 
 static void lbp_accepted_locks(char *buf, size_t len)

@@ -76,6 +76,9 @@ struct lb_torture_config {
 	int stall_secs;              /* one waiter stuck this long while others progress
 				      * = FAILURE; 0 = off */
 
+	int deadlock;                /* --deadlock: enum lb_torture_deadlock_mode (deadlock.h) */
+	bool deadlock_nmi;           /* --deadlock_nmi: signal-handler contenders (default on) */
+
 	uint32_t perturb_ppm;        /* --perturb: points perturbed per million; 0 = off */
 	uint64_t seed;               /* --seed, or drawn at start; printed for replay */
 	bool kernel_defaults;        /* -1 thread counts as the kernel chooses them */
@@ -142,6 +145,7 @@ enum lb_torture_delay_model {
 struct lb_torture_affinity;
 struct lb_torture_stutter;
 struct lb_torture_rcu_chains;
+struct lb_torture_deadlock;
 
 struct lb_torture_run {
 	struct lb_torture_config cfg;
@@ -194,6 +198,7 @@ struct lb_torture_run {
 	struct lb_torture_stutter *stutter;
 	struct lb_torture_affinity *affinity;
 	struct lb_torture_rcu_chains *chains;
+	struct lb_torture_deadlock *deadlock;    /* --deadlock: its locks and counts */
 };
 
 /* Shorthand for the "<type>-torture:" prefix every output line carries. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* options.c - option table, strict value parsing, --help and --list. */
 #include "options.h"
+#include "deadlock.h"
 #include "delay.h"
 #include "lb_cli.h"
 #include "lb_cpulist.h"
@@ -115,6 +116,14 @@ static int parse_cpulist(const struct lb_opt *o, const char *arg, void *base)
 		       o->name, arg, allowed);
 }
 
+/* --deadlock MODE: none, aa, abba, abbcca. */
+static int parse_deadlock(const struct lb_opt *o, const char *arg, void *base)
+{
+	int mode = lb_torture_deadlock_mode_parse(arg);
+	*(int *)lb_opt_field(o, base) = mode;
+	return mode < 0 ? -1 : 0;
+}
+
 static int parse_inject_hang(const struct lb_opt *o, const char *arg, void *base)
 {
 	uint64_t v;
@@ -218,6 +227,15 @@ static const struct lb_opt torture_opts[] = {
 	  .offset = LB_OPT_AT(T, cfg.holders_check, bool) },
 	{ .name = "fail_fast", .kind = LB_OPT_FLAG, .help = "end the test as soon as a failure is seen",
 	  .offset = LB_OPT_AT(T, cfg.fail_fast, bool) },
+	{ .name = "deadlock", .kind = LB_OPT_CUSTOM, .arg = "MODE",
+	  .help = "inject deadlocks: aa, abba, abbcca (locks that detect them, e.g. rqspinlock; "
+		  "others are skipped, exit 77); none = the usual torture (none)",
+	  .def = "none", .parse = parse_deadlock, .accepted = "none, aa, abba, abbcca",
+	  .offset = LB_OPT_AT(T, cfg.deadlock, int) },
+	{ .name = "deadlock_nmi", .kind = LB_OPT_CUSTOM, .arg = "0|1",
+	  .help = "with --deadlock: \"NMI\" contenders, signal handlers that retake the lock their "
+		  "thread holds (1)", .def = "1", .parse = parse_yes_no_bool,
+	  .accepted = "0, 1, y, n", .offset = LB_OPT_AT(T, cfg.deadlock_nmi, bool) },
 	{ .name = "inject_hang", .kind = LB_OPT_CUSTOM, .arg = "N",
 	  .help = "test only: writer 0 keeps the lock forever after N acquisitions",
 	  .parse = parse_inject_hang, .min = 0, .max = LONG_MAX, .unit = "acquisitions",
@@ -338,6 +356,7 @@ static void check_combinations(struct lb_torture_config *cfg)
 	if (nctx > LB_MAX_THREADS)
 		lb_usage_error("--nested_locks/--nwriters_stress: %ld lock contexts (accepted: "
 			       "threads x (1 + nested_locks) <= %d)", nctx, LB_MAX_THREADS);
+	lb_torture_deadlock_check_options(cfg);
 	if (cfg->inject_hang >= 0 && cfg->nwriters_stress == 0)
 		lb_usage_error("--inject_hang: needs a writer (accepted with --nwriters_stress >= 1)");
 

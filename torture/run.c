@@ -4,6 +4,7 @@
 #include "lb_time.h"
 #include "affinity.h"
 #include "clock.h"
+#include "deadlock.h"
 #include "delay.h"
 #include "fatal.h"
 #include "perturb.h"
@@ -103,6 +104,8 @@ static int locks_init(struct lb_torture_run *run)
 	int err = lock_new(run->ops, &run->lock);
 	for (int k = 0; !err && k < run->cfg.nested_locks; k++)
 		err = lock_new(run->ops, &run->nested[k]);
+	if (!err)
+		err = lb_torture_deadlock_init(run);
 	return err;
 }
 
@@ -119,6 +122,7 @@ static void cleanup(struct lb_torture_run *run)
 	lock_delete(ops, run->lock);
 	for (int k = 0; k < LB_TORTURE_MAX_NESTED; k++)
 		lock_delete(ops, run->nested[k]);
+	lb_torture_deadlock_free(run);
 	lb_torture_affinity_free(run);
 	free(run->threads);
 	free(run);
@@ -223,6 +227,14 @@ static int verdict(struct lb_torture_run *run, int errors, bool hard_fail)
 			say(run, "", "call_rcu_chains: %llu callbacks",
 			    (unsigned long long)lb_torture_rcu_chains_progress(run));
 	}
+	/* The deadlock rounds' summary and its own checks, which take every
+	 * lock once more: only once the workers were joined. */
+	if (!hard_fail)
+		errors += lb_torture_deadlock_report(run);
+	long tmo = atomic_load_explicit(&run->lock_timeouts, memory_order_relaxed);
+	if (run->ops->lock_fallible && !run->deadlock && run->cfg.verbose)
+		say(run, "", "fallible lock: %ld timeouts (retried); a reported deadlock here would "
+		    "be a failure (deadlock-free schedule)", tmo);
 	long races = lb_torture_tsan_reports();
 	if (races) {
 		say(run, "!!!", "ThreadSanitizer reported %ld data race(s) (see stderr): a lock whose "
@@ -337,13 +349,16 @@ static int start_threads(struct lb_torture_run *run)
 		err = lb_torture_stutter_start(run);
 	if (!err)
 		err = lb_torture_rcu_chains_start(run);
+	void *(*writer)(void *) = run->deadlock ? lb_torture_deadlock_worker : lb_torture_writer;
 	/* Interleaved like the kernel: writer i, then reader i. */
 	for (int i = 0; !err && i < (nw > nr ? nw : nr); i++) {
 		if (i < nw)
-			err = lb_torture_spawn(run, &run->threads[i], lb_torture_writer);
+			err = lb_torture_spawn(run, &run->threads[i], writer);
 		if (!err && i < nr)
 			err = lb_torture_spawn(run, &run->threads[nw + i], lb_torture_reader);
 	}
+	if (!err)
+		err = lb_torture_deadlock_start(run); /* after every worker exists */
 	return err;
 }
 
@@ -524,6 +539,7 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 	atomic_store_explicit(&run->stop, true, memory_order_relaxed);
 	lb_torture_stutter_stop(run);
 	lb_torture_affinity_stop(run);
+	lb_torture_deadlock_stop(run);
 	unsigned int hold_ms = lb_torture_delay_max_hold_ms(run->delay_model, cfg->long_hold);
 	uint64_t exit_ns = 5 * LB_NS_PER_S + 2 * (uint64_t)hold_ms * 1000000u;
 	/* The watchdog and the stall check go on past the end: a worker that

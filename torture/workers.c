@@ -11,6 +11,7 @@
 #include "stutter.h"
 #include "lb_registry.h"
 
+#include <errno.h>
 #include <execinfo.h>
 #include <sched.h>
 #include <stdio.h>
@@ -46,13 +47,18 @@ static void record_fail(struct lb_torture_thread *t, _Atomic bool *once, const c
 	}
 }
 
+void lb_torture_record_fail(struct lb_torture_thread *t, _Atomic bool *once, const char *what)
+{
+	record_fail(t, once, what);
+}
+
 /*
  * Allocate and initialise the thread's lock contexts: [0] for the main lock
  * and, for locks with a context, one per nested lock so that no context is
  * ever queued on two locks at once.  Nested contexts get dense indexes past
  * all workers' (nthreads * (k + 1) + index).  Main frees them after joining.
  */
-static int thread_setup(struct lb_torture_thread *t, int nested)
+int lb_torture_thread_setup(struct lb_torture_thread *t, int nested)
 {
 	struct lb_torture_run *run = t->run;
 	const struct lb_lock_ops *ops = run->ops;
@@ -85,7 +91,7 @@ fail:
 }
 
 /* Report ready, then wait for the start signal; false when stopped first. */
-static bool wait_for_go(struct lb_torture_thread *t)
+bool lb_torture_wait_for_go(struct lb_torture_thread *t)
 {
 	struct lb_torture_run *run = t->run;
 	atomic_store_explicit(&t->ready, true, memory_order_release);
@@ -104,7 +110,7 @@ static bool wait_for_go(struct lb_torture_thread *t)
  * thread_fini runs here, in the owner (liburcu's unregister, for one, acts
  * on the calling thread); the memory is freed by main after every join.
  */
-static void finish(struct lb_torture_thread *t)
+void lb_torture_finish(struct lb_torture_thread *t)
 {
 	const struct lb_lock_ops *ops = t->run->ops;
 	if (ops->thread_fini)
@@ -166,6 +172,26 @@ static void check_grace_period(struct lb_torture_thread *t, uint64_t gen)
 	}
 }
 
+/*
+ * A fallible lock (rqspinlock) in a deadlock-free schedule: a reported
+ * deadlock is a false detection (FAILURE); a timeout only means a holder
+ * or the queue ahead was preempted for long, so it is counted and retried.
+ */
+static void lock_until_held(struct lb_torture_thread *t)
+{
+	struct lb_torture_run *run = t->run;
+	int err;
+
+	/* Retry: each attempt is bounded by the lock's own timeout. */
+	while ((err = run->ops->lock_fallible(run->lock, t->tctx[0]))) {
+		if (err == EDEADLK)
+			record_fail(t, &run->warned_false_deadlock,
+				    "lock reported a deadlock (EDEADLK) in a deadlock-free schedule");
+		else
+			atomic_fetch_add_explicit(&run->lock_timeouts, 1, memory_order_relaxed);
+	}
+}
+
 /* Failed trylocks before falling back to lock(): a fair lock never grants a
  * trylock while its queue is non-empty, so an unbounded retry would starve. */
 #define TRYLOCK_TRIES 64
@@ -220,7 +246,10 @@ static void acquire(struct lb_torture_thread *t, bool (*try_op)(void *, void *),
 				lb_cpu_relax();
 		}
 	}
-	lock_op(run->lock, t->tctx[0]);
+	if (run->ops->lock_fallible && lock_op == run->ops->lock)
+		lock_until_held(t);
+	else
+		lock_op(run->lock, t->tctx[0]);
 }
 
 /*
@@ -313,14 +342,14 @@ void *lb_torture_writer(void *arg)
 	const struct lb_torture_config *cfg = &run->cfg;
 
 	lb_torture_fatal_enter_thread(t);
-	if (thread_setup(t, cfg->nested_locks)) {
+	if (lb_torture_thread_setup(t, cfg->nested_locks)) {
 		lb_torture_fatal_leave_thread();
 		return NULL;
 	}
 	lb_torture_writer_sched_init(t);
 	if (cfg->verbose)
 		printf("%s%s lock_torture_writer task started\n", cfg->type, LB_TORTURE_FLAG);
-	if (!wait_for_go(t))
+	if (!lb_torture_wait_for_go(t))
 		goto out;
 	do {
 		/* Rarely (2^-20) sleep a jiffy, so a waiter can get in. */
@@ -341,7 +370,7 @@ void *lb_torture_writer(void *arg)
 	} while (!lb_torture_must_stop(run));
 	lb_torture_rt_boost(t, true);
 out:
-	finish(t);
+	lb_torture_finish(t);
 	lb_torture_fatal_leave_thread();
 	return NULL;
 }
@@ -353,14 +382,14 @@ void *lb_torture_reader(void *arg)
 	const struct lb_torture_config *cfg = &run->cfg;
 
 	lb_torture_fatal_enter_thread(t);
-	if (thread_setup(t, 0)) {
+	if (lb_torture_thread_setup(t, 0)) {
 		lb_torture_fatal_leave_thread();
 		return NULL;
 	}
 	lb_torture_set_nice(LB_TORTURE_MAX_NICE);
 	if (cfg->verbose)
 		printf("%s%s lock_torture_reader task started\n", cfg->type, LB_TORTURE_FLAG);
-	if (!wait_for_go(t))
+	if (!lb_torture_wait_for_go(t))
 		goto out;
 	do {
 		if ((lb_torture_random(&t->rng) & 0xfffff) == 0)
@@ -412,7 +441,7 @@ void *lb_torture_reader(void *arg)
 		lb_torture_stutter_wait(t);
 	} while (!lb_torture_must_stop(run));
 out:
-	finish(t);
+	lb_torture_finish(t);
 	lb_torture_fatal_leave_thread();
 	return NULL;
 }

@@ -30,4 +30,15 @@ void *lb_torture_reader(void *arg);
 /* Name of a worker's role, for messages: "writer" or "reader". */
 const char *lb_torture_role(const struct lb_torture_thread *t);
 
+/* The parts of a worker's life other loops (deadlock.c) share: set up its
+ * lock contexts ([0] and `nested` more), wait for the start (false when
+ * stopped first), and leave (thread_fini, EXITED). */
+int lb_torture_thread_setup(struct lb_torture_thread *t, int nested);
+bool lb_torture_wait_for_go(struct lb_torture_thread *t);
+void lb_torture_finish(struct lb_torture_thread *t);
+
+/* WARN_ON_ONCE + n_lock_fail++: counted always, the first of each kind
+ * (once) printed as a "!!!" line naming `what`. */
+void lb_torture_record_fail(struct lb_torture_thread *t, _Atomic bool *once, const char *what);
+
 #endif /* LB_TORTURE_WORKERS_H */

@@ -100,6 +100,7 @@ struct lb_ab_cell {
 				       * (lb_loop_own_cost); NAN */
 	double *own_none;             /* per block likewise: `none`'s (the calls alone) */
 	uint64_t lost_updates[LB_AB_SIDES];
+	uint64_t lock_failures[LB_AB_SIDES]; /* fallible locks: failed acquisitions */
 	/* lb_ab_analyze */
 	const double *value[LB_AB_SIDES]; /* the metric analysed: ns or cpu */
 	struct lb_summary sum[LB_AB_SIDES];

@@ -172,6 +172,12 @@ void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg,
 				fprintf(out, "  WARNING: (%c) %s lost %llu updates of the shared data: "
 					"not a working lock\n", s ? 'B' : 'A', cfg->lock[s]->name,
 					(unsigned long long)c->lost_updates[s]);
+		/* Only a fallible lock (rqspinlock) has any: others print as before. */
+		for (int s = 0; s < LB_AB_SIDES; s++)
+			if (c->lock_failures[s])
+				fprintf(out, "  (%c) %s: %llu failed acquisitions (timeout or deadlock "
+					"reported), left out of its ops\n", s ? 'B' : 'A',
+					cfg->lock[s]->name, (unsigned long long)c->lock_failures[s]);
 	}
 }
 

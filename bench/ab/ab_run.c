@@ -140,6 +140,7 @@ static int run_block(const struct lb_ab_config *cfg, const struct lb_loop_params
 		ops[pair][side] = r.ops_per_sec;
 		cpu[pair][side] = r.cpu_ns_per_op;
 		c->lost_updates[side] += r.lost_updates;
+		c->lock_failures[side] += r.lock_failures;
 		lb_run_result_free(&r);
 	}
 	for (unsigned int pair = 0; pair < 2; pair++) {

@@ -34,6 +34,12 @@ static const struct lb_lock_ops *lock_or_die(const char *opt, const char *name)
 		lb_usage_error("--%s: lock '%s' does not exclude %s; accepted: an exclusive lock "
 			       "(see `lockbench list`)", opt, name,
 			       ops->flags & LB_LOCK_F_RCU ? "readers from writers" : "writers");
+	/* The kernel paths aim7 models take their locks unconditionally. */
+	if (ops->flags & LB_LOCK_F_FALLIBLE) {
+		lb_lock_names_without(names, sizeof(names), LB_LOCK_F_FALLIBLE);
+		lb_usage_error("--%s: lock '%s' can fail to lock, which aim7 does not handle; "
+			       "accepted: %s", opt, name, names);
+	}
 	return ops;
 }
 

@@ -301,11 +301,16 @@ static void print_counters(FILE *out, const struct lb_cell *c)
 
 static void print_flags_note(FILE *out, const struct lb_cell *c)
 {
-	uint64_t lost = 0, torn = 0;
+	uint64_t lost = 0, torn = 0, failed = 0;
 	for (unsigned int r = 0; r < c->nruns; r++) {
 		lost += c->runs[r].lost_updates;
 		torn += c->runs[r].torn_reads;
+		failed += c->runs[r].lock_failures;
 	}
+	/* Only a fallible lock (rqspinlock) can show this: others print as before. */
+	if (failed)
+		fprintf(out, "  (%llu failed acquisitions: timeout or deadlock reported)",
+			(unsigned long long)failed);
 	/* Expected of `none` and `busted`; a real lock showing it is broken. */
 	bool expected = c->ops->flags & (LB_LOCK_F_NOLOCK | LB_LOCK_F_BUSTED);
 	if (lost || torn)

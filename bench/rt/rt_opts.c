@@ -29,7 +29,8 @@ static const char *list_lock_names(char *buf, size_t len, bool shared_only)
 	const struct lb_lock_ops *const *table = lb_lock_table();
 	*buf = '\0';
 	for (size_t i = 0; i < lb_lock_count(); i++)
-		if ((table[i]->flags & LB_LOCK_F_EXCLUSIVE) && !(table[i]->flags & LB_LOCK_F_RCU) &&
+		if ((table[i]->flags & LB_LOCK_F_EXCLUSIVE) &&
+		    !(table[i]->flags & (LB_LOCK_F_RCU | LB_LOCK_F_FALLIBLE)) &&
 		    !table[i]->unsupported && (!shared_only || table[i]->init_shared))
 			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", *buf ? "," : "",
 				 table[i]->name);
@@ -43,6 +44,10 @@ static const struct lb_lock_ops *lock_or_die(const char *opt, const char *name)
 	if (!ops || !(ops->flags & LB_LOCK_F_EXCLUSIVE) || (ops->flags & LB_LOCK_F_RCU))
 		lb_usage_error("%s: '%s' is not an exclusive lock; accepted: %s", opt, name,
 			       list_lock_names(names, sizeof(names), false));
+	/* The allocator's list_lock is taken unconditionally (engines/slub). */
+	if (ops->flags & LB_LOCK_F_FALLIBLE)
+		lb_usage_error("%s: lock '%s' can fail to lock, which rt does not handle; "
+			       "accepted: %s", opt, name, list_lock_names(names, sizeof(names), false));
 	if (ops->unsupported)
 		lb_usage_error("%s: lock '%s' cannot run here: %s", opt, name, ops->unsupported);
 	return ops;

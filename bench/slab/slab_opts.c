@@ -43,6 +43,10 @@ static int parse_lock(const struct lb_opt *o, const char *arg, void *base)
 	if (!ops || !(ops->flags & LB_LOCK_F_EXCLUSIVE) || !ops->trylock ||
 	    (ops->flags & (LB_LOCK_F_BUSTED | LB_LOCK_F_NOLOCK | LB_LOCK_F_RCU)))
 		return -1;
+	/* The allocator takes its locks unconditionally (engines/slub). */
+	if (ops->flags & LB_LOCK_F_FALLIBLE)
+		lb_usage_error("--%s: lock '%s' can fail to lock, which slab does not handle; "
+			       "accepted: %s", o->name, arg, o->accepted);
 	if (ops->unsupported)
 		lb_usage_error("--%s: '%s' cannot run here: %s", o->name, arg, ops->unsupported);
 	((struct slab_args *)base)->cfg.lock = ops;
@@ -91,8 +95,8 @@ static const struct lb_opt slab_opts[] = {
 	  .help = "the per-CPU lock and the allocator's list_lock: an\n"
 		  "exclusive lock with trylock (default tas)",
 	  .parse = parse_lock, .invalid = "an exclusive lock with trylock",
-	  .accepted = "an exclusive lock with trylock from `lockbench list` (e.g. tas, ticket, "
-		      "pthread-mutex)" },
+	  .accepted = "an exclusive lock with trylock that cannot fail from `lockbench list` "
+		      "(e.g. tas, ticket, pthread-mutex)" },
 	{ .name = "cpu", .short_name = 'c', .kind = LB_OPT_CUSTOM, .arg = "N",
 	  .help = "pin to CPU N (default: the first CPU allowed)", .parse = parse_cpu, .min = 0,
 	  .max = CPU_SETSIZE - 1 },

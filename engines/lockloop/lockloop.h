@@ -55,6 +55,7 @@ struct lb_thread_result {
 	uint64_t window_ops;   /* ops done while every thread was running (fairness) */
 	uint64_t cpu_ns;
 	uint64_t start_ns, end_ns;
+	uint64_t lock_failures; /* LB_LOCK_F_FALLIBLE: acquisitions that failed */
 };
 
 struct lb_side_result {
@@ -79,6 +80,8 @@ struct lb_run_result {
 	struct lb_side_result side[LB_SIDES];
 	uint64_t lost_updates;     /* exclusive: increments missing from shared data */
 	uint64_t torn_reads;       /* rw: reader saw writers' fields disagree */
+	uint64_t lock_failures;    /* LB_LOCK_F_FALLIBLE locks: failed acquisitions
+				    * (deadlock reported, timeout); 0 for others */
 	struct lb_counter counters[LB_MAX_COUNTERS];
 	size_t ncounters;
 	char describe[LB_DESCRIBE_MAX];        /* ops->describe() of the run's lock, or "" */

@@ -127,12 +127,18 @@ static inline uint64_t xorshift64(uint64_t *s)
 	return *s = x;
 }
 
+/* Forced inline: each loop below gets its own copy, `fallible` folded. */
+#define LOOP_BODY static inline __attribute__((always_inline))
+
 /* The exclusive loop: kept separate from the mixed one so that the hot
- * path carries no per-op side choice. */
-LB_NOINLINE static uint64_t loop_exclusive(struct worker *w)
+ * path carries no per-op side choice.  fallible (a constant): take the lock
+ * with lock_fallible and count a failed acquisition (no critical section,
+ * no op) instead of calling lock(); false compiles to the plain loop. */
+LOOP_BODY uint64_t exclusive_body(struct worker *w, const bool fallible)
 {
 	struct run_ctx *ctx = w->ctx;
 	void (*lock)(void *, void *) = ctx->ops->lock;
+	int (*lock_fallible)(void *, void *) = ctx->ops->lock_fallible;
 	void (*unlock)(void *, void *) = ctx->ops->unlock;
 	void *l = ctx->lock, *tctx = w->tctx;
 	struct shared_line *data = ctx->data;
@@ -142,7 +148,7 @@ LB_NOINLINE static uint64_t loop_exclusive(struct worker *w)
 	struct lb_hist *hist = &w->hist[LB_SIDE_WRITE];
 	/* Ordered reads (lb_cycles_ordered), less no more than their floor. */
 	const uint64_t timer_cost = lb_cycles_ordered_floor();
-	uint64_t n = 0, sink = 0;
+	uint64_t n = 0, sink = 0, failures = 0;
 
 	bool in_window = false;
 	/* Relaxed: the flags only end the run and open the fairness window;
@@ -153,13 +159,24 @@ LB_NOINLINE static uint64_t loop_exclusive(struct worker *w)
 			in_window = true;
 			w->window_start_ops = n;
 		}
+		int failed = 0;
 		if (LB_UNLIKELY((n & mask) == 0)) {
 			uint64_t t0 = lb_cycles_ordered();
-			lock(l, tctx);
+			if (fallible)
+				failed = lock_fallible(l, tctx);
+			else
+				lock(l, tctx);
 			uint64_t dt = lb_cycles_ordered() - t0;
-			lb_hist_record(hist, dt > timer_cost ? dt - timer_cost : 0);
+			if (!failed)
+				lb_hist_record(hist, dt > timer_cost ? dt - timer_cost : 0);
+		} else if (fallible) {
+			failed = lock_fallible(l, tctx);
 		} else {
 			lock(l, tctx);
+		}
+		if (fallible && LB_UNLIKELY(failed)) {
+			failures++; /* not held: no critical section, no op */
+			continue;
 		}
 		cs_write(data, lines);
 		if (cs_iters)
@@ -170,9 +187,21 @@ LB_NOINLINE static uint64_t loop_exclusive(struct worker *w)
 		n++;
 	}
 	w->sink = sink;
+	w->res.lock_failures = failures;
 	if (!in_window)
 		w->window_start_ops = n; /* the window never opened: nothing in it */
 	return n;
+}
+
+LB_NOINLINE static uint64_t loop_exclusive(struct worker *w)
+{
+	return exclusive_body(w, false);
+}
+
+/* A lock whose acquisition can fail (LB_LOCK_F_FALLIBLE): failures counted. */
+LB_NOINLINE static uint64_t loop_exclusive_fallible(struct worker *w)
+{
+	return exclusive_body(w, true);
 }
 
 static void loop_mixed(struct worker *w)
@@ -263,7 +292,9 @@ static void *worker_main(void *arg)
 		atomic_store_explicit(&ctx->all_running, 1, memory_order_relaxed);
 	uint64_t cpu0 = lb_thread_cpu_ns();
 	if (!w->err) {
-		if (ctx->cfg->read_pct < 0)
+		if (ctx->cfg->read_pct < 0 && ctx->ops->lock_fallible)
+			w->res.ops[LB_SIDE_WRITE] = loop_exclusive_fallible(w);
+		else if (ctx->cfg->read_pct < 0)
 			w->res.ops[LB_SIDE_WRITE] = loop_exclusive(w);
 		else
 			loop_mixed(w);
@@ -323,6 +354,7 @@ static void summarize_run(const struct run_ctx *ctx, struct worker *w, unsigned 
 		if (per_thread)
 			per_thread[i] = (double)t->window_ops;
 		out->torn_reads += w[i].torn;
+		out->lock_failures += t->lock_failures;
 		if (out->threads)
 			out->threads[i] = *t;
 	}

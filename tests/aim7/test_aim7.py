@@ -275,6 +275,14 @@ def locks(d):
         if not lk["available"] or "busted" in flags or "nolock" in flags or "rcu" in flags:
             continue
         role = ("rwlock" if "rw" in flags else "mutex" if "sleeps" in flags else "spinlock")
+        if "fallible" in flags:
+            # A lock that can fail to lock (rqspinlock): aim7's kernel paths
+            # take theirs unconditionally, so it is refused in one line.
+            r = aim7(f"--{role}", lk["name"])
+            ok(r.returncode == 2 and r.stderr.count("\n") == 1 and f"--{role}" in r.stderr
+               and "accepted" in r.stderr,
+               f"{lk['name']} (fallible) as --{role}: refused in one line {short(r.stderr)}")
+            continue
         # --costs none: the lock families' exclusion is the point here, and
         # sizing (which only adds CPU burnt at fixed places) would make each
         # of these runs pass over 65 tests ten times first; the cli part and

@@ -11,6 +11,10 @@
  *                version 2 has init_shared are set here without the PSHARED
  *                flag, so a loader reading past a version-1 table would
  *                refuse the plugin (the flag check) instead.
+ *   OLD_V2       a version-2 plugin (before lock_fallible): likewise, it
+ *                loads and reads as "never fails to lock"; the bytes where
+ *                version 3 has lock_fallible are set without the FALLIBLE
+ *                flag.
  */
 #include "lb_plugin.h"
 
@@ -26,6 +30,15 @@ static void bad_lock(void *lock, void *tctx)
 	(void)tctx;
 }
 
+#if defined(OLD_V2)
+static int bad_lock_fallible(void *lock, void *tctx)
+{
+	(void)lock;
+	(void)tctx;
+	return 0;
+}
+#endif
+
 #if defined(BAD_MISSING)
 LB_PLUGIN_VISIBLE extern const unsigned int lb_plugin_abi_version;
 LB_PLUGIN_VISIBLE const unsigned int lb_plugin_abi_version = LB_PLUGIN_ABI_VERSION;
@@ -40,6 +53,9 @@ LB_PLUGIN_VISIBLE void (*const lb_bad_unused[2])(void) = { (void (*)(void))bad_i
 #elif defined(OLD_V1)
 #undef LB_PLUGIN_ABI_VERSION
 #define LB_PLUGIN_ABI_VERSION LB_PLUGIN_ABI_VERSION_V1
+#elif defined(OLD_V2)
+#undef LB_PLUGIN_ABI_VERSION
+#define LB_PLUGIN_ABI_VERSION LB_PLUGIN_ABI_VERSION_V2
 #endif
 LB_PLUGIN_EXPORT_OPS(
 #if defined(BAD_NAME)
@@ -47,6 +63,9 @@ LB_PLUGIN_EXPORT_OPS(
 #elif defined(OLD_V1)
 	.name = "old-v1",
 	.init_shared = bad_init, /* past a version-1 table: must not be read */
+#elif defined(OLD_V2)
+	.name = "old-v2",
+	.lock_fallible = bad_lock_fallible, /* past a version-2 table: must not be read */
 #else
 	.name = "bad-plugin",
 #endif

@@ -94,6 +94,12 @@ with tempfile.TemporaryDirectory() as tmp:
         rc, so, se = run([LOCKBENCH, "rt", "-P", "-L", PLUGINS[name], "-g", "1"], timeout=30)
         lbtap.ok(rc == 2 and se.count("\n") == 1 and "cannot be shared by processes" in se and
                  "ABI" not in se, f"rt -P refuses {name}: loaded, no init_shared (rc {rc}: {se.strip()})")
+    # A version-2 plugin (before lock_fallible) loads and never fails to lock:
+    # locktorture's --deadlock skips it (exit 77) rather than refusing it.
+    rc, so, se = run([TORTURE, "--type", PLUGINS["old-v2"], "--deadlock", "abba",
+                      "--duration", "1"], timeout=30)
+    lbtap.ok(rc == 77 and "skipped" in so and "ABI" not in se and "checks" not in se,
+             f"a version-2 plugin loads, without lock_fallible (rc {rc}: {se.strip()}{so.strip()})")
     missing = os.path.join(tmp, "nothere.so")
     rc, so, se = run([LOCKBENCH, "bench", "-l", missing, "-d", "20ms"])
     lbtap.ok(rc == 2 and "cannot be loaded" in se and se.count("\n") == 1,

@@ -58,6 +58,10 @@ enum lb_lock_flag {
 					  * stall */
 	LB_LOCK_F_PSHARED    = 1u << 14, /* init_shared present: the lock works
 					  * across processes (see init_shared) */
+	LB_LOCK_F_FALLIBLE   = 1u << 15, /* lock_fallible present: acquisition
+					  * can fail (deadlock detected, timeout);
+					  * callers either handle that through
+					  * lock_fallible or refuse the lock */
 };
 
 /* One named event counter a lock can report (for `lockbench bench --explain`). */
@@ -148,6 +152,18 @@ struct lb_lock_ops {
 	 * (Plugin ABI 2; a version-1 plugin reads as NULL here.)
 	 */
 	int (*init_shared)(void *lock);
+
+	/*
+	 * Lock, or fail: 0 (locked), EDEADLK (the lock saw that waiting would
+	 * never end: the caller already holds it, or holds what its holder
+	 * waits for) or ETIMEDOUT (it gave up waiting); on failure the lock is
+	 * not held and the caller must not unlock it.  NULL: lock() never
+	 * fails (every lock but the resilient ones).  LB_LOCK_F_FALLIBLE
+	 * mirrors presence.  Such a lock's plain lock() still acquires for
+	 * callers that cannot fail: it retries after a timeout and aborts the
+	 * process on a detected deadlock (a caller bug there).  (Plugin ABI 3.)
+	 */
+	int (*lock_fallible)(void *lock, void *tctx);
 };
 
 #endif /* LB_LOCK_OPS_H */
