@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define LB_PLUGIN_MAX 64
 
@@ -92,8 +93,14 @@ static const struct lb_lock_ops *load_locked(const char *path, char *err, size_t
 	/* RTLD_NOW: an unresolved symbol is an error here, not a crash mid-run.
 	 * RTLD_LOCAL: two plugins (HEAD and patched) may share internal names. */
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!h)
+	if (!h) {
+		/* dlopen searches the library path for a name without a '/', never
+		 * the current directory: name the fix when the file is right here. */
+		if (!strchr(path, '/') && access(path, F_OK) == 0)
+			return fail(err, len, "plugin '%s': a name without '/' is looked up in the "
+				    "library path, not here; accepted: ./%s or another path", path, path);
 		return fail(err, len, "plugin '%s': cannot be loaded: %s", path, dlerror());
+	}
 	const unsigned int *version = dlsym(h, LB_PLUGIN_SYM_VERSION);
 	const struct lb_lock_ops *ops = dlsym(h, LB_PLUGIN_SYM_OPS);
 	char why[512];

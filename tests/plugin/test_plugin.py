@@ -9,6 +9,7 @@ one bench; scripts/build-plugin builds such a pair from a tree; each bad
 plugin is refused with one line naming the problem and exit 2."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -104,6 +105,19 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, so, se = run([LOCKBENCH, "bench", "-l", missing, "-d", "20ms"])
     lbtap.ok(rc == 2 and "cannot be loaded" in se and se.count("\n") == 1,
              f"a missing file: one line, exit 2 (rc {rc}: {se.strip()})")
+    # A plugin in the current directory named without "./": dlopen looks in
+    # the library path only (meson test adds the build's directories to it,
+    # so a copy under a new name, and no LD_LIBRARY_PATH), and the line must
+    # name the fix.
+    here = os.path.join(tmp, "mine.so")
+    shutil.copy(PLUGINS["ticket-a"], here)
+    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    p = subprocess.run([os.path.abspath(LOCKBENCH), "bench", "-q", "-l", "mine.so", "-d", "20ms"],
+                       capture_output=True, text=True, timeout=60, cwd=tmp, env=env)
+    lbtap.ok(p.returncode == 2 and p.stderr.count("\n") == 1 and "./mine.so" in p.stderr and
+             "library path" in p.stderr,
+             f"a plugin here named without ./: one line naming ./mine.so (rc {p.returncode}: "
+             f"{p.stderr.strip()})")
     # Not an ELF object at all: dlopen refuses it; nothing of it runs.
     text = os.path.join(tmp, "script.so")
     with open(text, "w") as f:
