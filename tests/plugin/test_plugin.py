@@ -101,6 +101,18 @@ with tempfile.TemporaryDirectory() as tmp:
                       "--duration", "1"], timeout=30)
     lbtap.ok(rc == 77 and "skipped" in so and "ABI" not in se and "checks" not in se,
              f"a version-2 plugin loads, without lock_fallible (rc {rc}: {se.strip()}{so.strip()})")
+    # The shipped adapters of locks with a per-thread context: each thread's
+    # context set up by thread_init, mutual exclusion at 2 threads.
+    rc, so, se = bench([PLUGINS["qspinlock-a"], PLUGINS["mutex-a"]], ["--json", out])
+    cells = []
+    if rc == 0:
+        with open(out) as f:
+            cells = [(c["params"]["lock"], c["params"]["threads"], c["runs"][0]["lost_updates"])
+                     for c in json.load(f)["results"]]
+    lbtap.ok(rc == 0 and len(cells) == 4 and all(lost == 0 for _, _, lost in cells) and
+             {lock for lock, _, _ in cells} == {"qspinlock-a", "mutex-a"},
+             f"qspinlock and mutex adapters (per-thread context): 1 and 2 threads, no lost "
+             f"updates ({cells or se.strip()})")
     missing = os.path.join(tmp, "nothere.so")
     rc, so, se = run([LOCKBENCH, "bench", "-l", missing, "-d", "20ms"])
     lbtap.ok(rc == 2 and "cannot be loaded" in se and se.count("\n") == 1,
