@@ -2,6 +2,8 @@
 /* lb_opt.c - getopt tables, --help, defaults and value parsing from an option table. */
 #include "lb_opt.h"
 #include "lb_cli.h"
+#include "lb_time.h"
+#include "lb_work.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -281,4 +283,14 @@ bool lb_opt_given(const struct lb_opt_cmd *cmd, const struct lb_opt_seen *seen, 
 			return seen->given & (UINT64_C(1) << i);
 	fprintf(stderr, "%s: no option row --%s\n", cmd->name, name);
 	abort();
+}
+
+int lb_opt_parse_work(const struct lb_opt *o, const char *arg, void *base)
+{
+	struct lb_work_len *w = lb_opt_field(o, base);
+	size_t len = strlen(arg);
+	w->in_ns = !(len && arg[len - 1] >= '0' && arg[len - 1] <= '9');
+	if (!w->in_ns)
+		return lb_parse_u64(arg, 0, 1000000000, &w->value);
+	return lb_parse_duration_ns(arg, 1, 0, 100 * LB_NS_PER_MS, &w->value);
 }

@@ -156,6 +156,16 @@ static inline void *lb_opt_field(const struct lb_opt *o, void *base)
 	{ .name = "repeat", .short_name = 'r', .kind = LB_OPT_UINT, .arg = "N",               \
 	  .help = help_text, .def = default_text, .min = 1, .max = max_runs,                  \
 	  .invalid = "a valid count", .offset = LB_OPT_AT(T, field, unsigned int) }
+/* --cs and --par: "N" loop iterations, or "N<unit>" a time (ns, us, ms) into
+ * a struct lb_work_len (lib/lb_work.h); the command turns a time into
+ * iterations with lb_work_iters_for_ns() once it has parsed. */
+int lb_opt_parse_work(const struct lb_opt *o, const char *arg, void *base);
+#define LB_OPT_WORK_ACCEPTED                                                                \
+	"0..1000000000 loop iterations, or a time like 200ns, 5us, 1ms (at most 100ms)"
+#define LB_OPT_ROW_WORK(T, opt_name, field, help_text)                                     \
+	{ .name = opt_name, .kind = LB_OPT_CUSTOM, .arg = "WORK", .help = help_text,          \
+	  .parse = lb_opt_parse_work, .invalid = "a valid amount of work",                    \
+	  .accepted = LB_OPT_WORK_ACCEPTED, .offset = LB_OPT_AT(T, field, struct lb_work_len) }
 #define LB_OPT_ROW_HELP                                                                     \
 	{ .name = "help", .short_name = 'h', .kind = LB_OPT_HELP, .help = "this text" }
 #define LB_OPT_ROW_END { .name = NULL }

@@ -13,6 +13,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* A critical or parallel section length as given (--cs, --par): iterations,
+ * or ns to turn into iterations with lb_work_iters_for_ns(). */
+struct lb_work_len {
+	uint64_t value;
+	bool in_ns;
+	uint64_t iters; /* resolved after calibration */
+};
+
 /* Run `iters` iterations of the busy loop; returns a value to sink. */
 uint64_t lb_work(uint64_t iters);
 

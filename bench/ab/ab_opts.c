@@ -32,27 +32,12 @@ static const struct lb_lock_ops *resolve(const char *which, const char *name)
 	return ops;
 }
 
-/* --cs N, --par N: loop iterations (no times: a slice has no calibration). */
-static int parse_iters(const struct lb_opt *o, const char *arg, void *base)
-{
-	struct lb_work_len *w = lb_opt_field(o, base);
-	if (lb_parse_u64(arg, o->min, o->max, &w->value))
-		return -1;
-	w->iters = w->value;
-	return 0;
-}
-
 static int parse_pin(const struct lb_opt *o, const char *arg, void *base)
 {
 	return lb_pin_parse(arg, lb_opt_field(o, base)) ? -1 : 0;
 }
 
 #define T struct ab_args
-#define AB_ITERS_ROW(long_name, field, help_text)                                          \
-	{ .name = long_name, .kind = LB_OPT_CUSTOM, .arg = "N", .help = help_text,            \
-	  .parse = parse_iters, .min = 0, .max = 1000000000,                                  \
-	  .accepted = "0..1000000000 loop iterations",                                        \
-	  .offset = LB_OPT_AT(T, field, struct lb_work_len) }
 static const struct lb_opt ab_opts[] = {
 	{ .name = "threads", .short_name = 't', .kind = LB_OPT_UINT_LIST, .arg = "LIST",
 	  .help = "the cells' thread counts (default 1,NCPU)", .min = 1,
@@ -78,8 +63,9 @@ static const struct lb_opt ab_opts[] = {
 	  .help = "the paired figure: auto (default: cpu at 1 thread, wall above),\n"
 		  "wall (ns/op) or cpu (CPU ns/op: time a thread was not run costs nothing)",
 	  .def = "auto", .choices = metric_names, .offset = LB_OPT_AT(T, cfg.metric, int) },
-	AB_ITERS_ROW("cs", cfg.loop.cs, "critical-section work in loop iterations (default 0)"),
-	AB_ITERS_ROW("par", cfg.loop.par, "work outside the lock, iterations (default 0)"),
+	LB_OPT_ROW_WORK(T, "cs", cfg.loop.cs, "critical-section work: N loop iterations, or a\n"
+					      "time with unit ns/us/ms, as bench's (default 0)"),
+	LB_OPT_ROW_WORK(T, "par", cfg.loop.par, "work outside the lock, same units (default 0)"),
 	{ .name = "cs-lines", .kind = LB_OPT_UINT, .arg = "K",
 	  .help = "shared lines written per critical section (default 1)", .min = 0,
 	  .max = LB_LOOP_MAX_CS_LINES, .offset = LB_OPT_AT(T, cfg.loop.cs_lines, unsigned int) },
@@ -136,6 +122,10 @@ void lb_ab_parse(int argc, char **argv, struct lb_ab_config *cfg)
 	if (nlocks != 2)
 		lb_usage_error("needs two locks, A and B (names or plugin paths), got %d; see "
 			       "'lockbench ab --help'", nlocks);
+	/* Work given as a time: iterations, as bench does (calibrates once). */
+	struct lb_work_len *work[] = { &a.cfg.loop.cs, &a.cfg.loop.par };
+	for (size_t i = 0; i < 2; i++)
+		work[i]->iters = work[i]->in_ns ? lb_work_iters_for_ns(work[i]->value) : work[i]->value;
 	a.cfg.lock[LB_AB_A] = resolve("A", argv[seen.first_operand]);
 	a.cfg.lock[LB_AB_B] = resolve("B", argv[seen.first_operand + 1]);
 	int first_two[2];

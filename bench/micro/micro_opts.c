@@ -14,17 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* "N" = iterations, "N<unit>" = time (ns, us, ms): --cs and --par. */
-static int parse_work(const struct lb_opt *o, const char *arg, void *base)
-{
-	struct lb_work_len *w = lb_opt_field(o, base);
-	size_t len = strlen(arg);
-	w->in_ns = !(len && arg[len - 1] >= '0' && arg[len - 1] <= '9');
-	if (!w->in_ns)
-		return lb_parse_u64(arg, 0, 1000000000, &w->value);
-	return lb_parse_duration_ns(arg, 1, 0, 100 * LB_NS_PER_MS, &w->value);
-}
-
 static int parse_locks(const struct lb_opt *o, const char *arg, void *base)
 {
 	struct lb_micro_config *cfg = base;
@@ -89,8 +78,6 @@ static int parse_format(const struct lb_opt *o, const char *arg, void *base)
 	return 0;
 }
 
-#define WORK_ACCEPTED                                                                      \
-	"0..1000000000 loop iterations, or a time like 200ns, 5us, 1ms (at most 100ms)"
 #define T struct lb_micro_config
 static const struct lb_opt bench_opts[] = {
 	{ .name = "lock", .short_name = 'l', .kind = LB_OPT_CUSTOM, .arg = "LIST",
@@ -111,15 +98,9 @@ static const struct lb_opt bench_opts[] = {
 	  .unit_ns = LB_NS_PER_S, .min = 10 * LB_NS_PER_MS, .max = 3600 * LB_NS_PER_S,
 	  .invalid = "a valid duration", .accepted = "10ms..1h, e.g. 500ms, 2s, 1.5 (seconds)",
 	  .offset = LB_OPT_AT(T, loop.duration_ns, uint64_t) },
-	{ .name = "cs", .kind = LB_OPT_CUSTOM, .arg = "WORK",
-	  .help = "critical-section work: N loop iterations, or a time\n"
-		  "with unit ns/us/ms (default 0; at most 100ms)",
-	  .parse = parse_work, .invalid = "a valid amount of work", .accepted = WORK_ACCEPTED,
-	  .offset = LB_OPT_AT(T, loop.cs, struct lb_work_len) },
-	{ .name = "par", .kind = LB_OPT_CUSTOM, .arg = "WORK",
-	  .help = "parallel (outside the lock) work, same units (default 0)",
-	  .parse = parse_work, .invalid = "a valid amount of work", .accepted = WORK_ACCEPTED,
-	  .offset = LB_OPT_AT(T, loop.par, struct lb_work_len) },
+	LB_OPT_ROW_WORK(T, "cs", loop.cs, "critical-section work: N loop iterations, or a time\n"
+					"with unit ns/us/ms (default 0; at most 100ms)"),
+	LB_OPT_ROW_WORK(T, "par", loop.par, "parallel (outside the lock) work, same units (default 0)"),
 	{ .name = "cs-lines", .kind = LB_OPT_UINT, .arg = "K",
 	  .help = "shared cache lines written per critical section\n"
 		  "(default 1, with --read-pct 2; 0.." LB_OPT_STR(LB_LOOP_MAX_CS_LINES) ")",

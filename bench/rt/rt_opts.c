@@ -115,9 +115,9 @@ static const struct lb_opt rt_opts[] = {
 	  .help = "pipes instead of socketpairs (hackbench's -p; for\n"
 		  "cyclictest's -p PRIO use --priority PRIO)",
 	  .offset = LB_OPT_AT(T, cfg.pipe, bool) },
-	{ .name = "threads", .short_name = 'T', .kind = LB_OPT_FLAG,
+	{ .name = "load-threads", .short_name = 'T', .kind = LB_OPT_FLAG,
 	  .help = "the load as threads of this process (the default;\n"
-		  "hackbench -T)",
+		  "hackbench -T; --threads is bench's and ab's counts)",
 	  .offset = LB_OPT_AT(T, threads_mode, bool) },
 	{ .name = "process", .short_name = 'P', .kind = LB_OPT_FLAG,
 	  .help = "the load as processes (hackbench without -T): the\n"

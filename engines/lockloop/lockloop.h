@@ -20,19 +20,13 @@
 #include "lb_lock_ops.h"
 #include "lb_time.h"
 #include "lb_topo.h"
+#include "lb_work.h" /* struct lb_work_len */
 
 #define LB_LOOP_MAX_THREADS 1024
 #define LB_LOOP_MAX_CS_LINES 64
 
 /* How long threads may take to leave the loop after the stop flag. */
 #define LB_LOOP_STOP_GRACE_NS (UINT64_C(10) * LB_NS_PER_S)
-
-/* A critical or parallel section length: iterations, or ns to convert. */
-struct lb_work_len {
-	uint64_t value;
-	bool in_ns;
-	uint64_t iters; /* resolved after calibration */
-};
 
 /* What one run does: the workload's own options map onto these. */
 struct lb_loop_params {

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""test_option_vocabulary.py LOCKBENCH - the long options several commands
+share mean the same in each and take the same units (issue 41), checked
+from one table: each command's --help shows the option with the same
+argument, the same values parse (a run then stops at an unwritable --json,
+so nothing runs), the same bad value is refused in one line naming the
+option, and a short letter is the same everywhere except where a command
+follows the tool it imitates (rt: cyclictest's -t/-d, hackbench's -l).
+TAP output.
+"""
+import re
+import subprocess
+import sys
+
+from lbtap import diag, done, ok
+
+LB = sys.argv[1]
+OPERANDS = {"ab": ["tas", "ticket"]}
+NOWHERE = ["--json", "/nonexistent-dir/x.json"]
+# option: (argument, short letter or None, {command: short in that command},
+#          values every command accepts, a value every command refuses)
+SHARED = {
+    "--threads": ("LIST", "-t", {"bench": "-t", "ab": "-t"}, ["1,2", "1-4"], "0"),
+    "--duration": ("TIME", "-d", {"bench": "-d", "ab": "-d", "rt": "-D"}, ["500ms", "1.5"],
+                   "5parsecs"),
+    "--cs": ("WORK", None, {"bench": None, "ab": None}, ["100", "200ns", "5us"], "5x"),
+    "--par": ("WORK", None, {"bench": None, "ab": None}, ["0", "1us"], "-1"),
+    "--repeat": ("N", "-r", {"bench": "-r", "aim7": "-r", "rt": "-r", "slab": "-r"}, ["3"], "0"),
+    "--pin": ("POLICY", None, {"bench": None, "ab": None}, ["none", "compact"], "sideways"),
+    "--json": ("FILE", None, {c: None for c in ("bench", "ab", "aim7", "rt", "slab", "compare")},
+               [], None),
+    "--quiet": ("", "-q", {c: "-q" for c in ("bench", "ab", "aim7", "rt", "slab")}, [], None),
+}
+# Where a command imitates a tool, its short letters follow that tool's.
+IMITATED = {("rt", "--duration"): "cyclictest's -D"}
+
+
+def lb(args):
+    return subprocess.run([LB] + args, capture_output=True, text=True, timeout=60)
+
+
+helps = {}
+for opt, (arg, short, cmds, good, bad) in SHARED.items():
+    for cmd, cmd_short in cmds.items():
+        if cmd not in helps:
+            helps[cmd] = lb([cmd, "--help"]).stdout
+        line = next((l for l in helps[cmd].splitlines() if re.search(r"(^|, )" + opt +
+                                                                   r"( |$)", l.strip())), "")
+        want = (cmd_short + ", " if cmd_short else "") + opt + (" " + arg if arg else "")
+        imitated = IMITATED.get((cmd, opt))
+        ok(line.strip().startswith(want) and (cmd_short == short or imitated),
+           "%s %s: --help shows '%s'%s" % (cmd, opt, want,
+                                           " (%s)" % imitated if imitated else ""))
+        for value in good:
+            r = lb([cmd] + OPERANDS.get(cmd, []) + [opt, value] + NOWHERE)
+            if not ok(r.returncode == 2 and "--json" in r.stderr and opt not in r.stderr,
+                      "%s %s %s: accepted" % (cmd, opt, value)):
+                diag(r.stderr)
+        if bad is not None:
+            r = lb([cmd] + OPERANDS.get(cmd, []) + [opt, bad] + NOWHERE)
+            lines = r.stderr.strip().splitlines()
+            ok(r.returncode == 2 and len(lines) == 1 and opt in lines[0] and "accepted" in lines[0],
+               "%s %s %s: refused in one line naming %s" % (cmd, opt, bad, opt))
+# A long name that means one thing: rt's load-as-threads flag is not --threads.
+r = lb(["rt", "--threads"])
+ok(r.returncode == 2 and "--threads" in r.stderr,
+   "rt --threads: refused (the load as threads is -T/--load-threads)")
+done()
