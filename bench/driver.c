@@ -7,6 +7,7 @@
 #include "workload.h"
 #include "lb_cli.h"
 #include "lb_stop.h"
+#include "lb_steal.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -100,7 +101,11 @@ int lb_driver_run(const struct lb_workload *w, int argc, char **argv)
 	run.rec.runnable_before = w->runnable_before ? lb_runnable_others() : -1;
 	lb_hostinfo_get(&run.rec.host); /* static facts: the run's headers print them */
 
+	/* Steal time over the run: vCPUs a hypervisor took away (the reports
+	 * print it when it is not zero). */
+	int64_t steal_before = lb_steal_ticks_now();
 	int run_failed = w->run(&run);
+	run.rec.steal_s = lb_steal_seconds(steal_before, lb_steal_ticks_now());
 	if (w->signals == LB_SIGNALS_FINISH)
 		hold_stop_signals();
 	run.rec.interrupted_by = lb_stop_signal();

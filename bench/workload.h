@@ -69,6 +69,8 @@ struct lb_run_record {
 	double runnable_before;    /* other threads runnable before the run (when the
 				    * descriptor asks); < 0 unknown or not asked */
 	int interrupted_by;        /* the signal that ended the run early; 0 none */
+	double steal_s;            /* steal time over the run stage, s, all CPUs together
+				    * (lib/lb_steal.h); < 0 unknown */
 	struct lb_hostinfo host;   /* read before the run stage */
 };
 

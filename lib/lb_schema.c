@@ -2,6 +2,7 @@
 /* lb_schema.c - the common head of every result file (see lb_schema.h). */
 #include "lb_schema.h"
 
+#include "lb_cpulist.h"
 #include "lb_hostinfo.h"
 #include "lb_json.h"
 #include "lb_stats.h"
@@ -30,6 +31,41 @@ const struct lb_metric_desc *lb_schema_metric(const struct lb_workload_schema *s
 	return NULL;
 }
 
+/* First line of a sysfs file, without its newline; "" where unreadable. */
+static void read_sysfs(const char *path, char *buf, size_t len)
+{
+	FILE *fp = fopen(path, "re");
+	buf[0] = '\0';
+	if (fp && !fgets(buf, (int)len, fp))
+		buf[0] = '\0';
+	if (fp)
+		fclose(fp);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* "numa_cpus": {"0": "0-3", "1": "4-7", ...}: each online node's CPUs as
+ * /sys/devices/system/node says (which CPU is on which node); {} where
+ * that is unreadable.  Node numbers may have gaps ("online": "0,2"). */
+static void write_numa_cpus(struct lb_json *j)
+{
+	char text[4096], path[96], key[16];
+	cpu_set_t nodes;
+	lb_json_key(j, "numa_cpus");
+	lb_json_object_begin(j);
+	read_sysfs("/sys/devices/system/node/online", text, sizeof(text));
+	if (lb_cpulist_parse(text, &nodes) == 0) {
+		for (int node = 0; node < CPU_SETSIZE; node++) {
+			if (!CPU_ISSET(node, &nodes))
+				continue;
+			snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
+			read_sysfs(path, text, sizeof(text));
+			snprintf(key, sizeof(key), "%d", node);
+			lb_json_kv_string(j, key, text);
+		}
+	}
+	lb_json_object_end(j);
+}
+
 void lb_schema_write_host(struct lb_json *j, const struct lb_hostinfo *h)
 {
 	lb_json_key(j, "host");
@@ -38,6 +74,7 @@ void lb_schema_write_host(struct lb_json *j, const struct lb_hostinfo *h)
 	lb_json_kv_int(j, "cpus_online", h->ncpus_online);
 	lb_json_kv_int(j, "cpus_allowed", h->ncpus_allowed);
 	lb_json_kv_int(j, "numa_nodes", h->numa_nodes);
+	write_numa_cpus(j);
 	lb_json_kv_string(j, "kernel", h->kernel);
 	lb_json_kv_string(j, "hostname", h->hostname);
 	lb_json_kv_string(j, "compiler", h->compiler);

@@ -186,9 +186,12 @@ struct lb_torture_run {
 	_Atomic bool warned_write_held, warned_read_held, warned_reader, warned_holders;
 	_Atomic bool warned_plain;
 	_Atomic bool warned_boost, warned_fifo;
+	_Atomic bool warned_false_deadlock;      /* a fallible lock reported EDEADLK */
+	_Atomic long lock_timeouts;              /* a fallible lock's ETIMEDOUT, retried */
 	_Atomic uint64_t first_fail_ns;          /* ns after start_ns + 1; 0 = none */
 
 	uint64_t start_ns;                       /* CLOCK_MONOTONIC at "go" */
+	int64_t steal_start;                     /* /proc/stat steal ticks at "go"; -1 unknown */
 	/* The stall tracker's longest wait, for the summary (main thread only). */
 	uint64_t longest_wait_ns;
 	long long longest_wait_others;

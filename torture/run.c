@@ -17,6 +17,7 @@
 #include "workers.h"
 #include "lb_cpulist.h"
 #include "lb_registry.h"
+#include "lb_steal.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -215,6 +216,11 @@ static int verdict(struct lb_torture_run *run, int errors, bool hard_fail)
 			    "times meanwhile); --stall_secs %d", (double)run->longest_wait_ns / LB_NS_PER_S,
 			    lb_torture_role(t), t->id, lb_torture_role(t), run->longest_wait_others, run->cfg.stall_secs);
 		}
+		/* vCPUs the hypervisor took: waits and stalls above include them. */
+		double steal = lb_steal_seconds(run->steal_start, lb_steal_ticks_now());
+		if (steal > 0)
+			say(run, "", "steal time: %.2f s over the test (all CPUs): the hypervisor ran "
+			    "other work on these vCPUs, and the waits above include it", steal);
 		say(run, "", "trylock: %d%% of acquisitions tried, granted writers=%ld readers=%ld%s",
 		    run->cfg.trylock_pct, tw, tr,
 		    run->ops->trylock ? "" : " (this lock has no trylock)");
@@ -520,6 +526,7 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 	}
 	raise_monitor();
 	run->start_ns = lb_torture_now_ns();
+	run->steal_start = lb_steal_ticks_now();
 	if (setup_failed)
 		atomic_store_explicit(&run->stop, true, memory_order_relaxed);
 	/* Release: workers that see go also see start_ns. */

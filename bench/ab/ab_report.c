@@ -10,6 +10,7 @@
 #include "lb_hostinfo.h"
 #include "lb_stats.h"
 #include "lb_json.h"
+#include "lb_steal.h"
 #include "lb_work.h"
 
 #include <math.h>
@@ -129,6 +130,7 @@ void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg,
 		LB_AB_PLACEMENT_RATIO, n ? cells[0].alpha : LB_AB_ALPHA, LB_AB_ALPHA, n);
 	if (rec->interrupted_by)
 		fprintf(out, "# interrupted: the blocks finished before the signal\n");
+	lb_steal_note(out, "# ", rec->steal_s);
 	fprintf(out, "%-32s| COUNT |        MIN |        MAX |       MEAN |     MEDIAN |     STDDEV "
 		"| DIRECTION\n%s\n", "LABEL", RULE);
 	for (size_t i = 0; i < n; i++) {
@@ -287,6 +289,7 @@ void lb_ab_report_json(FILE *out, const struct lb_ab_config *cfg,
 	lb_json_kv_uint(&j, "cs_lines", cfg->loop.cs_lines);
 	lb_json_kv_double(&j, "load_before", rec->load_before);
 	lb_json_kv_double(&j, "runnable_before", rec->runnable_before);
+	lb_steal_json(&j, rec->steal_s);
 	lb_json_kv_double(&j, "elapsed_s", res->elapsed_s);
 	lb_json_object_end(&j);
 	lb_json_key(&j, "results");

@@ -10,6 +10,7 @@
 #include "lb_progress.h"
 #include "lb_paired.h"
 #include "lb_stats.h"
+#include "lb_steal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -334,6 +335,7 @@ static int aim7_report(struct lb_run *run)
 		aim_costs_write(run->file[0].fp, res->costs);
 		return 0;
 	}
+	lb_steal_note(run->out, "# ", run->rec.steal_s);
 	if (run->file[0].fp)
 		aim_write_json(run->file[0].fp, &res->sized, &run->rec, res->cells, res->ncells);
 	return 0;

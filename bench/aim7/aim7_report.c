@@ -10,6 +10,7 @@
 #include "lb_json.h"
 #include "lb_schema.h"
 #include "lb_stats.h"
+#include "lb_steal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +240,7 @@ void aim_write_json(FILE *out, const struct aim_config *cfg, const struct lb_run
 	json_costs(&j, cfg);
 	if (lb_load_average_at_start() >= 0)
 		lb_json_kv_double(&j, "load_average_before", lb_load_average_at_start());
+	lb_steal_json(&j, rec->steal_s);
 	lb_json_object_end(&j);
 
 	lb_json_key(&j, "results");

@@ -65,6 +65,7 @@ struct lb_rt_facts {
 	bool mlocked;
 	int mlock_errno;
 	int dma_latency_fd;          /* /dev/cpu_dma_latency held at 0 us, or -1 */
+	double steal_s;              /* steal time over the run stage, s; < 0 unknown */
 };
 
 /* One RT thread's measures over a run (or merged over repeats). */

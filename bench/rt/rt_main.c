@@ -8,6 +8,7 @@
 #include "rt.h"
 #include "workload.h"
 #include "lb_progress.h"
+#include "lb_steal.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -151,6 +152,8 @@ static int rt_report(struct lb_run *run)
 {
 	const struct lb_rt_config *cfg = run->cfg;
 	struct rt_results *res = run->results;
+	res->facts.steal_s = run->rec.steal_s;
+	lb_steal_note(run->out, "# ", run->rec.steal_s);
 	if (run->file[0].fp)
 		lb_rt_write_json(run->file[0].fp, cfg, &res->facts, res->runs, res->done, res->merged,
 				 cfg->rt_threads, false);

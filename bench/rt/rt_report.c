@@ -10,6 +10,7 @@
 #include "lb_hostinfo.h"
 #include "lb_json.h"
 #include "lb_schema.h"
+#include "lb_steal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -834,6 +835,7 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 	lb_json_kv_string(&j, "preemption", f->preempt_model);
 	if (lb_load_average_at_start() >= 0)
 		lb_json_kv_double(&j, "load_average_before", lb_load_average_at_start());
+	lb_steal_json(&j, f->steal_s);
 	lb_json_kv_int(&j, "sched_rt_runtime_us", f->rt_runtime_us);
 	lb_json_kv_int(&j, "sched_rt_period_us", f->rt_period_us);
 	lb_json_kv_string(&j, "clocksource", f->clocksource);

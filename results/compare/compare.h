@@ -48,6 +48,8 @@ struct lb_cmp_report {
 	const char *side_selector[LB_CMP_MAX_SIDES];
 	/* The 1-minute load average before the side's runs; < 0: not recorded. */
 	double side_load[LB_CMP_MAX_SIDES];
+	/* Steal time over the side's run (config.steal_s, s); < 0: not recorded. */
+	double side_steal[LB_CMP_MAX_SIDES];
 	bool side_interrupted[LB_CMP_MAX_SIDES]; /* the file says "interrupted": true */
 	/* Cache-line round trips the side's runs saw (min, median, max ns; < 0:
 	 * not recorded): see lb_rfile and lib/lb_c2c.h. */
@@ -68,6 +70,11 @@ struct lb_cmp_report {
  * mean the machine was busier for one file than for the other. */
 #define LB_CMP_LOAD_MOVED_ABS 0.5
 #define LB_CMP_LOAD_MOVED_FRAC 0.5
+
+/* Steal times (s) further apart than this plus this fraction of the lower
+ * one: a hypervisor took more of the vCPUs from one run than the other. */
+#define LB_CMP_STEAL_MOVED_ABS 0.5
+#define LB_CMP_STEAL_MOVED_FRAC 0.5
 
 /* Summaries and tests of every group. */
 void lb_cmp_compute(struct lb_cmp_report *r);

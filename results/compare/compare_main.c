@@ -417,6 +417,7 @@ static void build_results(const struct cmp_opts *o, struct lb_cmp_report *r,
 		r->side_interrupted[i] = sides[i]->interrupted;
 		lb_rfile_c2c_range(sides[i], member[i], &c2c[0], &c2c[1], &c2c[2]);
 		r->side_load[i] = sides[i]->load_average;
+		r->side_steal[i] = sides[i]->steal_s;
 	}
 	const struct lb_workload_schema *s = files[0].schema;
 	static char schema_full[128];
@@ -557,7 +558,7 @@ static int lb_cmd_compare(int argc, char **argv)
 	check_outputs(&o);
 	r.confidence = o.confidence;
 	for (size_t i = 0; i < LB_CMP_MAX_SIDES; i++)
-		r.side_load[i] = -1; /* plain numbers: not recorded */
+		r.side_load[i] = r.side_steal[i] = -1; /* plain numbers: not recorded */
 	if (!o.column)
 		load_files(&o, files, &within, &within_storage);
 	set_labels(&o, within, &r, labels);

@@ -133,7 +133,7 @@ static void row(FILE *out, const char *label, const char *cols[7], const char *d
 	fprintf(out, "%.*s\n", (int)len, line);
 }
 
-#define MAX_WARNINGS (2 * LB_CMP_MAX_SIDES)
+#define MAX_WARNINGS (3 * LB_CMP_MAX_SIDES)
 #define WARNING_LEN 320
 
 /* The machine moved between (A) and another side: the round trips (the host
@@ -158,6 +158,15 @@ static size_t machine_warnings(const struct lb_cmp_report *r, char out[][WARNING
 			snprintf(out[n++], WARNING_LEN,
 				 "(A) and (%c) started at load averages %.2f and %.2f: other work "
 				 "shared the machine with one of them, so differences may be the "
+				 "machine's, not the lock's", letters[i], a, x);
+	}
+	for (size_t i = 1; i < r->nsides; i++) {
+		double a = r->side_steal[0], x = r->side_steal[i];
+		if (a >= 0 && x >= 0 &&
+		    fabs(x - a) > LB_CMP_STEAL_MOVED_ABS + LB_CMP_STEAL_MOVED_FRAC * fmin(a, x))
+			snprintf(out[n++], WARNING_LEN,
+				 "(A) and (%c) saw steal times of %.2f and %.2f s: a hypervisor took "
+				 "more of the vCPUs from one of them, so differences may be the "
 				 "machine's, not the lock's", letters[i], a, x);
 	}
 	return n;
@@ -205,17 +214,19 @@ void lb_cmp_write_table(FILE *out, const struct lb_cmp_report *r)
 	}
 	fputc('\n', out);
 	for (size_t i = 0; i < r->nsides; i++) {
-		char c2c[96] = "", load[48] = "", sel[300] = "";
+		char c2c[96] = "", load[48] = "", steal[48] = "", sel[300] = "";
 		if (r->side_c2c[i][1] > 0)
 			snprintf(c2c, sizeof(c2c), "; cache-line round trip %.0f ns (%.0f-%.0f)",
 				 r->side_c2c[i][1], r->side_c2c[i][0], r->side_c2c[i][2]);
 		if (r->side_load[i] >= 0)
 			snprintf(load, sizeof(load), "; load average %.2f before", r->side_load[i]);
+		if (r->side_steal[i] > 0)
+			snprintf(steal, sizeof(steal), "; steal %.2f s", r->side_steal[i]);
 		if (r->side_selector[i])
 			snprintf(sel, sizeof(sel), ", the cells with %s", r->side_selector[i]);
-		fprintf(out, "(%c) %s: %s%s%s%s%s\n", letters[i], r->side_label[i], r->side_path[i],
+		fprintf(out, "(%c) %s: %s%s%s%s%s%s\n", letters[i], r->side_label[i], r->side_path[i],
 			sel, r->side_interrupted[i] ? " (interrupted run: the cells it finished)" : "",
-			c2c, load);
+			c2c, load, steal);
 	}
 	char warning[MAX_WARNINGS][WARNING_LEN];
 	size_t nwarnings = machine_warnings(r, warning);
@@ -266,6 +277,9 @@ void lb_cmp_write_json(FILE *out, const struct lb_cmp_report *r)
 			lb_json_double(&j, r->side_load[i]);
 		else
 			lb_json_null(&j);
+		/* Only where there was steal: older readers' files stay as they were. */
+		if (r->side_steal[i] > 0)
+			lb_json_kv_double(&j, "steal_s", r->side_steal[i]);
 		/* {min, median, max} ns of the runs' round trips, or null. */
 		lb_json_key(&j, "c2c_ns");
 		if (r->side_c2c[i][1] > 0) {

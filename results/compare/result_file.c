@@ -263,6 +263,8 @@ static int load_root(struct lb_rfile *f, const char *path, const json_error_t *j
 	f->c2c_median = c2c[1];
 	f->c2c_max = c2c[2];
 	f->load_average = read_load_average(config);
+	const json_t *steal = json_object_get(config, "steal_s");
+	f->steal_s = json_is_number(steal) && json_number_value(steal) >= 0 ? json_number_value(steal) : -1;
 	f->ncells = json_array_size(results);
 	f->cells = calloc(f->ncells ? f->ncells : 1, sizeof(*f->cells));
 	if (!f->cells)

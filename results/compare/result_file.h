@@ -40,6 +40,9 @@ struct lb_rfile {
 	 * config.load_average_before or ab's config.load_before; < 0 when the
 	 * file has none (aim7, rt, older files). */
 	double load_average;
+	/* Steal time over the run, s (config.steal_s: bench, ab, aim7, rt); < 0
+	 * when the file has none (older files). */
+	double steal_s;
 	struct lb_rcell *cells;
 	size_t ncells;
 	json_t *varying;       /* lb_rfile_varying_keys() of this file alone */

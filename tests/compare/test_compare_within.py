@@ -218,4 +218,24 @@ with tempfile.TemporaryDirectory() as tmp:
     ok(r.returncode == 0 and sum("load average" in ln and "WARNING" in ln
                                  for ln in r.stdout.splitlines()) == 1,
        "an ab-style config.load_before is read too")
+
+    # 6. Steal time (config.steal_s, issue 37): a warning when two runs saw
+    # markedly different steal; nothing printed where both had none.
+    for name, doc, steal in (("nosteal.json", pre, 0.0), ("stolen.json", post, 4.25),
+                             ("little.json", post, 0.3)):
+        d = copy.deepcopy(doc)
+        d["config"]["steal_s"] = steal
+        write(os.path.join(tmp, name), d)
+    r = run(["nosteal.json", "stolen.json", "--json", js], tmp)
+    warn = [ln for ln in r.stdout.splitlines() if "WARNING" in ln and "steal" in ln]
+    doc = json.load(open(js)) if r.returncode == 0 else {}
+    ok(r.returncode == 0 and len(warn) == 1 and "0.00 and 4.25 s" in warn[0] and
+       "; steal 4.25 s" in r.stdout and
+       [s.get("steal_s") for s in doc.get("sides", [])] == [None, 4.25] and
+       any("steal" in w for w in doc.get("warnings", [])),
+       f"steal 0 and 4.25 s: one warning, the side line and JSON say it ({warn})")
+    r = run(["nosteal.json", "little.json"], tmp)
+    ok(r.returncode == 0 and
+       not [ln for ln in r.stdout.splitlines() if "WARNING" in ln and "steal" in ln],
+       "steal 0 and 0.3 s (within 0.5 s + 50 %): no warning")
 done()
