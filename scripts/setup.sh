@@ -9,7 +9,8 @@ set -euo pipefail
 LB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LB_PACKAGES=(meson ninja-build gcc g++ clang binutils pkg-config python3 liburcu-dev libnuma-dev libhwloc-dev
 	libck-dev libjansson-dev libgsl-dev gnuplot-nox libbenchmark-tools python3-scipy pigz xz-utils zstd
-	scdoc systemtap-sdt-dev bpftrace spin rt-tests)
+	scdoc systemtap-sdt-dev bpftrace spin rt-tests
+	qemu-system-x86 linux-image-amd64 busybox-static) # the last three: scripts/vm-check
 
 lb_install_packages() {
 	local missing=() installed
