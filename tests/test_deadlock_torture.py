@@ -48,12 +48,18 @@ def scenario_callers(lockbench, torture, preload):
         ok(one_line_refusal(rc, out, err, option),
            "%s refuses a fallible lock in one line naming %s (rc %s: %s)"
            % (argv[0], option, rc, err.strip()[:120]))
-    env = dict(os.environ, LOCKBENCH_LOCK="rqspinlock", LD_PRELOAD=preload)
-    p = subprocess.run(["/bin/true"], env=env, capture_output=True, text=True, timeout=60)
-    lines = p.stderr.strip().splitlines()
-    ok(p.returncode == 2 and len(lines) == 1 and "LOCKBENCH_LOCK" in lines[0]
-       and "accepted" in lines[0], "the preload refuses LOCKBENCH_LOCK=rqspinlock in one "
-       "line (rc %s)" % p.returncode)
+    if preload == "-":
+        # A sanitizer build: its runtime must come first in a process and
+        # intercepts pthread itself, so nothing can be preloaded before it
+        # (tests/preload skips there too); build/ checks the refusal.
+        ok(True, "# SKIP the preload's refusal: not in a sanitizer build")
+    else:
+        env = dict(os.environ, LOCKBENCH_LOCK="rqspinlock", LD_PRELOAD=preload)
+        p = subprocess.run(["/bin/true"], env=env, capture_output=True, text=True, timeout=60)
+        lines = p.stderr.strip().splitlines()
+        ok(p.returncode == 2 and len(lines) == 1 and "LOCKBENCH_LOCK" in lines[0]
+           and "accepted" in lines[0], "the preload refuses LOCKBENCH_LOCK=rqspinlock in one "
+           "line (rc %s)" % p.returncode)
     for lock in ("qspinlock", "mutex"):
         rc, out, err = run_cmd([torture, "--type", lock, "--deadlock", "abba", "--duration",
                                 "1"], timeout=60)

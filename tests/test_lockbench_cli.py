@@ -282,16 +282,19 @@ def check_interrupt(outdir):
     # sanitizer build's slow thread teardown (2.6 s under TSan here).
     p = subprocess.Popen([LB, "bench", "--lock", "tas", "--threads", "1", "--duration", "30s",
                           "--json", js], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    # Signal once the first (5 s) run has begun, as its progress line says:
-    # a fixed sleep can land before the handlers exist in a slow (sanitizer)
-    # build, which is not what this checks.
-    seen, deadline = b"", time.monotonic() + 20
-    while b"run 1/1" not in seen and time.monotonic() < deadline:
-        if select.select([p.stderr], [], [], 0.5)[0]:
-            chunk = os.read(p.stderr.fileno(), 4096)
-            if not chunk:
+    # Signal once the run's threads exist (the c2c probe's or the run's:
+    # the handlers are in place by then).  A fixed sleep can land before
+    # the handlers exist in a slow (sanitizer) build, which is not what this
+    # checks; and off a terminal the progress says a step only when it is
+    # done, 30 s later.
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and p.poll() is None:
+        try:
+            if len(os.listdir(f"/proc/{p.pid}/task")) > 1:
                 break
-            seen += chunk
+        except OSError:
+            break
+        time.sleep(0.05)
     time.sleep(0.2)
     t0 = time.monotonic()
     p.send_signal(signal.SIGINT)

@@ -340,9 +340,15 @@ static void test_pop_window(const struct lb_lock_ops *lock)
 	bool timer_ok = start_timer(50000, &tm);
 	sigset_t all, old;
 	sigfillset(&all);
-	const int rounds = 32;
-	uint64_t emptied = 0;
-	for (int i = 0; i < rounds; i++) {
+	/* At least 32 rounds, and on until a handler has emptied the slot in
+	 * the window (it lands there in its drain phase as often as in its
+	 * fill phase: 32 rounds once saw 15 restarts and no emptied slot), at
+	 * most 1024 rounds or 2 s. */
+	const int min_rounds = 32, max_rounds = 1024;
+	uint64_t emptied = 0, give_up = lb_now_ns() + 2 * LB_NS_PER_S;
+	int rounds = 0;
+	for (int i = 0; i < max_rounds && (i < min_rounds || (!emptied && lb_now_ns() < give_up));
+	     i++, rounds++) {
 		pthread_sigmask(SIG_BLOCK, &all, &old); /* the handler stays out of the drain */
 		lb_stock_drain(&sc.s, &sc.t);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
