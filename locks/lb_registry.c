@@ -101,12 +101,15 @@ int lb_registry_check(FILE *err)
 	return bad;
 }
 
-void lb_lock_names(char *buf, size_t len, bool include_unsupported)
+/* Comma-separated names of the locks that pass: unsupported ones only with
+ * include_unsupported, none with a flag of `without`. */
+static void names_matching(char *buf, size_t len, bool include_unsupported, unsigned int without)
 {
 	size_t used = 0;
 	buf[0] = '\0';
 	for (size_t i = 0; i < lb_lock_count(); i++) {
-		if (lb_locks[i]->unsupported && !include_unsupported)
+		if ((lb_locks[i]->unsupported && !include_unsupported) ||
+		    (lb_locks[i]->flags & without))
 			continue;
 		int n = snprintf(buf + used, len - used, "%s%s", used ? "," : "",
 				 lb_locks[i]->name);
@@ -116,19 +119,14 @@ void lb_lock_names(char *buf, size_t len, bool include_unsupported)
 	}
 }
 
+void lb_lock_names(char *buf, size_t len, bool include_unsupported)
+{
+	names_matching(buf, len, include_unsupported, 0);
+}
+
 void lb_lock_names_without(char *buf, size_t len, unsigned int flags)
 {
-	size_t used = 0;
-	buf[0] = '\0';
-	for (size_t i = 0; i < lb_lock_count(); i++) {
-		if (lb_locks[i]->unsupported || (lb_locks[i]->flags & flags))
-			continue;
-		int n = snprintf(buf + used, len - used, "%s%s", used ? "," : "",
-				 lb_locks[i]->name);
-		if (n < 0 || (size_t)n >= len - used)
-			break;
-		used += (size_t)n;
-	}
+	names_matching(buf, len, false, flags);
 }
 
 bool lb_lock_in_default_runs(const struct lb_lock_ops *o)
