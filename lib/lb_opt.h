@@ -152,6 +152,12 @@ static inline void *lb_opt_field(const struct lb_opt *o, void *base)
 #define LB_OPT_ROW_QUIET(T, field)                                                          \
 	{ .name = "quiet", .short_name = 'q', .kind = LB_OPT_FLAG,                            \
 	  .help = "no progress lines on stderr", .offset = LB_OPT_AT(T, field, bool) }
+/* --wide: every column in the table; the default table fits LB_WIDTH (lb_wrap.h). */
+#define LB_OPT_ROW_WIDE(T, field)                                                           \
+	{ .name = "wide", .kind = LB_OPT_FLAG,                                                \
+	  .help = "every column in the table (default: the columns that\n"                   \
+		  "fit 100 columns; JSON and CSV keep every figure)",                           \
+	  .offset = LB_OPT_AT(T, field, bool) }
 #define LB_OPT_ROW_REPEAT(T, field, max_runs, default_text, help_text)                      \
 	{ .name = "repeat", .short_name = 'r', .kind = LB_OPT_UINT, .arg = "N",               \
 	  .help = help_text, .def = default_text, .min = 1, .max = max_runs,                  \

@@ -2,6 +2,7 @@
 /* lb_steal.c - /proc/stat's steal time (see lb_steal.h). */
 #include "lb_steal.h"
 #include "lb_json.h"
+#include "lb_wrap.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -63,10 +64,13 @@ double lb_steal_seconds(int64_t before, int64_t after)
 
 void lb_steal_note(FILE *out, const char *prefix, double steal_s)
 {
+	char cont[32];
+	/* Wrapped to LB_WIDTH: each further line is the prefix and two spaces. */
+	snprintf(cont, sizeof(cont), "%s  ", prefix);
 	if (steal_s > 0)
-		fprintf(out, "%ssteal time: %.2f s over the run (all CPUs): the hypervisor ran other "
-			"work on these vCPUs, so lock holders and waiters stalled unseen (FIFO "
-			"spinlocks suffer most); figures vary between runs\n", prefix, steal_s);
+		lb_wrapf(out, cont, "%ssteal time: %.2f s over the run (all CPUs): the hypervisor ran "
+			 "other work on these vCPUs, so lock holders and waiters stalled unseen (FIFO "
+			 "spinlocks suffer most); figures vary between runs", prefix, steal_s);
 }
 
 void lb_steal_json(struct lb_json *j, double steal_s)

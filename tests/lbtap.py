@@ -49,6 +49,23 @@ def skip_all(reason):
     sys.exit(0)
 
 
+def unwrap(text):
+    """text with the lines lib/lb_wrap.c broke to fit 100 columns joined
+    again: a line starting "#   " continues the "# " line above it, and one
+    starting with exactly four spaces and no "|" (not a table row) continues
+    the line above it, except bench --explain's own "    counters" lines."""
+    out = []
+    for line in text.splitlines():
+        if out and line.startswith("#   "):
+            out[-1] += " " + line[4:].lstrip()
+        elif (out and line.startswith("    ") and line[4:5].strip() and "|" not in line and
+              not line.startswith("    counters")):
+            out[-1] += " " + line.lstrip()
+        else:
+            out.append(line)
+    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
+
+
 def run_cmd(argv, timeout=120):
     """(exit status, stdout, stderr) of argv; (-1, "", "timed out") past timeout."""
     try:

@@ -26,7 +26,8 @@ def bench(args, env=None):
         p = subprocess.run([LB, "bench", "-q", "--json", out] + args, capture_output=True,
                            text=True, timeout=120, env=e)
         doc = json.load(open(out)) if p.returncode == 0 else {"results": []}
-        return p.returncode, p.stdout, p.stderr, doc
+        # The notes are wrapped at 100 columns: joined again here.
+        return p.returncode, lbtap.unwrap(p.stdout), p.stderr, doc
 
 
 def cell(doc, lock, threads):

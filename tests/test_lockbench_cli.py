@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from lbtap import done, ok  # tests/lbtap.py
+from lbtap import done, ok, unwrap  # tests/lbtap.py
 
 LB = sys.argv[1]
 
@@ -315,7 +315,7 @@ def check_default():
     it leaves out and the command for the full comparison (its speed, <= 5 s,
     is checked by running it, not here)."""
     r = run([], timeout=120)
-    out = r.stdout
+    out = unwrap(r.stdout)  # the notes are wrapped at 100 columns
     ok(r.returncode == 0, f"default comparison exits 0 (got {r.returncode}: {r.stderr.strip()[:200]})")
     ok("# default comparison: 3 locks at 1 and" in out, "default: header names its cells")
     ok("# left out:" in out and "per-thread ops CoV" in out and "ticket" in out,
@@ -351,11 +351,13 @@ def check_default():
 def check_units_single_run():
     """Every table says its units and which way is better, and a cell of one
     run shows no spread ("-", not a 0.0 that reads as a steady figure)."""
-    for args, units in ((["-t", "1"], "ns/op, cpu_ns, ovh_ns, lat_*, p99.9 in ns"),
-                        (["-t", "2", "--read-pct", "50"], "*_p50/_p99/_max ns")):
+    for args, units in ((["-t", "1"], "ns/op, cpu_ns, lat_* in ns"),
+                        (["-t", "1", "--wide"], "ns/op, cpu_ns, ovh_ns, lat_*, p99.9 in ns"),
+                        (["-t", "2", "--read-pct", "50"], "rd_p99, wr_p99 in ns"),
+                        (["-t", "2", "--read-pct", "50", "--wide"], "*_p50/_p99/_max ns")):
         lock = "tas" if "--read-pct" not in args else "qrwlock"
         r = run(["bench", "-l", lock, "-d", "100ms", "-q"] + args)
-        lines = r.stdout.splitlines()
+        lines = unwrap(r.stdout).splitlines()  # the units line is wrapped at 100 columns
         head = [i for i, l in enumerate(lines) if l.startswith("lock ")]
         row = lines[head[0] + 1].split() if head and head[0] + 1 < len(lines) else []
         sd_col = lines[head[0]].split().index("±sd%") if head else -1

@@ -31,6 +31,8 @@ SHARED = {
     "--json": ("FILE", None, {c: None for c in ("bench", "ab", "aim7", "rt", "slab", "compare")},
                [], None),
     "--quiet": ("", "-q", {c: "-q" for c in ("bench", "ab", "aim7", "rt", "slab")}, [], None),
+    # The wide table: every command whose default table leaves columns out.
+    "--wide": ("", None, {c: None for c in ("bench", "ab", "compare")}, [], None),
 }
 # Where a command imitates a tool, its short letters follow that tool's.
 IMITATED = {("rt", "--duration"): "cyclictest's -D"}

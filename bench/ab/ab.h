@@ -81,6 +81,7 @@ struct lb_ab_config {
 	unsigned int blocks;          /* --blocks: exactly this many; 0 = as the budget allows */
 	const char *json_path;
 	bool quiet;
+	bool wide;                    /* --wide: MIN and MAX too (default: the table fits 100 columns) */
 	int metric;                   /* --metric: enum lb_ab_metric */
 	int c2c_cpu[2];               /* the round trip's CPUs (the engine's own probe is off:
 				       * ab probes each slice, shorter, in ab_run.c); -1 none */

@@ -76,6 +76,7 @@ static const struct lb_opt ab_opts[] = {
 	LB_OPT_ROW_JSON(T, cfg.json_path, "write the result (schema lockbench-ab-1)"),
 	{ .name = "quiet", .short_name = 'q', .kind = LB_OPT_FLAG, .help = "no progress on stderr",
 	  .offset = LB_OPT_AT(T, cfg.quiet, bool) },
+	LB_OPT_ROW_WIDE(T, cfg.wide),
 	LB_OPT_ROW_HELP,
 	LB_OPT_ROW_END,
 };

@@ -12,6 +12,7 @@
 #include "lb_json.h"
 #include "lb_steal.h"
 #include "lb_work.h"
+#include "lb_wrap.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -91,8 +92,94 @@ static const char *verdict_word(int v)
 	return v > 0 ? "B worse" : v < 0 ? "B better" : "no difference";
 }
 
-#define RULE "--------------------------------+-------+------------+------------+------------+" \
-	     "------------+------------+-----------------"
+/*
+ * The kernel list's table: LABEL | COUNT | MIN | MAX | MEAN | MEDIAN |
+ * STDDEV | DIRECTION.  MIN and MAX only with --wide: the default table fits
+ * LB_WIDTH columns (doc/ab.md).
+ */
+static void table_row(FILE *out, bool wide, const char *label, const char *count,
+		      const char *const v[5], const char *direction)
+{
+	fprintf(out, "%-32.32s| %5s |", label, count);
+	for (int k = 0; k < 5; k++)
+		if (wide || k >= 2)
+			fprintf(out, " %10s |", v[k]);
+	fprintf(out, "%s%s\n", *direction ? " " : "", direction);
+}
+
+static void table_head(FILE *out, bool wide)
+{
+	static const char *const head[5] = { "MIN", "MAX", "MEAN", "MEDIAN", "STDDEV" };
+	table_row(out, wide, "LABEL", "COUNT", head, "DIRECTION");
+	fputs("--------------------------------+-------+", out);
+	for (int k = wide ? 0 : 2; k < 5; k++)
+		fputs("------------+", out);
+	fputs("-----------------\n", out);
+}
+
+/* The lines under a cell's rows: ratio and verdict, the test, the lock costs, warnings. */
+static void cell_notes(FILE *out, const struct lb_ab_config *cfg, const struct lb_ab_cell *c)
+{
+	const struct lb_signrank *rk = &c->ratio.rank;
+	char pairs[160] = "", trip[64] = "";
+	lb_wrapf(out, "    ", "  ratio B/A %.4f [%.4f, %.4f] (%+.2f%%): %s", c->ratio.ratio,
+		 c->ratio.lo, c->ratio.hi, 100 * (c->ratio.ratio - 1),
+		 c->withheld ? "no verdict (more runnable work than CPUs before the run: "
+			       "contended slices measure the scheduler)" : verdict_word(c->verdict));
+	if (c->c2c_min >= 0)
+		snprintf(trip, sizeof(trip), "; round trip %.0f..%.0f ns", c->c2c_min, c->c2c_max);
+	if (c->ratio.kept < c->npairs)
+		snprintf(pairs, sizeof(pairs), "; %zu of %zu pairs left out (the round trip moved "
+			 "between their slices)", c->npairs - c->ratio.kept, c->npairs);
+	lb_wrapf(out, "    ", "  signed-rank W+ %.0f of %zu pairs, p %.3g%s%s%s", rk->w_plus, rk->n,
+		 rk->p, rk->exact ? " (exact)" : "", trip, pairs);
+	if (isfinite(c->lock_cost[LB_AB_A]) && isfinite(c->lock_cost[LB_AB_B]))
+		lb_wrapf(out, "    ", "  lock's own cost (a lock+unlock loop through the vtable less "
+			 "the bare loop, CPU ns/op, median over blocks): (A) %.2f, (B) %.2f; the calls "
+			 "alone (`none`): %.2f", c->lock_cost[LB_AB_A], c->lock_cost[LB_AB_B],
+			 c->call_cost);
+	for (int s = 0; s < LB_AB_SIDES; s++)
+		if (c->lost_updates[s])
+			lb_wrapf(out, "    ", "  WARNING: (%c) %s lost %llu updates of the shared "
+				 "data: not a working lock", s ? 'B' : 'A', cfg->lock[s]->name,
+				 (unsigned long long)c->lost_updates[s]);
+	/* Only a fallible lock (rqspinlock) has any: others print as before. */
+	for (int s = 0; s < LB_AB_SIDES; s++)
+		if (c->lock_failures[s])
+			lb_wrapf(out, "    ", "  (%c) %s: %llu failed acquisitions (timeout or "
+				 "deadlock reported), left out of its ops", s ? 'B' : 'A',
+				 cfg->lock[s]->name, (unsigned long long)c->lock_failures[s]);
+}
+
+static void print_cell(FILE *out, const struct lb_ab_config *cfg, const struct lb_ab_cell *c)
+{
+	static const char *const empty[5] = { "", "", "", "", "" };
+	char label[64], count[16], v[5][32];
+	snprintf(label, sizeof(label), "%s_%u_thread%s", c->cpu_metric ? "cpu_ns_per_op" :
+		 "ns_per_op", c->nthreads, c->nthreads == 1 ? "" : "s");
+	table_row(out, cfg->wide, label, "", empty, "");
+	for (int s = 0; s < LB_AB_SIDES; s++) {
+		const struct lb_summary *m = &c->sum[s];
+		const char *const cols[5] = { v[0], v[1], v[2], v[3], v[4] };
+		snprintf(label, sizeof(label), "  (%c) %s", s ? 'B' : 'A', cfg->lock[s]->name);
+		snprintf(count, sizeof(count), "%zu", m->n);
+		snprintf(v[0], sizeof(v[0]), "%.3f", m->min);
+		snprintf(v[1], sizeof(v[1]), "%.3f", m->max);
+		snprintf(v[2], sizeof(v[2]), "%.3f", m->mean);
+		snprintf(v[3], sizeof(v[3]), "%.3f", m->median);
+		snprintf(v[4], sizeof(v[4]), "%.4g", m->sd);
+		table_row(out, cfg->wide, label, count, cols, "");
+	}
+	const struct lb_summary *a = &c->sum[LB_AB_A], *b = &c->sum[LB_AB_B];
+	const char *const cols[5] = { v[0], v[1], v[2], v[3], v[4] };
+	snprintf(v[0], sizeof(v[0]), "%+9.2f%%", pct(b->min, a->min));
+	snprintf(v[1], sizeof(v[1]), "%+9.2f%%", pct(b->max, a->max));
+	snprintf(v[2], sizeof(v[2]), "%+9.2f%%", pct(b->mean, a->mean));
+	snprintf(v[3], sizeof(v[3]), "%+9.2f%%", pct(b->median, a->median));
+	snprintf(v[4], sizeof(v[4]), "%+9.2f%%", pct(b->sd, a->sd));
+	table_row(out, cfg->wide, "", "", cols, "- is good");
+	cell_notes(out, cfg, c);
+}
 
 void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg,
 			const struct lb_run_record *rec, const struct lb_ab_results *res)
@@ -101,86 +188,50 @@ void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg,
 	const struct lb_ab_cell *cells = res->cells;
 	size_t n = res->n;
 	double lo = -1, hi = -1;
+	char line[2048];
+	size_t used;
 	for (size_t i = 0; i < n; i++) {
 		if (cells[i].c2c_min >= 0 && (lo < 0 || cells[i].c2c_min < lo))
 			lo = cells[i].c2c_min;
 		hi = cells[i].c2c_max > hi ? cells[i].c2c_max : hi;
 	}
-	fprintf(out, "# lockbench ab: (A) %s vs (B) %s; ABBA blocks of 4 x %.0f ms slices (2 pairs of "
-		"adjacent slices each) per cell:", cfg->lock[LB_AB_A]->name, cfg->lock[LB_AB_B]->name,
-		(double)cfg->loop.duration_ns / 1e6);
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s %zu at %u thread%s", i ? "," : "", cells[i].nblocks, cells[i].nthreads,
-			cells[i].nthreads == 1 ? "" : "s");
-	fprintf(out, "; cells interleaved, cheaper ones given more blocks; one process, %.1f s\n",
-		res->elapsed_s);
-	fprintf(out, "# %s, %d CPUs, load %.2f before", host->cpu_model, host->ncpus_online,
-		rec->load_before);
-	if (rec->runnable_before >= 0)
-		fprintf(out, " (%.0f other thread%s runnable)", rec->runnable_before,
-			rec->runnable_before == 1 ? "" : "s");
-	if (lo >= 0)
-		fprintf(out, "; cache-line round trip %.0f..%.0f ns over the run", lo, hi);
-	fprintf(out, "\n# value: %s of one slice; ratio B/A: Hodges-Lehmann estimate from the "
-		"per-pair log ratios, %.0f %% signed-rank interval, over the pairs whose two slices "
-		"saw round trips within %.1fx; verdict: Wilcoxon signed-rank, two-sided, "
-		"level %.2g per cell (%.2g over %zu cells)\n",
-		cfg->metric == LB_AB_METRIC_CPU ? "CPU ns/op" : cfg->metric == LB_AB_METRIC_WALL ?
-		"wall ns/op" : "CPU ns/op at 1 thread, wall ns/op above", 100 * LB_AB_CONFIDENCE,
-		LB_AB_PLACEMENT_RATIO, n ? cells[0].alpha : LB_AB_ALPHA, LB_AB_ALPHA, n);
+	used = (size_t)snprintf(line, sizeof(line), "# lockbench ab: (A) %s vs (B) %s; ABBA blocks "
+				"of 4 x %.0f ms slices (2 pairs of adjacent slices each) per cell:",
+				cfg->lock[LB_AB_A]->name, cfg->lock[LB_AB_B]->name,
+				(double)cfg->loop.duration_ns / 1e6);
+	for (size_t i = 0; i < n && used < sizeof(line); i++)
+		used += (size_t)snprintf(line + used, sizeof(line) - used, "%s %zu at %u thread%s",
+					 i ? "," : "", cells[i].nblocks, cells[i].nthreads,
+					 cells[i].nthreads == 1 ? "" : "s");
+	if (used < sizeof(line))
+		snprintf(line + used, sizeof(line) - used, "; cells interleaved, cheaper ones given "
+			 "more blocks; one process, %.1f s", res->elapsed_s);
+	lb_wrap(out, "#   ", line);
+	used = (size_t)snprintf(line, sizeof(line), "# %s, %d CPUs, load %.2f before",
+				host->cpu_model, host->ncpus_online, rec->load_before);
+	if (rec->runnable_before >= 0 && used < sizeof(line))
+		used += (size_t)snprintf(line + used, sizeof(line) - used, " (%.0f other thread%s "
+					 "runnable)", rec->runnable_before,
+					 rec->runnable_before == 1 ? "" : "s");
+	if (lo >= 0 && used < sizeof(line))
+		snprintf(line + used, sizeof(line) - used, "; cache-line round trip %.0f..%.0f ns over "
+			 "the run", lo, hi);
+	lb_wrap(out, "#   ", line);
+	lb_wrapf(out, "#   ", "# value: %s of one slice (ns, lower is better: - is good)",
+		 cfg->metric == LB_AB_METRIC_CPU ? "CPU ns/op" : cfg->metric == LB_AB_METRIC_WALL ?
+		 "wall ns/op" : "CPU ns/op at 1 thread, wall ns/op above");
+	lb_wrapf(out, "#   ", "# ratio B/A: Hodges-Lehmann estimate from the per-pair log ratios, "
+		 "%.0f %% signed-rank interval, over the pairs whose two slices saw round trips "
+		 "within %.1fx", 100 * LB_AB_CONFIDENCE, LB_AB_PLACEMENT_RATIO);
+	lb_wrapf(out, "#   ", "# verdict: Wilcoxon signed-rank, two-sided, level %.2g per cell "
+		 "(%.2g over %zu cells)%s", n ? cells[0].alpha : LB_AB_ALPHA, LB_AB_ALPHA, n,
+		 cfg->wide ? "" : "; --wide adds MIN and MAX");
 	if (rec->interrupted_by)
 		fprintf(out, "# interrupted: the blocks finished before the signal\n");
 	lb_steal_note(out, "# ", rec->steal_s);
-	fprintf(out, "%-32s| COUNT |        MIN |        MAX |       MEAN |     MEDIAN |     STDDEV "
-		"| DIRECTION\n%s\n", "LABEL", RULE);
-	for (size_t i = 0; i < n; i++) {
-		const struct lb_ab_cell *c = &cells[i];
-		char label[64];
-		snprintf(label, sizeof(label), "%s_%u_thread%s", c->cpu_metric ? "cpu_ns_per_op" :
-			 "ns_per_op", c->nthreads,
-			 c->nthreads == 1 ? "" : "s");
-		fprintf(out, "%-32s|       |            |            |            |            |"
-			"            |\n", label);
-		for (int s = 0; s < LB_AB_SIDES; s++) {
-			const struct lb_summary *m = &c->sum[s];
-			snprintf(label, sizeof(label), "  (%c) %s", s ? 'B' : 'A', cfg->lock[s]->name);
-			fprintf(out, "%-32.32s| %5zu | %10.3f | %10.3f | %10.3f | %10.3f | %10.4g |\n",
-				label, m->n, m->min, m->max, m->mean, m->median, m->sd);
-		}
-		const struct lb_summary *a = &c->sum[LB_AB_A], *b = &c->sum[LB_AB_B];
-		fprintf(out, "%-32s|       | %+9.2f%% | %+9.2f%% | %+9.2f%% | %+9.2f%% | %+9.2f%% "
-			"| - is good\n", "", pct(b->min, a->min), pct(b->max, a->max),
-			pct(b->mean, a->mean), pct(b->median, a->median), pct(b->sd, a->sd));
-		const struct lb_signrank *rk = &c->ratio.rank;
-		fprintf(out, "  ratio B/A %.4f [%.4f, %.4f] (%+.2f%%); signed-rank W+ %.0f of %zu "
-			"pairs, p %.3g%s: %s", c->ratio.ratio, c->ratio.lo, c->ratio.hi,
-			100 * (c->ratio.ratio - 1), rk->w_plus, rk->n, rk->p,
-			rk->exact ? " (exact)" : "",
-			c->withheld ? "no verdict (more runnable work than CPUs before the run: "
-				      "contended slices measure the scheduler)" : verdict_word(c->verdict));
-		if (c->c2c_min >= 0)
-			fprintf(out, "; round trip %.0f..%.0f ns", c->c2c_min, c->c2c_max);
-		if (c->ratio.kept < c->npairs)
-			fprintf(out, "; %zu of %zu pairs left out (the round trip moved between their "
-				"slices)", c->npairs - c->ratio.kept, c->npairs);
-		fputc('\n', out);
-		if (isfinite(c->lock_cost[LB_AB_A]) && isfinite(c->lock_cost[LB_AB_B]))
-			fprintf(out, "  lock's own cost (a lock+unlock loop through the vtable less the "
-				"bare loop, CPU ns/op, median over blocks): (A) %.2f, (B) %.2f; "
-				"the calls alone (`none`): %.2f\n", c->lock_cost[LB_AB_A],
-				c->lock_cost[LB_AB_B], c->call_cost);
-		for (int s = 0; s < LB_AB_SIDES; s++)
-			if (c->lost_updates[s])
-				fprintf(out, "  WARNING: (%c) %s lost %llu updates of the shared data: "
-					"not a working lock\n", s ? 'B' : 'A', cfg->lock[s]->name,
-					(unsigned long long)c->lost_updates[s]);
-		/* Only a fallible lock (rqspinlock) has any: others print as before. */
-		for (int s = 0; s < LB_AB_SIDES; s++)
-			if (c->lock_failures[s])
-				fprintf(out, "  (%c) %s: %llu failed acquisitions (timeout or deadlock "
-					"reported), left out of its ops\n", s ? 'B' : 'A',
-					cfg->lock[s]->name, (unsigned long long)c->lock_failures[s]);
-	}
+	table_head(out, cfg->wide);
+	for (size_t i = 0; i < n; i++)
+		print_cell(out, cfg, &cells[i]);
 }
 
 static void write_side(struct lb_json *j, const struct lb_ab_config *cfg,

@@ -5,6 +5,7 @@
  * and the output files.
  */
 #include "aim7.h"
+#include "lb_wrap.h"
 #include "lb_time.h"
 #include "workload.h"
 #include "lb_progress.h"
@@ -278,13 +279,13 @@ static int calibrate_costs(struct aim7_results *res)
 
 static void print_start(FILE *out, const struct aim_config *cfg)
 {
-	fprintf(out, "lockbench aim7: workfile %s (%zu tests, %lu hits), locks: mutex=%s spinlock=%s "
-	       "rwlock=%s", cfg->wf.name, cfg->wf.ntests, cfg->wf.total_hits,
-	       cfg->role_ops[0]->name, cfg->role_ops[1]->name, cfg->role_ops[2]->name);
+	char ab[256] = "";
 	if (cfg->ab)
-		fprintf(out, "; A/B on %s: PRE=%s POST=%s", aim_role_name(cfg->ab_role),
-		       cfg->ab_ops[0]->name, cfg->ab_ops[1]->name);
-	fputc('\n', out);
+		snprintf(ab, sizeof(ab), "; A/B on %s: PRE=%s POST=%s", aim_role_name(cfg->ab_role),
+			 cfg->ab_ops[0]->name, cfg->ab_ops[1]->name);
+	lb_wrapf(out, "    ", "lockbench aim7: workfile %s (%zu tests, %lu hits), locks: mutex=%s "
+		 "spinlock=%s rwlock=%s%s", cfg->wf.name, cfg->wf.ntests, cfg->wf.total_hits,
+		 cfg->role_ops[0]->name, cfg->role_ops[1]->name, cfg->role_ops[2]->name, ab);
 	aim_print_sizing(out, cfg, cfg->explain);
 	aim_print_header(out);
 }

@@ -5,6 +5,7 @@
  * which table was used and how close the per-test shares came.
  */
 #include "aim7.h"
+#include "lb_wrap.h"
 
 #include <errno.h>
 #include <math.h>
@@ -100,22 +101,30 @@ out:
 void aim_print_sizing(FILE *out, const struct aim_config *cfg, bool detail)
 {
 	const struct aim_costs *c = &cfg->costs;
+	char line[2048];
+	size_t used;
 	if (!cfg->costs_on) {
-		fprintf(out, "cost table: none (--costs none or no table found): the kernel's work "
-			"is not sized\n");
+		lb_wrap(out, "    ", "cost table: none (--costs none or no table found): the kernel's "
+			"work is not sized");
 		return;
 	}
-	fprintf(out, "cost table: %s (%s %d; kernel %s, %s CPUs, measured %s, load %s)", c->path,
-		AIM_COSTS_SCHEMA, AIM_COSTS_VERSION, c->host_kernel, c->host_cpus, c->host_date,
-		c->host_load);
+	used = (size_t)snprintf(line, sizeof(line), "cost table: %s (%s %d; kernel %s, %s CPUs, "
+				"measured %s, load %s)", c->path, AIM_COSTS_SCHEMA,
+				AIM_COSTS_VERSION, c->host_kernel, c->host_cpus, c->host_date,
+				c->host_load);
+	if (used >= sizeof(line))
+		used = sizeof(line) - 1;
 	if (!cfg->sizing.on) {
-		fprintf(out, "; no test of the workfile has a kernel op: not sized\n");
+		snprintf(line + used, sizeof(line) - used, "; no test of the workfile has a kernel op: "
+			 "not sized");
+		lb_wrap(out, "    ", line);
 		return;
 	}
-	fprintf(out, "; scale %.3f of the table's time; per-test shares of child time within "
-		"%.0f%% of the table's (tests with >= %.0f%% of it: within %.0f%%; 1 child)\n",
-		cfg->sizing.scale, 100 * cfg->sizing_share_worst, 100 * AIM_SIZING_BIG_SHARE,
-		100 * cfg->sizing_share_worst_big);
+	snprintf(line + used, sizeof(line) - used, "; scale %.3f of the table's time; per-test "
+		 "shares of child time within %.0f%% of the table's (tests with >= %.0f%% of it: "
+		 "within %.0f%%; 1 child)", cfg->sizing.scale, 100 * cfg->sizing_share_worst,
+		 100 * AIM_SIZING_BIG_SHARE, 100 * cfg->sizing_share_worst_big);
+	lb_wrap(out, "    ", line);
 	if (!detail)
 		return;
 	fprintf(out, "  %-14s %10s %10s %8s %11s %11s\n", "test", "native_us", "target_us", "pad",

@@ -37,6 +37,7 @@ struct lb_micro_config {
 	bool table_brief;        /* the default comparison's columns: no cyc/op, ovh_ns,
 				  * cov, ovlap (exclusive workload only) */
 	const char *table_note;  /* "# ..." lines printed under the table header, or NULL */
+	bool wide;               /* --wide: every column (default: those fitting 100 columns) */
 };
 
 struct lb_run_record; /* bench/workload.h */

@@ -22,6 +22,7 @@
 #include "lb_registry.h"
 #include "lb_time.h"
 #include "lb_work.h"
+#include "lb_wrap.h"
 
 #include <errno.h>
 #include <math.h>
@@ -31,20 +32,24 @@
 /* The lock's own cost beside the harness figures: 1-thread cells only. */
 static void report_lock_cost(FILE *out, const struct lb_cell *cells, size_t n, double calls)
 {
-	bool any = false;
-	for (size_t i = 0; i < n; i++) {
+	char line[4096];
+	size_t used = 0;
+	for (size_t i = 0; i < n && used < sizeof(line); i++) {
 		const struct lb_summary *s = &cells[i].summary[LB_M_LOCK_NS_PER_OP];
 		if (cells[i].nthreads != 1 || !isfinite(s->median))
 			continue;
-		if (!any)
-			fprintf(out, "# lock's own cost at 1 thread (a lock+unlock loop through the "
-				"vtable less the bare loop, CPU ns/op, median; the calls alone, "
-				"`none`: %.2f):", calls);
-		fprintf(out, "%s %s %.2f", any ? "," : "", cells[i].ops->name, s->median);
-		any = true;
+		if (!used)
+			used = (size_t)snprintf(line, sizeof(line), "# lock's own cost at 1 thread (a "
+						"lock+unlock loop through the vtable less the bare "
+						"loop, CPU ns/op, median; the calls alone, `none`: "
+						"%.2f):", calls);
+		if (used < sizeof(line))
+			used += (size_t)snprintf(line + used, sizeof(line) - used, "%s %s %.2f",
+						 line[used - 1] == ':' ? "" : ",", cells[i].ops->name,
+						 s->median);
 	}
-	if (any)
-		fputc('\n', out);
+	if (used)
+		lb_wrap(out, "#   ", line);
 }
 
 /* What the run stage hands the report stage. */

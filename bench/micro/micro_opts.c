@@ -131,6 +131,7 @@ static const struct lb_opt bench_opts[] = {
 	  .help = "what --json writes: lockbench (default) or gbench\n"
 		  "(Google Benchmark's JSON, for its compare.py)",
 	  .parse = parse_format, .accepted = "lockbench, gbench" },
+	LB_OPT_ROW_WIDE(T, wide),
 	LB_OPT_ROW_QUIET(T, quiet),
 	LB_OPT_ROW_HELP,
 	LB_OPT_ROW_END,

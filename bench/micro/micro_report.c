@@ -12,6 +12,7 @@
 #include "lb_steal.h"
 #include "lb_time.h"
 #include "lb_work.h"
+#include "lb_wrap.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -169,19 +170,25 @@ static const char *sd_text(const struct lb_cell *c, char *buf, size_t size)
 	return buf;
 }
 
-/* The units and the better direction of the table's columns, one line. */
+/* The units and the better direction of the table's columns (wrapped). */
 static void print_units(FILE *out, const struct lb_micro_config *cfg)
 {
-	if (cfg->loop.read_pct >= 0)
-		fputs("# units: *ops/s higher is better; *_p50/_p99/_max ns, lower is better; "
-		      "cov, min/max: fairness (cov 0, min/max 1 is fair)\n", out);
+	if (cfg->loop.read_pct >= 0 && !cfg->wide)
+		lb_wrap(out, "#   ", "# units: ops/s, rd_ops/s, wr_ops/s higher is better; rd_p99, wr_p99 in "
+			"ns, lower is better; --wide adds cov, min/max and the other latencies");
+	else if (cfg->loop.read_pct >= 0)
+		lb_wrap(out, "#   ", "# units: *ops/s higher is better; *_p50/_p99/_max ns, lower is better; "
+			"cov, min/max: fairness (cov 0, min/max 1 is fair)");
 	else if (cfg->table_brief)
-		fputs("# units: ops/s higher is better; ns/op, cpu_ns, lat_*, c2c_ns in ns, lower is "
-		      "better; min/max: slowest thread / fastest (1 is fair)\n", out);
+		lb_wrap(out, "#   ", "# units: ops/s higher is better; ns/op, cpu_ns, lat_*, c2c_ns in ns, "
+			"lower is better; min/max: slowest thread / fastest (1 is fair)");
+	else if (!cfg->wide)
+		lb_wrap(out, "#   ", "# units: ops/s higher is better; ns/op, cpu_ns, lat_* in ns, lower is "
+			"better; min/max: slowest thread / fastest (1 is fair); --wide adds cyc/op, "
+			"ovh_ns, cov, ovlap, p99.9");
 	else
-		fputs("# units: ops/s higher is better; ns/op, cpu_ns, ovh_ns, lat_*, p99.9 in ns, "
-		      "cyc/op in cycles, lower is better; cov, min/max: fairness (0, 1 is fair)\n",
-		      out);
+		lb_wrap(out, "#   ", "# units: ops/s higher is better; ns/op, cpu_ns, ovh_ns, lat_*, p99.9 in "
+			"ns, cyc/op in cycles, lower is better; cov, min/max: fairness (0, 1 is fair)");
 }
 
 /* A run's cache-line round trip: the mean of the probes before and after
@@ -251,37 +258,41 @@ static void print_c2c(FILE *out, const struct lb_micro_config *cfg, const struct
 	if (cfg->loop.c2c_cpu[0] < 0)
 		return; /* one CPU: nothing to measure */
 	if (lo < 0) {
-		fprintf(out, "# cache-line round trip CPU%d<->CPU%d: not measured (the two probe "
-			     "threads never ran at once within %u ms)\n", cfg->loop.c2c_cpu[0],
-			cfg->loop.c2c_cpu[1], LB_C2C_BUDGET_NS / 1000000u);
+		lb_wrapf(out, "#   ", "# cache-line round trip CPU%d<->CPU%d: not measured (the two "
+			 "probe threads never ran at once within %u ms)", cfg->loop.c2c_cpu[0],
+			 cfg->loop.c2c_cpu[1], LB_C2C_BUDGET_NS / 1000000u);
 		return;
 	}
-	fprintf(out, "# cache-line round trip CPU%d<->CPU%d: %.0f-%.0f ns (probes before and after "
-		     "each run)\n", cfg->loop.c2c_cpu[0], cfg->loop.c2c_cpu[1], lo, hi);
+	lb_wrapf(out, "#   ", "# cache-line round trip CPU%d<->CPU%d: %.0f-%.0f ns (probes before "
+		 "and after each run)", cfg->loop.c2c_cpu[0], cfg->loop.c2c_cpu[1], lo, hi);
 	if (hi > C2C_MOVED_RATIO * lo)
-		fprintf(out, "# WARNING: the round trip changed %.1fx during this command: the host "
-			     "moved the CPUs (vCPUs) between near and distant cores, and contended "
-			     "figures follow it; compare cells at similar round trips%s\n", hi / lo,
-			cfg->table_brief ? " (column c2c_ns)" : " (JSON: c2c_before_ns, c2c_after_ns)");
+		lb_wrapf(out, "#   ", "# WARNING: the round trip changed %.1fx during this command: "
+			 "the host moved the CPUs (vCPUs) between near and distant cores, and "
+			 "contended figures follow it; compare cells at similar round trips%s", hi / lo,
+			 cfg->table_brief ? " (column c2c_ns)" : " (JSON: c2c_before_ns, c2c_after_ns)");
 }
 
 static void print_header(FILE *out, const struct lb_micro_config *cfg,
 			 const struct lb_hostinfo *h)
 {
-	fprintf(out, "# lockbench %s (%s, %s) on %s: %d CPUs, %d NUMA node%s, kernel %s\n",
-		h->version, h->git_rev, h->build_type, h->cpu_model, h->ncpus_online, h->numa_nodes,
-		h->numa_nodes == 1 ? "" : "s", h->kernel);
-	fprintf(out,
-		"# duration %.3fs  cs %llu it (%.0f ns)  par %llu it (%.0f ns)  cs-lines %u  pin %s"
-		"  repeat %u  latency 1/%u ops  clock %s %.3f cycles/ns\n",
-		(double)cfg->loop.duration_ns / LB_NS_PER_S, (unsigned long long)cfg->loop.cs.iters,
-		(double)cfg->loop.cs.iters * lb_work_ns_per_iter(), (unsigned long long)cfg->loop.par.iters,
-		(double)cfg->loop.par.iters * lb_work_ns_per_iter(), cfg->loop.cs_lines, cfg->loop.pin.text,
-		cfg->repeat, 1u << cfg->loop.sample_shift, lb_cycles_source(), lb_cycles_per_ns());
+	lb_wrapf(out, "#   ", "# lockbench %s (%s, %s) on %s: %d CPUs, %d NUMA node%s, kernel %s",
+		 h->version, h->git_rev, h->build_type, h->cpu_model, h->ncpus_online, h->numa_nodes,
+		 h->numa_nodes == 1 ? "" : "s", h->kernel);
+	lb_wrapf(out, "#   ",
+		 "# duration %.3fs  cs %llu it (%.0f ns)  par %llu it (%.0f ns)  cs-lines %u  pin %s"
+		 "  repeat %u  latency 1/%u ops  clock %s %.3f cycles/ns",
+		 (double)cfg->loop.duration_ns / LB_NS_PER_S, (unsigned long long)cfg->loop.cs.iters,
+		 (double)cfg->loop.cs.iters * lb_work_ns_per_iter(),
+		 (unsigned long long)cfg->loop.par.iters,
+		 (double)cfg->loop.par.iters * lb_work_ns_per_iter(), cfg->loop.cs_lines,
+		 cfg->loop.pin.text, cfg->repeat, 1u << cfg->loop.sample_shift, lb_cycles_source(),
+		 lb_cycles_per_ns());
 }
 
-static void print_counters(FILE *out, const struct lb_cell *c)
+static void print_counters(FILE *out, const struct lb_micro_config *cfg, const struct lb_cell *c)
 {
+	char line[4096];
+	size_t used;
 	uint64_t ops = 0;
 	const struct lb_run_result *last = &c->runs[c->nruns - 1];
 	if (!c->ops->counters) {
@@ -289,19 +300,27 @@ static void print_counters(FILE *out, const struct lb_cell *c)
 		return;
 	}
 	ops = last->total_ops ? last->total_ops : 1;
-	fprintf(out, "    counters (last run, per 1000 ops):");
-	for (size_t i = 0; i < last->ncounters; i++)
-		fprintf(out, " %s=%llu (%.1f)", last->counters[i].name,
-			(unsigned long long)last->counters[i].value,
-			1000.0 * (double)last->counters[i].value / (double)ops);
-	if (last->ncounters == 0)
-		fprintf(out, " none recorded (built with -Dlock_counters=false?)");
-	fputc('\n', out);
+	used = (size_t)snprintf(line, sizeof(line), "    counters (last run, per 1000 ops):");
+	for (size_t i = 0; i < last->ncounters && used < sizeof(line); i++)
+		used += (size_t)snprintf(line + used, sizeof(line) - used, " %s=%llu (%.1f)",
+					 last->counters[i].name,
+					 (unsigned long long)last->counters[i].value,
+					 1000.0 * (double)last->counters[i].value / (double)ops);
+	if (last->ncounters == 0 && used < sizeof(line))
+		snprintf(line + used, sizeof(line) - used,
+			 " none recorded (built with -Dlock_counters=false?)");
+	if (cfg->wide)
+		fprintf(out, "%s\n", line);
+	else
+		lb_wrap(out, "    ", line);
 }
 
-static void print_flags_note(FILE *out, const struct lb_cell *c)
+/* The note after a cell's row ("" when there is none). */
+static void flags_note(const struct lb_cell *c, char *buf, size_t size)
 {
 	uint64_t lost = 0, torn = 0, failed = 0;
+	size_t used = 0;
+	buf[0] = '\0';
 	for (unsigned int r = 0; r < c->nruns; r++) {
 		lost += c->runs[r].lost_updates;
 		torn += c->runs[r].torn_reads;
@@ -309,111 +328,154 @@ static void print_flags_note(FILE *out, const struct lb_cell *c)
 	}
 	/* Only a fallible lock (rqspinlock) can show this: others print as before. */
 	if (failed)
-		fprintf(out, "  (%llu failed acquisitions: timeout or deadlock reported)",
-			(unsigned long long)failed);
+		used = (size_t)snprintf(buf, size, "  (%llu failed acquisitions: timeout or deadlock "
+					"reported)", (unsigned long long)failed);
 	/* Expected of `none` and `busted`; a real lock showing it is broken. */
 	bool expected = c->ops->flags & (LB_LOCK_F_NOLOCK | LB_LOCK_F_BUSTED);
-	if (lost || torn)
-		fprintf(out, "  %s %s%s%s", expected ? "(no exclusion:" : "!! BROKEN:",
-			lost ? "lost updates" : "", lost && torn ? ", " : "",
-			torn ? "torn reads" : "");
-	if ((lost || torn) && expected)
-		fputc(')', out);
-	fputc('\n', out);
+	if ((lost || torn) && used < size)
+		snprintf(buf + used, size - used, "  %s %s%s%s%s",
+			 expected ? "(no exclusion:" : "!! BROKEN:", lost ? "lost updates" : "",
+			 lost && torn ? ", " : "", torn ? "torn reads" : "", expected ? ")" : "");
 }
 
-void lb_report_table(FILE *out, const struct lb_micro_config *cfg,
-		     const struct lb_run_record *rec,
-		     const struct lb_hostinfo *host, const struct lb_cell *cells, size_t ncells)
+/*
+ * The table's columns.  Each mode (exclusive, read/write, the default
+ * comparison's brief one) has its own list; a WIDE column shows only with
+ * --wide (the default table fits LB_WIDTH columns), a TAIL one only when
+ * cfg->table_tail.  Spelled as the table always was: --wide prints it
+ * unchanged.
+ */
+enum col_kind { COL_FIG, COL_MAX, COL_SD, COL_OVH, COL_C2C, COL_RDPCT, COL_THR };
+#define COL_WIDE 1u
+#define COL_TAIL 2u
+struct col {
+	const char *head;
+	int width, prec;
+	enum col_kind kind;
+	enum lb_metric m;
+	unsigned int flags;
+};
+
+#define COLF(h, w, p, m) { h, w, p, COL_FIG, m, 0 }
+#define COLW(h, w, p, m) { h, w, p, COL_FIG, m, COL_WIDE }
+static const struct col excl_cols[] = {
+	{ "thr", 4, 0, COL_THR, 0, 0 }, COLF("ops/s", 13, 0, LB_M_OPS_PER_SEC),
+	{ "±sd%", 6, 0, COL_SD, 0, 0 }, COLF("ns/op", 9, 2, LB_M_NS_PER_OP),
+	COLW("cyc/op", 8, 1, LB_M_CYCLES_PER_OP), COLF("cpu_ns", 8, 2, LB_M_CPU_NS_PER_OP),
+	{ "ovh_ns", 8, 0, COL_OVH, 0, COL_WIDE }, COLW("cov", 6, 3, LB_M_FAIRNESS_COV),
+	COLF("min/max", 7, 3, LB_M_MIN_MAX_RATIO), COLW("ovlap", 6, 3, LB_M_OVERLAP),
+	COLF("lat_p50", 8, 0, LB_M_LAT_P50), COLF("lat_p99", 8, 0, LB_M_LAT_P99),
+	{ "p99.9", 8, 0, COL_FIG, LB_M_LAT_P999, COL_WIDE | COL_TAIL },
+	{ "lat_max", 9, 0, COL_MAX, LB_M_LAT_MAX, COL_TAIL },
+	{ NULL, 0, 0, 0, 0, 0 },
+};
+static const struct col rw_cols[] = {
+	{ "thr", 4, 0, COL_THR, 0, 0 }, { "rd%", 4, 0, COL_RDPCT, 0, 0 },
+	COLF("ops/s", 13, 0, LB_M_OPS_PER_SEC), { "±sd%", 6, 0, COL_SD, 0, 0 },
+	COLF("rd_ops/s", 12, 0, LB_M_READ_OPS_PER_SEC), COLF("wr_ops/s", 12, 0, LB_M_WRITE_OPS_PER_SEC),
+	COLW("cov", 6, 3, LB_M_FAIRNESS_COV), COLW("min/max", 7, 3, LB_M_MIN_MAX_RATIO),
+	COLW("rd_p50", 8, 0, LB_M_READ_LAT_P50), COLF("rd_p99", 8, 0, LB_M_READ_LAT_P99),
+	{ "rd_max", 9, 0, COL_MAX, LB_M_READ_LAT_MAX, COL_WIDE },
+	COLW("wr_p50", 8, 0, LB_M_WRITE_LAT_P50), COLF("wr_p99", 8, 0, LB_M_WRITE_LAT_P99),
+	COLW("wr_p99.9", 8, 0, LB_M_WRITE_LAT_P999),
+	{ "wr_max", 9, 0, COL_MAX, LB_M_WRITE_LAT_MAX, COL_WIDE },
+	{ NULL, 0, 0, 0, 0, 0 },
+};
+static const struct col brief_cols[] = {
+	{ "thr", 4, 0, COL_THR, 0, 0 }, COLF("ops/s", 13, 0, LB_M_OPS_PER_SEC),
+	{ "±sd%", 6, 0, COL_SD, 0, 0 }, COLF("ns/op", 9, 2, LB_M_NS_PER_OP),
+	COLF("cpu_ns", 8, 2, LB_M_CPU_NS_PER_OP), COLF("min/max", 7, 3, LB_M_MIN_MAX_RATIO),
+	COLF("lat_p50", 8, 0, LB_M_LAT_P50), COLF("lat_p99", 8, 0, LB_M_LAT_P99),
+	{ "c2c_ns", 7, 0, COL_C2C, 0, 0 },
+	{ NULL, 0, 0, 0, 0, 0 },
+};
+#undef COLF
+#undef COLW
+
+static const struct col *table_cols(const struct lb_micro_config *cfg)
 {
-	print_header(out, cfg, host);
-	if (cfg->table_note)
-		fputs(cfg->table_note, out);
-	/* Busy CPUs before we started: half a CPU's worth of other work already
-	 * moves contended figures by large factors between runs. */
-	if (rec->load_before >= 0.5 * host->ncpus_online && host->ncpus_online > 0)
-		fprintf(out, "# WARNING: load average %.1f on %d CPUs before the run: other work "
-			     "shares these CPUs, so figures (contended ones most) vary between runs\n",
-			rec->load_before, host->ncpus_online);
-	lb_steal_note(out, "# ", rec->steal_s);
-	print_c2c(out, cfg, cells, ncells);
-	if (rec->interrupted_by) {
-		unsigned int runs = 0;
-		for (size_t i = 0; i < ncells; i++)
-			runs += cells[i].nruns;
-		fprintf(out, "# INTERRUPTED by SIG%s: %u of %zu runs finished; the figures cover "
-			     "those only\n", sigabbrev_np(rec->interrupted_by), runs,
-			(size_t)cfg->nlocks * cfg->nthread_counts * cfg->repeat);
-	}
-	print_units(out, cfg);
-	if (cfg->loop.read_pct < 0 && cfg->table_brief) {
-		fprintf(out, "%-18s %4s %13s %6s %9s %8s %7s %8s %8s %7s\n", "lock", "thr", "ops/s",
-			"±sd%", "ns/op", "cpu_ns", "min/max", "lat_p50", "lat_p99", "c2c_ns");
-	} else if (cfg->loop.read_pct < 0) {
-		fprintf(out, "%-18s %4s %13s %6s %9s %8s %8s %8s %6s %7s %6s %8s %8s",
-			"lock", "thr", "ops/s", "±sd%", "ns/op", "cyc/op", "cpu_ns", "ovh_ns", "cov",
-			"min/max", "ovlap", "lat_p50", "lat_p99");
-		if (cfg->table_tail)
-			fprintf(out, " %8s %9s", "p99.9", "lat_max");
-		fputc('\n', out);
-	} else
-		fprintf(out, "%-18s %4s %4s %13s %6s %12s %12s %6s %7s %8s %8s %9s %8s %8s %8s %9s\n",
-			"lock", "thr", "rd%", "ops/s", "±sd%", "rd_ops/s", "wr_ops/s", "cov",
-			"min/max", "rd_p50", "rd_p99", "rd_max", "wr_p50", "wr_p99", "wr_p99.9",
-			"wr_max");
-	bool any_clamped = false, unsteady = false, moved = false;
-	for (size_t i = 0; i < ncells; i++) {
-		const struct lb_cell *c = &cells[i];
-		char ovh[32], sd[16];
-		sd_text(c, sd, sizeof(sd));
-		bool clamped = false;
+	return cfg->loop.read_pct >= 0 ? rw_cols : cfg->table_brief ? brief_cols : excl_cols;
+}
+
+static bool col_shown(const struct lb_micro_config *cfg, const struct col *k)
+{
+	return (cfg->wide || !(k->flags & COL_WIDE)) && (cfg->table_tail || !(k->flags & COL_TAIL));
+}
+
+/* What the cell's row shows and says beside it, across the table. */
+struct row_marks {
+	bool any_clamped, unsteady, moved;
+};
+
+/* One cell's figure in column k. */
+static void col_text(const struct lb_micro_config *cfg, const struct lb_cell *c,
+		     const struct col *k, struct row_marks *mk, char *buf, size_t size)
+{
+	bool clamped = false, mixed;
+	double c2c_ns;
+	switch (k->kind) {
+	case COL_THR: snprintf(buf, size, "%u", c->nthreads); break;
+	case COL_RDPCT: snprintf(buf, size, "%d", cfg->loop.read_pct); break;
+	case COL_SD: sd_text(c, buf, size); break;
+	case COL_MAX: snprintf(buf, size, "%.*f", k->prec, c->summary[k->m].max); break;
+	case COL_FIG: snprintf(buf, size, "%.*f", k->prec, fig(cfg, c, k->m)); break;
+	case COL_OVH:
+		/* A '*' marks a mean that includes runs clamped at 0 (see the footnote). */
 		for (unsigned int r = 0; r < c->nruns; r++)
 			clamped |= c->runs[r].overhead_clamped;
-		any_clamped |= clamped;
-		/* A '*' marks a mean that includes runs clamped at 0 (see the footnote). */
-		snprintf(ovh, sizeof(ovh), "%.2f%s", fig(cfg, c, LB_M_OVERHEAD_NS), clamped ? "*" : "");
-		unsteady |= sd_pct(c, LB_M_OPS_PER_SEC) > UNSTEADY_SD_PCT;
-		if (cfg->loop.read_pct < 0 && cfg->table_brief) {
-			char c2c[16] = "-";
-			/* '~' on contended cells only: one thread moves no line. */
-			bool mixed = c->nthreads > 1 && cell_c2c_moved(c);
-			double c2c_ns = cell_c2c(c);
-			if (c2c_ns >= 0)
-				snprintf(c2c, sizeof(c2c), "%.0f%s", c2c_ns, mixed ? "~" : "");
-			moved |= mixed;
-			fprintf(out, "%-18s %4u %13.0f %6s %9.2f %8.2f %7.3f %8.0f %8.0f %7s",
-				c->ops->name, c->nthreads, fig(cfg, c, LB_M_OPS_PER_SEC),
-				sd, fig(cfg, c, LB_M_NS_PER_OP),
-				fig(cfg, c, LB_M_CPU_NS_PER_OP), fig(cfg, c, LB_M_MIN_MAX_RATIO),
-				fig(cfg, c, LB_M_LAT_P50), fig(cfg, c, LB_M_LAT_P99), c2c);
-		} else if (cfg->loop.read_pct < 0) {
-			fprintf(out,
-				"%-18s %4u %13.0f %6s %9.2f %8.1f %8.2f %8s %6.3f %7.3f %6.3f "
-				"%8.0f %8.0f",
-				c->ops->name, c->nthreads, fig(cfg, c, LB_M_OPS_PER_SEC),
-				sd, fig(cfg, c, LB_M_NS_PER_OP),
-				fig(cfg, c, LB_M_CYCLES_PER_OP), fig(cfg, c, LB_M_CPU_NS_PER_OP),
-				ovh, fig(cfg, c, LB_M_FAIRNESS_COV),
-				fig(cfg, c, LB_M_MIN_MAX_RATIO), fig(cfg, c, LB_M_OVERLAP),
-				fig(cfg, c, LB_M_LAT_P50), fig(cfg, c, LB_M_LAT_P99));
-			if (cfg->table_tail)
-				fprintf(out, " %8.0f %9.0f", fig(cfg, c, LB_M_LAT_P999),
-					c->summary[LB_M_LAT_MAX].max);
-		} else
-			fprintf(out,
-				"%-18s %4u %4d %13.0f %6s %12.0f %12.0f %6.3f %7.3f %8.0f %8.0f "
-				"%9.0f %8.0f %8.0f %8.0f %9.0f",
-				c->ops->name, c->nthreads, cfg->loop.read_pct, fig(cfg, c, LB_M_OPS_PER_SEC),
-				sd, fig(cfg, c, LB_M_READ_OPS_PER_SEC),
-				fig(cfg, c, LB_M_WRITE_OPS_PER_SEC), fig(cfg, c, LB_M_FAIRNESS_COV),
-				fig(cfg, c, LB_M_MIN_MAX_RATIO), fig(cfg, c, LB_M_READ_LAT_P50),
-				fig(cfg, c, LB_M_READ_LAT_P99), c->summary[LB_M_READ_LAT_MAX].max,
-				fig(cfg, c, LB_M_WRITE_LAT_P50), fig(cfg, c, LB_M_WRITE_LAT_P99),
-				fig(cfg, c, LB_M_WRITE_LAT_P999), c->summary[LB_M_WRITE_LAT_MAX].max);
-		print_flags_note(out, c);
-		if (cfg->explain)
-			print_counters(out, c);
+		mk->any_clamped |= clamped;
+		snprintf(buf, size, "%.2f%s", fig(cfg, c, LB_M_OVERHEAD_NS), clamped ? "*" : "");
+		break;
+	case COL_C2C:
+		/* '~' on contended cells only: one thread moves no line. */
+		mixed = c->nthreads > 1 && cell_c2c_moved(c);
+		c2c_ns = cell_c2c(c);
+		snprintf(buf, size, "-");
+		if (c2c_ns >= 0)
+			snprintf(buf, size, "%.0f%s", c2c_ns, mixed ? "~" : "");
+		mk->moved |= mixed;
+		break;
 	}
+}
+
+static void print_rows(FILE *out, const struct lb_micro_config *cfg, const struct lb_cell *cells,
+		       size_t ncells, struct row_marks *mk)
+{
+	const struct col *cols = table_cols(cfg);
+	char line[1024];
+	size_t used = (size_t)snprintf(line, sizeof(line), "%-18s", "lock");
+	for (const struct col *k = cols; k->head; k++)
+		if (col_shown(cfg, k) && used < sizeof(line))
+			used += (size_t)snprintf(line + used, sizeof(line) - used, " %*s", k->width,
+						 k->head);
+	fprintf(out, "%s\n", line);
+	for (size_t i = 0; i < ncells; i++) {
+		const struct lb_cell *c = &cells[i];
+		char v[64];
+		used = (size_t)snprintf(line, sizeof(line), "%-18s", c->ops->name);
+		mk->unsteady |= sd_pct(c, LB_M_OPS_PER_SEC) > UNSTEADY_SD_PCT;
+		for (const struct col *k = cols; k->head; k++) {
+			if (!col_shown(cfg, k) || used >= sizeof(line))
+				continue;
+			col_text(cfg, c, k, mk, v, sizeof(v));
+			used += (size_t)snprintf(line + used, sizeof(line) - used, " %*s", k->width, v);
+		}
+		if (used < sizeof(line))
+			flags_note(c, line + used, sizeof(line) - used);
+		if (cfg->wide)
+			fprintf(out, "%s\n", line);
+		else
+			lb_wrap(out, "    ", line);
+		if (cfg->explain)
+			print_counters(out, cfg, c);
+	}
+}
+
+/* The lines under the table: each lock's description, then the footnotes. */
+static void print_footer(FILE *out, const struct lb_micro_config *cfg,
+			 const struct lb_run_record *rec, const struct lb_cell *cells, size_t ncells,
+			 const struct row_marks *mk)
+{
 	/* How each lock ran here (once per lock, from its first run). */
 	for (size_t i = 0; i < ncells; i++) {
 		const struct lb_cell *c = &cells[i];
@@ -421,29 +483,58 @@ void lb_report_table(FILE *out, const struct lb_micro_config *cfg,
 		for (size_t k = 0; k < i; k++)
 			first &= cells[k].ops != c->ops;
 		if (first && c->runs[0].describe[0])
-			fprintf(out, "# %s: %s\n", c->ops->name, c->runs[0].describe);
+			lb_wrapf(out, "#   ", "# %s: %s", c->ops->name, c->runs[0].describe);
 	}
-	if (moved)
-		fprintf(out, "# c2c_ns ~: the round trip moved more than %.0fx around that cell's runs, "
-			     "so its contended figures (latency most) mix two placements of the CPUs\n",
-			C2C_MOVED_RATIO);
-	if (unsteady && cfg->table_brief && cfg->repeat > 1)
-		fprintf(out, "# a ±sd%% above %.0f: that cell's runs disagree (scheduling on this "
-			     "machine); rerun it with --duration 1s --repeat 5\n", UNSTEADY_SD_PCT);
-	if (any_clamped && !cfg->table_brief)
-		fprintf(out, "# ovh_ns *: below timer/calibration resolution: CPU time per op came out "
-			     "below the calibrated --cs/--par work, so the overhead is shown as 0\n");
+	if (mk->moved)
+		lb_wrapf(out, "#   ", "# c2c_ns ~: the round trip moved more than %.0fx around that "
+			 "cell's runs, so its contended figures (latency most) mix two placements of "
+			 "the CPUs", C2C_MOVED_RATIO);
+	if (mk->unsteady && cfg->table_brief && cfg->repeat > 1)
+		lb_wrapf(out, "#   ", "# a ±sd%% above %.0f: that cell's runs disagree (scheduling on "
+			 "this machine); rerun it with --duration 1s --repeat 5", UNSTEADY_SD_PCT);
+	if (mk->any_clamped && !cfg->table_brief)
+		lb_wrap(out, "#   ", "# ovh_ns *: below timer/calibration resolution: CPU time per op "
+			"came out below the calibrated --cs/--par work, so the overhead is shown as 0");
 	if (cfg->repeat > 1 && cfg->table_median)
-		fprintf(out, "# figures are medians over %u runs; ±sd%% is the sample standard deviation "
-			     "of ops/s%s\n", cfg->repeat,
-			cfg->table_tail ? "; lat_max is the largest seen" : "");
+		lb_wrapf(out, "#   ", "# figures are medians over %u runs; ±sd%% is the sample "
+			 "standard deviation of ops/s%s", cfg->repeat,
+			 cfg->table_tail ? "; lat_max is the largest seen" : "");
 	else if (cfg->repeat > 1 && rec->interrupted_by)
-		fprintf(out, "# figures are means over each cell's finished runs (of %u); ±sd%% is the "
-			     "sample standard deviation of ops/s; lat_max is the largest seen\n",
-			cfg->repeat);
+		lb_wrapf(out, "#   ", "# figures are means over each cell's finished runs (of %u); "
+			 "±sd%% is the sample standard deviation of ops/s; lat_max is the largest seen",
+			 cfg->repeat);
 	else if (cfg->repeat > 1)
-		fprintf(out, "# figures are means over %u runs; ±sd%% is the sample standard deviation "
-			     "of ops/s; lat_max is the largest seen\n", cfg->repeat);
+		lb_wrapf(out, "#   ", "# figures are means over %u runs; ±sd%% is the sample standard "
+			 "deviation of ops/s; lat_max is the largest seen", cfg->repeat);
+}
+
+void lb_report_table(FILE *out, const struct lb_micro_config *cfg,
+		     const struct lb_run_record *rec,
+		     const struct lb_hostinfo *host, const struct lb_cell *cells, size_t ncells)
+{
+	struct row_marks mk = { false, false, false };
+	print_header(out, cfg, host);
+	if (cfg->table_note)
+		lb_wrap(out, "#   ", cfg->table_note);
+	/* Busy CPUs before we started: half a CPU's worth of other work already
+	 * moves contended figures by large factors between runs. */
+	if (rec->load_before >= 0.5 * host->ncpus_online && host->ncpus_online > 0)
+		lb_wrapf(out, "#   ", "# WARNING: load average %.1f on %d CPUs before the run: other "
+			 "work shares these CPUs, so figures (contended ones most) vary between runs",
+			 rec->load_before, host->ncpus_online);
+	lb_steal_note(out, "# ", rec->steal_s);
+	print_c2c(out, cfg, cells, ncells);
+	if (rec->interrupted_by) {
+		unsigned int runs = 0;
+		for (size_t i = 0; i < ncells; i++)
+			runs += cells[i].nruns;
+		lb_wrapf(out, "#   ", "# INTERRUPTED by SIG%s: %u of %zu runs finished; the figures "
+			 "cover those only", sigabbrev_np(rec->interrupted_by), runs,
+			 (size_t)cfg->nlocks * cfg->nthread_counts * cfg->repeat);
+	}
+	print_units(out, cfg);
+	print_rows(out, cfg, cells, ncells, &mk);
+	print_footer(out, cfg, rec, cells, ncells, &mk);
 }
 
 static void json_summary(struct lb_json *j, const struct lb_summary *s)

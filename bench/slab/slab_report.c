@@ -5,6 +5,7 @@
  * the shared schema (lib/lb_schema.h), which compare and plot read.
  */
 #include "slab.h"
+#include "lb_wrap.h"
 #include "workload.h"
 #include "lb_hostinfo.h"
 #include "lb_json.h"
@@ -57,8 +58,8 @@ static struct lb_summary summary_of(const double *v, unsigned int n)
 
 static void print_probe(FILE *out, const struct lb_slab_batch_stats *st)
 {
-	fprintf(out, "probe: %llu batches kept, %llu redone (the thread was switched out or "
-		"changed CPU during them), %llu kept after %d such tries\n",
+	lb_wrapf(out, "    ", "probe: %llu batches kept, %llu redone (the thread was switched out or "
+		 "changed CPU during them), %llu kept after %d such tries",
 		(unsigned long long)st->batches, (unsigned long long)st->redone,
 		(unsigned long long)st->kept_switched, LB_SLAB_BATCH_TRIES);
 	lb_slab_print_gauge(out, &st->gauge);
@@ -72,14 +73,14 @@ void lb_slab_print_gauge(FILE *out, const struct lb_slab_gauge *g)
 		return;
 	}
 	if (s.steady) {
-		fprintf(out, "host speed steady (p90/p10 %.2f): reference add chain p10 %.2f / "
-			"median %.2f / p90 %.2f ns per add over %llu batches\n",
+		lb_wrapf(out, "    ", "host speed steady (p90/p10 %.2f): reference add chain p10 %.2f / "
+			 "median %.2f / p90 %.2f ns per add over %llu batches",
 			s.ratio, s.p10, s.median, s.p90, (unsigned long long)s.samples);
 		return;
 	}
-	fprintf(out, "host speed: reference add chain p10 %.2f / median %.2f / p90 %.2f ns per add "
-		"over %llu batches, %.0f %% of them within %.2fx of p10: the CPU ran at speeds "
-		"%.2fx apart (p90/p10) during the table; its figures carry that spread\n",
+	lb_wrapf(out, "    ", "host speed: reference add chain p10 %.2f / median %.2f / p90 %.2f ns per "
+		 "add over %llu batches, %.0f %% of them within %.2fx of p10: the CPU ran at speeds "
+		 "%.2fx apart (p90/p10) during the table; its figures carry that spread",
 		s.p10, s.median, s.p90, (unsigned long long)s.samples, s.fast_share * 100.0,
 		LB_SLAB_GAUGE_STEADY, s.ratio);
 }
@@ -87,13 +88,11 @@ void lb_slab_print_gauge(FILE *out, const struct lb_slab_gauge *g)
 void lb_slab_print_header(FILE *out, const struct lb_slab_config *cfg, const char *cpu_model)
 {
 	const char *why = lb_prot_unsupported(LB_PROT_RSEQ, NULL);
-	fprintf(out, "lockbench slab: %s; ", cpu_model);
+	char pin[48] = "not pinned";
 	if (cfg->cpu >= 0)
-		fprintf(out, "pinned to CPU %d; ", cfg->cpu);
-	else
-		fprintf(out, "not pinned; ");
-	fprintf(out, "rseq: %s; lock %s; medians of %u\n", why ? why : "registered by glibc",
-		cfg->lock->name, cfg->repeat);
+		snprintf(pin, sizeof(pin), "pinned to CPU %d", cfg->cpu);
+	lb_wrapf(out, "    ", "lockbench slab: %s; %s; rseq: %s; lock %s; medians of %u", cpu_model,
+		 pin, why ? why : "registered by glibc", cfg->lock->name, cfg->repeat);
 }
 
 void lb_slab_print_protect(FILE *out, const struct lb_slab_config *cfg, const char *cpu_model,
@@ -111,7 +110,8 @@ void lb_slab_print_protect(FILE *out, const struct lb_slab_config *cfg, const ch
 	double med[LB_PROT_COUNT] = { 0 };
 	for (int p = 0; p < LB_PROT_COUNT; p++) {
 		if (!res->supported[p]) {
-			fprintf(out, "%-7s skipped: %s\n", lb_prot_label((enum lb_prot)p), res->why[p]);
+			lb_wrapf(out, "    ", "%-7s skipped: %s", lb_prot_label((enum lb_prot)p),
+				 res->why[p]);
 			continue;
 		}
 		med[p] = summary_of(res->section_ns[p], n).median;
@@ -120,25 +120,25 @@ void lb_slab_print_protect(FILE *out, const struct lb_slab_config *cfg, const ch
 	}
 	double it = (double)cfg->section_iters;
 	if (res->supported[LB_PROT_RSEQ] && med[LB_PROT_NONE] > 0)
-		fprintf(out, "rseq per-CPU update %.2f ns = %.2fx the plain per-thread update "
-			"(NONE, %.2f ns); %llu rseq restarts in all\n",
+		lb_wrapf(out, "    ", "rseq per-CPU update %.2f ns = %.2fx the plain per-thread "
+			 "update (NONE, %.2f ns); %llu rseq restarts in all",
 			med[LB_PROT_RSEQ] / it, med[LB_PROT_RSEQ] / med[LB_PROT_NONE],
 			med[LB_PROT_NONE] / it, (unsigned long long)res->rseq_aborts);
 	if (res->supported[LB_PROT_RSEQ] && res->indexed_ns[0] > 0) {
 		double ix = summary_of(res->indexed_ns, n).median;
-		fprintf(out, "the same update of the slot cpu_id names, outside any section: %.2f ns "
-			"(rseq = %.2fx that: the section's own cost is its descriptor store)\n",
+		lb_wrapf(out, "    ", "the same update of the slot cpu_id names, outside any section: "
+			 "%.2f ns (rseq = %.2fx that: the section's own cost is its descriptor store)",
 			ix / it, med[LB_PROT_RSEQ] / ix);
 	}
 	if (res->supported[LB_PROT_SIGMASK]) {
 		double sys = summary_of(res->syscall_ns, n).median;
-		fprintf(out, "sigmask section %.1f ns: 2 rt_sigprocmask system calls; a bare system "
-			"call (getppid) costs %.1f ns here, 2 x = %.1f ns\n",
+		lb_wrapf(out, "    ", "sigmask section %.1f ns: 2 rt_sigprocmask system calls; a bare "
+			 "system call (getppid) costs %.1f ns here, 2 x = %.1f ns",
 			med[LB_PROT_SIGMASK] / it, sys, 2 * sys);
 	}
 	if (!res->allocfree_done) {
 		print_probe(out, &res->probe);
-		fprintf(out, "\nA. alloc+free: not run (%s)\n",
+		lb_wrapf(out, "    ", "\nA. alloc+free: not run (%s)",
 			!res->supported[res->opt_prot]   ? res->why[res->opt_prot]
 			: lb_slab_stop_requested()       ? "interrupted"
 							 : "the signal mask is needed for NO-OPT");
@@ -146,9 +146,9 @@ void lb_slab_print_protect(FILE *out, const struct lb_slab_config *cfg, const ch
 	}
 	n = res->done_af;
 	const char *opt = lb_prot_label((enum lb_prot)res->opt_prot);
-	fprintf(out, "\nA. %s x kfree(kmalloc(128)), total ns, medians of %u with SD; OPT: task "
-		"stock on %s (%s), handler on SIGMASK; NO-OPT: one SIGMASK stock; BH: inside a "
-		"SIGUSR1 handler, %llu per signal\n",
+	lb_wrapf(out, "    ", "\nA. %s x kfree(kmalloc(128)), total ns, medians of %u with SD; OPT: "
+		 "task stock on %s (%s), handler on SIGMASK; NO-OPT: one SIGMASK stock; BH: inside a "
+		 "SIGUSR1 handler, %llu per signal",
 		lb_slab_commas((double)cfg->op_iters, b1, sizeof(b1)), n, opt,
 		cfg->opt_prot < 0 ? "the cheapest per-CPU protection above" : "--opt",
 		(unsigned long long)cfg->bh_batch);
@@ -195,9 +195,9 @@ void lb_slab_print_bulk(FILE *out, const struct lb_slab_config *cfg,
 	else
 		snprintf(prot, sizeof(prot), "%s", cfg->bulk_prot == LB_PROT_SIGMASK ? "the signal mask"
 										: "nothing");
-	fprintf(out, "\nB. bulk API: %u-byte objects, %u per page, cpu_partial %u, min_partial %u, "
-		"list_lock %s, each call (fallback) or batch (bulk) under %s; per object, "
-		"medians of %u; TSC %.3f GHz\n",
+	lb_wrapf(out, "    ", "\nB. bulk API: %u-byte objects, %u per page, cpu_partial %u, "
+		 "min_partial %u, list_lock %s, each call (fallback) or batch (bulk) under %s; per "
+		 "object, medians of %u; TSC %.3f GHz",
 		cfg->bulk_size, res->objs_per_page, cfg->cpu_partial, cfg->min_partial,
 		cfg->lock->name, prot, n, cpn);
 	double fp = summary_of(res->fastpath_cycles, n).median;

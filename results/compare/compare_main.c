@@ -26,6 +26,7 @@ struct cmp_opts {
 	const char *side_arg[2]; /* --side-a, --side-b: two sides inside one file */
 	unsigned int column; /* 0: result files; N: plain numbers, field N */
 	enum lb_better better;
+	bool wide;
 	const char *paths[LB_CMP_MAX_SIDES];
 	size_t npaths;
 };
@@ -92,6 +93,7 @@ static const struct lb_opt cmp_opts_table[] = {
 	  .offset = LB_OPT_AT(struct cmp_opts, side_arg[1], const char *) },
 	LB_OPT_ROW_JSON(struct cmp_opts, json_path, "also write the comparison as JSON (atomically)"),
 	LB_OPT_ROW_CSV(struct cmp_opts, csv_path, "also write one CSV row per file and comparison"),
+	LB_OPT_ROW_WIDE(struct cmp_opts, wide),
 	LB_OPT_ROW_HELP,
 	LB_OPT_ROW_END,
 };
@@ -105,8 +107,9 @@ static const struct lb_opt_cmd cmp_cmd = {
 		 "\n"
 		 "Put two or more result files side by side: for every cell present in\n"
 		 "all of them (matched by its params: lock, threads, ...) and every chosen\n"
-		 "metric, COUNT, MIN, MAX, MEAN, MEDIAN and STDDEV of each file's runs, the\n"
-		 "change against the first file (A) in %, and a verdict: Welch's t-test\n"
+		 "metric, COUNT, MEAN, MEDIAN and STDDEV (MIN, MAX with --wide) of each\n"
+		 "file's runs, the change against the first file (A) in %, and a\n"
+		 "verdict: Welch's t-test\n"
 		 "(\"difference X% +/- Y%\" or \"no difference proven\") with the\n"
 		 "Mann-Whitney U p-value.  Cells missing from a file are listed.\n"
 		 "One file with --side-a/--side-b: the cells one selector picks against\n"
@@ -557,6 +560,7 @@ static int lb_cmd_compare(int argc, char **argv)
 	parse(argc, argv, &o);
 	check_outputs(&o);
 	r.confidence = o.confidence;
+	r.wide = o.wide;
 	for (size_t i = 0; i < LB_CMP_MAX_SIDES; i++)
 		r.side_load[i] = r.side_steal[i] = -1; /* plain numbers: not recorded */
 	if (!o.column)

@@ -7,6 +7,7 @@
  */
 #include "compare.h"
 #include "lb_json.h"
+#include "lb_wrap.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -114,19 +115,27 @@ void lb_cmp_verdict(const struct lb_cmp_report *r, const struct lb_cmp_group *g,
 /*
  * Print a row, then trim the trailing blanks.  Rows with neither direction
  * nor verdict (the label and (A)/(B) rows) end after STDDEV's bar, exactly
- * as in the kernel list's table.
+ * as in the kernel list's table.  That table (--wide) is wider than
+ * LB_WIDTH: the default one leaves out MIN and MAX and puts the verdict on
+ * a line of its own under the delta row.
  */
-static void row(FILE *out, const char *label, const char *cols[7], const char *direction,
-		const char *verdict)
+static void row(FILE *out, bool wide, const char *label, const char *cols[7],
+		const char *direction, const char *verdict)
 {
 	char line[1024];
-	int n = *direction || *verdict
-			? snprintf(line, sizeof(line),
-				   "%-32s| %-6s| %-11s| %-11s| %-11s| %-11s| %-10s| %-15s| %s", label,
-				   cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], direction,
-				   verdict)
-			: snprintf(line, sizeof(line), "%-32s| %-6s| %-11s| %-11s| %-11s| %-11s| %-10s|",
-				   label, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5]);
+	int n;
+	if (!wide)
+		n = *direction ? snprintf(line, sizeof(line), "%-32s| %-6s| %-11s| %-11s| %-10s| %s",
+					  label, cols[0], cols[3], cols[4], cols[5], direction)
+			       : snprintf(line, sizeof(line), "%-32s| %-6s| %-11s| %-11s| %-10s|",
+					  label, cols[0], cols[3], cols[4], cols[5]);
+	else if (*direction || *verdict)
+		n = snprintf(line, sizeof(line),
+			     "%-32s| %-6s| %-11s| %-11s| %-11s| %-11s| %-10s| %-15s| %s", label,
+			     cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], direction, verdict);
+	else
+		n = snprintf(line, sizeof(line), "%-32s| %-6s| %-11s| %-11s| %-11s| %-11s| %-10s|",
+			     label, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5]);
 	size_t len = n < 0 ? 0 : (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
 	while (len && line[len - 1] == ' ')
 		len--;
@@ -172,18 +181,15 @@ static size_t machine_warnings(const struct lb_cmp_report *r, char out[][WARNING
 	return n;
 }
 
-void lb_cmp_write_table(FILE *out, const struct lb_cmp_report *r)
+/* The table's groups: label row, a row per side, a delta row (and, in the
+ * default table, a verdict line) per side after (A). */
+static void write_groups(FILE *out, const struct lb_cmp_report *r)
 {
 	static const char letters[] = "ABCDEFGH";
-	const char *head[7] = { "COUNT", "MIN", "MAX", "MEAN", "MEDIAN", "STDDEV", NULL };
-	row(out, "LABEL", head, "DIRECTION", "VERDICT");
-	fprintf(out, "--------------------------------+-------+------------+------------+------------"
-		     "+------------+-----------+----------------+-----------------------------------"
-		     "-----\n");
 	for (size_t g = 0; g < r->ngroups; g++) {
 		const struct lb_cmp_group *grp = &r->groups[g];
 		const char *empty[7] = { "", "", "", "", "", "", NULL };
-		row(out, grp->label, empty, "", "");
+		row(out, r->wide, grp->label, empty, "", "");
 		for (size_t i = 0; i < r->nsides; i++) {
 			const struct lb_cmp_side *s = &grp->side[i];
 			char label[128], cnt[16], v[6][32];
@@ -197,7 +203,7 @@ void lb_cmp_write_table(FILE *out, const struct lb_cmp_report *r)
 			const char *cols[7] = { cnt, v[0], v[1], v[2], v[3], v[4], NULL };
 			if (s->n == 0)
 				cols[1] = cols[2] = cols[3] = cols[4] = cols[5] = "-";
-			row(out, label, cols, "", "");
+			row(out, r->wide, label, cols, "", "");
 			if (i == 0)
 				continue;
 			const struct lb_cmp_side *a = &grp->side[0];
@@ -209,12 +215,54 @@ void lb_cmp_write_table(FILE *out, const struct lb_cmp_report *r)
 			fmt_pct(a->s.sd, s->s.sd, d[4], sizeof(d[4]));
 			lb_cmp_verdict(r, grp, i, verdict, sizeof(verdict));
 			const char *dcols[7] = { "", d[0], d[1], d[2], d[3], d[4], NULL };
-			row(out, "", dcols, direction_text(grp->better), verdict);
+			row(out, r->wide, "", dcols, direction_text(grp->better), verdict);
+			if (!r->wide)
+				lb_wrapf(out, "    ", "  (%c) vs (A): %s", letters[i], verdict);
 		}
 	}
+}
+
+/* "Units: METRIC UNIT (+ is good), ...": each metric of the table once. */
+static void write_units(FILE *out, const struct lb_cmp_report *r)
+{
+	char line[2048] = "Units:";
+	size_t used = strlen(line);
+	for (size_t g = 0; g < r->ngroups && used < sizeof(line); g++) {
+		bool seen = false;
+		for (size_t k = 0; k < g; k++)
+			seen |= r->groups[k].metric == r->groups[g].metric ||
+				(r->groups[k].metric && r->groups[g].metric &&
+				 !strcmp(r->groups[k].metric, r->groups[g].metric));
+		if (seen)
+			continue;
+		const char *dir = direction_text(r->groups[g].better);
+		const char *unit = r->groups[g].unit ? r->groups[g].unit : "";
+		used += (size_t)snprintf(line + used, sizeof(line) - used, "%s %s%s%s%s%s%s",
+					 used > 6 ? "," : "", r->groups[g].metric, *unit ? " in " : "",
+					 unit, *dir ? " (" : "", dir, *dir ? ")" : "");
+	}
+	if (r->ngroups)
+		lb_wrap(out, "    ", line);
+}
+
+void lb_cmp_write_table(FILE *out, const struct lb_cmp_report *r)
+{
+	static const char letters[] = "ABCDEFGH";
+	const char *head[7] = { "COUNT", "MIN", "MAX", "MEAN", "MEDIAN", "STDDEV", NULL };
+	/* The wide table prints as it always did: lines wrap only in the default one. */
+	const char *cont = r->wide ? NULL : "    ";
+	row(out, r->wide, "LABEL", head, "DIRECTION", "VERDICT");
+	if (r->wide)
+		fprintf(out, "--------------------------------+-------+------------+------------+-----"
+			     "-------+------------+-----------+----------------+--------------------"
+			     "--------------------\n");
+	else
+		fprintf(out, "--------------------------------+-------+------------+------------+-----"
+			     "------+----------------\n");
+	write_groups(out, r);
 	fputc('\n', out);
 	for (size_t i = 0; i < r->nsides; i++) {
-		char c2c[96] = "", load[48] = "", steal[48] = "", sel[300] = "";
+		char c2c[96] = "", load[48] = "", steal[48] = "", sel[300] = "", line[1200];
 		if (r->side_c2c[i][1] > 0)
 			snprintf(c2c, sizeof(c2c), "; cache-line round trip %.0f ns (%.0f-%.0f)",
 				 r->side_c2c[i][1], r->side_c2c[i][0], r->side_c2c[i][2]);
@@ -224,20 +272,39 @@ void lb_cmp_write_table(FILE *out, const struct lb_cmp_report *r)
 			snprintf(steal, sizeof(steal), "; steal %.2f s", r->side_steal[i]);
 		if (r->side_selector[i])
 			snprintf(sel, sizeof(sel), ", the cells with %s", r->side_selector[i]);
-		fprintf(out, "(%c) %s: %s%s%s%s%s%s\n", letters[i], r->side_label[i], r->side_path[i],
-			sel, r->side_interrupted[i] ? " (interrupted run: the cells it finished)" : "",
-			c2c, load, steal);
+		snprintf(line, sizeof(line), "(%c) %s: %s%s%s%s%s%s", letters[i], r->side_label[i],
+			 r->side_path[i], sel, r->side_interrupted[i] ?
+			 " (interrupted run: the cells it finished)" : "", c2c, load, steal);
+		if (cont)
+			lb_wrap(out, cont, line);
+		else
+			fprintf(out, "%s\n", line);
 	}
 	char warning[MAX_WARNINGS][WARNING_LEN];
 	size_t nwarnings = machine_warnings(r, warning);
 	for (size_t i = 0; i < nwarnings; i++)
-		fprintf(out, "WARNING: %s\n", warning[i]);
-	fprintf(out, "Deltas are (X - A) / A.  Verdict: Welch's t-test at %.4g%% confidence on the "
-		     "means (the difference with the half-width of its interval, in %% of A's mean;\n"
-		     "\"no difference proven\" when the interval includes 0) and the two-sided "
-		     "Mann-Whitney U p-value.\n", 100 * r->confidence);
+		if (cont)
+			lb_wrapf(out, cont, "WARNING: %s", warning[i]);
+		else
+			fprintf(out, "WARNING: %s\n", warning[i]);
+	if (cont) {
+		write_units(out, r);
+		lb_wrapf(out, "", "Deltas are (X - A) / A.  Verdict: Welch's t-test at %.4g%% "
+			 "confidence on the means (the difference with the half-width of its interval, "
+			 "in %% of A's mean; \"no difference proven\" when the interval includes 0) and "
+			 "the two-sided Mann-Whitney U p-value; --wide adds MIN and MAX.",
+			 100 * r->confidence);
+	} else {
+		fprintf(out, "Deltas are (X - A) / A.  Verdict: Welch's t-test at %.4g%% confidence "
+			     "on the means (the difference with the half-width of its interval, in %% "
+			     "of A's mean;\n\"no difference proven\" when the interval includes 0) and "
+			     "the two-sided Mann-Whitney U p-value.\n", 100 * r->confidence);
+	}
 	for (size_t i = 0; i < r->nunmatched; i++)
-		fprintf(out, "Only in %s\n", r->unmatched[i]);
+		if (cont)
+			lb_wrapf(out, cont, "Only in %s", r->unmatched[i]);
+		else
+			fprintf(out, "Only in %s\n", r->unmatched[i]);
 }
 
 static void json_summary(struct lb_json *j, const struct lb_summary *s)

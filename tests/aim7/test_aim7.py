@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lbtap import done, ok  # noqa: E402 (tests/lbtap.py, after the sys.path line)
+from lbtap import done, ok, unwrap  # noqa: E402 (tests/lbtap.py, after the sys.path line)
 
 
 def skip(why):
@@ -40,8 +40,11 @@ def aim7(*args, timeout=120, unsized=True):
     # (unsized=False: the arguments as given, for the sizing and the errors.)
     if unsized and "--costs" not in args and "--calibrate" not in args:
         args = (*args, "--costs", "none")
-    return subprocess.run([LB, "aim7", "-q", *args], capture_output=True, text=True,
-                          timeout=timeout)
+    r = subprocess.run([LB, "aim7", "-q", *args], capture_output=True, text=True,
+                       timeout=timeout)
+    if not r.stdout.startswith("{"):  # not --json -: the notes, wrapped at 100 columns, joined
+        r.stdout = unwrap(r.stdout)
+    return r
 
 
 def short(s, k=300):

@@ -59,8 +59,8 @@ def bars(line):
 
 
 def seed_layout(cwd):
-    """Our table has the seed's columns exactly, plus VERDICT after DIRECTION."""
-    out = run(["--column", "2", "--better", "lower", "-L", "v6.1.30,x", "times-a.txt",
+    """--wide: our table has the seed's columns exactly, plus VERDICT after DIRECTION."""
+    out = run(["--wide", "--column", "2", "--better", "lower", "-L", "v6.1.30,x", "times-a.txt",
                "times-b.txt"], cwd).stdout.splitlines()
     ok(out[0].startswith(SEED[0] + " ") and out[1].startswith(SEED[1] + "+"),
        "header and rule are the seed's, then the verdict column")
@@ -78,11 +78,20 @@ with tempfile.TemporaryDirectory() as tmp:
     for f in os.listdir(DATA):
         shutil.copy(os.path.join(DATA, f), tmp)
     seed_layout(tmp)
-    golden("pre-post.txt", ["pre.json", "post.json"], tmp)
-    golden("plain.txt", ["--column", "2", "--better", "lower", "-L", "v6.1.30,patched",
-                         "times-a.txt", "times-b.txt"], tmp)
-    golden("three-metrics.txt", ["-m", "ops_per_sec,lat_p99_ns", "-c", "99", "pre.json",
-                                 "post.json", "pre.json"], tmp)
+    # --wide: the kernel list's table as it always printed (the goldens of
+    # before the default table fitted 100 columns, unchanged).
+    golden("pre-post.txt", ["--wide", "pre.json", "post.json"], tmp)
+    golden("plain.txt", ["--wide", "--column", "2", "--better", "lower", "-L",
+                         "v6.1.30,patched", "times-a.txt", "times-b.txt"], tmp)
+    golden("three-metrics.txt", ["--wide", "-m", "ops_per_sec,lat_p99_ns", "-c", "99",
+                                 "pre.json", "post.json", "pre.json"], tmp)
+    # The default table: MEAN, MEDIAN, STDDEV, the verdict on its own line,
+    # every line within 100 columns.
+    golden("pre-post-narrow.txt", ["pre.json", "post.json"], tmp)
+    golden("plain-narrow.txt", ["--column", "2", "--better", "lower", "-L", "v6.1.30,patched",
+                                "times-a.txt", "times-b.txt"], tmp)
+    golden("three-metrics-narrow.txt", ["-m", "ops_per_sec,lat_p99_ns", "-c", "99", "pre.json",
+                                        "post.json", "pre.json"], tmp)
 
     # JSON and CSV outputs.
     r = run(["pre.json", "post.json", "--json", "cmp.json", "--csv", "cmp.csv"], tmp)

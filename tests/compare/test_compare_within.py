@@ -18,7 +18,12 @@ LB, DATA = (os.path.abspath(a) for a in sys.argv[1:3])
 
 
 def run(args, cwd, cmd="compare"):
-    return subprocess.run([LB, cmd] + args, capture_output=True, text=True, timeout=60, cwd=cwd)
+    # compare --wide: the kernel list's table, each verdict in the delta row's
+    # VERDICT column, which the checks below read (test_compare_cli.py checks
+    # the default table).
+    wide = ["--wide"] if cmd == "compare" else []
+    return subprocess.run([LB, cmd] + wide + args, capture_output=True, text=True, timeout=60,
+                          cwd=cwd)
 
 
 def load(name):

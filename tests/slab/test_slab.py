@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lbtap import diag, done, ok  # noqa: E402 (tests/lbtap.py, after the sys.path line)
+from lbtap import diag, done, ok, unwrap  # noqa: E402 (tests/lbtap.py, after the sys.path line)
 
 EXE = sys.argv[1]
 SCENARIO = sys.argv[2]
@@ -56,7 +56,9 @@ THREAD_LINES = [
 
 
 def run(args, timeout=60):
-    return subprocess.run([EXE, "slab"] + args, capture_output=True, text=True, timeout=timeout)
+    r = subprocess.run([EXE, "slab"] + args, capture_output=True, text=True, timeout=timeout)
+    r.stdout = unwrap(r.stdout)  # the notes are wrapped at 100 columns: joined again
+    return r
 
 
 def scenario_cli():
