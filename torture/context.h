@@ -118,6 +118,10 @@ struct lb_torture_thread {
 	_Atomic bool exited;            /* release: the thread touches nothing after it */
 	_Atomic uint64_t rcu_reader;    /* RCU locks: generation seen << 1 | inside */
 	_Atomic long n_trylock;         /* acquisitions that came through trylock */
+	/* lb_cpu_relax() calls in the lock's wait loops (perturb.h): one writer,
+	 * read by the watchdog's evidence (evidence.h). */
+	_Atomic uint64_t spins;
+	_Atomic int tid;                /* kernel thread id; 0 before set-up */
 
 	/* Owner-private from here on (main reads tctx only after joining). */
 	_Alignas(LB_CACHELINE) struct lb_torture_run *run;
@@ -192,6 +196,7 @@ struct lb_torture_run {
 
 	uint64_t start_ns;                       /* CLOCK_MONOTONIC at "go" */
 	int64_t steal_start;                     /* /proc/stat steal ticks at "go"; -1 unknown */
+	double normal_spins_per_s;               /* evidence.h's calibration; 0 unknown */
 	/* The stall tracker's longest wait, for the summary (main thread only). */
 	uint64_t longest_wait_ns;
 	long long longest_wait_others;

@@ -114,6 +114,8 @@ static void seed_thread(uint64_t stream)
 	perturb_phase_left = 0; /* the first decision draws a phase */
 }
 
+_Thread_local _Atomic uint64_t *lb_perturb_spin_counter;
+
 void lb_perturb_thread_start(unsigned int index)
 {
 	seed_thread(index);

@@ -50,6 +50,7 @@
 #ifndef LB_TORTURE_PERTURB_H
 #define LB_TORTURE_PERTURB_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -62,6 +63,24 @@ void lb_perturb_configure(uint32_t rate_ppm, uint64_t seed);
 
 /* Seed the calling thread's generator for worker `index` (dense). */
 void lb_perturb_thread_start(unsigned int index);
+
+/*
+ * The calling worker's spin counter (its record's `spins`), NULL in other
+ * threads.  lb_cpu_relax() in locktorture's copy of the locks (LB_PERTURB)
+ * adds one, whether --perturb is on or not: the watchdog's proof that a
+ * waiter really ran its wait loop (evidence.h).
+ */
+extern _Thread_local _Atomic uint64_t *lb_perturb_spin_counter;
+
+static inline void lb_perturb_count_spin(void)
+{
+	_Atomic uint64_t *c = lb_perturb_spin_counter;
+	/* One writer (this thread): a load and a store, no RMW; relaxed, the
+	 * watchdog's read of it orders nothing. */
+	if (c)
+		atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+}
 
 /* Points perturbed so far, by kind (a racy sum: for the summary line). */
 struct lb_perturb_counts {

@@ -5,6 +5,7 @@
 #include "affinity.h"
 #include "clock.h"
 #include "deadlock.h"
+#include "evidence.h"
 #include "delay.h"
 #include "fatal.h"
 #include "perturb.h"
@@ -137,7 +138,7 @@ static void say(const struct lb_torture_run *run, const char *bang, const char *
 /* "<type>-torture: text", or with bang = "!!!" the error form "<type>-torture:!!! text". */
 static void say(const struct lb_torture_run *run, const char *bang, const char *fmt, ...)
 {
-	char text[512];
+	char text[1024];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
@@ -187,8 +188,9 @@ static void print_replay(const struct lb_torture_run *run)
 	fputs(line, stdout);
 }
 
-/* Final statistics, port summary lines and the End banner; the exit status. */
-static int verdict(struct lb_torture_run *run, int errors, bool hard_fail)
+/* Final statistics, port summary lines and the End banner; the exit status.
+ * joined: every worker was joined (the deadlock checks take the locks). */
+static int verdict(struct lb_torture_run *run, int errors, bool hard_fail, bool joined)
 {
 	struct lb_torture_totals w, r;
 	if (lb_torture_print_stats(run))
@@ -235,7 +237,7 @@ static int verdict(struct lb_torture_run *run, int errors, bool hard_fail)
 	}
 	/* The deadlock rounds' summary and its own checks, which take every
 	 * lock once more: only once the workers were joined. */
-	if (!hard_fail)
+	if (!hard_fail && joined)
 		errors += lb_torture_deadlock_report(run);
 	long tmo = atomic_load_explicit(&run->lock_timeouts, memory_order_relaxed);
 	if (run->ops->lock_fallible && !run->deadlock && run->cfg.verbose)
@@ -271,7 +273,7 @@ static int verdict(struct lb_torture_run *run, int errors, bool hard_fail)
 static void fail_and_leave(struct lb_torture_run *run, int errors)
 {
 	lb_torture_dump_threads(run);
-	verdict(run, errors, true);
+	verdict(run, errors, true, false);
 	fflush(stdout);
 	_exit(1);
 }
@@ -297,14 +299,15 @@ static int count_exited(const struct lb_torture_run *run)
 
 /*
  * Wait for every worker to leave.  False when none left and none got a lock
- * for quiet_ns (a thread stuck for good), or after cap_ns in all.  Progress
+ * for quiet_ns (a thread stuck for good), or at cap_at (CLOCK_MONOTONIC).  Progress
  * rather than a fixed deadline: on an oversubscribed machine a FIFO spinlock
  * lets one waiter in per scheduler time slice or so, and 64 of them may
  * need many seconds to drain, while they all still move.
  */
-static bool wait_all_exited(const struct lb_torture_run *run, uint64_t quiet_ns, uint64_t cap_ns)
+static bool wait_all_exited(const struct lb_torture_run *run, uint64_t quiet_ns, uint64_t cap_at,
+			    struct lb_evidence_window *ev)
 {
-	uint64_t start = lb_torture_now_ns(), moved = start;
+	uint64_t moved = lb_torture_now_ns();
 	int exited = count_exited(run);
 	while (!all_exited(run)) {
 		uint64_t now = lb_torture_now_ns();
@@ -313,7 +316,13 @@ static bool wait_all_exited(const struct lb_torture_run *run, uint64_t quiet_ns,
 			exited = n;
 			moved = now;
 		}
-		if (now - moved >= quiet_ns || now - start >= cap_ns)
+		/* The evidence window: the last three quarters of the quiet time. */
+		if (now - moved < quiet_ns / 4)
+			ev->armed = false;
+		else if (!ev->armed && ev->at0)
+			lb_evidence_arm(ev, run);
+		lb_evidence_tick(ev, run);
+		if (now - moved >= quiet_ns || now >= cap_at)
 			return false;
 		lb_torture_sleep_ns(TICK_NS);
 	}
@@ -368,8 +377,33 @@ static int start_threads(struct lb_torture_run *run)
 	return err;
 }
 
+/*
+ * The watchdog's limit passed with an evidence window open: judge it.  A
+ * lock failure (or no evidence) ends the test: true, after the "!!!" line.
+ * Threads that were not running are said so, and a new window opens.
+ */
+static bool watchdog_fails(struct lb_torture_run *run, struct lb_evidence_window *ev, uint64_t idle)
+{
+	char why[768] = "no evidence gathered";
+	if (ev->armed) {
+		struct lb_verdict_evidence e;
+		struct lb_verdict v = lb_evidence_judge(ev, run, &e);
+		lb_verdict_format(why, sizeof(why), &e, &v);
+		if (!v.failure) {
+			say(run, "", "watchdog: no lock progress for %.1f s (limit %d s): %s; watching on",
+			    (double)idle / LB_NS_PER_S, run->cfg.watchdog, why);
+			lb_evidence_arm(ev, run);
+			return false;
+		}
+	}
+	say(run, "!!!", "watchdog: no lock progress for %.1f s (limit %d s): %s; thread states:",
+	    (double)idle / LB_NS_PER_S, run->cfg.watchdog, why);
+	return true;
+}
+
 /* The stats/shutdown/watchdog loop; returns the stats errors counted. */
-static int monitor(struct lb_torture_run *run, struct lb_torture_stall *stall)
+static int monitor(struct lb_torture_run *run, struct lb_torture_stall *stall,
+		   struct lb_evidence_window *ev)
 {
 	const struct lb_torture_config *cfg = &run->cfg;
 	uint64_t start = run->start_ns;
@@ -425,11 +459,17 @@ static int monitor(struct lb_torture_run *run, struct lb_torture_stall *stall)
 		}
 		if (!wd_ns)
 			continue;
-		if (idle >= wd_ns) {
-			say(run, "!!!", "watchdog: no lock progress for %.1f s (limit %d s); thread states:",
-			    (double)idle / LB_NS_PER_S, cfg->watchdog);
+		/* The evidence window opens once progress stopped for a quarter
+		 * of the limit and is judged at the limit (three quarters of it
+		 * later), or, after threads were found not running, a window on. */
+		if (idle < wd_ns / 4)
+			ev->armed = false;
+		else if (!ev->armed && ev->at0)
+			lb_evidence_arm(ev, run);
+		lb_evidence_tick(ev, run);
+		if (idle >= wd_ns && (!ev->at0 || (ev->armed && now - ev->t0 >= wd_ns * 3 / 4)) &&
+		    watchdog_fails(run, ev, idle))
 			fail_and_leave(run, errors);
-		}
 		if (cfg->call_rcu_chains) {
 			uint64_t p = lb_torture_rcu_chains_progress(run);
 			if (p != chains_seen) {
@@ -443,6 +483,55 @@ static int monitor(struct lb_torture_run *run, struct lb_torture_stall *stall)
 		}
 	}
 	return errors;
+}
+
+/*
+ * Wait for the workers to leave after the end.  The watchdog and the stall
+ * check go on past it: workers that do not leave are judged from the
+ * evidence over the last three quarters of the quiet time (evidence.h): a
+ * lock failure ends in FAILURE with the thread dump; threads that were not
+ * running (preempted) are said so, and the test ends without them.  At most
+ * DRAIN_CAP_NS in all.
+ */
+static void drain(struct lb_torture_run *run, int errors)
+{
+	const struct lb_torture_config *cfg = &run->cfg;
+	unsigned int hold_ms = lb_torture_delay_max_hold_ms(run->delay_model, cfg->long_hold);
+	uint64_t exit_ns = 5 * LB_NS_PER_S + 2 * (uint64_t)hold_ms * 1000000u;
+	uint64_t end_coarse = lb_torture_coarse_ns();
+	uint64_t *cpu_at_end = calloc((size_t)run->nthreads, sizeof(*cpu_at_end));
+	for (int i = 0; cpu_at_end && i < run->nthreads; i++)
+		cpu_at_end[i] = lb_torture_thread_cpu_ns(&run->threads[i]);
+	struct lb_evidence_window ev;
+	if (lb_evidence_init(&ev, run->nthreads))
+		lb_evidence_free(&ev); /* no evidence: the classification alone */
+	uint64_t cap_at = lb_torture_now_ns() + DRAIN_CAP_NS;
+	while (!wait_all_exited(run, exit_ns, cap_at, &ev)) {
+		struct lb_verdict v = { LB_VERDICT_UNKNOWN, -1, LB_RAN_UNKNOWN, true };
+		struct lb_verdict_evidence e;
+		char why[768] = "";
+		bool judged = ev.armed;
+		if (judged) {
+			v = lb_evidence_judge(&ev, run, &e);
+			lb_verdict_format(why, sizeof(why), &e, &v);
+		}
+		/* The lock moved after all (a holder let go): wait on, to the cap. */
+		if ((v.kind == LB_VERDICT_PROGRESS || v.kind == LB_VERDICT_RELEASED) &&
+		    lb_torture_now_ns() < cap_at)
+			continue;
+		if (!v.failure) {
+			say(run, "", "watchdog: workers still in %s %.1f s after the end of the test: "
+			    "%s; the test ends without them", cfg->type,
+			    (double)(lb_torture_coarse_ns() - end_coarse) / LB_NS_PER_S, why);
+			int status = verdict(run, errors, false, false);
+			fflush(stdout);
+			_exit(status); /* blocked workers cannot be joined */
+		}
+		lb_torture_report_end_hang(run, end_coarse, cpu_at_end, judged ? why : NULL);
+		fail_and_leave(run, errors);
+	}
+	free(cpu_at_end);
+	lb_evidence_free(&ev);
 }
 
 static void raise_monitor(void)
@@ -495,7 +584,7 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 		    "waiter can livelock a preempted holder; --rt_spinners 1 forces it)");
 	if (err) {
 		say(run, "!!!", "lock init failed: %s", strerror(err));
-		err = verdict(run, 1, true);
+		err = verdict(run, 1, true, false);
 		cleanup(run);
 		return err;
 	}
@@ -525,6 +614,8 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 		setup_failed = true;
 	}
 	raise_monitor();
+	/* The watchdog's normal spin rate, before the workers start spinning. */
+	run->normal_spins_per_s = lb_evidence_calibrate_spins();
 	run->start_ns = lb_torture_now_ns();
 	run->steal_start = lb_steal_ticks_now();
 	if (setup_failed)
@@ -535,8 +626,12 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 	struct lb_torture_stall stall;
 	if (lb_torture_stall_init(&stall, run->nthreads))
 		say(run, "", "stall check off: out of memory");
+	struct lb_evidence_window ev;
+	if (lb_evidence_init(&ev, run->nthreads))
+		lb_evidence_free(&ev); /* no evidence: the watchdog fails as it did */
 	if (!setup_failed)
-		errors = monitor(run, &stall);
+		errors = monitor(run, &stall, &ev);
+	lb_evidence_free(&ev);
 	run->longest_wait_ns = stall.longest_ns;
 	run->longest_wait_others = stall.longest_others;
 	run->longest_wait_thread = stall.longest_thread;
@@ -547,19 +642,7 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 	lb_torture_stutter_stop(run);
 	lb_torture_affinity_stop(run);
 	lb_torture_deadlock_stop(run);
-	unsigned int hold_ms = lb_torture_delay_max_hold_ms(run->delay_model, cfg->long_hold);
-	uint64_t exit_ns = 5 * LB_NS_PER_S + 2 * (uint64_t)hold_ms * 1000000u;
-	/* The watchdog and the stall check go on past the end: a worker that
-	 * does not leave is classified from its state and the CPU it uses. */
-	uint64_t end_coarse = lb_torture_coarse_ns();
-	uint64_t *cpu_at_end = calloc((size_t)run->nthreads, sizeof(*cpu_at_end));
-	for (int i = 0; cpu_at_end && i < run->nthreads; i++)
-		cpu_at_end[i] = lb_torture_thread_cpu_ns(&run->threads[i]);
-	if (!wait_all_exited(run, exit_ns, DRAIN_CAP_NS)) {
-		lb_torture_report_end_hang(run, end_coarse, cpu_at_end);
-		fail_and_leave(run, errors);
-	}
-	free(cpu_at_end);
+	drain(run, errors);
 	for (int i = 0; i < run->nthreads; i++)
 		if (run->threads[i].created)
 			pthread_join(run->threads[i].handle, NULL);
@@ -568,7 +651,7 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 		    (unsigned long long)(DRAIN_TIMEOUT_NS / LB_NS_PER_S));
 		setup_failed = true;
 	}
-	int status = verdict(run, errors, setup_failed);
+	int status = verdict(run, errors, setup_failed, true);
 	if (run->chains)
 		_exit(status); /* a late callback may still touch the chains */
 	cleanup(run);

@@ -179,11 +179,13 @@ void lb_torture_dump_threads(const struct lb_torture_run *run)
 			else
 				snprintf(lock, sizeof(lock), " nested lock %d (%s)", which, type);
 		}
+		/* Its spins (evidence.h): whether a waiter is still looking. */
+		unsigned long long spins = atomic_load_explicit(&t->spins, memory_order_relaxed);
 		printf("%s%s!!! %s %d: %s%s since %.3f s (%.3f s ago), last progress %.3f s, "
-		       "acquisitions %ld\n",
+		       "acquisitions %ld, spins %llu\n",
 		       type, LB_TORTURE_FLAG, lb_torture_role(t), t->id, state_name(s), lock,
 		       since_start(run, since), now > since ? (double)(now - since) / LB_NS_PER_S : 0.0,
-		       since_start(run, prog), n);
+		       since_start(run, prog), n, spins);
 	}
 	fflush(stdout);
 }
@@ -198,7 +200,7 @@ static bool slept_through(const struct lb_torture_thread *t, uint64_t cpu_at_end
 }
 
 void lb_torture_report_end_hang(const struct lb_torture_run *run, uint64_t end_ns,
-				const uint64_t *cpu_at_end)
+				const uint64_t *cpu_at_end, const char *why)
 {
 	const struct lb_torture_thread *holder = NULL, *sleeper = NULL, *spinner = NULL;
 	int left = 0;
@@ -245,7 +247,7 @@ void lb_torture_report_end_hang(const struct lb_torture_run *run, uint64_t end_n
 		       LB_TORTURE_FLAG, lb_torture_role(t), t->id, type, began, before, after, left);
 	else
 		printf("%s%s!!! watchdog: %s %d running but not getting %s since %.3f s (%.1f s before "
-		       "the end of the test) and still %.1f s after it, while %d other workers left: a "
-		       "lost hand-over or a livelock; thread states:\n", type, LB_TORTURE_FLAG,
-		       lb_torture_role(t), t->id, type, began, before, after, left);
+		       "the end of the test) and still %.1f s after it, while %d other workers left: "
+		       "%s; thread states:\n", type, LB_TORTURE_FLAG, lb_torture_role(t), t->id, type,
+		       began, before, after, left, why ? why : "a lost hand-over or a livelock");
 }

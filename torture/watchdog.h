@@ -18,7 +18,8 @@
 /* ns since the most recent progress of any worker (coarse clock `now`). */
 uint64_t lb_torture_idle_ns(const struct lb_torture_run *run, uint64_t now);
 
-/* One "!!!" line per worker: role, state, lock, since when, progress, count. */
+/* One "!!!" line per worker: role, state, lock, since when, progress, count,
+ * spin count (evidence.h). */
 void lb_torture_dump_threads(const struct lb_torture_run *run);
 
 /*
@@ -79,9 +80,12 @@ uint64_t lb_torture_thread_cpu_ns(const struct lb_torture_thread *t);
  * one asleep in the lock while every other worker left, i.e. parked on a
  * free lock: a lost wake-up; one running without getting it), in one "!!!"
  * line saying when the hang began relative to end_ns.  cpu_at_end: each
- * worker's CPU time at the end (may be NULL).  The caller dumps the threads.
+ * worker's CPU time at the end (may be NULL).  why: the evidence's verdict
+ * in words (verdict.h), said of a worker running without getting the lock;
+ * NULL: no evidence ("a lost hand-over or a livelock").  The caller dumps
+ * the threads.
  */
 void lb_torture_report_end_hang(const struct lb_torture_run *run, uint64_t end_ns,
-				const uint64_t *cpu_at_end);
+				const uint64_t *cpu_at_end, const char *why);
 
 #endif /* LB_TORTURE_WATCHDOG_H */

@@ -15,6 +15,7 @@
 #include <execinfo.h>
 #include <sched.h>
 #include <stdio.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* The holders counter: writers count in the high word, readers in the low. */
@@ -66,6 +67,9 @@ int lb_torture_thread_setup(struct lb_torture_thread *t, int nested)
 
 	lb_torture_random_init(&t->rng);
 	lb_perturb_thread_start(t->index);
+	/* The watchdog's evidence: where /proc shows us, and our spin count. */
+	atomic_store_explicit(&t->tid, (int)syscall(SYS_gettid), memory_order_relaxed);
+	lb_perturb_spin_counter = &t->spins;
 	for (int k = 0; k < nctx; k++) {
 		void *ctx = lb_thread_ctx_alloc(ops);
 		unsigned int idx = (unsigned int)run->nthreads * (unsigned int)k + t->index;

@@ -3,6 +3,12 @@
 #include "broken_locks.h"
 #include "lb_atomic.h"
 #include "lb_futex.h"
+#if defined(LB_BROKEN_IN_TORTURE)
+#include "perturb.h" /* the watchdog's spin count, as the real locks' copy has */
+#define count_spin() lb_perturb_count_spin()
+#else
+#define count_spin() ((void)0)
+#endif
 
 #include <signal.h>
 #include <stdatomic.h>
@@ -191,6 +197,63 @@ static void strand_unlock(void *lock, void *tctx)
 		lb_futex_wake(&l->word, 1);
 }
 
+/*
+ * A ticket lock.  BUG: the unlock after writer 2's STRIKE_AFTER-th
+ * acquisition forgets to serve the next ticket: writer 2 leaves, and every
+ * waiter spins forever on a lock nobody holds (a lost hand-over, with every
+ * waiter running at full speed).
+ */
+struct skip_lock {
+	_Atomic uint32_t next;  /* the next ticket to hand out */
+	_Atomic uint32_t owner; /* the ticket now served */
+};
+
+static int skip_init(void *lock)
+{
+	struct skip_lock *l = lock;
+	atomic_init(&l->next, 0);
+	atomic_init(&l->owner, 0);
+	return 0;
+}
+
+static void skip_lock(void *lock, void *tctx)
+{
+	struct skip_lock *l = lock;
+	struct broken_ctx *c = tctx;
+	/* Relaxed: the ticket only places us in the queue; the load below acquires. */
+	uint32_t me = atomic_fetch_add_explicit(&l->next, 1, memory_order_relaxed);
+	/* Spin until served; acquire pairs with the release store in skip_unlock.
+	 * Each look is counted in locktorture, as lb_cpu_relax() counts in the
+	 * real locks' copy there (this file is built without the hooks). */
+	while (atomic_load_explicit(&l->owner, memory_order_acquire) != me) {
+		count_spin();
+		lb_cpu_relax();
+	}
+	c->acquired++;
+}
+
+static void skip_unlock(void *lock, void *tctx)
+{
+	struct skip_lock *l = lock;
+	struct broken_ctx *c = tctx;
+	if (c->index == 2 && c->acquired == STRIKE_AFTER)
+		return; /* BUG: the hand-over to the next ticket is lost */
+	/* Only the owner writes owner: relaxed read; release: the critical
+	 * section happens before the next owner's. */
+	atomic_store_explicit(&l->owner, atomic_load_explicit(&l->owner, memory_order_relaxed) + 1,
+			      memory_order_release);
+}
+
+static const struct lb_lock_ops skip_ops = {
+	.family = "test", .lock_size = sizeof(struct skip_lock),
+	.lock_align = _Alignof(struct skip_lock), .init = skip_init,
+	.name = "ticket-drop-one",
+	.summary = "ticket lock whose unlock once forgets to serve the next ticket (a lost hand-over)",
+	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_THREAD_CTX,
+	.thread_ctx_size = sizeof(struct broken_ctx), .thread_init = ctx_init,
+	.lock = skip_lock, .unlock = skip_unlock,
+};
+
 #define TAS_BASE                                                                 \
 	.family = "test", .lock_size = sizeof(struct broken_lock),              \
 	.lock_align = _Alignof(struct broken_lock), .init = broken_init
@@ -257,5 +320,5 @@ static const struct lb_lock_ops abort_ops = {
 };
 
 const struct lb_lock_ops *const lb_test_broken_locks[] = {
-	&trylock_ignores_ops, &racy_trylock_ops, &relaxed_unlock_ops, &strand_ops, &starve_ops, &segv_ops, &abort_ops, NULL,
+	&trylock_ignores_ops, &racy_trylock_ops, &relaxed_unlock_ops, &strand_ops, &starve_ops, &segv_ops, &abort_ops, &skip_ops, NULL,
 };

@@ -10,6 +10,8 @@
  *                        while the others go on
  *   tas-segv             writer 3 faults (SIGSEGV) inside lock()
  *   tas-abort            writer 2's unlock "detects misuse" and aborts
+ *   ticket-drop-one      an unlock once forgets to serve the next ticket:
+ *                        every waiter spins forever (a lost hand-over)
  */
 #ifndef LB_TEST_BROKEN_LOCKS_H
 #define LB_TEST_BROKEN_LOCKS_H

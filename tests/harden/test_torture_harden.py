@@ -12,6 +12,10 @@ plain    ThreadSanitizer build: a relaxed unlock is a data race on the plain
          Other builds: the correct lock passes (the race is invisible there).
 strand   one waiter's wake-up lost: "stall:" FAILURE within --stall_secs,
          long before the end of the test, with the thread-state dump.
+handover a ticket lock whose unlock once forgets to serve the next ticket
+         (every waiter spins on a lock nobody holds): the watchdog's evidence names a lost hand-over, FAILURE within
+         --watchdog; the same hang starting just before the end: named so at
+         the end (issue 37 item 3).
 segv     SIGSEGV in writer 3: stats, "!!! fatal signal SIGSEGV in writer 3",
          End of test: FAILURE, exit 1.
 abort    the lock's own abort in writer 2: its message, SIGABRT named, FAILURE.
@@ -108,6 +112,28 @@ def scenario_strand():
         diag(out + err, last=40)
 
 
+def scenario_handover():
+    wd = 6
+    rc, out, err, secs = run(["--type", "ticket-drop-one", "--duration", "60",
+                              "--watchdog", str(wd)] + BASE, 45)
+    good = rc == 1 and verdict(out) == "FAILURE" and secs < wd + 4 \
+        and re.search(r"!!! watchdog: no lock progress for \d+\.\d s \(limit 6 s\): a lost "
+                      r"hand-over: no holder, and each of the \d+ waiters ran", out) \
+        and re.search(r"!!! writer \d+: waiting for ticket-drop-one since", out)
+    if not ok(good, f"lost hand-over, waiters spinning: the watchdog names it, FAILURE in "
+                    f"{secs:.1f} s (watchdog {wd} s; rc {rc})"):
+        diag(out + err, last=40)
+    # Struck well under the watchdog's 10 s before the end of a 2 s test:
+    # the end-of-test check judges the drain and names it the same way.
+    rc, out, err, secs = run(["--type", "ticket-drop-one", "--duration", "2"] + BASE, 45)
+    good = rc == 1 and verdict(out) == "FAILURE" \
+        and re.search(r"!!! watchdog: writer \d+ running but not getting ticket-drop-one since "
+                      r".*: a lost hand-over: no holder", out)
+    if not ok(good, f"the same at the end of the test: named a lost hand-over ({secs:.1f} s, "
+                    f"rc {rc})"):
+        diag(out + err, last=40)
+
+
 def scenario_segv():
     rc, out, err, secs = run(["--type", "tas-segv", "--duration", "10"] + BASE)
     lines = out.splitlines()
@@ -151,7 +177,7 @@ def scenario_copies():
 
 
 def main():
-    {"trylock": scenario_trylock, "plain": scenario_plain, "strand": scenario_strand,
+    {"trylock": scenario_trylock, "plain": scenario_plain, "strand": scenario_strand, "handover": scenario_handover,
      "segv": scenario_segv, "abort": scenario_abort, "copies": scenario_copies}[SCENARIO]()
     done()
 

@@ -136,6 +136,11 @@ static inline bool lb_cas_acquire_if_zero(_Atomic(uint32_t) *word, uint32_t desi
  */
 static inline void lb_cpu_relax(void)
 {
+#if defined(LB_PERTURB)
+	/* locktorture's copy of the locks only (torture/perturb_hooks.h): count
+	 * the spin for the watchdog's evidence. */
+	lb_perturb_count_spin();
+#endif
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 	__asm__ __volatile__("pause" ::: "memory");
 #elif defined(__GNUC__) && defined(__aarch64__)
