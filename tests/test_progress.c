@@ -10,20 +10,29 @@
 #include "lb_time.h"
 #include "tap.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* The progress being read, when its ticker may be writing: contents()
+ * moves the stream's position, so it holds the progress's own lock. */
+static struct lb_progress *reading;
 
 /* Everything written to f so far, NUL-terminated (static buffer). */
 static const char *contents(FILE *f)
 {
 	static char buf[8192];
+	if (reading)
+		pthread_mutex_lock(&reading->lock);
 	fflush(f);
 	long end = ftell(f);
 	rewind(f);
 	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
 	buf[n] = '\0';
 	fseek(f, end, SEEK_SET);
+	if (reading)
+		pthread_mutex_unlock(&reading->lock);
 	return buf;
 }
 
@@ -77,6 +86,7 @@ static void test_terminal(void)
 	FILE *f = tmpfile();
 	struct lb_progress p;
 	lb_progress_begin(&p, f, false, 2, 2 * LB_NS_PER_S, 1);
+	reading = &p; /* its ticker runs from here to lb_progress_end */
 	lb_progress_step(&p, "a long step");
 	size_t first = strlen(contents(f));
 	tap_ok(first > 0 && contents(f)[0] == '\r' && strstr(contents(f), "[1/2] a long step: 0:00 "
@@ -95,6 +105,7 @@ static void test_terminal(void)
 	tap_ok(strlen(contents(f)) == cleared && contents(f)[cleared - 1] == '\r',
 	       "after clear() the line is blank and the ticker keeps off it until the next step");
 	lb_progress_step_done(&p);
+	reading = NULL; /* lb_progress_end destroys the lock */
 	lb_progress_end(&p);
 	s = contents(f);
 	tap_ok(!strchr(s, '\n'), "on a terminal nothing ends a line (the table's own lines do)");
