@@ -148,6 +148,13 @@ static void row(FILE *out, bool wide, const char *label, const char *cols[7],
 /* The machine moved between (A) and another side: the round trips (the host
  * placed the CPUs differently) or the load averages (other work) differ
  * markedly.  One line each, without "WARNING: ". */
+/* Both figures known (>= 0) and further apart than abs + frac x the
+ * smaller: the rule of the load-average and the steal-time warnings. */
+static bool known_and_apart(double a, double x, double abs, double frac)
+{
+	return a >= 0 && x >= 0 && fabs(x - a) > abs + frac * fmin(a, x);
+}
+
 static size_t machine_warnings(const struct lb_cmp_report *r, char out[][WARNING_LEN])
 {
 	static const char letters[] = "ABCDEFGH";
@@ -162,8 +169,7 @@ static size_t machine_warnings(const struct lb_cmp_report *r, char out[][WARNING
 	}
 	for (size_t i = 1; i < r->nsides; i++) {
 		double a = r->side_load[0], x = r->side_load[i];
-		if (a >= 0 && x >= 0 &&
-		    fabs(x - a) > LB_CMP_LOAD_MOVED_ABS + LB_CMP_LOAD_MOVED_FRAC * fmin(a, x))
+		if (known_and_apart(a, x, LB_CMP_LOAD_MOVED_ABS, LB_CMP_LOAD_MOVED_FRAC))
 			snprintf(out[n++], WARNING_LEN,
 				 "(A) and (%c) started at load averages %.2f and %.2f: other work "
 				 "shared the machine with one of them, so differences may be the "
@@ -171,8 +177,7 @@ static size_t machine_warnings(const struct lb_cmp_report *r, char out[][WARNING
 	}
 	for (size_t i = 1; i < r->nsides; i++) {
 		double a = r->side_steal[0], x = r->side_steal[i];
-		if (a >= 0 && x >= 0 &&
-		    fabs(x - a) > LB_CMP_STEAL_MOVED_ABS + LB_CMP_STEAL_MOVED_FRAC * fmin(a, x))
+		if (known_and_apart(a, x, LB_CMP_STEAL_MOVED_ABS, LB_CMP_STEAL_MOVED_FRAC))
 			snprintf(out[n++], WARNING_LEN,
 				 "(A) and (%c) saw steal times of %.2f and %.2f s: a hypervisor took "
 				 "more of the vCPUs from one of them, so differences may be the "
