@@ -15,6 +15,13 @@
  *   preload_mutex.c   the pthread_mutex_* wrappers and the in-mutex mark
  *   preload_cond.c    the pthread_cond_* wrappers and their futex words
  *   preload_stats.c   statistics at exit (text on stderr, or JSON)
+ *   preload_lockstat.c the kernel lockstat's per-lock bookkeeping: points,
+ *                     bounces, owner changes, spin- vs sleep-resolved waits
+ *   preload_lockstat_out.c /proc/lock_stat 0.4 text and perf lock
+ *                     contention's table, from the class snapshots
+ *   preload_waitchain.c the wait-chain dump on a signal
+ *   preload_delay.c   LOCKBENCH_DELAY: a delay inside chosen classes
+ *   preload_glibc_probes.h glibc's libpthread USDT probes, fired by us
  */
 #ifndef LB_PRELOAD_H
 #define LB_PRELOAD_H
@@ -48,6 +55,13 @@ struct lbp_config {
 	int stats_fd;                  /* private copy of stderr for the summary:
 					* programs such as coreutils close stderr
 					* in an atexit handler, before our destructor */
+	size_t lockstat_offset;        /* of struct lbp_lockstat in a lock slot (stats) */
+	const char *lockstat_path;     /* LOCKBENCH_LOCKSTAT: /proc/lock_stat text */
+	const char *contention_path;   /* LOCKBENCH_CONTENTION: perf lock table */
+	const char *contention_sep;    /* LOCKBENCH_CONTENTION_SEP: CSV (-x) */
+	int dump_signal;               /* LOCKBENCH_STATS_DUMP: 0 or a signal */
+	int dump_fd;                   /* private copy of stderr for the dump */
+	unsigned int ndelay;           /* LOCKBENCH_DELAY classes (preload_delay.c) */
 };
 extern struct lbp_config lbp_cfg;
 
@@ -173,6 +187,9 @@ struct lbp_lock {
 	_Atomic uint32_t timed_waiters; /* threads in lbp_timed_poll */
 	_Atomic uint32_t release_seq;   /* futex word they nap on; bumped by unlocks */
 	_Atomic uint32_t gate;          /* starving timed waiters: new lockers wait */
+	/* LOCKBENCH_DELAY: 0 undecided, 1 no delay, 2 + i: delay class i
+	 * (decided once by the first owner, preload_delay.c). */
+	_Atomic uint32_t delay_state;
 };
 #define LBP_LOCK_OFFSET 128
 _Static_assert(sizeof(struct lbp_lock) <= LBP_LOCK_OFFSET, "lock header too large");
@@ -186,6 +203,41 @@ static inline void *lbp_lock_obj(struct lbp_lock *l)
 static inline struct lbp_hist *lbp_lock_hist(struct lbp_lock *l)
 {
 	return (struct lbp_hist *)((unsigned char *)l + lbp_cfg.hist_offset);
+}
+
+/*
+ * The kernel lockstat's per-lock bookkeeping (kernel/locking/lockdep.c,
+ * __lock_contended/__lock_acquired; LOCKSTAT_POINTS = 4 in
+ * include/linux/lockdep_types.h), plus mutrace's owner changes and its
+ * realtime flag, and waits resolved by spinning apart from waits that
+ * slept.  Written only by the lock's owner (preload_lockstat.c); with
+ * LOCKBENCH_STATS only, at lockstat_offset in the slot, on lines of its own.
+ */
+#define LBP_POINTS 4
+struct lbp_points {
+	_Atomic(const void *) ip[LBP_POINTS]; /* first LBP_POINTS distinct sites */
+	_Atomic uint64_t count[LBP_POINTS];
+};
+struct lbp_lockstat {
+	_Atomic uint64_t owner_changes;  /* acquired by another thread than the last owner */
+	_Atomic uint64_t spin_resolved;  /* contended, no voluntary context switch */
+	_Atomic uint64_t slept;          /* contended, slept (voluntary switch) */
+	_Atomic uint64_t con_bounces;    /* contended on another CPU than the last acquirer's */
+	_Atomic uint64_t acq_bounces;    /* acquired on another CPU than the last acquirer */
+	_Atomic uint64_t min_wait_ns, min_hold_ns; /* UINT64_MAX: none yet */
+	_Atomic uint32_t last_owner_tid; /* the previous owner (owner changes) */
+	_Atomic uint32_t owner_tid;      /* the owner now, 0 when free (wait chain) */
+	_Atomic int32_t last_cpu;        /* CPU of the last acquisition, -1 none */
+	_Atomic uint32_t rt;             /* taken by a SCHED_FIFO/RR thread */
+	_Atomic(const void *) holder_ip; /* the owner's lock call site (kernel: lock->ip) */
+	struct lbp_points contention;    /* waiters' call sites */
+	struct lbp_points contending;    /* the holder's sites they waited for */
+};
+
+/* With LOCKBENCH_STATS only. */
+static inline struct lbp_lockstat *lbp_lock_lockstat(struct lbp_lock *l)
+{
+	return (struct lbp_lockstat *)((unsigned char *)l + lbp_cfg.lockstat_offset);
 }
 
 extern struct lbp_pool lbp_lock_pool;
@@ -223,9 +275,15 @@ struct lbp_thread {
 	_Atomic uint32_t state;
 	unsigned int index;            /* dense, recycled at thread exit */
 	_Atomic uint64_t pass_lock_calls;
+	_Atomic uint32_t tid;          /* gettid(), renewed in a fork child */
+	_Atomic uint32_t rt;           /* SCHED_FIFO/RR when last looked (statistics) */
+	/* What this thread waits for now (statistics; the wait-chain dump). */
+	_Atomic(struct lbp_lock *) waiting_on;
+	_Atomic uint64_t wait_since_ns;
 	/* the lock's thread context follows at LBP_THREAD_CTX_OFFSET */
 };
 #define LBP_THREAD_CTX_OFFSET 64
+_Static_assert(sizeof(struct lbp_thread) <= LBP_THREAD_CTX_OFFSET, "thread record too large");
 
 extern struct lbp_pool lbp_thread_pool;
 extern LBP_TLS __thread struct lbp_thread *lbp_self_tls;
@@ -248,6 +306,36 @@ static inline void *lbp_thread_ctx(struct lbp_thread *t)
 /* ---- condition variables (preload_cond.c) ------------------------------ */
 
 int lbp_cond_setup(void);
+
+/* ---- lockstat bookkeeping (preload_lockstat.c) ------------------------- */
+
+/* What a contended acquisition saw before it waited. */
+struct lbp_contention {
+	uint64_t t0;               /* clock at the start of the wait */
+	const void *holder_ip;     /* the holder's lock call site then */
+	long nvcsw;                /* this thread's voluntary switches then */
+	bool bounced;              /* the last acquirer ran on another CPU */
+};
+void lbp_lockstat_wait_begin(struct lbp_lock *l, struct lbp_thread *self,
+			     struct lbp_contention *c, uint64_t t0);
+void lbp_lockstat_wait_end(struct lbp_thread *self);
+/* The owner, right after acquiring; c NULL: uncontended. */
+void lbp_lockstat_acquired(struct lbp_lock *l, struct lbp_thread *self, const void *site,
+			   const struct lbp_contention *c, uint64_t wait_ns);
+/* The owner, before unlocking; held_ns as measured. */
+void lbp_lockstat_released(struct lbp_lock *l, uint64_t held_ns);
+void lbp_lockstat_init(struct lbp_lock *l); /* a new slot, stats on */
+void lbp_thread_sample(struct lbp_thread *t); /* tid and scheduling class */
+
+/* ---- LOCKBENCH_DELAY (preload_delay.c) ---------------------------------- */
+
+void lbp_delay_parse(void);  /* constructor: resolve the named classes, or exit 2 */
+void lbp_delay_apply(struct lbp_lock *l, const void *site); /* owner, just acquired */
+void lbp_delay_report(void); /* exit: a named class that never took a lock */
+
+/* ---- wait-chain dump (preload_waitchain.c) ------------------------------ */
+
+void lbp_waitchain_setup(void); /* constructor: LOCKBENCH_STATS_DUMP's handler */
 
 /* ---- statistics (preload_stats.c) --------------------------------------- */
 

@@ -42,6 +42,7 @@
  * cancelled waiter passes on a wake it may have consumed (lbp_cond_cancelled).
  */
 #include "preload.h"
+#include "preload_glibc_probes.h"
 #include "lb_atomic.h"
 #include "lb_futex.h"
 
@@ -229,6 +230,8 @@ LBP_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *at
 	 * needs no dlvsym (see lbp_cond_flag_glibc). */
 	static const pthread_cond_t initial = PTHREAD_COND_INITIALIZER;
 	int err = 0;
+	if (!lbp_in_core)
+		LBP_GLIBC_PROBE2(cond_init, c, attr);
 	if (attr)
 		err = lbp_real_slow()->cond_init(c, attr);
 	else
@@ -254,6 +257,8 @@ LBP_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *at
 LBP_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
 {
 	bool glibc = lbp_real_ready();
+	if (!lbp_in_core)
+		LBP_GLIBC_PROBE1(cond_destroy, c);
 	if (lbp_conds) {
 		struct lbp_cond *e = lbp_cond_entry(c, false);
 		if (e) {
@@ -272,6 +277,8 @@ static clockid_t lbp_cond_clock(const pthread_cond_t *c)
 
 LBP_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
+	if (!lbp_in_core)
+		LBP_GLIBC_PROBE2(cond_wait, c, m);
 	struct lbp_lock *l = lbp_cond_mutex(m);
 	if (l)
 		return lbp_cond_wait_ours(c, l, CLOCK_REALTIME, NULL);
@@ -282,6 +289,8 @@ LBP_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 LBP_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				      const struct timespec *abstime)
 {
+	if (!lbp_in_core)
+		LBP_GLIBC_PROBE2(cond_wait, c, m);
 	struct lbp_lock *l = lbp_cond_mutex(m);
 	if (l)
 		return lbp_cond_wait_ours(c, l, lbp_cond_clock(c), abstime);
@@ -292,6 +301,8 @@ LBP_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 LBP_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
 				      const struct timespec *abstime)
 {
+	if (!lbp_in_core)
+		LBP_GLIBC_PROBE2(cond_wait, c, m);
 	struct lbp_lock *l = lbp_cond_mutex(m);
 	if (l)
 		return lbp_cond_wait_ours(c, l, clock, abstime);
@@ -301,10 +312,14 @@ LBP_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clo
 
 LBP_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 {
+	if (!lbp_in_core)
+		LBP_GLIBC_PROBE1(cond_signal, c);
 	return lbp_cond_wake(c, false) ? lbp_real_slow()->cond_signal(c) : 0;
 }
 
 LBP_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 {
+	if (!lbp_in_core)
+		LBP_GLIBC_PROBE1(cond_broadcast, c);
 	return lbp_cond_wake(c, true) ? lbp_real_slow()->cond_broadcast(c) : 0;
 }

@@ -110,6 +110,21 @@ static void lbp_parse_config(void)
 				  "accepted: an integer 1..100000", top);
 		lbp_cfg.stats_top = (unsigned int)v;
 	}
+	lbp_cfg.lockstat_path = getenv("LOCKBENCH_LOCKSTAT");
+	lbp_cfg.contention_path = getenv("LOCKBENCH_CONTENTION");
+	lbp_cfg.contention_sep = getenv("LOCKBENCH_CONTENTION_SEP");
+	if (lbp_cfg.lockstat_path && !*lbp_cfg.lockstat_path)
+		lbp_cfg.lockstat_path = NULL;
+	if (lbp_cfg.contention_path && !*lbp_cfg.contention_path)
+		lbp_cfg.contention_path = NULL;
+	if ((lbp_cfg.lockstat_path || lbp_cfg.contention_path) && !lbp_cfg.stats)
+		lbp_fatal("liblockbench-preload: LOCKBENCH_%s needs LOCKBENCH_STATS (1 or a path)",
+			  lbp_cfg.lockstat_path ? "LOCKSTAT" : "CONTENTION");
+	/* perf lock contention -x refuses what its fields contain. */
+	const char *sep = lbp_cfg.contention_sep;
+	if (sep && (!*sep || strpbrk(sep, ":+.\n")))
+		lbp_fatal("liblockbench-preload: LOCKBENCH_CONTENTION_SEP='%s': accepted: a "
+			  "non-empty separator without ':', '+', '.' or a newline", sep);
 	lbp_cfg.pid = getpid();
 }
 
@@ -172,6 +187,9 @@ static void lbp_start(void)
 	if (lbp_cfg.stats) { /* histograms after the lock, on lines of their own */
 		lbp_cfg.hist_offset = lock_slot;
 		lock_slot += (sizeof(struct lbp_hist) + LB_CACHELINE - 1) / LB_CACHELINE *
+			     LB_CACHELINE;
+		lbp_cfg.lockstat_offset = lock_slot;
+		lock_slot += (sizeof(struct lbp_lockstat) + LB_CACHELINE - 1) / LB_CACHELINE *
 			     LB_CACHELINE;
 	}
 	size_t thread_slot = LBP_THREAD_CTX_OFFSET + lbp_cfg.ops->thread_ctx_size;
@@ -284,6 +302,8 @@ __attribute__((constructor)) static void lbp_constructor(void)
 	if (lbp_cfg.stats && !lbp_cfg.stats_path)
 		lbp_cfg.stats_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 100);
 	lbp_real_slow();
+	lbp_delay_parse();
+	lbp_waitchain_setup();
 	pthread_atfork(lbp_fork_prepare, lbp_fork_parent, lbp_fork_child);
 	atomic_store_explicit(&lbp_constructed, 1, memory_order_release);
 }
@@ -294,4 +314,6 @@ __attribute__((destructor)) static void lbp_destructor(void)
 		return;
 	if (lbp_cfg.stats)
 		lbp_stats_write();
+	if (lbp_cfg.ndelay && getpid() == lbp_cfg.pid)
+		lbp_delay_report();
 }

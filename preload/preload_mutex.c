@@ -29,6 +29,7 @@
 #include "lb_atomic.h"
 
 #include "lb_futex.h"
+#include "preload_glibc_probes.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -96,6 +97,8 @@ static struct lbp_lock *lbp_lock_new(const void *mutex)
 		lbp_fatal("liblockbench-preload: %s: init failed: %s", lbp_cfg.ops->name,
 			  strerror(err));
 	l->serial = atomic_fetch_add_explicit(&serial, 1, memory_order_relaxed);
+	if (lbp_cfg.stats)
+		lbp_lockstat_init(l);
 	atomic_store_explicit(&l->mutex, mutex, memory_order_relaxed);
 	atomic_store_explicit(&l->state, LBP_SLOT_LIVE, memory_order_release);
 	return l;
@@ -170,20 +173,21 @@ static inline void lbp_bump32(_Atomic uint32_t *c)
 			      memory_order_relaxed);
 }
 
-static inline void lbp_note_acquired(struct lbp_lock *l, bool contended, uint64_t wait_ns,
-				     uint64_t now, const void *site)
+static inline void lbp_note_acquired(struct lbp_lock *l, const struct lbp_contention *c,
+				     uint64_t wait_ns, uint64_t now, const void *site,
+				     struct lbp_thread *self)
 {
 	/* We hold the lock: plain read-modify-write through relaxed atomics
 	 * (only the statistics reader at exit races with us). */
 	struct lbp_lock_stats *s = &l->st;
 	if (LB_UNLIKELY(!atomic_load_explicit(&s->site, memory_order_relaxed)) && site)
 		atomic_store_explicit(&s->site, site, memory_order_relaxed);
-	if (contended)
+	if (c)
 		lbp_bump32(&lbp_lock_hist(l)->wait[lbp_hist_bucket(wait_ns)]);
 	atomic_store_explicit(&s->acquisitions,
 			      atomic_load_explicit(&s->acquisitions, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
-	if (contended) {
+	if (c) {
 		atomic_store_explicit(&s->contended,
 				      atomic_load_explicit(&s->contended, memory_order_relaxed) + 1,
 				      memory_order_relaxed);
@@ -194,6 +198,7 @@ static inline void lbp_note_acquired(struct lbp_lock *l, bool contended, uint64_
 		if (wait_ns > atomic_load_explicit(&s->max_wait_ns, memory_order_relaxed))
 			atomic_store_explicit(&s->max_wait_ns, wait_ns, memory_order_relaxed);
 	}
+	lbp_lockstat_acquired(l, self, site, c, wait_ns);
 	s->hold_start_ns = now;
 }
 
@@ -203,40 +208,48 @@ static void lbp_poke_timed(struct lbp_lock *l);
 
 static __attribute__((noinline)) void lbp_acquire_counted(struct lbp_lock *l, const void *site)
 {
-	void *ctx = lbp_thread_ctx(lbp_self());
+	struct lbp_thread *self = lbp_self();
+	void *ctx = lbp_thread_ctx(self);
 	const struct lb_lock_ops *ops = lbp_cfg.ops;
 	lbp_in_core++;
 	/* Statistics: a trylock first tells contended from uncontended. */
 	if (ops->trylock(lbp_lock_obj(l), ctx)) {
 		lbp_in_core--;
-		lbp_note_acquired(l, false, 0, lbp_now_ns(), site);
+		lbp_note_acquired(l, NULL, 0, lbp_now_ns(), site, self);
 		return;
 	}
+	struct lbp_contention c;
 	uint64_t t0 = lbp_now_ns();
+	lbp_lockstat_wait_begin(l, self, &c, t0);
 	if (LB_UNLIKELY(lbp_cfg.timed_poll &&
 			atomic_load_explicit(&l->gate, memory_order_relaxed)))
 		lbp_gate_wait(l);
 	ops->lock(lbp_lock_obj(l), ctx);
 	lbp_in_core--;
+	lbp_lockstat_wait_end(self);
 	uint64_t t1 = lbp_now_ns();
-	lbp_note_acquired(l, true, t1 - t0, t1, site);
+	lbp_note_acquired(l, &c, t1 - t0, t1, site, self);
 }
 
 void lbp_acquire_at(struct lbp_lock *l, const void *site)
 {
+	LBP_GLIBC_PROBE1(mutex_entry, atomic_load_explicit(&l->mutex, memory_order_relaxed));
 	if (LB_UNLIKELY(lbp_cfg.stats)) {
 		lbp_acquire_counted(l, site);
-		return;
+	} else {
+		void *ctx = lbp_thread_ctx(lbp_self());
+		/* Relaxed: the gate is a courtesy to a starving timed waiter, not
+		 * part of mutual exclusion; a late look only delays its turn. */
+		if (LB_UNLIKELY(lbp_cfg.timed_poll &&
+				atomic_load_explicit(&l->gate, memory_order_relaxed)))
+			lbp_gate_wait(l);
+		lbp_in_core++;
+		lbp_cfg.ops->lock(lbp_lock_obj(l), ctx);
+		lbp_in_core--;
 	}
-	void *ctx = lbp_thread_ctx(lbp_self());
-	/* Relaxed: the gate is a courtesy to a starving timed waiter, not
-	 * part of mutual exclusion; a late look only delays its turn. */
-	if (LB_UNLIKELY(lbp_cfg.timed_poll &&
-			atomic_load_explicit(&l->gate, memory_order_relaxed)))
-		lbp_gate_wait(l);
-	lbp_in_core++;
-	lbp_cfg.ops->lock(lbp_lock_obj(l), ctx);
-	lbp_in_core--;
+	if (LB_UNLIKELY(lbp_cfg.ndelay))
+		lbp_delay_apply(l, site);
+	LBP_GLIBC_PROBE1(mutex_acquired, atomic_load_explicit(&l->mutex, memory_order_relaxed));
 }
 
 static __attribute__((noinline)) void lbp_note_released(struct lbp_lock *l)
@@ -249,10 +262,13 @@ static __attribute__((noinline)) void lbp_note_released(struct lbp_lock *l)
 			      memory_order_relaxed);
 	if (held > atomic_load_explicit(&s->max_hold_ns, memory_order_relaxed))
 		atomic_store_explicit(&s->max_hold_ns, held, memory_order_relaxed);
+	lbp_lockstat_released(l, held);
 }
 
 void lbp_release(struct lbp_lock *l)
 {
+	/* Read before the unlock: afterwards another thread may destroy it. */
+	const void *m = atomic_load_explicit(&l->mutex, memory_order_relaxed);
 	if (LB_UNLIKELY(lbp_cfg.stats))
 		lbp_note_released(l);
 	void *ctx = lbp_thread_ctx(lbp_self());
@@ -262,6 +278,7 @@ void lbp_release(struct lbp_lock *l)
 	if (LB_UNLIKELY(lbp_cfg.timed_poll &&
 			atomic_load_explicit(&l->timed_waiters, memory_order_relaxed)))
 		lbp_poke_timed(l);
+	LBP_GLIBC_PROBE1(mutex_release, m);
 }
 
 static bool lbp_try(struct lbp_lock *l, const void *site)
@@ -272,12 +289,14 @@ static bool lbp_try(struct lbp_lock *l, const void *site)
 	lbp_in_core--;
 	if (lbp_cfg.stats) {
 		if (got) {
-			lbp_note_acquired(l, false, 0, lbp_now_ns(), site);
+			lbp_note_acquired(l, NULL, 0, lbp_now_ns(), site, lbp_self());
 		} else {
 			struct lbp_lock_stats *s = &l->st;
 			atomic_fetch_add_explicit(&s->trylock_failed, 1, memory_order_relaxed);
 		}
 	}
+	if (got && LB_UNLIKELY(lbp_cfg.ndelay))
+		lbp_delay_apply(l, site);
 	return got;
 }
 
@@ -351,6 +370,7 @@ LBP_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t 
 {
 	if (lbp_in_core)
 		return lbp_glibc_mutex_init(m, attr);
+	LBP_GLIBC_PROBE1(mutex_init, m);
 	lbp_ensure_init();
 	lbp_unmark(m);
 	if (!lbp_attr_takeover(attr))
@@ -362,6 +382,8 @@ LBP_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t 
 
 LBP_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 {
+	if (!lbp_in_core)
+		LBP_GLIBC_PROBE1(mutex_destroy, m);
 	uint64_t w = atomic_load_explicit(lbp_mark_word(m), memory_order_acquire);
 	if (lbp_is_mark(w)) {
 		/* Held (by anyone): EBUSY, as glibc says for a locked mutex. */
@@ -390,9 +412,14 @@ LBP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 		lbp_acquire_at(l, __builtin_return_address(0));
 		return 0;
 	}
-	if (!lbp_in_core)
-		lbp_count_pass();
-	return lbp_glibc_mutex_lock(m);
+	if (lbp_in_core)
+		return lbp_glibc_mutex_lock(m);
+	lbp_count_pass();
+	LBP_GLIBC_PROBE1(mutex_entry, m);
+	int ret = lbp_glibc_mutex_lock(m);
+	if (ret == 0)
+		LBP_GLIBC_PROBE1(mutex_acquired, m);
+	return ret;
 }
 
 LBP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
@@ -413,7 +440,10 @@ LBP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 		lbp_release(lbp_mark_lock(w));
 		return 0;
 	}
-	return lbp_glibc_mutex_unlock(m);
+	int ret = lbp_glibc_mutex_unlock(m);
+	if (ret == 0 && !lbp_in_core)
+		LBP_GLIBC_PROBE1(mutex_release, m);
+	return ret;
 }
 
 /*
@@ -513,14 +543,19 @@ static int lbp_timed(struct lbp_lock *l, clockid_t clock, const struct timespec 
 	 * says; it is checked only when the thread would block. */
 	if (lbp_try_quiet(l)) {
 		if (lbp_cfg.stats)
-			lbp_note_acquired(l, false, 0, lbp_now_ns(), site);
+			lbp_note_acquired(l, NULL, 0, lbp_now_ns(), site, lbp_self());
+		if (LB_UNLIKELY(lbp_cfg.ndelay))
+			lbp_delay_apply(l, site);
 		return 0;
 	}
 	if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L ||
 	    (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC))
 		return EINVAL;
-	if (lbp_cfg.stats)
+	struct lbp_contention c;
+	if (lbp_cfg.stats) {
 		t0 = lbp_now_ns();
+		lbp_lockstat_wait_begin(l, lbp_self(), &c, t0);
+	}
 	int ret;
 	if (lbp_cfg.ops->timedlock) {
 		void *ctx = lbp_thread_ctx(lbp_self());
@@ -532,22 +567,34 @@ static int lbp_timed(struct lbp_lock *l, clockid_t clock, const struct timespec 
 	}
 	if (lbp_cfg.stats) {
 		uint64_t t1 = lbp_now_ns();
+		lbp_lockstat_wait_end(lbp_self());
 		if (ret == 0)
-			lbp_note_acquired(l, true, t1 - t0, t1, site);
+			lbp_note_acquired(l, &c, t1 - t0, t1, site, lbp_self());
 		else
 			atomic_fetch_add_explicit(&l->st.trylock_failed, 1, memory_order_relaxed);
 	}
+	if (ret == 0 && LB_UNLIKELY(lbp_cfg.ndelay))
+		lbp_delay_apply(l, site);
 	return ret;
 }
 
 LBP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
 {
 	struct lbp_lock *l;
-	if ((l = lbp_mutex_lookup(m)) != NULL)
-		return lbp_timed(l, CLOCK_REALTIME, abstime, __builtin_return_address(0));
-	if (!lbp_in_core)
-		lbp_count_pass();
-	return lbp_real_slow()->mutex_timedlock(m, abstime);
+	int ret;
+	bool program = !lbp_in_core; /* not our own code: probes and counts */
+	if (program)
+		LBP_GLIBC_PROBE2(mutex_timedlock_entry, m, abstime);
+	if ((l = lbp_mutex_lookup(m)) != NULL) {
+		ret = lbp_timed(l, CLOCK_REALTIME, abstime, __builtin_return_address(0));
+	} else {
+		if (program)
+			lbp_count_pass();
+		ret = lbp_real_slow()->mutex_timedlock(m, abstime);
+	}
+	if (ret == 0 && program)
+		LBP_GLIBC_PROBE1(mutex_timedlock_acquired, m);
+	return ret;
 }
 
 LBP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,

@@ -17,6 +17,7 @@
 #include "lb_outfile.h"
 #include "lb_schema.h"
 #include "preload_schema.h"
+#include "preload_stats.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -32,27 +33,6 @@ uint64_t lbp_now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
-
-/* Indexes into lb_schema_preload.metrics (preload_schema.c). */
-enum { S_CONT, S_CONT_PCT, S_ACQ, S_TRYF, S_WAIT, S_MAXWAIT, S_AVGWAIT, S_HOLD, S_MAXHOLD,
-       S_AVGHOLD, S_MUTEXES };
-
-/* One mutex, live or destroyed, or (summed) one class. */
-struct lbp_snap {
-	const void *mutex;      /* a class: its first mutex */
-	const void *site;       /* the class */
-	bool data;              /* site is a static mutex's own address, not a call site */
-	uint32_t serial;
-	struct lbp_lock *lock;  /* NULL: destroyed before exit (a class: none live) */
-	uint64_t mutexes, destroyed; /* a class: how many of each */
-	uint64_t v[LBP_NMETRICS];
-};
-
-/* A class: its summed mutexes and their histograms. */
-struct lbp_class {
-	struct lbp_snap s;
-	uint64_t wait_hist[LBP_HIST_BUCKETS], hold_hist[LBP_HIST_BUCKETS];
-};
 
 static void lbp_snap_take(struct lbp_snap *x, struct lbp_lock *l)
 {
@@ -108,6 +88,7 @@ static void lbp_snap_add(struct lbp_snap *x, const struct lbp_snap *y)
 static void lbp_class_add_lock(struct lbp_class *c, const struct lbp_snap *y, struct lbp_lock *l)
 {
 	lbp_snap_add(&c->s, y);
+	lbp_class_lockstat_add_lock(&c->ls, l);
 	struct lbp_hist *h = lbp_lock_hist(l);
 	for (unsigned int b = 0; b < LBP_HIST_BUCKETS; b++) {
 		c->wait_hist[b] += atomic_load_explicit(&h->wait[b], memory_order_relaxed);
@@ -118,6 +99,7 @@ static void lbp_class_add_lock(struct lbp_class *c, const struct lbp_snap *y, st
 static void lbp_class_add(struct lbp_class *c, const struct lbp_class *y)
 {
 	lbp_snap_add(&c->s, &y->s);
+	lbp_class_lockstat_add(&c->ls, &y->ls);
 	for (unsigned int b = 0; b < LBP_HIST_BUCKETS; b++) {
 		c->wait_hist[b] += y->wait_hist[b];
 		c->hold_hist[b] += y->hold_hist[b];
@@ -246,13 +228,6 @@ static void lbp_snap_finish(struct lbp_snap *x)
 	x->v[S_MUTEXES] = x->mutexes;
 }
 
-struct lbp_totals {
-	uint64_t acq, cont, wait, hold;
-	size_t live;    /* mutexes not destroyed */
-	size_t listed;  /* live + remembered destroyed ones */
-	size_t nclass;  /* classes, in classes[] by contention */
-	struct lbp_class *classes;
-};
 
 /* Snapshot every live lock, sorted by contention, and every class (in
  * tot->classes, sorted likewise); caller frees both. */
@@ -332,7 +307,7 @@ static struct lbp_snap *lbp_collect(struct lbp_totals *tot)
  * addresses do not).  The return address is looked up one byte back, in
  * the call instruction itself (a call may be a function's last one).
  */
-static void lbp_site_name(const void *site, bool data, char *buf, size_t len,
+void lbp_site_name(const void *site, bool data, char *buf, size_t len,
 			  const char **object)
 {
 	Dl_info di;
@@ -479,6 +454,12 @@ static void lbp_write_text(FILE *out, const struct lbp_snap *s, const struct lbp
 			(double)v[S_WAIT] / 1e6, (double)v[S_AVGWAIT] / 1e3,
 			(double)v[S_MAXWAIT] / 1e3, (double)v[S_HOLD] / 1e6,
 			(double)v[S_AVGHOLD] / 1e3, (double)v[S_MAXHOLD] / 1e3, name);
+		fprintf(out, "      owner changes %llu, waits spun %llu slept %llu, bounces "
+			     "con %llu acq %llu%s\n",
+			(unsigned long long)c->ls.owner_changes,
+			(unsigned long long)c->ls.spin_resolved, (unsigned long long)c->ls.slept,
+			(unsigned long long)c->ls.con_bounces, (unsigned long long)c->ls.acq_bounces,
+			c->ls.rt ? ", taken by SCHED_FIFO/RR threads (R)" : "");
 		if (i < LBP_TEXT_HIST_CLASSES) {
 			lbp_hist_text(out, "wait", c->wait_hist);
 			lbp_hist_text(out, "hold", c->hold_hist);
@@ -504,6 +485,42 @@ static void lbp_json_hist(struct lb_json *j, const char *key, const uint64_t *h)
 		if (h[b])
 			lb_json_uint(j, h[b]);
 	lb_json_array_end(j);
+	lb_json_object_end(j);
+}
+
+static void lbp_json_points(struct lb_json *j, const char *key, const struct lbp_point_snap *p)
+{
+	char name[512], addr[32];
+	const char *obj;
+	lb_json_key(j, key);
+	lb_json_array_begin(j);
+	for (unsigned int i = 0; i < LBP_POINTS && p[i].ip; i++) {
+		lbp_site_name(p[i].ip, false, name, sizeof(name), &obj);
+		snprintf(addr, sizeof(addr), "%p", p[i].ip);
+		lb_json_object_begin(j);
+		lb_json_kv_string(j, "site", name);
+		lb_json_kv_string(j, "ip", addr);
+		lb_json_kv_uint(j, "count", p[i].count);
+		lb_json_object_end(j);
+	}
+	lb_json_array_end(j);
+}
+
+/* The kernel lockstat's and mutrace's extra columns of a class. */
+static void lbp_json_lockstat(struct lb_json *j, const struct lbp_class_lockstat *ls)
+{
+	lb_json_key(j, "lockstat");
+	lb_json_object_begin(j);
+	lb_json_kv_uint(j, "owner_changes", ls->owner_changes);
+	lb_json_kv_uint(j, "waits_spin_resolved", ls->spin_resolved);
+	lb_json_kv_uint(j, "waits_slept", ls->slept);
+	lb_json_kv_uint(j, "con_bounces", ls->con_bounces);
+	lb_json_kv_uint(j, "acq_bounces", ls->acq_bounces);
+	lb_json_kv_uint(j, "min_wait_ns", ls->min_wait_ns);
+	lb_json_kv_uint(j, "min_hold_ns", ls->min_hold_ns);
+	lb_json_kv_bool(j, "realtime", ls->rt);
+	lbp_json_points(j, "contention_points", ls->contention);
+	lbp_json_points(j, "contending_points", ls->contending);
 	lb_json_object_end(j);
 }
 
@@ -613,6 +630,7 @@ static void lbp_write_json(FILE *out, const struct lbp_snap *s, const struct lbp
 		lb_json_kv_uint(&j, "destroyed", c->s.destroyed);
 		lbp_json_hist(&j, "wait_histogram", c->wait_hist);
 		lbp_json_hist(&j, "hold_histogram", c->hold_hist);
+		lbp_json_lockstat(&j, &c->ls);
 		if (lbp_cfg.ops->counters && c->s.lock) {
 			/* The counters of the class's live mutexes, summed (a lock
 			 * type reports the same names in the same order). */
@@ -678,6 +696,26 @@ void lbp_stats_check_path(void)
 			  "(accepted: 1, 0, or a writable file path)", path, strerror(err));
 }
 
+/* LOCKBENCH_LOCKSTAT / LOCKBENCH_CONTENTION: written atomically like the JSON. */
+static void lbp_write_extra(const char *raw, const char *var, const struct lbp_totals *t,
+			    const char *sep)
+{
+	char path[4096];
+	struct lb_outfile f;
+	lbp_expand_path(path, sizeof(path), raw);
+	int err = lb_outfile_open(&f, path);
+	if (!err) {
+		if (var[0] == 'L')
+			lbp_write_lock_stat(f.fp, t);
+		else
+			lbp_write_contention(f.fp, t, sep);
+		err = lb_outfile_commit(&f);
+	}
+	if (err)
+		fprintf(stderr, "lockbench-preload: LOCKBENCH_%s=%s: %s\n", var, path,
+			strerror(err));
+}
+
 void lbp_stats_write(void)
 {
 	if (getpid() != lbp_cfg.pid)
@@ -714,6 +752,10 @@ void lbp_stats_write(void)
 					strerror(err));
 		}
 	}
+	if (lbp_cfg.lockstat_path)
+		lbp_write_extra(lbp_cfg.lockstat_path, "LOCKSTAT", &t, NULL);
+	if (lbp_cfg.contention_path)
+		lbp_write_extra(lbp_cfg.contention_path, "CONTENTION", &t, lbp_cfg.contention_sep);
 	free(s);
 	free(t.classes);
 	lbp_in_core--;

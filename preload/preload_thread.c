@@ -118,6 +118,7 @@ struct lbp_thread *lbp_thread_create(void)
 	if (err)
 		lbp_fatal("liblockbench-preload: %s: thread_init failed: %s", lbp_cfg.ops->name,
 			  strerror(err));
+	lbp_thread_sample(t);
 	atomic_store_explicit(&t->state, LBP_SLOT_LIVE, memory_order_release);
 	lbp_self_tls = t;
 	pthread_setspecific(lbp_exit_key, t);
@@ -131,6 +132,8 @@ struct lbp_thread *lbp_thread_create(void)
  */
 void lbp_thread_after_fork_child(void)
 {
+	if (lbp_self_tls)
+		lbp_thread_sample(lbp_self_tls); /* the child's own thread id */
 	size_t n = atomic_load_explicit(&lbp_thread_pool.used, memory_order_acquire);
 	for (size_t i = 0; i < n; i++) {
 		struct lbp_thread *t = lbp_pool_slot(&lbp_thread_pool, i);
