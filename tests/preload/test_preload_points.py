@@ -61,6 +61,14 @@ with tempfile.TemporaryDirectory() as d:
     ok(lst.get("waits_slept") == 1 and lst.get("waits_spin_resolved") == 0,
        "a 200 ms wait behind a sleeping holder slept (mutex): slept %s spun %s"
        % (lst.get("waits_slept"), lst.get("waits_spin_resolved")))
+    ok(lst.get("realtime") is False, "no SCHED_FIFO/RR thread: realtime false")
+    r = run("mutex", ["rt"], LOCKBENCH_STATS=js)
+    if "rt-unavailable" in r.stdout:
+        ok(True, "# SKIP SCHED_FIFO refused here (no CAP_SYS_NICE)")
+    else:
+        c5 = cls_of(json.load(open(js))) if os.path.exists(js) else None
+        ok(r.returncode == 0 and c5 is not None and c5["lockstat"]["realtime"] is True,
+           "a SCHED_FIFO thread's lock sets the class's realtime flag (mutrace's R)")
     # 2. lock_stat text: parsed by the same script as a kernel-layout sample.
     p = subprocess.run([sys.executable, parser, sample], capture_output=True, text=True)
     k = json.loads(p.stdout) if p.returncode == 0 else {"classes": []}
