@@ -14,8 +14,12 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
+
+#include "slub_rseq.h"
 
 #define OBJ_FREE  UINT32_C(0x46524545) /* "FREE" */
 #define OBJ_ALLOC UINT32_C(0x414c4c43) /* "ALLC" */
@@ -99,6 +103,33 @@ static void *arena_lines(struct lb_arena *a, size_t size, size_t align)
 	return lb_arena_alloc(a, (size + 63) / 64 * 64, align > 64 ? align : 64);
 }
 
+/* The PER_CPU modes' slots, one per possible CPU, each with its local lock
+ * (priority-inheriting with LOCAL_LOCK; process-shared in an arena). */
+static int slots_init(struct lb_slub_cache *c)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	uint32_t n = ncpu < 1 ? 1 : ncpu > LB_SLUB_MAX_SLOTS ? LB_SLUB_MAX_SLOTS : (uint32_t)ncpu;
+	size_t bytes = n * sizeof(struct lb_slub_pcpu);
+	c->slots = c->arena ? arena_lines(c->arena, bytes, 64) : aligned_alloc(64, bytes);
+	if (!c->slots)
+		return ENOMEM;
+	memset(c->slots, 0, bytes);
+	pthread_mutexattr_t ma;
+	int err = pthread_mutexattr_init(&ma);
+	if (!err && c->tuning.cpu_mode == LB_SLUB_PER_CPU_LOCAL_LOCK)
+		err = pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	if (!err && c->arena)
+		err = pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	for (uint32_t k = 0; !err && k < n; k++) {
+		err = pthread_mutex_init(&c->slots[k].lock, &ma);
+		c->slots[k].cs.owner = k + 1; /* tasks' ids start above the slots' */
+		c->nslots = err ? k : k + 1;
+	}
+	pthread_mutexattr_destroy(&ma);
+	atomic_store_explicit(&c->next_cpu_id, n, RLX);
+	return err;
+}
+
 static int cache_init(struct lb_slub_cache *c, const struct lb_lock_ops *ops, size_t payload,
 		      size_t max_bytes, const struct lb_slub_tuning *tuning, struct lb_arena *arena)
 {
@@ -112,9 +143,18 @@ static int cache_init(struct lb_slub_cache *c, const struct lb_lock_ops *ops, si
 	c->ops = ops;
 	c->payload = payload;
 	c->obj_size = (HDR_SIZE + payload + 15) / 16 * 16;
-	c->page_bytes = (c->obj_size * c->tuning.min_objects + 4095) / 4096 * 4096;
+	if (c->tuning.obj_stride) {
+		if (c->tuning.obj_stride < c->obj_size || c->tuning.obj_stride % 16)
+			return EINVAL;
+		c->obj_size = c->tuning.obj_stride;
+	}
+	c->page_bytes = c->tuning.slab_bytes
+				? c->tuning.slab_bytes
+				: (c->obj_size * c->tuning.min_objects + 4095) / 4096 * 4096;
+	if (c->page_bytes % 4096 || c->page_bytes < c->obj_size)
+		return EINVAL;
 	c->objs_per_page = (uint32_t)(c->page_bytes / c->obj_size);
-	if (c->objs_per_page > FC_INUSE_MAX)
+	if (c->objs_per_page > FC_INUSE_MAX || c->tuning.cpu_mode > LB_SLUB_PER_CPU_LOCAL_LOCK)
 		return EINVAL;
 	size_t cap = max_bytes / c->page_bytes;
 	if (cap > UINT32_MAX / c->objs_per_page - 1)
@@ -149,7 +189,11 @@ static int cache_init(struct lb_slub_cache *c, const struct lb_lock_ops *ops, si
 			lb_lock_free(c->list_lock);
 		c->list_lock = NULL;
 		lb_slub_cache_destroy(c);
+		return err;
 	}
+	err = c->tuning.cpu_mode != LB_SLUB_PER_THREAD ? slots_init(c) : 0;
+	if (err)
+		lb_slub_cache_destroy(c);
 	return err;
 }
 
@@ -174,6 +218,12 @@ void lb_slub_cache_destroy(struct lb_slub_cache *c)
 		if (!c->arena)
 			lb_lock_free(c->list_lock);
 	}
+	for (uint32_t k = 0; k < c->nslots; k++)
+		pthread_mutex_destroy(&c->slots[k].lock);
+	if (!c->arena)
+		free(c->slots);
+	c->slots = NULL;
+	c->nslots = 0;
 	if (c->base)
 		munmap(c->base, c->map_bytes);
 	if (!c->arena)
@@ -239,8 +289,16 @@ static void list_lock(struct lb_slub_cpu *cpu)
 		}
 		if (c->raw) /* only a waiter pays for the boosts */
 			lb_raw_contended(&cpu->raw);
+		atomic_fetch_add_explicit(&c->lock_waiters, 1, RLX);
 		list_lock_wait(cpu);
+		atomic_fetch_sub_explicit(&c->lock_waiters, 1, RLX);
 	}
+	/* Contenders at this acquisition: us and those still waiting (a
+	 * gauge; relaxed, nothing is ordered by it). */
+	uint64_t contenders = 1 + atomic_load_explicit(&c->lock_waiters, RLX);
+	cpu->contenders_sum += contenders;
+	if (contenders > cpu->contenders_max)
+		cpu->contenders_max = contenders;
 	if (c->raw)
 		lb_raw_acquired(&cpu->raw, !at_once);
 	atomic_store_explicit(&cpu->lock_state, 2, RLX);
@@ -365,11 +423,11 @@ static void freeze(struct lb_slub_cpu *cpu, uint32_t page)
 	/* CAS loop: take the whole freelist (lockless remote frees may push
 	 * onto it meanwhile); acquire: their links are seen. */
 	while (!atomic_compare_exchange_weak_explicit(&pg->fc, &old,
-						      fc_make(0, c->objs_per_page, cpu->id + 1),
+						      fc_make(0, c->objs_per_page, cpu->cs->owner),
 						      ACQREL, RLX))
 		;
-	cpu->page = page;
-	cpu->freelist = fc_free(old);
+	cpu->cs->page = page;
+	cpu->cs->freelist = fc_free(old);
 }
 
 /* Put a page that is not frozen and on no list where its count says. */
@@ -439,7 +497,7 @@ static uint32_t cpu_partial_max_pages(const struct lb_slub_cache *c)
 static bool on_my_partial(const struct lb_slub_cpu *cpu, uint32_t page)
 {
 	const struct lb_slub_page *pg = &cpu->cache->pages[page];
-	return fc_owner(atomic_load_explicit(&pg->fc, RLX)) == cpu->id + 1 &&
+	return fc_owner(atomic_load_explicit(&pg->fc, RLX)) == cpu->cs->owner &&
 	       atomic_load_explicit(&pg->on_list, RLX) == ON_CPU_PARTIAL;
 }
 
@@ -452,14 +510,14 @@ static void cpu_partial_push_locked(struct lb_slub_cpu *cpu, uint32_t page)
 	uint64_t old = atomic_load_explicit(&pg->fc, RLX);
 	/* CAS loop: freeze it and take its freelist (frees may push meanwhile). */
 	while (!atomic_compare_exchange_weak_explicit(&pg->fc, &old,
-						      fc_make(0, c->objs_per_page, cpu->id + 1),
+						      fc_make(0, c->objs_per_page, cpu->cs->owner),
 						      ACQREL, RLX))
 		;
 	atomic_store_explicit(&pg->on_list, ON_CPU_PARTIAL, RLX);
 	pg->local_free = fc_free(old);
-	atomic_store_explicit(&pg->next, cpu->partial, RLX);
-	cpu->partial = page + 1;
-	cpu->nr_partial++;
+	atomic_store_explicit(&pg->next, cpu->cs->partial, RLX);
+	cpu->cs->partial = page + 1;
+	cpu->cs->nr_partial++;
 }
 
 /*
@@ -500,17 +558,17 @@ static void unfreeze_with(struct lb_slub_cache *c, uint32_t page, uint32_t head,
 static void cpu_partial_unfreeze_locked(struct lb_slub_cpu *cpu)
 {
 	struct lb_slub_cache *c = cpu->cache;
-	for (uint32_t n = 0; cpu->partial && n <= c->capacity; n++) {
-		uint32_t page = cpu->partial - 1;
+	for (uint32_t n = 0; cpu->cs->partial && n <= c->capacity; n++) {
+		uint32_t page = cpu->cs->partial - 1;
 		struct lb_slub_page *pg = &c->pages[page];
-		cpu->partial = atomic_load_explicit(&pg->next, RLX);
+		cpu->cs->partial = atomic_load_explicit(&pg->next, RLX);
 		unfreeze_with(c, page, pg->local_free, "cpu partial freelist");
 		pg->local_free = 0;
 		atomic_store_explicit(&pg->on_list, 0, RLX);
 		place_page(c, page);
 	}
-	cpu->partial = 0;
-	cpu->nr_partial = 0;
+	cpu->cs->partial = 0;
+	cpu->cs->nr_partial = 0;
 }
 
 /* Without the lock: make a cpu partial page with private objects the cpu
@@ -519,28 +577,28 @@ static void cpu_partial_unfreeze_locked(struct lb_slub_cpu *cpu)
 static bool cpu_partial_swap_in(struct lb_slub_cpu *cpu)
 {
 	struct lb_slub_cache *c = cpu->cache;
-	uint32_t prev = 0, cur = cpu->partial;
-	for (uint32_t n = 0; cur && n < cpu->nr_partial; n++) {
+	uint32_t prev = 0, cur = cpu->cs->partial;
+	for (uint32_t n = 0; cur && n < cpu->cs->nr_partial; n++) {
 		struct lb_slub_page *pg = &c->pages[cur - 1];
 		uint32_t next = atomic_load_explicit(&pg->next, RLX);
 		if (pg->local_free) {
 			if (prev)
 				atomic_store_explicit(&c->pages[prev - 1].next, next, RLX);
 			else
-				cpu->partial = next;
-			cpu->nr_partial--;
-			uint32_t old = cpu->page;
-			cpu->page = cur;
-			cpu->freelist = pg->local_free;
+				cpu->cs->partial = next;
+			cpu->cs->nr_partial--;
+			uint32_t old = cpu->cs->page;
+			cpu->cs->page = cur;
+			cpu->cs->freelist = pg->local_free;
 			pg->local_free = 0;
 			atomic_store_explicit(&pg->on_list, 0, RLX); /* frozen: the cpu slab */
 			if (old) {
 				struct lb_slub_page *op = &c->pages[old - 1];
 				atomic_store_explicit(&op->on_list, ON_CPU_PARTIAL, RLX);
 				op->local_free = 0;
-				atomic_store_explicit(&op->next, cpu->partial, RLX);
-				cpu->partial = old;
-				cpu->nr_partial++;
+				atomic_store_explicit(&op->next, cpu->cs->partial, RLX);
+				cpu->cs->partial = old;
+				cpu->cs->nr_partial++;
 			}
 			cpu->partial_refills++;
 			return true;
@@ -560,20 +618,20 @@ static bool cpu_partial_swap_in(struct lb_slub_cpu *cpu)
 static bool take_own_freelist(struct lb_slub_cpu *cpu)
 {
 	struct lb_slub_cache *c = cpu->cache;
-	struct lb_slub_page *pg = &c->pages[cpu->page - 1];
+	struct lb_slub_page *pg = &c->pages[cpu->cs->page - 1];
 	uint64_t old = atomic_load_explicit(&pg->fc, RLX), nw;
 	/* CAS loop: against remote frees pushing meanwhile; acquire: their
 	 * links are seen. */
 	do {
-		nw = fc_free(old) ? fc_make(0, c->objs_per_page, cpu->id + 1)
+		nw = fc_free(old) ? fc_make(0, c->objs_per_page, cpu->cs->owner)
 				  : fc_make(0, fc_inuse(old), 0);
 	} while (!atomic_compare_exchange_weak_explicit(&pg->fc, &old, nw, ACQREL, RLX));
 	if (fc_free(old)) {
-		cpu->freelist = fc_free(old);
+		cpu->cs->freelist = fc_free(old);
 		cpu->lockless_refills++;
 		return true;
 	}
-	cpu->page = 0;
+	cpu->cs->page = 0;
 	return false;
 }
 
@@ -586,12 +644,12 @@ static bool refill(struct lb_slub_cpu *cpu)
 
 	/* The cpu partial pages first: a swap keeps the dry page frozen on
 	 * that list, so our own later frees to it stay lockless. */
-	if (cpu->partial && cpu_partial_swap_in(cpu))
+	if (cpu->cs->partial && cpu_partial_swap_in(cpu))
 		return true;
-	if (cpu->page && take_own_freelist(cpu))
+	if (cpu->cs->page && take_own_freelist(cpu))
 		return true;
 	list_lock(cpu);
-	if (cpu->partial)
+	if (cpu->cs->partial)
 		cpu_partial_unfreeze_locked(cpu); /* none had objects of its own */
 	page = atomic_load_explicit(&c->partial_head, RLX);
 	if (page > atomic_load_explicit(&c->pages_used, RLX)) {
@@ -619,37 +677,37 @@ static bool refill(struct lb_slub_cpu *cpu)
 static uint32_t cpu_pop(struct lb_slub_cpu *cpu)
 {
 	struct lb_slub_cache *c = cpu->cache;
-	uint32_t head = cpu->freelist;
-	if (!index_valid(c, head - 1) || (head - 1) / c->objs_per_page != cpu->page - 1) {
+	uint32_t head = cpu->cs->freelist;
+	if (!index_valid(c, head - 1) || (head - 1) / c->objs_per_page != cpu->cs->page - 1) {
 		violation(c, "cpu slab %u freelist points at object %u of another page", cpu->id,
 			  head - 1);
-		cpu->freelist = 0;
+		cpu->cs->freelist = 0;
 		return 0;
 	}
-	cpu->freelist = atomic_load_explicit(&hdr_of(c, head - 1)->next, RLX);
+	cpu->cs->freelist = atomic_load_explicit(&hdr_of(c, head - 1)->next, RLX);
 	return head;
 }
 
-void *lb_slub_alloc(struct lb_slub_cpu *cpu)
+static void *alloc_cs(struct lb_slub_cpu *cpu)
 {
 	for (int tries = 0; tries < 4; tries++) {
-		if (!cpu->freelist && !refill(cpu))
+		if (!cpu->cs->freelist && !refill(cpu))
 			return NULL;
-		uint32_t head = cpu->freelist ? cpu_pop(cpu) : 0;
+		uint32_t head = cpu->cs->freelist ? cpu_pop(cpu) : 0;
 		if (head)
 			return claim(cpu, head - 1);
 	}
 	return NULL;
 }
 
-size_t lb_slub_alloc_bulk(struct lb_slub_cpu *cpu, size_t n, void **out)
+static size_t alloc_bulk_cs(struct lb_slub_cpu *cpu, size_t n, void **out)
 {
 	size_t got = 0;
 	for (int dry = 0; got < n && dry < 4;) {
-		if (!cpu->freelist && !refill(cpu))
+		if (!cpu->cs->freelist && !refill(cpu))
 			break;
 		size_t before = got;
-		while (got < n && cpu->freelist) {
+		while (got < n && cpu->cs->freelist) {
 			uint32_t head = cpu_pop(cpu);
 			if (!head)
 				break;
@@ -770,7 +828,7 @@ static void remote_free(struct lb_slub_cpu *cpu, uint32_t idx, bool to_cpu_parti
 	if (!prior && on == 0 && to_cpu_partial && c->tuning.cpu_partial) {
 		/* Was full: onto our cpu partial list (SLUB's put_cpu_partial); a full
 		 * list goes back to the node lists first. */
-		if (cpu->nr_partial >= cpu_partial_max_pages(c))
+		if (cpu->cs->nr_partial >= cpu_partial_max_pages(c))
 			cpu_partial_unfreeze_locked(cpu);
 		cpu_partial_push_locked(cpu, page);
 	} else if (!prior && on == 0) {
@@ -791,19 +849,17 @@ static void local_free_push(struct lb_slub_cpu *cpu, uint32_t idx)
 	cpu->partial_frees++;
 }
 
-void lb_slub_free(struct lb_slub_cpu *cpu, void *obj)
+/* Free object idx (released) with cpu->cs the cpu slab it may belong to. */
+static void free_cs(struct lb_slub_cpu *cpu, uint32_t idx)
 {
-	uint32_t idx = release(cpu, obj);
-	if (idx == UINT32_MAX)
-		return;
 	struct lb_slub_cache *c = cpu->cache;
-	if (cpu->page && idx / c->objs_per_page == cpu->page - 1) {
+	if (cpu->cs->page && idx / c->objs_per_page == cpu->cs->page - 1) {
 		/* Our own cpu slab: the lockless fast path. */
-		atomic_store_explicit(&hdr_of(c, idx)->next, cpu->freelist, RLX);
-		cpu->freelist = idx + 1;
+		atomic_store_explicit(&hdr_of(c, idx)->next, cpu->cs->freelist, RLX);
+		cpu->cs->freelist = idx + 1;
 		return;
 	}
-	if (cpu->partial && on_my_partial(cpu, idx / c->objs_per_page)) {
+	if (cpu->cs->partial && on_my_partial(cpu, idx / c->objs_per_page)) {
 		local_free_push(cpu, idx);
 		return;
 	}
@@ -824,7 +880,7 @@ void lb_slub_free_nocache(struct lb_slub_cpu *cpu, void *obj)
 		list_unlock(cpu);
 }
 
-void lb_slub_free_bulk(struct lb_slub_cpu *cpu, size_t n, void *const *objs)
+static void free_bulk_cs(struct lb_slub_cpu *cpu, size_t n, void *const *objs)
 {
 	struct lb_slub_cache *c = cpu->cache;
 	bool locked = false;
@@ -832,12 +888,12 @@ void lb_slub_free_bulk(struct lb_slub_cpu *cpu, size_t n, void *const *objs)
 		uint32_t idx = release(cpu, objs[i]);
 		if (idx == UINT32_MAX)
 			continue;
-		if (cpu->page && idx / c->objs_per_page == cpu->page - 1) {
-			atomic_store_explicit(&hdr_of(c, idx)->next, cpu->freelist, RLX);
-			cpu->freelist = idx + 1;
+		if (cpu->cs->page && idx / c->objs_per_page == cpu->cs->page - 1) {
+			atomic_store_explicit(&hdr_of(c, idx)->next, cpu->cs->freelist, RLX);
+			cpu->cs->freelist = idx + 1;
 			continue;
 		}
-		if (cpu->partial && on_my_partial(cpu, idx / c->objs_per_page)) {
+		if (cpu->cs->partial && on_my_partial(cpu, idx / c->objs_per_page)) {
 			local_free_push(cpu, idx);
 			continue;
 		}
@@ -847,17 +903,213 @@ void lb_slub_free_bulk(struct lb_slub_cpu *cpu, size_t n, void *const *objs)
 		list_unlock(cpu);
 }
 
+/* ---- per-CPU cpu slabs (tuning.cpu_mode PER_CPU, PER_CPU_LOCAL_LOCK) ---- */
+
+#define TID_ONE (UINT64_C(1) << 32)
+static inline bool tid_locked(uint64_t w) { return (w >> 32) & 1; }
+
+uint32_t lb_slub_current_slot(const struct lb_slub_cache *c)
+{
+	int k = sched_getcpu(); /* glibc reads it from the rseq area */
+	return k < 0 || !c->nslots ? 0 : (uint32_t)k % c->nslots;
+}
+
+/* Take slot s's local lock: cpu->cs becomes its cpu slab.  PER_CPU: the tid
+ * turns odd and the freelist in the word becomes cs.freelist. */
+static void slot_lock_at(struct lb_slub_cpu *cpu, struct lb_slub_pcpu *s)
+{
+	pthread_mutex_lock(&s->lock);
+	cpu->slot = s;
+	cpu->cs = &s->cs;
+	if (cpu->cache->tuning.cpu_mode == LB_SLUB_PER_CPU) {
+		/* The fetch-add makes every commit that read an even tid fail;
+		 * acquire: the links of objects pushed before it are seen. */
+		uint64_t w = atomic_fetch_add_explicit(&s->fl_tid, TID_ONE, ACQ);
+		s->cs.freelist = (uint32_t)w;
+	}
+}
+
+static void slot_lock(struct lb_slub_cpu *cpu)
+{
+	slot_lock_at(cpu, &cpu->cache->slots[lb_slub_current_slot(cpu->cache)]);
+}
+
+static void slot_unlock(struct lb_slub_cpu *cpu)
+{
+	struct lb_slub_pcpu *s = cpu->slot;
+	atomic_store_explicit(&s->page, s->cs.page, RLX);
+	if (cpu->cache->tuning.cpu_mode == LB_SLUB_PER_CPU) {
+		uint64_t w = atomic_load_explicit(&s->fl_tid, RLX);
+		/* Release: the page above and the freelist's links before a
+		 * lockless path can see the even tid (its acquire load). */
+		atomic_store_explicit(&s->fl_tid,
+				      (uint64_t)s->cs.freelist | (((w >> 32) + 1) << 32), REL);
+	}
+	cpu->slot = NULL;
+	cpu->cs = &cpu->own;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* The fast path's commit of slot k's word: the rseq section, or the C11
+ * fallback (slub_rseq.h); debug_broken_commit stores without checking. */
+static int commit_word(struct lb_slub_cache *c, uint32_t k, _Atomic uint64_t *word,
+		       uint64_t expect, uint64_t desired)
+{
+	if (c->debug_broken_commit) {
+		atomic_store_explicit(word, desired, REL);
+		return LB_SLUB_COMMIT_OK;
+	}
+#if LB_SLUB_RSEQ_ASM
+	if (lb_slub_rseq_usable())
+		return lb_slub_rseq_cas(k, word, expect, desired);
+#endif
+	if (lb_slub_current_slot(c) != k)
+		return LB_SLUB_COMMIT_MOVED;
+	return atomic_compare_exchange_strong_explicit(word, &expect, desired, ACQREL, RLX)
+		       ? LB_SLUB_COMMIT_OK : LB_SLUB_COMMIT_CHANGED;
+}
+
+#define FAST_TRIES 8
+
+/* PER_CPU's lockless allocation (slab_alloc_node's fast path): pop the
+ * slot's freelist by commit.  False: take the slow path. */
+static bool fast_alloc(struct lb_slub_cpu *cpu, void **out)
+{
+	struct lb_slub_cache *c = cpu->cache;
+	for (int tries = 0; tries < FAST_TRIES; tries++) {
+		uint32_t k = lb_slub_current_slot(c);
+		struct lb_slub_pcpu *s = &c->slots[k];
+		/* Acquire: pairs with slot_unlock's and the commits' release,
+		 * so the head's link read below is the one pushed with it. */
+		uint64_t w = atomic_load_explicit(&s->fl_tid, ACQ);
+		uint32_t head = (uint32_t)w;
+		if (tid_locked(w) || !head || !index_valid(c, head - 1))
+			return false;
+		uint32_t next = atomic_load_explicit(&hdr_of(c, head - 1)->next, RLX);
+		if (c->debug_commit_hook)
+			c->debug_commit_hook(c, c->debug_commit_arg);
+		uint64_t nw = (uint64_t)next | (((w >> 32) + 2) << 32);
+		if (commit_word(c, k, &s->fl_tid, w, nw) == LB_SLUB_COMMIT_OK) {
+			cpu->fast_commits++;
+			*out = claim(cpu, head - 1);
+			return true;
+		}
+		cpu->fast_restarts++; /* another task's commit, a lock, or we moved */
+	}
+	return false;
+}
+
+/* PER_CPU's lockless free (do_slab_free's fast path): an object of the
+ * slot's own page pushed by commit.  False: not that page, or locked. */
+static bool fast_free(struct lb_slub_cpu *cpu, uint32_t idx)
+{
+	struct lb_slub_cache *c = cpu->cache;
+	uint32_t page = idx / c->objs_per_page + 1;
+	for (int tries = 0; tries < FAST_TRIES; tries++) {
+		uint32_t k = lb_slub_current_slot(c);
+		struct lb_slub_pcpu *s = &c->slots[k];
+		/* Acquire: the page read next is at least as new as the word. */
+		uint64_t w = atomic_load_explicit(&s->fl_tid, ACQ);
+		if (tid_locked(w) || atomic_load_explicit(&s->page, RLX) != page)
+			return false;
+		atomic_store_explicit(&hdr_of(c, idx)->next, (uint32_t)w, RLX);
+		if (c->debug_commit_hook)
+			c->debug_commit_hook(c, c->debug_commit_arg);
+		uint64_t nw = (uint64_t)(idx + 1) | (((w >> 32) + 2) << 32);
+		if (commit_word(c, k, &s->fl_tid, w, nw) == LB_SLUB_COMMIT_OK) {
+			cpu->fast_commits++;
+			return true;
+		}
+		cpu->fast_restarts++;
+	}
+	return false;
+}
+
+void *lb_slub_alloc(struct lb_slub_cpu *cpu)
+{
+	enum lb_slub_cpu_mode mode = cpu->cache->tuning.cpu_mode;
+	void *p;
+	if (mode == LB_SLUB_PER_THREAD)
+		return alloc_cs(cpu);
+	if (mode == LB_SLUB_PER_CPU && fast_alloc(cpu, &p))
+		return p;
+	slot_lock(cpu);
+	p = alloc_cs(cpu);
+	slot_unlock(cpu);
+	return p;
+}
+
+size_t lb_slub_alloc_bulk(struct lb_slub_cpu *cpu, size_t n, void **out)
+{
+	if (cpu->cache->tuning.cpu_mode == LB_SLUB_PER_THREAD)
+		return alloc_bulk_cs(cpu, n, out);
+	slot_lock(cpu);
+	size_t got = alloc_bulk_cs(cpu, n, out);
+	slot_unlock(cpu);
+	return got;
+}
+
+void lb_slub_free(struct lb_slub_cpu *cpu, void *obj)
+{
+	uint32_t idx = release(cpu, obj);
+	if (idx == UINT32_MAX)
+		return;
+	struct lb_slub_cache *c = cpu->cache;
+	enum lb_slub_cpu_mode mode = c->tuning.cpu_mode;
+	if (mode == LB_SLUB_PER_THREAD) {
+		free_cs(cpu, idx);
+		return;
+	}
+	if (mode == LB_SLUB_PER_CPU && fast_free(cpu, idx))
+		return;
+	if (c->tuning.cpu_partial) { /* put_cpu_partial needs the slot */
+		slot_lock(cpu);
+		free_cs(cpu, idx);
+		slot_unlock(cpu);
+		return;
+	}
+	if (mode == LB_SLUB_PER_CPU_LOCAL_LOCK) {
+		slot_lock(cpu);
+		bool own = cpu->cs->page && idx / c->objs_per_page == cpu->cs->page - 1;
+		if (own) {
+			atomic_store_explicit(&hdr_of(c, idx)->next, cpu->cs->freelist, RLX);
+			cpu->cs->freelist = idx + 1;
+		}
+		slot_unlock(cpu);
+		if (own)
+			return;
+	}
+	/* __slab_free, outside the local lock as in the kernel. */
+	bool locked = false;
+	remote_free(cpu, idx, false, &locked);
+	if (locked)
+		list_unlock(cpu);
+}
+
+void lb_slub_free_bulk(struct lb_slub_cpu *cpu, size_t n, void *const *objs)
+{
+	if (cpu->cache->tuning.cpu_mode == LB_SLUB_PER_THREAD) {
+		free_bulk_cs(cpu, n, objs);
+		return;
+	}
+	slot_lock(cpu);
+	free_bulk_cs(cpu, n, objs);
+	slot_unlock(cpu);
+}
+
 /* ---- per-thread state ------------------------------------------------ */
 
 int lb_slub_cpu_init(struct lb_slub_cache *c, struct lb_slub_cpu *cpu, unsigned int thread_index)
 {
 	memset(cpu, 0, sizeof(*cpu));
 	cpu->cache = c;
+	cpu->cs = &cpu->own;
 	cpu->id = atomic_fetch_add_explicit(&c->next_cpu_id, 1, RLX);
 	if (cpu->id >= FC_OWNER_MAX) {
 		cpu->cache = NULL;
 		return ENOSPC; /* the page word's owner field is full */
 	}
+	cpu->own.owner = cpu->id + 1;
 	if (c->raw) {
 		int rerr = lb_raw_thread_init(c->raw, &cpu->raw);
 		if (rerr)
@@ -877,8 +1129,10 @@ int lb_slub_cpu_init(struct lb_slub_cache *c, struct lb_slub_cpu *cpu, unsigned 
 			lb_thread_ctx_free(cpu->tctx);
 		cpu->tctx = NULL;
 		cpu->cache = NULL;
+		return err;
 	}
-	return err;
+	atomic_fetch_add_explicit(&c->live_tasks, 1, RLX);
+	return 0;
 }
 
 void lb_slub_cpu_set_prio(struct lb_slub_cpu *cpu, int prio)
@@ -899,22 +1153,33 @@ void lb_slub_cpu_set_spin_budget(struct lb_slub_cpu *cpu, uint64_t budget_ns)
 static void flush(struct lb_slub_cpu *cpu)
 {
 	struct lb_slub_cache *c = cpu->cache;
-	if (!cpu->page) {
-		if (cpu->partial) {
+	if (!cpu->cs->page) {
+		if (cpu->cs->partial) {
 			list_lock(cpu);
 			cpu_partial_unfreeze_locked(cpu);
 			list_unlock(cpu);
 		}
 		return;
 	}
-	uint32_t page = cpu->page - 1;
+	uint32_t page = cpu->cs->page - 1;
 	list_lock(cpu);
 	cpu_partial_unfreeze_locked(cpu);
-	unfreeze_with(c, page, cpu->freelist, "cpu freelist");
-	cpu->page = 0;
-	cpu->freelist = 0;
+	unfreeze_with(c, page, cpu->cs->freelist, "cpu freelist");
+	cpu->cs->page = 0;
+	cpu->cs->freelist = 0;
 	place_page(c, page);
 	list_unlock(cpu);
+}
+
+/* The last task of a PER_CPU cache: every slot's cpu slab back to the lists. */
+static void drain_slots(struct lb_slub_cpu *cpu)
+{
+	struct lb_slub_cache *c = cpu->cache;
+	for (uint32_t k = 0; k < c->nslots; k++) {
+		slot_lock_at(cpu, &c->slots[k]);
+		flush(cpu);
+		slot_unlock(cpu);
+	}
 }
 
 void lb_slub_cpu_fini(struct lb_slub_cpu *cpu)
@@ -923,6 +1188,18 @@ void lb_slub_cpu_fini(struct lb_slub_cpu *cpu)
 	if (!c)
 		return;
 	flush(cpu);
+	/* acq_rel: the last one sees every other task's frees done. */
+	if (atomic_fetch_sub_explicit(&c->live_tasks, 1, ACQREL) == 1 && c->nslots)
+		drain_slots(cpu);
+	atomic_fetch_add_explicit(&c->fast_commits, cpu->fast_commits, RLX);
+	atomic_fetch_add_explicit(&c->fast_restarts, cpu->fast_restarts, RLX);
+	atomic_fetch_add_explicit(&c->contenders_sum, cpu->contenders_sum, RLX);
+	uint64_t cm = atomic_load_explicit(&c->contenders_max, RLX);
+	/* CAS loop: raise the maximum; relaxed, read after the joins. */
+	while (cpu->contenders_max > cm &&
+	       !atomic_compare_exchange_weak_explicit(&c->contenders_max, &cm, cpu->contenders_max,
+						      RLX, RLX))
+		;
 	atomic_fetch_add_explicit(&c->allocs, cpu->allocs, RLX);
 	atomic_fetch_add_explicit(&c->frees, cpu->frees, RLX);
 	atomic_fetch_add_explicit(&c->remote_frees, cpu->remote_frees, RLX);

@@ -40,6 +40,7 @@
 #ifndef LB_SLUB_H
 #define LB_SLUB_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -72,8 +73,40 @@ struct lb_slub_page {
 	uint32_t local_free;         /* on a cpu partial list: the owner's private freelist */
 };
 
+/*
+ * Whose cpu slab a task allocates from (tuning.cpu_mode; doc/rt.md, "cpu
+ * slabs"):
+ *  - PER_THREAD: every thread its own (the default of the library, and of
+ *    `lockbench slab`): a thread's page stays frozen while it sleeps.
+ *  - PER_CPU: one per CPU, keyed by the CPU the task runs on (glibc's rseq
+ *    cpu_id, through sched_getcpu()), shared by every task on that CPU, as
+ *    in the kernel.  The fast path (a pop or a push on the cpu freelist) is
+ *    lockless: a restartable commit of the slot's (freelist, tid) word -
+ *    an rseq section holding one compare-and-swap on x86-64 (a task that
+ *    migrated or was preempted between reading and committing restarts),
+ *    as the kernel's this_cpu_cmpxchg_double on (freelist, tid) in
+ *    slab_alloc_node and do_slab_free of a !PREEMPT_RT kernel.  The slow
+ *    path (refill, deactivation) holds the slot's local lock, a plain
+ *    mutex: the kernel's local_lock_irqsave, which userspace cannot make
+ *    non-preemptible, so a task preempted in it makes its CPU's others
+ *    sleep on it.
+ *  - PER_CPU_LOCAL_LOCK: the same slots, every cpu slab operation under the
+ *    slot's local lock, a priority-inheriting mutex: PREEMPT_RT's
+ *    local_lock (a spinlock_t, i.e. a sleeping PI rt_mutex), which RT
+ *    kernels take on the fast path too (USE_LOCKLESS_FAST_PATH() is false
+ *    there; mm/slub.c since v5.19).
+ */
+enum lb_slub_cpu_mode { LB_SLUB_PER_THREAD = 0, LB_SLUB_PER_CPU, LB_SLUB_PER_CPU_LOCAL_LOCK };
+#define LB_SLUB_MAX_SLOTS 1024
+
 /* What `lockbench slab` tunes; lb_slub_tuning_default() is what rt runs with. */
 struct lb_slub_tuning {
+	enum lb_slub_cpu_mode cpu_mode; /* default PER_THREAD */
+	uint32_t slab_bytes;   /* >0: each slab page this many bytes (4096 << order,
+				* as the kernel's calculate_order gives); 0: the
+				* smallest multiple of 4096 with min_objects objects */
+	uint32_t obj_stride;   /* >0: each object this many bytes (the kernel's
+				* slab_size; a multiple of 16, >= 16 + payload) */
 	uint32_t min_objects;  /* at least this many objects per page (default 8) */
 	uint32_t min_partial;  /* empty pages kept on the partial list (default 5) */
 	uint32_t cpu_partial;  /* objects' worth of cpu partial pages per thread (0: off) */
@@ -81,6 +114,30 @@ struct lb_slub_tuning {
 				* the page allocator handed back would be (default off) */
 };
 struct lb_slub_tuning lb_slub_tuning_default(void);
+
+/* One cpu slab: the frozen page, its private freelist, the cpu partial list. */
+struct lb_slub_cs {
+	uint32_t owner;              /* the id + 1 frozen pages carry */
+	uint32_t page;               /* frozen page index + 1, 0: none */
+	uint32_t freelist;           /* private freelist (global object index + 1) */
+	uint32_t partial;            /* cpu partial list head (page index + 1), 0: empty */
+	uint32_t nr_partial;         /* pages on it */
+};
+
+/* A CPU's slot (PER_CPU modes): its cpu slab and the slot's local lock. */
+struct lb_slub_pcpu {
+	pthread_mutex_t lock;        /* local_lock: the slow path (every path with LOCAL_LOCK) */
+	/* PER_CPU: freelist | tid << 32 while unlocked (cs.freelist then
+	 * stale); tid odd while the local lock's holder owns the freelist.
+	 * Every change bumps tid, so a commit that read an older word fails. */
+	_Atomic uint64_t fl_tid;
+	_Atomic uint32_t page;       /* cs.page, for the lockless free's page test */
+	struct lb_slub_cs cs;
+} __attribute__((aligned(64)));
+
+struct lb_slub_cache;
+/* Testing: called between the fast path's read and its commit. */
+typedef void lb_slub_commit_hook(struct lb_slub_cache *c, void *arg);
 
 struct lb_slub_cache {
 	const struct lb_lock_ops *ops;
@@ -105,6 +162,21 @@ struct lb_slub_cache {
 	 * held in all, acquisitions that found it taken (a first trylock
 	 * failed; only for locks with trylock), and their time to acquire. */
 	_Atomic uint64_t hold_ns_sum, lock_contended, contended_wait_ns;
+	/* PER_CPU modes: one slot per possible CPU; the last lb_slub_cpu_fini
+	 * (live_tasks reaching 0) drains them all. */
+	struct lb_slub_pcpu *slots;
+	uint32_t nslots;
+	_Atomic uint32_t live_tasks;
+	/* list_lock contenders at each acquisition: the new holder plus the
+	 * tasks then waiting for it (a sum over acquisitions and the maximum). */
+	_Atomic uint32_t lock_waiters;
+	_Atomic uint64_t contenders_sum, contenders_max;
+	/* PER_CPU fast path: commits, restarts (a stale tid or another CPU). */
+	_Atomic uint64_t fast_commits, fast_restarts;
+	/* Testing: the hook, and a commit that checks neither tid nor CPU. */
+	lb_slub_commit_hook *debug_commit_hook;
+	void *debug_commit_arg;
+	bool debug_broken_commit;
 	/* Non-NULL: list_lock sections are raw (raw_section.h); rt sets it. */
 	struct lb_raw_sections *raw;
 	/* Non-NULL: a cache shared by processes (lb_slub_cache_init_shared). */
@@ -113,15 +185,16 @@ struct lb_slub_cache {
 	char first_violation[200];
 };
 
-/* Per-thread state: the cpu slab and the thread's list_lock context. */
+/* Per-task state: its cpu slab (PER_THREAD) or the slot it holds, and the
+ * task's list_lock context. */
 struct lb_slub_cpu {
 	struct lb_slub_cache *cache;
 	void *tctx;                  /* the lock's per-thread context (may be NULL) */
 	uint32_t id;
-	uint32_t page;               /* frozen page index + 1, 0: none */
-	uint32_t freelist;           /* private freelist (global object index + 1) */
-	uint32_t partial;            /* cpu partial list head (page index + 1), 0: empty */
-	uint32_t nr_partial;         /* pages on it */
+	struct lb_slub_cs *cs;       /* &own, or the held slot's (PER_CPU modes) */
+	struct lb_slub_cs own;
+	struct lb_slub_pcpu *slot;   /* the slot whose local lock this task holds */
+	uint64_t fast_commits, fast_restarts, contenders_sum, contenders_max;
 	uint64_t spin_budget_ns;     /* >0: bounded trylock wait (RT threads, spin locks) */
 	uint64_t hold_start;         /* cycles at acquisition */
 	uint64_t allocs, frees, remote_frees, lock_acquires, budget_exhausted, max_hold_cycles;
@@ -187,6 +260,9 @@ void lb_slub_free_nocache(struct lb_slub_cpu *cpu, void *obj);
 __attribute__((noreturn))
 #endif
 void lb_slub_debug_hold_lock(struct lb_slub_cpu *cpu);
+
+/* The slot index the calling task runs on (PER_CPU modes). */
+uint32_t lb_slub_current_slot(const struct lb_slub_cache *c);
 
 /*
  * The invariants, once every cpu slab is finalised: every object exactly
