@@ -45,6 +45,7 @@ struct lb_rt_config {
 	uint64_t spin_budget_ns;
 	/* allocator knobs (engines/slub/slub.h's tuning) */
 	unsigned int cpu_partial, min_partial;
+	unsigned int cpu_slab;       /* enum lb_slub_cpu_mode (--cpu-slab) */
 	const char *preset;          /* --preset name, or NULL */
 	/* safety */
 	uint64_t watchdog_ns, run_timeout_ns;
@@ -110,6 +111,15 @@ struct lb_rt_run {
 	uint64_t lock_contended;
 	double contended_wait_us;
 	uint64_t rt_lock_contended;  /* of those, taken by the RT threads */
+	/* Per message: acquisitions of each cache's list_lock ([0] the head
+	 * cache, [1] the data cache), their objects per slab, the messages. */
+	uint64_t cache_acquires[2], messages;
+	uint32_t objs_per_slab[2];
+	/* Contenders at an acquisition (holder + waiters): mean, maximum. */
+	double contenders_mean;
+	uint64_t contenders_max;
+	/* PER_CPU fast path: commits and restarts. */
+	uint64_t fast_commits, fast_restarts;
 	/* Raw-section emulation (raw_section.h): on for a raw list_lock. */
 	bool raw_on;
 	uint64_t raw_sections, raw_boost_failures, raw_rt_waits, raw_entry_yields;

@@ -63,6 +63,20 @@ static int parse_list_lock(const struct lb_opt *o, const char *arg, void *base)
 	return 0;
 }
 
+/* --cpu-slab: whose cpu slab a task allocates from (slub.h's cpu_mode). */
+static int parse_cpu_slab(const struct lb_opt *o, const char *arg, void *base)
+{
+	struct lb_rt_config *cfg = &((struct rt_args *)base)->cfg;
+	(void)o;
+	static const char *const names[] = { "thread", "percpu", "local-lock" };
+	for (unsigned int i = 0; i < 3; i++)
+		if (!strcmp(arg, names[i])) {
+			cfg->cpu_slab = i; /* LB_SLUB_PER_THREAD, PER_CPU, PER_CPU_LOCAL_LOCK */
+			return 0;
+		}
+	return -1;
+}
+
 /* --preset rt-list-lock: the kernel experiment's hackbench -g 10 -f 20 -s 4096
  * -l 500 under perf stat -r 10; options after it override it (argv order). */
 static int parse_preset(const struct lb_opt *o, const char *arg, void *base)
@@ -133,6 +147,14 @@ static const struct lb_opt rt_opts[] = {
 	{ .name = "cpu-partial", .kind = LB_OPT_UINT, .arg = "N",
 	  .help = "objects' worth of cpu partial pages per thread\n(default 0: off; 0..65536)",
 	  .min = 0, .max = 65536, .offset = LB_OPT_AT(T, cfg.cpu_partial, unsigned int) },
+	{ .name = "cpu-slab", .kind = LB_OPT_CUSTOM, .arg = "MODE",
+	  .help = "whose cpu slab a task allocates from: percpu\n"
+		  "(default: one per CPU, lockless rseq commit, slow\n"
+		  "path under a per-CPU mutex: the kernel's fast path),\n"
+		  "local-lock (one per CPU, every operation under a PI\n"
+		  "mutex: PREEMPT_RT's local_lock), thread (one per\n"
+		  "thread, the old work-alike)",
+	  .parse = parse_cpu_slab, .accepted = "local-lock,percpu,thread" },
 	{ .name = "min-partial", .kind = LB_OPT_UINT, .arg = "N",
 	  .help = "empty pages kept on the partial list (default 5;\n0..1024)", .def = "5",
 	  .min = 0, .max = 1024, .offset = LB_OPT_AT(T, cfg.min_partial, unsigned int) },
@@ -294,6 +316,7 @@ void lb_rt_parse(int argc, char **argv, struct lb_rt_config *cfg)
 
 	a.cfg.locks[0] = lb_lock_find("qspinlock");
 	a.cfg.nlocks = a.cfg.locks[0] ? 1 : 0;
+	a.cfg.cpu_slab = 1; /* --cpu-slab percpu: LB_SLUB_PER_CPU */
 	a.cfg.rt_threads = ncpu < 1 ? 1 : ncpu > LB_RT_MAX_RT_THREADS ? LB_RT_MAX_RT_THREADS
 								    : (unsigned int)ncpu;
 	refuse_cyclictest_p(argc, argv);

@@ -387,8 +387,10 @@ void lb_rt_print_header(FILE *out, const struct lb_rt_config *cfg, const struct 
 	else
 		fprintf(out, "# load: none (RT threads alone for %.1f s)\n",
 			(double)cfg->duration_ns / LB_NS_PER_S);
-	fprintf(out, "# allocator knobs: cpu_partial %u, min_partial %u%s\n", cfg->cpu_partial,
-		cfg->min_partial,
+	static const char *const slab_modes[] = { "per thread", "per CPU, lockless rseq commit",
+						  "per CPU, PI local lock" };
+	fprintf(out, "# allocator knobs: cpu slabs %s, cpu_partial %u, min_partial %u%s\n",
+		slab_modes[cfg->cpu_slab < 3 ? cfg->cpu_slab : 0], cfg->cpu_partial, cfg->min_partial,
 		cfg->preset ? "; preset rt-list-lock (hackbench -g 10 -f 20 -s 4096 -l 500, perf stat -r 10)"
 			    : "");
 	if (cfg->rt_threads) {
@@ -589,6 +591,45 @@ void lb_rt_print_run_line(FILE *out, const struct lb_rt_run *r)
 	fprintf(out, "Time: %lu.%03lu\n", ms / 1000, ms % 1000);
 }
 
+/*
+ * list_lock acquisitions per message, each cache's and in all, beside the
+ * kernel's documented path with cpu partials off (doc/rt.md, "Calibration"):
+ * a slab of N objects costs its cache three list_lock acquisitions per pass
+ * (get_partial_node takes it off the partial list, the first free to it
+ * once full puts it back, the free that empties it), 3/N per message.  And
+ * the contenders at an acquisition (holder + waiters).
+ */
+static void print_per_message(FILE *out, const struct lb_rt_run *runs, size_t nruns)
+{
+	uint64_t acq[2] = { 0, 0 }, msgs = 0, cmax = 0, commits = 0, restarts = 0;
+	double csum = 0, allacq = 0;
+	for (size_t i = 0; i < nruns; i++) {
+		acq[0] += runs[i].cache_acquires[0];
+		acq[1] += runs[i].cache_acquires[1];
+		msgs += runs[i].messages;
+		csum += runs[i].contenders_mean * (double)runs[i].lock_acquires;
+		allacq += (double)runs[i].lock_acquires;
+		cmax = runs[i].contenders_max > cmax ? runs[i].contenders_max : cmax;
+		commits += runs[i].fast_commits;
+		restarts += runs[i].fast_restarts;
+	}
+	if (!msgs || !nruns)
+		return;
+	const uint32_t *n = runs[0].objs_per_slab;
+	double h = (double)acq[0] / (double)msgs, d = (double)acq[1] / (double)msgs;
+	double kernel = (n[0] ? 3.0 / n[0] : 0) + (n[1] ? 3.0 / n[1] : 0);
+	fprintf(out, "# list_lock acquisitions per message: %.3f (head cache %.3f at %u per slab, "
+		"data cache %.3f at %u per slab); kernel's documented path 3/N per cache: %.3f "
+		"(work-alike/kernel %.2f)\n", h + d, h, n[0], d, n[1], kernel,
+		kernel > 0 ? (h + d) / kernel : 0);
+	fprintf(out, "# list_lock contenders at an acquisition (holder + waiters): mean %.3f, "
+		"max %llu", allacq > 0 ? csum / allacq : 0, (unsigned long long)cmax);
+	if (commits + restarts)
+		fprintf(out, "; lockless cpu slab commits %llu, restarts %llu",
+			(unsigned long long)commits, (unsigned long long)restarts);
+	fputc('\n', out);
+}
+
 /* The list_lock's gauges, the kernel mechanism's evidence (doc/rt.md, "Is
  * the mechanism there"): how busy the lock was and how often it was found
  * taken. */
@@ -605,6 +646,7 @@ static void print_list_lock_gauges(FILE *out, const struct lb_rt_run *runs, size
 		fprintf(out, ", %.2f%% of acquisitions found it taken, mean wait %.1f us", cont,
 			isnan(wait) ? 0 : wait);
 	fputc('\n', out);
+	print_per_message(out, runs, nruns);
 }
 
 void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg, const struct lb_rt_facts *f,
@@ -830,6 +872,8 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 	lb_json_kv_bool(&j, "rt_threads_fifo", f->fifo_permitted && !cfg->sched_other);
 	lb_json_kv_int(&j, "load_fifo_prio", f->fifo_permitted ? cfg->load_prio : 0);
 	lb_json_kv_uint(&j, "cpu_partial", cfg->cpu_partial);
+	lb_json_kv_string(&j, "cpu_slab",
+			  cfg->cpu_slab == 0 ? "thread" : cfg->cpu_slab == 1 ? "percpu" : "local-lock");
 	lb_json_kv_uint(&j, "min_partial", cfg->min_partial);
 	lb_json_kv_string(&j, "preset", cfg->preset ? cfg->preset : "");
 	lb_json_kv_string(&j, "preemption", f->preempt_model);

@@ -18,6 +18,7 @@
 #include "rt.h"
 #include "perf_counters.h"
 #include "slub.h"
+#include "rt_skb.h"
 #include "lb_atomic.h"
 #include "lb_thread.h"
 #include "lb_time.h"
@@ -48,7 +49,8 @@ struct run_state;
 struct task {
 	struct run_state *rs;
 	struct lb_rt_task_info info;
-	struct lb_slub_cpu slab;
+	struct lb_slub_cpu slab;      /* the data cache (kmalloc-like) */
+	struct lb_slub_cpu head_slab; /* the head cache (skbuff_head_cache-like) */
 	int rfd;                 /* receivers: the read end */
 	const int *wfds;         /* senders: the group's receivers' write ends */
 	unsigned int thread_index;
@@ -70,7 +72,9 @@ struct run_state {
 	struct lb_arena *arena;      /* -P: where this struct, the tasks and the allocator live */
 	const struct lb_rt_config *cfg;
 	const struct lb_rt_facts *facts;
-	struct lb_slub_cache cache;
+	struct lb_slub_cache cache;  /* the data heads (the RT threads' too) */
+	struct lb_slub_cache head;   /* the sk_buff heads */
+	struct lb_rt_skb_geometry geo;
 	struct lb_raw_sections raw;  /* used when cache.raw points here */
 	struct lb_barrier start;
 	_Atomic int stop_rt;
@@ -108,8 +112,17 @@ static int load_sched(struct task *t)
 			prio = cfg->load_prio;
 	}
 	int err = lb_slub_cpu_init(&t->rs->cache, &t->slab, t->thread_index);
-	if (!err && prio)
+	if (!err) {
+		err = lb_slub_cpu_init(&t->rs->head, &t->head_slab, t->thread_index);
+		if (err) {
+			lb_slub_cpu_fini(&t->slab);
+			lb_slub_cpu_release(&t->slab);
+		}
+	}
+	if (!err && prio) {
 		lb_slub_cpu_set_prio(&t->slab, prio);
+		lb_slub_cpu_set_prio(&t->head_slab, prio);
+	}
 	return err;
 }
 
@@ -156,7 +169,14 @@ static void *sender_main(void *arg)
 	for (unsigned int l = 0; l < cfg->loops; l++) {
 		for (unsigned int r = 0; r < cfg->fds; r++) {
 			atomic_store_explicit(&t->info.state, LB_RT_ST_ALLOC, RLX);
-			uint64_t *msg = lb_slub_alloc(&t->slab);
+			/* As __alloc_skb: the head, then its data head, which the
+			 * head points at (skb->head). */
+			uint64_t *msg = lb_slub_alloc(&t->head_slab);
+			void *data = msg ? lb_slub_alloc(&t->slab) : NULL;
+			if (msg && !data) {
+				lb_slub_free(&t->head_slab, msg);
+				msg = NULL;
+			}
 			/* A failed allocation (a pool a broken list_lock leaked) is
 			 * counted, and the message still goes out, naming no object:
 			 * its receiver must not wait for it (the run then ends in the
@@ -168,14 +188,18 @@ static void *sender_main(void *arg)
 			 * same two words (the sender touches what it allocated). */
 			uint64_t word[2] = { (uint64_t)(uintptr_t)msg,
 					     (uint64_t)(uintptr_t)msg ^ MSG_MAGIC };
-			if (msg)
+			if (msg) {
 				memcpy(msg, word, sizeof(word));
+				memcpy(msg + 2, &data, sizeof(data));
+			}
 			memcpy(out, word, sizeof(word));
 			atomic_store_explicit(&t->info.state, LB_RT_ST_WRITE, RLX);
 			if (transfer_full(t->wfds[r], out, cfg->datasize, true)) {
 				atomic_fetch_add_explicit(&rs->io_errors, 1, RLX);
-				if (msg)
-					lb_slub_free(&t->slab, msg);
+				if (msg) {
+					lb_slub_free(&t->slab, data);
+					lb_slub_free(&t->head_slab, msg);
+				}
 				goto end;
 			}
 			/* Only this thread writes its count: a store, not an RMW. */
@@ -186,6 +210,7 @@ end:
 	t->end_ns = lb_now_ns();
 	atomic_store_explicit(&t->info.state, LB_RT_ST_DONE, RLX);
 	lb_slub_cpu_fini(&t->slab);
+	lb_slub_cpu_fini(&t->head_slab);
 	free(out);
 	return NULL;
 }
@@ -212,8 +237,14 @@ static void *receiver_main(void *arg)
 		atomic_store_explicit(&t->info.state, LB_RT_ST_RUN, RLX);
 		if ((word[0] ^ MSG_MAGIC) != word[1])
 			atomic_fetch_add_explicit(&rs->bad_messages, 1, RLX);
-		else if (word[0]) /* 0: the sender's allocation failed (counted there) */
-			lb_slub_free(&t->slab, (void *)(uintptr_t)word[0]);
+		else if (word[0]) { /* 0: the sender's allocation failed (counted there) */
+			/* consume_skb: the data head, then the head. */
+			uint64_t *head = (uint64_t *)(uintptr_t)word[0];
+			void *data;
+			memcpy(&data, head + 2, sizeof(data));
+			lb_slub_free(&t->slab, data);
+			lb_slub_free(&t->head_slab, head);
+		}
 		/* Only this thread writes its count (the watchdog's progress
 		 * is the receivers' sum): a store, not a shared RMW. */
 		atomic_store_explicit(&t->info.done, n + 1, RLX);
@@ -225,6 +256,7 @@ static void *receiver_main(void *arg)
 	t->end_ns = lb_now_ns();
 	atomic_store_explicit(&t->info.state, LB_RT_ST_DONE, RLX);
 	lb_slub_cpu_fini(&t->slab);
+	lb_slub_cpu_fini(&t->head_slab);
 	free(buf);
 	return NULL;
 }
@@ -594,15 +626,31 @@ static int collect_run(struct run_state *rs, const struct lb_lock_ops *ops,
 	out->cpu_migrations = pv[LB_PERF_CPU_MIGRATIONS];
 	out->page_faults = pv[LB_PERF_PAGE_FAULTS];
 	out->hw_supported = pv[LB_PERF_CYCLES] >= 0;
-	out->allocs = atomic_load_explicit(&rs->cache.allocs, RLX);
-	out->remote_frees = atomic_load_explicit(&rs->cache.remote_frees, RLX);
-	out->lock_acquires = atomic_load_explicit(&rs->cache.lock_acquires, RLX);
-	out->budget_exhausted = atomic_load_explicit(&rs->cache.budget_exhausted, RLX);
-	out->max_hold_us = (double)atomic_load_explicit(&rs->cache.max_hold_ns, RLX) / 1e3;
+	const struct lb_slub_cache *cs[2] = { &rs->head, &rs->cache };
+	uint64_t cw = 0, hold = 0, csum = 0;
+	for (int i = 0; i < 2; i++) {
+		const struct lb_slub_cache *c = cs[i];
+		out->allocs += atomic_load_explicit(&c->allocs, RLX);
+		out->remote_frees += atomic_load_explicit(&c->remote_frees, RLX);
+		out->cache_acquires[i] = atomic_load_explicit(&c->lock_acquires, RLX);
+		out->lock_acquires += out->cache_acquires[i];
+		out->budget_exhausted += atomic_load_explicit(&c->budget_exhausted, RLX);
+		double mh = (double)atomic_load_explicit(&c->max_hold_ns, RLX) / 1e3;
+		out->max_hold_us = mh > out->max_hold_us ? mh : out->max_hold_us;
+		hold += atomic_load_explicit(&c->hold_ns_sum, RLX);
+		out->lock_contended += atomic_load_explicit(&c->lock_contended, RLX);
+		cw += atomic_load_explicit(&c->contended_wait_ns, RLX);
+		csum += atomic_load_explicit(&c->contenders_sum, RLX);
+		uint64_t cmax = atomic_load_explicit(&c->contenders_max, RLX);
+		out->contenders_max = cmax > out->contenders_max ? cmax : out->contenders_max;
+		out->fast_commits += atomic_load_explicit(&c->fast_commits, RLX);
+		out->fast_restarts += atomic_load_explicit(&c->fast_restarts, RLX);
+		out->objs_per_slab[i] = c->objs_per_page;
+	}
+	out->messages = (uint64_t)rs->cfg->groups * rs->cfg->fds * rs->cfg->fds * rs->cfg->loops;
+	out->contenders_mean = out->lock_acquires ? (double)csum / (double)out->lock_acquires : 0;
 	out->lock_gauged = ops->trylock != NULL;
-	out->hold_sum_s = (double)atomic_load_explicit(&rs->cache.hold_ns_sum, RLX) / LB_NS_PER_S;
-	out->lock_contended = atomic_load_explicit(&rs->cache.lock_contended, RLX);
-	uint64_t cw = atomic_load_explicit(&rs->cache.contended_wait_ns, RLX);
+	out->hold_sum_s = (double)hold / LB_NS_PER_S;
 	out->contended_wait_us = out->lock_contended ? (double)cw / 1e3 / (double)out->lock_contended
 						     : 0;
 	if (rs->cache.raw) {
@@ -622,7 +670,8 @@ static int collect_run(struct run_state *rs, const struct lb_lock_ops *ops,
 	if (ops->describe)
 		ops->describe(rs->cache.list_lock, out->describe, sizeof(out->describe));
 	/* The invariants: exit status 1 when any fails. */
-	unsigned long problems = lb_slub_check(&rs->cache, 0, stderr);
+	unsigned long problems = lb_slub_check(&rs->cache, 0, stderr) +
+				 lb_slub_check(&rs->head, 0, stderr);
 	uint64_t bad = atomic_load_explicit(&rs->bad_messages, RLX);
 	uint64_t ioe = atomic_load_explicit(&rs->io_errors, RLX);
 	uint64_t af = atomic_load_explicit(&rs->alloc_failures, RLX);
@@ -663,10 +712,24 @@ static int setup_cache(struct run_state *rs, const struct lb_lock_ops *ops, stru
 	struct lb_slub_tuning tuning = lb_slub_tuning_default();
 	tuning.cpu_partial = cfg->cpu_partial;
 	tuning.min_partial = cfg->min_partial;
-	int err = rs->arena ? lb_slub_cache_init_shared(&rs->cache, ops, cfg->datasize, POOL_BYTES,
-							  &tuning, rs->arena)
-			    : lb_slub_cache_init_tuned(&rs->cache, ops, cfg->datasize, POOL_BYTES,
-						       &tuning);
+	tuning.cpu_mode = (enum lb_slub_cpu_mode)cfg->cpu_slab;
+	/* The kernel's two caches of an AF_UNIX send (rt_skb.c), their objects
+	 * per slab from calculate_order() for this machine's CPUs. */
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	lb_rt_skb_geometry(cfg->datasize, ncpu > 0 ? (unsigned int)ncpu : 1, &rs->geo);
+	struct lb_slub_cache *caches[2] = { &rs->head, &rs->cache };
+	const struct lb_rt_skb_cache *kc[2] = { &rs->geo.head, &rs->geo.data };
+	int err = 0;
+	for (int i = 0; i < 2 && !err; i++) {
+		tuning.obj_stride = kc[i]->object_size;
+		tuning.slab_bytes = (uint32_t)(4096u << kc[i]->order);
+		size_t payload = kc[i]->object_size - 16; /* the allocator's header */
+		err = rs->arena ? lb_slub_cache_init_shared(caches[i], ops, payload, POOL_BYTES,
+							   &tuning, rs->arena)
+				: lb_slub_cache_init_tuned(caches[i], ops, payload, POOL_BYTES, &tuning);
+		if (err && i)
+			lb_slub_cache_destroy(&rs->head);
+	}
 	if (err || !lb_raw_lock_is_raw(ops))
 		return err;
 	/* Raw sections run just below the RT threads (or mark only, without
@@ -676,9 +739,11 @@ static int setup_cache(struct run_state *rs, const struct lb_lock_ops *ops, stru
 	if (rs->arena ? lb_raw_sections_init_shared(&rs->raw, boost, rs->arena)
 		      : lb_raw_sections_init(&rs->raw, boost)) {
 		lb_slub_cache_destroy(&rs->cache);
+		lb_slub_cache_destroy(&rs->head);
 		return ENOMEM;
 	}
 	rs->cache.raw = &rs->raw;
+	rs->head.raw = &rs->raw;
 	out->raw_cost_alone_ns = (double)lb_raw_calibrate(&rs->raw, 2000);
 	return 0;
 }
@@ -787,8 +852,9 @@ static size_t arena_bytes(const struct lb_lock_ops *ops, unsigned int ntasks, un
 {
 	size_t ctx = (ops->thread_ctx_size + 63) / 64 * 64 + 64;
 	return ((size_t)64 << 20) + sizeof(struct run_state) + ntasks * sizeof(struct task) +
-	       nrt * sizeof(struct rt_worker) + (ntasks + nrt + 1) * ctx +
-	       POOL_BYTES / 4096 * sizeof(struct lb_slub_page);
+	       nrt * sizeof(struct rt_worker) + 2 * (ntasks + nrt + 1) * ctx +
+	       2 * (POOL_BYTES / 4096 * sizeof(struct lb_slub_page)) +
+	       2 * LB_SLUB_MAX_SLOTS * sizeof(struct lb_slub_pcpu);
 }
 
 /* The run's shared state: in an arena with -P, on the heap otherwise. */
@@ -1028,7 +1094,10 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	/* Every thread is joined (every child reaped): no lock can touch a
 	 * context any more. */
 	for (unsigned int i = 0; i < s.created; i++)
+{
 		lb_slub_cpu_release(&tasks[i].slab);
+		lb_slub_cpu_release(&tasks[i].head_slab);
+	}
 	for (unsigned int i = 0; i < s.rt_created; i++)
 		lb_slub_cpu_release(&rtw[i].slab);
 	for (unsigned int i = 0; i < s.created && !err; i++)
@@ -1049,6 +1118,7 @@ close_fds:
 		close(fds[2 * i + 1]);
 	}
 	lb_slub_cache_destroy(&rs->cache);
+	lb_slub_cache_destroy(&rs->head);
 	lb_raw_sections_destroy(&rs->raw);
 free_mem:
 	free(infos);
