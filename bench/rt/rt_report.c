@@ -20,7 +20,7 @@ enum rt_metric {
 	M_ELAPSED, M_TASK_CLOCK, M_CTX, M_MIGR, M_FAULTS, M_WAKE_MIN, M_WAKE_AVG, M_WAKE_MAX,
 	M_ALLOC_AVG, M_ALLOC_P99, M_ALLOC_MAX, M_HOLD_MAX, M_LOCK_ACQ, M_BUDGET, M_WAKE_P99,
 	M_WAKE_P999, M_LOCK_PER_1K, M_RAW_COST, M_RAW_WAIT_MAX, M_LL_UTIL, M_LL_CONTENDED,
-	M_LL_WAIT, M_COUNT
+	M_LL_WAIT, M_LL_PER_MSG, M_LL_CONTENDERS, M_COUNT
 };
 
 static const struct lb_metric_desc rt_metrics[M_COUNT] = {
@@ -53,6 +53,10 @@ static const struct lb_metric_desc rt_metrics[M_COUNT] = {
 			     "list_lock acquisitions that found it taken" },
 	[M_LL_WAIT] = { "list_lock_contended_wait_us", "us", LB_BETTER_LOWER,
 			"list_lock mean wait of a contended acquisition" },
+	[M_LL_PER_MSG] = { "list_lock_per_message", "", LB_BETTER_NONE,
+			   "list_lock acquisitions per message (both caches)" },
+	[M_LL_CONTENDERS] = { "list_lock_contenders_mean", "", LB_BETTER_NONE,
+			      "contenders at a list_lock acquisition (holder + waiters)" },
 };
 
 static const char *const rt_params[] = { "list_lock", "groups", "fds", "loops", "size", "ipc",
@@ -149,6 +153,8 @@ static double metric(const struct lb_rt_run *r, enum rt_metric m)
 			       ? 100.0 * (double)r->lock_contended / (double)r->lock_acquires
 			       : NAN;
 	case M_LL_WAIT: return r->lock_gauged && r->lock_contended ? r->contended_wait_us : NAN;
+	case M_LL_PER_MSG: return r->messages ? (double)r->lock_acquires / (double)r->messages : NAN;
+	case M_LL_CONTENDERS: return r->lock_acquires ? r->contenders_mean : NAN;
 	default: return rt_agg(r->rt, r->nrt, m);
 	}
 }

@@ -75,6 +75,7 @@ def scenario_cli(tmp):
         (["--preset", "nosuch"], "rt-list-lock"),
         (["--cpu-partial", "x"], "--cpu-partial"),
         (["--min-partial", "2000"], "--min-partial"),
+        (["--cpu-slab", "bogus"], "--cpu-slab"),
         (["--nosuch"], "--nosuch"),
         (["--groups"], "--groups"),
         (["stray"], "stray"),
@@ -383,6 +384,14 @@ def scenario_knobs(tmp):
             ok(run0.get("list_lock_per_1000_allocs", -1) >= 0,
                "--cpu-partial %s: list_lock per 1000 allocations reported (%s)"
                % (cp, run0.get("list_lock_per_1000_allocs")))
+    for mode in ("thread", "percpu", "local-lock"):
+        doc = run_json(tmp, "cs-" + mode, base + ["--cpu-slab", mode])
+        if doc:
+            run0 = doc["results"][0]["runs"][0]
+            ok('"cpu_slab": "%s"' % mode in json.dumps(doc.get("config", {})) and
+               run0.get("list_lock_per_message", -1) > 0,
+               "--cpu-slab %s: recorded, list_lock acquisitions per message reported (%s)"
+               % (mode, run0.get("list_lock_per_message")))
     doc = run_json(tmp, "raw", ["--compare", "qspinlock,pthread-pi", "-g", "1", "-f", "2", "-l",
                                 "500", "-r", "1", "-t", "1"])
     if doc:
