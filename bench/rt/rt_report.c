@@ -628,8 +628,10 @@ static void print_per_message(FILE *out, const struct lb_rt_run *runs, size_t nr
 		"data cache %.3f at %u per slab); kernel's documented path 3/N per cache: %.3f "
 		"(work-alike/kernel %.2f)\n", h + d, h, n[0], d, n[1], kernel,
 		kernel > 0 ? (h + d) / kernel : 0);
-	fprintf(out, "# list_lock contenders at an acquisition (holder + waiters): mean %.3f, "
-		"max %llu", allacq > 0 ? csum / allacq : 0, (unsigned long long)cmax);
+	bool sleeps = runs[0].ops && (runs[0].ops->flags & LB_LOCK_F_SLEEPS);
+	fprintf(out, "# list_lock contenders at an acquisition (holder on its CPU + waiters, %s): "
+		"mean %.3f, max %llu", sleeps ? "who may sleep" : "who spin",
+		allacq > 0 ? csum / allacq : 0, (unsigned long long)cmax);
 	if (commits + restarts)
 		fprintf(out, "; lockless cpu slab commits %llu, restarts %llu",
 			(unsigned long long)commits, (unsigned long long)restarts);
