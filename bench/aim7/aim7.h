@@ -240,6 +240,14 @@ struct aim_cell {
 extern const struct lb_workload_schema lb_schema_aim7;
 void aim_print_header(FILE *out);
 void aim_print_row(FILE *out, const char *prefix, const struct aim_figures *f);
+/*
+ * re-aim's console table (driver.c print_header_line() and its row), the
+ * nine columns of the seed thread's PRE/POST lines: Num Forked, Parent Time,
+ * Child SysTime, Child UTime, Jobs per Minute, Jobs/min/Child, Std_dev Time,
+ * Std_dev Percent, JTI.  The row is written into buf (returns its length).
+ */
+void aim_console_header(FILE *out);
+int aim_console_row(char *buf, size_t len, const struct aim_figures *f);
 void aim_csv_header(FILE *out);
 void aim_csv_row(FILE *out, const struct aim_figures *f);
 struct lb_run_record; /* bench/workload.h: the command line, the host */

@@ -156,6 +156,24 @@ static void summarize_ab(FILE *out, const struct aim_cell *pre, const struct aim
 	fprintf(out, "  [PRE %s, POST %s]\n", pre->role_ops[role]->name, post->role_ops[role]->name);
 }
 
+/* re-aim's console table for every run of the sweep, beside the log table
+ * above: the shape of the seed thread's PRE/POST lines. */
+static void print_console(FILE *out, const struct aim_config *cfg, const struct aim_cell *cells)
+{
+	int nsides = cfg->ab ? 2 : 1;
+	fputc('\n', out);
+	aim_console_header(out);
+	for (size_t pi = 0; pi < cfg->npoints; pi++)
+		for (int side = 0; side < nsides; side++) {
+			const struct aim_cell *c = &cells[pi * (size_t)nsides + (size_t)side];
+			for (size_t r = 0; r < c->nruns; r++) {
+				char row[256];
+				aim_console_row(row, sizeof(row), &c->run[r].fig);
+				fprintf(out, "%s%s", !cfg->ab ? "" : side ? "POST: " : "PRE: ", row);
+			}
+		}
+}
+
 /* What the run stage hands the report stage: the cells, and the sized
  * copy of the config the run used (the kernel's sizing is found while
  * running; the config itself stays as asked). */
@@ -242,6 +260,7 @@ static int run_points(struct aim_config *cfg, FILE *out, FILE *csv, struct aim_c
 		} else {
 			fprintf(out, "Max Jobs per Minute %.2f\n", max_jpm[0]);
 		}
+		print_console(out, cfg, cells);
 	}
 	return rc;
 }

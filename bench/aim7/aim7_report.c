@@ -117,6 +117,24 @@ void aim_print_row(FILE *out, const char *prefix, const struct aim_figures *f)
 		f->min_child_s);
 }
 
+void aim_console_header(FILE *out)
+{
+	/* re-aim 7.0.1.13 driver.c print_header_line(), its column heads. */
+	fprintf(out, "REAIM Workload\n"
+		     "Times are in seconds - Child times from tms.cstime and tms.cutime\n\n"
+		     "Num     Parent   Child   Child  Jobs per   Jobs/min/  Std_dev  Std_dev  JTI\n"
+		     "Forked  Time     SysTime UTime   Minute     Child      Time     Percent \n");
+}
+
+int aim_console_row(char *buf, size_t len, const struct aim_figures *f)
+{
+	/* re-aim's row format; its JTI is an int (truncated, not rounded). */
+	return snprintf(buf, len, "%-8u%-8.2f %-7.2f %-7.2f %-10.2f %-10.2f %-8.2f %-8.2f %-4d \n",
+			f->children, f->parent_s, f->child_sys_s, f->child_user_s,
+			f->jobs_per_min, f->jobs_per_min_child, f->std_dev, f->cov_pct,
+			(int)f->jti);
+}
+
 void aim_csv_header(FILE *out)
 {
 	fprintf(out, "Forks,JPM,JPM_C,JPS_C,parent_tm,childU_tm,childS_tm,std_dev,JTI,max_c,min_c\n");

@@ -24,6 +24,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from lbtap import done, ok, unwrap  # noqa: E402 (tests/lbtap.py, after the sys.path line)
 
 
+
+def log_row(l):
+    """A row of the log table (11 columns), not of re-aim's console table (9)."""
+    return len(l.split()) - (1 if l.startswith(("PRE:", "POST:")) else 0) == 11
+
 def skip(why):
     ok(True, "# SKIP " + why)
 
@@ -113,10 +118,14 @@ def cli(d):
     out = r.stdout.splitlines()
     ok(r.returncode == 0, f"a run of 1 and 2 users exits 0 {short(r.stderr)}")
     ok(HEADER in out, "the table carries re-aim's log header")
-    rows = [l for l in out if re.match(r"^\d+\s+\d", l)]
+    rows = [l for l in out if re.match(r"^\d+\s+\d", l) and log_row(l)]
     ok(len(rows) == 2 and rows[0].split()[0] == "1" and rows[1].split()[0] == "2",
        f"one row per load point: {rows}")
     ok(any(re.match(r"^Max Jobs per Minute \d+\.\d\d$", l) for l in out), "'Max Jobs per Minute' closes it")
+    console = [l for l in out if re.match(r"^\d+\s+\d", l) and len(l.split()) == 9]
+    ok("Forked  Time     SysTime UTime   Minute     Child      Time     Percent " in out and
+       [l.split()[0] for l in console] == ["1", "2"],
+       f"re-aim's console table (Num Forked ... JTI) beside it, a row per load point: {console}")
     csv = open(cs).read().splitlines() if os.path.exists(cs) else []
     ok(len(csv) == 3 and csv[0] == CSV_HEADER and all(len(l.split(",")) == 11 for l in csv[1:]),
        f"CSV: re-aim's header and a row per load point: {csv[:1]}")
@@ -186,20 +195,20 @@ def cli(d):
     jpms = []
     for _ in range(5):  # a child may finish before the parent reads the clock
         r = aim7("--workfile", tiny, "--users", "1", "--jobs", "1")
-        jpms += [float(l.split()[1]) for l in r.stdout.splitlines() if re.match(r"^1\s+\d", l)]
+        jpms += [float(l.split()[1]) for l in r.stdout.splitlines() if re.match(r"^1\s+\d", l) and log_row(l)]
     ok(len(jpms) == 5 and min(jpms) > 0, f"a job of microseconds still gets a wall time: {jpms}")
 
     r = aim7("-s", "1", "-e", "3", "-i", "2", "--jobs", "3")
-    rows = [l.split()[0] for l in r.stdout.splitlines() if re.match(r"^\d+\s+\d", l)]
+    rows = [l.split()[0] for l in r.stdout.splitlines() if re.match(r"^\d+\s+\d", l) and log_row(l)]
     ok(r.returncode == 0 and rows == ["1", "3"], f"-s 1 -e 3 -i 2 runs 1 and 3 users: {rows}")
 
     js = os.path.join(d, "ab.json")
     r = aim7("--users", "2", "--jobs", "4", "--ab", "mutex-nospin,mutex", "--repeat", "2",
              "--explain", "--json", js)
     out = r.stdout.splitlines()
-    pre = [l for l in out if re.match(r"^PRE:\s+2\s+\d", l)]
-    post = [l for l in out if re.match(r"^POST:\s+2\s+\d", l)]
-    order = [l[:4] for l in out if re.match(r"^(PRE|POST):\s+2\s+\d", l)]
+    pre = [l for l in out if re.match(r"^PRE:\s+2\s+\d", l) and log_row(l)]
+    post = [l for l in out if re.match(r"^POST:\s+2\s+\d", l) and log_row(l)]
+    order = [l[:4] for l in out if re.match(r"^(PRE|POST):\s+2\s+\d", l) and log_row(l)]
     ok(r.returncode == 0 and len(pre) == 2 and len(post) == 2, f"--ab: PRE and POST rows, 2 each {short(r.stderr)}")
     ok(order == ["PRE:", "POST", "POST", "PRE:"], f"repeats run ABBA (A B, then B A): {order}")
     ratio_line = next((l for l in out if l.startswith("POST/PRE Jobs/min at 2 users:")), "")
@@ -292,7 +301,7 @@ def locks(d):
         # the busted part run the sized kernel.
         r = aim7("--workfile", wf, "--users", "2", "--jobs", str(ntests), "--costs", "none",
                  f"--{role}", lk["name"])
-        rows = [l for l in r.stdout.splitlines() if re.match(r"^2\s+\d", l)]
+        rows = [l for l in r.stdout.splitlines() if re.match(r"^2\s+\d", l) and log_row(l)]
         if "ThreadSanitizer" in r.stderr and (lk["name"].startswith("ck-") or lk["name"] == "futex-pi"):
             # Their hand-over happens in inline asm / in the kernel (FUTEX_LOCK_PI),
             # which the thread sanitizer cannot see (test_conformance.c skips ck too).

@@ -182,6 +182,46 @@ static void test_figures(void)
 	       "one child: JTI 100, JPM %.2f (want 84)", f.jobs_per_min);
 }
 
+/* Collapse runs of blanks and drop the trailing ones (the seed thread's
+ * mail quoting lost re-aim's column padding). */
+static void squeeze(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+	bool blank = false;
+	for (; *in && o + 1 < len; in++) {
+		if (*in == ' ' || *in == '\n') {
+			blank = o > 0;
+			continue;
+		}
+		if (blank && o + 2 < len)
+			out[o++] = ' ';
+		blank = false;
+		out[o++] = *in;
+	}
+	out[o] = '\0';
+}
+
+/* The seed's PRE line from its own numbers: 100 children of 104 jobs
+ * (high_systime's weights at 100 jobs), all cut by the 2000-s alarm. */
+static void test_console(void)
+{
+	double child_s[100];
+	for (int i = 0; i < 100; i++)
+		child_s[i] = i % 2 ? 2000.05 : 2000.03; /* mean 2000.04, sd 0.01 */
+	struct aim_figures f;
+	aim_figures_compute(100, 104, 2000.04, child_s, 2721.29, 21564.90, &f);
+	char row[256], flat[256];
+	int n = aim_console_row(row, sizeof(row), &f);
+	squeeze(row, flat, sizeof(flat));
+	tap_ok(fabs(f.jobs_per_min - 104.0 * 100 * 60 / 2000.04) < 1e-9 &&
+		       !strcmp(flat, "100 2000.04 21564.90 2721.29 311.99 3.12 0.01 0.00 99"),
+	       "console line: 104 x 100 x 60 / 2000.04 = %.2f Jobs/min; row '%s' (want the "
+	       "seed's '100 2000.04 21564.90 2721.29 311.99 3.12 0.01 0.00 99')",
+	       f.jobs_per_min, flat);
+	tap_ok(n > 0 && !strncmp(row, "100     2000.04  21564.90", 25) && row[n - 1] == '\n',
+	       "re-aim's padding: '%%-8d%%-8.2f %%-7.2f...' gives '%.25s'", row);
+}
+
 /* Drive the kernel single-threaded, then break it by hand: the check must
  * pass first and name each corruption after. */
 static void test_kernel_check(void)
@@ -543,6 +583,7 @@ int main(void)
 	test_workfiles();
 	test_jobs();
 	test_figures();
+	test_console();
 	test_kernel_check();
 	return tap_done();
 }
