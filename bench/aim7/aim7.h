@@ -149,7 +149,7 @@ struct aim_role_stats {
  * everyone (the shm semaphore), and the spin / rw roles as a whole.
  */
 enum aim_lock_class {
-	AIM_CLASS_DIR, AIM_CLASS_FILE, AIM_CLASS_PIPE, AIM_CLASS_SHM, AIM_CLASS_SPIN, AIM_CLASS_RW,
+	AIM_CLASS_ORPHAN, AIM_CLASS_DIR, AIM_CLASS_FILE, AIM_CLASS_PIPE, AIM_CLASS_SHM, AIM_CLASS_SPIN, AIM_CLASS_RW,
 	AIM_NCLASSES
 };
 const char *aim_class_name(int cls);
@@ -158,15 +158,27 @@ const char *aim_class_name(int cls);
 /* A wait longer than this went through the lock's slow path (a fast path
  * is a few dozen ns even with a cache miss). */
 #define AIM_SLOW_WAIT_NS 1000u
+/* Others inside lock() when an acquisition succeeds: 0, 1, 2, 3 or more. */
+#define AIM_WAITERS_BINS 4
 /* Mechanism gauges of one lock class over a load point (gauge.c). */
 struct aim_class_stats {
 	uint64_t acquires, wait_ns, held_ns, slow;
 	uint64_t wait_hist[AIM_WAIT_BUCKETS];
+	uint64_t hold_hist[AIM_WAIT_BUCKETS];     /* exclusive holds, wall ns, log2 */
+	uint64_t waiters_hist[AIM_WAITERS_BINS]; /* others in lock() at acquisition */
 	struct lb_counter counters[LB_MAX_COUNTERS]; /* summed over the class's locks */
 	size_t ncounters;
 };
 struct aim_gauges {
 	double rho;          /* held time / wall time (exclusive holds) */
+	double hold_p50_ns;  /* median exclusive hold: its log2 bucket's upper edge */
+	double waiters_share[AIM_WAITERS_BINS]; /* of acquisitions */
+	/* Running contenders at contended acquisitions (the acquirer + the
+	 * threads spinning on the lock then), from the lock's counters
+	 * acq_running_1, acq_running_2, acq_running_3plus; have_running false
+	 * when the lock does not report them (it cannot tell). */
+	bool have_running;
+	double running_share[3];          /* 1, 2, 3+ */
 	double slow_frac;    /* acquisitions that waited > AIM_SLOW_WAIT_NS */
 	double sleep_frac;   /* lock's sleeps per acquisition (counters) */
 	double spin_won;     /* lock's spin wins per acquisition (counters) */
@@ -193,6 +205,7 @@ struct aim_point {
 	double test_ns[AIM_MAX_WORKFILE_TESTS];   /* CPU time in each workfile slot, all children */
 	double test_runs[AIM_MAX_WORKFILE_TESTS];
 	uint64_t dcache_retries, dcache_locked;
+	uint64_t orphan_sleeps;   /* s_orphan_lock sections whose owner slept */
 	struct aim_role_stats role[AIM_NROLES];
 	unsigned long long invariant_errors;
 };
@@ -269,5 +282,27 @@ int aim_ab_first_side(unsigned int repeat_index);
 #define AIM_RHO_CONTENDED 0.5
 double aim_rho(uint64_t held_ns, double wall_s);
 bool aim_mechanism_present(double rho);
+/*
+ * The spin horizon: a hold longer than this is better slept through than
+ * spun on -- the current mutex's spin budget, "a bit more than one futex
+ * wake-up latency" (locks/include/lockbench/mutex.h, LB_MUTEX_SPIN_NS).
+ */
+double aim_spin_horizon_ns(void);
+/*
+ * The mechanism gate of the kernel's result (optimistic spinning on a
+ * mutex): a spinner wins only when the owner's hold is short and more than
+ * the acquirer is running on the lock.  Present needs all of: rho >=
+ * AIM_RHO_CONTENDED, the median hold below the spin horizon, and a median
+ * of >= 2 running contenders at contended acquisitions.  A burn that makes
+ * rho (long holds, one runner) fails the second and third.  known is false
+ * when the lock cannot tell its running contenders: the verdict is then
+ * withheld, not guessed.  why says which condition decided.
+ */
+struct aim_gate {
+	bool present, known;
+	char why[200];
+};
+void aim_gate_eval(const struct aim_class_stats *s, double wall_s, double horizon_ns,
+		   struct aim_gate *g);
 
 #endif /* LB_AIM7_H */

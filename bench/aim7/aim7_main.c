@@ -72,28 +72,38 @@ static void explain(FILE *out, const struct aim_point *p, const char *prefix,
 	       (unsigned long long)p->vol_csw, (unsigned long long)p->invol_csw);
 }
 
-/* One class's gauges, e.g. "dir_i_mutex rho 0.04 slow 0.7% sleep 0.0% ...". */
+/* One class's gauges, e.g. "s_orphan_lock rho 0.04, hold p50 <= 2 us, ...". */
 static void print_class_gauges(FILE *out, const struct aim_point *p, int k)
 {
 	struct aim_gauges g;
 	aim_gauges_compute(&p->cls[k], p->fig.parent_s, &g);
-	fprintf(out, "%s rho %.2f, %llu acq, slow %.1f%%, sleep %.2f%%, spin_won %.2f%%, "
-		"wait mean %.0f ns p99 %.0f ns", aim_class_name(k), g.rho,
-		(unsigned long long)p->cls[k].acquires, 100 * g.slow_frac, 100 * g.sleep_frac,
-		100 * g.spin_won, g.wait_mean_ns, g.wait_p99_ns);
+	fprintf(out, "%s rho %.2f, %llu acq, hold p50 <= %.1f us, waiters 0/1/2/3+ "
+		"%.0f/%.0f/%.0f/%.0f%%, running 1/2/3+ ", aim_class_name(k), g.rho,
+		(unsigned long long)p->cls[k].acquires, g.hold_p50_ns / 1e3,
+		100 * g.waiters_share[0], 100 * g.waiters_share[1], 100 * g.waiters_share[2],
+		100 * g.waiters_share[3]);
+	if (g.have_running)
+		fprintf(out, "%.0f/%.0f/%.0f%%", 100 * g.running_share[0], 100 * g.running_share[1],
+			100 * g.running_share[2]);
+	else
+		fprintf(out, "n/a (the lock cannot tell)");
+	fprintf(out, ", sleep %.2f%%, spin_won %.2f%%, slow %.1f%%, wait mean %.0f ns p99 %.0f ns",
+		100 * g.sleep_frac, 100 * g.spin_won, 100 * g.slow_frac, g.wait_mean_ns,
+		g.wait_p99_ns);
 }
 
-/* Next to each PRE/POST row: the contended class and the idle CPUs. */
+/* Next to each PRE/POST row: the contended class, the gate and the idle CPUs. */
 static void gauge_line(FILE *out, const struct aim_point *p, const char *prefix, int role)
 {
 	int k = aim_contended_class(role);
-	struct aim_gauges g;
-	aim_gauges_compute(&p->cls[k], p->fig.parent_s, &g);
+	struct aim_gate gate;
+	aim_gate_eval(&p->cls[k], p->fig.parent_s, aim_spin_horizon_ns(), &gate);
 	fprintf(out, "%s  gauges: ", prefix);
 	print_class_gauges(out, p, k);
 	if (p->idle_frac >= 0)
 		fprintf(out, "; idle CPU %.0f%%", 100 * p->idle_frac);
-	fprintf(out, "%s\n", aim_mechanism_present(g.rho) ? "" : " [mechanism absent: rho < 0.5]");
+	fprintf(out, " [mechanism %s: %s]\n",
+		!gate.known ? "unknown" : gate.present ? "present" : "absent", gate.why);
 }
 
 static void explain_classes(FILE *out, const struct aim_point *p, const char *prefix)
@@ -133,26 +143,30 @@ static void summarize_ab(FILE *out, const struct aim_cell *pre, const struct aim
 	}
 	struct lb_paired_ratio pr;
 	/* The ratio says something about the kernel's mechanism only when the
-	 * contended class was busy enough on both sides (gauge.c). */
+	 * gate passed in every run of both sides (gauge.c, aim_gate_eval). */
 	int k = aim_contended_class(role);
-	double rho_min = -1;
-	for (size_t r = 0; r < n; r++)
-		for (int side = 0; side < 2; side++) {
+	struct aim_gate gate = { .present = true, .known = true };
+	for (size_t r = 0; r < n && gate.present && gate.known; r++)
+		for (int side = 0; side < 2 && gate.present && gate.known; side++) {
 			const struct aim_point *p = side ? &post->run[r] : &pre->run[r];
-			double rho = aim_rho(p->cls[k].held_ns, p->fig.parent_s);
-			rho_min = rho_min < 0 || rho < rho_min ? rho : rho_min;
+			aim_gate_eval(&p->cls[k], p->fig.parent_s, aim_spin_horizon_ns(), &gate);
 		}
 	fprintf(out, "POST/PRE Jobs/min at %u users: ", pre->users);
-	if (n > 0 && !aim_mechanism_present(rho_min))
-		fprintf(out, "kernel mechanism absent (rho of %s %.2f < %.1f): ratio not comparable "
-			"to the kernel's; measured ", aim_class_name(k), rho_min, AIM_RHO_CONTENDED);
+	if (n > 0 && !gate.known)
+		fprintf(out, "kernel mechanism unknown (%s: %s): no verdict; measured ",
+			aim_class_name(k), gate.why);
+	else if (n > 0 && !gate.present)
+		fprintf(out, "kernel mechanism absent (%s: %s): ratio not comparable to the kernel's; "
+			"measured ", aim_class_name(k), gate.why);
+	bool verdict = n > 0 && gate.known && gate.present;
 	if (lb_paired_ratio(a, b, n, 0.95, &pr) != 0)
 		fprintf(out, "no ratio (a side did no work)");
 	else if (pr.n < 2)
-		fprintf(out, "%.2fx (%s)", pr.geomean, aim_paired_verdict(&pr));
+		fprintf(out, "%.2fx (%s)", pr.geomean, verdict ? aim_paired_verdict(&pr) : "no verdict");
 	else
 		fprintf(out, "%.2fx, 95%% interval %.2f-%.2fx, pair-ratio CoV %.1f%%, n=%zu ABBA pairs: %s",
-			pr.geomean, pr.lo, pr.hi, pr.cov_pct, pr.n, aim_paired_verdict(&pr));
+			pr.geomean, pr.lo, pr.hi, pr.cov_pct, pr.n,
+			verdict ? aim_paired_verdict(&pr) : "no verdict");
 	fprintf(out, "  [PRE %s, POST %s]\n", pre->role_ops[role]->name, post->role_ops[role]->name);
 }
 

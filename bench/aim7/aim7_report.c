@@ -190,7 +190,31 @@ static void json_roles(struct lb_json *j, const struct aim_point *p)
 		lb_json_kv_double(j, "spin_won_fraction", g.spin_won);
 		lb_json_kv_double(j, "wait_mean_ns", g.wait_mean_ns);
 		lb_json_kv_double(j, "wait_p99_ns", g.wait_p99_ns);
-		lb_json_kv_string(j, "mechanism", aim_mechanism_present(g.rho) ? "present" : "absent");
+		lb_json_kv_double(j, "hold_p50_ns", g.hold_p50_ns);
+		lb_json_key(j, "hold_hist_log2_ns");
+		lb_json_array_begin(j);
+		for (int b = 0; b < AIM_WAIT_BUCKETS; b++)
+			lb_json_uint(j, p->cls[k].hold_hist[b]);
+		lb_json_array_end(j);
+		lb_json_key(j, "waiters_at_acquisition");
+		lb_json_array_begin(j);
+		for (int b = 0; b < AIM_WAITERS_BINS; b++)
+			lb_json_uint(j, p->cls[k].waiters_hist[b]);
+		lb_json_array_end(j);
+		lb_json_key(j, "running_contenders_share");
+		if (g.have_running) {
+			lb_json_array_begin(j);
+			for (int b = 0; b < 3; b++)
+				lb_json_double(j, g.running_share[b]);
+			lb_json_array_end(j);
+		} else {
+			lb_json_null(j);
+		}
+		struct aim_gate gate;
+		aim_gate_eval(&p->cls[k], p->fig.parent_s, aim_spin_horizon_ns(), &gate);
+		lb_json_kv_string(j, "mechanism", !gate.known ? "unknown" : gate.present ? "present"
+											   : "absent");
+		lb_json_kv_string(j, "mechanism_why", gate.why);
 		lb_json_object_end(j);
 	}
 	lb_json_object_end(j);

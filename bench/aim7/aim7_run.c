@@ -77,6 +77,7 @@ static int ctx_setup(struct aim_ctx *c, struct aim_kernel *k, unsigned int index
 {
 	memset(c, 0, sizeof(*c));
 	c->k = k;
+	c->rng = ((uint64_t)index + 1) * 0x9e3779b97f4a7c15ull;
 	c->cycles_per_ns = lb_cycles_per_ns();
 	for (int r = 0; r < AIM_NROLES; r++) {
 		int same = -1;
@@ -293,8 +294,12 @@ static void sum_stats(struct point *pt, struct aim_point *out)
 				o->wait_ns += (uint64_t)((double)a->wait_cycles / cps);
 				o->held_ns += (uint64_t)((double)a->held_cycles / cps);
 				o->slow += a->slow;
-				for (int b = 0; b < AIM_WAIT_BUCKETS; b++)
+				for (int b = 0; b < AIM_WAIT_BUCKETS; b++) {
 					o->wait_hist[b] += a->wait_hist[b];
+					o->hold_hist[b] += a->hold_hist[b];
+				}
+				for (int b = 0; b < AIM_WAITERS_BINS; b++)
+					o->waiters_hist[b] += a->waiters_hist[b];
 			}
 	}
 	for (int k = 0; k < AIM_NCLASSES; k++)
@@ -486,6 +491,7 @@ static void gather_children(struct point *pt, unsigned int njobs, double *kop_co
 				kop_count[x] += ch->slot_kops[x];
 		out->dcache_retries += ch->task.ctx.dcache_retries + ch->helper.ctx.dcache_retries;
 		out->dcache_locked += ch->task.ctx.dcache_locked + ch->helper.ctx.dcache_locked;
+		out->orphan_sleeps += ch->task.ctx.orphan_sleeps + ch->helper.ctx.orphan_sleeps;
 		out->vol_csw += (uint64_t)(ch->vcsw > 0 ? ch->vcsw : 0);
 		out->invol_csw += (uint64_t)(ch->ivcsw > 0 ? ch->ivcsw : 0);
 	}

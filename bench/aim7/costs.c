@@ -115,10 +115,23 @@ static int parse_line(char *line, unsigned int lineno, struct aim_costs *c, bool
 		c->dir_entries = (unsigned int)n;
 		return 0;
 	}
+	if (!strcmp(key, "creat_existing.sleep_frac") || !strcmp(key, "creat_existing.offcpu_ns")) {
+		bool frac = key[15] == 's';
+		double v = strtod(val, &num_end);
+		if (!*val || *num_end || errno || !isfinite(v) || v < 0 || v > (frac ? 1 : 1e9)) {
+			snprintf(err, errlen, "%u: %s: '%s' is not %s", lineno, key, val,
+				 frac ? "a fraction 0..1" : "a time in ns (0..1e9)");
+			return -1;
+		}
+		*(frac ? &c->creat_sleep_frac : &c->creat_offcpu_ns) = v;
+		c->have_sleep = true;
+		return 0;
+	}
+	bool cpu = !strncmp(key, "cpu.", 4);
 	int op = -1;
 	for (int i = 0; i < AIM_NCOSTS && op < 0; i++)
-		if (!strcmp(key, cost_ops[i].name))
-			op = i;
+		if (!strcmp(key + (cpu ? 4 : 0), cost_ops[i].name))
+			op = i + (cpu ? AIM_NCOSTS : 0);
 	if (op < 0) {
 		snprintf(err, errlen, "%u: unknown item '%s'; accepted: host.*, dir_entries and the "
 			 "ops (getpid, stat, ..., fsync; see doc/aim7.md)", lineno, key);
@@ -135,13 +148,16 @@ static int parse_line(char *line, unsigned int lineno, struct aim_costs *c, bool
 		return -1;
 	}
 	seen[op] = true;
-	c->ns[op] = ns;
+	if (op >= AIM_NCOSTS)
+		c->cpu_ns[op - AIM_NCOSTS] = ns;
+	else
+		c->ns[op] = ns;
 	return 0;
 }
 
 int aim_costs_parse(const char *text, struct aim_costs *c, char *err, size_t errlen)
 {
-	bool have_schema = false, seen[AIM_NCOSTS] = { false };
+	bool have_schema = false, seen[2 * AIM_NCOSTS] = { false };
 	char line[512];
 	unsigned int lineno = 0;
 	memset(c, 0, sizeof(*c));
@@ -175,6 +191,20 @@ int aim_costs_parse(const char *text, struct aim_costs *c, char *err, size_t err
 				 cost_ops[i].name);
 			return -1;
 		}
+	/* CPU times: all ops or none (a table sized half from each would not
+	 * say which it was). */
+	int ncpu = 0;
+	for (int i = 0; i < AIM_NCOSTS; i++)
+		ncpu += seen[AIM_NCOSTS + i];
+	if (ncpu && ncpu < AIM_NCOSTS) {
+		for (int i = 0; i < AIM_NCOSTS; i++)
+			if (!seen[AIM_NCOSTS + i]) {
+				snprintf(err, errlen, "cpu.%s missing (CPU times: every op or none)",
+					 cost_ops[i].name);
+				return -1;
+			}
+	}
+	c->have_cpu = ncpu == AIM_NCOSTS;
 	return 0;
 }
 
@@ -224,4 +254,20 @@ void aim_costs_write(FILE *out, const struct aim_costs *c)
 	fprintf(out, "dir_entries %u\n", c->dir_entries);
 	for (int i = 0; i < AIM_NCOSTS; i++)
 		fprintf(out, "%-15s %10.1f   # %s\n", cost_ops[i].name, c->ns[i], cost_ops[i].what);
+	if (c->have_cpu) {
+		fprintf(out, "# CPU time of the same calls (this thread + reaped children);\n"
+			     "# wall - CPU is the off-CPU part (I/O and other waits)\n");
+		for (int i = 0; i < AIM_NCOSTS; i++)
+			fprintf(out, "cpu.%-15s %10.1f\n", cost_ops[i].name, c->cpu_ns[i]);
+	}
+	if (c->have_sleep)
+		fprintf(out, "# truncating creat()s that slept (a voluntary switch), and their\n"
+			     "# mean off-CPU time: the journal waits of ext4_orphan_add/del\n"
+			     "creat_existing.sleep_frac %.6f\ncreat_existing.offcpu_ns %.1f\n",
+			c->creat_sleep_frac, c->creat_offcpu_ns);
+}
+
+const double *aim_costs_sizing_ns(const struct aim_costs *c)
+{
+	return c->have_cpu ? c->cpu_ns : c->ns;
 }

@@ -12,10 +12,24 @@
  *   host.KEY free text              host facts (kernel, cpu, cpus, date, load)
  *   dir_entries N                   names in the directory the fs ops ran in
  *   OP NS                           every op of aim_cost_name(), once: ns per op
+ *                                   (wall clock)
+ *   cpu.OP NS                       optional, every op or none: CPU ns per op
+ *                                   (this thread's plus its reaped children's
+ *                                   CPU clock over the same timed region)
+ *   creat_existing.sleep_frac F     optional: the share of creat()s of an
+ *                                   existing name that slept (a voluntary
+ *                                   context switch inside the call)
+ *   creat_existing.offcpu_ns NS     optional: mean off-CPU time (wall - CPU)
+ *                                   of those that slept
+ *
+ * Tables without the optional lines (written before they existed) still
+ * load; the kernel is then sized from wall times and its orphan sections
+ * never sleep, which `lockbench aim7` says.
  */
 #ifndef LB_AIM7_COSTS_H
 #define LB_AIM7_COSTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -59,7 +73,15 @@ struct aim_costs {
 	char host_kernel[128], host_cpu[128], host_date[64], host_cpus[16], host_load[32];
 	unsigned int dir_entries;
 	double ns[AIM_NCOSTS];
+	/* CPU time of the same calls (cpu.OP), when the table has it. */
+	bool have_cpu;
+	double cpu_ns[AIM_NCOSTS];
+	/* The off-CPU part of a truncating creat (journal waits on ext4). */
+	bool have_sleep;
+	double creat_sleep_frac, creat_offcpu_ns;
 };
+/* The times to size from: CPU when the table has them, else wall. */
+const double *aim_costs_sizing_ns(const struct aim_costs *c);
 
 /*
  * Parse a table.  0, or -1 with a one-line message ("LINE: ...") in err.

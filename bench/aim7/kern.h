@@ -16,6 +16,8 @@
  *                                                            dir_rtns_1, disk_src, shell
  *   dentry cache    lock-free lookups;       every child     every path walk
  *                   updates: d_lock (spin)                   creat/link/unlink
+ *   orphan list     s_orphan_lock (mutex)    every child     creat_clo (O_TRUNC), last
+ *                   (one per filesystem)                     unlink: link_test, shell
  *   inode table     inode_lock (spin)        every child     creat/link/unlink
  *   file table      files_lock (spin)        every child     open/close everywhere
  *   page allocator  zone lock (spin)         every child     page_test, exec, fork, disk
@@ -55,6 +57,8 @@ struct aim_class_acc {
 	uint64_t held_cycles;       /* exclusive holds only (readers overlap) */
 	uint64_t slow;              /* waits over AIM_SLOW_WAIT_NS */
 	uint64_t wait_hist[AIM_WAIT_BUCKETS];
+	uint64_t hold_hist[AIM_WAIT_BUCKETS];     /* exclusive holds, wall ns, log2 */
+	uint64_t waiters_hist[AIM_WAITERS_BINS]; /* others waiting at each acquisition */
 };
 
 struct aim_lock {
@@ -62,6 +66,7 @@ struct aim_lock {
 	uint8_t role;
 	uint8_t cls;                /* enum aim_lock_class */
 	uint64_t acquired_at;       /* cycles; written by the exclusive holder */
+	_Atomic uint32_t waiting;   /* threads inside lock() now (the gauge) */
 	uint32_t writers;
 	_Atomic uint32_t readers;
 	uint64_t overlaps;
@@ -85,6 +90,8 @@ struct aim_ctx {
 	/* dcache lookups retried / done under the lock: per thread, so the
 	 * debug counts add no shared write to the lock-free path. */
 	uint64_t dcache_retries, dcache_locked;
+	uint64_t rng;               /* the orphan sections' sleep draws */
+	uint64_t orphan_sleeps;
 };
 
 /* A point where the real kernel does work the model does not: count it,
@@ -146,6 +153,19 @@ struct aim_dcache {
 	uint32_t n;
 	uint64_t updates;           /* under the lock: the sequence moves by 2 per update */
 	uint64_t errors;
+};
+
+/*
+ * ext4's orphan list and its superblock-global s_orphan_lock (v3.14
+ * fs/ext4/namei.c ext4_orphan_add/del): an inode is on the list while a
+ * truncate or a last unlink is in flight.  on[ino] marks it; n counts it.
+ */
+struct aim_orphans {
+	struct aim_lock lock;       /* mutex role */
+	uint8_t *on;                /* per inode */
+	uint32_t n;
+	uint64_t sleeps;            /* sections whose owner slept on "journal I/O" */
+	uint64_t errors;            /* added twice, or deleted when absent */
 };
 
 struct aim_itable {
@@ -235,6 +255,7 @@ struct aim_kernel {
 	struct aim_dir dir;
 	struct aim_dcache dcache;
 	struct aim_itable itable;
+	struct aim_orphans orphans;
 	struct aim_pool files;      /* guarded by files_lock */
 	struct aim_lock files_lock;
 	uint64_t files_errors;

@@ -113,6 +113,13 @@ static unsigned long check_fs(struct aim_kernel *k, FILE *err)
 	CHECK(k->itable.errors == 0, "inodes: %llu link/unlink of a free inode\n",
 	      (unsigned long long)k->itable.errors);
 	bad += aim_pool_check(&k->itable.pool, "inode table", err);
+	/* Every truncate and eviction done: the orphan list is empty. */
+	uint32_t marked = 0;
+	for (uint32_t i = 0; i < k->itable.pool.n; i++)
+		marked += k->orphans.on[i] != 0;
+	CHECK(k->orphans.errors == 0 && k->orphans.n == 0 && marked == 0,
+	      "orphan list: %u counted, %u marked, %llu add/del inconsistencies (want 0)\n",
+	      k->orphans.n, marked, (unsigned long long)k->orphans.errors);
 	bad += aim_pool_check(&k->files, "file table", err);
 	CHECK(k->files.nfree == k->files.n, "file table: %u file(s) left open\n",
 	      k->files.n - k->files.nfree);

@@ -20,33 +20,62 @@
 const char *aim_class_name(int cls)
 {
 	static const char *const names[AIM_NCLASSES] = {
-		"dir_i_mutex", "file_i_mutex", "pipe_mutex", "shm_sem", "spin_role", "rw_role",
+		"s_orphan_lock", "dir_i_mutex", "file_i_mutex", "pipe_mutex", "shm_sem", "spin_role", "rw_role",
 	};
 	return cls >= 0 && cls < AIM_NCLASSES ? names[cls] : "?";
+}
+
+static double cycles_ns(const struct aim_ctx *c, uint64_t cycles)
+{
+	return c->cycles_per_ns > 0 ? (double)cycles / c->cycles_per_ns : (double)cycles;
+}
+
+/* The log2 bucket of ns: bucket b holds [2^b, 2^(b+1)), 0 holds [0, 2). */
+static int log2_bucket(double ns)
+{
+	int b = 0;
+	while (b + 1 < AIM_WAIT_BUCKETS && ns >= (double)(2ull << b))
+		b++;
+	return b;
 }
 
 /* Account one acquisition that waited `cycles` to the lock's class. */
 static void account_wait(struct aim_ctx *c, const struct aim_lock *l, uint64_t cycles)
 {
 	struct aim_class_acc *a = &c->cls[l->cls];
-	double ns = c->cycles_per_ns > 0 ? (double)cycles / c->cycles_per_ns : (double)cycles;
-	int b = 0;
-	while (b + 1 < AIM_WAIT_BUCKETS && ns >= (double)(2ull << b))
-		b++;
+	double ns = cycles_ns(c, cycles);
 	a->acquires++;
 	a->wait_cycles += cycles;
-	a->wait_hist[b]++;
+	a->wait_hist[log2_bucket(ns)]++;
 	a->slow += ns > AIM_SLOW_WAIT_NS;
 	c->wait_cycles[l->role] += cycles;
 	c->acquires[l->role]++;
 }
 
+/*
+ * The waiters gauge: threads inside lock() on l.  Relaxed: a count for a
+ * histogram, ordering nothing (the lock orders the data).  It is one more
+ * shared write per acquisition on the wrapper's line, not the lock's.
+ */
+static void waiting_enter(struct aim_lock *l)
+{
+	atomic_fetch_add_explicit(&l->waiting, 1, memory_order_relaxed);
+}
+
+static void waiting_leave(struct aim_ctx *c, struct aim_lock *l)
+{
+	uint32_t others = atomic_fetch_sub_explicit(&l->waiting, 1, memory_order_relaxed) - 1;
+	c->cls[l->cls].waiters_hist[others < AIM_WAITERS_BINS ? others : AIM_WAITERS_BINS - 1]++;
+}
+
 void aim_lock(struct aim_ctx *c, struct aim_lock *l)
 {
 	const struct lb_lock_ops *ops = c->k->ops[l->role];
+	waiting_enter(l);
 	uint64_t t0 = lb_cycles();
 	ops->lock(l->obj, c->tctx[l->role]);
 	uint64_t t1 = lb_cycles();
+	waiting_leave(c, l);
 	account_wait(c, l, t1 - t0);
 	l->acquired_at = t1; /* we hold it: nobody else writes it */
 	/* Relaxed: under a working lock no reader is inside; the lock's own
@@ -59,19 +88,24 @@ void aim_lock(struct aim_ctx *c, struct aim_lock *l)
 void aim_unlock(struct aim_ctx *c, struct aim_lock *l)
 {
 	l->writers--;
-	c->cls[l->cls].held_cycles += lb_cycles() - l->acquired_at;
+	uint64_t held = lb_cycles() - l->acquired_at;
+	c->cls[l->cls].held_cycles += held;
+	c->cls[l->cls].hold_hist[log2_bucket(cycles_ns(c, held))]++;
 	c->k->ops[l->role]->unlock(l->obj, c->tctx[l->role]);
 }
 
 void aim_read_lock(struct aim_ctx *c, struct aim_lock *l)
 {
 	const struct lb_lock_ops *ops = c->k->ops[l->role];
+	waiting_enter(l);
 	uint64_t t0 = lb_cycles();
 	if (ops->read_lock)
 		ops->read_lock(l->obj, c->tctx[l->role]);
 	else
 		ops->lock(l->obj, c->tctx[l->role]);
-	account_wait(c, l, lb_cycles() - t0);
+	uint64_t t1 = lb_cycles();
+	waiting_leave(c, l);
+	account_wait(c, l, t1 - t0);
 	/* Relaxed: a count of readers inside, ordered by the lock itself. */
 	atomic_fetch_add_explicit(&l->readers, 1, memory_order_relaxed);
 	if (l->writers)
@@ -238,6 +272,7 @@ static int new_lock_class(struct aim_kernel *k, struct aim_lock *l, int role, in
 	l->writers = 0;
 	l->overlaps = 0;
 	atomic_init(&l->readers, 0);
+	atomic_init(&l->waiting, 0);
 	if (!l->obj)
 		return ENOMEM;
 	int e = ops->init(l->obj);
@@ -294,6 +329,9 @@ int aim_kernel_init(struct aim_kernel *k, const struct lb_lock_ops *const *ops,
 		return ENOMEM;
 	k->dir.ent = calloc(k->dir.pool.n, sizeof(*k->dir.ent));
 	k->itable.nlink = calloc(k->itable.pool.n, sizeof(*k->itable.nlink));
+	k->orphans.on = calloc(k->itable.pool.n, sizeof(*k->orphans.on));
+	if (!k->orphans.on)
+		return ENOMEM;
 	k->tasks.next = calloc(k->tasks.pids.n + 1, sizeof(uint32_t));
 	k->tasks.prev = calloc(k->tasks.pids.n + 1, sizeof(uint32_t));
 	if (!k->dir.ent || !k->itable.nlink || !k->tasks.next || !k->tasks.prev)
@@ -307,6 +345,7 @@ int aim_kernel_init(struct aim_kernel *k, const struct lb_lock_ops *const *ops,
 	k->tasks.next[head] = k->tasks.prev[head] = head;
 
 	if ((e = new_lock_class(k, &k->dir.i_mutex, AIM_ROLE_MUTEX, AIM_CLASS_DIR)) ||
+	    (e = new_lock_class(k, &k->orphans.lock, AIM_ROLE_MUTEX, AIM_CLASS_ORPHAN)) ||
 	    (e = new_lock(k, &k->dcache.lock, AIM_ROLE_SPIN)) ||
 	    (e = new_lock(k, &k->itable.lock, AIM_ROLE_SPIN)) ||
 	    (e = new_lock(k, &k->files_lock, AIM_ROLE_SPIN)) ||
@@ -354,6 +393,7 @@ void aim_kernel_destroy(struct aim_kernel *k)
 	pool_free(&k->tasks.pids);
 	free(k->dir.ent);
 	free(k->itable.nlink);
+	free(k->orphans.on);
 	free(k->tasks.next);
 	free(k->tasks.prev);
 	free(k->mm);

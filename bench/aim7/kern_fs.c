@@ -7,6 +7,7 @@
 #include "lb_cpu.h"
 
 #include <string.h>
+#include <time.h>
 
 /* ------------------------------------------------------------ inodes */
 
@@ -32,16 +33,86 @@ static void inode_link(struct aim_ctx *c, uint32_t ino)
 	aim_unlock(c, &it->lock);
 }
 
-static void inode_unlink(struct aim_ctx *c, uint32_t ino)
+/* Drop a link; true when it was the last (the caller evicts the inode). */
+static bool inode_drop_link(struct aim_ctx *c, uint32_t ino)
+{
+	struct aim_itable *it = &c->k->itable;
+	bool last = false;
+	aim_lock(c, &it->lock);
+	if (ino >= it->pool.n || it->pool.owner[ino] == 0 || it->nlink[ino] == 0)
+		it->errors++;
+	else
+		last = --it->nlink[ino] == 0;
+	aim_unlock(c, &it->lock);
+	return last;
+}
+
+/* Free an inode whose last link is gone (the end of eviction). */
+static void inode_free(struct aim_ctx *c, uint32_t ino)
 {
 	struct aim_itable *it = &c->k->itable;
 	aim_lock(c, &it->lock);
-	if (ino >= it->pool.n || it->pool.owner[ino] == 0 || it->nlink[ino] == 0) {
+	if (ino >= it->pool.n || it->pool.owner[ino] == 0 || it->nlink[ino] != 0)
 		it->errors++;
-	} else if (--it->nlink[ino] == 0) {
+	else
 		aim_pool_put(&it->pool, ino, it->pool.owner[ino]);
-	}
 	aim_unlock(c, &it->lock);
+}
+
+static void inode_unlink(struct aim_ctx *c, uint32_t ino)
+{
+	if (inode_drop_link(c, ino))
+		inode_free(c, ino);
+}
+
+/* ------------------------------------------------------- orphan list */
+
+/* xorshift64: the orphan sections' sleep draws, per thread. */
+static double orphan_draw(struct aim_ctx *c)
+{
+	uint64_t x = c->rng ? c->rng : 0x9e3779b97f4a7c15ull;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	c->rng = x;
+	return (double)(x >> 11) / 9007199254740992.0; /* [0, 1) */
+}
+
+/*
+ * One ext4_orphan_add (add) or ext4_orphan_del under the filesystem's
+ * s_orphan_lock (v3.14 fs/ext4/namei.c: the lock is held across the
+ * journal's get-write-access of the superblock buffer and the superblock
+ * and inode updates).  The section's CPU is the sized AIM_K_ORPHAN; with
+ * the calibrated probability the owner then sleeps for the calibrated
+ * off-CPU time, as a journal wait does (an owner off the CPU: spinners on
+ * a v3.14 mutex see it not running and stop spinning).
+ */
+static void orphan_section(struct aim_ctx *c, uint32_t ino, bool add)
+{
+	struct aim_orphans *o = &c->k->orphans;
+	const struct aim_sizing *sz = c->k->sizing;
+	aim_lock(c, &o->lock);
+	if (ino >= c->k->itable.pool.n || (o->on[ino] != 0) == add) {
+		o->errors++;
+	} else {
+		o->on[ino] = add;
+		o->n += add ? 1u : (uint32_t)-1;
+	}
+	aim_kwork(c, AIM_K_ORPHAN);
+	if (sz && sz->on && sz->orphan_sleep_p > 0 && orphan_draw(c) < sz->orphan_sleep_p) {
+		uint64_t ns = (uint64_t)sz->orphan_sleep_ns;
+		struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+		nanosleep(&ts, NULL);
+		c->orphan_sleeps++;
+	}
+	aim_unlock(c, &o->lock);
+}
+
+/* ext4_truncate of a linked inode: orphan_add, the (empty) truncate, orphan_del. */
+static void ext4_truncate_like(struct aim_ctx *c, uint32_t ino)
+{
+	orphan_section(c, ino, true);
+	orphan_section(c, ino, false);
 }
 
 /* --------------------------------------------------------- directory */
@@ -285,6 +356,7 @@ int aim_sys_creat(struct aim_ctx *c, const char *name, uint32_t tag)
 	aim_lock(c, &d->i_mutex);
 	uint32_t e = aim_dir_find(d, name, NULL);
 	dir_scan_check(d, name, e != AIM_NONE);
+	uint32_t existing = e == AIM_NONE ? AIM_NONE : d->ent[e].ino;
 	/* lookup_open under the directory's i_mutex; ->create for a new name */
 	aim_kwork(c, e == AIM_NONE ? AIM_K_CREAT_NEW_DIR : AIM_K_CREAT_DIR);
 	if (e == AIM_NONE) {
@@ -298,6 +370,11 @@ int aim_sys_creat(struct aim_ctx *c, const char *name, uint32_t tag)
 		}
 	}
 	aim_unlock(c, &d->i_mutex);
+	/* O_TRUNC of an existing name, after the i_mutex (do_last ->
+	 * handle_truncate): the file's own i_mutex keeps it alive meanwhile
+	 * in the kernel; here only its creator truncates or unlinks it. */
+	if (existing != AIM_NONE)
+		ext4_truncate_like(c, existing);
 	return rc;
 }
 
@@ -333,6 +410,7 @@ int aim_sys_unlink(struct aim_ctx *c, const char *name)
 	uint32_t e = aim_dir_find(d, name, &prev);
 	dir_scan_check(d, name, e != AIM_NONE);
 	aim_kwork(c, AIM_K_UNLINK_DIR); /* lookup_hash + vfs_unlink under i_mutex */
+	bool last = false;
 	if (e != AIM_NONE) {
 		d_drop(c, name);
 		if (prev == AIM_NONE)
@@ -342,9 +420,15 @@ int aim_sys_unlink(struct aim_ctx *c, const char *name)
 		ino = d->ent[e].ino;
 		d->nentries--;
 		aim_pool_put(&d->pool, e, 1);
-		inode_unlink(c, ino);
+		last = inode_drop_link(c, ino);
+		if (last) /* ext4_unlink: the inode goes on the orphan list */
+			orphan_section(c, ino, true);
 	}
 	aim_unlock(c, &d->i_mutex);
+	if (last) { /* iput after the unlock: ext4_evict_inode's orphan_del */
+		orphan_section(c, ino, false);
+		inode_free(c, ino);
+	}
 	return e == AIM_NONE ? -1 : 0;
 }
 

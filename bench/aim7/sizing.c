@@ -12,7 +12,7 @@ static const char *const kop_names[AIM_NKOPS] = {
 	"creat_walk", "creat_dir", "creat_new_dir", "link_walk", "link_dir", "unlink_walk",
 	"unlink_dir", "lookup", "readdir", "brk", "fault", "fork_exit", "fork_exec", "signal",
 	"shm_copy", "pipe_rt", "stream_rt", "dgram_rt", "tcp_rt", "udp_rt", "tcp_setup",
-	"udp_setup", "pipeline", "file_read", "file_write", "fsync", "getpid",
+	"udp_setup", "pipeline", "file_read", "file_write", "fsync", "getpid", "orphan",
 };
 
 const char *aim_kop_name(int kop)
@@ -26,27 +26,42 @@ static double pos(double x)
 }
 
 /*
- * Where the kernel holds the directory's i_mutex (v3.14 fs/namei.c, as a
- * model): open(O_CREAT) takes it around the lookup (and ->create for a new
- * name), so an existing name costs only the lookup under it; link and
- * unlink hold it across the lookup and the directory change.  The table
- * times whole calls; the parts come from differences:
+ * Where the kernel holds its locks (v3.14, as a model).  fs/namei.c
+ * do_last() holds the directory's i_mutex only around lookup_open(): the
+ * lookup, and ->create for a new name.  The O_TRUNC of an existing name
+ * runs after it, outside the i_mutex: handle_truncate() -> do_truncate()
+ * -> ext4_setattr(), which in v3.14 calls ext4_truncate() even for a file
+ * already empty (a later commit, "ext4: in ext4_setattr(), only call
+ * ext4_truncate() if there is no data to drop", stopped that), and
+ * ext4_truncate() takes the superblock-global s_orphan_lock twice,
+ * ext4_orphan_add() and ext4_orphan_del() (fs/ext4/namei.c), each across
+ * the journal's get-write-access and the superblock / inode updates.  The
+ * last unlink takes it in ext4_unlink() (orphan_add, under the directory's
+ * i_mutex) and in ext4_evict_inode() (orphan_del, after it).  The table
+ * times whole calls (CPU time where it has it); the parts come from
+ * differences:
  *   lookup        = stat - getpid            (walk and lookup, no entry)
- *   creat, inside = lookup;  new name: + creat_new - creat_existing
+ *   truncate      = creat_existing - open_close; each orphan section half
+ *                   of it (an upper bound: the journal handle's start and
+ *                   stop run outside the lock)
+ *   creat, outside = open_close - lookup;  inside = lookup
+ *                   (new name: + creat_new - creat_existing, the ->create)
  *   link, inside  = link - stat;      outside: stat
- *   unlink, inside = unlink - getpid; outside: getpid (the entry)
+ *   unlink, inside = unlink - getpid - 2 orphan sections; outside: getpid
  */
 void aim_sizing_real_ns(const struct aim_costs *c, double *real)
 {
-	const double *ns = c->ns;
+	const double *ns = aim_costs_sizing_ns(c);
 	double lookup = pos(ns[AIM_COST_STAT] - ns[AIM_COST_GETPID]);
-	real[AIM_K_CREAT_WALK] = pos(ns[AIM_COST_CREAT_EXISTING] - lookup);
+	double orphan = pos(ns[AIM_COST_CREAT_EXISTING] - ns[AIM_COST_OPEN_CLOSE]) / 2;
+	real[AIM_K_ORPHAN] = orphan;
+	real[AIM_K_CREAT_WALK] = pos(ns[AIM_COST_CREAT_EXISTING] - lookup - 2 * orphan);
 	real[AIM_K_CREAT_DIR] = lookup;
 	real[AIM_K_CREAT_NEW_DIR] = lookup + pos(ns[AIM_COST_CREAT_NEW] - ns[AIM_COST_CREAT_EXISTING]);
 	real[AIM_K_LINK_WALK] = ns[AIM_COST_STAT];
 	real[AIM_K_LINK_DIR] = pos(ns[AIM_COST_LINK] - ns[AIM_COST_STAT]);
 	real[AIM_K_UNLINK_WALK] = ns[AIM_COST_GETPID];
-	real[AIM_K_UNLINK_DIR] = pos(ns[AIM_COST_UNLINK] - ns[AIM_COST_GETPID]);
+	real[AIM_K_UNLINK_DIR] = pos(ns[AIM_COST_UNLINK] - ns[AIM_COST_GETPID] - 2 * orphan);
 	real[AIM_K_LOOKUP] = ns[AIM_COST_STAT];
 	real[AIM_K_READDIR] = ns[AIM_COST_READDIR];
 	real[AIM_K_BRK] = ns[AIM_COST_BRK];
@@ -103,6 +118,13 @@ int aim_sizing_compute(const struct aim_workfile *wf, const struct aim_costs *c,
 		scale = AIM_SIZING_MIN_SCALE;
 	out->on = true;
 	out->scale = scale;
+	out->from_cpu = c->have_cpu;
+	/* Two orphan sections per truncating creat: a creat that slept slept
+	 * in one of them. */
+	if (c->have_sleep) {
+		out->orphan_sleep_p = c->creat_sleep_frac / 2;
+		out->orphan_sleep_ns = c->creat_offcpu_ns;
+	}
 	for (int op = 0; op < AIM_NKOPS; op++)
 		out->kwork_ns[op] = scale * real[op];
 	/* The table's view at this scale: a system test takes s R_t, a

@@ -73,6 +73,7 @@ enum aim_kop {
 	AIM_K_FILE_WRITE,
 	AIM_K_FSYNC,
 	AIM_K_GETPID,
+	AIM_K_ORPHAN,        /* ext4_orphan_add or _del under s_orphan_lock */
 	AIM_NKOPS
 };
 const char *aim_kop_name(int kop);
@@ -92,6 +93,10 @@ struct aim_sizing {
 	double pad_frac[AIM_SIZING_MAX_TESTS];  /* f_t */
 	double target_ns[AIM_SIZING_MAX_TESTS]; /* what one run should take: s R_t, or N_t */
 	double share_table[AIM_SIZING_MAX_TESTS]; /* hits R_t / sum: the table's share */
+	/* The orphan sections' journal waits (costs.h): each section sleeps
+	 * with probability orphan_sleep_p for orphan_sleep_ns (0: never). */
+	double orphan_sleep_p, orphan_sleep_ns;
+	bool from_cpu;                        /* sized from CPU times (else wall) */
 };
 
 /*

@@ -214,14 +214,15 @@ def cli(d):
     ratio_line = next((l for l in out if l.startswith("POST/PRE Jobs/min at 2 users:")), "")
     ok(ratio_line != "", "the POST/PRE ratio is printed")
     try:
-        rhos = [run["classes"]["dir_i_mutex"]["rho"] for c in json.load(open(js))["results"]
+        mech = [run["classes"]["s_orphan_lock"]["mechanism"] for c in json.load(open(js))["results"]
                 for run in c["runs"]]
-        absent = min(rhos) < 0.5
-        ok(("kernel mechanism absent" in ratio_line) == absent and
+        gated = any(m != "present" for m in mech)
+        ok(("kernel mechanism" in ratio_line) == gated and ("no verdict" in ratio_line) == gated and
            "ABBA pairs" in ratio_line and "95% interval" in ratio_line,
-           f"the ratio line says 'mechanism absent' exactly when rho(dir i_mutex) < 0.5 "
-           f"(rho {min(rhos):.2f}): {ratio_line}")
-        ok(sum(l.startswith(("PRE:    gauges: dir_i_mutex rho", "POST:   gauges: dir_i_mutex rho"))
+           f"the ratio line withholds its verdict exactly when the gate of s_orphan_lock did not "
+           f"pass in every run ({mech}): {ratio_line}")
+        ok(sum(l.startswith(("PRE:    gauges: s_orphan_lock rho", "POST:   gauges: s_orphan_lock rho"))
+               and "hold p50" in l and "running 1/2/3+" in l and "[mechanism " in l
                for l in out) == 4, "a gauge line next to every PRE/POST row")
     except (OSError, ValueError, KeyError, TypeError) as e:
         ok(False, f"--ab JSON has per-class gauges: {e}")

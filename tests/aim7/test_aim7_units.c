@@ -7,6 +7,7 @@
  */
 #include "../../bench/aim7/kern.h"
 #include "../../bench/aim7/kern_internal.h"
+#include "../../bench/aim7/task.h"
 #include "../tap.h"
 #include "lb_paired.h"
 #include "lb_registry.h"
@@ -222,6 +223,76 @@ static void test_console(void)
 	       "re-aim's padding: '%%-8d%%-8.2f %%-7.2f...' gives '%.25s'", row);
 }
 
+/* Run one test of the workfile once, single-threaded, on a fresh kernel;
+ * the acquisitions of each lock class it made. */
+static bool run_one_test(const char *name, uint64_t *acq)
+{
+	const struct lb_lock_ops *ops[AIM_NROLES] = { lb_lock_find("mutex"),
+						      lb_lock_find("qspinlock"),
+						      lb_lock_find("qrwlock") };
+	struct aim_kernel *k = calloc(1, sizeof(*k));
+	struct aim_task *t = calloc(1, sizeof(*t));
+	_Atomic int stop = 0;
+	int idx = aim_test_index(name);
+	if (!k || !t || idx < 0 || aim_kernel_init(k, ops, 1, &stop)) {
+		free(k);
+		free(t);
+		return false;
+	}
+	t->k = k;
+	t->ctx.k = k;
+	t->tag = 1;
+	t->rng = 1;
+	for (int r = 0; r < AIM_NROLES; r++)
+		if (ops[r]->thread_ctx_size) {
+			t->ctx.tctx[r] = lb_thread_ctx_alloc(ops[r]);
+			if (ops[r]->thread_init)
+				ops[r]->thread_init(t->ctx.tctx[r], (unsigned int)r);
+		}
+	aim_mm_exec(&t->ctx, &k->mm[0]); /* the child's image, as child_main */
+	aim_test_at((size_t)idx)->fn(t);
+	for (int cls = 0; cls < AIM_NCLASSES; cls++)
+		acq[cls] = t->ctx.cls[cls].acquires;
+	bool clean = aim_kernel_check(k, stderr) == 0;
+	for (int r = 0; r < AIM_NROLES; r++)
+		if (t->ctx.tctx[r]) {
+			if (ops[r]->thread_fini)
+				ops[r]->thread_fini(t->ctx.tctx[r]);
+			lb_thread_ctx_free(t->ctx.tctx[r]);
+		}
+	aim_kernel_destroy(k);
+	free(k);
+	free(t);
+	return clean;
+}
+
+/*
+ * s_orphan_lock where v3.14 takes it: twice per creat() of an existing name
+ * (O_TRUNC -> ext4_truncate: ext4_orphan_add, ext4_orphan_del), twice per
+ * last unlink (ext4_unlink's add, the eviction's del), never for a new
+ * name, a link or an unlink that leaves a link.
+ */
+static void test_orphan_counts(void)
+{
+	uint64_t acq[AIM_NCLASSES];
+	/* creat_clo: 1 new creat, 999 truncating ones, 1 last unlink. */
+	bool ok = run_one_test("creat_clo", acq);
+	tap_ok(ok && acq[AIM_CLASS_ORPHAN] == 2 * 999 + 2 && acq[AIM_CLASS_DIR] == 1000 + 1,
+	       "creat_clo: s_orphan_lock %llu (want 2000 = 2 x 999 truncates + 2 for the last "
+	       "unlink), dir i_mutex %llu (want 1001)", (unsigned long long)acq[AIM_CLASS_ORPHAN],
+	       (unsigned long long)acq[AIM_CLASS_DIR]);
+	/* link_test: 7 links, 9 x 7 unlink+relink, 8 unlinks: only the last
+	 * of the 8 final unlinks drops the last link. */
+	ok = run_one_test("link_test", acq);
+	tap_ok(ok && acq[AIM_CLASS_ORPHAN] == 2 && acq[AIM_CLASS_DIR] == 1 + 7 + 9 * 7 * 2 + 8,
+	       "link_test: s_orphan_lock %llu (want 2: the last unlink only), dir i_mutex %llu "
+	       "(want 142 = 1 + 7 + 9 x 7 x 2 + 8)", (unsigned long long)acq[AIM_CLASS_ORPHAN],
+	       (unsigned long long)acq[AIM_CLASS_DIR]);
+	ok = run_one_test("brk_test", acq);
+	tap_ok(ok && acq[AIM_CLASS_ORPHAN] == 0, "brk_test: no s_orphan_lock (%llu)",
+	       (unsigned long long)acq[AIM_CLASS_ORPHAN]);
+}
+
 /* Drive the kernel single-threaded, then break it by hand: the check must
  * pass first and name each corruption after. */
 static void test_kernel_check(void)
@@ -405,8 +476,8 @@ static void test_gauges(void)
 	aim_gauges_compute(&tail, 2.0, &gt);
 	tap_ok(close_to(p99_tail, 524288) && gt.wait_p99_ns == 0,
 	       "wait p99 in the 2^18 bucket is its upper edge (%.0f); empty histogram 0", p99_tail);
-	tap_ok(aim_mechanism_present(g.rho) && aim_contended_class(AIM_ROLE_MUTEX) == AIM_CLASS_DIR,
-	       "rho 0.6 of the directory i_mutex: mechanism present");
+	tap_ok(aim_mechanism_present(g.rho) && aim_contended_class(AIM_ROLE_MUTEX) == AIM_CLASS_ORPHAN,
+	       "rho 0.6 passes the rho part; the mutex role's contended class is s_orphan_lock");
 	st.held_ns = 80000000ull; /* 0.08 s of 2 s */
 	aim_gauges_compute(&st, 2.0, &g);
 	tap_ok(close_to(g.rho, 0.04) && !aim_mechanism_present(g.rho),
@@ -417,6 +488,63 @@ static void test_gauges(void)
 		       aim_idle_fraction(&b, &a) == -1,
 	       "idle fraction from two /proc/stat samples: %.2f (0.3); unknown -> -1",
 	       aim_idle_fraction(&a, &b));
+}
+
+/*
+ * The gate on fixed data: a rho made by burns (351-us holds under the lock,
+ * one runner at a time) must not pass; short holds with >= 2 running
+ * contenders pass; a lock that cannot tell its running contenders gets no
+ * verdict.
+ */
+static void test_gate(void)
+{
+	struct aim_class_stats st;
+	struct aim_gate g;
+	const double horizon = 20000;
+	memset(&st, 0, sizeof(st));
+	/* 5000 holds of ~351 us (bucket [2^18, 2^19) ns) in 2 s: rho 0.88. */
+	st.acquires = 5000;
+	st.held_ns = 5000ull * 351000;
+	st.hold_hist[18] = 5000;
+	st.waiters_hist[1] = 5000;
+	st.counters[0] = (struct lb_counter){ "spin_won", 10 };
+	st.counters[1] = (struct lb_counter){ "sleeps", 4000 };
+	st.ncounters = 2;
+	aim_gate_eval(&st, 2.0, horizon, &g);
+	tap_ok(g.known && !g.present && strstr(g.why, "median hold"),
+	       "burn-made rho 0.88 (351-us holds, no running counters): absent: %s", g.why);
+	st.counters[2] = (struct lb_counter){ "acq_running_1", 900 };
+	st.counters[3] = (struct lb_counter){ "acq_running_2", 100 };
+	st.counters[4] = (struct lb_counter){ "acq_running_3plus", 0 };
+	st.ncounters = 5;
+	aim_gate_eval(&st, 2.0, horizon, &g);
+	tap_ok(g.known && !g.present && strstr(g.why, "median hold"),
+	       "and with running counters: still absent: %s", g.why);
+	/* Short holds (bucket [2^11, 2^12) ns ~ 4 us) but 500000 of them: rho 1.0. */
+	struct aim_class_stats sh = st;
+	memset(sh.hold_hist, 0, sizeof(sh.hold_hist));
+	sh.acquires = 500000;
+	sh.held_ns = 500000ull * 4000;
+	sh.hold_hist[11] = 500000;
+	aim_gate_eval(&sh, 2.0, horizon, &g);
+	tap_ok(g.known && !g.present && strstr(g.why, "running contenders < 2"),
+	       "short holds, 90%% of contended acquisitions with 1 runner: absent: %s", g.why);
+	sh.counters[2].value = 100;
+	sh.counters[3].value = 600;
+	sh.counters[4].value = 300;
+	aim_gate_eval(&sh, 2.0, horizon, &g);
+	tap_ok(g.known && g.present, "short holds, 90%% with >= 2 running: present: %s", g.why);
+	sh.ncounters = 2; /* a lock without acq_running_* */
+	aim_gate_eval(&sh, 2.0, horizon, &g);
+	tap_ok(!g.known && !g.present && strstr(g.why, "withheld"),
+	       "a lock that cannot tell its running contenders: verdict withheld: %s", g.why);
+	struct aim_gauges ga;
+	aim_gauges_compute(&sh, 2.0, &ga);
+	tap_ok(!ga.have_running && close_to(ga.hold_p50_ns, 4096) && close_to(ga.waiters_share[1], 1),
+	       "gauges: hold p50 <= %.0f ns (4096), waiters 1: %.0f%%, running n/a",
+	       ga.hold_p50_ns, 100 * ga.waiters_share[1]);
+	tap_ok(aim_spin_horizon_ns() > 0, "the spin horizon: %.0f ns (the mutex's spin budget)",
+	       aim_spin_horizon_ns());
 }
 
 /* A table with every op: getpid 100, stat 500, the fs ops below, the
@@ -479,6 +607,26 @@ static void test_costs(void)
 	tap_ok(same, "a written table parses back to the same costs %s", err);
 	free(mem);
 
+	/* The optional CPU and off-CPU lines. */
+	char cpu[8192 + 2048];
+	fixed_table(text, sizeof(text), "creat_existing.sleep_frac 0.25\ncreat_existing.offcpu_ns "
+			"40000\n");
+	int off = snprintf(cpu, sizeof(cpu), "%s", text);
+	for (int op = 0; op < AIM_NCOSTS && off > 0 && (size_t)off < sizeof(cpu); op++)
+		off += snprintf(cpu + off, sizeof(cpu) - (size_t)off, "cpu.%s %d\n", aim_cost_name(op),
+				10 + op);
+	rc = aim_costs_parse(cpu, &c, err, sizeof(err));
+	tap_ok(rc == 0 && c.have_cpu && c.cpu_ns[AIM_COST_STAT] == 10 + AIM_COST_STAT &&
+		       aim_costs_sizing_ns(&c) == c.cpu_ns && c.have_sleep &&
+		       c.creat_sleep_frac == 0.25 && c.creat_offcpu_ns == 40000,
+	       "CPU times and the creat's off-CPU part parse; sizing reads the CPU times %s", err);
+	aim_costs_parse(text, &c, err, sizeof(err));
+	tap_ok(!c.have_cpu && aim_costs_sizing_ns(&c) == c.ns, "without cpu.* lines: wall times");
+	fixed_table(bad, sizeof(bad), "cpu.stat 10\n");
+	costs_error(bad, "cpu.getpid missing");
+	fixed_table(bad, sizeof(bad), "creat_existing.sleep_frac 1.5\n");
+	costs_error(bad, "not a fraction 0..1");
+
 	costs_error("", "not a cost table");
 	costs_error("getpid 100\n", "1: not a cost table");
 	costs_error(AIM_COSTS_SCHEMA " 2\n", "1: not a cost table");
@@ -506,14 +654,17 @@ static void test_sizing(void)
 	aim_costs_parse(text, &c, err, sizeof(err));
 	double real[AIM_NKOPS];
 	aim_sizing_real_ns(&c, real);
-	tap_ok(close_to(real[AIM_K_CREAT_DIR], 400) && close_to(real[AIM_K_CREAT_WALK], 1600) &&
+	/* truncate = creat_existing - open_close = 2000 - 1020: two orphan
+	 * sections of 490; creat outside = 2000 - 400 - 980. */
+	tap_ok(close_to(real[AIM_K_CREAT_DIR], 400) && close_to(real[AIM_K_CREAT_WALK], 620) &&
+	       close_to(real[AIM_K_ORPHAN], 490) &&
 	       close_to(real[AIM_K_CREAT_NEW_DIR], 3400) && close_to(real[AIM_K_LINK_WALK], 500) &&
 	       close_to(real[AIM_K_LINK_DIR], 2500) && close_to(real[AIM_K_UNLINK_WALK], 100) &&
-	       close_to(real[AIM_K_UNLINK_DIR], 1400) && close_to(real[AIM_K_BRK], 10),
-	       "i_mutex split: creat %.0f+%.0f (new %.0f), link %.0f+%.0f, unlink %.0f+%.0f",
-	       real[AIM_K_CREAT_WALK], real[AIM_K_CREAT_DIR], real[AIM_K_CREAT_NEW_DIR],
-	       real[AIM_K_LINK_WALK], real[AIM_K_LINK_DIR], real[AIM_K_UNLINK_WALK],
-	       real[AIM_K_UNLINK_DIR]);
+	       close_to(real[AIM_K_UNLINK_DIR], 420) && close_to(real[AIM_K_BRK], 10),
+	       "i_mutex and s_orphan_lock split: creat %.0f+%.0f+2x%.0f (new %.0f), link "
+	       "%.0f+%.0f, unlink %.0f+%.0f", real[AIM_K_CREAT_WALK], real[AIM_K_CREAT_DIR],
+	       real[AIM_K_ORPHAN], real[AIM_K_CREAT_NEW_DIR], real[AIM_K_LINK_WALK],
+	       real[AIM_K_LINK_DIR], real[AIM_K_UNLINK_WALK], real[AIM_K_UNLINK_DIR]);
 
 	struct aim_workfile wf;
 	aim_workfile_parse("20 creat_clo\n10 brk_test\n5 sieve\n5 signal_test\n", &wf, err,
@@ -521,7 +672,8 @@ static void test_sizing(void)
 	static double count[4 * AIM_NKOPS];
 	memset(count, 0, sizeof(count));
 	count[0 * AIM_NKOPS + AIM_K_CREAT_WALK] = 1000; /* creat_clo: 1000 creats */
-	count[0 * AIM_NKOPS + AIM_K_CREAT_DIR] = 1000;  /* R = 2e6 ns */
+	count[0 * AIM_NKOPS + AIM_K_CREAT_DIR] = 1000;
+	count[0 * AIM_NKOPS + AIM_K_ORPHAN] = 2000;     /* R = 2e6 ns */
 	count[1 * AIM_NKOPS + AIM_K_BRK] = 100000;      /* brk_test: R = 1e6 ns */
 	count[3 * AIM_NKOPS + AIM_K_SIGNAL] = 1;        /* signal_test: R = 1120 ns, tiny */
 	double native[4] = { 1000, 500000, 300, 5000 }; /* sieve: no kernel op */
@@ -540,7 +692,7 @@ static void test_sizing(void)
 	tap_ok(rc == 0 && sz.on && close_to(sz.scale, AIM_SIZING_MIN_SCALE) &&
 	       close_to(sz.scale, 1) && close_to(sz.real_ns[0], 2e6) &&
 	       close_to(sz.real_ns[1], 1e6) && close_to(sz.real_ns[3], 1120) &&
-	       close_to(sz.kwork_ns[AIM_K_CREAT_WALK], 1600) && sz.loops_per_ns == 1,
+	       close_to(sz.kwork_ns[AIM_K_CREAT_WALK], 620) && sz.loops_per_ns == 1,
 	       "scale = max(1, max native/real over tests with >= 1%% of the time) = %.3f (1: "
 	       "brk_test's 0.5 is below the table's speed; signal_test's 4.5 does not count)",
 	       sz.scale);
@@ -554,7 +706,8 @@ static void test_sizing(void)
 	       sz.target_ns[2], sz.target_ns[3]);
 	/* native + padding burnt at every op = the target: the share formula. */
 	double padded = native[0] + sz.pad_frac[0] * (1000 * sz.kwork_ns[AIM_K_CREAT_WALK] +
-						       1000 * sz.kwork_ns[AIM_K_CREAT_DIR]);
+						       1000 * sz.kwork_ns[AIM_K_CREAT_DIR] +
+						       2000 * sz.kwork_ns[AIM_K_ORPHAN]);
 	double padded_brk = native[1] + sz.pad_frac[1] * 100000 * sz.kwork_ns[AIM_K_BRK];
 	tap_ok(close_to(padded, sz.target_ns[0]) && close_to(padded_brk, sz.target_ns[1]),
 	       "native + padding = target (%.0f, %.0f ns)", padded, padded_brk);
@@ -580,10 +733,12 @@ int main(void)
 	test_sizing();
 	test_paired();
 	test_gauges();
+	test_gate();
 	test_workfiles();
 	test_jobs();
 	test_figures();
 	test_console();
+	test_orphan_counts();
 	test_kernel_check();
 	return tap_done();
 }
