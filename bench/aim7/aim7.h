@@ -105,6 +105,8 @@ void aim_figures_compute(unsigned int children, unsigned int jobs_per_child, dou
 
 /* ---- configuration ---- */
 #define AIM_MAX_USERS 2000
+/* re-aim's default jobs per child (-j), the list a --window child cycles. */
+#define AIM_WINDOW_DEFAULT_JOBS 100
 #define AIM_MAX_USER_POINTS 256
 
 struct aim_config {
@@ -120,6 +122,7 @@ struct aim_config {
 	int ab_role;
 	const struct lb_lock_ops *ab_ops[2];
 	uint64_t check_ns;        /* --check period; 0 = only at the end */
+	uint64_t window_ns;       /* --window: re-aim's per-child alarm; 0 = run the jobs */
 	bool explain, quiet;
 	uint64_t seed;
 	const char *json_path, *csv_path;
@@ -206,6 +209,14 @@ struct aim_point {
 	double test_runs[AIM_MAX_WORKFILE_TESTS];
 	uint64_t dcache_retries, dcache_locked;
 	uint64_t orphan_sleeps;   /* s_orphan_lock sections whose owner slept */
+	/* Fixed-window mode (--window; window_s 0 otherwise): jobs run to the
+	 * end by all children (fig uses the nominal jobs per child, as
+	 * re-aim's figures do), and the children's CPU in system and in user
+	 * tests (per-thread CPU clocks; the simulated kernel runs in user
+	 * mode, so these stand for re-aim's Child SysTime and UTime). */
+	double window_s;
+	uint64_t jobs_done;
+	double sys_tests_cpu_s, user_tests_cpu_s;
 	struct aim_role_stats role[AIM_NROLES];
 	unsigned long long invariant_errors;
 };
@@ -218,6 +229,15 @@ struct aim_point {
  */
 int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const *role_ops,
 		  unsigned int users, unsigned int jobs, uint64_t seed, struct aim_point *out);
+/* re-aim's fixed window: each child cycles through its `jobs` until its
+ * alarm, window_ns after its start (the kernel sized as cfg->sizing). */
+int aim_run_point_window(const struct aim_config *cfg, const struct lb_lock_ops *const *role_ops,
+			 unsigned int users, unsigned int jobs, uint64_t seed, uint64_t window_ns,
+			 struct aim_point *out);
+/* CPUs busy (child CPU / window) and progress (jobs run to the end per
+ * wall second) of a fixed-window point; 0 when it was not one. */
+double aim_cpus_busy(const struct aim_point *p);
+double aim_progress_per_s(const struct aim_point *p);
 /* The same with the sizing given (NULL: none), and, when kop_count is not
  * NULL, the kernel ops each slot passed, summed over children
  * (kop_count[slot * AIM_NKOPS + op]). */

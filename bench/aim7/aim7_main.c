@@ -170,6 +170,39 @@ static void summarize_ab(FILE *out, const struct aim_cell *pre, const struct aim
 	fprintf(out, "  [PRE %s, POST %s]\n", pre->role_ops[role]->name, post->role_ops[role]->name);
 }
 
+/* A fixed-window point: what re-aim's console line holds, and what it
+ * does not (jobs completed, CPUs busy, progress per second). */
+static void window_line(FILE *out, const struct aim_point *p, const char *prefix)
+{
+	fprintf(out, "%s  window: %u children x %.2f s alarm: child CPU sys %.2f s user %.2f s "
+		"(getrusage per thread); in system tests %.2f s, in user tests %.2f s; CPUs busy "
+		"%.2f; jobs completed %llu (nominal %u per child); progress %.1f jobs/s\n", prefix,
+		p->users, p->window_s, p->fig.child_sys_s, p->fig.child_user_s, p->sys_tests_cpu_s,
+		p->user_tests_cpu_s, aim_cpus_busy(p), (unsigned long long)p->jobs_done,
+		p->jobs_per_child, aim_progress_per_s(p));
+}
+
+/* POST/PRE of a fixed-window figure as ABBA pairs. */
+static void window_ratio(FILE *out, const struct aim_cell *pre, const struct aim_cell *post,
+			 const char *what, double (*fig)(const struct aim_point *))
+{
+	double a[AIM_MAX_REPEAT], b[AIM_MAX_REPEAT];
+	size_t n = pre->nruns < post->nruns ? pre->nruns : post->nruns;
+	for (size_t r = 0; r < n; r++) {
+		a[r] = fig(&pre->run[r]);
+		b[r] = fig(&post->run[r]);
+	}
+	struct lb_paired_ratio pr;
+	fprintf(out, "POST/PRE %s at %u users: ", what, pre->users);
+	if (lb_paired_ratio(a, b, n, 0.95, &pr) != 0)
+		fprintf(out, "no ratio (a side did no work)\n");
+	else if (pr.n < 2)
+		fprintf(out, "%.3fx (one pair: no interval)\n", pr.geomean);
+	else
+		fprintf(out, "%.3fx, 95%% interval %.3f-%.3fx, n=%zu ABBA pairs\n", pr.geomean, pr.lo,
+			pr.hi, pr.n);
+}
+
 /* re-aim's console table for every run of the sweep, beside the log table
  * above: the shape of the seed thread's PRE/POST lines. */
 static void print_console(FILE *out, const struct aim_config *cfg, const struct aim_cell *cells)
@@ -209,6 +242,8 @@ static int run_points(struct aim_config *cfg, FILE *out, FILE *csv, struct aim_c
 	for (size_t pi = 0; pi < cfg->npoints && rc == 0; pi++) {
 		unsigned int users = cfg->users[pi];
 		unsigned int jobs = cfg->jobs;
+		if (!jobs && cfg->window_ns)
+			jobs = AIM_WINDOW_DEFAULT_JOBS;
 		if (!jobs) {
 			double cost;
 			lb_progress_step(pg, "%u users: calibrating", users);
@@ -233,8 +268,12 @@ static int run_points(struct aim_config *cfg, FILE *out, FILE *csv, struct aim_c
 						 cfg->ab ? (side ? " POST" : " PRE") : "", r + 1,
 						 cfg->repeat);
 				struct aim_point *p = &c->run[c->nruns];
-				rc = aim_run_point(cfg, c->role_ops, users, jobs,
-						   cfg->seed + 7919u * r, p);
+				rc = cfg->window_ns
+					     ? aim_run_point_window(cfg, c->role_ops, users, jobs,
+								    cfg->seed + 7919u * r,
+								    cfg->window_ns, p)
+					     : aim_run_point(cfg, c->role_ops, users, jobs,
+							     cfg->seed + 7919u * r, p);
 				if (rc)
 					break;
 				p->side = c->side;
@@ -243,6 +282,8 @@ static int run_points(struct aim_config *cfg, FILE *out, FILE *csv, struct aim_c
 				lb_progress_clear(pg);
 				const char *prefix = !cfg->ab ? "" : side ? "POST: " : "PRE:  ";
 				aim_print_row(out, prefix, &p->fig);
+				if (cfg->window_ns)
+					window_line(out, p, prefix);
 				if (cfg->ab)
 					gauge_line(out, p, prefix, cfg->ab_role);
 				if (cfg->explain) {
@@ -265,6 +306,10 @@ static int run_points(struct aim_config *cfg, FILE *out, FILE *csv, struct aim_c
 				summarize_cell(out, &c0[side], !cfg->ab ? "" : side ? "POST: " : "PRE:  ");
 		if (cfg->ab) {
 			summarize_ab(out, &c0[0], &c0[1], cfg->ab_role);
+			if (cfg->window_ns) {
+				window_ratio(out, &c0[0], &c0[1], "CPUs busy", aim_cpus_busy);
+				window_ratio(out, &c0[0], &c0[1], "progress/s", aim_progress_per_s);
+			}
 		}
 	}
 	if (rc == 0) {

@@ -103,6 +103,14 @@ static const struct lb_opt aim_opts[] = {
 	  .def = "3s", .unit_ns = LB_NS_PER_S, .min = LB_NS_PER_S / 10, .max = 600 * LB_NS_PER_S,
 	  .invalid = "a valid duration", .accepted = "100ms..10m, e.g. 500ms, 2s, 1.5 (seconds)",
 	  .offset = LB_OPT_AT(struct aim_args, cfg.time_ns, uint64_t) },
+	{ .name = "window", .short_name = 'w', .kind = LB_OPT_DURATION, .arg = "TIME",
+	  .help = "re-aim's fixed window: each child cycles through\n"
+		  "its jobs (--jobs, default 100) until its alarm TIME\n"
+		  "after its start; reports child CPU, CPUs busy,\n"
+		  "jobs completed and progress per second (100ms..10m)",
+	  .unit_ns = LB_NS_PER_S, .min = LB_NS_PER_S / 10, .max = 600 * LB_NS_PER_S,
+	  .invalid = "a valid duration", .accepted = "100ms..10m, e.g. 2s, 500ms",
+	  .offset = LB_OPT_AT(struct aim_args, cfg.window_ns, uint64_t) },
 	LB_OPT_ROW_REPEAT(struct aim_args, cfg.repeat, AIM_MAX_REPEAT, "1",
 			  "runs per load point, interleaved (default 1; 1.."
 			  LB_OPT_STR(AIM_MAX_REPEAT) ")"),
@@ -245,6 +253,9 @@ void aim_parse(int argc, char **argv, struct aim_config *cfg)
 	a.cfg.role_ops[AIM_ROLE_RW] = lb_lock_find(AIM_DEFAULT_RWLOCK);
 	lb_opt_parse(&lb_aim7_cmd, argc, argv, &a, &seen);
 	resolve_sweep(&a, &seen);
+	if (a.cfg.window_ns && lb_opt_given(&lb_aim7_cmd, &seen, "time"))
+		lb_usage_error("--window and --time: give one or the other (--time sizes the jobs; "
+			       "--window runs them until the alarm); see '" HELP "'");
 	if (a.ab)
 		resolve_ab(&a.cfg, a.ab);
 	else if (lb_opt_given(&lb_aim7_cmd, &seen, "ab-role"))

@@ -278,6 +278,7 @@ void aim_write_json(FILE *out, const struct aim_config *cfg, const struct lb_run
 	lb_json_kv_uint(&j, "repeat", cfg->repeat);
 	lb_json_kv_double(&j, "time_s", (double)cfg->time_ns / LB_NS_PER_S);
 	lb_json_kv_uint(&j, "jobs", cfg->jobs);
+	lb_json_kv_double(&j, "window_s", (double)cfg->window_ns / LB_NS_PER_S);
 	lb_json_kv_uint(&j, "seed", cfg->seed);
 	json_costs(&j, cfg);
 	if (lb_load_average_at_start() >= 0)
@@ -319,6 +320,15 @@ void aim_write_json(FILE *out, const struct aim_config *cfg, const struct lb_run
 			lb_json_kv_uint(&j, "invariant_errors", c->run[r].invariant_errors);
 			lb_json_kv_uint(&j, "voluntary_switches", c->run[r].vol_csw);
 			lb_json_kv_uint(&j, "involuntary_switches", c->run[r].invol_csw);
+			lb_json_kv_uint(&j, "jobs_completed", c->run[r].jobs_done);
+			lb_json_kv_uint(&j, "s_orphan_lock_owner_sleeps", c->run[r].orphan_sleeps);
+			if (c->run[r].window_s > 0) {
+				lb_json_kv_double(&j, "window_s", c->run[r].window_s);
+				lb_json_kv_double(&j, "cpus_busy", aim_cpus_busy(&c->run[r]));
+				lb_json_kv_double(&j, "progress_per_s", aim_progress_per_s(&c->run[r]));
+				lb_json_kv_double(&j, "sys_tests_cpu_s", c->run[r].sys_tests_cpu_s);
+				lb_json_kv_double(&j, "user_tests_cpu_s", c->run[r].user_tests_cpu_s);
+			}
 			json_roles(&j, &c->run[r]);
 			lb_json_object_end(&j);
 		}

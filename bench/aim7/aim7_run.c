@@ -28,6 +28,7 @@ struct child {
 	struct point *pt;
 	uint16_t *order;
 	unsigned int njobs;
+	unsigned int jobs_done;    /* jobs run to the end */
 	uint64_t start_ns, end_ns;
 	double user_s, sys_s, helper_user_s, helper_sys_s;
 	long vcsw, ivcsw;          /* context switches: child + helper */
@@ -48,6 +49,7 @@ struct point {
 	_Atomic uint32_t pause;     /* --check: park between jobs; futex word */
 	_Atomic uint32_t parked;
 	uint64_t start_ns;
+	uint64_t window_ns;         /* 0, or each child's alarm after its start */
 };
 
 static double tv_s(struct timeval tv)
@@ -237,10 +239,17 @@ static void *child_main(void *arg)
 	long v0, iv0, v1, iv1;
 	thread_times(&u0, &s0, &v0, &iv0);
 	ch->start_ns = lb_now_ns();
-	for (unsigned int j = 0; j < ch->njobs && !err && !stopping(pt); j++) {
+	/* re-aim's alarm, per child from its own start; it is checked between
+	 * jobs (re-aim's SIGALRM ends a child inside its job: here the job in
+	 * flight runs to its end, and the overrun shows in the child times).
+	 * Until it rings the child cycles through its job list. */
+	uint64_t alarm_at = pt->window_ns ? ch->start_ns + pt->window_ns : 0;
+	for (unsigned int j = 0; (alarm_at || j < ch->njobs) && !err && !stopping(pt); j++) {
+		if (alarm_at && lb_now_ns() >= alarm_at)
+			break;
 		if (pt->cfg->check_ns)
 			park_if_paused(pt);
-		unsigned int slot = ch->order[j];
+		unsigned int slot = ch->order[j % ch->njobs];
 		const struct aim_test *test = aim_test_at((size_t)pt->cfg->wf.test[slot]);
 		t->ctx.pad_frac = pt->sizing && slot < AIM_SIZING_MAX_TESTS
 					  ? pt->sizing->pad_frac[slot] : 0;
@@ -251,6 +260,7 @@ static void *child_main(void *arg)
 		t->sink += test->fn(t);
 		ch->slot_ns[slot] += (double)(thread_cpu_ns() - j0);
 		ch->slot_runs[slot] += 1;
+		ch->jobs_done++;
 		if (ch->slot_kops)
 			for (int op = 0; op < AIM_NKOPS; op++)
 				ch->slot_kops[slot * AIM_NKOPS + op] += t->ctx.kop_count[op] - kops0[op];
@@ -416,7 +426,8 @@ static uint64_t watchdog_deadline(const struct point *pt, const unsigned int *co
 {
 	const struct aim_config *cfg = pt->cfg;
 	const struct aim_sizing *sizing = pt->sizing;
-	uint64_t budget = cfg->time_ns ? cfg->time_ns : UINT64_C(5000000000);
+	uint64_t budget = pt->window_ns ? pt->window_ns
+			: cfg->time_ns ? cfg->time_ns : UINT64_C(5000000000);
 	/* A sized kernel's point cannot be shorter than its jobs' table time
 	 * spread over the CPUs (re-aim runs every test at least once). */
 	if (sizing && sizing->on) {
@@ -482,9 +493,13 @@ static void gather_children(struct point *pt, unsigned int njobs, double *kop_co
 			child_s[i] = (double)(ch->end_ns - t0) / LB_NS_PER_S;
 		user += ch->user_s + ch->helper_user_s;
 		sys += ch->sys_s + ch->helper_sys_s;
+		out->jobs_done += ch->jobs_done;
 		for (size_t s = 0; s < pt->cfg->wf.ntests && s < AIM_MAX_WORKFILE_TESTS; s++) {
 			out->test_ns[s] += ch->slot_ns[s];
 			out->test_runs[s] += ch->slot_runs[s];
+			bool sys_test = aim_test_at((size_t)pt->cfg->wf.test[s])->system;
+			*(sys_test ? &out->sys_tests_cpu_s : &out->user_tests_cpu_s) +=
+				ch->slot_ns[s] / LB_NS_PER_S;
 		}
 		if (kop_count)
 			for (size_t x = 0; x < (size_t)AIM_MAX_WORKFILE_TESTS * AIM_NKOPS; x++)
@@ -497,6 +512,7 @@ static void gather_children(struct point *pt, unsigned int njobs, double *kop_co
 	}
 	out->users = users;
 	out->jobs_per_child = njobs;
+	out->window_s = (double)pt->window_ns / LB_NS_PER_S;
 	if (child_s)
 		aim_figures_compute(users, njobs, (double)(last_end - t0) / LB_NS_PER_S, child_s,
 				    user, sys, &out->fig);
@@ -511,9 +527,30 @@ int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const 
 				   cfg->sizing.on ? &cfg->sizing : NULL, NULL, out);
 }
 
+static int run_point(const struct aim_config *cfg, const struct lb_lock_ops *const *role_ops,
+		     unsigned int users, unsigned int jobs, uint64_t seed,
+		     const struct aim_sizing *sizing, double *kop_count, uint64_t window_ns,
+		     struct aim_point *out);
+
 int aim_run_point_sized(const struct aim_config *cfg, const struct lb_lock_ops *const *role_ops,
 			unsigned int users, unsigned int jobs, uint64_t seed,
 			const struct aim_sizing *sizing, double *kop_count, struct aim_point *out)
+{
+	return run_point(cfg, role_ops, users, jobs, seed, sizing, kop_count, 0, out);
+}
+
+int aim_run_point_window(const struct aim_config *cfg, const struct lb_lock_ops *const *role_ops,
+			 unsigned int users, unsigned int jobs, uint64_t seed, uint64_t window_ns,
+			 struct aim_point *out)
+{
+	return run_point(cfg, role_ops, users, jobs, seed, cfg->sizing.on ? &cfg->sizing : NULL,
+			 NULL, window_ns, out);
+}
+
+static int run_point(const struct aim_config *cfg, const struct lb_lock_ops *const *role_ops,
+		     unsigned int users, unsigned int jobs, uint64_t seed,
+		     const struct aim_sizing *sizing, double *kop_count, uint64_t window_ns,
+		     struct aim_point *out)
 {
 	struct point *pt = calloc(1, sizeof(*pt));
 	unsigned int *counts = calloc(AIM_MAX_WORKFILE_TESTS, sizeof(unsigned int));
@@ -528,6 +565,7 @@ int aim_run_point_sized(const struct aim_config *cfg, const struct lb_lock_ops *
 	pt->cfg = cfg;
 	pt->sizing = sizing;
 	pt->users = users;
+	pt->window_ns = window_ns;
 	atomic_init(&pt->stop, 0);
 	atomic_init(&pt->finished, 0);
 	atomic_init(&pt->pause, 0);

@@ -49,3 +49,13 @@ void aim_figures_compute(unsigned int children, unsigned int jobs_per_child, dou
 	double jti = children == 1 ? 100.0 : (1.0 - cov) * 100.0;
 	out->jti = jti < 0 ? 0 : jti > 100 ? 100 : jti;
 }
+
+double aim_cpus_busy(const struct aim_point *p)
+{
+	return p->window_s > 0 ? p->child_cpu_s / p->window_s : 0;
+}
+
+double aim_progress_per_s(const struct aim_point *p)
+{
+	return p->window_s > 0 && p->fig.parent_s > 0 ? (double)p->jobs_done / p->fig.parent_s : 0;
+}

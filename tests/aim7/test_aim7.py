@@ -198,6 +198,28 @@ def cli(d):
         jpms += [float(l.split()[1]) for l in r.stdout.splitlines() if re.match(r"^1\s+\d", l) and log_row(l)]
     ok(len(jpms) == 5 and min(jpms) > 0, f"a job of microseconds still gets a wall time: {jpms}")
 
+    # --window: children cycle through their jobs until their alarm; the
+    # accounting adds up (jobs completed, CPUs busy, progress per second).
+    js = os.path.join(d, "win.json")
+    r = aim7("--workfile", tiny, "--users", "2", "--jobs", "1", "--window", "300ms", "--json", js)
+    try:
+        run = json.load(open(js))["results"][0]["runs"][0]
+        cpu = run["child_user_s"] + run["child_sys_s"]
+        ok(r.returncode == 0 and run["window_s"] == 0.3 and run["min_child_s"] >= 0.3 and
+           run["jobs_completed"] > 2 and
+           abs(run["cpus_busy"] - cpu / 0.3) < 0.02 + 1e-6 * cpu and
+           abs(run["progress_per_s"] - run["jobs_completed"] / run["parent_time_s"]) < 0.01 * run["progress_per_s"] + 1,
+           f"--window 300ms: every child ran to its alarm ({run['min_child_s']:.2f} s), cycled "
+           f"({run['jobs_completed']} jobs of 1 nominal each), CPUs busy {run['cpus_busy']:.2f} = "
+           f"{cpu:.2f} s / 0.3 s, progress {run['progress_per_s']:.1f}/s {short(r.stderr)}")
+        ok(any(l.startswith("  window: 2 children x 0.30 s alarm") for l in r.stdout.splitlines()),
+           "the window line follows the row")
+    except (OSError, ValueError, KeyError, IndexError) as e:
+        ok(False, f"--window run: {e} {short(r.stderr)}")
+    r = aim7("--window", "1s", "--time", "2s")
+    ok(r.returncode == 2 and r.stderr.count("\n") == 1 and "--window and --time" in r.stderr,
+       f"--window with --time: one line, exit 2 {short(r.stderr)}")
+
     r = aim7("-s", "1", "-e", "3", "-i", "2", "--jobs", "3")
     rows = [l.split()[0] for l in r.stdout.splitlines() if re.match(r"^\d+\s+\d", l) and log_row(l)]
     ok(r.returncode == 0 and rows == ["1", "3"], f"-s 1 -e 3 -i 2 runs 1 and 3 users: {rows}")

@@ -183,6 +183,33 @@ static void test_figures(void)
 	       "one child: JTI 100, JPM %.2f (want 84)", f.jobs_per_min);
 }
 
+/* The fixed window's accounting on the seed's numbers: 100 children cut
+ * by a 2000.04-s alarm, child CPU 21,564.90 + 2,721.29 s: 12.14 CPUs. */
+static void test_window_figures(void)
+{
+	struct aim_point *p = calloc(1, sizeof(*p));
+	if (!p) {
+		tap_ok(false, "out of memory");
+		return;
+	}
+	double child_s[100];
+	for (int i = 0; i < 100; i++)
+		child_s[i] = 2000.04;
+	aim_figures_compute(100, 104, 2000.04, child_s, 2721.29, 21564.90, &p->fig);
+	p->users = 100;
+	p->window_s = 2000.04;
+	p->child_cpu_s = 2721.29 + 21564.90;
+	p->jobs_done = 5000;
+	tap_ok(fabs(aim_cpus_busy(p) - 24286.19 / 2000.04) < 1e-9 &&
+		       fabs(aim_progress_per_s(p) - 5000 / 2000.04) < 1e-9,
+	       "window: CPUs busy %.2f (24286.19 / 2000.04), progress %.3f jobs/s (completed, not "
+	       "nominal)", aim_cpus_busy(p), aim_progress_per_s(p));
+	p->window_s = 0;
+	tap_ok(aim_cpus_busy(p) == 0 && aim_progress_per_s(p) == 0,
+	       "not a window run: no CPUs-busy or progress figure");
+	free(p);
+}
+
 /* Collapse runs of blanks and drop the trailing ones (the seed thread's
  * mail quoting lost re-aim's column padding). */
 static void squeeze(const char *in, char *out, size_t len)
@@ -738,6 +765,7 @@ int main(void)
 	test_jobs();
 	test_figures();
 	test_console();
+	test_window_figures();
 	test_orphan_counts();
 	test_kernel_check();
 	return tap_done();
