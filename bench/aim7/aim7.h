@@ -234,8 +234,9 @@ int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const 
 int aim_run_point_window(const struct aim_config *cfg, const struct lb_lock_ops *const *role_ops,
 			 unsigned int users, unsigned int jobs, uint64_t seed, uint64_t window_ns,
 			 struct aim_point *out);
-/* CPUs busy (child CPU / window) and progress (jobs run to the end per
- * wall second) of a fixed-window point; 0 when it was not one. */
+/* CPUs busy (child CPU / parent time: the window plus the overrun of the
+ * last job) and progress (jobs run to the end per wall second) of a
+ * fixed-window point; 0 when it was not one. */
 double aim_cpus_busy(const struct aim_point *p);
 double aim_progress_per_s(const struct aim_point *p);
 /* The same with the sizing given (NULL: none), and, when kop_count is not

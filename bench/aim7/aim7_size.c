@@ -125,6 +125,20 @@ void aim_print_sizing(FILE *out, const struct aim_config *cfg, bool detail)
 		 "within %.0f%%; 1 child)", cfg->sizing.scale, 100 * cfg->sizing_share_worst,
 		 100 * AIM_SIZING_BIG_SHARE, 100 * cfg->sizing_share_worst_big);
 	lb_wrap(out, "    ", line);
+	const struct aim_sizing *sz = &cfg->sizing;
+	if (sz->orphan_sleep_p > 0)
+		snprintf(line, sizeof(line), "sized from %s times; s_orphan_lock section %.0f ns of "
+			 "CPU, its owner sleeping %.0f us in %.2f%% of them (the table's journal waits)",
+			 sz->from_cpu ? "CPU" : "wall", sz->kwork_ns[AIM_K_ORPHAN],
+			 sz->orphan_sleep_ns / 1e3, 100 * sz->orphan_sleep_p);
+	else
+		snprintf(line, sizeof(line), "sized from %s times%s; s_orphan_lock section %.0f ns, "
+			 "its owner never sleeping (%s)", sz->from_cpu ? "CPU" : "wall",
+			 sz->from_cpu ? "" : " (the table has no cpu.* lines: recalibrate)",
+			 sz->kwork_ns[AIM_K_ORPHAN],
+			 c->have_sleep ? "no truncating creat slept when the table was measured"
+				       : "the table has no off-CPU figures");
+	lb_wrap(out, "    ", line);
 	if (!detail)
 		return;
 	fprintf(out, "  %-14s %10s %10s %8s %11s %11s\n", "test", "native_us", "target_us", "pad",

@@ -52,7 +52,10 @@ void aim_figures_compute(unsigned int children, unsigned int jobs_per_child, dou
 
 double aim_cpus_busy(const struct aim_point *p)
 {
-	return p->window_s > 0 ? p->child_cpu_s / p->window_s : 0;
+	/* Over the parent time: the window when the alarm cuts each child at
+	 * once (re-aim's 2000.04 s); here the job in flight runs to its end,
+	 * and that CPU was spent in the longer wall time. */
+	return p->window_s > 0 && p->fig.parent_s > 0 ? p->child_cpu_s / p->fig.parent_s : 0;
 }
 
 double aim_progress_per_s(const struct aim_point *p)
