@@ -116,7 +116,7 @@ static int parse_line(char *line, unsigned int lineno, struct aim_costs *c, bool
 		return 0;
 	}
 	if (!strcmp(key, "creat_existing.sleep_frac") || !strcmp(key, "creat_existing.offcpu_ns")) {
-		bool frac = key[15] == 's';
+		bool frac = !strcmp(key, "creat_existing.sleep_frac");
 		double v = strtod(val, &num_end);
 		if (!*val || *num_end || errno || !isfinite(v) || v < 0 || v > (frac ? 1 : 1e9)) {
 			snprintf(err, errlen, "%u: %s: '%s' is not %s", lineno, key, val,
