@@ -72,7 +72,7 @@ with tempfile.TemporaryDirectory() as tmp:
     ok(re.search(r"(?m)^  \(B\) vs \(A\): (no )?difference", so) and
        re.search(r"(?m)^Units: ops_per_sec in ops/s \(\+ is good\)", so),
        "compare: each verdict on its own line, a Units: line with the better direction")
-    so = check("ab", ["ab", "-q", "-t", "1,2", "--blocks", "6", "--slice", "10ms", "tas",
+    so = check("ab", ["ab", "-q", "-t", "1,2", "--blocks", "9", "--slice", "10ms", "tas",
                       "ticket"],
                [r"(?m)^LABEL +\| COUNT \| +MIN \| +MAX \| +MEAN \| +MEDIAN \| +STDDEV \| "
                 r"DIRECTION$"])

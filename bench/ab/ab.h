@@ -7,8 +7,10 @@
  * pair: the mean ns/op of its two A slices and of its two B slices, measured
  * within ~100 ms of each other, so what the host does to the machine over
  * seconds hits both sides alike.  Per cell: the kernel list's table, the
- * Hodges-Lehmann estimate of the paired ratios B/A with its 95 % interval, and
- * Wilcoxon's signed-rank verdict on the paired log ratios.
+ * paired ratio B/A with its interval, blocks as the unit (ab_ratio.c), and
+ * the verdict that interval gives at the same level; at 1 thread the
+ * headline is the ratio of the locks' own cost (lock+unlock less the bare
+ * loop), measured at the start of every block, beside the whole loop's.
  */
 #ifndef LB_AB_H
 #define LB_AB_H
@@ -23,15 +25,19 @@
 
 #define LB_AB_MAX_CELLS 16
 #define LB_AB_MAX_BLOCKS 2000
-#define LB_AB_MIN_BLOCKS 6       /* 12 pairs: a signed-rank test can reject at 0.01/16 */
-#define LB_AB_CONFIDENCE 0.95
+#define LB_AB_MIN_BLOCKS 9       /* the interval's fewest (lib/lb_blockci.h: 2 df) */
 #define LB_AB_OWN_ROUNDS 5        /* own-cost rounds per block (median of 5) */
-/* Family-wise false-alarm level, split over the cells (Bonferroni).  1 %,
- * not 5 %: a user who runs `ab` 20 times on identical code should see at
- * most one false "difference" -- at 5 % two or more come up in 26 % of such
- * series (the quiet A/A series here had 2 of 20), at 1 % in 1.7 %.  A 5 %
- * slowdown is far past either level (p < 1e-6 with 60 pairs). */
-#define LB_AB_ALPHA 0.01
+/* Family-wise false-alarm level, split over the cells (Bonferroni); each
+ * cell's interval is printed at its 1 - level (97.5 % with 2 cells), and
+ * its verdict is that interval excluding 1: one level for both.  5 %, with
+ * intervals that hold it (blocks as the unit, lib/lb_blockci.h): over 20
+ * A/A runs a cell of a 2-cell run says "difference" 0.5 times on average,
+ * twice or more in 9 % of such series.  The signed-rank test on pairs used
+ * before needed 1 %: it treated pairs as independent, and 4 of 20 A/A
+ * 2-thread intervals excluded 1 at its 95 %.  At 1 % the interval with its
+ * few df (2 threads: ~20 blocks, df 3) would be ~1.8x wider: a 5 % change
+ * out of reach of a default run. */
+#define LB_AB_ALPHA 0.05
 #define LB_AB_DEFAULT_SLICE_NS UINT64_C(10000000)   /* 10 ms: more pairs in the same 4 s */
 /* A pair is kept when its two slices' round trips are within this factor
  * of each other (or one is unknown): the host moves the vCPUs between
@@ -58,19 +64,29 @@ static inline bool lb_ab_uses_cpu(int metric, unsigned int nthreads)
 	return metric == LB_AB_METRIC_CPU || (metric == LB_AB_METRIC_AUTO && nthreads == 1);
 }
 
-/* The paired ratio B/A of a cell (ab_report.c): Hodges-Lehmann on the log
- * ratios of the kept pairs, its interval, and the signed-rank test. */
+/* A paired ratio B/A of a cell (ab_ratio.c), blocks as the unit: each
+ * block's log ratio (its kept pairs' mean, or its own-cost ratio), their
+ * trimmed mean and moving-block bootstrap interval at level 1 - alpha
+ * (lib/lb_blockci.h); the verdict is that interval excluding 1. */
 struct lb_ab_ratio {
-	size_t kept;                  /* pairs used */
+	size_t kept;                  /* pairs (or own-cost figures) used */
+	size_t blocks;                /* blocks with one at least: the interval's unit */
 	double ratio, lo, hi;         /* exp of the estimate and of the interval's ends */
-	double coverage;              /* the interval's achieved coverage */
-	struct lb_signrank rank;      /* on the same log ratios */
+	double alpha;                 /* the interval's (and verdict's) level: 1 - alpha */
+	double mdc_pct;               /* minimum detectable change, %: "could see +-X %" */
+	size_t block_len;             /* the bootstrap's resampling block, in blocks */
+	double df, rho;               /* the t quantile's df; lag-1 autocorrelation used */
+	struct lb_signrank rank;      /* over the pairs' log ratios: a description only */
 };
 
-/* a[i], b[i] > 0 where keep[i] (keep NULL: all).  0, or -1 when no pair is
- * usable or memory runs out (*out: ratio 1, p 1). */
-int lb_ab_ratio(const double *a, const double *b, const bool *keep, size_t n, double confidence,
-		struct lb_ab_ratio *out);
+/* a[i], b[i] > 0 where keep[i] (keep NULL: all); values i = k * per_block ..
+ * (k + 1) * per_block - 1 belong to block k.  0, or -1 when fewer than
+ * LB_BLOCKCI_MIN_N blocks are usable or memory runs out (*out: the estimate where one
+ * exists, no interval: lo = hi = ratio, mdc_pct INFINITY). */
+int lb_ab_ratio(const double *a, const double *b, const bool *keep, size_t n, size_t per_block,
+		double alpha, struct lb_ab_ratio *out);
+/* +1 B worse (the interval above 1), -1 B better, 0 neither or no interval. */
+int lb_ab_ratio_verdict(const struct lb_ab_ratio *r);
 
 struct lb_ab_config {
 	struct lb_loop_params loop;   /* per slice: duration_ns is the slice */
@@ -106,7 +122,10 @@ struct lb_ab_cell {
 	const double *value[LB_AB_SIDES]; /* the metric analysed: ns or cpu */
 	struct lb_summary sum[LB_AB_SIDES];
 	bool cpu_metric;              /* the value is CPU ns/op (lb_ab_uses_cpu) */
-	struct lb_ab_ratio ratio;     /* B/A of the metric: > 1 means B is slower */
+	struct lb_ab_ratio ratio;     /* B/A of the metric over the whole loop: > 1 means B is slower */
+	struct lb_ab_ratio own_ratio; /* 1 thread: B/A of the lock's own cost per block (the
+				       * headline, ab_report.c); blocks 0 otherwise */
+	bool own_headline;            /* the verdict is own_ratio's */
 	double lock_cost[LB_AB_SIDES];/* 1 thread: median over blocks of own[side]; NAN otherwise */
 	double call_cost;             /* likewise of own_none */
 	double alpha;                 /* this cell's level */

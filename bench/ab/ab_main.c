@@ -72,7 +72,7 @@ static void ab_release(struct lb_run *run)
 
 const struct lb_workload lb_workload_ab = {
 	.name = "ab",
-	.summary = "A vs B in one process: interleaved slices, paired ratio, signed-rank verdict",
+	.summary = "A vs B in one process: interleaved slices, paired ratio by blocks, verdict",
 	.signals = LB_SIGNALS_FINISH,
 	.signal_flags = 0, /* no SA_RESTART: the signal must cut the slice's sleep short */
 	.runnable_before = true, /* withholds contended verdicts on a busy machine */

@@ -88,8 +88,10 @@ const struct lb_opt_cmd lb_ab_cmd = {
 	.usage = "usage: lockbench ab [options] A B\n"
 		 "\n"
 		 "A paired A/B experiment in one process: short slices of A and B in ABBA\n"
-		 "order over the cells, a ratio B/A with its 95 % interval and a signed-rank\n"
-		 "verdict per cell.  A and B are lock names or plugin paths (./mylock.so).\n"
+		 "order over the cells; per cell a ratio B/A with an interval that takes\n"
+		 "blocks as the unit, the verdict at the same level (the interval excluding\n"
+		 "1) and the change the cell could see; at 1 thread the headline is the\n"
+		 "locks' own cost.  A and B are lock names or plugin paths (./mylock.so).\n"
 		 "\n",
 	.opts = ab_opts,
 	.operands = true,

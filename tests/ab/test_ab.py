@@ -29,24 +29,40 @@ def run(args, timeout=120):
 
 with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "ab.json")
-    rc, so, se = run(["ab", "-q", "-t", "1,2", "--blocks", "6", "--slice", "10ms", A, "ticket",
+    rc, so, se = run(["ab", "-q", "-t", "1,2", "--blocks", "9", "--slice", "10ms", A, "ticket",
                       "--json", out])
     lbtap.ok(rc == 0, f"ab PLUGIN ticket runs (rc {rc}) {se[-300:]}")
     head = re.compile(r"^LABEL +\| COUNT \| +MEAN \| +MEDIAN \| +STDDEV \| DIRECTION$", re.M)
     lbtap.ok(head.search(so), "the kernel list's header less MIN and MAX (--wide): LABEL | "
              "COUNT | MEAN | MEDIAN | STDDEV | DIRECTION")
-    rows_a = re.findall(r"^  \(A\) ticket-a +\| +12 \|", so, re.M)
-    rows_b = re.findall(r"^  \(B\) ticket +\| +12 \|", so, re.M)
+    rows_a = re.findall(r"^  \(A\) ticket-a +\| +18 \|", so, re.M)
+    rows_b = re.findall(r"^  \(B\) ticket +\| +18 \|", so, re.M)
     deltas = re.findall(r"^ +\| +\|( +[+-]\d+\.\d\d% \|){3} - is good$", so, re.M)
     lbtap.ok(len(rows_a) == 2 and len(rows_b) == 2 and len(deltas) == 2,
-             f"per cell: (A) and (B) rows with COUNT 12 (pairs) and a delta row ({len(rows_a)}, "
+             f"per cell: (A) and (B) rows with COUNT 18 (pairs) and a delta row ({len(rows_a)}, "
              f"{len(rows_b)}, {len(deltas)})")
-    verdicts = re.findall(r"^  ratio B/A \d+\.\d+ \[\d+\.\d+, \d+\.\d+\] \([+-]\d+\.\d\d%\): "
-                          r"(no difference|B better|B worse|no verdict)", so, re.M)
-    tests = re.findall(r"^  signed-rank W\+ [\d.]+ of \d+ pairs, p [\d.e+-]+", so, re.M)
-    lbtap.ok(len(verdicts) == 2 and len(tests) == 2,
-             f"per cell a ratio with its interval and a verdict, then the signed-rank test "
-             f"({verdicts}, {len(tests)})")
+    # One level: the header's per-cell level is the level every interval is
+    # printed at, and each verdict is its interval excluding 1.
+    level = re.search(r"verdict: the interval excludes 1, at level ([\d.]+) per cell \([\d.]+ over "
+                      r"2 cells, the interval printed at ([\d.]+) %\)", so)
+    lines = re.findall(r"^  (lock's own cost B/A|ratio B/A) (\d+\.\d+) \[(\d+\.\d+), (\d+\.\d+)\] "
+                       r"\([+-]\d+\.\d\d%\): (no difference seen|B better|B worse|no verdict)",
+                       so, re.M)
+    units = re.findall(r"^  ([\d.]+) % interval over (\d+) blocks \(resampled \d+ at a time, lag-1 "
+                       r"correlation [\d.-]+\); \d+ pairs, signed-rank sum W\+ [\d.]+ of [\d.]+", so,
+                       re.M)
+    agree = [(v == "B worse") == (float(lo) > 1) and (v == "B better") == (float(hi) < 1)
+             for _, _, lo, hi, v in lines if v != "no verdict"]
+    lbtap.ok(level and len(lines) == 2 and lines[0][0] == "lock's own cost B/A" and
+             lines[1][0] == "ratio B/A" and len(units) == 2 and
+             all(u[0] == level.group(2) for u in units) and
+             abs(100 * (1 - float(level.group(1))) - float(level.group(2))) < 0.05 and all(agree),
+             f"one level: 1 thread's headline is the own cost, 2 threads' the ratio; intervals "
+             f"at the header's level, each verdict its interval excluding 1 ({lines}, {units})")
+    lbtap.ok(re.search(r"^  whole loop B/A \d+\.\d+ \[\d+\.\d+, \d+\.\d+\] \([+-]\d+\.\d\d%\) "
+                       r"\(the harness loop included", so, re.M) and
+             re.search(r"could see \+-\d+\.\d %", so),
+             "the whole-loop ratio beside the headline; the cell's minimum detectable change")
     lbtap.ok("round trip" in so, "the round-trip range is printed")
     costs = re.findall(r"^  lock's own cost \(a lock\+unlock loop through the vtable less the bare "
                        r"loop, CPU ns/op, median over blocks\): \(A\) (\d+\.\d\d), \(B\) "
@@ -66,22 +82,25 @@ with tempfile.TemporaryDirectory() as tmp:
     res = doc.get("results", [])
     lbtap.ok(doc.get("schema") == "lockbench-ab-1" and "host" in doc and
              doc.get("config", {}).get("lock_a") == "ticket-a" and
-             doc["config"].get("blocks") == 6 and doc["config"].get("pairs") == 12,
+             doc["config"].get("blocks") == 9 and doc["config"].get("pairs") == 18,
              "JSON: schema lockbench-ab-1, host facts, config with both locks and the blocks")
     sides = [(r["params"]["side"], r["params"]["lock"], r["params"]["threads"]) for r in res]
     lbtap.ok(sides == [("A", "ticket-a", 1), ("B", "ticket", 1), ("A", "ticket-a", 2),
                        ("B", "ticket", 2)], f"JSON results: A and B per cell ({sides})")
     paired = [r.get("paired") for r in res if r["params"]["side"] == "B"]
-    lbtap.ok(all(p and p["ratio_lo"] <= p["ratio"] <= p["ratio_hi"] and p["signrank_n"] <= 12
-                 and p["verdict"] in ("better", "worse", "none", "withheld") for p in paired),
-             "JSON: B carries ratio, interval, signed-rank n, p and verdict")
-    lbtap.ok(all(p and p["estimator"].startswith("hodges-lehmann") and
-                 p["pairs_kept"] + p["pairs_left_out"] == 12 and 0 < p["coverage"] <= 1
+    lbtap.ok(all(p and p["ratio_lo"] <= p["ratio"] <= p["ratio_hi"] and p["signrank_pairs"] <= 18
+                 and p["verdict"] in ("better", "worse", "none", "withheld") and
+                 p["confidence"] == 1 - p["alpha"] and p["mdc_pct"] > 0 for p in paired),
+             "JSON: B carries ratio, interval at 1 - alpha, minimum detectable change, verdict")
+    lbtap.ok(all(p and p["estimator"].startswith("10% trimmed mean of per-block") and
+                 p["pairs_kept"] + p["pairs_left_out"] == 18 and p["blocks"] <= 9
                  for p in paired) and
+             [p.get("verdict_on") for p in paired] == ["own_cost", "ratio"] and
+             0 < paired[0]["own_cost"]["ratio"] and
              all(isinstance(x.get("kept"), bool) for r in res for x in r["runs"]) and
              [("lock_ns_per_op" in r) for r in res] == [True, True, False, False],
-             "JSON: Hodges-Lehmann over the kept pairs, each run's kept flag, the lock cost at "
-             "1 thread only")
+             "JSON: blocks as the unit over the kept pairs, the own-cost ratio and the verdict's "
+             "figure at 1 thread, each run's kept flag, the lock cost at 1 thread only")
     # The placement filter: a pair is kept unless both slices' round trips
     # are known and more than 1.5x apart; the paired figures count the kept.
     filt = []
@@ -93,10 +112,10 @@ with tempfile.TemporaryDirectory() as tmp:
         filt.append(rb["paired"]["pairs_kept"] == sum(x["kept"] for x in rb["runs"]))
     lbtap.ok(filt and all(filt), f"JSON: kept = the two slices' round trips within 1.5x, and "
              f"pairs_kept counts them ({filt.count(False)} disagree)")
-    lbtap.ok(all(len(r["runs"]) == 12 and all(x["ns_per_op"] > 0 for x in r["runs"]) for r in res),
-             "JSON: 12 per-pair runs per side, ns_per_op > 0")
+    lbtap.ok(all(len(r["runs"]) == 18 and all(x["ns_per_op"] > 0 for x in r["runs"]) for r in res),
+             "JSON: 18 per-pair runs per side, ns_per_op > 0")
     leads = [x["led_by"] for x in res[0]["runs"]] if res else []
-    lbtap.ok(leads == ["A", "B", "B", "A"] * 3,
+    lbtap.ok(leads == ["A", "B", "B", "A"] * 4 + ["A", "B"],
              f"pairs alternate which side leads: ABBA then BAAB ({''.join(leads)})")
 
     rc2, so2, se2 = run(["compare", out, out])
@@ -142,7 +161,7 @@ with tempfile.TemporaryDirectory() as tmp:
     hogs = [subprocess.Popen([sys.executable, "-c", "import time\nend=time.time()+30\n"
                               "while time.time() < end: pass"]) for _ in range(ncpu + 2)]
     try:
-        rc, so, se = run(["ab", "-q", "-t", "2", "--blocks", "6", "--slice", "5ms", A, B,
+        rc, so, se = run(["ab", "-q", "-t", "2", "--blocks", "9", "--slice", "5ms", A, B,
                           "--json", os.path.join(tmp, "busy.json")])
     finally:
         for h in hogs:
