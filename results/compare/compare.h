@@ -55,6 +55,7 @@ struct lb_cmp_report {
 	 * not recorded): see lb_rfile and lib/lb_c2c.h. */
 	double side_c2c[LB_CMP_MAX_SIDES][3];
 	const char *schema;     /* "lockbench-bench-1", or "plain" */
+	bool sequential_ab;     /* two or more ab files: the table repeats the warning */
 	bool wide;              /* --wide: the kernel list's table as it is (MIN, MAX, VERDICT) */
 	struct lb_cmp_group *groups;
 	size_t ngroups;

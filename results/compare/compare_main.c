@@ -6,6 +6,8 @@
  */
 #include "compare.h"
 #include "compare_sides.h"
+#include "compare_ab.h"
+#include "ab_paired.h"
 #include "workload.h"
 #include "lb_cli.h"
 #include "lb_opt.h"
@@ -545,6 +547,35 @@ static void check_outputs(const struct cmp_opts *o)
 					       "is not one of the inputs", opts[k], outs[k], o->paths[i]);
 }
 
+/* One ab file: its paired ratios (compare_ab.c), in the outputs asked. */
+static int compare_one_ab(const struct cmp_opts *o, struct lb_rfile *f)
+{
+	struct lb_outfile json = { 0 }, csv = { 0 };
+	int rc = 0;
+	if (o->side_arg[0] || o->side_arg[1])
+		lb_usage_error("--side-a/--side-b: %s is a lockbench ab file, whose sides are paired "
+			       "slice by slice; accepted: 'lockbench compare %s' alone (its paired "
+			       "ratios)", f->path, f->path);
+	lb_outfile_unlink_on_signals();
+	if (o->json_path)
+		lb_outfile_open_or_exit("--json", o->json_path, &json, NULL);
+	if (o->csv_path)
+		lb_outfile_open_or_exit("--csv", o->csv_path, &csv, &json);
+	FILE *table = lb_outfile_report_stream(&json, &csv);
+	lb_cmp_ab_table(table, f);
+	fflush(table);
+	if (o->json_path) {
+		lb_cmp_ab_json(json.fp, f);
+		rc |= lb_outfile_commit_or_say(&json, "compare", "--json", o->json_path) != 0;
+	}
+	if (o->csv_path) {
+		lb_cmp_ab_csv(csv.fp, f);
+		rc |= lb_outfile_commit_or_say(&csv, "compare", "--csv", o->csv_path) != 0;
+	}
+	lb_rfile_free(f);
+	return rc;
+}
+
 static int lb_cmd_compare(int argc, char **argv)
 {
 	struct cmp_opts o;
@@ -563,8 +594,19 @@ static int lb_cmd_compare(int argc, char **argv)
 	r.wide = o.wide;
 	for (size_t i = 0; i < LB_CMP_MAX_SIDES; i++)
 		r.side_load[i] = r.side_steal[i] = -1; /* plain numbers: not recorded */
+	if (!o.column && o.npaths == 1) {
+		char err[1024];
+		if (lb_rfile_load(o.paths[0], &files[0], err, sizeof(err)))
+			lb_usage_error("%s", err);
+		if (lb_abp_is_ab(&files[0]))
+			return compare_one_ab(&o, &files[0]);
+		lb_rfile_free(&files[0]);
+		memset(&files[0], 0, sizeof(files[0]));
+	}
 	if (!o.column)
 		load_files(&o, files, &within, &within_storage);
+	if (!o.column && lb_cmp_ab_sequential_warning(stderr, files, o.npaths))
+		r.sequential_ab = true;
 	set_labels(&o, within, &r, labels);
 	if (o.column)
 		build_plain(&o, &r, plain);

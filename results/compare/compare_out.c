@@ -256,6 +256,9 @@ void lb_cmp_write_table(FILE *out, const struct lb_cmp_report *r)
 	const char *head[7] = { "COUNT", "MIN", "MAX", "MEAN", "MEDIAN", "STDDEV", NULL };
 	/* The wide table prints as it always did: lines wrap only in the default one. */
 	const char *cont = r->wide ? NULL : "    ";
+	if (r->sequential_ab)
+		fprintf(out, "# WARNING: ab files compared with each other: the sequential method "
+			     "(each file measured at another time); see stderr\n");
 	row(out, r->wide, "LABEL", head, "DIRECTION", "VERDICT");
 	if (r->wide)
 		fprintf(out, "--------------------------------+-------+------------+------------+-----"

@@ -46,4 +46,14 @@ size_t lb_plot_script(FILE *gp, const struct lb_rfile *f, const struct lb_plot_h
 		      const char *dir, const char *prefix, int formats,
 		      struct lb_plot_outputs *outputs);
 
+/* The command that made f, as titles print it: "lockbench ab ...", the
+ * program named once whether the file recorded it or not. */
+void lb_plot_command_text(const struct lb_rfile *f, char *buf, size_t len);
+
+/* An ab file (plot_ab.c): the paired ratio per cell with its interval, log
+ * axis, as DIR/<prefix>-paired-ratio.<ext>.  The number of pictures (0: no
+ * cell has an interval). */
+size_t lb_plot_ab(FILE *gp, const struct lb_rfile *f, const char *dir, const char *prefix,
+		  int formats, struct lb_plot_outputs *outputs);
+
 #endif /* LB_PLOT_H */

@@ -6,6 +6,7 @@
  * succeeded (no half-drawn picture is ever left under its final name).
  */
 #include "plot.h"
+#include "ab_paired.h"
 #include "plot_overlay.h"
 #include "workload.h"
 #include "lb_cli.h"
@@ -99,7 +100,7 @@ static const struct lb_opt plot_opts[] = {
 	  .help = "svg, png or svg,png (default svg,png)", .def = "svg,png",
 	  .parse = parse_formats, .accepted = "svg, png, svg,png" },
 	{ .name = "overlay", .kind = LB_OPT_FLAG,
-	  .help = "one picture of all the files (or of one file's\nseries, e.g. an ab result's A and B): every curve\nwith error bars, and a delta-% panel against the\nfirst file (DIR/overlay-METRIC-vs-X)",
+	  .help = "one picture of all the files: every curve with\nerror bars, and a delta-% panel against the first\nfile (DIR/overlay-METRIC-vs-X); one ab file: its\npaired ratios, as without --overlay",
 	  .offset = LB_OPT_AT(struct plot_args, overlay, bool) },
 	LB_OPT_ROW_HELP,
 	LB_OPT_ROW_END,
@@ -116,6 +117,7 @@ static const struct lb_opt_cmd plot_cmd = {
 		 "         picture per thread count; the per-thread share of operations\n"
 		 "         at the largest thread count (fairness)\n"
 		 "  aim7:  jobs/min against users\n"
+		 "  ab:    the paired ratio B/A per cell with its interval, log axis\n"
 		 "  rt:    RT latencies and hackbench time, one bar per list lock, and\n"
 		 "         the latency histograms (with rt --histogram)\n"
 		 "  other workloads: their headline metric against their first numeric\n"
@@ -304,6 +306,8 @@ out:
 /* One file's pictures (plot_script.c). */
 static size_t write_one(FILE *gp, const struct plot_job *job, struct lb_plot_outputs *o)
 {
+	if (lb_abp_is_ab(&job->files[0])) /* its pairing kept: the paired ratios alone */
+		return lb_plot_ab(gp, &job->files[0], job->dir, job->prefix, job->formats, o);
 	struct lb_plot_hints d;
 	lb_plot_describe(&job->files[0], &d);
 	return lb_plot_script(gp, &job->files[0], &d, job->dir, job->prefix, job->formats, o);
@@ -385,6 +389,18 @@ static int lb_cmd_plot(int argc, char **argv)
 
 	int rc = 0;
 	install_stop_handlers();
+	/* An ab file keeps its pairing: --overlay would draw its sides' means
+	 * +- sd; one ab file draws its paired ratios instead, and overlaying
+	 * ab files with each other is the sequential method (a warning). */
+	if (overlay && nfiles == 1 && lb_abp_is_ab(&files[0]))
+		overlay = false;
+	for (size_t i = 0; overlay && i < nfiles; i++)
+		if (lb_abp_is_ab(&files[i])) {
+			fprintf(stderr, "%s: WARNING: --overlay of %zu files with ab files among them: "
+				"the sequential method (each measured at another time); each ab "
+				"file's own picture keeps its pairing\n", lb_cli_prog(), nfiles);
+			break;
+		}
 	if (overlay)
 		rc = plot_overlay_all(gnuplot, files, (const char *const *)prefixes, nfiles, dir,
 				      formats);

@@ -284,11 +284,27 @@ static void emit(FILE *gp, const char *body, const char *dir, const char *prefix
 	}
 }
 
+void lb_plot_command_text(const struct lb_rfile *f, char *buf, size_t len)
+{
+	/* ab and some others record the whole argv ("lockbench ab ..."), bench
+	 * its arguments alone ("bench ..."): "lockbench" is added only when the
+	 * first word is not already the program. */
+	const char *c = f->command, *sp = strchr(c, ' ');
+	size_t first = sp ? (size_t)(sp - c) : strlen(c);
+	const char *base = c + first;
+	while (base > c && base[-1] != '/')
+		base--;
+	bool named = (size_t)(c + first - base) == strlen("lockbench") &&
+		     !strncmp(base, "lockbench", strlen("lockbench"));
+	snprintf(buf, len, "%s%.150s%s", named || !*c ? "" : "lockbench ", c,
+		 strlen(c) > 150 ? "..." : "");
+}
+
 static void title(FILE *b, const char *what, const struct lb_rfile *f)
 {
-	char t[1024], cmd[160];
-	snprintf(cmd, sizeof(cmd), "%.150s%s", f->command, strlen(f->command) > 150 ? "..." : "");
-	snprintf(t, sizeof(t), "%s\n%s\nlockbench %s%s", what, f->host_line, cmd,
+	char t[1024], cmd[200];
+	lb_plot_command_text(f, cmd, sizeof(cmd));
+	snprintf(t, sizeof(t), "%s\n%s\n%s%s", what, f->host_line, cmd,
 		 f->interrupted ? "  (interrupted run)" : "");
 	fputs("set title ", b);
 	lb_plot_gp_string(b, t);
