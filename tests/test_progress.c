@@ -81,6 +81,28 @@ static void test_file(void)
 	fclose(f);
 }
 
+/* ab's thinned progress (a line a second at most) off a terminal: however
+ * many steps were thinned out, the output ends in a newline -- the last
+ * step's line comes at the end, never a line left open. */
+static void test_file_thinned(void)
+{
+	FILE *f = tmpfile();
+	struct lb_progress p;
+	lb_progress_begin(&p, f, false, 0, 4 * LB_NS_PER_S, 0);
+	lb_progress_line_every(&p, 3600 * LB_NS_PER_S);
+	for (int i = 0; i < 50; i++) {
+		lb_progress_step(&p, "ab: block %d, 1 thread", i + 1);
+		lb_progress_step_done(&p);
+	}
+	lb_progress_end(&p);
+	const char *s = contents(f);
+	size_t n = strlen(s);
+	tap_ok(n > 0 && s[n - 1] == '\n' && count(s, "\n") == 1 && !strchr(s, '\r') &&
+	       strstr(s, "[50] ab: block 50, 1 thread: done in "),
+	       "off a terminal, 50 thinned steps: one line, the last step's, newline-ended");
+	fclose(f);
+}
+
 static void test_terminal(void)
 {
 	FILE *f = tmpfile();
@@ -129,6 +151,7 @@ int main(void)
 {
 	test_arithmetic();
 	test_file();
+	test_file_thinned();
 	test_terminal();
 	test_quiet();
 	return tap_done();
