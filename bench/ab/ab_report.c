@@ -320,6 +320,9 @@ static void write_side(struct lb_json *j, const struct lb_ab_config *cfg,
 		lb_json_kv_double(j, "cpu_ns_per_op", c->cpu[s][k]);
 		lb_json_kv_double(j, "ops_per_sec", c->ops[s][k]);
 		lb_json_kv_bool(j, "kept", c->keep[k]);
+		/* 1 thread: the side's own cost in this pair's block (the headline's data). */
+		if (c->nthreads == 1 && isfinite(c->own[s][k / 2]))
+			lb_json_kv_double(j, "block_own_ns_per_op", c->own[s][k / 2]);
 		if (c->c2c_side[s][k] >= 0)
 			lb_json_kv_double(j, "c2c_slice_ns", c->c2c_side[s][k]);
 		if (c->c2c[k] >= 0) {

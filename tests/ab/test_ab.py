@@ -114,6 +114,9 @@ with tempfile.TemporaryDirectory() as tmp:
              f"pairs_kept counts them ({filt.count(False)} disagree)")
     lbtap.ok(all(len(r["runs"]) == 18 and all(x["ns_per_op"] > 0 for x in r["runs"]) for r in res),
              "JSON: 18 per-pair runs per side, ns_per_op > 0")
+    lbtap.ok(res and all(x.get("block_own_ns_per_op", 0) > 0 for r in res[:2] for x in r["runs"]) and
+             not any("block_own_ns_per_op" in x for r in res[2:] for x in r["runs"]),
+             "JSON: 1-thread runs carry their block's own cost (the headline's data), 2-thread none")
     leads = [x["led_by"] for x in res[0]["runs"]] if res else []
     lbtap.ok(leads == ["A", "B", "B", "A"] * 4 + ["A", "B"],
              f"pairs alternate which side leads: ABBA then BAAB ({''.join(leads)})")
