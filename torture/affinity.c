@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* affinity.c - bind lists, the shuffler and onoff, applied per worker. */
 #include "affinity.h"
+#include "procmode.h"
 #include "lb_time.h"
 #include "state.h"
 #include "stutter.h"
@@ -69,8 +70,11 @@ static void apply_all(struct lb_torture_run *run)
 		if (!t->created || atomic_load_explicit(&t->exited, memory_order_relaxed))
 			continue;
 		worker_mask(run, t, &set);
-		/* ESRCH races with an exiting thread are harmless; nothing to do. */
-		pthread_setaffinity_np(t->handle, sizeof(set), &set);
+		/* ESRCH races with an exiting worker are harmless; nothing to do. */
+		if (t->pid)
+			sched_setaffinity(t->pid, sizeof(set), &set);
+		else
+			pthread_setaffinity_np(t->handle, sizeof(set), &set);
 	}
 }
 
@@ -81,6 +85,13 @@ int lb_torture_spawn(struct lb_torture_run *run, struct lb_torture_thread *t,
 	struct sched_param sp = { .sched_priority = 0 };
 	pthread_attr_t attr;
 	cpu_set_t set;
+	if (run->shared_map) { /* -P: a forked process */
+		pthread_mutex_lock(&a->mutex);
+		worker_mask(run, t, &set);
+		int err = lb_torture_proc_spawn(run, t, fn, &set);
+		pthread_mutex_unlock(&a->mutex);
+		return err;
+	}
 	int err = pthread_attr_init(&attr);
 	if (err)
 		return err;

@@ -31,6 +31,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "lb_atomic.h"
 #include "lb_lock_ops.h"
@@ -82,6 +83,8 @@ struct lb_torture_config {
 	uint32_t perturb_ppm;        /* --perturb: points perturbed per million; 0 = off */
 	uint64_t seed;               /* --seed, or drawn at start; printed for replay */
 	bool kernel_defaults;        /* -1 thread counts as the kernel chooses them */
+	bool processes;              /* -P: workers are forked processes sharing one
+				      * MAP_SHARED lock set up by init_shared (procmode.h) */
 	int argc;                    /* the command line, for the replay line */
 	char **argv;
 
@@ -130,6 +133,7 @@ struct lb_torture_thread {
 	unsigned int index;             /* dense index over all workers */
 	bool created;                   /* pthread_create succeeded (main only) */
 	pthread_t handle;
+	pid_t pid;                      /* -P: the worker's process; 0 for a thread */
 	bool rt;                        /* currently SCHED_FIFO */
 	int ntctx;                      /* contexts in tctx[] that thread_init accepted */
 	void *tctx[1 + LB_TORTURE_MAX_NESTED]; /* [0] main lock, [1+k] nested lock k */
@@ -207,6 +211,11 @@ struct lb_torture_run {
 	struct lb_torture_affinity *affinity;
 	struct lb_torture_rcu_chains *chains;
 	struct lb_torture_deadlock *deadlock;    /* --deadlock: its locks and counts */
+
+	/* -P: this struct, the threads, the locks and their contexts lie in one
+	 * MAP_SHARED mapping made before the fork (procmode.h); NULL otherwise. */
+	void *shared_map;
+	size_t shared_size, shared_used;         /* main only, before the fork */
 };
 
 /* Shorthand for the "<type>-torture:" prefix every output line carries. */

@@ -82,11 +82,12 @@ static void snap_thread(const struct lb_torture_thread *t, struct lb_evidence_sn
 	int tid = atomic_load_explicit(&t->tid, memory_order_relaxed);
 	if (!tid || !t->created)
 		return;
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	char path[80], buf[512];
+	/* /proc/TID/task/TID: a thread of ours, or (-P) a worker process. */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", tid, tid);
 	if (read_small(path, buf, sizeof(buf)))
 		s->run_state = lb_evidence_parse_stat(buf);
-	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", tid, tid);
 	if (read_small(path, buf, sizeof(buf)))
 		s->sched_known = lb_evidence_parse_schedstat(buf, &s->cpu_ns, &s->delay_ns);
 }

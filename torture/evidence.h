@@ -2,7 +2,8 @@
 /*
  * evidence.h - what the watchdog gathers over a window without lock
  * progress, for verdict.h: each worker's torture state, its run state, CPU
- * time and run delay (/proc/self/task/TID/stat and .../schedstat), its spin
+ * time and run delay (/proc/TID/task/TID/stat and .../schedstat: a thread, or
+ * with -P a worker process), its spin
  * count (lb_cpu_relax() in locktorture's copy of the locks, perturb.h), the
  * acquisitions by anyone and the steal time (/proc/stat).
  *

@@ -240,6 +240,9 @@ static const struct lb_opt torture_opts[] = {
 	  .help = "test only: writer 0 keeps the lock forever after N acquisitions",
 	  .parse = parse_inject_hang, .min = 0, .max = LONG_MAX, .unit = "acquisitions",
 	  .offset = LB_OPT_AT(T, cfg.inject_hang, long long) },
+	{ .name = "processes", .short_name = 'P', .kind = LB_OPT_FLAG,
+	  .help = "workers are forked processes on one MAP_SHARED lock (locks with init_shared)",
+	  .offset = LB_OPT_AT(T, cfg.processes, bool) },
 	{ .name = "list", .kind = LB_OPT_FLAG, .help = "list the lock types (name, kind, sides, summary)",
 	  .offset = LB_OPT_AT(T, list, bool) },
 	{ .name = "help", .short_name = 'h', .kind = LB_OPT_HELP, .help = "this help" },
@@ -342,6 +345,30 @@ static void resolve_threads(struct lb_torture_config *cfg, int nwriters, int nre
 	cfg->nreaders_stress = nr;
 }
 
+/* -P: a lock processes can share, and nothing that needs a thread of main. */
+static void check_processes(const struct lb_torture_config *cfg)
+{
+	if (!cfg->processes)
+		return;
+	if (!cfg->ops->init_shared) {
+		char names[2048];
+		size_t len = 0;
+		names[0] = '\0';
+		const struct lb_lock_ops *const *tab = lb_lock_table();
+		for (size_t i = 0; i < lb_lock_count() && len < sizeof(names) - 64; i++)
+			if (tab[i]->init_shared && !tab[i]->unsupported)
+				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+							len ? ", " : "", tab[i]->name);
+		lb_usage_error("-P: %s cannot be shared by processes (accepted: a lock with "
+			       "init_shared: %s)", cfg->type, names);
+	}
+	if (cfg->deadlock)
+		lb_usage_error("-P: --deadlock needs threads (its contenders are signal handlers of "
+			       "the workers; accepted with -P: --deadlock none)");
+	if (cfg->call_rcu_chains)
+		lb_usage_error("-P: --call_rcu_chains needs threads (accepted with -P: 0)");
+}
+
 static void check_combinations(struct lb_torture_config *cfg)
 {
 	const struct lb_lock_ops *ops = cfg->ops;
@@ -357,6 +384,7 @@ static void check_combinations(struct lb_torture_config *cfg)
 		lb_usage_error("--nested_locks/--nwriters_stress: %ld lock contexts (accepted: "
 			       "threads x (1 + nested_locks) <= %d)", nctx, LB_MAX_THREADS);
 	lb_torture_deadlock_check_options(cfg);
+	check_processes(cfg);
 	if (cfg->inject_hang >= 0 && cfg->nwriters_stress == 0)
 		lb_usage_error("--inject_hang: needs a writer (accepted with --nwriters_stress >= 1)");
 

@@ -18,9 +18,15 @@ static uint64_t perturb_seed;
 
 /* Action counts: only perturbed points touch them, so the shared line costs
  * little next to the delay itself.  Relaxed: statistics only. */
-static _Atomic uint64_t perturb_points, perturb_spins, perturb_yields, perturb_sleeps;
-static _Atomic uint64_t perturb_published, perturb_holds, perturb_contended, perturb_long;
-static _Atomic uint64_t perturb_rare, perturb_polls;
+struct perturb_tally {
+	_Atomic uint64_t points, spins, yields, sleeps;
+	_Atomic uint64_t published, holds, contended, long_ones;
+	_Atomic uint64_t rare, polls;
+};
+static struct perturb_tally perturb_local;
+/* Where the counts go: this process's, or (locktorture -P) a shared
+ * mapping every worker process adds to; set before any worker starts. */
+static struct perturb_tally *tally = &perturb_local;
 
 /* Per thread: the generator, whether it was seeded, this phase's rate (ppm)
  * and the decisions left before the next phase. */
@@ -124,18 +130,29 @@ void lb_perturb_thread_start(unsigned int index)
 		prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
 }
 
+size_t lb_perturb_tally_size(void)
+{
+	return sizeof(struct perturb_tally);
+}
+
+void lb_perturb_share_tally(void *mem)
+{
+	/* Zeroed by the caller: every count starts at 0.  NULL: back to ours. */
+	tally = mem ? mem : &perturb_local;
+}
+
 void lb_perturb_read_counts(struct lb_perturb_counts *out)
 {
-	out->points = atomic_load_explicit(&perturb_points, memory_order_relaxed);
-	out->spins = atomic_load_explicit(&perturb_spins, memory_order_relaxed);
-	out->yields = atomic_load_explicit(&perturb_yields, memory_order_relaxed);
-	out->sleeps = atomic_load_explicit(&perturb_sleeps, memory_order_relaxed);
-	out->published = atomic_load_explicit(&perturb_published, memory_order_relaxed);
-	out->holds = atomic_load_explicit(&perturb_holds, memory_order_relaxed);
-	out->contended = atomic_load_explicit(&perturb_contended, memory_order_relaxed);
-	out->rare = atomic_load_explicit(&perturb_rare, memory_order_relaxed);
-	out->long_ones = atomic_load_explicit(&perturb_long, memory_order_relaxed);
-	out->polls = atomic_load_explicit(&perturb_polls, memory_order_relaxed);
+	out->points = atomic_load_explicit(&tally->points, memory_order_relaxed);
+	out->spins = atomic_load_explicit(&tally->spins, memory_order_relaxed);
+	out->yields = atomic_load_explicit(&tally->yields, memory_order_relaxed);
+	out->sleeps = atomic_load_explicit(&tally->sleeps, memory_order_relaxed);
+	out->published = atomic_load_explicit(&tally->published, memory_order_relaxed);
+	out->holds = atomic_load_explicit(&tally->holds, memory_order_relaxed);
+	out->contended = atomic_load_explicit(&tally->contended, memory_order_relaxed);
+	out->rare = atomic_load_explicit(&tally->rare, memory_order_relaxed);
+	out->long_ones = atomic_load_explicit(&tally->long_ones, memory_order_relaxed);
+	out->polls = atomic_load_explicit(&tally->polls, memory_order_relaxed);
 }
 
 static void count(_Atomic uint64_t *what)
@@ -178,15 +195,15 @@ static void sleep_ns(long ns)
 static void deschedule(uint32_t kind, uint32_t amount)
 {
 	if (kind % 2) {
-		count(&perturb_yields);
+		count(&tally->yields);
 		unsigned int n = amount % PERTURB_YIELD_BURST_EVERY ? 1 : 2 + amount / 8 % 4;
 		while (n--)
 			sched_yield();
 		return;
 	}
-	count(&perturb_sleeps);
+	count(&tally->sleeps);
 	if (amount % PERTURB_LONG_SLEEP_EVERY == 0) {
-		count(&perturb_long);
+		count(&tally->long_ones);
 		sleep_ns(PERTURB_LONG_SLEEP_NS + (long)(amount / 16 % PERTURB_LONG_SLEEP_SPAN_NS));
 	} else {
 		sleep_ns(1000 + (long)(amount % PERTURB_MAX_SLEEP_NS));
@@ -195,7 +212,7 @@ static void deschedule(uint32_t kind, uint32_t amount)
 
 static void spin(uint32_t amount)
 {
-	count(&perturb_spins);
+	count(&tally->spins);
 	for (uint32_t i = 1 + amount % PERTURB_MAX_SPIN; i; i--)
 		lb_cpu_relax(); /* spin-wait hint: the delay is the point */
 }
@@ -204,7 +221,7 @@ void lb_perturb_slow(void)
 {
 	if (!draw(1))
 		return;
-	count(&perturb_points);
+	count(&tally->points);
 	uint32_t how = lb_torture_random_step(&perturb_state);
 	uint32_t kind = how % 16, amount = how >> 8;
 	if (kind < 6)
@@ -231,8 +248,8 @@ void lb_perturb_slow_published(void)
 	 * most are those of a quiet phase (they run fastest). */
 	if (!draw_rate(PERTURB_PUBLISH_BOOST, true))
 		return;
-	count(&perturb_points);
-	count(&perturb_published);
+	count(&tally->points);
+	count(&tally->published);
 	/* Mostly descheduled: others act on the state just published while
 	 * this thread has not done what comes after it. */
 	delay_mostly_descheduled(2);
@@ -247,8 +264,8 @@ void lb_perturb_slow_site(uint32_t *hits, bool after, bool publishes, int mo)
 			seed_thread(1000000u + (uint64_t)gettid());
 		if (lb_torture_random_step(&perturb_state) % n < PERTURB_RARE_K) {
 			perturb_acquire_ops++; /* a decision, as draw_rate() counts */
-			count(&perturb_points);
-			count(&perturb_rare);
+			count(&tally->points);
+			count(&tally->rare);
 			delay_mostly_descheduled(4);
 			return;
 		}
@@ -274,33 +291,33 @@ void lb_perturb_slow_hold(bool reader)
 	} else if (contended) {
 		if (lb_torture_random_step(&perturb_state) % 1000000u >= PERTURB_CONTENDED_PPM)
 			return;
-		count(&perturb_contended);
+		count(&tally->contended);
 	} else if (!draw_rate(PERTURB_HOLD_BOOST, true)) {
 		/* The configured rate, not the phase's: the threads of a quiet
 		 * phase run fastest and so hold most critical sections. */
 		return;
 	}
-	count(&perturb_points);
-	count(&perturb_holds);
+	count(&tally->points);
+	count(&tally->holds);
 	uint32_t how = lb_torture_random_step(&perturb_state);
 	uint32_t kind = how % 16, amount = how >> 8;
 	if (amount % PERTURB_LONG_HOLD_EVERY == 0) {
 		/* A long hold: preempted for a tick or two inside. */
-		count(&perturb_sleeps);
-		count(&perturb_long);
+		count(&tally->sleeps);
+		count(&tally->long_ones);
 		sleep_ns(PERTURB_LONG_HOLD_NS + (long)(amount / 32 % PERTURB_LONG_HOLD_NS));
 	} else if (contended || kind < 12) {
 		/* Held on the CPU for 1..40 µs, longer than the waiters' spin
 		 * budgets (~15 µs) half the time: they give up and sleep, so
 		 * the unlock takes its slow path; a second owner let in meets
 		 * this one.  A spin, not a sleep: the others keep going. */
-		count(&perturb_spins);
+		count(&tally->spins);
 		lb_torture_spin_ns(1000 + amount % PERTURB_HOLD_SPIN_NS);
 	} else if (kind < 14) {
-		count(&perturb_yields);
+		count(&tally->yields);
 		sched_yield();
 	} else {
-		count(&perturb_sleeps);
+		count(&tally->sleeps);
 		sleep_ns(PERTURB_HOLD_SLEEP_NS + (long)(amount % PERTURB_HOLD_SLEEP_NS));
 	}
 }
@@ -318,6 +335,6 @@ uint64_t lb_perturb_poll_ns_slow(void)
 	}
 	if (!perturb_polling)
 		return 0;
-	count(&perturb_polls);
+	count(&tally->polls);
 	return PERTURB_POLL_MIN_NS + lb_torture_random_step(&perturb_poll_state) % PERTURB_POLL_SPAN_NS;
 }

@@ -52,6 +52,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Read by every hook: true while --perturb is on. */
@@ -93,6 +94,10 @@ struct lb_perturb_counts {
 	uint64_t polls;     /* writer acquisitions that polled trylock first */
 };
 void lb_perturb_read_counts(struct lb_perturb_counts *out);
+/* locktorture -P: the counts' size, and moving them into zeroed shared
+ * memory (before the first fork) so that every process adds to them. */
+size_t lb_perturb_tally_size(void);
+void lb_perturb_share_tally(void *mem);
 
 /* One decision at a plain point: maybe spin, yield or sleep. */
 void lb_perturb_slow(void);

@@ -10,6 +10,7 @@
 #include "fatal.h"
 #include "perturb.h"
 #include "prio.h"
+#include "procmode.h"
 #include "rcu_chains.h"
 #include "stats.h"
 #include "stutter.h"
@@ -52,9 +53,29 @@ static void *alloc_lines(size_t size)
 	return p;
 }
 
+/* -P: every worker's lock contexts from the shared mapping, before the
+ * fork (workers.c takes a context already there instead of allocating). */
+static bool proc_contexts(struct lb_torture_run *run)
+{
+	const struct lb_lock_ops *ops = run->ops;
+	if (!ops->thread_ctx_size)
+		return true;
+	for (int i = 0; i < run->nthreads; i++)
+		for (int k = 0; k < 1 + run->cfg.nested_locks; k++) {
+			run->threads[i].tctx[k] =
+				lb_torture_proc_carve(run, ops->thread_ctx_size, LB_CACHELINE);
+			if (!run->threads[i].tctx[k])
+				return false;
+		}
+	return true;
+}
+
 static struct lb_torture_run *run_alloc(const struct lb_torture_config *cfg)
 {
-	struct lb_torture_run *run = alloc_lines(sizeof(*run));
+	size_t threads_size = sizeof(struct lb_torture_thread) *
+			      (size_t)(cfg->nwriters_stress + cfg->nreaders_stress);
+	struct lb_torture_run *run = cfg->processes ? lb_torture_proc_map(cfg)
+						    : alloc_lines(sizeof(*run));
 	if (!run)
 		return NULL;
 	run->cfg = *cfg;
@@ -63,9 +84,13 @@ static struct lb_torture_run *run_alloc(const struct lb_torture_config *cfg)
 	run->rcu = cfg->ops->flags & LB_LOCK_F_RCU;
 	run->nthreads = cfg->nwriters_stress + cfg->nreaders_stress;
 	run->longest_wait_thread = -1;
-	run->threads = alloc_lines(sizeof(*run->threads) * (size_t)run->nthreads);
-	if (!run->threads) {
-		free(run);
+	run->threads = run->shared_map ? lb_torture_proc_carve(run, threads_size, LB_CACHELINE)
+				       : alloc_lines(threads_size);
+	if (!run->threads || (run->shared_map && !proc_contexts(run))) {
+		if (run->shared_map)
+			lb_torture_proc_unmap(run);
+		else
+			free(run);
 		return NULL;
 	}
 	for (int i = 0; i < run->nthreads; i++) {
@@ -78,34 +103,39 @@ static struct lb_torture_run *run_alloc(const struct lb_torture_config *cfg)
 	return run;
 }
 
-static int lock_new(const struct lb_lock_ops *ops, void **out)
+/* A lock on its own cache lines; -P: in the shared mapping, by init_shared. */
+static int lock_new(struct lb_torture_run *run, void **out)
 {
-	void *lock = lb_lock_alloc(ops);
+	const struct lb_lock_ops *ops = run->ops;
+	void *lock = run->shared_map ? lb_torture_proc_carve(run, ops->lock_size, ops->lock_align)
+				     : lb_lock_alloc(ops);
 	if (!lock)
 		return ENOMEM;
-	int err = ops->init(lock);
+	int err = run->shared_map ? ops->init_shared(lock) : ops->init(lock);
 	if (err) {
-		lb_lock_free(lock);
+		if (!run->shared_map)
+			lb_lock_free(lock);
 		return err;
 	}
 	*out = lock;
 	return 0;
 }
 
-static void lock_delete(const struct lb_lock_ops *ops, void *lock)
+static void lock_delete(const struct lb_torture_run *run, void *lock)
 {
 	if (!lock)
 		return;
-	if (ops->destroy)
-		ops->destroy(lock);
-	lb_lock_free(lock);
+	if (run->ops->destroy)
+		run->ops->destroy(lock);
+	if (!run->shared_map) /* -P: unmapped with the rest */
+		lb_lock_free(lock);
 }
 
 static int locks_init(struct lb_torture_run *run)
 {
-	int err = lock_new(run->ops, &run->lock);
+	int err = lock_new(run, &run->lock);
 	for (int k = 0; !err && k < run->cfg.nested_locks; k++)
-		err = lock_new(run->ops, &run->nested[k]);
+		err = lock_new(run, &run->nested[k]);
 	if (!err)
 		err = lb_torture_deadlock_init(run);
 	return err;
@@ -114,18 +144,22 @@ static int locks_init(struct lb_torture_run *run)
 /* Only after every worker was joined: no lock can touch a context any more. */
 static void cleanup(struct lb_torture_run *run)
 {
-	const struct lb_lock_ops *ops = run->ops;
-	for (int i = 0; i < run->nthreads; i++) {
+	for (int i = 0; i < run->nthreads && !run->shared_map; i++) {
 		struct lb_torture_thread *t = &run->threads[i];
 		/* thread_fini already ran in the owner (workers.c). */
 		for (int k = 0; k < 1 + LB_TORTURE_MAX_NESTED; k++)
 			lb_thread_ctx_free(t->tctx[k]);
 	}
-	lock_delete(ops, run->lock);
+	lock_delete(run, run->lock);
 	for (int k = 0; k < LB_TORTURE_MAX_NESTED; k++)
-		lock_delete(ops, run->nested[k]);
+		lock_delete(run, run->nested[k]);
 	lb_torture_deadlock_free(run);
 	lb_torture_affinity_free(run);
+	if (run->shared_map) {
+		lb_perturb_share_tally(NULL);
+		lb_torture_proc_unmap(run); /* the run record with it */
+		return;
+	}
 	free(run->threads);
 	free(run);
 }
@@ -275,6 +309,7 @@ static void fail_and_leave(struct lb_torture_run *run, int errors)
 	lb_torture_dump_threads(run);
 	verdict(run, errors, true, false);
 	fflush(stdout);
+	lb_torture_proc_kill_all(run); /* -P: they would outlive us */
 	_exit(1);
 }
 
@@ -353,25 +388,35 @@ static bool wait_ready(const struct lb_torture_run *run)
 	}
 }
 
-static int start_threads(struct lb_torture_run *run)
+/* Interleaved like the kernel: writer i, then reader i. */
+static int spawn_workers(struct lb_torture_run *run)
 {
 	const struct lb_torture_config *cfg = &run->cfg;
-	int nw = cfg->nwriters_stress, nr = cfg->nreaders_stress;
-	int err = lb_torture_affinity_init(run);
-	if (!err)
-		err = lb_torture_affinity_start(run);
-	if (!err)
-		err = lb_torture_stutter_start(run);
-	if (!err)
-		err = lb_torture_rcu_chains_start(run);
+	int nw = cfg->nwriters_stress, nr = cfg->nreaders_stress, err = 0;
 	void *(*writer)(void *) = run->deadlock ? lb_torture_deadlock_worker : lb_torture_writer;
-	/* Interleaved like the kernel: writer i, then reader i. */
 	for (int i = 0; !err && i < (nw > nr ? nw : nr); i++) {
 		if (i < nw)
 			err = lb_torture_spawn(run, &run->threads[i], writer);
 		if (!err && i < nr)
 			err = lb_torture_spawn(run, &run->threads[nw + i], lb_torture_reader);
 	}
+	return err;
+}
+
+static int start_threads(struct lb_torture_run *run)
+{
+	int err = lb_torture_affinity_init(run);
+	/* -P: fork while main is still its only thread. */
+	if (!err && run->shared_map)
+		err = spawn_workers(run);
+	if (!err)
+		err = lb_torture_affinity_start(run);
+	if (!err)
+		err = lb_torture_stutter_start(run);
+	if (!err)
+		err = lb_torture_rcu_chains_start(run);
+	if (!err && !run->shared_map)
+		err = spawn_workers(run);
 	if (!err)
 		err = lb_torture_deadlock_start(run); /* after every worker exists */
 	return err;
@@ -525,6 +570,7 @@ static void drain(struct lb_torture_run *run, int errors)
 			    (double)(lb_torture_coarse_ns() - end_coarse) / LB_NS_PER_S, why);
 			int status = verdict(run, errors, false, false);
 			fflush(stdout);
+			lb_torture_proc_kill_all(run); /* -P: they would outlive us */
 			_exit(status); /* blocked workers cannot be joined */
 		}
 		lb_torture_report_end_hang(run, end_coarse, cpu_at_end, judged ? why : NULL);
@@ -566,6 +612,10 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 					   "writers + CPUs readers"
 					 : "oversubscribed: -1 = 4 x CPUs writers, or 2 x CPUs + 1 "
 					   "of each side; --kernel_defaults for the kernel's mix");
+		if (cfg->processes)
+			say(run, "", "-P: every worker is a process of its own on one MAP_SHARED "
+			    "lock (%s's init_shared); %zu bytes shared", run->ops->name,
+			    run->shared_used);
 		if (cfg->perturb_ppm)
 			say(run, "", "perturb: %.4g%% of the lock's atomics and futex calls delayed, "
 			    "yielded or slept around; seed %llu", cfg->perturb_ppm / 1e4,
@@ -643,9 +693,11 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 	lb_torture_affinity_stop(run);
 	lb_torture_deadlock_stop(run);
 	drain(run, errors);
-	for (int i = 0; i < run->nthreads; i++)
+	for (int i = 0; i < run->nthreads && !run->shared_map; i++)
 		if (run->threads[i].created)
 			pthread_join(run->threads[i].handle, NULL);
+	if (run->shared_map)
+		errors += lb_torture_proc_reap(run);
 	if (lb_torture_rcu_chains_stop(run, DRAIN_TIMEOUT_NS)) {
 		say(run, "!!!", "call_rcu chains did not drain within %llu s",
 		    (unsigned long long)(DRAIN_TIMEOUT_NS / LB_NS_PER_S));

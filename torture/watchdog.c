@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "workers.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <time.h>
@@ -51,14 +52,26 @@ uint64_t lb_torture_thread_cpu_ns(const struct lb_torture_thread *t)
 {
 	clockid_t clock;
 	struct timespec ts;
-	if (!t->created || pthread_getcpuclockid(t->handle, &clock) != 0 ||
-	    clock_gettime(clock, &ts) != 0)
+	/* -P: the worker is a process of its own, with its own CPU clock. */
+	int err = !t->created ? ESRCH : t->pid ? clock_getcpuclockid(t->pid, &clock)
+					     : pthread_getcpuclockid(t->handle, &clock);
+	if (err || clock_gettime(clock, &ts) != 0)
 		return UINT64_MAX;
 	return (uint64_t)ts.tv_sec * LB_NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
-static uint64_t process_cpu_ns(void)
+/* The CPU time of every worker: this process's, or (-P) the sum of the
+ * worker processes' (main's own monitoring is in neither's share much). */
+static uint64_t process_cpu_ns(const struct lb_torture_run *run)
 {
+	if (run->shared_map) {
+		uint64_t sum = 0;
+		for (int i = 0; i < run->nthreads; i++) {
+			uint64_t ns = lb_torture_thread_cpu_ns(&run->threads[i]);
+			sum += ns == UINT64_MAX ? 0 : ns;
+		}
+		return sum;
+	}
 	struct timespec ts;
 	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
 		return 0;
@@ -104,7 +117,7 @@ const struct lb_torture_thread *lb_torture_stall_check(struct lb_torture_stall *
 			st->since[i] = since;
 			st->acq_at[i] = total;
 			st->cpu_at[i] = lb_torture_thread_cpu_ns(t);
-			st->proc_at[i] = process_cpu_ns();
+			st->proc_at[i] = process_cpu_ns(run);
 		}
 		if (now <= since)
 			continue;
@@ -127,7 +140,7 @@ const struct lb_torture_thread *lb_torture_stall_check(struct lb_torture_stall *
 		    cpu - st->cpu_at[i] > LB_TORTURE_STALL_MAX_CPU_NS)
 			continue;
 		/* A share too small to tell a spinner from a sleeper: not yet. */
-		uint64_t proc = process_cpu_ns();
+		uint64_t proc = process_cpu_ns(run);
 		if (proc < st->proc_at[i] ||
 		    (proc - st->proc_at[i]) / (uint64_t)run->nthreads < LB_TORTURE_STALL_MIN_SHARE_NS)
 			continue;

@@ -71,7 +71,8 @@ int lb_torture_thread_setup(struct lb_torture_thread *t, int nested)
 	atomic_store_explicit(&t->tid, (int)syscall(SYS_gettid), memory_order_relaxed);
 	lb_perturb_spin_counter = &t->spins;
 	for (int k = 0; k < nctx; k++) {
-		void *ctx = lb_thread_ctx_alloc(ops);
+		/* -P: run.c put the context in the shared mapping already. */
+		void *ctx = t->tctx[k] ? t->tctx[k] : lb_thread_ctx_alloc(ops);
 		unsigned int idx = (unsigned int)run->nthreads * (unsigned int)k + t->index;
 		t->tctx[k] = ctx;
 		if (ops->thread_ctx_size && !ctx)

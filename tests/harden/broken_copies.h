@@ -11,6 +11,9 @@
  *                               narrow window)
  *   mutex-pass-on-after-release the tenure pass-on releases and then hands
  *                               over, overwriting a stealer (two owners)
+ *   mutex-wait-private          a pshared mutex's waiter sleeps on a private
+ *                               futex, its waker wakes the shared one (a lost
+ *                               wake-up, seen only across processes: -P)
  */
 #ifndef LB_TEST_BROKEN_COPIES_H
 #define LB_TEST_BROKEN_COPIES_H
@@ -20,5 +23,6 @@
 extern const struct lb_lock_ops lb_broken_pv_steal_bit_ops;
 extern const struct lb_lock_ops lb_broken_pv_halt_no_recheck_ops;
 extern const struct lb_lock_ops lb_broken_mutex_pass_on_ops;
+extern const struct lb_lock_ops lb_broken_mutex_wait_private_ops;
 
 #endif /* LB_TEST_BROKEN_COPIES_H */

@@ -48,6 +48,17 @@ BUGS = {
         ("\t\t\tif (!token_to_give)\n\t\t\t\treturn;\n",
          "\t\t\tif (!token_to_give && !pass_on)\n\t\t\t\treturn;\n"),
     ],
+    # A pshared mutex whose untimed waiter sleeps on a private futex while
+    # its waker (and every other process) uses the shared one: the wake-up
+    # names another futex key and the waiter sleeps for ever.  Within one
+    # process both sides of a mutex made by init() are private, so only
+    # processes (locktorture -P) can see it.
+    "mutex-wait-private": [
+        ("\t\t\tr = lb_futex_wait_scoped(&w->state, LB_MUTEX__SLEEPING, NULL,\n"
+         "\t\t\t\t\t\t m->futex_scope);\n",
+         "\t\t\tr = lb_futex_wait_scoped(&w->state, LB_MUTEX__SLEEPING, NULL,\n"
+         "\t\t\t\t\t\t FUTEX_PRIVATE_FLAG);\n"),
+    ],
 }
 
 

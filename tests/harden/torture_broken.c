@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-#define N_COPIES 3
+#define N_COPIES 4
 
 int main(int argc, char **argv)
 {
@@ -25,6 +25,7 @@ int main(int argc, char **argv)
 	all[n++] = &lb_broken_pv_steal_bit_ops;
 	all[n++] = &lb_broken_pv_halt_no_recheck_ops;
 	all[n++] = &lb_broken_mutex_pass_on_ops;
+	all[n++] = &lb_broken_mutex_wait_private_ops;
 	all[n] = NULL;
 	struct lb_torture_config cfg;
 	lb_cli_set_prog("locktorture");
