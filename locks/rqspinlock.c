@@ -39,15 +39,21 @@ static int rqspin_lock_fallible(void *lock, void *tctx)
 	return -lb_rqspin_lock(lock, tctx);
 }
 
+/* Out of line, so that lock()'s fast path needs no stack frame. */
+LB_NOINLINE static void rqspin_lock_retry(void *lock, void *tctx, int err)
+{
+	/* Each try is bounded by the timeout; a slow holder ends eventually. */
+	while (err == -ETIMEDOUT)
+		err = lb_rqspin_lock(lock, tctx);
+	if (err)
+		lb_die(-err, "rqspinlock: lock() (a deadlock this caller created)");
+}
+
 static void rqspin_lock(void *lock, void *tctx)
 {
-	int err;
-
-	/* Each try is bounded by the timeout; a slow holder ends eventually. */
-	while (LB_UNLIKELY(err = lb_rqspin_lock(lock, tctx)) && err == -ETIMEDOUT)
-		;
+	int err = lb_rqspin_lock(lock, tctx);
 	if (LB_UNLIKELY(err))
-		lb_die(-err, "rqspinlock: lock() (a deadlock this caller created)");
+		rqspin_lock_retry(lock, tctx, err);
 }
 
 LB_ADAPT_CTX_BOOL(rqspin_trylock, lb_rqspin_trylock)
