@@ -13,6 +13,13 @@
  *      trylock-and-retry, half by lock(), on one lock; the count must be
  *      exact and no holders may overlap (a racy trylock passes 3 but not
  *      this);
+ *   3c. trylock racing lock at the hand-off (TRYLOCK locks): pollers spin
+ *      on trylock while lock() callers take the lock, hold it a random
+ *      while and pause a random while after unlock, so that a poller's
+ *      look at the freed word and its claim straddle a lock() caller's
+ *      exchange: a trylock that claims a free lock with a plain store
+ *      (two steps) lets both in (tests/harden: tas-trylock-store, which
+ *      3 and 3b pass);
  *   4. reader/writer (RW locks): writers exclude readers and each other,
  *      readers see no writer, two readers may hold the lock together, and
  *      read_trylock fails while a writer holds it.
@@ -99,8 +106,35 @@ struct worker_arg {
 	struct shared *s;
 	bool mixed;   /* RW lock: every third op is a read */
 	bool by_try;  /* acquire with trylock-and-retry instead of lock() */
+	bool race;    /* 3c: pollers never yield; lockers hold and pause at random */
+	uint64_t rng; /* 3c: xorshift state */
 	void *tctx;
 };
+
+/* 3c: a few lb_cpu_relax() calls, log-uniform in 0..2^max_log2 - 1 (short
+ * ones as often as long ones: a poller's look and claim are a cache-line
+ * transfer apart, and the exchange must land in between). */
+static void random_relax(struct worker_arg *a, unsigned int max_log2)
+{
+	a->rng ^= a->rng << 13;
+	a->rng ^= a->rng >> 7;
+	a->rng ^= a->rng << 17;
+	unsigned int bits = (unsigned int)(a->rng % (max_log2 + 1));
+	for (uint64_t i = (a->rng >> 8) & ((UINT64_C(1) << bits) - 1); i > 0; i--)
+		lb_cpu_relax(); /* a delay only: nothing is waited for */
+}
+
+/* 3c: poll trylock; give the CPU away only rarely (a preempted holder). */
+static void poll_until_locked(struct shared *s, void *tctx)
+{
+	for (unsigned int n = 1; !s->ops->trylock(s->lock, tctx); n++) {
+		/* Spin-wait hint: the poller must look again at once when it frees. */
+		if (n % 4096 == 0)
+			sched_yield();
+		else
+			lb_cpu_relax();
+	}
+}
 
 /* trylock until it succeeds; the holder may be preempted, so yield now and then. */
 static void try_until_locked(struct shared *s, void *tctx)
@@ -130,12 +164,18 @@ static void *count_worker(void *p)
 			reader_section(s);
 			s->ops->read_unlock(s->lock, a->tctx);
 		}
-		if (a->by_try)
+		if (a->by_try && a->race)
+			poll_until_locked(s, a->tctx);
+		else if (a->by_try)
 			try_until_locked(s, a->tctx);
 		else
 			s->ops->lock(s->lock, a->tctx);
 		writer_section(s);
+		if (a->race && !a->by_try)
+			random_relax(a, 6); /* still inside: a late claim overlaps */
 		s->ops->unlock(s->lock, a->tctx);
+		if (a->race && !a->by_try)
+			random_relax(a, 7); /* the pollers see it free meanwhile */
 	}
 	release_ctx(s, a->tctx);
 	return NULL;
@@ -158,7 +198,7 @@ static void free_lock(const struct lb_lock_ops *ops, void *lock)
 	lb_lock_free(lock);
 }
 
-enum count_mode { COUNT_LOCK, COUNT_MIXED_RW, COUNT_TRY_VS_LOCK };
+enum count_mode { COUNT_LOCK, COUNT_MIXED_RW, COUNT_TRY_VS_LOCK, COUNT_TRY_RACE };
 
 static void check_counting(const struct lb_lock_ops *ops, unsigned int nthreads, unsigned int iters,
 			   enum count_mode mode)
@@ -174,8 +214,11 @@ static void check_counting(const struct lb_lock_ops *ops, unsigned int nthreads,
 	pthread_t tid[64];
 	struct worker_arg args[64];
 	for (unsigned int i = 0; i < nthreads; i++) {
+		bool try_mode = mode == COUNT_TRY_VS_LOCK || mode == COUNT_TRY_RACE;
 		args[i] = (struct worker_arg){ .s = s, .mixed = mixed,
-					       .by_try = mode == COUNT_TRY_VS_LOCK && i % 2 == 0 };
+					       .by_try = try_mode && i % 2 == 0,
+					       .race = mode == COUNT_TRY_RACE,
+					       .rng = 0x9e3779b97f4a7c15ull * (i + 1) };
 		pthread_create(&tid[i], NULL, count_worker, &args[i]);
 	}
 	for (unsigned int i = 0; i < nthreads; i++)
@@ -186,6 +229,7 @@ static void check_counting(const struct lb_lock_ops *ops, unsigned int nthreads,
 	       nthreads, iters,
 	       mixed ? "mixed read/write ops"
 	       : mode == COUNT_TRY_VS_LOCK ? "increments, half by trylock racing lock()"
+	       : mode == COUNT_TRY_RACE    ? "increments, half by trylock polling at the hand-off"
 				   : "increments",
 	       (unsigned long long)got, (unsigned long long)expect);
 	uint64_t v = atomic_load_explicit(&s->violations, memory_order_relaxed);
@@ -365,6 +409,7 @@ static void on_alarm(int sig)
 }
 
 #ifdef LB_TEST_BROKEN_LOCKS
+#include "broken_copies.h"
 #include "broken_locks.h"
 #endif
 
@@ -375,6 +420,8 @@ static const struct lb_lock_ops *find_lock(const char *name)
 	for (size_t i = 0; lb_test_broken_locks[i]; i++)
 		if (!strcmp(lb_test_broken_locks[i]->name, name))
 			return lb_test_broken_locks[i];
+	if (!strcmp(lb_broken_tas_trylock_store_ops.name, name))
+		return &lb_broken_tas_trylock_store_ops;
 #endif
 	return lb_lock_find(name);
 }
@@ -430,6 +477,14 @@ int main(int argc, char **argv)
 	if (ops->flags & LB_LOCK_F_TRYLOCK) {
 		check_trylock(ops);
 		check_counting(ops, nthreads, iters / 4, COUNT_TRY_VS_LOCK);
+		/* 3c wants a lock() caller spinning while another releases and a
+		 * poller looks: at least 4 threads, for locks whose waiters are
+		 * not served in order (a FIFO spinlock's would wait for each
+		 * preempted waiter's time slice). */
+		unsigned int racers = nthreads;
+		if (!(ops->flags & LB_LOCK_F_FAIR) && racers < 4)
+			racers = 4;
+		check_counting(ops, racers, iters * 2, COUNT_TRY_RACE);
 	}
 	return tap_done();
 }

@@ -59,6 +59,17 @@ BUGS = {
          "\t\t\tr = lb_futex_wait_scoped(&w->state, LB_MUTEX__SLEEPING, NULL,\n"
          "\t\t\t\t\t\t FUTEX_PRIVATE_FLAG);\n"),
     ],
+    # A trylock that, having seen the lock free, claims it with a plain
+    # store instead of the exchange: a lock() whose exchange lands between
+    # the peek and the store also gets in (two owners, a few-instruction
+    # window, no widening).  Every single-threaded trylock check passes.
+    "tas-trylock-store": [
+        ("\treturn !atomic_exchange_explicit(&lock->locked, 1, memory_order_acquire);\n"
+         "}\n",
+         "\tatomic_store_explicit(&lock->locked, 1, memory_order_relaxed);\n"
+         "\treturn true;\n"
+         "}\n"),
+    ],
 }
 
 
