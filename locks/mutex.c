@@ -5,10 +5,11 @@
  *   mutex         spin on the owner (OSQ head, bounded budget), then sleep
  *   mutex-nospin  the same lock with spinning switched off at init, for A/B
  *                 runs of what the spinning buys
- *   mutex-v3.14   the v3.14 generation (MCS lock around each spin attempt,
- *                 unlock under wait_lock, no handoff): aim7's PRE
- *   mutex-v3.15   the v3.15 generation (cancellable OSQ, need_resched bail,
- *                 unlock without wait_lock): aim7's POST
+ *   mutex-v3.14   the v3.14 generation (mutex_v3.h: MCS lock around each
+ *                 spin attempt, owner cleared then count = 1 under a ticket
+ *                 wait_lock, no handoff): aim7's PRE
+ *   mutex-v3.15   the v3.15 generation (mutex_v3.h: cancellable OSQ, count
+ *                 = 1 before wait_lock, patch 6/8's reschedule point): POST
  *
  * The thread context is the lb_mutex_ctx_t record (its address is the
  * owner value).  LB_MUTEX_SPIN_NS in the environment overrides the spin
@@ -61,11 +62,13 @@ static void mutex_describe(const void *lock, char *buf, size_t len)
 	const lb_mutex_t *m = lock;
 	if (m->gen != LB_MUTEX_GEN_CURRENT)
 		snprintf(buf, len,
-			 "kernel v3.%d generation: spin budget %u ns (LB_MUTEX_SPIN_NS), "
-			 "no handoff, %s",
-			 m->gen % 100, m->spin_ns,
-			 m->gen == LB_MUTEX_GEN_V3_14 ? "MCS lock per spin attempt, unlock under wait_lock"
-						      : "cancellable OSQ, unlock without wait_lock");
+			 "kernel v3.%d generation: spins while the owner runs and no "
+			 "need_resched (lb_sched_hooks.h stand-ins), stops on an owner "
+			 "change; no handoff; %s",
+			 m->gen % 100,
+			 m->gen == LB_MUTEX_GEN_V3_14
+				 ? "MCS lock per spin attempt, unlock sets count under a ticket wait_lock"
+				 : "cancellable OSQ, unlock sets count before wait_lock");
 	else if (m->spin_relax == 0)
 		snprintf(buf, len, "no optimistic spinning; handoff after %u us",
 			 m->handoff_ns / 1000);
@@ -78,6 +81,11 @@ static void mutex_describe(const void *lock, char *buf, size_t len)
 
 LB_CTX_ADAPTERS(mutex, lb_mutex_ctx_init, lb_mutex_lock, lb_mutex_unlock, lb_mutex_trylock)
 LB_ADAPT_TIMED_MONOTONIC(mutex_timedlock, lb_mutex_timedlock, lb_mutex_trylock)
+/* The v3.x generations: their own verbs (mutex_v3.h) on the same object. */
+LB_ADAPT_CTX_VOID(mutex_v3_lock, lb_mutex_v3_lock)
+LB_ADAPT_CTX_VOID(mutex_v3_unlock, lb_mutex_v3_unlock)
+LB_ADAPT_CTX_BOOL(mutex_v3_trylock, lb_mutex_v3_trylock)
+LB_ADAPT_TIMED_MONOTONIC(mutex_v3_timedlock, lb_mutex_v3_timedlock, lb_mutex_v3_trylock)
 
 /*
  * The holder of every mutex whose holder vanished in a fork: a record no
@@ -90,6 +98,11 @@ static void mutex_atfork_child(void *lock, void *tctx)
 	lb_mutex_atfork_child(lock, tctx, &mutex_orphan);
 }
 
+static void mutex_v3_atfork_child(void *lock, void *tctx)
+{
+	lb_mutex_v3_atfork_child(lock, tctx, &mutex_orphan);
+}
+
 #if LB_MUTEX_COUNTING
 static size_t mutex_counters(const void *lock, struct lb_counter *out, size_t max)
 {
@@ -99,6 +112,9 @@ static size_t mutex_counters(const void *lock, struct lb_counter *out, size_t ma
 		{ "fast", s.fast },         { "spin_won", s.spin_won },
 		{ "spin_gaveup", s.spin_gaveup }, { "sleeps", s.sleeps },
 		{ "wakes", s.wakes },       { "handoffs", s.handoffs },
+		/* running contenders at each slow-path acquisition (the gauge) */
+		{ "acq_running_1", s.acq_running[0] }, { "acq_running_2", s.acq_running[1] },
+		{ "acq_running_3plus", s.acq_running[2] },
 	};
 	size_t n = sizeof(all) / sizeof(all[0]);
 	if (n > max)
@@ -114,38 +130,35 @@ static size_t mutex_counters(const void *lock, struct lb_counter *out, size_t ma
 #define LB_MUTEX_OPS_COUNTERS_FN NULL
 #endif
 
-/* timed: LB_LOCK_F_TIMED and mutex_timedlock, or 0 and NULL.  The v3.14 and
- * v3.15 generations have no timed lock: lb_mutex_timedlock's slow path is
- * the current generation's (handoff, WOKEN), which their unlocks do not
- * speak; a preloaded program's timed lock on them polls (preload/). */
-#define LB_MUTEX_OPS(sym, cli, what, initfn, timed_flag, timed_fn)             \
+/* verbs: mutex (lb_mutex_*) or mutex_v3 (lb_mutex_v3_*, mutex_v3.h). */
+#define LB_MUTEX_OPS(sym, cli, what, initfn, verbs)                            \
 	const struct lb_lock_ops lb_##sym##_ops = {                            \
 		.name = cli,                                                   \
 		.family = "mutex",                                             \
 		.summary = what,                                               \
 		.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK |             \
 			 LB_LOCK_F_SLEEPS | LB_LOCK_F_THREAD_CTX |             \
-			 LB_LOCK_F_PSHARED | (timed_flag) | LB_MUTEX_OPS_COUNTERS, \
+			 LB_LOCK_F_PSHARED | LB_LOCK_F_TIMED | LB_MUTEX_OPS_COUNTERS, \
 		LB_OPS_OBJECT(lb_mutex_t),                                     \
 		LB_OPS_CTX(lb_mutex_ctx_t, mutex),                          \
 		.init = initfn,                                                \
 		.init_shared = initfn##_shared,                                \
-		LB_OPS_EXCL(mutex),                                            \
+		LB_OPS_EXCL(verbs),                                            \
 		.counters = LB_MUTEX_OPS_COUNTERS_FN,                          \
 		.describe = mutex_describe,                                    \
-		.timedlock = timed_fn,                                         \
-		.atfork_child = mutex_atfork_child,                            \
+		.timedlock = verbs##_timedlock,                                \
+		.atfork_child = verbs##_atfork_child,                          \
 	};
 
 LB_MUTEX_OPS(mutex, "mutex",
 	     "adaptive-spinning mutex (kernel mutex.c port, v4.10+ handoff)", mutex_init_spin,
-	     LB_LOCK_F_TIMED, mutex_timedlock)
+	     mutex)
 LB_MUTEX_OPS(mutex_nospin, "mutex-nospin",
 	     "the same mutex with spinning off: contended lockers sleep at once",
-	     mutex_init_nospin, LB_LOCK_F_TIMED, mutex_timedlock)
+	     mutex_init_nospin, mutex)
 LB_MUTEX_OPS(mutex_v3_14, "mutex-v3.14",
-	     "kernel v3.14 mutex: MCS lock per spin attempt, unlock under wait_lock",
-	     mutex_init_v3_14, 0, NULL)
+	     "kernel v3.14 mutex: MCS lock per spin attempt, sleeps on owner change",
+	     mutex_init_v3_14, mutex_v3)
 LB_MUTEX_OPS(mutex_v3_15, "mutex-v3.15",
-	     "kernel v3.15 mutex: cancellable OSQ, need_resched bail, unlock w/o wait_lock",
-	     mutex_init_v3_15, 0, NULL)
+	     "kernel v3.15 mutex: cancellable OSQ, sleeps on owner change, resched point",
+	     mutex_init_v3_15, mutex_v3)

@@ -18,6 +18,35 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+/* The verbs of the mutex's generation: the current one's (mutex.h) or the
+ * v3.x ones (mutex_v3.h), which share the object and the thread record. */
+static inline void tm_lock(lb_mutex_t *m, lb_mutex_ctx_t *t)
+{
+	if (m->gen == LB_MUTEX_GEN_CURRENT)
+		lb_mutex_lock(m, t);
+	else
+		lb_mutex_v3_lock(m, t);
+}
+
+static inline void tm_unlock(lb_mutex_t *m, lb_mutex_ctx_t *t)
+{
+	if (m->gen == LB_MUTEX_GEN_CURRENT)
+		lb_mutex_unlock(m, t);
+	else
+		lb_mutex_v3_unlock(m, t);
+}
+
+static inline bool tm_trylock(lb_mutex_t *m, lb_mutex_ctx_t *t)
+{
+	return m->gen == LB_MUTEX_GEN_CURRENT ? lb_mutex_trylock(m, t) : lb_mutex_v3_trylock(m, t);
+}
+
+static inline int tm_timedlock(lb_mutex_t *m, lb_mutex_ctx_t *t, const struct timespec *abs)
+{
+	return m->gen == LB_MUTEX_GEN_CURRENT ? lb_mutex_timedlock(m, t, abs)
+					      : lb_mutex_v3_timedlock(m, t, abs);
+}
+
 #define NS_PER_MS 1000000ull
 
 static uint64_t thread_cpu_ns(void)
@@ -132,24 +161,24 @@ static void *worker_main(void *arg)
 				abs.tv_sec++;
 				abs.tv_nsec -= 1000000000;
 			}
-			if (lb_mutex_timedlock(&a->m, wk->rec, &abs) == ETIMEDOUT) {
+			if (tm_timedlock(&a->m, wk->rec, &abs) == ETIMEDOUT) {
 				wk->timeouts++;
 				continue;
 			}
 		} else if (wk->use == USE_TRY) {
-			if (lb_mutex_trylock(&a->m, wk->rec))
+			if (tm_trylock(&a->m, wk->rec))
 				wk->try_ok++;
 			else
-				lb_mutex_lock(&a->m, wk->rec);
+				tm_lock(&a->m, wk->rec);
 		} else {
-			lb_mutex_lock(&a->m, wk->rec);
+			tm_lock(&a->m, wk->rec);
 		}
 		cs_enter(a);
 		a->counter++;
 		if (wk->yield_every && i % wk->yield_every == wk->yield_every - 1)
 			sched_yield(); /* provoke holder preemption and pile-ups */
 		cs_exit(a);
-		lb_mutex_unlock(&a->m, wk->rec);
+		tm_unlock(&a->m, wk->rec);
 		i++;
 		atomic_store_explicit(&wk->done, i, memory_order_relaxed);
 	}
@@ -265,10 +294,10 @@ static void *hammer_main(void *arg)
 	struct hammer *h = arg;
 	while (!atomic_load_explicit(&h->a->stop, memory_order_relaxed)) {
 		h->tries++;
-		if (lb_mutex_trylock(&h->a->m, h->rec)) {
+		if (tm_trylock(&h->a->m, h->rec)) {
 			if (atomic_load_explicit(h->held, memory_order_relaxed))
 				h->bad++;
-			lb_mutex_unlock(&h->a->m, h->rec);
+			tm_unlock(&h->a->m, h->rec);
 		}
 	}
 	return NULL;
@@ -286,7 +315,7 @@ static void test_trylock(const char *name, const struct lb_mutex_attr *attr)
 	pthread_t tid[3];
 	struct worker sleepers[2];
 
-	lb_mutex_lock(&a->m, me);
+	tm_lock(&a->m, me);
 	atomic_store(&held, 1);
 	for (int i = 0; i < 2; i++) {
 		sleepers[i] = (struct worker){ .a = a, .rec = thread_rec(), .use = USE_LOCK, .ops = 1 };
@@ -302,7 +331,7 @@ static void test_trylock(const char *name, const struct lb_mutex_attr *attr)
 	atomic_store(&a->stop, 1);
 	for (int i = 0; i < 3; i++)
 		pthread_join(tid[i], NULL);
-	lb_mutex_unlock(&a->m, me);
+	tm_unlock(&a->m, me);
 	for (int i = 0; i < 2; i++)
 		pthread_join(sleepers[i].tid, NULL);
 	long tries = 0, bad = 0;
@@ -364,10 +393,10 @@ static void *handoff_waiter_main(void *arg)
 	if (hw->cpu >= 0)
 		pin_self(hw->cpu);
 	hw->t_start = now_ns();
-	lb_mutex_lock(hw->m, hw->rec);
+	tm_lock(hw->m, hw->rec);
 	hw->t_got = now_ns();
 	atomic_store_explicit(&hw->got, 1, memory_order_relaxed);
-	lb_mutex_unlock(hw->m, hw->rec);
+	tm_unlock(hw->m, hw->rec);
 	return NULL;
 }
 
@@ -444,7 +473,7 @@ static void test_handoff(const char *name, const struct lb_mutex_attr *attr, uin
 		pthread_attr_setschedpolicy(&wattr, SCHED_FIFO);
 		pthread_attr_setschedparam(&wattr, &wsp);
 	}
-	lb_mutex_lock(m, me);
+	tm_lock(m, me);
 	int cerr = pthread_create(&tid, &wattr, handoff_waiter_main, &hw);
 	pthread_attr_destroy(&wattr);
 	if (cerr != 0) {
@@ -463,8 +492,8 @@ static void test_handoff(const char *name, const struct lb_mutex_attr *attr, uin
 	bool handoff = false;
 	for (;;) {
 		/* Release (waking the waiter, or handing over) and barge back. */
-		lb_mutex_unlock(m, me);
-		lb_mutex_lock(m, me);
+		tm_unlock(m, me);
+		tm_lock(m, me);
 		if (handoff && !atomic_load_explicit(&hw.got, memory_order_relaxed))
 			violations++;
 		if (atomic_load_explicit(&hw.got, memory_order_relaxed) || lost >= limit)
@@ -491,7 +520,7 @@ static void test_handoff(const char *name, const struct lb_mutex_attr *attr, uin
 		if (handoff && !handoff_seen_at)
 			handoff_seen_at = lost;
 	}
-	lb_mutex_unlock(m, me);
+	tm_unlock(m, me);
 	pthread_join(tid, NULL);
 	pthread_setschedparam(pthread_self(), old_policy, &old_sp);
 	pthread_setaffinity_np(pthread_self(), sizeof(old_set), &old_set);
@@ -572,13 +601,13 @@ static void test_tenure(const char *name, bool nospin, bool alternate)
 		/* Every third turn the other record: the slow unlocks (every
 		 * 256th quiet one, an even count) then fall to both. */
 		holder = holders[alternate && ops % 3 == 0];
-		if (!lb_mutex_trylock(m, holder)) {
+		if (!tm_trylock(m, holder)) {
 			passed_at = now_ns();
 			cpu_used = thread_cpu_ns() - cpu_start;
 			break;
 		}
 		ops++;
-		lb_mutex_unlock(m, holder);
+		tm_unlock(m, holder);
 	}
 	uintptr_t w = lb_load_relaxed(&m->owner);
 	bool to_waiter = lb_mutex__task(w) == waiter && (w & LB_MUTEX_PICKUP);
@@ -616,7 +645,7 @@ static void test_tenure(const char *name, bool nospin, bool alternate)
 		lb_mutex__wait_lock(m);
 		lb_mutex__dequeue(m, &waiter->waiter);
 		lb_mutex__wait_unlock(m);
-		lb_mutex_unlock(m, waiter);
+		tm_unlock(m, waiter);
 	}
 	tap_ok(lb_load_relaxed(&m->owner) == 0, "%s: lock free and flagless afterwards (%#lx)",
 	       name, (unsigned long)lb_load_relaxed(&m->owner));
@@ -646,7 +675,7 @@ static void test_crowding(const char *name)
 	lb_mutex_t *m = &a->m;
 	lb_mutex_thread_t *holder = thread_rec(), *sleeper[6];
 
-	bool held = lb_mutex_trylock(m, holder);
+	bool held = tm_trylock(m, holder);
 	lb_mutex__wait_lock(m);
 	for (int i = 0; i < 6; i++) {
 		sleeper[i] = thread_rec();
@@ -721,7 +750,7 @@ static void test_crowding(const char *name)
 		free(sleeper[i]);
 	}
 	lb_mutex__wait_unlock(m);
-	lb_mutex_unlock(m, holder);
+	tm_unlock(m, holder);
 	tap_ok(lb_load_relaxed(&m->owner) == 0, "%s: lock free and flagless afterwards", name);
 	free(holder);
 	free(a);

@@ -179,6 +179,7 @@
 #include "lb_probe.h"
 #include "lb_futex.h"
 #include "lb_spin_budget.h"
+#include "lb_sched_hooks.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -248,6 +249,11 @@
 #ifndef LB_MUTEX_POLL_MAX
 #define LB_MUTEX_POLL_MAX 16u
 #endif
+/* A test's hook run at every poll of the owner word while spinning on it
+ * (tests/test_mutex_spin.c scripts owner changes with it); nothing by default. */
+#ifndef LB_MUTEX_POLL_HOOK
+#define LB_MUTEX_POLL_HOOK(m) ((void)(m))
+#endif
 /* wait_lock: how long to spin before sched_yield() lets a preempted holder
  * run, in ns. */
 #define LB_MUTEX_WAIT_LOCK_SPIN_NS 5000u
@@ -281,6 +287,7 @@ struct lb_mutex_waiter {
 typedef struct lb_mutex_thread {
 	LB_ALIGNAS(LB_CACHELINE) struct lb_mutex_osq_node osq;
 	struct lb_mutex_waiter waiter;
+	struct lb_sched_task sched; /* what the scheduler hooks know of this thread */
 } lb_mutex_ctx_t;
 /* The name before 0.2, kept as an alias for one release. */
 typedef lb_mutex_ctx_t lb_mutex_thread_t;
@@ -293,27 +300,12 @@ LB_STATIC_ASSERT(LB_ALIGNOF(lb_mutex_ctx_t) > LB_MUTEX_FLAGS,
  *
  *   CURRENT  today's kernel (v4.10+ handoff, waiter spinning) plus this
  *            port's WOKEN token and tenure quantum: the design note above.
- *   V3_14    the v3.14 mutex: every spin attempt takes the MCS spin lock
- *            (no budget, no way out while queued), spins on the owner and
- *            tries, then drops it; entering the spin has no need_resched
- *            check; unlock releases the word *under* wait_lock and wakes the
- *            first waiter on every unlock that finds waiters; woken waiters
- *            just retry (no waiter spinning), no handoff, no token, no tenure.
- *   V3_15    V3_14 plus the v3.15 series: the spinner queues once on the
- *            cancellable OSQ (gives up from the middle of the queue when its
- *            budget runs out or the lock gets crowded), does not start when
- *            crowded (need_resched in mutex_can_spin_on_owner), and unlock
- *            releases the word *before* taking wait_lock.
- *
- * need_resched() stand-in for both (userspace cannot see it): the lock is
- * crowded (contenders on a CPU beyond the CPUs, lb_mutex__crowded) or the
- * spinner's wall clock ran past twice its budget (it was preempted).  The
- * kernel's flag says "another task wants *this* CPU", which also counts
- * tasks that are not contenders; ours only sees this lock's contenders.
- * V3_14 queued spinners yield the CPU (without leaving the queue) after
- * LB_MUTEX_OSQ_LINK_SPIN_NS of waiting: in the kernel they spin with
- * preemption off, so their predecessor is always running; here it may have
- * been preempted, and spinning on would only keep it off the CPU longer.
+ *   V3_14    the v3.14 mutex and
+ *   V3_15    the v3.15 mutex: mutex_v3.h, with its own verbs
+ *            (lb_mutex_v3_lock ...) on this same lb_mutex_t: a count plus
+ *            an advisory owner word, spinning that stops when the owner
+ *            changes, no time budget (lb_sched_hooks.h's owner-running and
+ *            need_resched hooks end a spin), a ticket wait_lock.
  */
 enum lb_mutex_gen {
 	LB_MUTEX_GEN_CURRENT = 0,
@@ -342,6 +334,7 @@ struct lb_mutex_stats {
 	uint64_t wakes;       /* FUTEX_WAKE calls */
 	uint64_t handoffs;    /* unlocks that handed the lock to the first waiter */
 	uint64_t timeouts;    /* timed locks that expired */
+	uint64_t acq_running[3]; /* slow-path acquisitions with 1, 2, >= 3 contenders running */
 };
 
 typedef struct lb_mutex {
@@ -357,6 +350,7 @@ typedef struct lb_mutex {
 	 * macro only decides whether this file's code increments them.
 	 */
 	_Atomic(uint64_t) n_fast, n_spin_won; /* written only by the holder */
+	_Atomic(int32_t) v3_count; /* v3.x only: the kernel's count, 1 free, 0 held, < 0 waiters */
 	/* Line 1: the sleeping side and the spinner queue. */
 	LB_ALIGNAS(LB_CACHELINE) _Atomic(uint32_t) wait_lock;
 	_Atomic(int) spinners;                          /* threads in an optimistic spin */
@@ -372,6 +366,11 @@ typedef struct lb_mutex {
 	int gen;             /* enum lb_mutex_gen; fixed at init */
 	int futex_scope;     /* FUTEX_PRIVATE_FLAG, or 0 (attr.pshared) */
 	_Atomic(uint64_t) n_spin_gaveup, n_sleeps, n_wakes, n_handoffs, n_timeouts; /* wait_lock */
+	/* v3.x only: wait_lock as a ticket spinlock (kernel v3.14/v3.15 x86). */
+	_Atomic(uint32_t) v3_wait_next, v3_wait_serving;
+	/* Running contenders at each slow-path acquisition, 1 / 2 / 3 or more
+	 * (lb_mutex__gauge_acquired); written by the new holder only. */
+	_Atomic(uint64_t) n_acq_running[3];
 } lb_mutex_t;
 
 /*
@@ -402,6 +401,26 @@ static inline void lb_mutex_read_stats(const lb_mutex_t *m, struct lb_mutex_stat
 	s->wakes = lb_load_relaxed(&mm->n_wakes);
 	s->handoffs = lb_load_relaxed(&mm->n_handoffs);
 	s->timeouts = lb_load_relaxed(&mm->n_timeouts);
+	for (int i = 0; i < 3; i++)
+		s->acq_running[i] = lb_load_relaxed(&mm->n_acq_running[i]);
+}
+
+/*
+ * The running-contenders gauge, at a slow-path acquisition: the new holder
+ * (counted when lb_sched_owner_running says it is on a CPU, which it always
+ * is under today's stand-in, not always in a simulator) plus the threads
+ * spinning on the lock now (`spinners`, which the holder has left).  Binned
+ * 1 / 2 / 3 or more (0 falls into the first bin).  The holder alone
+ * writes it: no RMW.  The fast path never comes here.
+ */
+static inline void lb_mutex__gauge_acquired(lb_mutex_t *m, lb_mutex_ctx_t *t)
+{
+#if LB_MUTEX_COUNTING
+	int running = (lb_sched_owner_running(&t->sched) ? 1 : 0) + lb_load_relaxed(&m->spinners);
+	lb_mutex__count(&m->n_acq_running[running <= 1 ? 0 : running == 2 ? 1 : 2], 1);
+#else
+	(void)m, (void)t;
+#endif
 }
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -469,6 +488,8 @@ static inline void lb_mutex__forget_contenders(lb_mutex_t *m)
 	m->wait_tail = NULL;
 	atomic_init(&m->quiet, 0);
 	atomic_init(&m->tenure_owner, 0);
+	atomic_init(&m->v3_wait_next, 0);
+	atomic_init(&m->v3_wait_serving, 0);
 }
 
 static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr)
@@ -482,6 +503,7 @@ static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr
 	unsigned int ncpus = a.ncpus ? a.ncpus : lb_mutex__ncpus();
 
 	atomic_init(&m->owner, 0);
+	atomic_init(&m->v3_count, 1);
 	atomic_init(&m->token_ns, 0);
 	atomic_init(&m->tenure_ns, 0);
 	lb_mutex__forget_contenders(m);
@@ -495,7 +517,8 @@ static inline void lb_mutex_init(lb_mutex_t *m, const struct lb_mutex_attr *attr
 	m->spin_relax = (a.nospin || m->max_spinners <= 0) ? 0 : lb_mutex__relax_for_ns(m->spin_ns);
 	_Atomic(uint64_t) *const counters[] = { &m->n_fast,   &m->n_spin_won, &m->n_spin_gaveup,
 						&m->n_sleeps, &m->n_wakes,    &m->n_handoffs,
-						&m->n_timeouts };
+						&m->n_timeouts, &m->n_acq_running[0],
+						&m->n_acq_running[1], &m->n_acq_running[2] };
 	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
 		atomic_init(counters[i], 0);
 }
@@ -517,6 +540,7 @@ static inline void lb_mutex_ctx_init(lb_mutex_ctx_t *t)
 	atomic_init(&t->osq.locked, 0);
 	t->waiter.next = t->waiter.prev = NULL;
 	atomic_init(&t->waiter.state, LB_MUTEX__AWAKE);
+	lb_sched_task_init(&t->sched);
 }
 
 /* The name before 0.2, kept for one release. */
@@ -527,7 +551,10 @@ static inline void lb_mutex_thread_init(lb_mutex_ctx_t *t)
 
 static inline bool lb_mutex_is_locked(const lb_mutex_t *m)
 {
-	return (lb_load_relaxed(&((lb_mutex_t *)m)->owner) & ~LB_MUTEX_FLAGS) != 0;
+	lb_mutex_t *mm = (lb_mutex_t *)m; /* C11 atomic loads take non-const */
+	if (m->gen != LB_MUTEX_GEN_CURRENT)
+		return lb_load_relaxed(&mm->v3_count) != 1; /* the owner word lags */
+	return (lb_load_relaxed(&mm->owner) & ~LB_MUTEX_FLAGS) != 0;
 }
 
 /* True when t holds m (for assertions; racy for any other thread). */
@@ -898,6 +925,7 @@ static inline bool lb_mutex__spin_on_owner(lb_mutex_t *m, uintptr_t owner, bool 
 {
 	uint32_t delay = 1;
 	for (;;) {
+		LB_MUTEX_POLL_HOOK(m);
 		/* Relaxed: we only watch; the CAS that takes the lock acquires. */
 		uintptr_t cur = lb_load_relaxed(&m->owner);
 		if ((cur & ~LB_MUTEX_FLAGS) != owner)
@@ -1050,6 +1078,10 @@ static inline uint32_t lb_mutex__sleep(const lb_mutex_t *m, struct lb_mutex_wait
 						     memory_order_acquire))
 		return st;
 	int saved_errno = errno;
+	/* Off the CPU from here until we return: say so to lb_sched_owner_running
+	 * for the spinners of any lock this thread holds meanwhile. */
+	struct lb_sched_task *me = &lb_mutex__waiter_task(w)->sched;
+	lb_sched_block_begin(me);
 	for (;;) {
 		long r;
 		if (abs)
@@ -1067,6 +1099,7 @@ static inline uint32_t lb_mutex__sleep(const lb_mutex_t *m, struct lb_mutex_wait
 		/* EINTR, EAGAIN, or a late wake aimed at an earlier wait of
 		 * this record: still SLEEPING, so sleep again. */
 	}
+	lb_sched_block_end(me);
 	errno = saved_errno;
 	return st;
 }
@@ -1100,163 +1133,6 @@ static inline int lb_mutex__queued_turn(lb_mutex_t *m, lb_mutex_ctx_t *t,
 	return EAGAIN;
 }
 
-/* ---- the v3.14 and v3.15 generations ------------------------------------------------ */
-
-/*
- * v3.14 MCS spin lock: queue and wait to become the head, with no way out
- * (no budget).  Spin loop: our predecessor passes us the head; we yield the
- * CPU now and then in case it was preempted (see enum lb_mutex_gen).
- */
-static inline void lb_mutex__mcs_lock_v3_14(lb_mutex_t *m, struct lb_mutex_osq_node *node)
-{
-	if (lb_mutex__osq_join(m, node) == NULL)
-		return;
-	uint32_t spins = 0, every = lb_spin_loops(LB_MUTEX_OSQ_LINK_SPIN_NS);
-	/* Acquire pairs with the release store in osq_unlock. */
-	while (!lb_load_acquire(&node->locked)) {
-		if (++spins % every == 0)
-			sched_yield();
-		else
-			lb_cpu_relax();
-	}
-}
-
-/*
- * The v3.14 / v3.15 optimistic spin.  1 took it, 0 did not spin, -1 gave up.
- *
- *   v3.14  per attempt: take the MCS spin lock (no way out while queued),
- *          spin on the owner and try, drop the MCS lock (after a win too).
- *          No spinner limit and no crowding check on entry; the budget and
- *          the need_resched stand-in apply in spin_on_owner, where the
- *          kernel checks need_resched.
- *   v3.15  no start when crowded (need_resched in mutex_can_spin_on_owner);
- *          queue once on the cancellable OSQ, then spin on the owner and
- *          try until it is ours or the budget / crowding ends it; leave the
- *          OSQ after the win, as v3.15.
- */
-static inline int lb_mutex__spin_gen(lb_mutex_t *m, lb_mutex_ctx_t *t)
-{
-	const bool per_attempt = m->gen == LB_MUTEX_GEN_V3_14;
-	struct lb_mutex__budget b;
-	uintptr_t seen;
-	int ret = -1;
-
-	if (m->spin_relax == 0)
-		return 0;
-	int before = atomic_fetch_add_explicit(&m->spinners, 1, memory_order_relaxed);
-	if (!per_attempt && lb_mutex__crowded(m, before + 1)) {
-		lb_mutex__spin_exit(m);
-		return 0;
-	}
-	lb_mutex__budget_start(&b, m, false);
-	if (!per_attempt && !lb_mutex__osq_lock(m, &t->osq, &b))
-		goto out;
-	/* Spin loop, bounded by the budget (spin_on_owner, budget_spend). */
-	for (;;) {
-		if (per_attempt)
-			lb_mutex__mcs_lock_v3_14(m, &t->osq);
-		uintptr_t owner = lb_load_relaxed(&m->owner) & ~LB_MUTEX_FLAGS;
-		bool go = owner == 0 || lb_mutex__spin_on_owner(m, owner, false, &b);
-		bool won = go && lb_mutex__trylock_common(m, t, 0, &seen);
-		if (per_attempt)
-			lb_mutex__osq_unlock(m, &t->osq);
-		if (won) {
-			ret = 1;
-			break;
-		}
-		if (!go || !lb_mutex__budget_spend(&b, 1))
-			break;
-		lb_cpu_relax(); /* between attempts, as the kernel's loop */
-	}
-	if (!per_attempt)
-		lb_mutex__osq_unlock(m, &t->osq);
-out:
-	lb_mutex__spin_exit(m);
-	return ret;
-}
-
-/*
- * Lock slow path of V3_14 / V3_15: spin, then queue and sleep; a woken
- * waiter only retries (under wait_lock, as the kernel's xchg of the count).
- */
-LB_SLOWPATH int lb_mutex__lock_slow_gen(lb_mutex_t *m, lb_mutex_ctx_t *t,
-					const struct timespec *abs)
-{
-	struct lb_mutex_waiter *w = &t->waiter;
-	uint32_t nsleeps = 0;
-	uintptr_t seen;
-	int ret = 0;
-	bool need_wake = false;
-	struct lb_mutex_waiter *next = NULL;
-
-	if (lb_mutex__task(lb_load_relaxed(&m->owner)) == t)
-		lb_mutex__misuse("lock of a mutex this thread already holds");
-	int r = lb_mutex__spin_gen(m, t);
-	if (r > 0) {
-		LB_MUTEX_COUNT(m, n_spin_won, 1);
-		return 0;
-	}
-	lb_mutex__wait_lock(m);
-	LB_MUTEX_COUNT(m, n_spin_gaveup, r < 0);
-	if (lb_mutex__trylock_common(m, t, 0, &seen))
-		goto out_unlock;
-	lb_mutex__enqueue(m, w);
-	/* Until we take it or time out (a woken waiter only retries). */
-	while ((ret = lb_mutex__queued_turn(m, t, abs)) == EAGAIN) {
-		lb_mutex__sleep(m, w, abs, &nsleeps);
-		lb_mutex__wait_lock(m);
-	}
-	lb_mutex__dequeue(m, w);
-	lb_store_relaxed(&w->state, LB_MUTEX__AWAKE);
-	/* Timing out after a wake meant for us would strand the next waiter
-	 * beside a free lock: pass the wake on. */
-	next = lb_load_relaxed(&m->wait_head);
-	if (ret != 0 && next && (lb_load_relaxed(&m->owner) & ~LB_MUTEX_FLAGS) == 0)
-		need_wake = lb_mutex__wake_waiter(next, false);
-	LB_MUTEX_COUNT(m, n_sleeps, nsleeps);
-	LB_MUTEX_COUNT(m, n_timeouts, ret != 0);
-	LB_MUTEX_COUNT(m, n_wakes, need_wake);
-out_unlock:
-	lb_mutex__wait_unlock(m);
-	if (need_wake)
-		lb_futex_wake_scoped(&next->state, 1, m->futex_scope);
-	return ret;
-}
-
-/*
- * Unlock slow path of V3_14 / V3_15 (the fast path took self,{} -> 0,{}):
- * release keeping WAITERS and wake the first waiter.  V3_14 releases under
- * wait_lock, so the lock stays taken while the unlocker waits for
- * wait_lock; V3_15 releases first ("unlock the mutex without the
- * wait_lock"), so a spinner can take it at once.
- */
-LB_SLOWPATH void lb_mutex__unlock_slow_gen(lb_mutex_t *m, lb_mutex_ctx_t *t)
-{
-	const uintptr_t self = (uintptr_t)t;
-	uintptr_t cur = lb_load_relaxed(&m->owner);
-	bool under_wait_lock = m->gen == LB_MUTEX_GEN_V3_14;
-
-	if ((cur & ~LB_MUTEX_FLAGS) != self || (cur & LB_MUTEX_PICKUP))
-		lb_mutex__misuse("unlock of a mutex this thread does not hold");
-	if (under_wait_lock)
-		lb_mutex__wait_lock(m);
-	/* self,{W?} -> 0,{W?}; an RMW, so a waiter's concurrent OR of W (V3_15)
-	 * is kept.  Release publishes the critical section to the next owner. */
-	uintptr_t old = atomic_fetch_and_explicit(&m->owner, LB_MUTEX_WAITERS,
-						  memory_order_release);
-	if (!under_wait_lock) {
-		if (!(old & LB_MUTEX_WAITERS))
-			return;
-		lb_mutex__wait_lock(m);
-	}
-	struct lb_mutex_waiter *first = lb_load_relaxed(&m->wait_head);
-	bool need_wake = first && lb_mutex__wake_waiter(first, false);
-	LB_MUTEX_COUNT(m, n_wakes, need_wake);
-	lb_mutex__wait_unlock(m);
-	if (need_wake)
-		lb_futex_wake_scoped(&first->state, 1, m->futex_scope);
-}
-
 /* ---- lock slow path --------------------------------------------------------------- */
 
 LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t,
@@ -1268,7 +1144,7 @@ LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t,
 	int ret = 0, r;
 
 	if (m->gen != LB_MUTEX_GEN_CURRENT)
-		return lb_mutex__lock_slow_gen(m, t, abs);
+		lb_mutex__misuse("a v3.x generation mutex takes the lb_mutex_v3_* verbs");
 	if (lb_mutex__task(lb_load_relaxed(&m->owner)) == t)
 		lb_mutex__misuse("lock of a mutex this thread already holds");
 
@@ -1276,6 +1152,7 @@ LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t,
 	r = lb_mutex__optimistic_spin(m, t);
 	if (r > 0) {
 		LB_MUTEX_COUNT(m, n_spin_won, 1);
+		lb_mutex__gauge_acquired(m, t);
 		return 0; /* the first waiter's tenure goes on */
 	}
 	gaveup += r < 0;
@@ -1336,8 +1213,10 @@ LB_SLOWPATH int lb_mutex__lock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t,
 	LB_MUTEX_COUNT(m, n_timeouts, ret != 0);
 out_unlock:
 	LB_MUTEX_COUNT(m, n_spin_gaveup, gaveup);
-	if (ret == 0)
+	if (ret == 0) {
 		LB_MUTEX_COUNT(m, n_spin_won, won); /* we hold the mutex */
+		lb_mutex__gauge_acquired(m, t);
+	}
 	lb_mutex__wait_unlock(m);
 	return ret;
 }
@@ -1351,10 +1230,8 @@ LB_SLOWPATH void lb_mutex__unlock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t)
 	bool token_to_give = false, stale = false, pass_on = false;
 	uint64_t now = 0;
 
-	if (m->gen != LB_MUTEX_GEN_CURRENT) {
-		lb_mutex__unlock_slow_gen(m, t);
-		return;
-	}
+	if (m->gen != LB_MUTEX_GEN_CURRENT)
+		lb_mutex__misuse("a v3.x generation mutex takes the lb_mutex_v3_* verbs");
 
 	/*
 	 * Tenure quantum: with more (sleeping) waiters than CPUs, a first
@@ -1565,5 +1442,8 @@ static inline void lb_mutex_atfork_child(lb_mutex_t *m, lb_mutex_ctx_t *self,
 	if (self)
 		lb_mutex_ctx_init(self);
 }
+
+/* The v3.14 and v3.15 generations: their own verbs on the same lb_mutex_t. */
+#include "mutex_v3.h"
 
 #endif /* LB_MUTEX_H */
