@@ -75,6 +75,8 @@ static size_t ops_size_of_version(unsigned int version)
 		return LB_PLUGIN_OPS_SIZE_V1;
 	case LB_PLUGIN_ABI_VERSION_V2:
 		return LB_PLUGIN_OPS_SIZE_V2;
+	case LB_PLUGIN_ABI_VERSION_V3:
+		return LB_PLUGIN_OPS_SIZE_V3;
 	case LB_PLUGIN_ABI_VERSION:
 		return sizeof(struct lb_lock_ops);
 	default:

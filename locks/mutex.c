@@ -130,6 +130,18 @@ static size_t mutex_counters(const void *lock, struct lb_counter *out, size_t ma
 #define LB_MUTEX_OPS_COUNTERS_FN NULL
 #endif
 
+/* The thread announces an off-CPU wait it makes while holding locks: the
+ * v3.x generations' spinners stop for it (lb_sched_owner_running); the
+ * current generation does not ask, its spin is budget-bound. */
+static void mutex_offcpu(void *tctx, bool begin)
+{
+	lb_mutex_ctx_t *me = tctx;
+	if (begin)
+		lb_sched_block_begin(&me->sched);
+	else
+		lb_sched_block_end(&me->sched);
+}
+
 /* verbs: mutex (lb_mutex_*) or mutex_v3 (lb_mutex_v3_*, mutex_v3.h). */
 #define LB_MUTEX_OPS(sym, cli, what, initfn, verbs)                            \
 	const struct lb_lock_ops lb_##sym##_ops = {                            \
@@ -148,6 +160,7 @@ static size_t mutex_counters(const void *lock, struct lb_counter *out, size_t ma
 		.describe = mutex_describe,                                    \
 		.timedlock = verbs##_timedlock,                                \
 		.atfork_child = verbs##_atfork_child,                          \
+		.offcpu = mutex_offcpu,                                        \
 	};
 
 LB_MUTEX_OPS(mutex, "mutex",

@@ -102,7 +102,14 @@ static void orphan_section(struct aim_ctx *c, uint32_t ino, bool add)
 	if (sz && sz->on && sz->orphan_sleep_p > 0 && orphan_draw(c) < sz->orphan_sleep_p) {
 		uint64_t ns = (uint64_t)sz->orphan_sleep_ns;
 		struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+		/* Say so to locks whose spinners ask whether the owner runs
+		 * (owner->on_cpu in the kernel): they stop, as for a journal wait. */
+		const struct lb_lock_ops *ops = c->k->ops[o->lock.role];
+		if (ops->offcpu)
+			ops->offcpu(c->tctx[o->lock.role], true);
 		nanosleep(&ts, NULL);
+		if (ops->offcpu)
+			ops->offcpu(c->tctx[o->lock.role], false);
 		c->orphan_sleeps++;
 	}
 	aim_unlock(c, &o->lock);

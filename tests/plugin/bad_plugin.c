@@ -56,6 +56,9 @@ LB_PLUGIN_VISIBLE void (*const lb_bad_unused[2])(void) = { (void (*)(void))bad_i
 #elif defined(OLD_V2)
 #undef LB_PLUGIN_ABI_VERSION
 #define LB_PLUGIN_ABI_VERSION LB_PLUGIN_ABI_VERSION_V2
+#elif defined(OLD_V3)
+#undef LB_PLUGIN_ABI_VERSION
+#define LB_PLUGIN_ABI_VERSION LB_PLUGIN_ABI_VERSION_V3
 #endif
 LB_PLUGIN_EXPORT_OPS(
 #if defined(BAD_NAME)
@@ -66,6 +69,8 @@ LB_PLUGIN_EXPORT_OPS(
 #elif defined(OLD_V2)
 	.name = "old-v2",
 	.lock_fallible = bad_lock_fallible, /* past a version-2 table: must not be read */
+#elif defined(OLD_V3)
+	.name = "old-v3",
 #else
 	.name = "bad-plugin",
 #endif

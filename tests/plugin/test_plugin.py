@@ -97,10 +97,12 @@ with tempfile.TemporaryDirectory() as tmp:
                  "ABI" not in se, f"rt -P refuses {name}: loaded, no init_shared (rc {rc}: {se.strip()})")
     # A version-2 plugin (before lock_fallible) loads and never fails to lock:
     # locktorture's --deadlock skips it (exit 77) rather than refusing it.
-    rc, so, se = run([TORTURE, "--type", PLUGINS["old-v2"], "--deadlock", "abba",
-                      "--duration", "1"], timeout=30)
-    lbtap.ok(rc == 77 and "skipped" in so and "ABI" not in se and "checks" not in se,
-             f"a version-2 plugin loads, without lock_fallible (rc {rc}: {se.strip()}{so.strip()})")
+    for name in ("old-v2", "old-v3"):
+        rc, so, se = run([TORTURE, "--type", PLUGINS[name], "--deadlock", "abba",
+                          "--duration", "1"], timeout=30)
+        lbtap.ok(rc == 77 and "skipped" in so and "ABI" not in se and "checks" not in se,
+                 f"a version-{name[-1]} plugin loads, without lock_fallible "
+                 f"(rc {rc}: {se.strip()}{so.strip()})")
     # The shipped adapters of locks with a per-thread context: each thread's
     # context set up by thread_init, mutual exclusion at 2 threads.
     rc, so, se = bench([PLUGINS["qspinlock-a"], PLUGINS["mutex-a"]], ["--json", out])

@@ -164,6 +164,16 @@ struct lb_lock_ops {
 	 * process on a detected deadlock (a caller bug there).  (Plugin ABI 3.)
 	 */
 	int (*lock_fallible)(void *lock, void *tctx);
+
+	/*
+	 * The calling thread announces a wait off its CPU that it makes while
+	 * holding locks (begin true; an I/O wait, a sleep), and its end, to
+	 * the locks whose spinners ask whether the owner runs (the kernel's
+	 * owner->on_cpu; lb_sched_hooks.h): a spinner then stops as a kernel
+	 * spinner stops for a sleeping owner.  NULL: the lock does not ask.
+	 * Announcements nest.  (Plugin ABI 4.)
+	 */
+	void (*offcpu)(void *tctx, bool begin);
 };
 
 #endif /* LB_LOCK_OPS_H */

@@ -26,14 +26,17 @@
 #include "lb_lock_ops.h"
 
 /* 2: struct lb_lock_ops gained init_shared (and LB_LOCK_F_PSHARED).
- * 3: it gained lock_fallible (and LB_LOCK_F_FALLIBLE).  Older plugins still
- * load: a version-1 table is read up to where init_shared begins, a
- * version-2 one up to lock_fallible, and the members after are NULL. */
-#define LB_PLUGIN_ABI_VERSION 3u
+ * 3: it gained lock_fallible (and LB_LOCK_F_FALLIBLE).
+ * 4: it gained offcpu.  Older plugins still load: a version-1 table is read
+ * up to where init_shared begins, a version-2 one up to lock_fallible, a
+ * version-3 one up to offcpu, and the members after are NULL. */
+#define LB_PLUGIN_ABI_VERSION 4u
 #define LB_PLUGIN_ABI_VERSION_V1 1u
 #define LB_PLUGIN_ABI_VERSION_V2 2u
+#define LB_PLUGIN_ABI_VERSION_V3 3u
 #define LB_PLUGIN_OPS_SIZE_V1 offsetof(struct lb_lock_ops, init_shared)
 #define LB_PLUGIN_OPS_SIZE_V2 offsetof(struct lb_lock_ops, lock_fallible)
+#define LB_PLUGIN_OPS_SIZE_V3 offsetof(struct lb_lock_ops, offcpu)
 #define LB_PLUGIN_SYM_VERSION "lb_plugin_abi_version"
 #define LB_PLUGIN_SYM_OPS "lb_plugin_ops"
 
