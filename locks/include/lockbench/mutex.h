@@ -851,26 +851,14 @@ lb_mutex__osq_wait_next(lb_mutex_t *m, struct lb_mutex_osq_node *node, struct lb
 }
 
 /*
- * Join the spinner queue; true once we are its head.  False if the budget
- * ran out while queued, after unqueueing (the kernel's steps A, B, C).
+ * Leave the spinner queue while waiting in it (the kernel's osq_lock
+ * unqueue, steps A, B, C): true if prev handed us the head meanwhile (we
+ * are the head after all), false once we are out of the queue.  Shared by
+ * every generation whose spinners may leave (mutex_v3.h's v3.15 OSQ).
  */
-static inline bool lb_mutex__osq_lock(lb_mutex_t *m, struct lb_mutex_osq_node *node,
-				      struct lb_mutex__budget *b)
+static inline bool lb_mutex__osq_unqueue(lb_mutex_t *m, struct lb_mutex_osq_node *node,
+					 struct lb_mutex_osq_node *prev)
 {
-	struct lb_mutex_osq_node *prev = lb_mutex__osq_join(m, node);
-	if (prev == NULL)
-		return true;
-
-	/* Spin on our own node: only prev writes it.  Acquire pairs with the
-	 * release store in osq_unlock. */
-	while (!lb_load_acquire(&node->locked)) {
-		if (!lb_mutex__budget_spend(b, 1))
-			goto unqueue;
-		lb_cpu_relax();
-	}
-	return true;
-
-unqueue:
 	/* A: undo prev->next = node, so nobody hands us the head any more. */
 	for (;;) {
 		if (lb_mutex__osq_relink(&prev->next, node, NULL))
@@ -892,6 +880,27 @@ unqueue:
 	lb_store_relaxed(&next->prev, prev);
 	atomic_store_explicit(&prev->next, next, memory_order_release);
 	return false;
+}
+
+/*
+ * Join the spinner queue; true once we are its head.  False if the budget
+ * ran out while queued, after unqueueing (the kernel's steps A, B, C).
+ */
+static inline bool lb_mutex__osq_lock(lb_mutex_t *m, struct lb_mutex_osq_node *node,
+				      struct lb_mutex__budget *b)
+{
+	struct lb_mutex_osq_node *prev = lb_mutex__osq_join(m, node);
+	if (prev == NULL)
+		return true;
+
+	/* Spin on our own node: only prev writes it.  Acquire pairs with the
+	 * release store in osq_unlock. */
+	while (!lb_load_acquire(&node->locked)) {
+		if (!lb_mutex__budget_spend(b, 1))
+			return lb_mutex__osq_unqueue(m, node, prev);
+		lb_cpu_relax();
+	}
+	return true;
 }
 
 static inline void lb_mutex__osq_unlock(lb_mutex_t *m, struct lb_mutex_osq_node *node)

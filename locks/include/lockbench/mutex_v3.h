@@ -183,32 +183,10 @@ static inline bool lb_mutex_v3__osq_lock(lb_mutex_t *m, struct lb_mutex_osq_node
 	/* Spin on our own node; acquire pairs with the release in osq_unlock. */
 	while (!lb_load_acquire(&node->locked)) {
 		if (lb_sched_need_resched(s))
-			goto unqueue;
+			return lb_mutex__osq_unqueue(m, node, prev);
 		lb_cpu_relax();
 	}
 	return true;
-unqueue:
-	/* A: undo prev->next = node (spin loop: prev may be unqueueing too,
-	 * its step C re-points our prev). */
-	for (;;) {
-		if (lb_mutex__osq_relink(&prev->next, node, NULL))
-			break;
-		/* Handed the head meanwhile: ours after all.  Acquire pairs
-		 * with the release in osq_unlock. */
-		if (lb_load_acquire(&node->locked))
-			return true;
-		lb_cpu_relax();
-		prev = lb_load_relaxed(&node->prev);
-	}
-	/* B: a stable successor, or nobody's predecessor. */
-	struct lb_mutex_osq_node *next = lb_mutex__osq_wait_next(m, node, prev);
-	if (next == NULL)
-		return false;
-	/* C: splice prev <-> next.  Release pairs with the acquire reads of
-	 * prev->next (wait_next, step A of next). */
-	lb_store_relaxed(&next->prev, prev);
-	atomic_store_explicit(&prev->next, next, memory_order_release);
-	return false;
 }
 
 /* ---- spinning on the owner --------------------------------------------------- */
