@@ -89,22 +89,30 @@ static void ratio_text(const struct lb_ab_ratio *r, char *buf, size_t len)
 			 100 * (r->ratio - 1), r->blocks);
 }
 
+/* "+-X %" with a digit that is not 0: a quiet 1-thread cell can see changes
+ * well under 0.1 %, which "%.1f" printed as "+-0.0 %". */
+static const char *mdc_text(double pct, char *buf, size_t len)
+{
+	snprintf(buf, len, pct < 0.95 ? "+-%.2f %%" : "+-%.1f %%", pct);
+	return buf;
+}
+
 /* The verdict's words: the interval's side, or what the cell could see. */
 static void verdict_text(const struct lb_ab_cell *c, const struct lb_ab_ratio *r, char *buf,
 			 size_t len)
 {
+	char mdc[32];
+	mdc_text(r->mdc_pct, mdc, sizeof(mdc));
 	if (c->withheld && isfinite(r->mdc_pct))
 		snprintf(buf, len, "no verdict (more runnable work than CPUs before the run: "
-			 "contended slices measure the scheduler); this cell could see +-%.1f %%",
-			 r->mdc_pct);
+			 "contended slices measure the scheduler); this cell could see %s", mdc);
 	else if (c->withheld)
 		snprintf(buf, len, "no verdict (more runnable work than CPUs before the run: "
 			 "contended slices measure the scheduler)");
 	else if (c->verdict)
-		snprintf(buf, len, "%s (this cell could see +-%.1f %%)", verdict_word(c->verdict),
-			 r->mdc_pct);
+		snprintf(buf, len, "%s (this cell could see %s)", verdict_word(c->verdict), mdc);
 	else if (isfinite(r->mdc_pct))
-		snprintf(buf, len, "no difference seen; this cell could see +-%.1f %%", r->mdc_pct);
+		snprintf(buf, len, "no difference seen; this cell could see %s", mdc);
 	else
 		snprintf(buf, len, "no verdict (too few blocks for an interval)");
 }
