@@ -110,6 +110,15 @@ def scale(vmc, build, cpus, nodes, full):
             "--cpus", str(cpus), "--nodes", str(nodes)] + (["--full"] if full else [])
     t0 = time.monotonic()
     p = vm_check(vmc, args, timeout + 30)
+    # A guest that printed nothing at all by the timeout never reached the
+    # checks (the emulator's boot, the modules or the 9p mount hung: 2 of
+    # 4 runs of one day here, with an empty console, against 23.6 s of
+    # checks when it starts).  That is the emulator, not what this test
+    # checks: boot once more, and say so.  A second silent boot fails.
+    if p.returncode == 124 and not p.stdout.strip():
+        diag(f"the first boot printed nothing in {time.monotonic() - t0:.0f} s (the guest never "
+             f"reached the checks: {p.stderr.strip()[-200:]}); booting once more")
+        p = vm_check(vmc, args, timeout + 30)
     # The guest's TAP, renumbered as this test's own (its plan left out).
     for line in p.stdout.splitlines():
         if line.startswith("ok ") or line.startswith("not ok "):
