@@ -589,19 +589,40 @@ static inline void lb_mutex__wait_unlock(lb_mutex_t *m)
 	lb_store_release(&m->wait_lock, 0); /* publishes the list updates */
 }
 
-/* wait_lock held.  Append w; the first waiter sets WAITERS. */
-static inline void lb_mutex__enqueue(lb_mutex_t *m, struct lb_mutex_waiter *w)
+/* wait_lock held.  The FIFO wait list itself, shared by every generation
+ * (mutex_v3.h too): append w at the tail / unlink w, with the count. */
+static inline void lb_mutex__list_append(lb_mutex_t *m, struct lb_mutex_waiter *w)
 {
 	w->next = NULL;
 	w->prev = m->wait_tail;
-	w->since = lb_mutex__now_ns();
-	lb_store_relaxed(&w->state, LB_MUTEX__QUEUED);
 	if (m->wait_tail)
 		m->wait_tail->next = w;
 	else
 		lb_store_relaxed(&m->wait_head, w);
 	m->wait_tail = w;
 	lb_store_relaxed(&m->nr_waiters, lb_load_relaxed(&m->nr_waiters) + 1);
+}
+
+static inline void lb_mutex__list_unlink(lb_mutex_t *m, struct lb_mutex_waiter *w)
+{
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		lb_store_relaxed(&m->wait_head, w->next);
+	if (w->next)
+		w->next->prev = w->prev;
+	else
+		m->wait_tail = w->prev;
+	w->next = w->prev = NULL;
+	lb_store_relaxed(&m->nr_waiters, lb_load_relaxed(&m->nr_waiters) - 1);
+}
+
+/* wait_lock held.  Append w; the first waiter sets WAITERS. */
+static inline void lb_mutex__enqueue(lb_mutex_t *m, struct lb_mutex_waiter *w)
+{
+	w->since = lb_mutex__now_ns();
+	lb_store_relaxed(&w->state, LB_MUTEX__QUEUED);
+	lb_mutex__list_append(m, w);
 	/*
 	 * *,{} -> *,{W}.  From here an unlock cannot take its fast path, and it
 	 * takes wait_lock (after us) before it wakes anyone; same-word RMW, so
@@ -614,16 +635,7 @@ static inline void lb_mutex__enqueue(lb_mutex_t *m, struct lb_mutex_waiter *w)
 /* wait_lock held.  Unlink w; the last waiter clears WAITERS and HANDOFF. */
 static inline void lb_mutex__dequeue(lb_mutex_t *m, struct lb_mutex_waiter *w)
 {
-	if (w->prev)
-		w->prev->next = w->next;
-	else
-		lb_store_relaxed(&m->wait_head, w->next);
-	if (w->next)
-		w->next->prev = w->prev;
-	else
-		m->wait_tail = w->prev;
-	w->next = w->prev = NULL;
-	lb_store_relaxed(&m->nr_waiters, lb_load_relaxed(&m->nr_waiters) - 1);
+	lb_mutex__list_unlink(m, w);
 	if (lb_load_relaxed(&m->wait_head) == NULL)
 		atomic_fetch_and_explicit(&m->owner, ~(LB_MUTEX_WAITERS | LB_MUTEX_HANDOFF),
 					  memory_order_relaxed);

@@ -111,29 +111,13 @@ static inline void lb_mutex_v3__wait_unlock(lb_mutex_t *m)
  * whether an unlock must wake. */
 static inline void lb_mutex_v3__enqueue(lb_mutex_t *m, struct lb_mutex_waiter *w)
 {
-	w->next = NULL;
-	w->prev = m->wait_tail;
 	w->since = 0;
-	if (m->wait_tail)
-		m->wait_tail->next = w;
-	else
-		lb_store_relaxed(&m->wait_head, w);
-	m->wait_tail = w;
-	lb_store_relaxed(&m->nr_waiters, lb_load_relaxed(&m->nr_waiters) + 1);
+	lb_mutex__list_append(m, w);
 }
 
 static inline void lb_mutex_v3__dequeue(lb_mutex_t *m, struct lb_mutex_waiter *w)
 {
-	if (w->prev)
-		w->prev->next = w->next;
-	else
-		lb_store_relaxed(&m->wait_head, w->next);
-	if (w->next)
-		w->next->prev = w->prev;
-	else
-		m->wait_tail = w->prev;
-	w->next = w->prev = NULL;
-	lb_store_relaxed(&m->nr_waiters, lb_load_relaxed(&m->nr_waiters) - 1);
+	lb_mutex__list_unlink(m, w);
 }
 
 /* ---- the count ------------------------------------------------------------- */
