@@ -50,6 +50,7 @@ struct point {
 	_Atomic uint32_t parked;
 	uint64_t start_ns;
 	uint64_t window_ns;         /* 0, or each child's alarm after its start */
+	unsigned int counts[AIM_MAX_WORKFILE_TESTS]; /* each workfile slot's jobs per child */
 };
 
 static double tv_s(struct timeval tv)
@@ -359,8 +360,7 @@ static bool supervise(struct point *pt, uint64_t deadline_ns, unsigned long *vio
 
 /* Each child's task, helper and shuffled job list; the job lists and, with
  * kop_count, the per-slot kernel-operation counts are allocated here. */
-static int init_children(struct point *pt, const unsigned int *counts, unsigned int njobs,
-			 uint64_t seed, bool count_kops)
+static int init_children(struct point *pt, unsigned int njobs, uint64_t seed, bool count_kops)
 {
 	unsigned int users = pt->users;
 	memset(pt->child, 0, (size_t)users * sizeof(struct child));
@@ -384,7 +384,7 @@ static int init_children(struct point *pt, const unsigned int *counts, unsigned 
 			return ENOMEM;
 		/* re-aim seeds each child's order from its pid; ours from the
 		 * run's seed and the child number. */
-		aim_shuffle_jobs(&pt->cfg->wf, counts, ch->task.rng, ch->order, njobs);
+		aim_shuffle_jobs(&pt->cfg->wf, pt->counts, ch->task.rng, ch->order, njobs);
 	}
 	return 0;
 }
@@ -422,7 +422,7 @@ static int start_children(struct point *pt, struct lb_threads *threads,
 
 /* The watchdog's deadline for the point started at pt->start_ns: far
  * beyond any sane load point. */
-static uint64_t watchdog_deadline(const struct point *pt, const unsigned int *counts)
+static uint64_t watchdog_deadline(const struct point *pt)
 {
 	const struct aim_config *cfg = pt->cfg;
 	const struct aim_sizing *sizing = pt->sizing;
@@ -433,7 +433,7 @@ static uint64_t watchdog_deadline(const struct point *pt, const unsigned int *co
 	if (sizing && sizing->on) {
 		double cpu_ns = 0;
 		for (size_t s = 0; s < cfg->wf.ntests && s < AIM_SIZING_MAX_TESTS; s++)
-			cpu_ns += counts[s] * sizing->target_ns[s];
+			cpu_ns += pt->counts[s] * sizing->target_ns[s];
 		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 		double expect = cpu_ns * pt->users / (double)(ncpu > 0 ? ncpu : 1);
 		if (expect > (double)budget)
@@ -445,15 +445,15 @@ static uint64_t watchdog_deadline(const struct point *pt, const unsigned int *co
 /* Wait for the children within the watchdog's deadline and join them with
  * their helpers; false when the deadline passed (said on stderr).  Threads
  * that do not stop even then are stuck in a lock: exit 1, nothing freed. */
-static bool await_children(struct point *pt, const unsigned int *counts,
-			   struct lb_threads *threads, struct lb_threads *helpers,
-			   unsigned long *violations, struct aim_point *out)
+static bool await_children(struct point *pt, struct lb_threads *threads,
+			   struct lb_threads *helpers, unsigned long *violations,
+			   struct aim_point *out)
 {
 	struct aim_cpu_sample cpu0, cpu1;
 	aim_cpu_sample(&cpu0);
 	lb_barrier_wait(&pt->ready);
 	pt->start_ns = lb_now_ns();
-	uint64_t deadline = watchdog_deadline(pt, counts);
+	uint64_t deadline = watchdog_deadline(pt);
 	bool in_time = supervise(pt, deadline, violations);
 	aim_cpu_sample(&cpu1);
 	out->idle_frac = aim_idle_fraction(&cpu0, &cpu1);
@@ -553,15 +553,11 @@ static int run_point(const struct aim_config *cfg, const struct lb_lock_ops *con
 		     struct aim_point *out)
 {
 	struct point *pt = calloc(1, sizeof(*pt));
-	unsigned int *counts = calloc(AIM_MAX_WORKFILE_TESTS, sizeof(unsigned int));
 	struct lb_threads threads = { 0 }, helpers = { 0 };
 	int err = 0;
 	memset(out, 0, sizeof(*out));
-	if (!pt || !counts) {
-		free(pt);
-		free(counts);
+	if (!pt)
 		return ENOMEM;
-	}
 	pt->cfg = cfg;
 	pt->sizing = sizing;
 	pt->users = users;
@@ -570,17 +566,17 @@ static int run_point(const struct aim_config *cfg, const struct lb_lock_ops *con
 	atomic_init(&pt->finished, 0);
 	atomic_init(&pt->pause, 0);
 	atomic_init(&pt->parked, 0);
-	unsigned int njobs = aim_assign_jobs(&cfg->wf, jobs, counts);
+	unsigned int njobs = aim_assign_jobs(&cfg->wf, jobs, pt->counts);
 	pt->child = aligned_alloc(64, ((size_t)users * sizeof(struct child) + 63) / 64 * 64);
 	if (!pt->child || (err = aim_kernel_init(&pt->k, role_ops, users, &pt->stop)))
 		goto out_free;
 	pt->k.sizing = sizing;
-	err = init_children(pt, counts, njobs, seed, kop_count != NULL);
+	err = init_children(pt, njobs, seed, kop_count != NULL);
 	if (err)
 		goto out_free;
 	err = start_children(pt, &threads, &helpers);
 	unsigned long violations = 0;
-	if (!await_children(pt, counts, &threads, &helpers, &violations, out)) {
+	if (!await_children(pt, &threads, &helpers, &violations, out)) {
 		err = 1;
 		goto out_free;
 	}
@@ -609,6 +605,5 @@ out_free:
 	}
 	free(pt->child);
 	free(pt);
-	free(counts);
 	return err;
 }
