@@ -226,6 +226,36 @@ static inline void slot_unlock(struct lb_stock *s, struct lb_stock_thread *t, un
 	s->lock_ops->unlock(s->locks[cpu], t->in_handler ? t->tctx_irq : t->tctx_task);
 }
 
+/*
+ * Enter and leave the section around a slot under the sigmask or lock
+ * protection, the same for alloc, free and the counter: sigmask blocks
+ * every signal (the old mask kept in *old) and uses slot 0; lock takes this
+ * CPU's lock and uses this CPU's slot.  Enter returns the slot, or -1 when
+ * the handler found the lock busy (nothing to leave: the caller takes the
+ * slow path).  Inlined: with a constant prot the other protection's branch
+ * folds away.
+ */
+static inline __attribute__((always_inline)) int
+slot_enter(struct lb_stock *s, struct lb_stock_thread *t, enum lb_prot prot, sigset_t *old)
+{
+	if (prot == LB_PROT_LOCK) {
+		unsigned int cpu = lb_stock_cpu();
+		return slot_lock(s, t, cpu) ? (int)cpu : -1;
+	}
+	pthread_sigmask(SIG_BLOCK, &t->all, old);
+	return 0;
+}
+
+static inline __attribute__((always_inline)) void
+slot_leave(struct lb_stock *s, struct lb_stock_thread *t, enum lb_prot prot, int slot,
+	   const sigset_t *old)
+{
+	if (prot == LB_PROT_LOCK)
+		slot_unlock(s, t, (unsigned int)slot);
+	else
+		pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
 /* ---- cas: per-CPU freelist, head = ref | count << 32 | tag << 42 ------ */
 
 #define CAS_COUNT_SHIFT 32
@@ -355,18 +385,13 @@ void *lb_stock_alloc(struct lb_stock *s, struct lb_stock_thread *t)
 		obj = rseq_pop(s, t, 0, NULL);
 #endif
 		break;
-	case LB_PROT_SIGMASK: {
-		sigset_t old;
-		pthread_sigmask(SIG_BLOCK, &t->all, &old);
-		obj = slot_pop(&s->slots[0]);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		break;
-	}
+	case LB_PROT_SIGMASK:
 	case LB_PROT_LOCK: {
-		unsigned int cpu = lb_stock_cpu();
-		if (slot_lock(s, t, cpu)) {
-			obj = slot_pop(&s->slots[cpu]);
-			slot_unlock(s, t, cpu);
+		sigset_t old;
+		int slot = slot_enter(s, t, s->prot, &old);
+		if (slot >= 0) {
+			obj = slot_pop(&s->slots[slot]);
+			slot_leave(s, t, s->prot, slot, &old);
 		}
 		break;
 	}
@@ -398,18 +423,13 @@ void lb_stock_free(struct lb_stock *s, struct lb_stock_thread *t, void *obj)
 		}
 #endif
 		break;
-	case LB_PROT_SIGMASK: {
-		sigset_t old;
-		pthread_sigmask(SIG_BLOCK, &t->all, &old);
-		done = slot_push(&s->slots[0], obj);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		break;
-	}
+	case LB_PROT_SIGMASK:
 	case LB_PROT_LOCK: {
-		unsigned int cpu = lb_stock_cpu();
-		if (slot_lock(s, t, cpu)) {
-			done = slot_push(&s->slots[cpu], obj);
-			slot_unlock(s, t, cpu);
+		sigset_t old;
+		int slot = slot_enter(s, t, s->prot, &old);
+		if (slot >= 0) {
+			done = slot_push(&s->slots[slot], obj);
+			slot_leave(s, t, s->prot, slot, &old);
 		}
 		break;
 	}
@@ -438,18 +458,13 @@ static inline __attribute__((always_inline)) void section(struct lb_stock *s,
 			t->rseq_aborts++;
 #endif
 		break;
-	case LB_PROT_SIGMASK: {
-		sigset_t old;
-		pthread_sigmask(SIG_BLOCK, &t->all, &old);
-		s->counters[0]++;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		break;
-	}
+	case LB_PROT_SIGMASK:
 	case LB_PROT_LOCK: {
-		unsigned int cpu = lb_stock_cpu();
-		if (slot_lock(s, t, cpu)) {
-			s->counters[cpu * LINE_WORDS]++;
-			slot_unlock(s, t, cpu);
+		sigset_t old;
+		int slot = slot_enter(s, t, prot, &old);
+		if (slot >= 0) {
+			s->counters[(unsigned int)slot * LINE_WORDS]++;
+			slot_leave(s, t, prot, slot, &old);
 		}
 		break;
 	}
