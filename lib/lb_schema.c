@@ -133,6 +133,16 @@ void lb_schema_begin_file(struct lb_json *j, FILE *out, const struct lb_workload
 	lb_json_kv_string(j, "command", command);
 }
 
+void lb_schema_write_interrupted(struct lb_json *j, int signo)
+{
+	lb_json_kv_bool(j, "interrupted", signo != 0);
+	if (signo) {
+		char name[32];
+		snprintf(name, sizeof(name), "SIG%s", sigabbrev_np(signo));
+		lb_json_kv_string(j, "interrupted_by", name);
+	}
+}
+
 void lb_schema_summary_fields(struct lb_json *j, const struct lb_summary *s)
 {
 	lb_json_kv_double(j, "mean", s->mean);

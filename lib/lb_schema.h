@@ -17,6 +17,7 @@
  *                         "runs": [ { "repeat_index": i, "<metric key>": number, ... }, ... ],
  *                         ...anything else the workload keeps } ]
  *   "interrupted":    true only when a signal cut the run short
+ *   "interrupted_by": "SIG<name>" of that signal (lb_schema_write_interrupted)
  *
  * A cell is identified by its "params" object (flat; strings and numbers):
  * compare matches cells of two files on it.  Every metric of the table is a
@@ -149,6 +150,12 @@ void lb_schema_begin_file(struct lb_json *j, FILE *out, const struct lb_workload
  */
 struct lb_summary;
 void lb_schema_summary_fields(struct lb_json *j, const struct lb_summary *s);
+
+/*
+ * "interrupted": whether signal signo (0: none) ended the run early, and
+ * then "interrupted_by": its name, "SIGINT".
+ */
+void lb_schema_write_interrupted(struct lb_json *j, int signo);
 
 /* The "host" object alone (key included). */
 void lb_schema_write_host(struct lb_json *j, const struct lb_hostinfo *host);

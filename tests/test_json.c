@@ -3,13 +3,16 @@
  * test_json.c - lb_json output: exact layout of a small document, then a
  * document with nesting, escapes and awkward doubles parsed by Python's json
  * module (tests/check_json.py, passed as argv[1]) and compared in canonical
- * form, then 2000 random doubles that must read back bit-for-bit.
+ * form, then 2000 random doubles that must read back bit-for-bit; and the
+ * "interrupted" fields every result file shares (lib/lb_schema.h).
  */
 #include "lb_json.h"
+#include "lb_schema.h"
 #include "tap.h"
 
 #include <float.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -53,6 +56,14 @@ static char *python_canon(const char *text)
 	return out;
 }
 
+/* A document written into memory: *buf holds it once the stream is closed. */
+static FILE *doc_open(struct lb_json *j, char **buf, size_t *len)
+{
+	FILE *f = open_memstream(buf, len);
+	lb_json_init(j, f);
+	return f;
+}
+
 static void test_layout(void)
 {
 	static const char expect[] = "{\n"
@@ -72,8 +83,7 @@ static void test_layout(void)
 	char *buf;
 	size_t len;
 	struct lb_json j;
-	FILE *f = open_memstream(&buf, &len);
-	lb_json_init(&j, f);
+	FILE *f = doc_open(&j, &buf, &len);
 	lb_json_object_begin(&j);
 	lb_json_kv_int(&j, "a", 1);
 	lb_json_key(&j, "b");
@@ -152,8 +162,7 @@ static void test_document(void)
 	char *buf, *got;
 	size_t len;
 	struct lb_json j;
-	FILE *f = open_memstream(&buf, &len);
-	lb_json_init(&j, f);
+	FILE *f = doc_open(&j, &buf, &len);
 	write_doc(&j);
 	fclose(f);
 
@@ -187,8 +196,7 @@ static void test_doubles(void)
 			memcpy(&v[i], &s, sizeof(v[i]));
 		} while (!isfinite(v[i]));
 	}
-	FILE *f = open_memstream(&buf, &len);
-	lb_json_init(&j, f);
+	FILE *f = doc_open(&j, &buf, &len);
 	lb_json_array_begin(&j);
 	for (int i = 0; i < NDOUBLES; i++)
 		lb_json_double(&j, v[i]);
@@ -212,6 +220,29 @@ static void test_doubles(void)
 	free(buf);
 }
 
+/* lb_schema_write_interrupted: a flag alone, or the flag and the signal's name. */
+static void test_interrupted(void)
+{
+	static const char *const expect[] = {
+		"{\n  \"interrupted\": false\n}\n",
+		"{\n  \"interrupted\": true,\n  \"interrupted_by\": \"SIGTERM\"\n}\n",
+	};
+	static const int signo[] = { 0, SIGTERM };
+	for (int i = 0; i < 2; i++) {
+		char *buf;
+		size_t len;
+		struct lb_json j;
+		FILE *f = doc_open(&j, &buf, &len);
+		lb_json_object_begin(&j);
+		lb_schema_write_interrupted(&j, signo[i]);
+		lb_json_object_end(&j);
+		fclose(f);
+		if (!tap_ok(strcmp(buf, expect[i]) == 0, "interrupted fields, signal %d", signo[i]))
+			tap_diag("got:\n%s", buf);
+		free(buf);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -223,5 +254,6 @@ int main(int argc, char **argv)
 	test_layout();
 	test_document();
 	test_doubles();
+	test_interrupted();
 	return tap_done();
 }

@@ -624,13 +624,7 @@ void lb_report_json(FILE *out, const struct lb_micro_config *cfg,
 	lb_json_object_begin(&j);
 	lb_schema_write_head(&j, &lb_schema_bench, &h);
 	/* true: a signal ended the run; "results" holds the runs that finished. */
-	lb_json_kv_bool(&j, "interrupted", rec->interrupted_by != 0);
-	if (rec->interrupted_by)
-	{
-		char name[32];
-		snprintf(name, sizeof(name), "SIG%s", sigabbrev_np(rec->interrupted_by));
-		lb_json_kv_string(&j, "interrupted_by", name);
-	}
+	lb_schema_write_interrupted(&j, rec->interrupted_by);
 
 	lb_json_key(&j, "config");
 	lb_json_object_begin(&j);

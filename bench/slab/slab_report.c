@@ -14,7 +14,6 @@
 #include "lb_time.h"
 
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -376,12 +375,7 @@ void lb_slab_write_json(FILE *fp, const struct lb_slab_config *cfg,
 	}
 	lb_json_array_end(&j);
 	/* true: a signal ended the run; "results" holds the repeats that finished. */
-	lb_json_kv_bool(&j, "interrupted", interrupted_by != 0);
-	if (interrupted_by) {
-		char name[32];
-		snprintf(name, sizeof(name), "SIG%s", sigabbrev_np(interrupted_by));
-		lb_json_kv_string(&j, "interrupted_by", name);
-	}
+	lb_schema_write_interrupted(&j, interrupted_by);
 	lb_json_object_end(&j);
 	fputc('\n', fp);
 }
