@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim.h - the simulator engine: N virtual CPUs in S sockets, in virtual
+ * time, in one host thread (issue 35; the model is doc/sim.md).
+ *
+ * A world is made from a machine (lb_sim_machine_parse) and a seed; virtual
+ * threads are coroutines added with lb_sim_spawn and run by lb_sim_run.
+ * The calls below the "thread side" line are made from inside a virtual
+ * thread only: each is a yield point that charges virtual time.  Same seed,
+ * same machine, same program: the same events in the same order
+ * (lb_sim_digest).
+ *
+ * Not modelled yet (doc/sim.md): periodic load balancing, nice weights.
+ */
+#ifndef LB_SIM_H
+#define LB_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LB_SIM_MAX_CPUS 512
+#define LB_SIM_LINE 64              /* bytes per coherence line */
+#define LB_SIM_NO_DEADLINE UINT64_MAX
+
+/* The machine file's contents (sim_machine.c); every time in ns. */
+struct lb_sim_machine {
+	char name[64];
+	unsigned sockets, cores_per_socket, smt;
+	uint64_t l1_hit, same_core, same_socket, cross_socket, memory, rmw;
+	uint64_t context_switch, wakeup, syscall;
+	uint64_t tick, min_granularity, wakeup_granularity, sched_latency;
+};
+
+/* Parse machine-file text; `file` names it in errors.  0, or -1 with one
+ * line ("FILE:LINE: field 'x': ...") in err. */
+int lb_sim_machine_parse(const char *text, const char *file, struct lb_sim_machine *m,
+			 char *err, size_t errlen);
+/* Read and parse a file; 0 or -1 with the error in err. */
+int lb_sim_machine_load(const char *path, struct lb_sim_machine *m, char *err, size_t errlen);
+static inline unsigned lb_sim_machine_cpus(const struct lb_sim_machine *m)
+{
+	return m->sockets * m->cores_per_socket * m->smt;
+}
+
+struct lb_sim_world;
+typedef void (*lb_sim_fn)(void *arg);
+
+enum lb_sim_access_kind { LB_SIM_LOAD, LB_SIM_STORE, LB_SIM_RMW };
+enum lb_sim_wait_result {
+	LB_SIM_WRITTEN,   /* the line was written */
+	LB_SIM_TIMEDOUT,  /* the deadline passed */
+	LB_SIM_RESCHED,   /* preempted while waiting, running again */
+};
+
+/* Per-world counters (lb_sim_stats). */
+struct lb_sim_stats {
+	uint64_t events;         /* events run */
+	uint64_t switches;       /* context switches */
+	uint64_t transfers;      /* line transfers (misses, upgrades) */
+	uint64_t invalidations;  /* sharers invalidated */
+	uint64_t wakeups;        /* threads woken from futexes and sleeps */
+	uint64_t preemptions;    /* tick, wake-up and boost preemptions */
+};
+
+/* Host side. */
+struct lb_sim_world *lb_sim_create(const struct lb_sim_machine *m, uint64_t seed);
+void lb_sim_destroy(struct lb_sim_world *w);
+/* A new virtual thread (fair class, any CPU) starting at a seeded offset
+ * under 1 us; its id (0, 1, ...) or -1 on allocation failure. */
+int lb_sim_spawn(struct lb_sim_world *w, lb_sim_fn fn, void *arg);
+/* Set before lb_sim_run: class, priority and CPU of a spawned thread. */
+void lb_sim_thread_fifo(struct lb_sim_world *w, int tid, int prio);
+void lb_sim_thread_pin(struct lb_sim_world *w, int tid, unsigned cpu);
+/* Run events up to virtual time `until` (ns) or until every thread ended;
+ * returns the number of threads still alive. */
+unsigned lb_sim_run(struct lb_sim_world *w, uint64_t until);
+uint64_t lb_sim_world_now(const struct lb_sim_world *w);
+uint64_t lb_sim_digest(const struct lb_sim_world *w);
+struct lb_sim_stats lb_sim_stats(const struct lb_sim_world *w);
+/* The directory's view of the line holding addr: its owner CPU (-1: none)
+ * and its number of sharers (the owner not counted). */
+void lb_sim_line_state(const struct lb_sim_world *w, const void *addr, int *owner,
+		       unsigned *sharers);
+
+/* ---- Thread side: from inside a virtual thread only. ---- */
+uint64_t lb_sim_now(void);
+unsigned lb_sim_getcpu(void);
+int lb_sim_self(void);
+/* Charge the coherence cost of an access to the line holding addr (a yield
+ * point); the caller then makes the real access, and after a write calls
+ * lb_sim_written so the line's waiters see it. */
+void lb_sim_access(const void *addr, enum lb_sim_access_kind kind);
+void lb_sim_written(const void *addr);
+/* Park until the line holding addr is written, the deadline (absolute ns)
+ * passes, or the thread was preempted and runs again. */
+enum lb_sim_wait_result lb_sim_cond_wait(const void *addr, uint64_t deadline);
+/* The three steps for code written against the engine directly. */
+uint32_t lb_sim_load_u32(const uint32_t *p);
+void lb_sim_store_u32(uint32_t *p, uint32_t v);
+uint32_t lb_sim_fetch_add_u32(uint32_t *p, uint32_t v);
+bool lb_sim_cas_u32(uint32_t *p, uint32_t *expected, uint32_t desired);
+/* futex: 0 woken, 1 the word was not `expected`, 2 timed out. */
+int lb_sim_futex_wait(const uint32_t *addr, uint32_t expected, uint64_t deadline);
+unsigned lb_sim_futex_wake(const uint32_t *addr, unsigned n);
+void lb_sim_yield(void);
+void lb_sim_sleep(uint64_t ns);
+/* Timed work: ns of CPU time, preemptible. */
+void lb_sim_spend(uint64_t ns);
+void lb_sim_set_fifo(int prio);
+void lb_sim_set_fair(void);
+/* Allowed CPUs as a list; the thread migrates at once if it must. */
+void lb_sim_set_affinity(const unsigned *cpus, unsigned n);
+/* PI hooks: raise thread tid to FIFO prio (no effect if already above),
+ * and return it to its own class and priority. */
+void lb_sim_boost(int tid, int prio);
+void lb_sim_unboost(int tid);
+void lb_sim_preempt_disable(void);
+void lb_sim_preempt_enable(void);
+
+#endif /* LB_SIM_H */

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_internal.h - the simulator's state, shared by its files only (the
+ * public calls are in sim.h).  One host thread owns a world; nothing here
+ * is touched concurrently, so no field is atomic.
+ */
+#ifndef LB_SIM_INTERNAL_H
+#define LB_SIM_INTERNAL_H
+
+#include "sim.h"
+#include "sim_fiber.h"
+
+#define SIM_MASK_WORDS (LB_SIM_MAX_CPUS / 64)
+
+enum sim_thread_state {
+	T_RUNNING,   /* current on its CPU */
+	T_RUNNABLE,  /* on its CPU's run queue */
+	T_BLOCKED,   /* on a futex queue or asleep */
+	T_WAKING,    /* woken; arrives on its CPU after the wake-up latency */
+	T_DONE,
+};
+
+/* What a current thread is doing until its next event. */
+enum sim_doing {
+	D_CHARGE,    /* paying a cost: resumes at resume_at */
+	D_CONDWAIT,  /* parked on a line's waiter list */
+	D_NONE,      /* running its own code (inside a call) */
+};
+
+struct sim_line;
+
+struct sim_thread {
+	int id;
+	lb_sim_fn fn;
+	void *arg;
+	struct sim_fiber fiber;
+	enum sim_thread_state state;
+	enum sim_doing doing;
+	int cpu;                 /* current, queued-on, or last CPU */
+	uint64_t allowed[SIM_MASK_WORDS];
+	bool fifo;               /* own class: FIFO, else fair */
+	int prio;                /* own FIFO priority (1..99) */
+	int boost;               /* PI boost: FIFO priority, 0 for none */
+	uint64_t vruntime;       /* fair class; in vr_cpu's frame */
+	int vr_cpu;
+	uint64_t exec_start;     /* when its running time was last accounted */
+	uint64_t slice_start;    /* when it was last switched in */
+	uint64_t gen;            /* events carrying another gen are stale */
+	uint64_t resume_at;      /* D_CHARGE: when the cost is paid */
+	uint64_t remaining;      /* a cost left when it was preempted */
+	enum lb_sim_wait_result wait_result;
+	struct sim_line *wait_line;
+	const uint32_t *futex_addr;
+	int futex_result;
+	int preempt_count;
+	bool need_resched;
+	struct sim_thread *rq_next;  /* run queue */
+	struct sim_thread *q_next;   /* a futex queue or a line's waiters */
+};
+
+struct sim_cpu {
+	unsigned socket, core;       /* core: global core number (SMT siblings share it) */
+	struct sim_thread *curr;
+	struct sim_thread *last;     /* the last thread it ran (no switch cost to it) */
+	struct sim_thread *rq;       /* FIFO by priority first, then fair by vruntime */
+	unsigned nr_queued, incoming;
+	uint64_t min_vruntime;
+};
+
+struct sim_line {
+	uintptr_t tag;               /* address / LB_SIM_LINE */
+	int owner;                   /* CPU holding it exclusive, -1 for none */
+	uint64_t sharers[SIM_MASK_WORDS];
+	uint64_t busy_until;
+	struct sim_thread *waiters;
+};
+
+struct sim_futex {
+	uintptr_t addr;
+	struct sim_thread *queue;    /* priority order, FIFO within one priority */
+};
+
+/* An open-addressing map from a key to an object (lines, futex queues). */
+struct sim_map {
+	uintptr_t *keys;
+	void **vals;
+	size_t cap, used;
+};
+
+enum sim_event_kind { EV_RESUME, EV_TICK, EV_WAKE, EV_TIMEOUT };
+
+struct sim_event {
+	uint64_t time, seq, gen;
+	int who;                     /* a thread id, or a CPU for EV_TICK */
+	enum sim_event_kind kind;
+};
+
+struct sim_heap {
+	struct sim_event *ev;
+	size_t n, cap;
+	uint64_t seq;
+};
+
+struct lb_sim_world {
+	struct lb_sim_machine m;
+	unsigned ncpus;
+	struct sim_cpu *cpus;
+	struct sim_thread **threads;
+	unsigned nthreads, cap_threads, alive;
+	struct sim_heap heap;
+	uint64_t pending;            /* events other than ticks in the heap */
+	struct sim_map lines, futexes;
+	uint64_t now, rng, digest;
+	struct lb_sim_stats stats;
+	struct sim_fiber main_fiber;
+	struct sim_thread *running;  /* the coroutine now executing, or NULL */
+	bool failed;                 /* allocation failure: the run stops */
+};
+
+/* sim_world.c */
+struct lb_sim_world *sim_world(void);     /* the world now running (thread side) */
+struct sim_thread *sim_self(void);
+void sim_charge(struct sim_thread *t, uint64_t cost);
+void sim_switch_out(struct sim_thread *t);
+uint64_t sim_rand(struct lb_sim_world *w);
+
+/* sim_heap.c */
+int sim_heap_push(struct lb_sim_world *w, uint64_t time, enum sim_event_kind kind, int who,
+		  uint64_t gen);
+bool sim_heap_pop(struct sim_heap *h, struct sim_event *out);
+void sim_heap_free(struct sim_heap *h);
+
+/* sim_map.c */
+void *sim_map_get(const struct sim_map *mp, uintptr_t key);
+int sim_map_put(struct sim_map *mp, uintptr_t key, void *val);
+void sim_map_free(struct sim_map *mp, bool free_vals);
+
+/* sim_coherence.c */
+uint64_t sim_distance(const struct lb_sim_world *w, unsigned a, unsigned b);
+struct sim_line *sim_line_of(struct lb_sim_world *w, const void *addr);
+
+/* sim_sched.c */
+bool sim_mask_has(const uint64_t *mask, unsigned cpu);
+int sim_eff_prio(const struct sim_thread *t);
+void sim_account(struct lb_sim_world *w, struct sim_thread *t);
+void sim_schedule(struct lb_sim_world *w, unsigned cpu);
+void sim_enqueue(struct lb_sim_world *w, struct sim_thread *t, unsigned cpu);
+void sim_dequeue(struct lb_sim_world *w, struct sim_thread *t);
+void sim_preempt(struct lb_sim_world *w, unsigned cpu);
+void sim_check_preempt(struct lb_sim_world *w, unsigned cpu, struct sim_thread *t);
+void sim_tick(struct lb_sim_world *w, unsigned cpu);
+void sim_wake(struct lb_sim_world *w, struct sim_thread *t);
+void sim_arrive(struct lb_sim_world *w, struct sim_thread *t);
+void sim_block(struct lb_sim_world *w, struct sim_thread *t);
+unsigned sim_select_cpu(struct lb_sim_world *w, struct sim_thread *t);
+void sim_reprioritise(struct lb_sim_world *w, struct sim_thread *t);
+
+void sim_condwait_cancel(struct sim_thread *t);
+
+/* sim_futex.c */
+void sim_futex_timeout(struct lb_sim_world *w, struct sim_thread *t);
+void sim_futex_requeue(struct lb_sim_world *w, struct sim_thread *t);
+
+#endif /* LB_SIM_INTERNAL_H */

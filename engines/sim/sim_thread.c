@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_thread.c - the calls a virtual thread makes (sim.h, "thread side"):
+ * time, CPU, timed work, yield, sleep, class, affinity, PI hooks and
+ * preempt-off regions.  Each one that costs time is a yield point.
+ */
+#include "sim_internal.h"
+
+#include <string.h>
+
+void sim_switch_out(struct sim_thread *t)
+{
+	sim_fiber_switch(&t->fiber, &sim_world()->main_fiber, false);
+}
+
+/* A yield point: first a reschedule marked while the thread ran, then the
+ * cost, paid by resuming at now + cost (preemptible meanwhile). */
+void sim_charge(struct sim_thread *t, uint64_t cost)
+{
+	struct lb_sim_world *w = sim_world();
+	if (t->need_resched && t->preempt_count == 0) {
+		t->need_resched = false;
+		struct sim_cpu *c = &w->cpus[t->cpu];
+		if (c->rq) {
+			sim_preempt(w, (unsigned)t->cpu);
+			sim_switch_out(t);
+		}
+	}
+	t->gen++;
+	t->doing = D_CHARGE;
+	t->resume_at = w->now + cost;
+	sim_heap_push(w, t->resume_at, EV_RESUME, t->id, t->gen);
+	sim_switch_out(t);
+}
+
+uint64_t lb_sim_now(void)
+{
+	return sim_world()->now;
+}
+
+unsigned lb_sim_getcpu(void)
+{
+	return (unsigned)sim_self()->cpu;
+}
+
+int lb_sim_self(void)
+{
+	return sim_self()->id;
+}
+
+void lb_sim_spend(uint64_t ns)
+{
+	sim_charge(sim_self(), ns);
+}
+
+void lb_sim_yield(void)
+{
+	struct lb_sim_world *w = sim_world();
+	struct sim_thread *t = sim_self();
+	sim_charge(t, w->m.syscall);
+	unsigned cpu = (unsigned)t->cpu;
+	struct sim_thread *head = w->cpus[cpu].rq;
+	if (!head)
+		return;
+	sim_account(w, t);
+	/* Behind the leftmost fair thread (CFS's yield skips the caller). */
+	if (sim_eff_prio(t) == 0 && sim_eff_prio(head) == 0 && t->vruntime <= head->vruntime)
+		t->vruntime = head->vruntime + 1;
+	w->cpus[cpu].curr = NULL;
+	t->doing = D_NONE;
+	t->gen++;
+	sim_enqueue(w, t, cpu);
+	sim_schedule(w, cpu);
+	sim_switch_out(t);
+}
+
+void lb_sim_sleep(uint64_t ns)
+{
+	struct lb_sim_world *w = sim_world();
+	struct sim_thread *t = sim_self();
+	sim_charge(t, w->m.syscall);
+	t->futex_addr = NULL;
+	sim_block(w, t);
+	sim_heap_push(w, w->now + ns, EV_TIMEOUT, t->id, t->gen);
+	sim_switch_out(t);
+}
+
+static void set_class(bool fifo, int prio)
+{
+	struct lb_sim_world *w = sim_world();
+	struct sim_thread *t = sim_self();
+	sim_account(w, t);
+	t->fifo = fifo;
+	t->prio = fifo ? prio : 0;
+	sim_reprioritise(w, t);
+	sim_charge(t, w->m.syscall);
+}
+
+void lb_sim_set_fifo(int prio)
+{
+	set_class(true, prio < 1 ? 1 : prio > 99 ? 99 : prio);
+}
+
+void lb_sim_set_fair(void)
+{
+	set_class(false, 0);
+}
+
+void lb_sim_set_affinity(const unsigned *cpus, unsigned n)
+{
+	struct lb_sim_world *w = sim_world();
+	struct sim_thread *t = sim_self();
+	uint64_t mask[SIM_MASK_WORDS] = {0};
+	bool any = false;
+	for (unsigned i = 0; i < n; i++)
+		if (cpus[i] < w->ncpus) {
+			mask[cpus[i] / 64] |= 1ull << (cpus[i] % 64);
+			any = true;
+		}
+	sim_charge(t, w->m.syscall);
+	if (!any)
+		return;  /* the kernel refuses an empty set (EINVAL) */
+	memcpy(t->allowed, mask, sizeof(mask));
+	unsigned old = (unsigned)t->cpu;
+	if (sim_mask_has(t->allowed, old))
+		return;
+	sim_account(w, t);
+	w->cpus[old].curr = NULL;
+	t->doing = D_NONE;
+	t->gen++;
+	unsigned cpu = sim_select_cpu(w, t);
+	sim_enqueue(w, t, cpu);
+	sim_schedule(w, old);
+	sim_check_preempt(w, cpu, t);
+	sim_switch_out(t);
+}
+
+void lb_sim_boost(int tid, int prio)
+{
+	struct lb_sim_world *w = sim_world();
+	struct sim_thread *t = w->threads[tid];
+	if (prio <= t->boost)
+		return;
+	if (t->state == T_RUNNING)
+		sim_account(w, t);
+	t->boost = prio > 99 ? 99 : prio;
+	sim_reprioritise(w, t);
+}
+
+void lb_sim_unboost(int tid)
+{
+	struct lb_sim_world *w = sim_world();
+	struct sim_thread *t = w->threads[tid];
+	if (!t->boost)
+		return;
+	if (t->state == T_RUNNING)
+		sim_account(w, t);
+	t->boost = 0;
+	sim_reprioritise(w, t);
+}
+
+void lb_sim_preempt_disable(void)
+{
+	sim_self()->preempt_count++;
+}
+
+void lb_sim_preempt_enable(void)
+{
+	struct sim_thread *t = sim_self();
+	if (t->preempt_count > 0 && --t->preempt_count == 0 && t->need_resched)
+		sim_charge(t, 0);  /* the yield point acts on the marked reschedule */
+}
