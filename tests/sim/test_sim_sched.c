@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_sim_sched.c - the scheduler model on scripted cases (sim_test.h's
+ * machine: 1 socket x 2 CPUs, wakeup 3000, context_switch 1000, syscall
+ * 100, tick 4 ms, wakeup_granularity 1 ms):
+ *   wake-up preemption: a fair thread woken on a CPU whose fair thread has
+ *   run for milliseconds takes it at once;
+ *   FIFO hog: a FIFO thread spending 50 ms starves a fair one on its CPU;
+ *   PI boost: a fair lock owner preempted by a FIFO-10 hog is boosted to
+ *   FIFO 20 by its waiter and finishes its section at once.
+ */
+#include "sim_test.h"
+
+#define MS 1000000ull
+
+static struct lb_sim_world *world;
+static uint32_t flag;
+static uint64_t a_end, b_back;
+
+static void hog_fair(void *arg)
+{
+	(void)arg;
+	lb_sim_spend(20 * MS);
+	a_end = lb_sim_now();
+}
+
+static void sleeper(void *arg)
+{
+	(void)arg;
+	lb_sim_futex_wait(&flag, 0, LB_SIM_NO_DEADLINE);
+	b_back = lb_sim_now();
+}
+
+static void waker(void *arg)
+{
+	(void)arg;
+	sim_test_until(5 * MS);
+	lb_sim_store_u32(&flag, 1);
+	lb_sim_futex_wake(&flag, 1);
+}
+
+static void wakeup_preemption(void)
+{
+	world = sim_test_world(SIM_TEST_MACHINE(1, 2), 3);
+	flag = 0;
+	lb_sim_thread_pin(world, lb_sim_spawn(world, hog_fair, NULL), 0);
+	lb_sim_thread_pin(world, lb_sim_spawn(world, sleeper, NULL), 0);
+	lb_sim_thread_pin(world, lb_sim_spawn(world, waker, NULL), 1);
+	lb_sim_run(world, 100 * MS);
+	/* Woken at 5 ms + the store and the syscall; + wakeup 3000 + switch 1000. */
+	tap_ok(b_back > 5 * MS && b_back < 5 * MS + 10000,
+	       "the woken thread runs within 10 us of its wake-up (%llu ns after 5 ms)",
+	       (unsigned long long)(b_back - 5 * MS));
+	tap_ok(a_end > 20 * MS, "the running thread was preempted for it (ends at %llu ns)",
+	       (unsigned long long)a_end);
+	lb_sim_destroy(world);
+}
+
+static uint64_t h_start, h_end;
+static unsigned f_during, f_after;
+
+static void hog_fifo(void *arg)
+{
+	(void)arg;
+	sim_test_until(1 * MS);
+	lb_sim_set_fifo(10);
+	h_start = lb_sim_now();
+	for (int i = 0; i < 50; i++)
+		lb_sim_spend(1 * MS);
+	h_end = lb_sim_now();
+}
+
+static void fair_worker(void *arg)
+{
+	(void)arg;
+	while (lb_sim_now() < 80 * MS) {
+		lb_sim_spend(100000);
+		if (h_start && !h_end)
+			f_during++;
+		else if (h_end)
+			f_after++;
+	}
+}
+
+static void fifo_hog(void)
+{
+	world = sim_test_world(SIM_TEST_MACHINE(1, 2), 3);
+	h_start = h_end = 0;
+	lb_sim_thread_pin(world, lb_sim_spawn(world, hog_fifo, NULL), 0);
+	lb_sim_thread_pin(world, lb_sim_spawn(world, fair_worker, NULL), 0);
+	lb_sim_run(world, 200 * MS);
+	tap_ok(h_end - h_start < 50 * MS + 10000,
+	       "the FIFO hog ran its 50 ms without a break (%llu ns)",
+	       (unsigned long long)(h_end - h_start));
+	tap_ok(f_during == 0 && f_after > 0,
+	       "the fair thread on its CPU made no progress meanwhile (%u steps), then did (%u)",
+	       f_during, f_after);
+	lb_sim_destroy(world);
+}
+
+static uint32_t lock_word;
+static int low_tid;
+static uint64_t low_unlock, high_got;
+
+static void low_owner(void *arg)
+{
+	(void)arg;
+	lb_sim_store_u32(&lock_word, 1);
+	lb_sim_spend(5 * MS);  /* the critical section */
+	lb_sim_store_u32(&lock_word, 0);
+	low_unlock = lb_sim_now();
+	lb_sim_futex_wake(&lock_word, 1);
+	lb_sim_unboost(lb_sim_self());  /* after the wake, as rt_mutex_slowunlock */
+}
+
+static void medium_hog(void *arg)
+{
+	(void)arg;
+	lb_sim_sleep(1 * MS);
+	lb_sim_spend(50 * MS);
+}
+
+static void high_waiter(void *arg)
+{
+	(void)arg;
+	lb_sim_sleep(2 * MS);
+	while (lb_sim_load_u32(&lock_word) != 0) {
+		lb_sim_boost(low_tid, 20);
+		lb_sim_futex_wait(&lock_word, 1, LB_SIM_NO_DEADLINE);
+	}
+	high_got = lb_sim_now();
+}
+
+static void pi_boost(void)
+{
+	world = sim_test_world(SIM_TEST_MACHINE(1, 2), 3);
+	lock_word = 0;
+	low_tid = lb_sim_spawn(world, low_owner, NULL);
+	lb_sim_thread_pin(world, low_tid, 0);
+	int medium = lb_sim_spawn(world, medium_hog, NULL), high = lb_sim_spawn(world, high_waiter, NULL);
+	lb_sim_thread_pin(world, medium, 0);
+	lb_sim_thread_fifo(world, medium, 10);
+	lb_sim_thread_pin(world, high, 1);
+	lb_sim_thread_fifo(world, high, 20);
+	lb_sim_run(world, 200 * MS);
+	/* Without the boost the owner waits out the hog: unlock after 51 ms. */
+	tap_ok(low_unlock > 5 * MS && low_unlock < 7 * MS,
+	       "the boosted owner finished its section by 7 ms (%llu ns)",
+	       (unsigned long long)low_unlock);
+	tap_ok(high_got > low_unlock && high_got < low_unlock + 20000,
+	       "the FIFO-20 waiter got the lock within 20 us of the unlock (%llu ns)",
+	       (unsigned long long)(high_got - low_unlock));
+	lb_sim_destroy(world);
+}
+
+int main(void)
+{
+	wakeup_preemption();
+	fifo_hog();
+	pi_boost();
+	return tap_done();
+}
