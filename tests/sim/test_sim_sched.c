@@ -7,7 +7,9 @@
  *   run for milliseconds takes it at once;
  *   FIFO hog: a FIFO thread spending 50 ms starves a fair one on its CPU;
  *   PI boost: a fair lock owner preempted by a FIFO-10 hog is boosted to
- *   FIFO 20 by its waiter and finishes its section at once.
+ *   FIFO 20 by its waiter and finishes its section at once;
+ *   preempt-off: a FIFO thread woken during a raw section runs at the
+ *   section's preempt_enable, not before.
  */
 #include "sim_test.h"
 
@@ -153,10 +155,46 @@ static void pi_boost(void)
 	lb_sim_destroy(world);
 }
 
+static uint64_t raw_enabled;
+
+static void raw_section(void *arg)
+{
+	(void)arg;
+	lb_sim_preempt_disable();
+	lb_sim_spend(3 * MS);  /* a raw spinlock's section */
+	raw_enabled = lb_sim_now();
+	lb_sim_preempt_enable();
+	lb_sim_spend(10 * MS);
+}
+
+static void fifo_sleeper(void *arg)
+{
+	(void)arg;
+	lb_sim_sleep(1 * MS);
+	b_back = lb_sim_now();
+}
+
+static void preempt_off(void)
+{
+	world = sim_test_world(SIM_TEST_MACHINE(1, 2), 3);
+	b_back = raw_enabled = 0;
+	int raw = lb_sim_spawn(world, raw_section, NULL), rt = lb_sim_spawn(world, fifo_sleeper, NULL);
+	lb_sim_thread_pin(world, raw, 0);
+	lb_sim_thread_pin(world, rt, 0);
+	lb_sim_thread_fifo(world, rt, 50);
+	lb_sim_run(world, 100 * MS);
+	/* The FIFO thread arrives at about 1 ms; it runs at the enable. */
+	tap_ok(raw_enabled > 3 * MS && b_back > raw_enabled && b_back <= raw_enabled + 1000,
+	       "a wake-up in a preempt-off region preempts at its end (enable %llu, ran %llu ns)",
+	       (unsigned long long)raw_enabled, (unsigned long long)b_back);
+	lb_sim_destroy(world);
+}
+
 int main(void)
 {
 	wakeup_preemption();
 	fifo_hog();
 	pi_boost();
+	preempt_off();
 	return tap_done();
 }
