@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim_fiber.h - coroutines for the simulator's virtual threads: ucontext
- * (makecontext/swapcontext) with the address and thread sanitizers told
+ * sim_fiber.h - coroutines for the simulator's virtual threads: a
+ * hand-written register switch on x86-64, ucontext (makecontext/
+ * swapcontext) elsewhere, with the address and thread sanitizers told
  * about every stack switch, so the quick suite runs clean under both.
  */
 #ifndef LB_SIM_FIBER_H
@@ -9,10 +10,20 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#if defined(__x86_64__) && !defined(LB_SIM_UCONTEXT)
+#define SIM_FIBER_ASM 1
+#else
+#define SIM_FIBER_ASM 0
 #include <ucontext.h>
+#endif
 
 struct sim_fiber {
+#if SIM_FIBER_ASM
+	void *sp;                 /* the saved stack pointer while switched out */
+#else
 	ucontext_t uc;
+#endif
 	void *stack;              /* NULL for the host thread's own context */
 	size_t stack_size;
 	void *asan_fake_stack;    /* the address sanitizer's per-switch state */
