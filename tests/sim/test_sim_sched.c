@@ -9,7 +9,9 @@
  *   PI boost: a fair lock owner preempted by a FIFO-10 hog is boosted to
  *   FIFO 20 by its waiter and finishes its section at once;
  *   preempt-off: a FIFO thread woken during a raw section runs at the
- *   section's preempt_enable, not before.
+ *   section's preempt_enable, not before;
+ *   timeouts and moves: cond_wait's and futex_wait's deadlines, and
+ *   set_affinity, at hand-computed times.
  */
 #include "sim_test.h"
 
@@ -190,11 +192,54 @@ static void preempt_off(void)
 	lb_sim_destroy(world);
 }
 
+static uint32_t quiet;
+static enum lb_sim_wait_result cw_result;
+static uint64_t cw_back, fx_back, moved_at;
+static int fx_result;
+static unsigned moved_to;
+
+/* Times by hand: the load misses to memory (100); cond_wait returns at its
+ * deadline; futex_wait pays the syscall (100) and a hit (1), sleeps to its
+ * deadline and arrives after the wake-up latency (3000) on its own CPU
+ * (no switch); the affinity call pays the syscall and a switch (1000). */
+static void timeouts(void *arg)
+{
+	(void)arg;
+	sim_test_until(10000);
+	lb_sim_load_u32(&quiet);
+	cw_result = lb_sim_cond_wait(&quiet, 20000);
+	cw_back = lb_sim_now();
+	fx_result = lb_sim_futex_wait(&quiet, 0, 30000);
+	fx_back = lb_sim_now();
+	const unsigned one = 1;
+	lb_sim_set_affinity(&one, 1);
+	moved_at = lb_sim_now();
+	moved_to = lb_sim_getcpu();
+}
+
+static void timeouts_and_moves(void)
+{
+	world = sim_test_world(SIM_TEST_MACHINE(1, 2), 3);
+	lb_sim_thread_pin(world, lb_sim_spawn(world, timeouts, NULL), 0);
+	lb_sim_run(world, 100 * MS);
+	tap_ok(cw_result == LB_SIM_TIMEDOUT && cw_back == 20000,
+	       "cond_wait on a quiet line returns at its deadline (%d at %llu)", (int)cw_result,
+	       (unsigned long long)cw_back);
+	tap_ok(fx_result == 2 && fx_back == 33000,
+	       "futex_wait times out and is back after the wake-up latency (%d at %llu)",
+	       fx_result, (unsigned long long)fx_back);
+	tap_ok(moved_to == 1 && moved_at == 34100,
+	       "set_affinity moves the thread at once (CPU %u at %llu)", moved_to,
+	       (unsigned long long)moved_at);
+	lb_sim_destroy(world);
+}
+
 int main(void)
 {
 	wakeup_preemption();
 	fifo_hog();
 	pi_boost();
 	preempt_off();
+	timeouts_and_moves();
 	return tap_done();
 }
