@@ -69,9 +69,11 @@ void lb_sim_destroy(struct lb_sim_world *w);
 /* A new virtual thread (fair class, any CPU) starting at a seeded offset
  * under 1 us; its id (0, 1, ...) or -1 on allocation failure. */
 int lb_sim_spawn(struct lb_sim_world *w, lb_sim_fn fn, void *arg);
-/* Set before lb_sim_run: class, priority and CPU of a spawned thread. */
-void lb_sim_thread_fifo(struct lb_sim_world *w, int tid, int prio);
-void lb_sim_thread_pin(struct lb_sim_world *w, int tid, unsigned cpu);
+/* Set before lb_sim_run: class, priority (1..99) and CPU of a spawned
+ * thread; 0, or -1 (nothing changed) for an unknown thread, a priority or
+ * a CPU out of range. */
+int lb_sim_thread_fifo(struct lb_sim_world *w, int tid, int prio);
+int lb_sim_thread_pin(struct lb_sim_world *w, int tid, unsigned cpu);
 /* Run events up to virtual time `until` (ns) or until every thread ended;
  * returns the number of threads still alive. */
 unsigned lb_sim_run(struct lb_sim_world *w, uint64_t until);
@@ -111,8 +113,8 @@ void lb_sim_set_fifo(int prio);
 void lb_sim_set_fair(void);
 /* Allowed CPUs as a list; the thread migrates at once if it must. */
 void lb_sim_set_affinity(const unsigned *cpus, unsigned n);
-/* PI hooks: raise thread tid to FIFO prio (no effect if already above),
- * and return it to its own class and priority. */
+/* PI hooks: raise thread tid to FIFO prio (no effect if already above,
+ * or for an unknown thread), and return it to its own class and priority. */
 void lb_sim_boost(int tid, int prio);
 void lb_sim_unboost(int tid);
 void lb_sim_preempt_disable(void);

@@ -120,6 +120,7 @@ struct lb_sim_world {
 /* sim_world.c */
 struct lb_sim_world *sim_world(void);     /* the world now running (thread side) */
 struct sim_thread *sim_self(void);
+struct sim_thread *sim_thread_of(struct lb_sim_world *w, int tid);  /* NULL: unknown */
 void sim_charge(struct sim_thread *t, uint64_t cost);
 void sim_switch_out(struct sim_thread *t);
 uint64_t sim_rand(struct lb_sim_world *w);

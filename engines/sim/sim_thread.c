@@ -138,8 +138,8 @@ void lb_sim_set_affinity(const unsigned *cpus, unsigned n)
 void lb_sim_boost(int tid, int prio)
 {
 	struct lb_sim_world *w = sim_world();
-	struct sim_thread *t = w->threads[tid];
-	if (prio <= t->boost)
+	struct sim_thread *t = sim_thread_of(w, tid);
+	if (!t || prio <= t->boost)
 		return;
 	if (t->state == T_RUNNING)
 		sim_account(w, t);
@@ -150,8 +150,8 @@ void lb_sim_boost(int tid, int prio)
 void lb_sim_unboost(int tid)
 {
 	struct lb_sim_world *w = sim_world();
-	struct sim_thread *t = w->threads[tid];
-	if (!t->boost)
+	struct sim_thread *t = sim_thread_of(w, tid);
+	if (!t || !t->boost)
 		return;
 	if (t->state == T_RUNNING)
 		sim_account(w, t);

@@ -126,17 +126,28 @@ int lb_sim_spawn(struct lb_sim_world *w, lb_sim_fn fn, void *arg)
 	return t->id;
 }
 
-void lb_sim_thread_fifo(struct lb_sim_world *w, int tid, int prio)
+int lb_sim_thread_fifo(struct lb_sim_world *w, int tid, int prio)
 {
+	if (tid < 0 || (unsigned)tid >= w->nthreads || prio < 1 || prio > 99)
+		return -1;
 	w->threads[tid]->fifo = true;
 	w->threads[tid]->prio = prio;
+	return 0;
 }
 
-void lb_sim_thread_pin(struct lb_sim_world *w, int tid, unsigned cpu)
+int lb_sim_thread_pin(struct lb_sim_world *w, int tid, unsigned cpu)
 {
+	if (tid < 0 || (unsigned)tid >= w->nthreads || cpu >= w->ncpus)
+		return -1;
 	struct sim_thread *t = w->threads[tid];
 	memset(t->allowed, 0, sizeof(t->allowed));
 	t->allowed[cpu / 64] |= 1ull << (cpu % 64);
+	return 0;
+}
+
+struct sim_thread *sim_thread_of(struct lb_sim_world *w, int tid)
+{
+	return tid >= 0 && (unsigned)tid < w->nthreads ? w->threads[tid] : NULL;
 }
 
 /* A new thread's first arrival picks its CPU then (after pinning). */

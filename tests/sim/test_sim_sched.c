@@ -221,6 +221,9 @@ static void timeouts_and_moves(void)
 {
 	world = sim_test_world(SIM_TEST_MACHINE(1, 2), 3);
 	lb_sim_thread_pin(world, lb_sim_spawn(world, timeouts, NULL), 0);
+	tap_ok(lb_sim_thread_pin(world, 0, 2) == -1 && lb_sim_thread_pin(world, 1, 0) == -1 &&
+	       lb_sim_thread_fifo(world, 0, 100) == -1 && lb_sim_thread_fifo(world, -1, 5) == -1,
+	       "an unknown CPU, thread or priority is refused before the run");
 	lb_sim_run(world, 100 * MS);
 	tap_ok(cw_result == LB_SIM_TIMEDOUT && cw_back == 20000,
 	       "cond_wait on a quiet line returns at its deadline (%d at %llu)", (int)cw_result,
