@@ -101,6 +101,7 @@ enum lb_sim_wait_result lb_sim_cond_wait(const void *addr, uint64_t deadline);
 uint32_t lb_sim_load_u32(const uint32_t *p);
 void lb_sim_store_u32(uint32_t *p, uint32_t v);
 uint32_t lb_sim_fetch_add_u32(uint32_t *p, uint32_t v);
+uint32_t lb_sim_xchg_u32(uint32_t *p, uint32_t v);
 bool lb_sim_cas_u32(uint32_t *p, uint32_t *expected, uint32_t desired);
 /* futex: 0 woken, 1 the word was not `expected`, 2 timed out. */
 int lb_sim_futex_wait(const uint32_t *addr, uint32_t expected, uint64_t deadline);

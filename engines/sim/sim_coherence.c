@@ -209,6 +209,14 @@ uint32_t lb_sim_fetch_add_u32(uint32_t *p, uint32_t v)
 	return old;
 }
 
+uint32_t lb_sim_xchg_u32(uint32_t *p, uint32_t v)
+{
+	lb_sim_access(p, LB_SIM_RMW);
+	uint32_t old = *p;
+	*p = v;
+	return old;
+}
+
 bool lb_sim_cas_u32(uint32_t *p, uint32_t *expected, uint32_t desired)
 {
 	lb_sim_access(p, LB_SIM_RMW);
