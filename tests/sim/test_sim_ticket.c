@@ -117,7 +117,7 @@ static void run_cell(const struct lb_sim_machine *m, unsigned n, uint64_t seed, 
 	mcs_tail = 0;
 	cell.cs = 100;
 	cell.par = 200;
-	cell.end = 2000000;  /* 2 ms of virtual time */
+	cell.end = 1000000;  /* 1 ms of virtual time */
 	for (unsigned i = 0; i < n; i++)
 		lb_sim_thread_pin(w, lb_sim_spawn(w, worker, (void *)(intptr_t)i), i);
 	clock_t host = clock();
@@ -138,8 +138,8 @@ static void run_cell(const struct lb_sim_machine *m, unsigned n, uint64_t seed, 
 				       (unsigned long long)cell.acquires[i]);
 	tap_diag("model prediction: %s %s %u CPUs: %.0f acquires/ms, handover %.1f ns, "
 		 "%.0f events per simulated second, %.3f s of host CPU",
-		 use_mcs ? "mcs" : "ticket", m->name, n, (double)total / 2.0, *handover_ns,
-		 (double)st.events / 0.002, host_s);
+		 use_mcs ? "mcs" : "ticket", m->name, n, (double)total / 1.0, *handover_ns,
+		 (double)st.events / 0.001, host_s);
 	lb_sim_destroy(w);
 }
 
