@@ -11,9 +11,12 @@
  *   preempt-off: a FIFO thread woken during a raw section runs at the
  *   section's preempt_enable, not before;
  *   timeouts and moves: cond_wait's and futex_wait's deadlines, and
- *   set_affinity, at hand-computed times.
+ *   set_affinity, at hand-computed times;
+ *   yield: two fair threads on one CPU take turns.
  */
 #include "sim_test.h"
+
+#include <string.h>
 
 #define MS 1000000ull
 
@@ -237,6 +240,31 @@ static void timeouts_and_moves(void)
 	lb_sim_destroy(world);
 }
 
+static char order[32];
+static unsigned order_n;
+
+static void yielder(void *arg)
+{
+	for (int i = 0; i < 5; i++) {
+		order[order_n++] = *(const char *)arg;
+		lb_sim_yield();
+	}
+}
+
+/* Two fair threads on one CPU take turns at each sched_yield. */
+static void yield_turns(void)
+{
+	world = sim_test_world(SIM_TEST_MACHINE(1, 2), 3);
+	order_n = 0;
+	lb_sim_thread_pin(world, lb_sim_spawn(world, yielder, "A"), 0);
+	lb_sim_thread_pin(world, lb_sim_spawn(world, yielder, "B"), 0);
+	lb_sim_run(world, 100 * MS);
+	order[order_n] = '\0';
+	tap_ok(!strcmp(order, "ABABABABAB") || !strcmp(order, "BABABABABA"),
+	       "two threads on one CPU alternate at each yield (%s)", order);
+	lb_sim_destroy(world);
+}
+
 int main(void)
 {
 	wakeup_preemption();
@@ -244,5 +272,6 @@ int main(void)
 	pi_boost();
 	preempt_off();
 	timeouts_and_moves();
+	yield_turns();
 	return tap_done();
 }
