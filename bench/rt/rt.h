@@ -118,6 +118,12 @@ struct lb_rt_run {
 	/* Contenders at an acquisition (holder + waiters): mean, maximum. */
 	double contenders_mean;
 	uint64_t contenders_max;
+	/* Running contenders at the attempts that found list_lock taken, both
+	 * caches (engines/slub/slub.h; doc/rt.md, "Running contenders"): bins
+	 * 1 / 2 / 3+ with waiters that may sleep counted asleep (lo) and
+	 * running (hi), and the owners seen off their CPU (announced, or held
+	 * past LB_SCHED_PREEMPT_GAP_NS). */
+	uint64_t running_lo[3], running_hi[3], owner_off_announced, owner_off_held;
 	/* PER_CPU fast path: commits and restarts. */
 	uint64_t fast_commits, fast_restarts;
 	/* Raw-section emulation (raw_section.h): on for a raw list_lock. */

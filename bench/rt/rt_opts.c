@@ -105,7 +105,9 @@ static const struct lb_opt rt_opts[] = {
 	{ .name = "compare", .kind = LB_OPT_STRING, .arg = "LIST",
 	  .help = "run each lock of LIST (comma separated, 2.." LB_OPT_STR(LB_RT_MAX_LOCKS) "),\n"
 		  "repeats interleaved, RT threads and --rt-alloc on,\n"
-		  "and print a side-by-side table with verdicts",
+		  "and print a side-by-side table with verdicts,\n"
+		  "each gated on the kernel mechanism's gauges (CPUs\n"
+		  "left idle, >= 2 running list_lock contenders)",
 	  .offset = LB_OPT_AT(T, compare_list, const char *) },
 	{ .name = "groups", .short_name = 'g', .kind = LB_OPT_UINT, .arg = "N",
 	  .help = "hackbench groups (default 10, as hackbench; 0..200;\n"

@@ -11,6 +11,7 @@
 #include "lb_json.h"
 #include "lb_schema.h"
 #include "lb_steal.h"
+#include "lb_sched_hooks.h" /* LB_SCHED_PREEMPT_GAP_NS: the running gauge's hold age */
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@ enum rt_metric {
 	M_ELAPSED, M_TASK_CLOCK, M_CTX, M_MIGR, M_FAULTS, M_WAKE_MIN, M_WAKE_AVG, M_WAKE_MAX,
 	M_ALLOC_AVG, M_ALLOC_P99, M_ALLOC_MAX, M_HOLD_MAX, M_LOCK_ACQ, M_BUDGET, M_WAKE_P99,
 	M_WAKE_P999, M_LOCK_PER_1K, M_RAW_COST, M_RAW_WAIT_MAX, M_LL_UTIL, M_LL_CONTENDED,
-	M_LL_WAIT, M_LL_PER_MSG, M_LL_CONTENDERS, M_COUNT
+	M_LL_WAIT, M_LL_PER_MSG, M_LL_CONTENDERS, M_LL_RUN2, M_LL_RUN2_HI, M_LL_OWNER_OFF, M_COUNT
 };
 
 static const struct lb_metric_desc rt_metrics[M_COUNT] = {
@@ -57,6 +58,13 @@ static const struct lb_metric_desc rt_metrics[M_COUNT] = {
 			   "list_lock acquisitions per message (both caches)" },
 	[M_LL_CONTENDERS] = { "list_lock_contenders_mean", "", LB_BETTER_NONE,
 			      "contenders at a list_lock acquisition (holder + waiters)" },
+	[M_LL_RUN2] = { "list_lock_running2plus_pct", "%", LB_BETTER_NONE,
+			"attempts that found list_lock taken with >= 2 running contenders "
+			"(waiters that may sleep counted asleep)" },
+	[M_LL_RUN2_HI] = { "list_lock_running2plus_hi_pct", "%", LB_BETTER_NONE,
+			   "the same with waiters that may sleep counted running" },
+	[M_LL_OWNER_OFF] = { "list_lock_owner_offcpu_pct", "%", LB_BETTER_NONE,
+			     "attempts that found list_lock taken by an owner off its CPU" },
 };
 
 static const char *const rt_params[] = { "list_lock", "groups", "fds", "loops", "size", "ipc",
@@ -132,6 +140,21 @@ static double rt_agg(const struct lb_rt_thread_stats *rt, unsigned int nrt, enum
 	return v;
 }
 
+/* Attempts that found list_lock taken, as the running gauge binned them. */
+static uint64_t running_attempts(const struct lb_rt_run *r)
+{
+	return r->running_lo[0] + r->running_lo[1] + r->running_lo[2];
+}
+
+/* Percent of those with >= 2 running contenders (hi: may-sleep waiters
+ * counted running); NAN when none was gauged. */
+static double running_two_plus_pct(const struct lb_rt_run *r, bool hi)
+{
+	const uint64_t *b = hi ? r->running_hi : r->running_lo;
+	uint64_t n = running_attempts(r);
+	return r->lock_gauged && n ? 100.0 * (double)(b[1] + b[2]) / (double)n : NAN;
+}
+
 static double metric(const struct lb_rt_run *r, enum rt_metric m)
 {
 	switch (m) {
@@ -155,6 +178,13 @@ static double metric(const struct lb_rt_run *r, enum rt_metric m)
 	case M_LL_WAIT: return r->lock_gauged && r->lock_contended ? r->contended_wait_us : NAN;
 	case M_LL_PER_MSG: return r->messages ? (double)r->lock_acquires / (double)r->messages : NAN;
 	case M_LL_CONTENDERS: return r->lock_acquires ? r->contenders_mean : NAN;
+	case M_LL_RUN2: return running_two_plus_pct(r, false);
+	case M_LL_RUN2_HI: return running_two_plus_pct(r, true);
+	case M_LL_OWNER_OFF:
+		return r->lock_gauged && running_attempts(r)
+			       ? 100.0 * (double)(r->owner_off_announced + r->owner_off_held) /
+					 (double)running_attempts(r)
+			       : NAN;
 	default: return rt_agg(r->rt, r->nrt, m);
 	}
 }
@@ -242,6 +272,62 @@ static void split_elapsed(const struct lb_rt_run *first, const struct lb_rt_run 
 static bool elapsed_mechanism(const struct elapsed_split *sp)
 {
 	return sp->gauged && !isnan(sp->idle_share) && sp->idle_share >= RT_IDLE_SHARE_MIN;
+}
+
+/*
+ * The kernel's mechanism also needs list_lock contention that meets
+ * running contenders: a waiter that spins (raw) or would spin (PI) beside
+ * an owner on its CPU, i.e. >= 2 running contenders at an attempt that
+ * found the lock taken.  As aim7's gate: the median such attempt has >= 2
+ * (this share of them), on the side with more.
+ */
+#define RT_RUNNING_SHARE_MIN 0.5
+
+enum running_gate { RUN_NOT_GAUGED, RUN_ABSENT, RUN_UNKNOWN, RUN_PRESENT };
+
+struct running_split {
+	double lo[2], hi[2]; /* share with >= 2: the first lock, this one */
+	enum running_gate gate;
+	int side;            /* 0 the first lock, 1 this one: the side with more */
+};
+
+/* Over a lock's runs: the share of the attempts that found list_lock
+ * taken with >= 2 running contenders (hi: may-sleep waiters running). */
+static void running_share(const struct lb_rt_run *runs, size_t n, double *lo, double *hi)
+{
+	uint64_t all = 0, two = 0, two_hi = 0;
+	for (size_t r = 0; r < n; r++) {
+		if (!runs[r].lock_gauged) {
+			*lo = *hi = NAN;
+			return;
+		}
+		all += running_attempts(&runs[r]);
+		two += runs[r].running_lo[1] + runs[r].running_lo[2];
+		two_hi += runs[r].running_hi[1] + runs[r].running_hi[2];
+	}
+	*lo = all ? (double)two / (double)all : NAN;
+	*hi = all ? (double)two_hi / (double)all : NAN;
+}
+
+static void split_running(const struct lb_rt_run *first, const struct lb_rt_run *runs, size_t n,
+			  struct running_split *rs)
+{
+	running_share(first, n, &rs->lo[0], &rs->hi[0]);
+	running_share(runs, n, &rs->lo[1], &rs->hi[1]);
+	bool have0 = !isnan(rs->lo[0]), have1 = !isnan(rs->lo[1]);
+	rs->side = have1 && (!have0 || rs->lo[1] > rs->lo[0]) ? 1 : 0;
+	double lo = rs->lo[rs->side];
+	double hi = have0 && have1 ? fmax(rs->hi[0], rs->hi[1]) : rs->hi[rs->side];
+	rs->gate = !have0 && !have1		  ? RUN_NOT_GAUGED
+		   : lo >= RT_RUNNING_SHARE_MIN ? RUN_PRESENT
+		   : hi >= RT_RUNNING_SHARE_MIN ? RUN_UNKNOWN
+						: RUN_ABSENT;
+}
+
+static const char *running_gate_name(enum running_gate g)
+{
+	return g == RUN_PRESENT ? "present" : g == RUN_ABSENT ? "absent"
+					: g == RUN_UNKNOWN ? "not known" : "not gauged";
 }
 
 /* Share of the RT wake-ups a raw section delayed, over a lock's runs. */
@@ -598,6 +684,44 @@ void lb_rt_print_run_line(FILE *out, const struct lb_rt_run *r)
 }
 
 /*
+ * Running contenders at the attempts that found list_lock taken (doc/rt.md,
+ * "Running contenders"): the bins, the owners seen off their CPU, and the
+ * bins with may-sleep waiters counted running when any were seen.
+ */
+static void print_running(FILE *out, const struct lb_rt_run *runs, size_t nruns)
+{
+	uint64_t lo[3] = { 0 }, hi[3] = { 0 }, ann = 0, held = 0;
+	for (size_t i = 0; i < nruns; i++) {
+		if (!runs[i].lock_gauged) {
+			fprintf(out, "# list_lock running contenders: not gauged (the lock has no "
+				"trylock)\n");
+			return;
+		}
+		for (int b = 0; b < 3; b++) {
+			lo[b] += runs[i].running_lo[b];
+			hi[b] += runs[i].running_hi[b];
+		}
+		ann += runs[i].owner_off_announced;
+		held += runs[i].owner_off_held;
+	}
+	double n = (double)(lo[0] + lo[1] + lo[2]);
+	fprintf(out, "# list_lock running contenders at attempts that found it taken (the "
+		"attempter + the owner if on its CPU + waiters spinning): ");
+	if (n == 0) {
+		fprintf(out, "none found it taken\n");
+		return;
+	}
+	fprintf(out, "1/2/3+ %.0f/%.0f/%.0f%% of %.0f; owner off its CPU %.1f%% (announced "
+		"%.1f%%, held past %u us %.1f%%)", 100 * lo[0] / n, 100 * lo[1] / n, 100 * lo[2] / n,
+		n, 100 * (ann + held) / n, 100 * ann / n, LB_SCHED_PREEMPT_GAP_NS / 1000,
+		100 * held / n);
+	if (memcmp(lo, hi, sizeof(lo)) != 0)
+		fprintf(out, "; waiters inside a lock() that may sleep, counted running: "
+			"1/2/3+ %.0f/%.0f/%.0f%%", 100 * hi[0] / n, 100 * hi[1] / n, 100 * hi[2] / n);
+	fputc('\n', out);
+}
+
+/*
  * list_lock acquisitions per message, each cache's and in all, beside the
  * kernel's documented path with cpu partials off (doc/rt.md, "Calibration"):
  * a slab of N objects costs its cache three list_lock acquisitions per pass
@@ -635,7 +759,7 @@ static void print_per_message(FILE *out, const struct lb_rt_run *runs, size_t nr
 	if (commits + restarts)
 		fprintf(out, "; lockless cpu slab commits %llu, restarts %llu",
 			(unsigned long long)commits, (unsigned long long)restarts);
-	fputc('\n', out);
+	fputc('\n', out);	print_running(out, runs, nruns);
 }
 
 /* The list_lock's gauges, the kernel mechanism's evidence (doc/rt.md, "Is
@@ -729,6 +853,26 @@ void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg, const str
 		print_perf_block(out, cfg, f->command, lock, runs, nruns);
 }
 
+/* The running-contenders gate in words, for the verdict line. */
+static void running_why(const struct running_split *rs, const char *first, const char *this,
+			char *why, size_t len)
+{
+	const char *side = rs->side ? this : first;
+	if (rs->gate == RUN_NOT_GAUGED)
+		snprintf(why, len, "running contenders not gauged: no attempt found list_lock "
+			 "taken, or no trylock");
+	else if (rs->gate == RUN_UNKNOWN)
+		snprintf(why, len, "%.0f %% of the attempts that found list_lock taken had >= 2 "
+			 "running contenders (%s), %.0f %% if waiters that may sleep ran; need "
+			 ">= %.0f %%: verdict withheld", 100 * rs->lo[rs->side], side,
+			 100 * fmax(isnan(rs->hi[0]) ? 0 : rs->hi[0], isnan(rs->hi[1]) ? 0 : rs->hi[1]),
+			 100 * RT_RUNNING_SHARE_MIN);
+	else
+		snprintf(why, len, "%.0f %% of the attempts that found list_lock taken had >= 2 "
+			 "running contenders (%s)%s", 100 * rs->lo[rs->side], side,
+			 rs->gate == RUN_ABSENT ? ", need >= 50 %" : "");
+}
+
 void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
 			 struct lb_rt_run *const *runs_by_lock, size_t nrepeat,
 			 struct lb_rt_thread_stats *const *merged_by_lock, unsigned int nrt)
@@ -765,6 +909,10 @@ void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
 		double noise = base_el > 0 ? 200.0 * sqrt(sem0 * sem0 + sem * sem) / base_el : 0;
 		struct elapsed_split sp;
 		split_elapsed(runs_by_lock[0], runs, nrepeat, &sp);
+		struct running_split rsp;
+		char rwhy[200];
+		split_running(runs_by_lock[0], runs, nrepeat, &rsp);
+		running_why(&rsp, cfg->locks[0]->name, cfg->locks[l]->name, rwhy, sizeof(rwhy));
 		bool within = fabs(d) <= noise;
 		if (within)
 			fprintf(out, " elapsed %+.0f %% (within noise) (vs %s)", d,
@@ -778,10 +926,15 @@ void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
 				"not comparable to the kernel's; measured %+.0f %% (vs %s)",
 				100 * sp.idle_share, 100 * RT_IDLE_SHARE_MIN, sp.work, d,
 				cfg->locks[0]->name);
+		else if (rsp.gate != RUN_PRESENT)
+			fprintf(out, " kernel mechanism %s (%s): elapsed not comparable to the "
+				"kernel's; measured %+.0f %% (vs %s)",
+				rsp.gate == RUN_UNKNOWN ? "not known" : "absent from the gap", rwhy, d,
+				cfg->locks[0]->name);
 		else
 			fprintf(out, " elapsed %+.0f %% (vs %s); kernel mechanism present: CPUs left "
-				"idle carry %.0f %% of the gap", d, cfg->locks[0]->name,
-				100 * sp.idle_share);
+				"idle carry %.0f %% of the gap, %s", d, cfg->locks[0]->name,
+				100 * sp.idle_share, rwhy);
 		fputc('\n', out);
 		if (sp.gauged)
 			fprintf(out, "  split: CPUs utilized %.3f vs %.3f (idle factor x%.3f), CPU work "
@@ -797,6 +950,11 @@ void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
 				isnan(w1) ? 0 : w1, isnan(w0) ? 0 : w0,
 				mean_sem(runs, nrepeat, M_LL_UTIL, NULL),
 				mean_sem(runs_by_lock[0], nrepeat, M_LL_UTIL, NULL));
+		if (rsp.gate != RUN_NOT_GAUGED)
+			fprintf(out, "  list_lock running contenders >= 2 at %.1f%% vs %.1f%% of the "
+				"attempts that found it taken (%.1f%% vs %.1f%% with waiters that may "
+				"sleep counted running): %s\n", 100 * rsp.lo[1], 100 * rsp.lo[0],
+				100 * rsp.hi[1], 100 * rsp.hi[0], running_gate_name(rsp.gate));
 		/* The latency verdicts: quantiles with 95 % intervals, not maxima. */
 		for (int k = 0; k < 4 && nrt; k++)
 			if (k < 2 || cfg->rt_alloc)
@@ -852,6 +1010,27 @@ static void json_rt_thread(struct lb_json *j, unsigned int i, const struct lb_rt
 		lb_json_object_end(j);
 		lb_json_kv_uint(j, "histogram_overflows", s->overflows);
 	}
+	lb_json_object_end(j);
+}
+
+/* A run's running-contender counts (doc/rt.md, "Running contenders"). */
+static void json_running(struct lb_json *j, const struct lb_rt_run *r)
+{
+	if (!r->lock_gauged)
+		return;
+	lb_json_key(j, "list_lock_running");
+	lb_json_object_begin(j);
+	const char *keys[2] = { "asleep_1_2_3plus", "running_1_2_3plus" };
+	for (int k = 0; k < 2; k++) {
+		const uint64_t *b = k ? r->running_hi : r->running_lo;
+		lb_json_key(j, keys[k]);
+		lb_json_array_begin(j);
+		for (int i = 0; i < 3; i++)
+			lb_json_uint(j, b[i]);
+		lb_json_array_end(j);
+	}
+	lb_json_kv_uint(j, "owner_offcpu_announced", r->owner_off_announced);
+	lb_json_kv_uint(j, "owner_offcpu_held", r->owner_off_held);
 	lb_json_object_end(j);
 }
 
@@ -928,10 +1107,17 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 			json_number(&j, "cpu_work_ratio", sp.work);
 			json_number(&j, "idle_factor", sp.idle);
 			json_number(&j, "idle_share", sp.idle_share);
+			struct running_split rsp;
+			split_running(runs_by_lock[0], runs, nrepeat, &rsp);
+			json_number(&j, "running2plus_share_first", rsp.lo[0]);
+			json_number(&j, "running2plus_share", rsp.lo[1]);
+			lb_json_kv_string(&j, "running_mechanism", running_gate_name(rsp.gate));
 			lb_json_kv_string(&j, "elapsed_mechanism",
 					  !sp.gauged		     ? "not gauged"
-					  : elapsed_mechanism(&sp) ? "present"
-								   : "absent");
+					  : !elapsed_mechanism(&sp) ? "absent"
+					  : rsp.gate == RUN_PRESENT ? "present"
+					  : rsp.gate == RUN_UNKNOWN ? "not known"
+								    : "absent");
 			lb_json_object_end(&j);
 		}
 		lb_json_key(&j, "summary");
@@ -964,6 +1150,7 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 			lb_json_kv_uint(&j, "repeat_index", runs[r].repeat_index);
 			for (int m = 0; m < M_COUNT; m++)
 				json_number(&j, rt_metrics[m].key, metric(&runs[r], (enum rt_metric)m));
+			json_running(&j, &runs[r]);
 			lb_json_key(&j, "rt");
 			lb_json_array_begin(&j);
 			for (unsigned int i = 0; i < runs[r].nrt; i++)

@@ -38,6 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
+_Static_assert(LB_SLUB_RUNNING_BINS == 3, "struct lb_rt_run keeps 3 running-contender bins");
+
 #define RLX memory_order_relaxed
 #define MSG_MAGIC UINT64_C(0x6c6f636b62656e63) /* "lockbenc" */
 #define TASK_STACK (512u * 1024u)
@@ -643,6 +645,12 @@ static int collect_run(struct run_state *rs, const struct lb_lock_ops *ops,
 		csum += atomic_load_explicit(&c->contenders_sum, RLX);
 		uint64_t cmax = atomic_load_explicit(&c->contenders_max, RLX);
 		out->contenders_max = cmax > out->contenders_max ? cmax : out->contenders_max;
+		for (int b = 0; b < LB_SLUB_RUNNING_BINS; b++) {
+			out->running_lo[b] += atomic_load_explicit(&c->running_lo[b], RLX);
+			out->running_hi[b] += atomic_load_explicit(&c->running_hi[b], RLX);
+		}
+		out->owner_off_announced += atomic_load_explicit(&c->owner_off_announced, RLX);
+		out->owner_off_held += atomic_load_explicit(&c->owner_off_held, RLX);
 		out->fast_commits += atomic_load_explicit(&c->fast_commits, RLX);
 		out->fast_restarts += atomic_load_explicit(&c->fast_restarts, RLX);
 		out->objs_per_slab[i] = c->objs_per_page;

@@ -63,7 +63,7 @@ static const char *role_name(enum lb_rt_task_role r)
 static const char *lock_state_name(const struct lb_rt_task_info *t)
 {
 	int s = t->slab ? atomic_load_explicit(&t->slab->lock_state, RLX) : 0;
-	return s == 1 ? "waiting" : s == 2 ? "HOLDS" : "-";
+	return s == LB_SLUB_LS_HOLDS ? "HOLDS" : s != LB_SLUB_LS_OUT ? "waiting" : "-";
 }
 
 /* The dump; wd.mu held.  Tasks still active first, up to DUMP_MAX_LINES. */

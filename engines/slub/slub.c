@@ -191,6 +191,7 @@ static int cache_init(struct lb_slub_cache *c, const struct lb_lock_ops *ops, si
 		lb_slub_cache_destroy(c);
 		return err;
 	}
+	c->owner_gap_cycles = (uint64_t)((double)LB_SCHED_PREEMPT_GAP_NS * lb_cycles_per_ns());
 	err = c->tuning.cpu_mode != LB_SLUB_PER_THREAD ? slots_init(c) : 0;
 	if (err)
 		lb_slub_cache_destroy(c);
@@ -241,8 +242,28 @@ static void sleep_us(long us)
 	nanosleep(&ts, NULL);
 }
 
-/* Wait for list_lock (ops->lock, or the bounded trylock wait). */
-static void list_lock_wait(struct lb_slub_cpu *cpu)
+/* A waiter's state: its word and the cache's count of waiters in it
+ * (relaxed: a gauge; nothing is ordered by them). */
+static _Atomic uint32_t *waiters_in(struct lb_slub_cache *c, int state)
+{
+	return state == LB_SLUB_LS_SPINNING ? &c->waiters_spinning
+	       : state == LB_SLUB_LS_MAYSLEEP ? &c->waiters_maysleep
+					      : NULL;
+}
+
+static void wait_state_set(struct lb_slub_cpu *cpu, int from, int to)
+{
+	_Atomic uint32_t *a = waiters_in(cpu->cache, from), *b = waiters_in(cpu->cache, to);
+	if (a)
+		atomic_fetch_sub_explicit(a, 1, RLX);
+	atomic_store_explicit(&cpu->lock_state, to, RLX);
+	if (b)
+		atomic_fetch_add_explicit(b, 1, RLX);
+}
+
+/* Wait for list_lock (ops->lock, or the bounded trylock wait), in the
+ * waiting state `state`; the bounded wait's pauses are off the CPU. */
+static void list_lock_wait(struct lb_slub_cpu *cpu, int state)
 {
 	struct lb_slub_cache *c = cpu->cache;
 	if (cpu->spin_budget_ns) {
@@ -260,7 +281,9 @@ static void list_lock_wait(struct lb_slub_cpu *cpu)
 				if (!exhausted)
 					cpu->budget_exhausted++;
 				exhausted = true;
+				wait_state_set(cpu, state, LB_SLUB_LS_OFFCPU);
 				sleep_us(50);
+				wait_state_set(cpu, LB_SLUB_LS_OFFCPU, state);
 			} else {
 				lb_cpu_relax(); /* spin-wait: the holder runs elsewhere */
 			}
@@ -270,10 +293,53 @@ static void list_lock_wait(struct lb_slub_cpu *cpu)
 	}
 }
 
+/* Where a waiter of this cache waits: spinning, unless it waits inside a
+ * lock() whose waiters may sleep (the bounded wait spins). */
+static int waiting_state(const struct lb_slub_cpu *cpu)
+{
+	bool may_sleep = (cpu->cache->ops->flags & LB_LOCK_F_SLEEPS) && !cpu->spin_budget_ns;
+	return may_sleep ? LB_SLUB_LS_MAYSLEEP : LB_SLUB_LS_SPINNING;
+}
+
+static unsigned int running_bin(uint64_t n)
+{
+	return n <= 1 ? 0 : n == 2 ? 1 : 2;
+}
+
+/*
+ * The running-contenders gauge at an attempt that found list_lock taken
+ * (doc/rt.md, "Running contenders"): this task (on its CPU, attempting),
+ * the owner when it is on its CPU, and the waiters that spin.  The owner
+ * is on its CPU unless lb_sched_owner_running() says it announced a wait
+ * off it (aim7's stand-in for owner->on_cpu), or it has held list_lock
+ * longer than owner_gap_cycles (a section takes well under a microsecond
+ * when it runs: it lost its CPU).  An owner not yet published (or already
+ * gone) is running the lock's code: counted.  Waiters inside a lock()
+ * that may sleep are counted asleep (lo) and running (hi).  Relaxed loads:
+ * a gauge; the owner record stays valid (slub.h).
+ */
+static void running_gauge(struct lb_slub_cpu *cpu, uint64_t now)
+{
+	struct lb_slub_cache *c = cpu->cache;
+	struct lb_slub_cpu *o = atomic_load_explicit(&c->owner, RLX);
+	uint64_t since = atomic_load_explicit(&c->owner_since, RLX);
+	uint64_t running = 1;
+	if (o && !lb_sched_owner_running(&o->sched))
+		cpu->owner_off_announced++;
+	else if (o && now > since && now - since > c->owner_gap_cycles)
+		cpu->owner_off_held++;
+	else
+		running++;
+	running += atomic_load_explicit(&c->waiters_spinning, RLX);
+	uint64_t unknown = atomic_load_explicit(&c->waiters_maysleep, RLX);
+	cpu->running_lo[running_bin(running)]++;
+	cpu->running_hi[running_bin(running + unknown)]++;
+}
+
 static void list_lock(struct lb_slub_cpu *cpu)
 {
 	struct lb_slub_cache *c = cpu->cache;
-	atomic_store_explicit(&cpu->lock_state, 1, RLX);
+	atomic_store_explicit(&cpu->lock_state, LB_SLUB_LS_SPINNING, RLX);
 	/* A first trylock tells a contended acquisition from a free one, the
 	 * same way for every lock (one extra attempt, as the lock's own fast
 	 * path would make); a lock without trylock is not gauged. */
@@ -286,11 +352,15 @@ static void list_lock(struct lb_slub_cpu *cpu)
 		if (gauged) {
 			cpu->lock_contended++;
 			w0 = lb_cycles();
+			running_gauge(cpu, w0);
 		}
 		if (c->raw) /* only a waiter pays for the boosts */
 			lb_raw_contended(&cpu->raw);
+		int state = waiting_state(cpu);
 		atomic_fetch_add_explicit(&c->lock_waiters, 1, RLX);
-		list_lock_wait(cpu);
+		wait_state_set(cpu, LB_SLUB_LS_OUT, state);
+		list_lock_wait(cpu, state);
+		wait_state_set(cpu, state, LB_SLUB_LS_OUT);
 		atomic_fetch_sub_explicit(&c->lock_waiters, 1, RLX);
 	}
 	/* Contenders at this acquisition: us and those still waiting (a
@@ -301,9 +371,13 @@ static void list_lock(struct lb_slub_cpu *cpu)
 		cpu->contenders_max = contenders;
 	if (c->raw)
 		lb_raw_acquired(&cpu->raw, !at_once);
-	atomic_store_explicit(&cpu->lock_state, 2, RLX);
+	atomic_store_explicit(&cpu->lock_state, LB_SLUB_LS_HOLDS, RLX);
 	cpu->lock_acquires++;
 	cpu->hold_start = lb_cycles();
+	/* The holder for the running gauge (relaxed: the lock orders one
+	 * holder's stores before the next's; readers only gauge). */
+	atomic_store_explicit(&c->owner_since, cpu->hold_start, RLX);
+	atomic_store_explicit(&c->owner, cpu, RLX);
 	if (w0)
 		cpu->contended_wait_cycles += cpu->hold_start - w0;
 }
@@ -314,15 +388,37 @@ static void list_unlock(struct lb_slub_cpu *cpu)
 	cpu->hold_cycles_sum += held;
 	if (held > cpu->max_hold_cycles)
 		cpu->max_hold_cycles = held;
+	atomic_store_explicit(&cpu->cache->owner, NULL, RLX);
 	cpu->cache->ops->unlock(cpu->cache->list_lock, cpu->tctx);
-	atomic_store_explicit(&cpu->lock_state, 0, RLX);
+	atomic_store_explicit(&cpu->lock_state, LB_SLUB_LS_OUT, RLX);
 	if (cpu->cache->raw)
 		lb_raw_exit(&cpu->raw);
+}
+
+void lb_slub_debug_lock(struct lb_slub_cpu *cpu)
+{
+	list_lock(cpu);
+}
+
+void lb_slub_debug_unlock(struct lb_slub_cpu *cpu)
+{
+	list_unlock(cpu);
+}
+
+void lb_slub_cpu_offcpu(struct lb_slub_cpu *cpu, bool begin)
+{
+	if (begin)
+		lb_sched_block_begin(&cpu->sched);
+	else
+		lb_sched_block_end(&cpu->sched);
+	if (cpu->cache->ops->offcpu)
+		cpu->cache->ops->offcpu(cpu->tctx, begin);
 }
 
 void lb_slub_debug_hold_lock(struct lb_slub_cpu *cpu)
 {
 	list_lock(cpu);
+	lb_slub_cpu_offcpu(cpu, true); /* the hang sleeps: off its CPU */
 	for (;;)
 		sleep_us(100000); /* the injected hang: only the watchdog ends it */
 }
@@ -1110,6 +1206,7 @@ int lb_slub_cpu_init(struct lb_slub_cache *c, struct lb_slub_cpu *cpu, unsigned 
 		return ENOSPC; /* the page word's owner field is full */
 	}
 	cpu->own.owner = cpu->id + 1;
+	lb_sched_task_init(&cpu->sched);
 	if (c->raw) {
 		int rerr = lb_raw_thread_init(c->raw, &cpu->raw);
 		if (rerr)
@@ -1200,6 +1297,12 @@ void lb_slub_cpu_fini(struct lb_slub_cpu *cpu)
 	       !atomic_compare_exchange_weak_explicit(&c->contenders_max, &cm, cpu->contenders_max,
 						      RLX, RLX))
 		;
+	for (int b = 0; b < LB_SLUB_RUNNING_BINS; b++) {
+		atomic_fetch_add_explicit(&c->running_lo[b], cpu->running_lo[b], RLX);
+		atomic_fetch_add_explicit(&c->running_hi[b], cpu->running_hi[b], RLX);
+	}
+	atomic_fetch_add_explicit(&c->owner_off_announced, cpu->owner_off_announced, RLX);
+	atomic_fetch_add_explicit(&c->owner_off_held, cpu->owner_off_held, RLX);
 	atomic_fetch_add_explicit(&c->allocs, cpu->allocs, RLX);
 	atomic_fetch_add_explicit(&c->frees, cpu->frees, RLX);
 	atomic_fetch_add_explicit(&c->remote_frees, cpu->remote_frees, RLX);

@@ -48,6 +48,7 @@
 #include <stdio.h>
 
 #include "lb_lock_ops.h"
+#include "lb_sched_hooks.h"
 #include "raw_section.h"
 #include "shared_arena.h"
 
@@ -135,6 +136,26 @@ struct lb_slub_pcpu {
 	struct lb_slub_cs cs;
 } __attribute__((aligned(64)));
 
+/*
+ * A task's list_lock state word (struct lb_slub_cpu.lock_state), set by the
+ * allocator around its list_lock calls: what the running-contenders gauge
+ * and the thread dumps read (doc/rt.md, "Running contenders").
+ */
+enum lb_slub_lock_state {
+	LB_SLUB_LS_OUT = 0,      /* outside list_lock */
+	LB_SLUB_LS_SPINNING = 1, /* attempting, or waiting in a wait that spins */
+	LB_SLUB_LS_HOLDS = 2,    /* holding it */
+	LB_SLUB_LS_OFFCPU = 3,   /* waiting, asleep in the bounded wait's pause */
+	LB_SLUB_LS_MAYSLEEP = 4, /* waiting inside the lock's own lock() of a lock
+				  * whose waiters may sleep: spinning or asleep,
+				  * the allocator cannot tell which */
+};
+
+/* Running contenders at an attempt that found list_lock taken, binned
+ * 1 / 2 / 3 or more (aim7's acq_running_1/2/3plus bins). */
+#define LB_SLUB_RUNNING_BINS 3
+
+struct lb_slub_cpu;
 struct lb_slub_cache;
 /* Testing: called between the fast path's read and its commit. */
 typedef void lb_slub_commit_hook(struct lb_slub_cache *c, void *arg);
@@ -171,6 +192,21 @@ struct lb_slub_cache {
 	 * tasks then waiting for it (a sum over acquisitions and the maximum). */
 	_Atomic uint32_t lock_waiters;
 	_Atomic uint64_t contenders_sum, contenders_max;
+	/* Running contenders (doc/rt.md, "Running contenders"): the holder
+	 * and when it took list_lock (cycles), published after acquisition
+	 * and cleared before release; of lock_waiters, those in a wait that
+	 * spins and those in a lock() that may sleep (LB_SLUB_LS_*). */
+	_Atomic(struct lb_slub_cpu *) owner;
+	_Atomic uint64_t owner_since;
+	_Atomic uint32_t waiters_spinning, waiters_maysleep;
+	/* An owner holding longer than this (cycles; LB_SCHED_PREEMPT_GAP_NS
+	 * by default, tests may change it) lost its CPU meanwhile. */
+	uint64_t owner_gap_cycles;
+	/* Totals: attempts that found it taken, by running contenders with
+	 * may-sleep waiters counted asleep (lo) and running (hi); owners seen
+	 * off their CPU by an announcement and by the hold's age. */
+	_Atomic uint64_t running_lo[LB_SLUB_RUNNING_BINS], running_hi[LB_SLUB_RUNNING_BINS];
+	_Atomic uint64_t owner_off_announced, owner_off_held;
 	/* PER_CPU fast path: commits, restarts (a stale tid or another CPU). */
 	_Atomic uint64_t fast_commits, fast_restarts;
 	/* Testing: the hook, and a commit that checks neither tid nor CPU. */
@@ -195,6 +231,13 @@ struct lb_slub_cpu {
 	struct lb_slub_cs own;
 	struct lb_slub_pcpu *slot;   /* the slot whose local lock this task holds */
 	uint64_t fast_commits, fast_restarts, contenders_sum, contenders_max;
+	uint64_t running_lo[LB_SLUB_RUNNING_BINS], running_hi[LB_SLUB_RUNNING_BINS];
+	uint64_t owner_off_announced, owner_off_held;
+	/* What lb_sched_owner_running() reads of this task when it holds
+	 * list_lock (lb_slub_cpu_offcpu announces its waits off the CPU).
+	 * Contenders read it through cache->owner: the struct must stay valid
+	 * until no other task can be inside list_lock (after the joins). */
+	struct lb_sched_task sched;
 	uint64_t spin_budget_ns;     /* >0: bounded trylock wait (RT threads, spin locks) */
 	uint64_t hold_start;         /* cycles at acquisition */
 	uint64_t allocs, frees, remote_frees, lock_acquires, budget_exhausted, max_hold_cycles;
@@ -203,7 +246,7 @@ struct lb_slub_cpu {
 	uint64_t lockless_frees, lockless_refills; /* remote frees / own-page refills without list_lock */
 	struct lb_raw_thread raw;    /* with cache->raw: this thread's raw-section state */
 	bool tctx_in_arena;          /* tctx came from the cache's arena: never freed */
-	/* 0 outside list_lock, 1 waiting for it, 2 holding it: for thread dumps. */
+	/* enum lb_slub_lock_state: for the running-contenders gauge and dumps. */
 	_Atomic int lock_state;
 };
 
@@ -237,6 +280,11 @@ void lb_slub_cpu_fini(struct lb_slub_cpu *cpu);
 void lb_slub_cpu_release(struct lb_slub_cpu *cpu);
 /* The calling thread changed its priority (0 normal, 1..99 FIFO): tell a PI lock. */
 void lb_slub_cpu_set_prio(struct lb_slub_cpu *cpu, int prio);
+/* The calling task announces a wait off its CPU (begin true) and its end,
+ * made while it may hold list_lock (an I/O wait): contenders then count it
+ * as an owner off its CPU, and the lock's own offcpu op is told (v3.x
+ * mutex spinners stop).  Announcements nest. */
+void lb_slub_cpu_offcpu(struct lb_slub_cpu *cpu, bool begin);
 /* Wait for a spin-only list_lock by trylock, sleeping 50 us between tries once
  * budget_ns of spinning has passed (0: plain ops->lock). */
 void lb_slub_cpu_set_spin_budget(struct lb_slub_cpu *cpu, uint64_t budget_ns);
@@ -260,6 +308,11 @@ void lb_slub_free_nocache(struct lb_slub_cpu *cpu, void *obj);
 __attribute__((noreturn))
 #endif
 void lb_slub_debug_hold_lock(struct lb_slub_cpu *cpu);
+
+/* Testing: take and release list_lock as an allocator path does (gauges
+ * included), for scripted schedules. */
+void lb_slub_debug_lock(struct lb_slub_cpu *cpu);
+void lb_slub_debug_unlock(struct lb_slub_cpu *cpu);
 
 /* The slot index the calling task runs on (PER_CPU modes). */
 uint32_t lb_slub_current_slot(const struct lb_slub_cache *c);

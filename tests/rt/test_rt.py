@@ -222,12 +222,27 @@ def scenario_format(tmp):
 def elapsed_verdict(first="qspinlock"):
     return (r"^rtmutex: (?:elapsed [+-]\d+ % \(within noise\) \(vs FIRST\)"
             r"|elapsed [+-]\d+ % \(vs FIRST\); kernel mechanism present: CPUs left "
-            r"idle carry -?\d+ % of the gap"
+            r"idle carry -?\d+ % of the gap, \d+ % of the attempts that found list_lock "
+            r"taken had >= 2 running contenders \([\w.-]+\)"
             r"|kernel mechanism absent from the gap \(CPUs left idle carry -?\d+ %, need "
             r">= 50 %; CPU work x[\d.]+ carries the rest\): elapsed not comparable to the "
             r"kernel's; measured [+-]\d+ % \(vs FIRST\)"
+            r"|kernel mechanism (?:absent from the gap|not known) \((?:\d+ % of the "
+            r"attempts that found list_lock taken had >= 2 running contenders \([\w.-]+\)"
+            r"(?:, need >= 50 %|, \d+ % if waiters that may sleep ran; need >= 50 %: verdict "
+            r"withheld)?|running contenders not gauged: no attempt found list_lock taken, or "
+            r"no trylock)\): elapsed not comparable to the kernel's; measured [+-]\d+ % "
+            r"\(vs FIRST\)"
             r"|kernel mechanism not gauged \(no task-clock: CPUs left idle unknown\); "
             r"measured elapsed [+-]\d+ % \(vs FIRST\))$").replace("FIRST", re.escape(first))
+
+
+RUNNING = re.compile(r"^# list_lock running contenders at attempts that found it taken \(the "
+                     r"attempter \+ the owner if on its CPU \+ waiters spinning\): (?:1/2/3\+ "
+                     r"(\d+)/(\d+)/(\d+)% of (\d+); owner off its CPU [\d.]+% \(announced "
+                     r"[\d.]+%, held past 20 us [\d.]+%\)(?:; waiters inside a lock\(\) that may "
+                     r"sleep, counted running: 1/2/3\+ \d+/\d+/\d+%)?|none found it taken)$",
+                     re.M)
 
 
 GAUGES = re.compile(r"^# list_lock gauges: utilisation ([\d.]+) \(held ([\d.]+)% of "
@@ -262,16 +277,40 @@ def scenario_mechanism(tmp):
            abs(sm["list_lock_contended_pct"]["mean"] - float(c)) < 0.006,
            "%s: JSON gauges match the text" % res[i]["params"]["list_lock"])
     m = re.search(elapsed_verdict(), out, re.M)
-    ok(m, "elapsed line in one of its four forms")
+    ok(m, "elapsed line in one of its forms")
+    # running contenders (doc/rt.md, "Running contenders"): a line per lock,
+    # its counts in the JSON runs, the gate on the side with more
+    rl = RUNNING.findall(out)
+    ok(len(rl) == 2, "a '# list_lock running contenders' line per lock (%d)" % len(rl))
+    shares = []
+    for i in range(2):
+        runs = res[i]["runs"]
+        lo = [sum(r["list_lock_running"]["asleep_1_2_3plus"][b] for r in runs) for b in range(3)]
+        hi = [sum(r["list_lock_running"]["running_1_2_3plus"][b] for r in runs) for b in range(3)]
+        n = sum(lo)
+        ok(n == sum(hi), "%s: both bin sets count the same attempts (%d)"
+           % (res[i]["params"]["list_lock"], n))
+        if i < len(rl) and rl[i][3]:
+            ok(int(rl[i][3]) == n, "%s: text and JSON count the same attempts"
+               % res[i]["params"]["list_lock"])
+        shares.append((lo[1] + lo[2]) / n if n else None)
+    if all(x is not None for x in shares):
+        rm = res[1].get("vs_first", {}).get("running_mechanism")
+        best = max(shares)
+        ok(rm in ("present", "absent", "not known") and (rm == "present") == (best >= 0.5),
+           "running_mechanism %s at a best share of %.3f" % (rm, best))
     vs = res[1].get("vs_first", {})
     ok(vs.get("list_lock") == "qspinlock", "JSON vs_first names the first lock")
     ratio, idle, share = vs.get("elapsed_ratio"), vs.get("idle_factor"), vs.get("idle_share")
     if ratio and idle and share is not None and ratio != 1:
         ok(abs(share - math.log(idle) / math.log(ratio)) < 1e-9,
            "idle_share == ln(idle_factor) / ln(elapsed_ratio)")
-        want = "present" if share >= 0.5 else "absent"
+        rm = vs.get("running_mechanism")
+        want = ("absent" if share < 0.5 else "present" if rm == "present"
+                else "not known" if rm == "not known" else "absent")
         ok(vs.get("elapsed_mechanism") == want,
-           "elapsed_mechanism %s at idle_share %.3f" % (vs.get("elapsed_mechanism"), share))
+           "elapsed_mechanism %s at idle_share %.3f, running %s"
+           % (vs.get("elapsed_mechanism"), share, rm))
         line = m.group(0) if m else ""
         ok("within noise" in line or ("mechanism present" in line) == (want == "present"),
            "text and JSON agree: %r" % line)
