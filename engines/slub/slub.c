@@ -457,31 +457,51 @@ static void partial_del(struct lb_slub_cache *c, uint32_t page)
 	atomic_fetch_sub_explicit(&c->nr_partial, 1, RLX);
 }
 
+/*
+ * The empty pool is the page allocator's: a stack of its own, changed only
+ * by compare-and-swap on (tag << 32 | top page index + 1), never under
+ * list_lock of necessity (the kernel's new_slab() and discard_slab() run
+ * outside n->list_lock, mm/slub.c v6.18).  The tag, bumped by every change,
+ * makes a pop that read a stale top fail (no ABA).
+ */
+static inline uint32_t empty_top(uint64_t w) { return (uint32_t)w; }
+
 static void empty_push(struct lb_slub_cache *c, uint32_t page)
 {
 	struct lb_slub_page *pg = &c->pages[page];
-	atomic_store_explicit(&pg->next, atomic_load_explicit(&c->empty_head, RLX), RLX);
-	atomic_store_explicit(&c->empty_head, page + 1, RLX);
 	atomic_store_explicit(&pg->on_list, 2, RLX);
 	atomic_fetch_add_explicit(&c->nr_empty, 1, RLX);
+	uint64_t old = atomic_load_explicit(&c->empty_head, RLX), nw;
+	/* CAS loop: against other pushes and pops.  Release: the page's link
+	 * and marks before a popper (acquire) can take it. */
+	do {
+		atomic_store_explicit(&pg->next, empty_top(old), RLX);
+		nw = ((old >> 32) + 1) << 32 | (page + 1);
+	} while (!atomic_compare_exchange_weak_explicit(&c->empty_head, &old, nw, REL, RLX));
 }
 
-/* An empty page off the pool's list (page index + 1), 0 when none. */
+/* An empty page off the pool's stack (page index + 1), 0 when none. */
 static uint32_t empty_pop(struct lb_slub_cache *c)
 {
-	uint32_t head = atomic_load_explicit(&c->empty_head, RLX);
-	if (!head)
-		return 0;
-	if (head > atomic_load_explicit(&c->pages_used, RLX)) {
-		violation(c, "empty-page list points outside the pool (%u)", head);
-		atomic_store_explicit(&c->empty_head, 0, RLX);
-		return 0;
+	uint64_t old = atomic_load_explicit(&c->empty_head, ACQ);
+	/* CAS loop: against other pushes and pops; acquire pairs with the
+	 * push's release (the link read below is the pusher's). */
+	for (;;) {
+		uint32_t head = empty_top(old);
+		if (!head)
+			return 0;
+		if (head > atomic_load_explicit(&c->pages_used, RLX)) {
+			violation(c, "empty-page list points outside the pool (%u)", head);
+			return 0;
+		}
+		uint32_t next = atomic_load_explicit(&c->pages[head - 1].next, RLX);
+		uint64_t nw = ((old >> 32) + 1) << 32 | next;
+		if (atomic_compare_exchange_weak_explicit(&c->empty_head, &old, nw, ACQREL, ACQ)) {
+			atomic_store_explicit(&c->pages[head - 1].on_list, 0, RLX);
+			atomic_fetch_sub_explicit(&c->nr_empty, 1, RLX);
+			return head;
+		}
 	}
-	struct lb_slub_page *pg = &c->pages[head - 1];
-	atomic_store_explicit(&c->empty_head, atomic_load_explicit(&pg->next, RLX), RLX);
-	atomic_store_explicit(&pg->on_list, 0, RLX);
-	atomic_fetch_sub_explicit(&c->nr_empty, 1, RLX);
-	return head;
 }
 
 /* Every object of `page` free, on its freelist in address order. */
@@ -744,28 +764,40 @@ static bool refill(struct lb_slub_cpu *cpu)
 		return true;
 	if (cpu->cs->page && take_own_freelist(cpu))
 		return true;
-	list_lock(cpu);
-	if (cpu->cs->partial)
-		cpu_partial_unfreeze_locked(cpu); /* none had objects of its own */
-	page = atomic_load_explicit(&c->partial_head, RLX);
-	if (page > atomic_load_explicit(&c->pages_used, RLX)) {
-		violation(c, "partial list points outside the pool (%u)", page);
-		atomic_store_explicit(&c->partial_head, 0, RLX);
-		page = 0;
+	/*
+	 * list_lock only when there is a partial page to take (or cpu partial
+	 * pages to give back): the kernel's get_partial_node() reads
+	 * n->nr_partial without the lock and returns at once when it is 0
+	 * (mm/slub.c v6.18).  Relaxed: a stale 0 only means a new page.
+	 */
+	if (cpu->cs->partial || atomic_load_explicit(&c->nr_partial, RLX)) {
+		list_lock(cpu);
+		if (cpu->cs->partial)
+			cpu_partial_unfreeze_locked(cpu); /* none had objects of its own */
+		page = atomic_load_explicit(&c->partial_head, RLX);
+		if (page > atomic_load_explicit(&c->pages_used, RLX)) {
+			violation(c, "partial list points outside the pool (%u)", page);
+			atomic_store_explicit(&c->partial_head, 0, RLX);
+			page = 0;
+		}
+		if (page) {
+			partial_del(c, page - 1);
+			freeze(cpu, page);
+		}
+		list_unlock(cpu);
+		if (page)
+			return true; /* the caller retries if the page had nothing after all */
 	}
-	if (page)
-		partial_del(c, page - 1);
-	else if ((page = empty_pop(c)) && c->tuning.recarve_empty)
+	/* new_slab(): a page from the page allocator (the empty pool, else a
+	 * fresh one), without list_lock; it is private until frozen. */
+	page = empty_pop(c);
+	if (page && c->tuning.recarve_empty)
 		carve(c, page - 1);
-	if (page)
-		freeze(cpu, page);
-	list_unlock(cpu);
-	if (page)
-		return true; /* the caller retries if the page had nothing after all */
-	page = page_new(c);
+	if (!page)
+		page = page_new(c);
 	if (!page)
 		return false;
-	freeze(cpu, page); /* a new page is private until frozen: no lock */
+	freeze(cpu, page);
 	return true;
 }
 
@@ -1409,7 +1441,7 @@ unsigned long lb_slub_check(struct lb_slub_cache *c, uint64_t outstanding, FILE 
 		PROBLEM("nr_partial %u but %u pages on the list\n",
 			atomic_load_explicit(&c->nr_partial, RLX), n);
 	n = 0;
-	for (uint32_t pp = atomic_load_explicit(&c->empty_head, RLX); pp; n++) {
+	for (uint32_t pp = empty_top(atomic_load_explicit(&c->empty_head, RLX)); pp; n++) {
 		if (pp > used || n > used) {
 			PROBLEM("empty list leaves the pool or loops\n");
 			break;

@@ -11,9 +11,10 @@
  *    free objects it owns on a private freelist.  Allocation and frees of
  *    objects of that page need no lock ("lockless fast path").
  *  - The node's partial list (pages with some free objects) is guarded by
- *    list_lock, the lock under test.  A thread whose cpu slab ran out takes
- *    list_lock to collect the objects others freed into its page, or to
- *    freeze a partial (or empty, or new) page.
+ *    list_lock, the lock under test.  A thread whose cpu slab ran out
+ *    takes list_lock only to freeze a partial page, when there is one;
+ *    otherwise it freezes an empty or new page from the pool, which has
+ *    its own compare-and-swap stack (the page allocator, as in SLUB).
  *  - A remote free (an object of a page that is not the freeing thread's cpu
  *    slab) pushes the object onto its page's freelist by compare-and-swap,
  *    without list_lock when the page is frozen (some thread's cpu slab) or
@@ -172,9 +173,13 @@ struct lb_slub_cache {
 	struct lb_slub_page *pages;
 	_Atomic uint32_t pages_used; /* bump index of the pool */
 	_Atomic uint32_t next_cpu_id;
-	/* Guarded by list_lock. */
+	/* Guarded by list_lock (nr_partial is also read without it, as the
+	 * kernel's get_partial_node() does). */
 	_Atomic uint32_t partial_head, partial_tail, nr_partial;
-	_Atomic uint32_t empty_head, nr_empty;
+	/* The empty pool ("the page allocator"): a compare-and-swap stack of
+	 * its own, tag << 32 | top page index + 1, not guarded by list_lock. */
+	_Atomic uint64_t empty_head;
+	_Atomic uint32_t nr_empty;
 	/* Totals folded in by lb_slub_cpu_fini(), and problems seen on the way. */
 	_Atomic uint64_t allocs, frees, remote_frees, lock_acquires, budget_exhausted;
 	_Atomic uint64_t lockless_frees, lockless_refills;

@@ -118,6 +118,50 @@ static void test_cpu_partial(void)
 	       (unsigned long long)on, (unsigned long long)off);
 }
 
+/*
+ * The refill takes list_lock only where the kernel's does: with no partial
+ * page, get_partial_node() returns without it and new_slab() comes from
+ * the page allocator (mm/slub.c v6.18).  One thread: 4 fresh pages, then
+ * every object freed (3 full pages go partial and then empty, into the
+ * pool with min_partial 0), then 3 pages again from the pool.
+ */
+static void test_refill_lock(void)
+{
+	struct lb_slub_tuning t = lb_slub_tuning_default();
+	t.min_partial = 0;
+	struct lb_slub_cache c;
+	struct lb_slub_cpu cpu;
+	tap_ok(lb_slub_cache_init_tuned(&c, ops, 100, POOL, &t) == 0 &&
+		       lb_slub_cpu_init(&c, &cpu, 0) == 0, "refill: set up");
+	uint32_t per = c.objs_per_page, n = 4 * per;
+	void **v = calloc(n, sizeof(void *));
+	size_t got = 0;
+	for (uint32_t i = 0; v && i < n; i++)
+		got += (v[i] = lb_slub_alloc(&cpu)) != NULL;
+	tap_ok(got == n && cpu.lock_acquires == 0,
+	       "refill: 4 new pages (%u objects) without list_lock (%llu acquisitions)", n,
+	       (unsigned long long)cpu.lock_acquires);
+	for (uint32_t i = 0; i < got; i++)
+		lb_slub_free(&cpu, v[i]);
+	uint64_t freed = cpu.lock_acquires, empty = atomic_load(&c.nr_empty);
+	got = 0;
+	for (uint32_t i = 0; v && i < 4 * per; i++)
+		got += (v[i] = lb_slub_alloc(&cpu)) != NULL;
+	tap_ok(got == 4 * per && empty == 3 && atomic_load(&c.nr_empty) == 0 &&
+		       atomic_load(&c.pages_used) == 4 && cpu.lock_acquires == freed,
+	       "refill: 3 pages from the empty pool without list_lock (%u empty before, %u after, "
+	       "%u pages used, %llu acquisitions)", (unsigned)empty,
+	       (unsigned)atomic_load(&c.nr_empty), (unsigned)atomic_load(&c.pages_used),
+	       (unsigned long long)(cpu.lock_acquires - freed));
+	for (uint32_t i = 0; i < got; i++)
+		lb_slub_free(&cpu, v[i]);
+	lb_slub_cpu_fini(&cpu);
+	lb_slub_cpu_release(&cpu);
+	tap_ok(lb_slub_check(&c, 0, stdout) == 0, "refill: invariants hold");
+	lb_slub_cache_destroy(&c);
+	free(v);
+}
+
 static void test_bulk(void)
 {
 	struct lb_slub_cache c;
@@ -324,6 +368,7 @@ int main(int argc, char **argv)
 	test_bulk();
 	test_misuse();
 	test_cpu_partial();
+	test_refill_lock();
 	struct lockless ll;
 	tap_ok(run_remote(10000, 10000000000ull, stdout, &ll) == 0,
 	       "2 producers + 2 consumers with remote frees under '%s': invariants hold", name);
