@@ -950,11 +950,19 @@ void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
 				isnan(w1) ? 0 : w1, isnan(w0) ? 0 : w0,
 				mean_sem(runs, nrepeat, M_LL_UTIL, NULL),
 				mean_sem(runs_by_lock[0], nrepeat, M_LL_UTIL, NULL));
-		if (rsp.gate != RUN_NOT_GAUGED)
-			fprintf(out, "  list_lock running contenders >= 2 at %.1f%% vs %.1f%% of the "
-				"attempts that found it taken (%.1f%% vs %.1f%% with waiters that may "
-				"sleep counted running): %s\n", 100 * rsp.lo[1], 100 * rsp.lo[0],
-				100 * rsp.hi[1], 100 * rsp.hi[0], running_gate_name(rsp.gate));
+		if (rsp.gate != RUN_NOT_GAUGED) {
+			char p[4][16]; /* "-" for a side with no attempt that found it taken */
+			const double v[4] = { rsp.lo[1], rsp.lo[0], rsp.hi[1], rsp.hi[0] };
+			for (int k = 0; k < 4; k++) {
+				if (isnan(v[k]))
+					snprintf(p[k], sizeof(p[k]), "-");
+				else
+					snprintf(p[k], sizeof(p[k]), "%.1f%%", 100 * v[k]);
+			}
+			fprintf(out, "  list_lock running contenders >= 2 at %s vs %s of the attempts "
+				"that found it taken (%s vs %s with waiters that may sleep counted "
+				"running): %s\n", p[0], p[1], p[2], p[3], running_gate_name(rsp.gate));
+		}
 		/* The latency verdicts: quantiles with 95 % intervals, not maxima. */
 		for (int k = 0; k < 4 && nrt; k++)
 			if (k < 2 || cfg->rt_alloc)
