@@ -69,7 +69,7 @@ struct lb_counter {
 	const char *name;
 	uint64_t value;
 };
-#define LB_MAX_COUNTERS 16
+#define LB_MAX_COUNTERS 24
 
 /* The buffer a workload keeps for describe()'s line, terminator included. */
 #define LB_DESCRIBE_MAX 256

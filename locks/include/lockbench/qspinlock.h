@@ -175,6 +175,40 @@
 #define LB_QSPIN_PENDING_NS 400u
 #endif
 
+/*
+ * Lock events: the kernel's CONFIG_LOCK_EVENT_COUNTS names for this lock
+ * (kernel/locking/lock_events_list.h, Linux v6.6), counted at the places
+ * kernel/locking/qspinlock.c counts them:
+ *
+ *   lock_pending         the pending waiter took the lock (after
+ *                        clear_pending_set_locked)
+ *   lock_slowpath        the contender went to the MCS queue (`queue:`)
+ *   lock_use_node2..4    it queued on its 2nd..4th node (a nested
+ *                        acquisition: a signal handler here, irq/NMI there)
+ *   lock_no_node         it had no node left and spun on trylock
+ *
+ * They are counted where LB_LOCK_COUNTERS is nonzero at compile time, and
+ * only through lb_qspin_lock_ev() with a non-NULL `ev`; lb_qspin_lock()
+ * counts nothing.  The kernel's counts are per CPU and summed over every
+ * qspinlock; these are per lock (per events block).  No locked
+ * read-modify-write is added: the slow path notes its events in locals and
+ * adds them to `ev` with a relaxed load and store once it holds the lock,
+ * so every writer is the holder and the counts are exact; a reader sees a
+ * slightly stale snapshot while threads run.  The fast path is unchanged.
+ */
+#if defined(LB_LOCK_COUNTERS) && LB_LOCK_COUNTERS
+#define LB_QSPIN_COUNTING 1
+#else
+#define LB_QSPIN_COUNTING 0
+#endif
+
+struct lb_qspin_events {
+	_Atomic(uint64_t) lock_pending;
+	_Atomic(uint64_t) lock_slowpath;
+	_Atomic(uint64_t) lock_use_node[3]; /* lock_use_node2, 3, 4 */
+	_Atomic(uint64_t) lock_no_node;
+};
+
 typedef struct lb_qspin {
 	_Atomic(uint32_t) val;
 } lb_qspin_t;
@@ -209,6 +243,50 @@ typedef struct lb_qspin_ctx lb_qspin_ctx_t;
 static inline void lb_qspin_init(lb_qspin_t *lock)
 {
 	atomic_init(&lock->val, 0);
+}
+
+static inline void lb_qspin_events_init(struct lb_qspin_events *ev)
+{
+	atomic_init(&ev->lock_pending, 0);
+	atomic_init(&ev->lock_slowpath, 0);
+	for (unsigned int i = 0; i < 3; i++)
+		atomic_init(&ev->lock_use_node[i], 0);
+	atomic_init(&ev->lock_no_node, 0);
+}
+
+/* ev->field += n; the caller holds the lock, so it is the only writer. */
+static inline void lb_qspin__event_add(_Atomic(uint64_t) *field, uint64_t n)
+{
+	atomic_store_explicit(field, atomic_load_explicit(field, memory_order_relaxed) + n,
+			      memory_order_relaxed);
+}
+
+/*
+ * Add one slow-path acquisition's events to ev (NULL: none kept).  Called
+ * holding the lock.  pending: 1 if it took the lock as the pending waiter;
+ * idx: the node it used, LB_QSPIN_NESTING for none, -1 if it never queued.
+ */
+static inline void lb_qspin__count(struct lb_qspin_events *ev, bool pending, int idx)
+{
+#if LB_QSPIN_COUNTING
+	if (!ev)
+		return;
+	if (pending) {
+		lb_qspin__event_add(&ev->lock_pending, 1);
+		return;
+	}
+	if (idx < 0)
+		return;
+	lb_qspin__event_add(&ev->lock_slowpath, 1);
+	if (idx >= LB_QSPIN_NESTING)
+		lb_qspin__event_add(&ev->lock_no_node, 1);
+	else if (idx > 0)
+		lb_qspin__event_add(&ev->lock_use_node[idx - 1], 1);
+#else
+	(void)ev;
+	(void)pending;
+	(void)idx;
+#endif
 }
 
 /*
@@ -342,8 +420,8 @@ static inline bool lb_qspin_trylock(lb_qspin_t *lock)
  * and a branch with no register pressure from the queue code, and profiles
  * attribute all waiting to this symbol by name.
  */
-LB_SLOWPATH void lb_qspin_lock_slow(lb_qspin_t *lock,
-						  const struct lb_qspin_ctx *ctx, uint32_t val)
+LB_SLOWPATH void lb_qspin_lock_slow(lb_qspin_t *lock, const struct lb_qspin_ctx *ctx,
+				    uint32_t val, struct lb_qspin_events *ev)
 {
 	struct lb_qspin_node *node0, *node, *next;
 	uint32_t idx, tail, old;
@@ -384,6 +462,7 @@ LB_SLOWPATH void lb_qspin_lock_slow(lb_qspin_t *lock,
 
 	/* (*,1,0) -> (*,0,1) */
 	lb_qspin__clear_pending_set_locked(lock);
+	lb_qspin__count(ev, true, -1); /* the kernel's lock_pending */
 	return;
 
 queue:
@@ -470,17 +549,28 @@ release:
 	/* Node free again; the compiler fence mirrors the one above. */
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store_explicit(&node0->count, idx, memory_order_relaxed);
+	/* lock_slowpath, and lock_use_node2..4 or lock_no_node: we hold it. */
+	lb_qspin__count(ev, false, idx < LB_QSPIN_NESTING ? (int)idx : LB_QSPIN_NESTING);
 }
 
-/* (0,0,0) -> (0,0,1) in one CAS; anything else goes to the slow path. */
-static inline void lb_qspin_lock(lb_qspin_t *lock, const struct lb_qspin_ctx *ctx)
+/*
+ * (0,0,0) -> (0,0,1) in one CAS; anything else goes to the slow path, which
+ * adds its lock events to ev (NULL: none kept; see "Lock events").
+ */
+static inline void lb_qspin_lock_ev(lb_qspin_t *lock, const struct lb_qspin_ctx *ctx,
+				    struct lb_qspin_events *ev)
 {
 	uint32_t val = 0;
 
 	/* Acquire pairs with the release in lb_qspin_unlock. */
 	if (LB_LIKELY(lb_cas_acquire(&lock->val, &val, LB_QSPIN_LOCKED)))
 		return;
-	LB_PROBE_CONTENDED(lock, LB_CONTENTION_SPIN, lb_qspin_lock_slow(lock, ctx, val));
+	LB_PROBE_CONTENDED(lock, LB_CONTENTION_SPIN, lb_qspin_lock_slow(lock, ctx, val, ev));
+}
+
+static inline void lb_qspin_lock(lb_qspin_t *lock, const struct lb_qspin_ctx *ctx)
+{
+	lb_qspin_lock_ev(lock, ctx, NULL);
 }
 
 /* (*,*,1) -> (*,*,0); the caller must hold the lock. */

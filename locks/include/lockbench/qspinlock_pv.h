@@ -140,6 +140,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "lb_atomic.h"
 #include "lb_probe.h"
@@ -174,6 +175,62 @@
 #define LB_QSPIN_PV_PENDING_WAIT_NS 400u
 #endif
 
+/*
+ * Lock events: the kernel's CONFIG_LOCK_EVENT_COUNTS names
+ * (kernel/locking/lock_events_list.h, Linux v6.6), counted where
+ * kernel/locking/qspinlock_paravirt.h and lock_events.h count them, as far
+ * as this port has the place:
+ *
+ *   pv_lock_stealing   the steal at slow-path entry succeeded
+ *                      (pv_hybrid_queued_unfair_trylock)
+ *   pv_wait_node       a queued waiter halted (pv_wait in pv_wait_node)
+ *   pv_wait_head       the queue head parked on the word (pv_wait in
+ *                      pv_wait_head_or_lock)
+ *   pv_wait_again      a halt or park after the first one of the same wait
+ *   pv_spurious_wakeup a halted waiter woke without its hand-over, or the
+ *                      parked head woke to a lock still held
+ *   pv_kick_unlock     unlock woke the parked head (the kernel's only kick)
+ *   pv_kick_wake       halted waiters that woke to a kick whose time they
+ *                      found (the kernel's __pv_wait), and
+ *   pv_latency_wake    the kick-to-wake-up time they measured, in ns
+ *   pv_latency_kick    the time unlock's FUTEX_WAKE took, in ns
+ *   lock_pending       the bounded pending spin took the lock (the kernel's
+ *                      pv lock has no pending path: 0 there)
+ *   lock_slowpath      the contender queued (the kernel's pv slow path
+ *                      jumps past this count, `pv_queue:`, so a pv kernel
+ *                      reads 0 there)
+ *   pv_kick_handover   ours, not the kernel's: the new owner woke its halted
+ *                      successor (the kernel's pv_kick_node no longer
+ *                      kicks; it defers the kick to unlock through its hash)
+ *
+ * No place, so never counted: pv_hash_hops (no lock->node hash table: the
+ * head parks on the lock word), pv_wait_early (waiters do not watch their
+ * predecessor's state), lock_use_node2..4 and lock_no_node (one node per
+ * thread, no nesting).  The adapter reports them as 0 and says why.
+ *
+ * As in qspinlock.h: counted where LB_LOCK_COUNTERS is nonzero and only
+ * through the _ev calls with a non-NULL `ev`; per lock, where the kernel's
+ * are per CPU summed over every lock; events are noted in locals and added
+ * with a relaxed load and store by the lock holder (exact), except
+ * pv_latency_kick, which unlock measures after its release and adds with a
+ * relaxed fetch_add, and the kick times handed from kicker to sleeper
+ * (plain atomic stores: a race can lose a latency sample, as the kernel's
+ * per-CPU kick time can).  Counting reads the clock only around a sleep.
+ */
+#if defined(LB_LOCK_COUNTERS) && LB_LOCK_COUNTERS
+#define LB_QSPIN_PV_COUNTING 1
+#else
+#define LB_QSPIN_PV_COUNTING 0
+#endif
+
+struct lb_qspin_pv_events {
+	_Atomic(uint64_t) pv_kick_unlock, pv_kick_wake, pv_latency_kick_ns, pv_latency_wake_ns;
+	_Atomic(uint64_t) pv_lock_stealing, pv_spurious_wakeup, pv_wait_again, pv_wait_head;
+	_Atomic(uint64_t) pv_wait_node, lock_pending, lock_slowpath, pv_kick_handover;
+	/* When unlock last kicked the parked head (0: not since it parked). */
+	_Atomic(uint64_t) head_kick_ns;
+};
+
 typedef struct lb_qspin_pv {
 	_Atomic(uint32_t) val;
 } lb_qspin_pv_t;
@@ -184,6 +241,7 @@ struct lb_qspin_pv_node {
 	_Atomic(struct lb_qspin_pv_node *) next;
 	_Atomic(uint32_t) locked;
 	_Atomic(uint32_t) state;
+	_Atomic(uint64_t) kick_ns; /* lock events: when we were kicked, 0 none */
 };
 
 /* One node per thread, one cache line each. */
@@ -205,6 +263,84 @@ static inline void lb_qspin_pv_init(lb_qspin_pv_t *lock)
 	atomic_init(&lock->val, 0);
 }
 
+static inline void lb_qspin_pv_events_init(struct lb_qspin_pv_events *ev)
+{
+	_Atomic(uint64_t) *f[] = { &ev->pv_kick_unlock,   &ev->pv_kick_wake,
+				   &ev->pv_latency_kick_ns, &ev->pv_latency_wake_ns,
+				   &ev->pv_lock_stealing, &ev->pv_spurious_wakeup,
+				   &ev->pv_wait_again,    &ev->pv_wait_head,
+				   &ev->pv_wait_node,     &ev->lock_pending,
+				   &ev->lock_slowpath,    &ev->pv_kick_handover,
+				   &ev->head_kick_ns };
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		atomic_init(f[i], 0);
+}
+
+/*
+ * One slow-path acquisition's events, kept in locals until the lock is
+ * held (lb_qspin_pv__tally_flush).  With counting off every note is
+ * empty and the compiler drops the struct.
+ */
+struct lb_qspin_pv__tally {
+	uint32_t steal, pending, slowpath, wait_node, wait_head, wait_again;
+	uint32_t spurious, kick_wake, kick_handover;
+	uint64_t wake_ns;
+};
+#if LB_QSPIN_PV_COUNTING
+#define LB_QSPIN_PV__NOTE(t, field, n) ((t)->field += (n))
+#else
+#define LB_QSPIN_PV__NOTE(t, field, n) ((void)(t), (void)(n))
+#endif
+
+/* field += n; the caller holds the lock, so it is the only writer. */
+static inline void lb_qspin_pv__event_add(_Atomic(uint64_t) *field, uint64_t n)
+{
+	if (n)
+		atomic_store_explicit(field, atomic_load_explicit(field, memory_order_relaxed) + n,
+				      memory_order_relaxed);
+}
+
+static inline void lb_qspin_pv__tally_flush(struct lb_qspin_pv_events *ev,
+					    const struct lb_qspin_pv__tally *t)
+{
+#if LB_QSPIN_PV_COUNTING
+	if (!ev)
+		return;
+	lb_qspin_pv__event_add(&ev->pv_lock_stealing, t->steal);
+	lb_qspin_pv__event_add(&ev->lock_pending, t->pending);
+	lb_qspin_pv__event_add(&ev->lock_slowpath, t->slowpath);
+	lb_qspin_pv__event_add(&ev->pv_wait_node, t->wait_node);
+	lb_qspin_pv__event_add(&ev->pv_wait_head, t->wait_head);
+	lb_qspin_pv__event_add(&ev->pv_wait_again, t->wait_again);
+	lb_qspin_pv__event_add(&ev->pv_spurious_wakeup, t->spurious);
+	lb_qspin_pv__event_add(&ev->pv_kick_wake, t->kick_wake);
+	lb_qspin_pv__event_add(&ev->pv_kick_handover, t->kick_handover);
+	lb_qspin_pv__event_add(&ev->pv_latency_wake_ns, t->wake_ns);
+#else
+	(void)ev;
+	(void)t;
+#endif
+}
+
+/* A sleeper back from a kick: its kick-to-wake-up time, if the kicker left
+ * one in *kick_ns (the kernel's __pv_wait). */
+static inline void lb_qspin_pv__note_woken(struct lb_qspin_pv__tally *t,
+					   _Atomic(uint64_t) *kick_ns)
+{
+#if LB_QSPIN_PV_COUNTING
+	uint64_t k = atomic_load_explicit(kick_ns, memory_order_relaxed);
+	if (k) {
+		uint64_t now = lb_spin__clock_ns();
+		t->kick_wake++;
+		t->wake_ns += now > k ? now - k : 0;
+		atomic_store_explicit(kick_ns, 0, memory_order_relaxed);
+	}
+#else
+	(void)t;
+	(void)kick_ns;
+#endif
+}
+
 /* Bind ctx to slot index of slots; call on the thread that will use it. */
 static inline bool lb_qspin_pv_ctx_init(struct lb_qspin_pv_ctx *ctx, struct lb_qspin_pv_slot *slots,
 					uint32_t index)
@@ -217,6 +353,7 @@ static inline bool lb_qspin_pv_ctx_init(struct lb_qspin_pv_ctx *ctx, struct lb_q
 	atomic_store_explicit(&slots[index].node.next, NULL, memory_order_relaxed);
 	atomic_store_explicit(&slots[index].node.locked, 0, memory_order_relaxed);
 	atomic_store_explicit(&slots[index].node.state, LB_QSPIN_PV_RUNNING, memory_order_relaxed);
+	atomic_store_explicit(&slots[index].node.kick_ns, 0, memory_order_relaxed);
 	return true;
 }
 
@@ -253,19 +390,29 @@ static inline uint32_t lb_qspin_pv__xchg_tail(lb_qspin_pv_t *lock, uint32_t tail
  * seq_cst exchange: against the waiter's exchange of HALTED then load of
  * locked, one of us sees the other (store-load ordering on both sides).
  */
-static inline void lb_qspin_pv__hand_over(struct lb_qspin_pv_node *next)
+static inline void lb_qspin_pv__hand_over(struct lb_qspin_pv_node *next,
+					  struct lb_qspin_pv__tally *t)
 {
+#if LB_QSPIN_PV_COUNTING
+	/* The kick time for the sleeper's pv_latency_wake, read only when it
+	 * looks halted (the clock stays off the running hand-over). */
+	if (atomic_load_explicit(&next->state, memory_order_relaxed) == LB_QSPIN_PV_HALTED)
+		atomic_store_explicit(&next->kick_ns, lb_spin__clock_ns(), memory_order_relaxed);
+#endif
 	atomic_store_explicit(&next->locked, 1, memory_order_seq_cst);
 	if (atomic_exchange_explicit(&next->state, LB_QSPIN_PV_RUNNING, memory_order_seq_cst) ==
-	    LB_QSPIN_PV_HALTED)
+	    LB_QSPIN_PV_HALTED) {
+		LB_QSPIN_PV__NOTE(t, kick_handover, 1);
 		lb_futex_wake(&next->state, 1);
+	}
 }
 
 /* Queued, not head: spin for the budget on our node, then halt until the
  * predecessor hands us the head. */
-static inline void lb_qspin_pv__wait_node(struct lb_qspin_pv_node *node, uint32_t spin_loops)
+static inline void lb_qspin_pv__wait_node(struct lb_qspin_pv_node *node, uint32_t spin_loops,
+					  struct lb_qspin_pv__tally *t)
 {
-	for (;;) {
+	for (uint32_t waits = 0;; waits++) {
 		/* Spin loop, bounded: the predecessor sets locked (seq_cst,
 		 * pairs with its store in hand_over). */
 		for (uint32_t n = spin_loops; n; n--) {
@@ -273,16 +420,27 @@ static inline void lb_qspin_pv__wait_node(struct lb_qspin_pv_node *node, uint32_
 				return;
 			lb_cpu_relax();
 		}
+		/* No kick time yet: the kicker writes one only once it sees
+		 * HALTED, i.e. after the exchange below. */
+		if (LB_QSPIN_PV_COUNTING)
+			atomic_store_explicit(&node->kick_ns, 0, memory_order_relaxed);
 		/* Announce the halt, then look once more (Dekker, see above). */
 		atomic_exchange_explicit(&node->state, LB_QSPIN_PV_HALTED, memory_order_seq_cst);
 		if (atomic_load_explicit(&node->locked, memory_order_seq_cst)) {
 			atomic_store_explicit(&node->state, LB_QSPIN_PV_RUNNING, memory_order_relaxed);
 			return;
 		}
+		LB_QSPIN_PV__NOTE(t, wait_node, 1);       /* the kernel's pv_wait_node */
+		LB_QSPIN_PV__NOTE(t, wait_again, waits > 0);
 		/* Sleep loop: until the kicker's exchange sets RUNNING (EINTR,
-		 * EAGAIN and stale wakes only retry). */
-		while (atomic_load_explicit(&node->state, memory_order_acquire) == LB_QSPIN_PV_HALTED)
+		 * EAGAIN and stale wakes only retry: pv_spurious_wakeup). */
+		while (atomic_load_explicit(&node->state, memory_order_acquire) == LB_QSPIN_PV_HALTED) {
 			lb_futex_wait(&node->state, LB_QSPIN_PV_HALTED, NULL);
+			LB_QSPIN_PV__NOTE(t, spurious,
+					  atomic_load_explicit(&node->state, memory_order_relaxed) ==
+						  LB_QSPIN_PV_HALTED);
+		}
+		lb_qspin_pv__note_woken(t, &node->kick_ns);
 	}
 }
 
@@ -343,12 +501,22 @@ static inline bool lb_qspin_pv__pending_spin(lb_qspin_pv_t *lock, uint32_t spin_
 /*
  * Contended path.  Steal once if the head is not running, else queue; as
  * head, spin for the budget then park on the lock word; take the lock only
- * when we are the tail or our successor has linked in.
+ * when we are the tail or our successor has linked in.  Returns holding the
+ * lock, its events noted in *t.
  */
-LB_SLOWPATH void lb_qspin_pv_lock_slow(lb_qspin_pv_t *lock, const struct lb_qspin_pv_ctx *ctx)
+static inline void lb_qspin_pv__lock_slow(lb_qspin_pv_t *lock, const struct lb_qspin_pv_ctx *ctx,
+					  struct lb_qspin_pv_events *ev,
+					  struct lb_qspin_pv__tally *t)
 {
-	if (lb_qspin_pv__steal(lock) || lb_qspin_pv__pending_spin(lock, ctx->spin_loops))
+	if (lb_qspin_pv__steal(lock)) {
+		LB_QSPIN_PV__NOTE(t, steal, 1); /* the kernel's pv_lock_stealing */
 		return;
+	}
+	if (lb_qspin_pv__pending_spin(lock, ctx->spin_loops)) {
+		LB_QSPIN_PV__NOTE(t, pending, 1);
+		return;
+	}
+	LB_QSPIN_PV__NOTE(t, slowpath, 1);
 
 	struct lb_qspin_pv_node *node = &ctx->slots[ctx->index].node;
 	const uint32_t tail = (ctx->index + 1) << LB_QSPIN_PV_TAIL_SHIFT;
@@ -362,11 +530,11 @@ LB_SLOWPATH void lb_qspin_pv_lock_slow(lb_qspin_pv_t *lock, const struct lb_qspi
 		/* Link in.  Release pairs with the predecessor's acquire load
 		 * of its next: our node's init is visible before it kicks. */
 		atomic_store_explicit(&ctx->slots[prev_idx].node.next, node, memory_order_release);
-		lb_qspin_pv__wait_node(node, ctx->spin_loops);
+		lb_qspin_pv__wait_node(node, ctx->spin_loops, t);
 	}
 
 	/* Queue head. */
-	for (;;) {
+	for (uint32_t parks = 0;;) {
 		struct lb_qspin_pv_node *next = NULL;
 		/* Spin loop, bounded by the budget: wait for a free lock we may
 		 * take.  Acquire on the load pairs with unlock's release. */
@@ -387,7 +555,7 @@ LB_SLOWPATH void lb_qspin_pv_lock_slow(lb_qspin_pv_t *lock, const struct lb_qspi
 									  memory_order_relaxed)) {
 					if (!last) {
 						LB_PROBE_HANDOFF(lock, next);
-						lb_qspin_pv__hand_over(next);
+						lb_qspin_pv__hand_over(next, t);
 					}
 					return;
 				}
@@ -424,27 +592,53 @@ LB_SLOWPATH void lb_qspin_pv_lock_slow(lb_qspin_pv_t *lock, const struct lb_qspi
 			}
 			uint32_t want = (val & ~(LB_QSPIN_PV_HEAD_SPIN | LB_QSPIN_PV_LOCKED_MASK)) |
 					LB_QSPIN_PV_SLOW;
+			/* No kick time yet: unlock writes one only once it
+			 * sees SLOW, i.e. after the CAS below. */
+			if (LB_QSPIN_PV_COUNTING && ev)
+				atomic_store_explicit(&ev->head_kick_ns, 0, memory_order_relaxed);
 			if (val != want &&
 			    !atomic_compare_exchange_weak_explicit(&lock->val, &val, want,
 								   memory_order_relaxed,
 								   memory_order_relaxed))
 				continue;
+			LB_QSPIN_PV__NOTE(t, wait_head, 1); /* the kernel's pv_wait_head */
+			LB_QSPIN_PV__NOTE(t, wait_again, parks++ > 0);
 			lb_futex_wait(&lock->val, want, NULL);
 			val = atomic_load_explicit(&lock->val, memory_order_relaxed);
+			/* The kernel's test: woken to a lock still held. */
+			LB_QSPIN_PV__NOTE(t, spurious, (val & LB_QSPIN_PV_LOCKED_MASK) != 0);
+			if (LB_QSPIN_PV_COUNTING && ev)
+				lb_qspin_pv__note_woken(t, &ev->head_kick_ns);
 			if ((val & LB_QSPIN_PV_LOCKED_MASK) != LB_QSPIN_PV_SLOW)
 				break; /* woken by an unlock (or stolen since): spin */
 		}
 	}
 }
 
-/* (0,0,0) -> (0,0,1), else the slow path. */
-static inline void lb_qspin_pv_lock(lb_qspin_pv_t *lock, const struct lb_qspin_pv_ctx *ctx)
+LB_SLOWPATH void lb_qspin_pv_lock_slow(lb_qspin_pv_t *lock, const struct lb_qspin_pv_ctx *ctx,
+				       struct lb_qspin_pv_events *ev)
+{
+	struct lb_qspin_pv__tally t;
+	memset(&t, 0, sizeof(t));
+	lb_qspin_pv__lock_slow(lock, ctx, ev, &t);
+	lb_qspin_pv__tally_flush(ev, &t); /* we hold the lock */
+}
+
+/* (0,0,0) -> (0,0,1), else the slow path, which adds its lock events to ev
+ * (NULL: none kept; see "Lock events"). */
+static inline void lb_qspin_pv_lock_ev(lb_qspin_pv_t *lock, const struct lb_qspin_pv_ctx *ctx,
+				       struct lb_qspin_pv_events *ev)
 {
 	uint32_t val = 0;
 	/* Acquire pairs with the release in unlock. */
 	if (LB_LIKELY(lb_cas_acquire(&lock->val, &val, LB_QSPIN_PV_LOCKED)))
 		return;
-	LB_PROBE_CONTENDED(lock, LB_CONTENTION_SPIN, lb_qspin_pv_lock_slow(lock, ctx));
+	LB_PROBE_CONTENDED(lock, LB_CONTENTION_SPIN, lb_qspin_pv_lock_slow(lock, ctx, ev));
+}
+
+static inline void lb_qspin_pv_lock(lb_qspin_pv_t *lock, const struct lb_qspin_pv_ctx *ctx)
+{
+	lb_qspin_pv_lock_ev(lock, ctx, NULL);
 }
 
 /*
@@ -453,20 +647,42 @@ static inline void lb_qspin_pv_lock(lb_qspin_pv_t *lock, const struct lb_qspin_p
  * SLOW (3) it is now 2, still "held" to everyone, and the slow unlock clears
  * it and wakes the parked head.
  */
-LB_SLOWPATH void lb_qspin_pv_unlock_slow(lb_qspin_pv_t *lock)
+LB_SLOWPATH void lb_qspin_pv_unlock_slow(lb_qspin_pv_t *lock, struct lb_qspin_pv_events *ev)
 {
+#if LB_QSPIN_PV_COUNTING
+	uint64_t start = 0;
+	if (ev) {
+		/* Still held (byte 2): we are the only writer of the count. */
+		lb_qspin_pv__event_add(&ev->pv_kick_unlock, 1);
+		start = lb_spin__clock_ns();
+		atomic_store_explicit(&ev->head_kick_ns, start, memory_order_relaxed);
+	}
+#else
+	(void)ev;
+#endif
 	/* (*,*,2) -> (*,*,0).  Release: the lock is free only from here. */
 	atomic_fetch_and_explicit(&lock->val, ~LB_QSPIN_PV_LOCKED_MASK, memory_order_release);
 	lb_futex_wake(&lock->val, 1);
+#if LB_QSPIN_PV_COUNTING
+	/* Released: other unlockers may add too, hence the RMW. */
+	if (ev)
+		atomic_fetch_add_explicit(&ev->pv_latency_kick_ns, lb_spin__clock_ns() - start,
+					  memory_order_relaxed);
+#endif
 }
 
-static inline void lb_qspin_pv_unlock(lb_qspin_pv_t *lock)
+static inline void lb_qspin_pv_unlock_ev(lb_qspin_pv_t *lock, struct lb_qspin_pv_events *ev)
 {
 	/* Release: hands the critical section to the next acquirer. */
 	uint32_t old = atomic_fetch_sub_explicit(&lock->val, LB_QSPIN_PV_LOCKED,
 						 memory_order_release);
 	if (LB_UNLIKELY((old & LB_QSPIN_PV_LOCKED_MASK) != LB_QSPIN_PV_LOCKED))
-		lb_qspin_pv_unlock_slow(lock);
+		lb_qspin_pv_unlock_slow(lock, ev);
+}
+
+static inline void lb_qspin_pv_unlock(lb_qspin_pv_t *lock)
+{
+	lb_qspin_pv_unlock_ev(lock, NULL);
 }
 
 static inline bool lb_qspin_pv_is_locked(const lb_qspin_pv_t *lock)
