@@ -123,7 +123,8 @@ static const struct lb_opt bench_opts[] = {
 	  .def = "64", .parse = parse_sample_every, .accepted = "a power of two 1..65536" },
 	{ .name = "explain", .kind = LB_OPT_FLAG,
 	  .help = "print each lock's event counters (spins, sleeps,\n"
-		  "handoffs...) beside the figures",
+		  "handoffs...) beside the figures; the qspinlocks\n"
+		  "count the kernel's lock events (lock_pending...)",
 	  .offset = LB_OPT_AT(T, explain, bool) },
 	LB_OPT_ROW_JSON(T, json_path, "write every result as JSON (atomically)"),
 	LB_OPT_ROW_CSV(T, csv_path, "write one CSV row per run (atomically)"),

@@ -8,6 +8,7 @@
 #include "lb_c2c.h"
 #include "lb_hostinfo.h"
 #include "lb_json.h"
+#include "lb_lock_events.h"
 #include "lb_schema.h"
 #include "lb_steal.h"
 #include "lb_time.h"
@@ -289,6 +290,21 @@ static void print_header(FILE *out, const struct lb_micro_config *cfg,
 		 lb_cycles_per_ns());
 }
 
+/* For locks with the kernel's lock-event names: the scope, and a note per
+ * event that reads 0 here or differs from the kernel's (once per lock). */
+static void print_event_notes(FILE *out, const char *lock, const struct lb_run_result *r)
+{
+	const char *scope = lb_lock_events_scope(lock);
+	if (!scope || r->ncounters == 0)
+		return;
+	lb_wrapf(out, "#   ", "# %s counters: %s", lock, scope);
+	for (size_t i = 0; i < r->ncounters; i++) {
+		const char *note = lb_lock_event_note(lock, r->counters[i].name);
+		if (note)
+			lb_wrapf(out, "#     ", "#   %s: %s", r->counters[i].name, note);
+	}
+}
+
 static void print_counters(FILE *out, const struct lb_micro_config *cfg, const struct lb_cell *c)
 {
 	char line[4096];
@@ -301,11 +317,16 @@ static void print_counters(FILE *out, const struct lb_micro_config *cfg, const s
 	}
 	ops = last->total_ops ? last->total_ops : 1;
 	used = (size_t)snprintf(line, sizeof(line), "    counters (last run, per 1000 ops):");
-	for (size_t i = 0; i < last->ncounters && used < sizeof(line); i++)
-		used += (size_t)snprintf(line + used, sizeof(line) - used, " %s=%llu (%.1f)",
-					 last->counters[i].name,
-					 (unsigned long long)last->counters[i].value,
-					 1000.0 * (double)last->counters[i].value / (double)ops);
+	for (size_t i = 0; i < last->ncounters && used < sizeof(line); i++) {
+		const char *name = last->counters[i].name;
+		unsigned long long v = (unsigned long long)last->counters[i].value;
+		if (lb_lock_event_is_average(name))
+			used += (size_t)snprintf(line + used, sizeof(line) - used, " %s=%llu ns (avg)",
+						 name, v);
+		else
+			used += (size_t)snprintf(line + used, sizeof(line) - used, " %s=%llu (%.1f)",
+						 name, v, 1000.0 * (double)v / (double)ops);
+	}
 	if (last->ncounters == 0 && used < sizeof(line))
 		snprintf(line + used, sizeof(line) - used,
 			 " none recorded (built with -Dlock_counters=false?)");
@@ -484,6 +505,8 @@ static void print_footer(FILE *out, const struct lb_micro_config *cfg,
 			first &= cells[k].ops != c->ops;
 		if (first && c->runs[0].describe[0])
 			lb_wrapf(out, "#   ", "# %s: %s", c->ops->name, c->runs[0].describe);
+		if (first && cfg->explain && c->nruns)
+			print_event_notes(out, c->ops->name, &c->runs[c->nruns - 1]);
 	}
 	if (mk->moved)
 		lb_wrapf(out, "#   ", "# c2c_ns ~: the round trip moved more than %.0fx around that "
@@ -558,7 +581,7 @@ static void json_side(struct lb_json *j, const char *key, const struct lb_side_r
 	lb_json_object_end(j);
 }
 
-static void json_run(struct lb_json *j, const struct lb_run_result *r)
+static void json_run(struct lb_json *j, const char *lock, const struct lb_run_result *r)
 {
 	lb_json_object_begin(j);
 	lb_json_kv_uint(j, "repeat_index", r->repeat_index);
@@ -593,6 +616,19 @@ static void json_run(struct lb_json *j, const struct lb_run_result *r)
 	for (size_t i = 0; i < r->ncounters; i++)
 		lb_json_kv_uint(j, r->counters[i].name, r->counters[i].value);
 	lb_json_object_end(j);
+	/* Kernel lock-event names: their scope and notes (lb_lock_events.h). */
+	const char *scope = lb_lock_events_scope(lock);
+	if (scope && r->ncounters) {
+		lb_json_kv_string(j, "counters_scope", scope);
+		lb_json_key(j, "counter_notes");
+		lb_json_object_begin(j);
+		for (size_t i = 0; i < r->ncounters; i++) {
+			const char *note = lb_lock_event_note(lock, r->counters[i].name);
+			if (note)
+				lb_json_kv_string(j, r->counters[i].name, note);
+		}
+		lb_json_object_end(j);
+	}
 	lb_json_key(j, "per_thread");
 	lb_json_array_begin(j);
 	for (unsigned int t = 0; t < r->nthreads && r->threads; t++) {
@@ -699,7 +735,7 @@ void lb_report_json(FILE *out, const struct lb_micro_config *cfg,
 		lb_json_key(&j, "runs");
 		lb_json_array_begin(&j);
 		for (unsigned int r = 0; r < c->nruns; r++)
-			json_run(&j, &c->runs[r]);
+			json_run(&j, c->ops->name, &c->runs[r]);
 		lb_json_array_end(&j);
 		lb_json_object_end(&j);
 	}
