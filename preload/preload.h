@@ -44,6 +44,8 @@ struct lbp_config {
 	const struct lb_lock_ops *ops; /* the lock every default mutex becomes */
 	bool stats;                    /* LOCKBENCH_STATS set: count and time */
 	bool timed_poll;               /* ops->timedlock is NULL: the gate is used */
+	bool acquire_slow;             /* stats or ndelay: lbp_acquire_at leaves its
+					* plain path (one test for both) */
 	size_t hist_offset;            /* of struct lbp_hist in a lock slot (stats) */
 	const char *stats_path;        /* NULL: text summary on stderr */
 	unsigned int stats_top;        /* LOCKBENCH_STATS_TOP, default 10 */

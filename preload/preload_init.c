@@ -98,6 +98,7 @@ static void lbp_parse_config(void)
 	const char *st = getenv("LOCKBENCH_STATS");
 	if (st && *st && strcmp(st, "0") != 0) {
 		lbp_cfg.stats = true;
+		lbp_cfg.acquire_slow = true;
 		lbp_cfg.stats_path = strcmp(st, "1") == 0 ? NULL : st;
 	}
 	lbp_cfg.stats_top = 10;
@@ -303,6 +304,7 @@ __attribute__((constructor)) static void lbp_constructor(void)
 		lbp_cfg.stats_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 100);
 	lbp_real_slow();
 	lbp_delay_parse();
+	lbp_cfg.acquire_slow = lbp_cfg.stats || lbp_cfg.ndelay;
 	lbp_waitchain_setup();
 	pthread_atfork(lbp_fork_prepare, lbp_fork_parent, lbp_fork_child);
 	atomic_store_explicit(&lbp_constructed, 1, memory_order_release);

@@ -231,24 +231,39 @@ static __attribute__((noinline)) void lbp_acquire_counted(struct lbp_lock *l, co
 	lbp_note_acquired(l, &c, t1 - t0, t1, site, self);
 }
 
+/* Take l through the lock, nothing counted. */
+static inline void lbp_acquire_plain(struct lbp_lock *l)
+{
+	void *ctx = lbp_thread_ctx(lbp_self());
+	/* Relaxed: the gate is a courtesy to a starving timed waiter, not
+	 * part of mutual exclusion; a late look only delays its turn. */
+	if (LB_UNLIKELY(lbp_cfg.timed_poll &&
+			atomic_load_explicit(&l->gate, memory_order_relaxed)))
+		lbp_gate_wait(l);
+	lbp_in_core++;
+	lbp_cfg.ops->lock(lbp_lock_obj(l), ctx);
+	lbp_in_core--;
+}
+
+/* Statistics and/or LOCKBENCH_DELAY: out of line, so the plain path keeps
+ * one test and does not carry `site` across the lock call. */
+static __attribute__((noinline)) void lbp_acquire_slow(struct lbp_lock *l, const void *site)
+{
+	if (lbp_cfg.stats)
+		lbp_acquire_counted(l, site);
+	else
+		lbp_acquire_plain(l);
+	if (lbp_cfg.ndelay)
+		lbp_delay_apply(l, site);
+}
+
 void lbp_acquire_at(struct lbp_lock *l, const void *site)
 {
 	LBP_GLIBC_PROBE1(mutex_entry, atomic_load_explicit(&l->mutex, memory_order_relaxed));
-	if (LB_UNLIKELY(lbp_cfg.stats)) {
-		lbp_acquire_counted(l, site);
-	} else {
-		void *ctx = lbp_thread_ctx(lbp_self());
-		/* Relaxed: the gate is a courtesy to a starving timed waiter, not
-		 * part of mutual exclusion; a late look only delays its turn. */
-		if (LB_UNLIKELY(lbp_cfg.timed_poll &&
-				atomic_load_explicit(&l->gate, memory_order_relaxed)))
-			lbp_gate_wait(l);
-		lbp_in_core++;
-		lbp_cfg.ops->lock(lbp_lock_obj(l), ctx);
-		lbp_in_core--;
-	}
-	if (LB_UNLIKELY(lbp_cfg.ndelay))
-		lbp_delay_apply(l, site);
+	if (LB_UNLIKELY(lbp_cfg.acquire_slow))
+		lbp_acquire_slow(l, site);
+	else
+		lbp_acquire_plain(l);
 	LBP_GLIBC_PROBE1(mutex_acquired, atomic_load_explicit(&l->mutex, memory_order_relaxed));
 }
 
