@@ -326,4 +326,20 @@ struct aim_gate {
 void aim_gate_eval(const struct aim_class_stats *s, double wall_s, double horizon_ns,
 		   struct aim_gate *g);
 
+/* ---- the A/B lines through the gate (ab_gate.c) ---- */
+/* The gate of role's contended class over every run of both sides:
+ * present only when each run passed; why is the first failing run's. */
+void aim_ab_gate(const struct aim_cell *pre, const struct aim_cell *post, int role,
+		 struct aim_gate *g);
+/*
+ * "POST/PRE <what> at N users: ..." of a fixed-window figure into buf
+ * (newline-terminated; the length written).  With the mechanism present
+ * in every run: the paired ratio, its interval and verdict.  Otherwise
+ * "kernel mechanism absent" (or "unknown"), the gate's reason, each side's
+ * gauges over its runs and each side's figure: no ratio.
+ */
+size_t aim_window_ratio_line(char *buf, size_t len, const struct aim_cell *pre,
+			     const struct aim_cell *post, int role, const char *what,
+			     double (*fig)(const struct aim_point *));
+
 #endif /* LB_AIM7_H */

@@ -145,12 +145,8 @@ static void summarize_ab(FILE *out, const struct aim_cell *pre, const struct aim
 	/* The ratio says something about the kernel's mechanism only when the
 	 * gate passed in every run of both sides (gauge.c, aim_gate_eval). */
 	int k = aim_contended_class(role);
-	struct aim_gate gate = { .present = true, .known = true };
-	for (size_t r = 0; r < n && gate.present && gate.known; r++)
-		for (int side = 0; side < 2 && gate.present && gate.known; side++) {
-			const struct aim_point *p = side ? &post->run[r] : &pre->run[r];
-			aim_gate_eval(&p->cls[k], p->fig.parent_s, aim_spin_horizon_ns(), &gate);
-		}
+	struct aim_gate gate;
+	aim_ab_gate(pre, post, role, &gate);
 	fprintf(out, "POST/PRE Jobs/min at %u users: ", pre->users);
 	if (n > 0 && !gate.known)
 		fprintf(out, "kernel mechanism unknown (%s: %s): no verdict; measured ",
@@ -182,25 +178,13 @@ static void window_line(FILE *out, const struct aim_point *p, const char *prefix
 		p->jobs_per_child, aim_progress_per_s(p));
 }
 
-/* POST/PRE of a fixed-window figure as ABBA pairs. */
+/* POST/PRE of a fixed-window figure, through the gate (ab_gate.c). */
 static void window_ratio(FILE *out, const struct aim_cell *pre, const struct aim_cell *post,
-			 const char *what, double (*fig)(const struct aim_point *))
+			 int role, const char *what, double (*fig)(const struct aim_point *))
 {
-	double a[AIM_MAX_REPEAT], b[AIM_MAX_REPEAT];
-	size_t n = pre->nruns < post->nruns ? pre->nruns : post->nruns;
-	for (size_t r = 0; r < n; r++) {
-		a[r] = fig(&pre->run[r]);
-		b[r] = fig(&post->run[r]);
-	}
-	struct lb_paired_ratio pr;
-	fprintf(out, "POST/PRE %s at %u users: ", what, pre->users);
-	if (lb_paired_ratio(a, b, n, 0.95, &pr) != 0)
-		fprintf(out, "no ratio (a side did no work)\n");
-	else if (pr.n < 2)
-		fprintf(out, "%.3fx (one pair: no interval)\n", pr.geomean);
-	else
-		fprintf(out, "%.3fx, 95%% interval %.3f-%.3fx, n=%zu ABBA pairs\n", pr.geomean, pr.lo,
-			pr.hi, pr.n);
+	char line[1024];
+	aim_window_ratio_line(line, sizeof(line), pre, post, role, what, fig);
+	fputs(line, out);
 }
 
 /* re-aim's console table for every run of the sweep, beside the log table
@@ -307,8 +291,10 @@ static int run_points(struct aim_config *cfg, FILE *out, FILE *csv, struct aim_c
 		if (cfg->ab) {
 			summarize_ab(out, &c0[0], &c0[1], cfg->ab_role);
 			if (cfg->window_ns) {
-				window_ratio(out, &c0[0], &c0[1], "CPUs busy", aim_cpus_busy);
-				window_ratio(out, &c0[0], &c0[1], "progress/s", aim_progress_per_s);
+				window_ratio(out, &c0[0], &c0[1], cfg->ab_role, "CPUs busy",
+					     aim_cpus_busy);
+				window_ratio(out, &c0[0], &c0[1], cfg->ab_role, "progress/s",
+					     aim_progress_per_s);
 			}
 		}
 	}

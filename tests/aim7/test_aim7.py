@@ -216,6 +216,25 @@ def cli(d):
            "the window line follows the row")
     except (OSError, ValueError, KeyError, IndexError) as e:
         ok(False, f"--window run: {e} {short(r.stderr)}")
+    # --window with --ab: the CPUs-busy and progress lines pass the same gate
+    # as the Jobs/min verdict (a ratio only when the mechanism was there).
+    js = os.path.join(d, "winab.json")
+    r = aim7("--workfile", tiny, "--users", "2", "--jobs", "1", "--window", "200ms",
+             "--ab", "mutex-nospin,mutex", "--json", js)
+    out = r.stdout.splitlines()
+    lines = [l for l in out if l.startswith(("POST/PRE CPUs busy at 2 users:",
+                                             "POST/PRE progress/s at 2 users:"))]
+    try:
+        mech = [run["classes"]["s_orphan_lock"]["mechanism"] for c in json.load(open(js))["results"]
+                for run in c["runs"]]
+        gated = any(m != "present" for m in mech)
+        ok(r.returncode == 0 and len(lines) == 2 and
+           all(("kernel mechanism" in l and "no ratio" in l and "gauges PRE rho" in l and
+                "x," not in l) if gated else ("kernel mechanism" not in l) for l in lines),
+           f"--window --ab: the CPUs-busy and progress lines go through the gate ({mech}): "
+           f"{short(' | '.join(lines), 600)} {short(r.stderr)}")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        ok(False, f"--window --ab JSON: {e} {short(r.stderr)}")
     r = aim7("--window", "1s", "--time", "2s")
     ok(r.returncode == 2 and r.stderr.count("\n") == 1 and "--window and --time" in r.stderr,
        f"--window with --time: one line, exit 2 {short(r.stderr)}")

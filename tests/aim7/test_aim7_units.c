@@ -574,6 +574,93 @@ static void test_gate(void)
 	       aim_spin_horizon_ns());
 }
 
+/*
+ * The --window A/B lines go through the same gate: three ABBA pairs whose
+ * s_orphan_lock rho of 0.88 is made by burns (351-us holds, one runner)
+ * print "mechanism absent", the gauges and each side's figure, and no
+ * ratio; the same runs with short holds and >= 2 running contenders print
+ * the paired ratio.
+ */
+static void window_run(struct aim_point *p, const struct aim_class_stats *st, double cpu)
+{
+	p->users = 100;
+	p->window_s = 2.0;
+	p->fig.parent_s = 2.0;
+	p->child_cpu_s = cpu;
+	p->jobs_done = (uint64_t)(100 * cpu);
+	p->cls[AIM_CLASS_ORPHAN] = *st;
+}
+
+static void test_window_gate(void)
+{
+	struct aim_cell *pre = calloc(1, sizeof(*pre)), *post = calloc(1, sizeof(*post));
+	if (!pre || !post) {
+		tap_ok(false, "out of memory");
+		free(pre);
+		free(post);
+		return;
+	}
+	struct aim_class_stats burn;
+	memset(&burn, 0, sizeof(burn));
+	burn.acquires = 5000;
+	burn.held_ns = 5000ull * 351000; /* rho 0.88 over 2 s */
+	burn.hold_hist[18] = 5000;
+	burn.counters[0] = (struct lb_counter){ "acq_running_1", 900 };
+	burn.counters[1] = (struct lb_counter){ "acq_running_2", 100 };
+	burn.counters[2] = (struct lb_counter){ "acq_running_3plus", 0 };
+	burn.ncounters = 3;
+	pre->users = post->users = 100;
+	const double cpu_pre[3] = { 1.50, 1.60, 1.55 }, cpu_post[3] = { 1.80, 1.85, 1.90 };
+	for (int r = 0; r < 3; r++) {
+		window_run(&pre->run[r], &burn, cpu_pre[r]);
+		window_run(&post->run[r], &burn, cpu_post[r]);
+	}
+	pre->nruns = post->nruns = 3;
+	char line[1024];
+	aim_window_ratio_line(line, sizeof(line), pre, post, AIM_ROLE_MUTEX, "CPUs busy",
+			      aim_cpus_busy);
+	tap_ok(strstr(line, "kernel mechanism absent (s_orphan_lock: median hold") &&
+		       strstr(line, "no ratio") && strstr(line, "PRE rho 0.88-0.88") &&
+		       strstr(line, "hold p50 <= 524.3-524.3 us") &&
+		       strstr(line, ">= 2 running 10-10%") &&
+		       strstr(line, "CPUs busy PRE 0.750-0.800 (n=3), POST 0.900-0.950 (n=3)") &&
+		       !strstr(line, "x,") && !strstr(line, "interval"),
+	       "window A/B on a burn-made rho 0.88: mechanism absent, gauges, no ratio: %s", line);
+	aim_window_ratio_line(line, sizeof(line), pre, post, AIM_ROLE_MUTEX, "progress/s",
+			      aim_progress_per_s);
+	tap_ok(strstr(line, "POST/PRE progress/s at 100 users: kernel mechanism absent") &&
+		       strstr(line, "no ratio"),
+	       "and the progress line too: %s", line);
+	/* Short holds (~4 us), 90 % of contended acquisitions with >= 2 running. */
+	struct aim_class_stats sh = burn;
+	memset(sh.hold_hist, 0, sizeof(sh.hold_hist));
+	sh.acquires = 500000;
+	sh.held_ns = 500000ull * 4000;
+	sh.hold_hist[11] = 500000;
+	sh.counters[0].value = 100;
+	sh.counters[1].value = 600;
+	sh.counters[2].value = 300;
+	for (int r = 0; r < 3; r++) {
+		pre->run[r].cls[AIM_CLASS_ORPHAN] = sh;
+		post->run[r].cls[AIM_CLASS_ORPHAN] = sh;
+	}
+	aim_window_ratio_line(line, sizeof(line), pre, post, AIM_ROLE_MUTEX, "CPUs busy",
+			      aim_cpus_busy);
+	tap_ok(strstr(line, "POST/PRE CPUs busy at 100 users: 1.") && strstr(line, "95% interval") &&
+		       strstr(line, "n=3 ABBA pairs: POST faster") && !strstr(line, "mechanism"),
+	       "mechanism present in every run: the paired ratio and its verdict: %s", line);
+	post->run[1].cls[AIM_CLASS_ORPHAN] = burn; /* one POST run made by burns */
+	struct aim_gate g;
+	aim_ab_gate(pre, post, AIM_ROLE_MUTEX, &g);
+	aim_window_ratio_line(line, sizeof(line), pre, post, AIM_ROLE_MUTEX, "CPUs busy",
+			      aim_cpus_busy);
+	tap_ok(!g.present && g.known && strstr(line, "kernel mechanism absent") &&
+		       strstr(line, "POST rho 0.88-1.00") && strstr(line, "no ratio"),
+	       "one run without the mechanism withholds the ratio: %s", line);
+	free(pre);
+	free(post);
+}
+
 /* A table with every op: getpid 100, stat 500, the fs ops below, the
  * rest 1000 + 10 x their index, brk 10. */
 static void fixed_table(char *buf, size_t len, const char *extra)
@@ -761,6 +848,7 @@ int main(void)
 	test_paired();
 	test_gauges();
 	test_gate();
+	test_window_gate();
 	test_workfiles();
 	test_jobs();
 	test_figures();
