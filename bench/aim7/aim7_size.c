@@ -109,9 +109,9 @@ void aim_print_sizing(FILE *out, const struct aim_config *cfg, bool detail)
 		return;
 	}
 	used = (size_t)snprintf(line, sizeof(line), "cost table: %s (%s %d; kernel %s, %s CPUs, "
-				"measured %s, load %s)", c->path, AIM_COSTS_SCHEMA,
+				"measured %s, load %s%s%s)", c->path, AIM_COSTS_SCHEMA,
 				AIM_COSTS_VERSION, c->host_kernel, c->host_cpus, c->host_date,
-				c->host_load);
+				c->host_load, c->host_fs[0] ? ", fs " : "", c->host_fs);
 	if (used >= sizeof(line))
 		used = sizeof(line) - 1;
 	if (!cfg->sizing.on) {

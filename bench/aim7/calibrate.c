@@ -768,6 +768,8 @@ int aim_costs_measure(struct aim_costs *c, const char *tmpdir, double budget_s, 
 	c->dir_entries = CAL_DIR_ENTRIES;
 	bool setup_ok = setup(s, tmpdir) == 0;
 	if (setup_ok)
+		aim_cal_fs_facts(s->dir, c->host_fs, sizeof(c->host_fs));
+	if (setup_ok)
 		for (int op = 0; op < AIM_NCOSTS && !s->fail && !stopped; op++) {
 			/* Wall, then CPU over the same timed regions: half the
 			 * budget each. */

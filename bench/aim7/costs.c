@@ -100,6 +100,8 @@ static int parse_line(char *line, unsigned int lineno, struct aim_costs *c, bool
 			set_text(c->host_cpus, sizeof(c->host_cpus), val);
 		else if (!strcmp(h, "load"))
 			set_text(c->host_load, sizeof(c->host_load), val);
+		else if (!strcmp(h, "fs"))
+			set_text(c->host_fs, sizeof(c->host_fs), val);
 		/* other host facts are kept by nobody and refused by nobody */
 		return 0;
 	}
@@ -251,6 +253,8 @@ void aim_costs_write(FILE *out, const struct aim_costs *c)
 		     AIM_COSTS_SCHEMA " %d\n", AIM_COSTS_VERSION);
 	fprintf(out, "host.kernel %s\nhost.cpu %s\nhost.cpus %s\nhost.date %s\nhost.load %s\n",
 		c->host_kernel, c->host_cpu, c->host_cpus, c->host_date, c->host_load);
+	if (c->host_fs[0])
+		fprintf(out, "host.fs %s\n", c->host_fs);
 	fprintf(out, "dir_entries %u\n", c->dir_entries);
 	for (int i = 0; i < AIM_NCOSTS; i++)
 		fprintf(out, "%-15s %10.1f   # %s\n", cost_ops[i].name, c->ns[i], cost_ops[i].what);

@@ -71,6 +71,11 @@ const char *aim_cost_what(int op);
 struct aim_costs {
 	char path[4096];          /* the file read, or "" */
 	char host_kernel[128], host_cpu[128], host_date[64], host_cpus[16], host_load[32];
+	/* The calibration directory's filesystem and whether it has a
+	 * journal (free text, "" when the table does not say): a journal-less
+	 * ext4 takes no s_orphan_lock and scans recently deleted inodes on
+	 * every create (doc/aim7.md, "The new-name creat"). */
+	char host_fs[160];
 	unsigned int dir_entries;
 	double ns[AIM_NCOSTS];
 	/* CPU time of the same calls (cpu.OP), when the table has it. */
@@ -101,5 +106,7 @@ const char *aim_costs_default_path(void);
  */
 int aim_costs_measure(struct aim_costs *c, const char *tmpdir, double budget_s, char *err,
 		      size_t errlen);
+/* "ext2/3/4 on vda, no journal (...)": dir's filesystem (cal_fs.c). */
+void aim_cal_fs_facts(const char *dir, char *out, size_t len);
 
 #endif /* LB_AIM7_COSTS_H */

@@ -759,6 +759,27 @@ static void test_costs(void)
 	       strstr(err, "cannot read '/nonexistent/costs.txt'"), "a missing file: '%s'", err);
 }
 
+/* host.fs: the calibration directory's filesystem, kept and written back. */
+static void test_costs_fs(void)
+{
+	char text[8192], err[512] = "";
+	struct aim_costs c;
+	fixed_table(text, sizeof(text), "host.fs ext2/3/4 on vda, no journal (none in /proc/fs/jbd2)\n");
+	int rc = aim_costs_parse(text, &c, err, sizeof(err));
+	char out[8192] = "";
+	FILE *f = fmemopen(out, sizeof(out), "w");
+	if (f) {
+		aim_costs_write(f, &c);
+		fclose(f);
+	}
+	tap_ok(rc == 0 && !strcmp(c.host_fs, "ext2/3/4 on vda, no journal (none in /proc/fs/jbd2)") &&
+		       strstr(out, "\nhost.fs ext2/3/4 on vda, no journal (none in /proc/fs/jbd2)\n"),
+	       "host.fs parses and is written back: '%s' %s", c.host_fs, err);
+	char fs[160];
+	aim_cal_fs_facts("/", fs, sizeof(fs));
+	tap_ok(fs[0] != '\0', "the filesystem of /: %s", fs);
+}
+
 /* The sizing formula on the fixed table, fixed native times and counts. */
 static void test_sizing(void)
 {
@@ -844,6 +865,7 @@ static void test_sizing(void)
 int main(void)
 {
 	test_costs();
+	test_costs_fs();
 	test_sizing();
 	test_paired();
 	test_gauges();
