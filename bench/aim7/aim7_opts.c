@@ -156,8 +156,9 @@ static const struct lb_opt aim_opts[] = {
 	  .offset = LB_OPT_AT(struct aim_args, costs, const char *) },
 	{ .name = "calibrate", .kind = LB_OPT_STRING, .arg = "FILE",
 	  .help = "time the real system calls behind the tests on\n"
-		  "this kernel (about 3 s), write the cost table to\n"
-		  "FILE (- for stdout) and exit",
+		  "this kernel (about 4 s; wall and CPU times and\n"
+		  "the filesystem of $TMPDIR), write the cost table\n"
+		  "to FILE (- for stdout) and exit",
 	  .needs = "a file name or -",
 	  .offset = LB_OPT_AT(struct aim_args, cfg.calibrate_path, const char *) },
 	LB_OPT_ROW_JSON(struct aim_args, cfg.json_path, "write the results as JSON (atomically)"),
@@ -180,8 +181,9 @@ const struct lb_opt_cmd lb_aim7_cmd = {
 		 "the shape of the 2014 thread's PRE/POST lines, 311.99 Jobs/min on both\n"
 		 "sides in re-aim's 2000-s alarm window while the children's system CPU went\n"
 		 "x1.98 (8-socket completed runs: +49.2% at 100-900 users; 2-socket: +0.4%).\n"
-		 "--window runs that window; --ab gauges s_orphan_lock and gives a verdict\n"
-		 "only when the mechanism is there (doc/aim7.md).\n"
+		 "--window runs that window; --ab gauges s_orphan_lock and gives a verdict,\n"
+		 "or a ratio of CPUs busy or progress, only when the mechanism is there\n"
+		 "(doc/aim7.md).\n"
 		 "\n",
 	.epilogue = "\n"
 		    "Locks: see `lockbench list`.  Exit status: 0, 1 when an invariant of the\n"

@@ -45,7 +45,13 @@ static double pos(double x)
  *                   of it (an upper bound: the journal handle's start and
  *                   stop run outside the lock)
  *   creat, outside = open_close - lookup;  inside = lookup
- *                   (new name: + creat_new - creat_existing, the ->create)
+ *                   (new name: + creat_new - creat_existing, the ->create:
+ *                   v3.14 do_last() holds the parent's i_mutex around
+ *                   lookup_open() only, which runs vfs_create() ->
+ *                   ext4_create(): the new inode, the directory entry,
+ *                   the journal handle; the walk to the parent, the open
+ *                   and the close run outside it, so the hold is this
+ *                   part of the creat, not the whole call)
  *   link, inside  = link - stat;      outside: stat
  *   unlink, inside = unlink - getpid - 2 orphan sections; outside: getpid
  */
