@@ -42,9 +42,10 @@ rc, so, se, doc = bench(["-l", "none,ticket,pthread-mutex", "-t", "1,2", "-d", "
 lbtap.ok(rc == 0, f"bench runs (rc {rc}) {se[-200:]}")
 # Unordered reads less the median pair cost read 0 for short acquisitions
 # (none's, and on an idle machine every lock's at 1 thread), in every run.
-# Ordered reads of a no-op (none) can still round to 0 in one run now and
-# then (seen under ASan and on a loaded machine): the largest of 3 runs.
-for lock in ("none", "ticket", "pthread-mutex"):
+# Ordered reads of a no-op (none) can still round to 0, in all 3 runs now
+# and then (1 in 5 on an AMD EPYC guest): a real lock's acquisition, at
+# 1 thread, is what ordered reads must see; the largest of 3 runs.
+for lock in ("ticket", "pthread-mutex"):
     c = cell(doc, lock, 1)
     p50 = max(r["lat_p50_ns"] for r in c["runs"]) if c else None
     lbtap.ok(p50 is not None and p50 > 0,
