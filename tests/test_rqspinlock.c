@@ -8,8 +8,8 @@
  *                    waiter, the table across nesting, trylock and
  *                    out-of-order unlock, its overflow (32nd lock)
  *   --group timeout  timeout accounting (pending waiter, queue head and the
- *                    waiters behind it), ABBCCA (broken by the timeout),
- *                    AA on an unrecorded (overflowed) lock
+ *                    waiters behind it), ABBCCA (detected: the wait-for
+ *                    chain), AA on an unrecorded (overflowed) lock
  *
  * Every schedule is driven step by step: a thread is known to wait once its
  * table's top entry names the lock (pushed before it spins), so detection
@@ -445,6 +445,15 @@ static void test_abbcca(void)
 		odd += r.ret[i] != 0 && r.ret[i] != -ETIMEDOUT && r.ret[i] != -EDEADLK;
 	}
 	tap_ok(failed >= 1 && !odd, "ABBCCA: the cycle is broken by failures (%d, %d, %d)",
+	       r.ret[0], r.ret[1], r.ret[2]);
+	/* Whoever closes the cycle follows the wait-for chain (on entry, or
+	 * in a waiter's 1-ms recheck): EDEADLK, and nobody left to time out. */
+	int deadlk = 0, timedout = 0;
+	for (int i = 0; i < 3; i++) {
+		deadlk += r.ret[i] == -EDEADLK;
+		timedout += r.ret[i] == -ETIMEDOUT;
+	}
+	tap_ok(deadlk >= 1 && timedout == 0, "ABBCCA: detected (EDEADLK), not timed out (%d, %d, %d)",
 	       r.ret[0], r.ret[1], r.ret[2]);
 	tap_ok(took < STEP_WAIT_NS, "ABBCCA: every member finished (%.0f ms)", (double)took / 1e6);
 	tap_ok(all_free(3), "ABBCCA: all three locks free afterwards");

@@ -273,15 +273,14 @@ static void round_aa(struct lb_torture_deadlock *dl, struct dl_worker *w, struct
 
 /*
  * Whether this round of group g is ordered (deadlock-free): drawn from the
- * seed, the same for every member.  abba: one round in two; abbcca: seven
- * in eight, since each injected ABBCCA lasts a timeout (only the timeout
- * breaks it) and the ordered rounds are what tests for false detections.
+ * seed, the same for every member: one round in two, in abba and abbcca.
+ * The ordered rounds are what tests for false detections.
  */
 static bool round_is_ordered(const struct lb_torture_deadlock *dl, const struct lb_torture_run *run,
 			     int g, uint64_t round)
 {
 	uint64_t x = (run->cfg.seed ^ ((uint64_t)g << 48) ^ round) * 0x9e3779b97f4a7c15ull;
-	return dl->mode == LB_TORTURE_DEADLOCK_ABBCCA ? (x >> 61) != 0 : (x >> 63) != 0;
+	return (x >> 63) != 0;
 }
 
 /* abba/abbcca, injected: first lock m, meet, then lock m+1.  The result of
@@ -357,9 +356,9 @@ static void judge_cycle(struct lb_torture_deadlock *dl, struct dl_worker *w, str
 		     "cycle: every member got its second lock (no exclusion)");
 	else if (deadlk)
 		atomic_fetch_add_explicit(&dl->n.detected, 1, memory_order_relaxed);
-	else if (dl->mode == LB_TORTURE_DEADLOCK_ABBA && formed)
+	else if (formed)
 		fail(w, &dl->n.missed_aa, &dl->warned_missed,
-		     "ABBA: broken by the timeout only (not detected)");
+		     "cycle: broken by the timeout only (not detected)");
 	else
 		atomic_fetch_add_explicit(&dl->n.timed_out_only, 1, memory_order_relaxed);
 }

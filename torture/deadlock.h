@@ -11,10 +11,10 @@
  *    second attempt must fail with EDEADLK (and only it);
  *  - abba / abbcca, injected: member m takes lock m, all meet, then each
  *    takes lock m+1 (mod group size): a cycle that some member must break
- *    with an error (abba: EDEADLK; abbcca: EDEADLK or ETIMEDOUT, since
- *    detection sees two-party cycles only);
- *  - abba / abbcca, ordered (drawn from the seed: abba one round in two,
- *    abbcca seven in eight): hand over hand through the locks in index
+ *    with EDEADLK (rqspinlock follows the wait-for chain, so it sees the
+ *    three-party cycle as well as the two-party one);
+ *  - abba / abbcca, ordered (drawn from the seed: one round in two):
+ *    hand over hand through the locks in index
  *    order, holding each about a millisecond: deadlock-free, so an EDEADLK
  *    there is a false detection (with three members, one waits while
  *    holding a lock another waiter wants: what an over-eager ABBA check
@@ -23,8 +23,9 @@
  * millisecond; the handler retakes the lock its thread holds ("NMI" on a
  * holder or waiter), which must fail with EDEADLK.
  *
- * The verdict fails on a round with no error, an ABBA or AA broken only by
- * the timeout, an EDEADLK in an ordered round or in an uncontended first
+ * The verdict fails on a round with no error, an AA, ABBA or ABBCCA broken
+ * only by the timeout (once every member had asked for its second lock
+ * 100 ms before the first failure: the cycle had formed), an EDEADLK in an ordered round or in an uncontended first
  * acquisition, a handler granted a lock its thread holds, and on a lock
  * that cannot be taken and released after the run.  Per-thread histograms
  * of wait times, task and handler context apart, are printed at the end.

@@ -34,8 +34,9 @@
  * failure at all (no false detection, no timeout); AA is always reported as
  * EDEADLK on entry; ABBA always as EDEADLK (never by timeout: the second
  * thread to wait sees the first one's table); ABBCCA (a three-thread cycle,
- * which the two-thread check cannot see, as in the kernel) ends by timeout
- * or detection; the retakes after every schedule succeed.
+ * which the kernel's two-thread check cannot see) always as EDEADLK too,
+ * never by timeout: the check follows the wait-for chain; the retakes after
+ * every schedule succeed.
  *
  * Simplifications: the detectors read the other tables in one atomic
  * snapshot (the code reads them with relaxed loads, and rechecks every
@@ -50,10 +51,14 @@
  *            of that lock would report as a false AA.
  *
  * Sanity of the search (checked by hand when the model was written, with
- * one assert changed each): ABBCCA does reach its timeout, and ABBA does
- * fail (by EDEADLK) in some interleavings.
+ * one assert changed each): ABBCCA does fail (by EDEADLK) in some
+ * interleavings, and so does ABBA.
  *   -DBUG=2  the queue head and the pending waiter wait without a deadline
- *            (no timeout): ABBCCA spins for ever (invalid end state).
+ *            (no timeout), and detection is the two-party check only (the
+ *            kernel's): ABBCCA spins for ever (invalid end state).
+ *   -DBUG=3  detection is the kernel's two-party check only (with the
+ *            timeout): ABBCCA ends by timeout (the assert that it never
+ *            does).
  *
  * Line references are to lb_rqspin_lock_slow, lb_rqspin__pending,
  * lb_rqspin__queue, lb_rqspin__head, lb_rqspin__unqueue and lb_rqspin_unlock
@@ -88,12 +93,28 @@ bit started;
 #define ABBA(me, lk, o) \
 	(o != me && cnt[o] == 2 && held[2 * o + 1] != 0 && \
 	 held[2 * o + 1] == held[2 * me] && held[2 * o] == lk + 1)
+/* Thread o holds lk and waits for a lock that thread p holds while p
+ * waits for one we hold: the two-hop walk of lb_rqspin__cycle_once. */
+#define HOLDS_WAITS(o, lk) (cnt[o] == 2 && held[2 * o + 1] != 0 && held[2 * o] == lk + 1)
+#define CYCLE3(me, lk, o, p) \
+	(o != me && p != me && o != p && HOLDS_WAITS(o, lk) && \
+	 HOLDS_WAITS(p, held[2 * o + 1] - 1) && held[2 * p + 1] == held[2 * me])
 /* lb_rqspin__check_deadlock for thread me waiting for lk (on top of its
- * table): AA, then ABBA against every other thread. */
+ * table): AA, then ABBA against every other thread, then the three-party
+ * cycles. */
+#define DEADLOCK(me, lk) \
+	(cnt[me] == 2 && (held[2 * me] == lk + 1 || ABBA(me, lk, 0) || \
+			  ABBA(me, lk, 1) || ABBA(me, lk, 2) || \
+			  CYCLE3(me, lk, 0, 1) || CYCLE3(me, lk, 0, 2) || CYCLE3(me, lk, 1, 0) || \
+			  CYCLE3(me, lk, 1, 2) || CYCLE3(me, lk, 2, 0) || CYCLE3(me, lk, 2, 1)))
+
+#if BUG == 2 || BUG == 3
+/* The kernel's check: AA and two-party cycles only. */
+#undef DEADLOCK
 #define DEADLOCK(me, lk) \
 	(cnt[me] == 2 && (held[2 * me] == lk + 1 || ABBA(me, lk, 0) || \
 			  ABBA(me, lk, 1) || ABBA(me, lk, 2)))
-
+#endif
 #if BUG == 2
 #define GIVE_UP(me, lk) DEADLOCK(me, lk) -> ret = EDEADLK
 #else
@@ -248,6 +269,7 @@ proctype thread(byte me)
 		assert(sched != 0 || ret == OK);
 		assert(sched != 1 || me != 0 || ret == EDEADLK);
 		assert(sched != 2 || ret != ETIMEDOUT);
+		assert(sched != 3 || ret != ETIMEDOUT);
 		ret = ret2
 	:: else -> skip
 	fi;

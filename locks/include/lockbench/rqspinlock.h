@@ -39,8 +39,11 @@
  *
  *  - ABBA detection: some other thread's top entry (the lock it waits for)
  *    is a lock we hold, and the lock we wait for is in its table below its
- *    top (it holds it).  Two-party cycles only; longer cycles (ABBCCA) are
- *    broken by the timeout.  Checked on entry when we hold anything, and
+ *    top (it holds it).  Beyond the kernel (which sees two-party cycles
+ *    only and leaves ABBCCA to the timeout): the walk goes on along the
+ *    wait-for chain, the holder of what that thread waits for, and so on,
+ *    up to LB_RQSPIN_CYCLE_HOPS threads, so ABBCCA and longer cycles are
+ *    detected too.  Checked on entry when we hold anything, and
  *    periodically as above.
  *
  *  - Timeout: LB_RQSPIN_TIMEOUT_NS (0.25 s) for the pending waiter and the
@@ -110,6 +113,11 @@
 /* The pending waiter's budget; the queue head gets twice this. */
 #ifndef LB_RQSPIN_TIMEOUT_NS
 #define LB_RQSPIN_TIMEOUT_NS 250000000u
+#endif
+
+/* Longest wait-for chain followed: 1 hop is ABBA, 2 ABBCCA, ... */
+#ifndef LB_RQSPIN_CYCLE_HOPS
+#define LB_RQSPIN_CYCLE_HOPS 8u
 #endif
 
 /* How often a waiter re-runs deadlock detection. */
@@ -270,30 +278,72 @@ static inline bool lb_rqspin__held_has(const struct lb_rqspin_held *h, uint32_t 
 }
 
 /*
- * ABBA: a thread whose top entry (what it waits for) is one of the `mine`
- * locks we hold, and which holds `lock` below its top.  Out of line: only
- * nested acquisitions and periodic rechecks get here.
+ * The thread other than `skip` whose table holds `want` below its top entry
+ * while it waits for something (at least two entries); its index, or
+ * UINT32_MAX.  *awaited gets its top entry (what it waits for).
  */
-LB_SLOWPATH int lb_rqspin__check_abba(const lb_rqspin_t *lock, const struct lb_rqspin_ctx *ctx,
-				      uint32_t mine)
+static inline uint32_t lb_rqspin__holder(const struct lb_rqspin_domain *dom, uint32_t skip,
+					 const lb_rqspin_t *want, const lb_rqspin_t **awaited)
 {
-	const struct lb_rqspin_domain *dom = ctx->domain;
 	uint32_t bound = atomic_load_explicit(&dom->bound, memory_order_relaxed);
 
 	for (uint32_t t = 0; t < bound && t < dom->nslots; t++) {
 		const struct lb_rqspin_held *other = &dom->slots[t].held;
 		uint32_t cnt = atomic_load_explicit(&other->cnt, memory_order_relaxed);
 
-		/* Holding nothing, or an overflowed table (its top is unknown). */
-		if (t == ctx->index || cnt < 2 || cnt > LB_RQSPIN_HELD_MAX)
+		/* Waiting while holding nothing, or an overflowed table (its
+		 * top is unknown): no edge out of it. */
+		if (t == skip || cnt < 2 || cnt > LB_RQSPIN_HELD_MAX)
 			continue;
-		const lb_rqspin_t *awaited =
+		const lb_rqspin_t *top =
 			atomic_load_explicit(&other->locks[cnt - 1], memory_order_relaxed);
-		if (awaited && lb_rqspin__held_has(ctx->held, mine, awaited) &&
-		    lb_rqspin__held_has(other, cnt - 1, lock))
-			return -EDEADLK;
+		if (top && lb_rqspin__held_has(other, cnt - 1, want)) {
+			*awaited = top;
+			return t;
+		}
 	}
-	return 0;
+	return UINT32_MAX;
+}
+
+/*
+ * One walk of the wait-for chain from `lock`: its holder waits for a lock
+ * whose holder waits for ... a lock we hold (one of our `mine` entries).
+ * One hop is ABBA, two ABBCCA; at most LB_RQSPIN_CYCLE_HOPS.  A thread that
+ * is not waiting has its own last lock on top, which nobody else holds, so
+ * the chain stops there.
+ */
+static inline bool lb_rqspin__cycle_once(const lb_rqspin_t *lock, const struct lb_rqspin_ctx *ctx,
+					 uint32_t mine)
+{
+	const lb_rqspin_t *want = lock, *awaited = NULL;
+	uint32_t from = ctx->index;
+
+	for (uint32_t hop = 0; hop < LB_RQSPIN_CYCLE_HOPS; hop++) {
+		from = lb_rqspin__holder(ctx->domain, from, want, &awaited);
+		if (from == UINT32_MAX || from == ctx->index)
+			return false;
+		if (lb_rqspin__held_has(ctx->held, mine, awaited))
+			return true;
+		want = awaited;
+	}
+	return false;
+}
+
+/*
+ * ABBA and longer cycles (ABBCCA, ...).  Out of line: only nested
+ * acquisitions and periodic rechecks get here.  The tables are read with
+ * relaxed loads, one entry at a time, so one walk could stitch a chain
+ * together from entries of different moments; a cycle counts only if a
+ * second walk finds one too.  The entries of the locks we hold cannot be
+ * stale (unlock clears an entry before the release we acquired through), so
+ * the cycle's last edge is real; the intermediate ones are re-read.
+ */
+LB_SLOWPATH int lb_rqspin__check_abba(const lb_rqspin_t *lock, const struct lb_rqspin_ctx *ctx,
+				      uint32_t mine)
+{
+	if (!lb_rqspin__cycle_once(lock, ctx, mine))
+		return 0;
+	return lb_rqspin__cycle_once(lock, ctx, mine) ? -EDEADLK : 0;
 }
 
 /* AA, then ABBA if we hold anything.  0 or -EDEADLK. */
@@ -557,7 +607,7 @@ out:
 }
 
 /*
- * Take the lock: 0, or -EDEADLK (AA or ABBA detected) / -ETIMEDOUT, and
+ * Take the lock: 0, or -EDEADLK (AA, ABBA or a longer cycle detected) / -ETIMEDOUT, and
  * then the lock is not held.  Fast path: one table push (plain stores) and
  * qspinlock's CAS (0,0,0) -> (0,0,1).
  */
