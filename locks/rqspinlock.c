@@ -4,9 +4,9 @@
  * spinlock (acquisition can fail: deadlock detected, or a timeout).
  *
  * Node domain: as qspinlock.c's, one static table of LB_MAX_THREADS slots
- * (queue nodes plus the thread's held-locks table, 320 bytes each, BSS the
- * kernel backs only once touched), never freed.  ABBA detection reads the
- * other threads' tables in it, up to the highest index ever bound.
+ * (queue nodes plus the thread's wait stack, 320 bytes each, BSS the
+ * kernel backs only once touched), never freed.  Cycle detection reads the
+ * other threads' wait stacks in it, up to the highest index ever bound.
  *
  * The vtable's two lock slots:
  *  - lock_fallible: lb_rqspin_lock as is, its -EDEADLK/-ETIMEDOUT turned
@@ -62,10 +62,11 @@ LB_ADAPT_CTX_VOID(rqspin_unlock, lb_rqspin_unlock)
 static void rqspin_describe(const void *lock, char *buf, size_t len)
 {
 	(void)lock;
-	snprintf(buf, len, "qspinlock word; %d-entry held table per thread; AA/ABBA checks on "
-		 "entry and every %u us; timeout %u ms (queue head %u ms)",
-		 LB_RQSPIN_HELD_MAX, LB_RQSPIN_CHECK_NS / 1000u, LB_RQSPIN_TIMEOUT_NS / 1000000u,
-		 2u * (LB_RQSPIN_TIMEOUT_NS / 1000000u));
+	snprintf(buf, len, "qspinlock word, owner tag in the locked byte; %d-entry wait stack per "
+		 "thread; AA and cycle (up to %u threads) checks on entry and every %u us; timeout "
+		 "%u ms (queue head %u ms)",
+		 LB_RQSPIN_WAITS_MAX, LB_RQSPIN_CYCLE_HOPS, LB_RQSPIN_CHECK_NS / 1000u,
+		 LB_RQSPIN_TIMEOUT_NS / 1000000u, 2u * (LB_RQSPIN_TIMEOUT_NS / 1000000u));
 }
 
 /* The forking thread is not queued: its node is idle. */
@@ -74,8 +75,8 @@ LB_ADAPT_VOID(rqspin_atfork_child, lb_rqspin_atfork_child)
 const struct lb_lock_ops lb_rqspinlock_ops = {
 	.name = "rqspinlock",
 	.family = "spin",
-	.summary = "resilient queued spinlock: qspinlock + held-locks table, AA/ABBA detection, "
-		   "timeout; lock can fail",
+	.summary = "resilient queued spinlock: qspinlock + owner in the word, AA/ABBA/longer-cycle "
+		   "detection, timeout; lock can fail",
 	.flags = LB_LOCK_F_EXCLUSIVE | LB_LOCK_F_TRYLOCK | LB_LOCK_F_FAIR |
 		 LB_LOCK_F_THREAD_CTX | LB_LOCK_F_FALLIBLE,
 	LB_OPS_CTX_LOCK(lb_rqspin_t, lb_rqspin_ctx_t, rqspin),

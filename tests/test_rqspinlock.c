@@ -2,17 +2,20 @@
 /*
  * test_rqspinlock.c - behaviour tests of locks/include/lockbench/rqspinlock.h
  * beyond the conformance every lock gets: deadlock detection on scripted
- * schedules, the held-locks table, timeouts and the queue's unwinding.
+ * schedules, the owner tag and the wait stack, timeouts and the queue's
+ * unwinding.
  *
  *   --group detect   AA (task and signal handler), ABBA, a handler on a
- *                    waiter, the table across nesting, trylock and
- *                    out-of-order unlock, its overflow (32nd lock)
+ *                    waiter, trylock and out-of-order unlock, 33 nested
+ *                    locks (AA still found on each: the kernel's 31-entry
+ *                    table would have overflowed), the anonymous owner
  *   --group timeout  timeout accounting (pending waiter, queue head and the
  *                    waiters behind it), ABBCCA (detected: the wait-for
- *                    chain), AA on an unrecorded (overflowed) lock
+ *                    chain), AA by an anonymous owner (index >= 254:
+ *                    the timeout)
  *
  * Every schedule is driven step by step: a thread is known to wait once its
- * table's top entry names the lock (pushed before it spins), so detection
+ * wait stack's top entry names the lock (pushed before it spins), so detection
  * on entry is deterministic.  Timings are only checked against the
  * algorithm's own bounds (never give up before the timeout; a hang is a
  * failure), never as a performance figure.  The timeout is compiled at
@@ -28,8 +31,10 @@
 #include <signal.h>
 #include <string.h>
 
-#define NTHREADS 8
-#define NLOCKS (LB_RQSPIN_HELD_MAX + 2)
+/* Index 300 is an anonymous owner (its tag is LB_RQSPIN_TAG_ANON). */
+#define NTHREADS 301
+#define ANON_INDEX 300u
+#define NLOCKS (LB_RQSPIN_WAITS_MAX + 2)
 #define STEP_WAIT_NS (5ull * 1000000000ull) /* a scripted step that takes longer hung */
 
 static struct lb_rqspin_slot slots[NTHREADS];
@@ -55,14 +60,14 @@ static uint64_t now_ns(void)
  * it, or is about to); false after STEP_WAIT_NS. */
 static bool wait_until_waiting(uint32_t index, const lb_rqspin_t *lock)
 {
-	const struct lb_rqspin_held *h = &slots[index].held;
+	const struct lb_rqspin_waits *h = &slots[index].waits;
 	uint64_t deadline = now_ns() + STEP_WAIT_NS;
 	struct timespec nap = { 0, 50000 };
 
 	/* Polls a remote table (relaxed reads), sleeping between reads. */
 	while (now_ns() < deadline) {
 		uint32_t cnt = atomic_load_explicit(&h->cnt, memory_order_relaxed);
-		if (cnt && cnt <= LB_RQSPIN_HELD_MAX &&
+		if (cnt && cnt <= LB_RQSPIN_WAITS_MAX &&
 		    atomic_load_explicit(&h->locks[cnt - 1], memory_order_relaxed) == lock)
 			return true;
 		nanosleep(&nap, NULL);
@@ -78,17 +83,18 @@ static bool all_free(size_t n)
 	return true;
 }
 
-/* Thread `index`'s table: its count (relaxed: the thread is done or idle). */
+/* Thread `index`'s wait stack: its count (relaxed: the thread is done or
+ * idle). */
 static uint32_t slot_count(uint32_t index)
 {
-	return atomic_load_explicit(&slots[index].held.cnt, memory_order_relaxed);
+	return atomic_load_explicit(&slots[index].waits.cnt, memory_order_relaxed);
 }
 
-/* No entry of thread `index`'s table names a lock any more. */
+/* No entry of thread `index`'s wait stack names a lock any more. */
 static bool slot_clean(uint32_t index)
 {
-	for (uint32_t i = 0; i < LB_RQSPIN_HELD_MAX; i++)
-		if (atomic_load_explicit(&slots[index].held.locks[i], memory_order_relaxed))
+	for (uint32_t i = 0; i < LB_RQSPIN_WAITS_MAX; i++)
+		if (atomic_load_explicit(&slots[index].waits.locks[i], memory_order_relaxed))
 			return false;
 	return true;
 }
@@ -135,31 +141,33 @@ static void test_aa_and_table(void)
 	ctx_bind(&ctx, 0);
 	reset_locks();
 
-	tap_ok(lb_rqspin_lock(&locks[0], &ctx) == 0 && lb_rqspin_held_count(&ctx) == 1,
-	       "uncontended lock: 0, one table entry");
+	tap_ok(lb_rqspin_lock(&locks[0], &ctx) == 0 && lb_rqspin_holds(&locks[0], &ctx) &&
+	       (atomic_load_explicit(&locks[0].word.val, memory_order_relaxed) &
+		LB_QSPIN_LOCKED_MASK) == 1 && lb_rqspin_wait_count(&ctx) == 0,
+	       "uncontended lock: 0, the locked byte is our tag (index 0 + 1), no wait recorded");
 	uint64_t t0 = now_ns();
 	int ret = lb_rqspin_lock(&locks[0], &ctx);
 	tap_ok(ret == -EDEADLK, "AA: retaking a held lock returns -EDEADLK (got %d)", ret);
 	tap_ok(now_ns() - t0 < LB_RQSPIN_TIMEOUT_NS, "AA: detected on entry, before the timeout");
-	tap_ok(lb_rqspin_held_count(&ctx) == 1 && lb_rqspin_is_locked(&locks[0]),
-	       "AA: the failed attempt left the table and the held lock as they were");
+	tap_ok(lb_rqspin_wait_count(&ctx) == 0 && slot_clean(0) && lb_rqspin_holds(&locks[0], &ctx),
+	       "AA: the failed attempt popped its wait and left the held lock as it was");
 
-	tap_ok(!lb_rqspin_trylock(&locks[0], &ctx) && lb_rqspin_held_count(&ctx) == 1,
-	       "trylock of a held lock fails and leaves no entry");
-	tap_ok(lb_rqspin_trylock(&locks[1], &ctx) && lb_rqspin_held_count(&ctx) == 2,
-	       "trylock of a free lock takes it and records it");
+	tap_ok(!lb_rqspin_trylock(&locks[0], &ctx) && lb_rqspin_holds(&locks[0], &ctx),
+	       "trylock of a held lock fails and leaves it ours");
+	tap_ok(lb_rqspin_trylock(&locks[1], &ctx) && lb_rqspin_holds(&locks[1], &ctx),
+	       "trylock of a free lock takes it in our name");
 
-	/* Out-of-order unlock: lock 0 (bottom) first; no stale entry remains. */
+	/* Out-of-order unlock: lock 0 (the first taken) first. */
 	lb_rqspin_unlock(&locks[0], &ctx);
-	tap_ok(lb_rqspin_held_count(&ctx) == 1 &&
-	       atomic_load_explicit(&ctx.held->locks[0], memory_order_relaxed) == &locks[1] &&
-	       atomic_load_explicit(&ctx.held->locks[1], memory_order_relaxed) == NULL,
-	       "out-of-order unlock removes the entry and keeps the rest in order");
+	tap_ok(!lb_rqspin_is_locked(&locks[0]) && lb_rqspin_holds(&locks[1], &ctx),
+	       "out-of-order unlock frees that lock and keeps the other ours");
 	tap_ok(lb_rqspin_lock(&locks[0], &ctx) == 0,
 	       "the unlocked lock is taken again (no stale AA)");
 	lb_rqspin_unlock(&locks[0], &ctx);
 	lb_rqspin_unlock(&locks[1], &ctx);
-	tap_ok(lb_rqspin_held_count(&ctx) == 0 && all_free(2), "table empty, locks free");
+	tap_ok(lb_rqspin_wait_count(&ctx) == 0 && all_free(2) &&
+	       atomic_load_explicit(&locks[0].word.val, memory_order_relaxed) == 0,
+	       "locks free, words all zero, no wait recorded");
 
 	/* A signal handler on the holder: the kernel's NMI on a lock's owner. */
 	signal(SIGUSR1, on_sigusr1);
@@ -169,52 +177,48 @@ static void test_aa_and_table(void)
 	ret = atomic_load_explicit(&handler_ret, memory_order_acquire);
 	tap_ok(ret == -EDEADLK, "a handler retaking the lock its thread holds: -EDEADLK (got %d)",
 	       ret);
-	tap_ok(lb_rqspin_held_count(&ctx) == 1, "the handler restored the table");
+	tap_ok(lb_rqspin_wait_count(&ctx) == 0, "the handler popped its wait");
 	lb_rqspin_unlock(&locks[0], &ctx);
 	tap_ok(!lb_rqspin_is_locked(&locks[0]), "the lock is usable after the handler's failure");
 }
 
-/* The 32nd nested lock: taken, counted, but not recorded. */
-static void test_overflow_detect(void)
+/* 33 nested locks: past the kernel's 31-entry table, nothing to overflow. */
+static void test_deep_nesting(void)
 {
 	struct lb_rqspin_ctx ctx;
 	ctx_bind(&ctx, 0);
 	reset_locks();
 
 	bool all = true;
-	for (int i = 0; i < LB_RQSPIN_HELD_MAX + 1; i++)
+	for (int i = 0; i < NLOCKS; i++)
 		all &= lb_rqspin_lock(&locks[i], &ctx) == 0;
-	tap_ok(all && lb_rqspin_held_count(&ctx) == LB_RQSPIN_HELD_MAX + 1,
-	       "32 nested locks all taken; the count says 32");
-	tap_ok(!lb_rqspin__held_has(ctx.held, LB_RQSPIN_HELD_MAX, &locks[LB_RQSPIN_HELD_MAX]),
-	       "the 32nd lock is not recorded (the table has 31 entries)");
-	int ret = lb_rqspin_lock(&locks[0], &ctx);
-	tap_ok(ret == -EDEADLK, "overflowed table: AA on a recorded lock still -EDEADLK (got %d)",
-	       ret);
-	/* The failed attempt was not recorded: forgetting it must not drop the
-	 * entry of the lock we hold (a second AA is still detected). */
-	bool intact = true;
-	for (int i = 0; i < LB_RQSPIN_HELD_MAX; i++)
-		intact &= atomic_load_explicit(&ctx.held->locks[i], memory_order_relaxed) == &locks[i];
-	tap_ok(intact && lb_rqspin_held_count(&ctx) == LB_RQSPIN_HELD_MAX + 1,
-	       "overflowed table: a failed attempt leaves the 31 recorded entries as they were");
-	ret = lb_rqspin_lock(&locks[0], &ctx);
-	tap_ok(ret == -EDEADLK, "overflowed table: a second AA on it is still -EDEADLK (got %d)", ret);
-	tap_ok(!lb_rqspin_trylock(&locks[1], &ctx) &&
-	       lb_rqspin__held_has(ctx.held, LB_RQSPIN_HELD_MAX, &locks[1]),
-	       "overflowed table: a failed trylock of a held lock keeps its entry");
-	tap_ok(lb_rqspin_lock(&locks[LB_RQSPIN_HELD_MAX + 1], &ctx) == 0,
-	       "a 33rd lock is still taken");
-	lb_rqspin_unlock(&locks[LB_RQSPIN_HELD_MAX + 1], &ctx);
-	/* Out of order while overflowed: a recorded lock from the middle. */
+	tap_ok(all, "%d nested locks all taken", NLOCKS);
+	bool aa = true;
+	for (int i = 0; i < NLOCKS; i++)
+		aa &= lb_rqspin_lock(&locks[i], &ctx) == -EDEADLK;
+	tap_ok(aa, "AA on each of the %d held locks: -EDEADLK (the 32nd and 33rd too)", NLOCKS);
+	tap_ok(lb_rqspin_wait_count(&ctx) == 0 && slot_clean(0),
+	       "the failed attempts left no wait recorded");
+	/* Out of order: from the middle, then the rest. */
 	lb_rqspin_unlock(&locks[5], &ctx);
-	tap_ok(!lb_rqspin__held_has(ctx.held, LB_RQSPIN_HELD_MAX, &locks[5]),
-	       "out-of-order unlock while overflowed leaves no stale entry");
-	for (int i = LB_RQSPIN_HELD_MAX; i >= 0; i--)
-		if (i != 5)
-			lb_rqspin_unlock(&locks[i], &ctx);
-	tap_ok(lb_rqspin_held_count(&ctx) == 0 && all_free(NLOCKS) && slot_clean(0),
-	       "all unlocked: count 0, no entry left, every lock free");
+	tap_ok(lb_rqspin_lock(&locks[5], &ctx) == 0, "a lock unlocked from the middle is taken again");
+	for (int i = NLOCKS - 1; i >= 0; i--)
+		lb_rqspin_unlock(&locks[i], &ctx);
+	tap_ok(all_free(NLOCKS), "all unlocked: every lock free");
+}
+
+/* An anonymous owner (index >= 254) takes and releases as anyone does. */
+static void test_anonymous_owner(void)
+{
+	struct lb_rqspin_ctx ctx;
+	ctx_bind(&ctx, ANON_INDEX);
+	reset_locks();
+	tap_ok(ctx.tag == LB_RQSPIN_TAG_ANON && lb_rqspin_lock(&locks[0], &ctx) == 0 &&
+	       (atomic_load_explicit(&locks[0].word.val, memory_order_relaxed) &
+		LB_QSPIN_LOCKED_MASK) == LB_RQSPIN_TAG_ANON && !lb_rqspin_holds(&locks[0], &ctx),
+	       "index %u: the locked byte is the anonymous tag, not a name", ANON_INDEX);
+	lb_rqspin_unlock(&locks[0], &ctx);
+	tap_ok(!lb_rqspin_is_locked(&locks[0]), "the anonymous owner's unlock frees the lock");
 }
 
 struct duo {
@@ -276,7 +280,7 @@ static void test_abba(void)
 	       "ABBA: the first waiter gets B once the second backs off, or detects it too (%d)",
 	       d.ret[0]);
 	tap_ok(all_free(2) && slot_count(1) == 0 && slot_count(2) == 0 && slot_clean(1) &&
-	       slot_clean(2), "ABBA: both locks free and both tables empty afterwards");
+	       slot_clean(2), "ABBA: both locks free and both wait stacks empty afterwards");
 }
 
 /* A handler on a thread that waits for lock 0 retakes it: AA. */
@@ -459,25 +463,23 @@ static void test_abbcca(void)
 	tap_ok(all_free(3), "ABBCCA: all three locks free afterwards");
 }
 
-/* AA on the unrecorded 32nd lock: invisible to detection, so the timeout. */
-static void test_overflow_timeout(void)
+/* AA by an anonymous owner: the word cannot name it, so the timeout. */
+static void test_anonymous_timeout(void)
 {
 	struct lb_rqspin_ctx ctx;
-	ctx_bind(&ctx, 0);
+	ctx_bind(&ctx, ANON_INDEX);
 	reset_locks();
-	for (int i = 0; i < LB_RQSPIN_HELD_MAX + 1; i++)
-		lb_rqspin_lock(&locks[i], &ctx);
+	lb_rqspin_lock(&locks[0], &ctx);
 	uint64_t t0 = now_ns();
-	int ret = lb_rqspin_lock(&locks[LB_RQSPIN_HELD_MAX], &ctx);
+	int ret = lb_rqspin_lock(&locks[0], &ctx);
 	uint64_t took = now_ns() - t0;
 	tap_ok(ret == -ETIMEDOUT && took >= LB_RQSPIN_TIMEOUT_NS,
-	       "AA on the unrecorded 32nd lock: -ETIMEDOUT after the timeout (%d, %.0f ms)", ret,
+	       "AA by an anonymous owner: -ETIMEDOUT after the timeout (%d, %.0f ms)", ret,
 	       (double)took / 1e6);
-	tap_ok(lb_rqspin_held_count(&ctx) == LB_RQSPIN_HELD_MAX + 1,
-	       "the failed attempt restored the count");
-	for (int i = LB_RQSPIN_HELD_MAX; i >= 0; i--)
-		lb_rqspin_unlock(&locks[i], &ctx);
-	tap_ok(all_free(NLOCKS) && lb_rqspin_held_count(&ctx) == 0, "all free, table empty");
+	tap_ok(lb_rqspin_wait_count(&ctx) == 0 && slot_clean(ANON_INDEX),
+	       "the failed attempt popped its wait");
+	lb_rqspin_unlock(&locks[0], &ctx);
+	tap_ok(all_free(NLOCKS), "all free");
 }
 
 int main(int argc, char **argv)
@@ -490,13 +492,14 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(group, "detect")) {
 		test_aa_and_table();
-		test_overflow_detect();
+		test_deep_nesting();
+		test_anonymous_owner();
 		test_abba();
 		test_handler_on_waiter();
 	} else {
 		test_timeouts();
 		test_abbcca();
-		test_overflow_timeout();
+		test_anonymous_timeout();
 	}
 	return tap_done();
 }

@@ -3,15 +3,16 @@
  * rqspinlock.pml - Promela model of locks/include/lockbench/rqspinlock.h
  * (the resilient queued spinlock) for spin(1).
  *
- * Per lock: the qspinlock word's fields (locked, pending, tail) as in
- * qspinlock.pml; per thread: one MCS node (a thread waits on one lock at a
- * time here: no signal-handler nesting) and its held-locks table of two
- * entries (a held lock and the one it waits for, or an AA retake).  Every
+ * Per lock: the qspinlock word's fields (the locked byte, which names the
+ * owner thread, pending, tail) as in qspinlock.pml; per thread: one MCS
+ * node (a thread waits on one lock at a time here: no signal-handler
+ * nesting) and its wait stack of one entry (pushed on entry to the slow
+ * path, popped when the wait ends).  Every
  * atomic RMW of the word is one atomic { }.  Spin-waits are blocking guards,
  * and a waiter that the code bounds (the pending waiter and the queue head)
  * has two ways out besides the lock coming free:
- *  - detection: DEADLOCK(me, lk), the AA and ABBA checks of
- *    lb_rqspin__check_deadlock over every thread's table, run on entering
+ *  - detection: DEADLOCK(me, lk), the AA and cycle checks of
+ *    lb_rqspin__check_deadlock over the owners and wait stacks, run on entering
  *    the slow path and, as a guard, at any point of the wait (the periodic
  *    recheck);
  *  - the timeout: Promela's `timeout`, true only when no statement of any
@@ -33,22 +34,22 @@
  * deadlock always ends in a detection or a timeout; schedule 0 sees no
  * failure at all (no false detection, no timeout); AA is always reported as
  * EDEADLK on entry; ABBA always as EDEADLK (never by timeout: the second
- * thread to wait sees the first one's table); ABBCCA (a three-thread cycle,
+ * thread to wait sees the first one's wait); ABBCCA (a three-thread cycle,
  * which the kernel's two-thread check cannot see) always as EDEADLK too,
  * never by timeout: the check follows the wait-for chain; the retakes after
  * every schedule succeed.
  *
- * Simplifications: the detectors read the other tables in one atomic
- * snapshot (the code reads them with relaxed loads, and rechecks every
+ * Simplifications: the detectors read the owners and wait stacks in one
+ * atomic snapshot (the code reads them with relaxed loads, and rechecks every
  * millisecond, so a torn read only delays a detection); the (0,1,0)
  * pending re-read is left out (qspinlock.pml has it); the lock word's
  * fields are separate variables, each RMW of them atomic as on the word.
  *
  * Bugs (must fail):
- *   -DBUG=1  a failed acquisition keeps its table entry (no
- *            lb_rqspin__held_forget on the error path): the thread ends
- *            with a stale entry in its table (assert), which a later take
- *            of that lock would report as a false AA.
+ *   -DBUG=1  a failed acquisition keeps its wait entry (no
+ *            lb_rqspin__wait_pop on the error path): the thread ends with
+ *            a stale wait (assert), which a detector would take for a wait
+ *            that is not there (a false cycle).
  *
  * Sanity of the search (checked by hand when the model was written, with
  * one assert changed each): ABBCCA does fail (by EDEADLK) in some
@@ -76,44 +77,43 @@
 #define ETIMEDOUT 2
 #define ABORT 2                 /* node_locked: the predecessor failed */
 
-bit locked[NLOCK];
+byte owner[NLOCK];              /* the locked byte: owner thread + 1, 0 free */
 bit pending[NLOCK];
 byte tail[NLOCK];               /* thread + 1 of the tail node, 0 none */
 byte node_next[NPROC];          /* thread + 1, 0 none */
 byte node_locked[NPROC];        /* 0 wait, 1 head, ABORT */
-byte cnt[NPROC];                /* entries pushed */
-byte held[2 * NPROC];           /* [2 me + i]: lock + 1, 0 empty */
+byte cnt[NPROC];                /* waits pushed (0 or 1: no handlers here) */
+byte waitfor[NPROC];            /* the wait stack's entry: lock + 1, 0 empty */
 byte inside[NLOCK];
 byte first[NPROC];              /* the schedule: the first lock, NONE */
 byte second[NPROC];             /* the nested one, NONE */
 byte sched;
 bit started;
 
-/* Thread o waits for a lock (its top entry) we hold, and holds lk below. */
-#define ABBA(me, lk, o) \
-	(o != me && cnt[o] == 2 && held[2 * o + 1] != 0 && \
-	 held[2 * o + 1] == held[2 * me] && held[2 * o] == lk + 1)
-/* Thread o holds lk and waits for a lock that thread p holds while p
- * waits for one we hold: the two-hop walk of lb_rqspin__cycle_once. */
-#define HOLDS_WAITS(o, lk) (cnt[o] == 2 && held[2 * o + 1] != 0 && held[2 * o] == lk + 1)
+/* Thread o owns lk (its tag in lk's word) and waits for a lock whose
+ * owner is thread p + 1 ... */
+#define OWNS_WAITS_FOR(o, lk, p) \
+	(owner[lk] == o + 1 && cnt[o] == 1 && waitfor[o] != 0 && owner[waitfor[o] - 1] == p + 1)
+/* ABBA: o owns lk and waits for a lock we own (one hop of
+ * lb_rqspin__cycle_once). */
+#define ABBA(me, lk, o) (o != me && OWNS_WAITS_FOR(o, lk, me))
+/* ABBCCA: o owns lk and waits for a lock p owns, and p waits for one we
+ * own (two hops). */
 #define CYCLE3(me, lk, o, p) \
-	(o != me && p != me && o != p && HOLDS_WAITS(o, lk) && \
-	 HOLDS_WAITS(p, held[2 * o + 1] - 1) && held[2 * p + 1] == held[2 * me])
-/* lb_rqspin__check_deadlock for thread me waiting for lk (on top of its
- * table): AA, then ABBA against every other thread, then the three-party
- * cycles. */
+	(o != me && p != me && o != p && OWNS_WAITS_FOR(o, lk, p) && \
+	 OWNS_WAITS_FOR(p, waitfor[o] - 1, me))
+/* lb_rqspin__check_deadlock for thread me waiting for lk: AA (the word
+ * names us), then the cycles. */
 #define DEADLOCK(me, lk) \
-	(cnt[me] == 2 && (held[2 * me] == lk + 1 || ABBA(me, lk, 0) || \
-			  ABBA(me, lk, 1) || ABBA(me, lk, 2) || \
-			  CYCLE3(me, lk, 0, 1) || CYCLE3(me, lk, 0, 2) || CYCLE3(me, lk, 1, 0) || \
-			  CYCLE3(me, lk, 1, 2) || CYCLE3(me, lk, 2, 0) || CYCLE3(me, lk, 2, 1)))
+	(owner[lk] == me + 1 || ABBA(me, lk, 0) || ABBA(me, lk, 1) || ABBA(me, lk, 2) || \
+	 CYCLE3(me, lk, 0, 1) || CYCLE3(me, lk, 0, 2) || CYCLE3(me, lk, 1, 0) || \
+	 CYCLE3(me, lk, 1, 2) || CYCLE3(me, lk, 2, 0) || CYCLE3(me, lk, 2, 1))
 
 #if BUG == 2 || BUG == 3
 /* The kernel's check: AA and two-party cycles only. */
 #undef DEADLOCK
 #define DEADLOCK(me, lk) \
-	(cnt[me] == 2 && (held[2 * me] == lk + 1 || ABBA(me, lk, 0) || \
-			  ABBA(me, lk, 1) || ABBA(me, lk, 2)))
+	(owner[lk] == me + 1 || ABBA(me, lk, 0) || ABBA(me, lk, 1) || ABBA(me, lk, 2))
 #endif
 #if BUG == 2
 #define GIVE_UP(me, lk) DEADLOCK(me, lk) -> ret = EDEADLK
@@ -126,15 +126,15 @@ bit started;
 inline rq_lock(me, lk)
 {
 	ret = OK;
-	/* lb_rqspin__held_push, then the fast-path CAS (0,0,0) -> (0,0,1) */
-	d_step { held[2 * me + cnt[me]] = lk + 1; cnt[me]++ };
+	/* the fast-path CAS (0,0,0) -> (0,0,tag) */
 	atomic {
 		if
-		:: locked[lk] == 0 && pending[lk] == 0 && tail[lk] == 0 -> locked[lk] = 1; goto done
+		:: owner[lk] == 0 && pending[lk] == 0 && tail[lk] == 0 -> owner[lk] = me + 1; goto fast
 		:: else -> vp = pending[lk]; vt = tail[lk]
 		fi
 	}
-	/* lb_rqspin_lock_slow: detection on entry */
+	/* lb_rqspin_lock_slow: lb_rqspin__wait_push, then detection on entry */
+	d_step { waitfor[me] = lk + 1; cnt[me] = 1 };
 	if
 	:: DEADLOCK(me, lk) -> ret = EDEADLK; goto failed
 	:: else -> skip
@@ -155,7 +155,7 @@ inline rq_lock(me, lk)
 	:: else -> skip
 	fi;
 	if                                      /* wait for the owner, bounded */
-	:: locked[lk] == 0 -> atomic { pending[lk] = 0; locked[lk] = 1 }; goto done
+	:: owner[lk] == 0 -> atomic { pending[lk] = 0; owner[lk] = me + 1 }; goto done
 	:: GIVE_UP(me, lk)
 	fi;
 	pending[lk] = 0;                        /* give up: our pending bit goes */
@@ -167,7 +167,7 @@ queue:
 	node_next[me] = 0;
 	atomic {
 		if
-		:: locked[lk] == 0 && pending[lk] == 0 && tail[lk] == 0 -> locked[lk] = 1; goto done
+		:: owner[lk] == 0 && pending[lk] == 0 && tail[lk] == 0 -> owner[lk] = me + 1; goto done
 		:: else -> skip
 		fi
 	}
@@ -184,13 +184,13 @@ queue:
 	fi;
 	/* lb_rqspin__head: wait for owner and pending to leave, bounded */
 	if
-	:: atomic { locked[lk] == 0 && pending[lk] == 0 -> vt = tail[lk] }
+	:: atomic { owner[lk] == 0 && pending[lk] == 0 -> vt = tail[lk] }
 	:: GIVE_UP(me, lk); goto unqueue
 	fi;
 	atomic {
 		if
-		:: vt == me + 1 && tail[lk] == vt && locked[lk] == 0 && pending[lk] == 0 ->
-			locked[lk] = 1; tail[lk] = 0; got = 1
+		:: vt == me + 1 && tail[lk] == vt && owner[lk] == 0 && pending[lk] == 0 ->
+			owner[lk] = me + 1; tail[lk] = 0; got = 1
 		:: else -> got = 0
 		fi
 	};
@@ -198,7 +198,7 @@ queue:
 	:: got -> goto done
 	:: else -> skip
 	fi;
-	locked[lk] = 1;
+	owner[lk] = me + 1;
 	node_next[me] != 0;
 	node_locked[node_next[me] - 1] = 1;
 	goto done;
@@ -221,18 +221,20 @@ unqueue:
 failed:
 	skip;
 #if BUG != 1
-	d_step { cnt[me]--; held[2 * me + cnt[me]] = 0 };  /* lb_rqspin__held_forget */
+	d_step { waitfor[me] = 0; cnt[me] = 0 };  /* lb_rqspin__wait_pop */
 #endif
+	goto fast;
 done:
+	skip;
+	d_step { waitfor[me] = 0; cnt[me] = 0 };  /* lb_rqspin__wait_pop */
+fast:
 	skip
 }
 
-/* lb_rqspin_unlock (entries are released in LIFO order here) */
+/* lb_rqspin_unlock: the locked byte goes; nothing else to undo */
 inline rq_unlock(me, lk)
 {
-	held[2 * me + cnt[me] - 1] = 0;         /* the entry goes before the release */
-	locked[lk] = 0;
-	cnt[me]--
+	owner[lk] = 0
 }
 
 inline section(lk)

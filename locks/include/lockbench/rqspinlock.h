@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rqspinlock.h - resilient queued spinlock: qspinlock.h's word and MCS
- * queue, plus a per-thread table of held locks, deadlock detection and a
+ * queue, the owner named in the word, deadlock detection and a
  * timeout, so that acquisition can FAIL (-EDEADLK, -ETIMEDOUT) instead of
  * spinning for ever.
  *
@@ -18,40 +18,45 @@
  *
  * Algorithm
  * ---------
- * The lock word, its states and the queue are exactly qspinlock.h's (read
- * its design comment first); this header reuses its word helpers.  What is
- * added:
+ * The lock word, its states and the queue are qspinlock.h's (read its
+ * design comment first), with one change: the locked byte is not 1 but the
+ * owner's *tag*, its thread index + 1 (LB_RQSPIN_TAG_ANON, 255, for indices
+ * from 254 up: an owner detection cannot name).  What is added:
  *
- *  - Held-locks table.  Each thread owns LB_RQSPIN_HELD_MAX (31) entries
- *    and a count, in its slot of the node domain so that other threads can
- *    read it.  Every acquisition pushes the lock *before* trying the word
- *    (so the top entry of a waiting thread names the lock it waits for) and
- *    unlock removes it; both are plain stores by the owning thread (relaxed
- *    atomics: remote detectors read them).  Past 31 entries the count still
- *    goes up but nothing is recorded: those locks are invisible to
- *    detection, and only the timeout protects their waiters.
+ *  - Owner in the word.  Every way of taking the lock (the fast-path CAS,
+ *    trylock, the pending waiter's hand-over, the queue head's CAS or OR)
+ *    writes the tag; unlock subtracts it.  So the lock word says who holds
+ *    it, and the fast path writes nothing but the word: no held-locks table
+ *    to push and pop (the kernel's design, which costs ~5-7 % at one
+ *    thread here; doc/rqspinlock.md).
  *
- *  - AA detection: the lock we wait for is already in our own table below
- *    the top entry (we hold it, or an interrupted context of ours - a
- *    signal handler's "task" - is waiting for it).  Checked on entry to the
- *    slow path, before any spinning, and every LB_RQSPIN_CHECK_NS (1 ms)
- *    while waiting.
+ *  - Wait stack.  Each thread owns LB_RQSPIN_WAITS_MAX (31) entries and a
+ *    count, in its slot of the node domain so that other threads can read
+ *    it.  On entry to the slow path a thread pushes the lock it is about to
+ *    wait for, and pops it when the wait ends (lock taken or failure).  A
+ *    signal handler that waits while its thread waits pushes above.  Plain
+ *    stores by the owning thread (relaxed atomics: detectors read them).
  *
- *  - ABBA detection: some other thread's top entry (the lock it waits for)
- *    is a lock we hold, and the lock we wait for is in its table below its
- *    top (it holds it).  Beyond the kernel (which sees two-party cycles
- *    only and leaves ABBCCA to the timeout): the walk goes on along the
- *    wait-for chain, the holder of what that thread waits for, and so on,
- *    up to LB_RQSPIN_CYCLE_HOPS threads, so ABBCCA and longer cycles are
- *    detected too.  Checked on entry when we hold anything, and
- *    periodically as above.
+ *  - AA detection: the word's tag is ours (we, or the context a signal
+ *    handler interrupted, hold the lock), or the lock is in our wait stack
+ *    below the top (a context we interrupted waits for it).  Checked on
+ *    entry to the slow path, before any spinning, and every
+ *    LB_RQSPIN_CHECK_NS (1 ms) while waiting.
+ *
+ *  - Cycle detection (ABBA, ABBCCA, ...): the wait-for chain from the lock
+ *    we want: its owner (the tag), the top of that owner's wait stack (the
+ *    lock it waits for), that lock's owner, ... up to LB_RQSPIN_CYCLE_HOPS
+ *    threads; a deadlock if it reaches a lock whose tag is ours.  The
+ *    kernel sees two-party cycles only and leaves ABBCCA to the timeout.
+ *    Checked with AA.
  *
  *  - Timeout: LB_RQSPIN_TIMEOUT_NS (0.25 s) for the pending waiter and the
  *    trylock fallback; the queue head gets twice that, restarted when it
  *    becomes the head, as in the kernel.  At the deadline detection runs
- *    once more, so a cycle that exists then is reported as -EDEADLK.  Only the pending waiter, the queue
- *    head and the node-less fallback watch the clock (every
- *    LB_RQSPIN_CLOCK_SPINS spins); a waiter further back spins on its node.
+ *    once more, so a cycle that exists then is reported as -EDEADLK.  Only
+ *    the pending waiter, the queue head and the node-less fallback watch
+ *    the clock (every LB_RQSPIN_CLOCK_SPINS spins); a waiter further back
+ *    spins on its node.
  *
  *  - Failure.  A pending waiter clears its pending bit and returns.  A queue
  *    head (or a waiter told to abort) leaves the queue: if it is still the
@@ -59,10 +64,10 @@
  *    otherwise it waits for its successor to link in and writes
  *    LB_RQSPIN_NODE_ABORT into the successor's node, which then fails with
  *    -ETIMEDOUT and does the same: the queue behind a failed head unwinds
- *    in order.  Either way the table entry is removed before returning.
+ *    in order.  Either way the wait entry is popped before returning.
  *
- * Lock word: qspinlock.h's 32 bits (locked byte, pending byte, 16-bit
- * tail).  Node `locked` values: 0 waiting, 1 you head the queue,
+ * Lock word: qspinlock.h's 32 bits (locked byte = owner tag, pending byte,
+ * 16-bit tail).  Node `locked` values: 0 waiting, 1 you head the queue,
  * LB_RQSPIN_NODE_ABORT your predecessor failed: fail too.
  *
  * Memory-order pairing
@@ -71,28 +76,24 @@
  *
  *   | acquire side                              | pairs with (release)                   |
  *   |-------------------------------------------|----------------------------------------|
- *   | the next owner's CAS/spin on the word     | unlock's fetch_sub, which also orders  |
- *   |                                           | the NULL store of our table entry      |
- *   |                                           | before it: whoever takes the lock next |
- *   |                                           | cannot read a stale entry naming it    |
- *   |                                           | (no false ABBA)                        |
  *   | successor's spin on node->locked seeing   | our release store of ABORT: our queue  |
  *   | ABORT                                     | state is done before it unwinds        |
  *   | our acquire load of node->next (abort)    | successor's release link store         |
  *
- * The table itself is read by remote detectors with relaxed loads: a
- * snapshot may be stale, and the periodic recheck retries; the pairing
- * above is what makes a stale entry impossible for a lock the detector
- * holds, so a report never names a lock cycle that did not exist.  The
- * count/entry stores are separated by compiler-only fences
- * (atomic_signal_fence) so that a signal handler interrupting a push or pop
- * sees a consistent table (the count is raised before the entry is
- * written, lowered after it is cleared).
+ * Detection reads words and wait stacks with relaxed loads, one at a time:
+ * a snapshot may be stale, and the periodic recheck retries.  A tag equal
+ * to ours is never stale (only we write it, and our own release is the
+ * latest store to the word we can see), so AA is exact and a cycle's last
+ * edge is real; a cycle counts only when a second walk of the chain finds
+ * one too.  The count/entry stores of the wait stack are separated by
+ * compiler-only fences (atomic_signal_fence) so that a signal handler
+ * interrupting a push or pop sees a consistent stack.
  *
- * Limits (see doc/rqspinlock.md): a per-thread table, not per-CPU; signal
- * handlers play NMIs; the waiter only spins (no futex).  ABBA detection can
- * report a deadlock that a nested handler would have resolved, like the
- * kernel's heuristic, only when a handler interrupts a waiter.
+ * Limits (see doc/rqspinlock.md): a per-thread wait stack, not per-CPU;
+ * signal handlers play NMIs; the waiter only spins (no futex); 253 named
+ * owners per domain (the locked byte).  Cycle detection can report a
+ * deadlock that a nested handler would have resolved, like the kernel's
+ * heuristic, only when a handler interrupts a waiter.
  */
 #ifndef LB_RQSPINLOCK_H
 #define LB_RQSPINLOCK_H
@@ -107,8 +108,8 @@
 #include "lb_spin_budget.h"
 #include "qspinlock.h"
 
-/* Entries in a thread's held-locks table (the kernel's RES_NR_HELD). */
-#define LB_RQSPIN_HELD_MAX 31
+/* Entries in a thread's wait stack (the kernel's RES_NR_HELD). */
+#define LB_RQSPIN_WAITS_MAX 31
 
 /* The pending waiter's budget; the queue head gets twice this. */
 #ifndef LB_RQSPIN_TIMEOUT_NS
@@ -131,27 +132,32 @@
 /* node->locked: the predecessor failed; fail and tell the successor. */
 #define LB_RQSPIN_NODE_ABORT 2u
 
+/* The locked byte of a thread whose index does not fit a byte: an owner
+ * detection cannot name (its deadlocks end by the timeout only). */
+#define LB_RQSPIN_TAG_ANON 255u
+
 typedef struct lb_rqspin {
 	lb_qspin_t word;
 } lb_rqspin_t;
 
 #define LB_RQSPIN_INITIALIZER { LB_QSPIN_INITIALIZER }
 
-/* A thread's held (or awaited) locks: written by its owner only. */
-struct lb_rqspin_held {
-	_Atomic(uint32_t) cnt; /* locks pushed; > LB_RQSPIN_HELD_MAX: overflowed */
-	_Atomic(const lb_rqspin_t *) locks[LB_RQSPIN_HELD_MAX];
+/* The locks a thread's contexts wait for (a signal handler's wait above the
+ * one it interrupted): written by its owner only, read by detectors. */
+struct lb_rqspin_waits {
+	_Atomic(uint32_t) cnt; /* waits pushed; > LB_RQSPIN_WAITS_MAX: overflowed */
+	_Atomic(const lb_rqspin_t *) locks[LB_RQSPIN_WAITS_MAX];
 };
 
-/* A thread's queue nodes and its table, on cache lines of their own. */
+/* A thread's queue nodes and its wait stack, on cache lines of their own. */
 struct lb_rqspin_slot {
 	LB_ALIGNAS(LB_CACHELINE) struct lb_qspin_node node[LB_QSPIN_NESTING];
-	LB_ALIGNAS(LB_CACHELINE) struct lb_rqspin_held held;
+	LB_ALIGNAS(LB_CACHELINE) struct lb_rqspin_waits waits;
 };
 
 /*
  * The node domain: slots for every thread index (never freed while a lock
- * lives) and how many indices have been bound, which bounds the ABBA scan.
+ * lives) and how many indices have been bound, which bounds the scans.
  */
 struct lb_rqspin_domain {
 	struct lb_rqspin_slot *slots;
@@ -164,14 +170,21 @@ struct lb_rqspin_domain {
 /* The per-thread context: plain data, as qspinlock.h's. */
 struct lb_rqspin_ctx {
 	struct lb_rqspin_domain *domain;
-	struct lb_rqspin_held *held; /* &domain->slots[index].held */
+	struct lb_rqspin_waits *waits; /* &domain->slots[index].waits */
 	uint32_t index;
+	uint32_t tag; /* our locked byte: index + 1, or LB_RQSPIN_TAG_ANON */
 };
 typedef struct lb_rqspin_ctx lb_rqspin_ctx_t;
 
 static inline void lb_rqspin_init(lb_rqspin_t *lock)
 {
 	lb_qspin_init(&lock->word);
+}
+
+/* The locked byte thread `index` writes: it names the owner. */
+static inline uint32_t lb_rqspin__tag_of(uint32_t index)
+{
+	return index < LB_RQSPIN_TAG_ANON - 1 ? index + 1 : LB_RQSPIN_TAG_ANON;
 }
 
 /*
@@ -187,16 +200,17 @@ static inline bool lb_rqspin_ctx_init(struct lb_rqspin_ctx *ctx, struct lb_rqspi
 	struct lb_rqspin_slot *slot = &dom->slots[index];
 
 	ctx->domain = dom;
-	ctx->held = &slot->held;
+	ctx->waits = &slot->waits;
 	ctx->index = index;
+	ctx->tag = lb_rqspin__tag_of(index);
 	for (unsigned int i = 0; i < LB_QSPIN_NESTING; i++) {
 		atomic_store_explicit(&slot->node[i].next, NULL, memory_order_relaxed);
 		atomic_store_explicit(&slot->node[i].locked, 0, memory_order_relaxed);
 		atomic_store_explicit(&slot->node[i].count, 0, memory_order_relaxed);
 	}
-	atomic_store_explicit(&slot->held.cnt, 0, memory_order_relaxed);
-	for (unsigned int i = 0; i < LB_RQSPIN_HELD_MAX; i++)
-		atomic_store_explicit(&slot->held.locks[i], NULL, memory_order_relaxed);
+	atomic_store_explicit(&slot->waits.cnt, 0, memory_order_relaxed);
+	for (unsigned int i = 0; i < LB_RQSPIN_WAITS_MAX; i++)
+		atomic_store_explicit(&slot->waits.locks[i], NULL, memory_order_relaxed);
 	/* Raise the scan bound to cover us (relaxed: a detector that misses a
 	 * brand-new thread rechecks within a millisecond). */
 	uint32_t seen = atomic_load_explicit(&dom->bound, memory_order_relaxed);
@@ -207,10 +221,10 @@ static inline bool lb_rqspin_ctx_init(struct lb_rqspin_ctx *ctx, struct lb_rqspi
 	return true;
 }
 
-/* ---- the held-locks table ------------------------------------------------ */
+/* ---- the wait stack ------------------------------------------------------ */
 
-/* Record `lock` on top of the table (before trying it). */
-static inline void lb_rqspin__held_push(struct lb_rqspin_held *h, const lb_rqspin_t *lock)
+/* Record that we wait for `lock` (on entry to the slow path). */
+static inline void lb_rqspin__wait_push(struct lb_rqspin_waits *h, const lb_rqspin_t *lock)
 {
 	uint32_t cnt = atomic_load_explicit(&h->cnt, memory_order_relaxed);
 
@@ -218,58 +232,55 @@ static inline void lb_rqspin__held_push(struct lb_rqspin_held *h, const lb_rqspi
 	/* Compiler-only: the count covers our slot before we fill it, so a
 	 * signal handler arriving in between pushes above it. */
 	atomic_signal_fence(memory_order_seq_cst);
-	if (LB_LIKELY(cnt < LB_RQSPIN_HELD_MAX))
+	if (LB_LIKELY(cnt < LB_RQSPIN_WAITS_MAX))
 		atomic_store_explicit(&h->locks[cnt], lock, memory_order_relaxed);
 }
 
-/* Out of line: `lock` is not the top entry (out-of-order unlock, or an
- * overflowed table).  Shift the entries above it down one; a remote reader
- * may briefly see one entry twice, never a missing one. */
-LB_SLOWPATH void lb_rqspin__held_remove(struct lb_rqspin_held *h, uint32_t recorded,
-					const lb_rqspin_t *lock)
-{
-	uint32_t i = recorded;
-
-	/* Bounded by the table size: find the highest entry naming `lock`. */
-	while (i > 0 && atomic_load_explicit(&h->locks[i - 1], memory_order_relaxed) != lock)
-		i--;
-	if (i == 0)
-		return; /* not recorded (pushed after the table overflowed) */
-	for (; i < recorded; i++)
-		atomic_store_explicit(&h->locks[i - 1],
-				      atomic_load_explicit(&h->locks[i], memory_order_relaxed),
-				      memory_order_relaxed);
-	atomic_store_explicit(&h->locks[recorded - 1], NULL, memory_order_relaxed);
-}
-
 /*
- * Forget a failed attempt: its entry is the top one if it was recorded at
- * all (a handler nested in between restored the table), so no search: past
- * an overflow, a search for the lock would find and drop the entry of the
- * same lock held below (the AA case).
+ * The wait is over (the lock is ours, or we failed): its entry is the top
+ * one if it was recorded at all (a handler nested in between restored the
+ * stack).
  */
-static inline void lb_rqspin__held_forget(struct lb_rqspin_held *h)
+static inline void lb_rqspin__wait_pop(struct lb_rqspin_waits *h)
 {
 	uint32_t cnt = atomic_load_explicit(&h->cnt, memory_order_relaxed);
 
-	if (cnt <= LB_RQSPIN_HELD_MAX)
+	if (cnt <= LB_RQSPIN_WAITS_MAX)
 		atomic_store_explicit(&h->locks[cnt - 1], NULL, memory_order_relaxed);
 	/* Compiler-only: the entry is gone before the count stops covering it. */
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store_explicit(&h->cnt, cnt - 1, memory_order_relaxed);
 }
 
-/* Locks in the calling thread's table (for tests and assertions). */
-static inline uint32_t lb_rqspin_held_count(const struct lb_rqspin_ctx *ctx)
+/* Waits in the calling thread's stack (for tests and assertions): 0 unless
+ * a signal handler asks while its thread waits. */
+static inline uint32_t lb_rqspin_wait_count(const struct lb_rqspin_ctx *ctx)
 {
-	return atomic_load_explicit(&ctx->held->cnt, memory_order_relaxed);
+	return atomic_load_explicit(&ctx->waits->cnt, memory_order_relaxed);
+}
+
+/* The owner named by the lock word's locked byte: 0 free, else a tag. */
+static inline uint32_t lb_rqspin__owner_tag(const lb_rqspin_t *lock)
+{
+	/* Relaxed: detection reads a snapshot; a stale tag can only be an
+	 * owner that has since left, and rechecks run every millisecond. */
+	return atomic_load_explicit(&((lb_rqspin_t *)lock)->word.val, memory_order_relaxed) &
+	       LB_QSPIN_LOCKED_MASK;
+}
+
+/* Whether the calling thread (one of its contexts) holds `lock`.  Exact for
+ * a named owner: only we write our tag, and our own release is the latest
+ * store we can see. */
+static inline bool lb_rqspin_holds(const lb_rqspin_t *lock, const struct lb_rqspin_ctx *ctx)
+{
+	return ctx->tag != LB_RQSPIN_TAG_ANON && lb_rqspin__owner_tag(lock) == ctx->tag;
 }
 
 /* ---- deadlock detection ------------------------------------------------- */
 
 /* Is `lock` among entries [0, n) of h? */
-static inline bool lb_rqspin__held_has(const struct lb_rqspin_held *h, uint32_t n,
-				       const lb_rqspin_t *lock)
+static inline bool lb_rqspin__waits_has(const struct lb_rqspin_waits *h, uint32_t n,
+					const lb_rqspin_t *lock)
 {
 	for (uint32_t i = 0; i < n; i++)
 		if (atomic_load_explicit(&h->locks[i], memory_order_relaxed) == lock)
@@ -278,85 +289,65 @@ static inline bool lb_rqspin__held_has(const struct lb_rqspin_held *h, uint32_t 
 }
 
 /*
- * The thread other than `skip` whose table holds `want` below its top entry
- * while it waits for something (at least two entries); its index, or
- * UINT32_MAX.  *awaited gets its top entry (what it waits for).
+ * One walk of the wait-for chain from `lock`: its owner (the tag in its
+ * word) waits for a lock (the top of its wait stack) whose owner waits for
+ * ... a lock we hold.  One hop is ABBA, two ABBCCA; at most
+ * LB_RQSPIN_CYCLE_HOPS.  The chain ends at a free lock, an anonymous owner
+ * or an owner that is not waiting.
  */
-static inline uint32_t lb_rqspin__holder(const struct lb_rqspin_domain *dom, uint32_t skip,
-					 const lb_rqspin_t *want, const lb_rqspin_t **awaited)
+static inline bool lb_rqspin__cycle_once(const lb_rqspin_t *lock, const struct lb_rqspin_ctx *ctx)
 {
+	const struct lb_rqspin_domain *dom = ctx->domain;
 	uint32_t bound = atomic_load_explicit(&dom->bound, memory_order_relaxed);
-
-	for (uint32_t t = 0; t < bound && t < dom->nslots; t++) {
-		const struct lb_rqspin_held *other = &dom->slots[t].held;
-		uint32_t cnt = atomic_load_explicit(&other->cnt, memory_order_relaxed);
-
-		/* Waiting while holding nothing, or an overflowed table (its
-		 * top is unknown): no edge out of it. */
-		if (t == skip || cnt < 2 || cnt > LB_RQSPIN_HELD_MAX)
-			continue;
-		const lb_rqspin_t *top =
-			atomic_load_explicit(&other->locks[cnt - 1], memory_order_relaxed);
-		if (top && lb_rqspin__held_has(other, cnt - 1, want)) {
-			*awaited = top;
-			return t;
-		}
-	}
-	return UINT32_MAX;
-}
-
-/*
- * One walk of the wait-for chain from `lock`: its holder waits for a lock
- * whose holder waits for ... a lock we hold (one of our `mine` entries).
- * One hop is ABBA, two ABBCCA; at most LB_RQSPIN_CYCLE_HOPS.  A thread that
- * is not waiting has its own last lock on top, which nobody else holds, so
- * the chain stops there.
- */
-static inline bool lb_rqspin__cycle_once(const lb_rqspin_t *lock, const struct lb_rqspin_ctx *ctx,
-					 uint32_t mine)
-{
-	const lb_rqspin_t *want = lock, *awaited = NULL;
-	uint32_t from = ctx->index;
+	const lb_rqspin_t *want = lock;
 
 	for (uint32_t hop = 0; hop < LB_RQSPIN_CYCLE_HOPS; hop++) {
-		from = lb_rqspin__holder(ctx->domain, from, want, &awaited);
-		if (from == UINT32_MAX || from == ctx->index)
+		uint32_t tag = lb_rqspin__owner_tag(want);
+		if (!tag || tag == LB_RQSPIN_TAG_ANON || tag == ctx->tag || tag - 1 >= bound ||
+		    tag - 1 >= dom->nslots)
 			return false;
-		if (lb_rqspin__held_has(ctx->held, mine, awaited))
+		const struct lb_rqspin_waits *other = &dom->slots[tag - 1].waits;
+		uint32_t cnt = atomic_load_explicit(&other->cnt, memory_order_relaxed);
+		if (!cnt || cnt > LB_RQSPIN_WAITS_MAX)
+			return false; /* not waiting, or its top is unknown */
+		want = atomic_load_explicit(&other->locks[cnt - 1], memory_order_relaxed);
+		if (!want)
+			return false; /* between its count and entry stores */
+		if (lb_rqspin_holds(want, ctx))
 			return true;
-		want = awaited;
 	}
 	return false;
 }
 
 /*
- * ABBA and longer cycles (ABBCCA, ...).  Out of line: only nested
- * acquisitions and periodic rechecks get here.  The tables are read with
- * relaxed loads, one entry at a time, so one walk could stitch a chain
- * together from entries of different moments; a cycle counts only if a
- * second walk finds one too.  The entries of the locks we hold cannot be
- * stale (unlock clears an entry before the release we acquired through), so
- * the cycle's last edge is real; the intermediate ones are re-read.
+ * ABBA and longer cycles (ABBCCA, ...).  Out of line: only waiters that
+ * hold something get here.  A chain is read one relaxed load at a time, so
+ * one walk could stitch it from moments apart; a cycle counts only if a
+ * second walk finds one too.  Its last edge is exact (we hold that lock);
+ * the others are re-read.
  */
-LB_SLOWPATH int lb_rqspin__check_abba(const lb_rqspin_t *lock, const struct lb_rqspin_ctx *ctx,
-				      uint32_t mine)
+LB_SLOWPATH int lb_rqspin__check_cycle(const lb_rqspin_t *lock, const struct lb_rqspin_ctx *ctx)
 {
-	if (!lb_rqspin__cycle_once(lock, ctx, mine))
+	if (!lb_rqspin__cycle_once(lock, ctx))
 		return 0;
-	return lb_rqspin__cycle_once(lock, ctx, mine) ? -EDEADLK : 0;
+	return lb_rqspin__cycle_once(lock, ctx) ? -EDEADLK : 0;
 }
 
-/* AA, then ABBA if we hold anything.  0 or -EDEADLK. */
+/*
+ * AA, then the cycles.  0 or -EDEADLK.  AA: the word names us as its owner
+ * (we, or a context we interrupted, hold it), or a context of ours below
+ * the top of our wait stack waits for it (a signal handler on a waiter).
+ */
 static inline int lb_rqspin__check_deadlock(const lb_rqspin_t *lock,
 					    const struct lb_rqspin_ctx *ctx)
 {
-	uint32_t cnt = atomic_load_explicit(&ctx->held->cnt, memory_order_relaxed);
-	/* Our entries below the one for `lock` (which is on top, or unrecorded). */
-	uint32_t mine = cnt - 1 < LB_RQSPIN_HELD_MAX ? cnt - 1 : LB_RQSPIN_HELD_MAX;
+	uint32_t cnt = atomic_load_explicit(&ctx->waits->cnt, memory_order_relaxed);
+	/* Our waits below the one for `lock` (which is on top, or unrecorded). */
+	uint32_t below = cnt - 1 < LB_RQSPIN_WAITS_MAX ? cnt - 1 : LB_RQSPIN_WAITS_MAX;
 
-	if (lb_rqspin__held_has(ctx->held, mine, lock))
+	if (lb_rqspin_holds(lock, ctx) || lb_rqspin__waits_has(ctx->waits, below, lock))
 		return -EDEADLK;
-	return mine ? lb_rqspin__check_abba(lock, ctx, mine) : 0;
+	return lb_rqspin__check_cycle(lock, ctx);
 }
 
 /* ---- timeout ------------------------------------------------------------ */
@@ -419,6 +410,30 @@ static inline bool lb_rqspin__clear_own_tail(lb_rqspin_t *lock, uint32_t tail)
 	return false;
 }
 
+/* (0,1,0) -> (0,0,tag): the pending waiter takes the lock in its name. */
+static inline void lb_rqspin__clear_pending_set_owner(lb_rqspin_t *lock, uint32_t tag)
+{
+	/* Relaxed: the spin that saw locked == 0 already did the acquire.
+	 * Pending is set, so adding tag - (1 << 8) cannot borrow from the tail. */
+	atomic_fetch_add_explicit(&lock->word.val, tag - LB_QSPIN_PENDING, memory_order_relaxed);
+}
+
+/* (n,0,0) -> (n,0,tag): the queue head takes the lock in its name (locked
+ * and pending are 0: OR sets the byte).  Relaxed: the head's spin that saw
+ * locked == pending == 0 acquired. */
+static inline void lb_rqspin__set_owner(lb_rqspin_t *lock, uint32_t tag)
+{
+	atomic_fetch_or_explicit(&lock->word.val, tag, memory_order_relaxed);
+}
+
+/* (0,0,0) -> (0,0,tag) or fail; never waits.  A relaxed peek first, so a
+ * visibly busy word fails without taking its line for ownership. */
+static inline bool lb_rqspin__try_owner(lb_rqspin_t *lock, uint32_t tag)
+{
+	/* Acquire (in lb_cas_acquire) pairs with the release in lb_rqspin_unlock. */
+	return lb_cas_acquire_if_zero(&lock->word.val, tag);
+}
+
 /* Pending path (the word had no tail and no pending): 1 when the caller
  * must queue instead, else 0 (locked) or an error. */
 static inline int lb_rqspin__pending(lb_rqspin_t *lock, const struct lb_rqspin_ctx *ctx,
@@ -445,7 +460,7 @@ static inline int lb_rqspin__pending(lb_rqspin_t *lock, const struct lb_rqspin_c
 		}
 		lb_cpu_relax();
 	}
-	lb_qspin__clear_pending_set_locked(&lock->word);
+	lb_rqspin__clear_pending_set_owner(lock, ctx->tag);
 	return 0;
 }
 
@@ -471,12 +486,13 @@ static inline int lb_rqspin__head(lb_rqspin_t *lock, const struct lb_rqspin_ctx 
 			return ret;
 		lb_cpu_relax();
 	}
-	/* (n,0,0) -> (0,0,1) if we are still the tail (relaxed: the spin acquired). */
+	/* (n,0,0) -> (0,0,tag) if we are still the tail (relaxed: the spin
+	 * acquired). */
 	if ((val & LB_QSPIN_TAIL_MASK) == tail &&
-	    atomic_compare_exchange_strong_explicit(&lock->word.val, &val, LB_QSPIN_LOCKED,
+	    atomic_compare_exchange_strong_explicit(&lock->word.val, &val, ctx->tag,
 						    memory_order_relaxed, memory_order_relaxed))
 		return 0;
-	lb_qspin__set_locked(&lock->word);
+	lb_rqspin__set_owner(lock, ctx->tag);
 	/* A successor is linking in; acquire pairs with its release link store. */
 	while (!(next = atomic_load_explicit(&node->next, memory_order_acquire)))
 		lb_cpu_relax();
@@ -509,7 +525,7 @@ static inline int lb_rqspin__nodeless(lb_rqspin_t *lock, const struct lb_rqspin_
 	int ret;
 
 	/* Spin on trylock (acquire on success); the deadline bounds it. */
-	while (!lb_qspin_trylock(&lock->word)) {
+	while (!lb_rqspin__try_owner(lock, ctx->tag)) {
 		if ((ret = lb_rqspin__wait_check(lock, ctx, w)))
 			return ret;
 		lb_cpu_relax();
@@ -537,7 +553,7 @@ static inline int lb_rqspin__queue(lb_rqspin_t *lock, const struct lb_rqspin_ctx
 	tail = lb_qspin__encode_tail(ctx->index, idx);
 	atomic_store_explicit(&node->locked, 0, memory_order_relaxed);
 	atomic_store_explicit(&node->next, NULL, memory_order_relaxed);
-	if (lb_qspin_trylock(&lock->word))
+	if (lb_rqspin__try_owner(lock, ctx->tag))
 		goto release;
 
 	/* (p,*,*) -> (n,*,*): acq_rel, see qspinlock.h. */
@@ -572,9 +588,9 @@ release:
 }
 
 /*
- * Contended path (`val`: what the fast-path CAS saw; our table entry for
- * `lock` is already pushed).  0 or -EDEADLK / -ETIMEDOUT with the entry
- * removed.
+ * Contended path (`val`: what the fast-path CAS saw).  Records the wait
+ * first, so that detectors (ours and other threads') see what we wait for,
+ * and removes it when the wait ends either way.  0 or -EDEADLK / -ETIMEDOUT.
  */
 LB_SLOWPATH int lb_rqspin_lock_slow(lb_rqspin_t *lock, const struct lb_rqspin_ctx *ctx,
 				    uint32_t val)
@@ -583,6 +599,7 @@ LB_SLOWPATH int lb_rqspin_lock_slow(lb_rqspin_t *lock, const struct lb_rqspin_ct
 	int ret;
 
 	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_SPIN);
+	lb_rqspin__wait_push(ctx->waits, lock);
 	lb_rqspin__wait_start(&w, LB_RQSPIN_TIMEOUT_NS);
 	ret = lb_rqspin__check_deadlock(lock, ctx);
 	if (ret)
@@ -600,70 +617,46 @@ LB_SLOWPATH int lb_rqspin_lock_slow(lb_rqspin_t *lock, const struct lb_rqspin_ct
 	if (ret == 1)
 		ret = lb_rqspin__queue(lock, ctx, &w);
 out:
-	if (ret)
-		lb_rqspin__held_forget(ctx->held);
+	lb_rqspin__wait_pop(ctx->waits);
 	LB_PROBE_CONTENTION_END(lock, ret);
 	return ret;
 }
 
 /*
- * Take the lock: 0, or -EDEADLK (AA, ABBA or a longer cycle detected) / -ETIMEDOUT, and
- * then the lock is not held.  Fast path: one table push (plain stores) and
- * qspinlock's CAS (0,0,0) -> (0,0,1).
+ * Take the lock: 0, or -EDEADLK (AA, ABBA or a longer cycle detected) /
+ * -ETIMEDOUT, and then the lock is not held.  Fast path: qspinlock's CAS
+ * with our tag as the locked byte, (0,0,0) -> (0,0,tag): the word itself
+ * records who holds it, so the fast path writes nothing else.
  */
 static inline int lb_rqspin_lock(lb_rqspin_t *lock, const struct lb_rqspin_ctx *ctx)
 {
 	uint32_t val = 0;
 
-	lb_rqspin__held_push(ctx->held, lock);
 	/* Acquire pairs with the release in lb_rqspin_unlock. */
-	if (LB_LIKELY(lb_cas_acquire(&lock->word.val, &val, LB_QSPIN_LOCKED)))
+	if (LB_LIKELY(lb_cas_acquire(&lock->word.val, &val, ctx->tag)))
 		return 0;
 	return lb_rqspin_lock_slow(lock, ctx, val);
 }
 
-/* (0,0,0) -> (0,0,1) or fail; never waits, so never reports an error. */
+/* (0,0,0) -> (0,0,tag) or fail; never waits, so never reports an error. */
 static inline bool lb_rqspin_trylock(lb_rqspin_t *lock, const struct lb_rqspin_ctx *ctx)
 {
-	lb_rqspin__held_push(ctx->held, lock);
-	/* Acquire pairs with the release in lb_rqspin_unlock. */
-	if (LB_LIKELY(lb_qspin_trylock(&lock->word)))
-		return true;
-	lb_rqspin__held_forget(ctx->held);
-	return false;
+	return lb_rqspin__try_owner(lock, ctx->tag);
 }
 
-/*
- * Unlock when `lock` is not the recorded top entry (out-of-order unlock, or
- * an overflowed table): out of line, so the common unlock spills nothing.
- * Same order as lb_rqspin_unlock: entry, release, count.
- */
-LB_SLOWPATH void lb_rqspin__unlock_slow(lb_rqspin_t *lock, struct lb_rqspin_held *h, uint32_t cnt)
-{
-	lb_rqspin__held_remove(h, cnt < LB_RQSPIN_HELD_MAX ? cnt : LB_RQSPIN_HELD_MAX, lock);
-	lb_qspin_unlock(&lock->word);
-	/* Compiler-only: the count covers the slot until it is cleared. */
-	atomic_signal_fence(memory_order_seq_cst);
-	atomic_store_explicit(&h->cnt, cnt - 1, memory_order_relaxed);
-}
-
-/* (*,*,1) -> (*,*,0); the caller must hold the lock. */
+/* (*,*,tag) -> (*,*,0); the caller must hold the lock (in any order: no
+ * table to keep in step). */
 static inline void lb_rqspin_unlock(lb_rqspin_t *lock, const struct lb_rqspin_ctx *ctx)
 {
-	struct lb_rqspin_held *h = ctx->held;
-	uint32_t cnt = atomic_load_explicit(&h->cnt, memory_order_relaxed);
-
-	if (LB_UNLIKELY(cnt > LB_RQSPIN_HELD_MAX ||
-			atomic_load_explicit(&h->locks[cnt - 1], memory_order_relaxed) != lock)) {
-		lb_rqspin__unlock_slow(lock, h, cnt);
-		return;
-	}
-	/* The entry goes before the release below publishes it as gone. */
-	atomic_store_explicit(&h->locks[cnt - 1], NULL, memory_order_relaxed);
-	lb_qspin_unlock(&lock->word);
-	/* Compiler-only: the count covers the slot until it is cleared. */
-	atomic_signal_fence(memory_order_seq_cst);
-	atomic_store_explicit(&h->cnt, cnt - 1, memory_order_relaxed);
+#if LB_QSPIN_SUBWORD
+	(void)ctx;
+	/* Release: hands the critical section to the next acquirer. */
+	__atomic_store_n(lb_qspin__locked_byte(&lock->word), (uint8_t)0, __ATOMIC_RELEASE);
+#else
+	/* Release, as above; an RMW because pending and tail may change under
+	 * us, and subtracting our own tag clears exactly the locked byte. */
+	atomic_fetch_sub_explicit(&lock->word.val, ctx->tag, memory_order_release);
+#endif
 }
 
 /* Held, or about to be (snapshot, not a synchronisation point). */
@@ -673,13 +666,16 @@ static inline bool lb_rqspin_is_locked(const lb_rqspin_t *lock)
 }
 
 /*
- * In a fork() child: as qspinlock's (queue and pending go, a held lock
- * stays held).  The forking thread's own table stays as it is; the others'
- * are reset when their indices are bound again.
+ * In a fork() child: queue and pending go, a held lock stays held in its
+ * owner's name (qspinlock.h's would write 1: the forking thread's unlock
+ * subtracts its tag).  The others' wait stacks are reset when their
+ * indices are bound again.
  */
 static inline void lb_rqspin_atfork_child(lb_rqspin_t *lock)
 {
-	lb_qspin_atfork_child(&lock->word);
+	uint32_t v = atomic_load_explicit(&lock->word.val, memory_order_relaxed);
+	/* Relaxed: the child has one thread. */
+	atomic_store_explicit(&lock->word.val, v & LB_QSPIN_LOCKED_MASK, memory_order_relaxed);
 }
 
 #endif /* LB_RQSPINLOCK_H */
