@@ -276,7 +276,7 @@ static void round_aa(struct lb_torture_deadlock *dl, struct dl_worker *w, struct
  * seed, the same for every member: one round in two, in abba and abbcca.
  * The ordered rounds are what tests for false detections.
  */
-static bool round_is_ordered(const struct lb_torture_deadlock *dl, const struct lb_torture_run *run,
+static bool round_is_ordered(const struct lb_torture_run *run,
 			     int g, uint64_t round)
 {
 	uint64_t x = (run->cfg.seed ^ ((uint64_t)g << 48) ^ round) * 0x9e3779b97f4a7c15ull;
@@ -373,7 +373,7 @@ static bool one_round(struct lb_torture_deadlock *dl, struct dl_worker *w, struc
 	uint64_t round = g->round;
 	if (dl->mode == LB_TORTURE_DEADLOCK_AA) {
 		round_aa(dl, w, g);
-	} else if (round_is_ordered(dl, run, gi, round)) {
+	} else if (round_is_ordered(run, gi, round)) {
 		round_ordered(dl, w, g);
 	} else {
 		/* Each member writes its own ret[m]; member 0 reads them all
