@@ -259,7 +259,11 @@ void lb_perturb_slow_site(uint32_t *hits, bool after, bool publishes, int mo)
 {
 	uint32_t n = *hits + (*hits < UINT32_MAX);
 	*hits = n;
-	if (publishes) {
+	/* The rare-site boost: before and after a store or read-modify-write,
+	 * and after a load (or a failed compare-exchange): a wait path's loads
+	 * run rarely too, and the window a broken waiter has often lies
+	 * between two of them (a state read, then the futex word read). */
+	if (publishes || after) {
 		if (!perturb_seeded)
 			seed_thread(1000000u + (uint64_t)gettid());
 		if (lb_torture_random_step(&perturb_state) % n < PERTURB_RARE_K) {
@@ -269,12 +273,24 @@ void lb_perturb_slow_site(uint32_t *hits, bool after, bool publishes, int mo)
 			delay_mostly_descheduled(4);
 			return;
 		}
-		if (after && mo >= __ATOMIC_RELEASE) {
+		if (publishes && after && mo >= __ATOMIC_RELEASE) {
 			lb_perturb_slow_published();
 			return;
 		}
 	}
 	lb_perturb_slow();
+}
+
+void lb_perturb_slow_before_wait(void)
+{
+	/* The configured rate, boosted as after a publishing store: a waiter
+	 * has published that it will sleep and not yet slept. */
+	if (!draw_rate(PERTURB_PUBLISH_BOOST, true))
+		return;
+	count(&tally->points);
+	count(&tally->published);
+	/* Mostly descheduled: the waker runs in the window. */
+	delay_mostly_descheduled(2);
 }
 
 void lb_perturb_acquire_begin_slow(void)

@@ -11,6 +11,12 @@
  * Where the delays go (all generic: the hooks know only which atomic builtin
  * runs and its memory order, never which lock):
  *  - before each atomic and futex call, and after each atomic: RATE % of them;
+ *  - before a futex wait: PUBLISH_BOOST times as often, mostly a yield or a
+ *    sleep (the window between a waiter's state change and its sleep);
+ *  - at a rarely run site (lb_perturb_slow_site): before and after a store
+ *    or read-modify-write, and after a load, RARE_K / n of the time: a wait
+ *    path's loads, where a window between two loads lies, as well as its
+ *    stores;
  *  - after an atomic that publishes a lock state (a store or read-modify-write
  *    with release, acq_rel or seq_cst order: an unlock, a hand-over, a flag
  *    that tells others what to do): PUBLISH_BOOST times as often, and mostly
@@ -103,6 +109,15 @@ void lb_perturb_share_tally(void *mem);
 void lb_perturb_slow(void);
 /* One decision right after an atomic that published a lock state. */
 void lb_perturb_slow_published(void);
+/* One decision right before a futex wait: the window between a waiter's
+ * state change and its sleep (PUBLISH_BOOST times the rate, mostly a
+ * yield or a sleep, as after a publishing atomic). */
+void lb_perturb_slow_before_wait(void);
+static inline void lb_perturb_before_wait(void)
+{
+	if (__builtin_expect(lb_perturb_enabled, 0))
+		lb_perturb_slow_before_wait();
+}
 /* One decision inside a critical section (the caller holds the lock). */
 void lb_perturb_slow_hold(bool reader);
 

@@ -14,6 +14,9 @@
  *   mutex-wait-private          a pshared mutex's waiter sleeps on a private
  *                               futex, its waker wakes the shared one (a lost
  *                               wake-up, seen only across processes: -P)
+ *   qrwlock-seq-after-word      a parked reader reads its wake sequence after
+ *                               the lock word (a lost wake-up, the window
+ *                               between two loads on the wait path)
  *   tas-trylock-store           trylock claims a free lock with a plain store
  *                               (two owners when a lock() lands in between;
  *                               for the conformance test, no --perturb hooks)
@@ -28,5 +31,6 @@ extern const struct lb_lock_ops lb_broken_pv_halt_no_recheck_ops;
 extern const struct lb_lock_ops lb_broken_mutex_pass_on_ops;
 extern const struct lb_lock_ops lb_broken_mutex_wait_private_ops;
 extern const struct lb_lock_ops lb_broken_tas_trylock_store_ops;
+extern const struct lb_lock_ops lb_broken_qrwlock_seq_after_word_ops;
 
 #endif /* LB_TEST_BROKEN_COPIES_H */

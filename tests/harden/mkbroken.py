@@ -59,6 +59,19 @@ BUGS = {
          "\t\t\tr = lb_futex_wait_scoped(&w->state, LB_MUTEX__SLEEPING, NULL,\n"
          "\t\t\t\t\t\t FUTEX_PRIVATE_FLAG);\n"),
     ],
+    # A qrwlock reader parked behind a writer that reads its wake sequence
+    # after checking the lock word, not before: a write unlock between the
+    # two loads bumps rd_seq and wakes nobody yet asleep, and the reader then
+    # sleeps on the new value (a lost wake-up; the window lies between two
+    # loads on the wait path).
+    "qrwlock-seq-after-word": [
+        ("\t\tuint32_t seq = atomic_load_explicit(&lock->rd_seq, memory_order_seq_cst);\n"
+         "\t\tif (!(atomic_load_explicit(&lock->cnts, memory_order_seq_cst) & LB_QRW_WLOCKED))\n"
+         "\t\t\tbreak;\n",
+         "\t\tif (!(atomic_load_explicit(&lock->cnts, memory_order_seq_cst) & LB_QRW_WLOCKED))\n"
+         "\t\t\tbreak;\n"
+         "\t\tuint32_t seq = atomic_load_explicit(&lock->rd_seq, memory_order_seq_cst);\n"),
+    ],
     # A trylock that, having seen the lock free, claims it with a plain
     # store instead of the exchange: a lock() whose exchange lands between
     # the peek and the store also gets in (two owners, a few-instruction

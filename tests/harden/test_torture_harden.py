@@ -23,7 +23,8 @@ copies   the broken copies of real locks (broken_copies.h, mkbroken.py): with
          the default --perturb run (default threads, 20 s) each FAILs: two
          owners in a window (qspinlock-pv-steal-bit, mutex-pass-on-after-
          release) and a lost wake-up in a window (qspinlock-pv-halt-no-
-         recheck).  A copy gets two tries (the catch is random; measured rates
+         recheck; qrwlock-seq-after-word, whose window lies between two
+         loads on a parked reader's path).  A copy gets two tries (the catch is random; measured rates
          are in doc/locktorture.md, 10 of 10 each): a copy that passes both
          is a miss, and a failure of the test.
 """
@@ -161,7 +162,7 @@ def scenario_abort():
 
 def scenario_copies():
     for lock in ("qspinlock-pv-steal-bit", "mutex-pass-on-after-release",
-                 "qspinlock-pv-halt-no-recheck"):
+                 "qspinlock-pv-halt-no-recheck", "qrwlock-seq-after-word"):
         tries = []
         for _ in range(2):
             rc, out, err, secs = run(["--type", lock, "--duration", "20", "--perturb",

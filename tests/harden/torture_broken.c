@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-#define N_COPIES 4
+#define N_COPIES 5
 
 int main(int argc, char **argv)
 {
@@ -26,6 +26,7 @@ int main(int argc, char **argv)
 	all[n++] = &lb_broken_pv_halt_no_recheck_ops;
 	all[n++] = &lb_broken_mutex_pass_on_ops;
 	all[n++] = &lb_broken_mutex_wait_private_ops;
+	all[n++] = &lb_broken_qrwlock_seq_after_word_ops;
 	all[n] = NULL;
 	struct lb_torture_config cfg;
 	lb_cli_set_prog("locktorture");

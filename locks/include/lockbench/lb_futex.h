@@ -32,7 +32,12 @@ static inline long lb_futex(_Atomic(uint32_t) *uaddr, int op, uint32_t val,
 			    const struct timespec *timeout, uint32_t *uaddr2, uint32_t val3)
 {
 #if defined(LB_PERTURB)
-	/* locktorture --perturb only (torture/perturb_hooks.h): delays around the call. */
+	/* locktorture --perturb only (torture/perturb_hooks.h): delays around the
+	 * call, more often right before a wait (a waiter between its state
+	 * change and its sleep). */
+	int cmd = op & FUTEX_CMD_MASK;
+	if (cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET)
+		lb_perturb_before_wait();
 	lb_perturb_point();
 	long ret = syscall(SYS_futex, (uint32_t *)uaddr, op, val, timeout, uaddr2, val3);
 	int saved_errno = errno;
