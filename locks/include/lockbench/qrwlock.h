@@ -138,6 +138,7 @@
 #include <stdint.h>
 
 #include "lb_atomic.h"
+#include "lb_cond_load.h"
 #include "lb_probe.h"
 
 #include "lb_futex.h" /* #errors without _GNU_SOURCE: one protocol for all */
@@ -253,19 +254,17 @@ static inline void lb_qrwlock__sub_reader(lb_qrwlock_t *lock)
  */
 LB_SLOWPATH uint32_t lb_qrwlock__wait(lb_qrwlock_t *lock, uint32_t kind)
 {
-	uint32_t cnts;
+	uint32_t cnts, n = lb_spin_loops(LB_QRWLOCK_SPIN_NS); /* >= 1 */
 
 	/*
-	 * Phase 1: spin for LB_QRWLOCK_SPIN_NS.  Acquire pairs with the
-	 * releasing RMW (read or write unlock) that produced the value we
-	 * accept.
+	 * Phase 1: spin loop for LB_QRWLOCK_SPIN_NS (n looks, a pause after
+	 * each).  Acquire pairs with the releasing RMW (read or write unlock)
+	 * that produced the value we accept.
 	 */
-	for (uint32_t n = lb_spin_loops(LB_QRWLOCK_SPIN_NS); n; n--) {
-		cnts = atomic_load_explicit(&lock->cnts, memory_order_acquire);
-		if (lb_qrwlock__ready(kind, cnts))
-			return cnts;
-		lb_cpu_relax();
-	}
+	lb_cond_load_acquire_until(cnts, &lock->cnts, lb_qrwlock__ready(kind, cnts), --n == 0);
+	if (lb_qrwlock__ready(kind, cnts))
+		return cnts;
+	lb_cpu_relax(); /* the budget's last pause */
 	/*
 	 * Phase 2: park on wake_seq.  seq_cst store of `sleeper`, then seq_cst
 	 * loads of wake_seq and of the word, pair with the unlockers' seq_cst
@@ -303,12 +302,14 @@ LB_SLOWPATH uint32_t lb_qrwlock__wait(lb_qrwlock_t *lock, uint32_t kind)
  */
 LB_SLOWPATH void lb_qrwlock__reader_wait_writer(lb_qrwlock_t *lock)
 {
-	/* Spin phase, bounded in time; acquire as described above. */
-	for (uint32_t n = lb_spin_loops(LB_QRWLOCK_SPIN_NS); n; n--) {
-		if (!(atomic_load_explicit(&lock->cnts, memory_order_acquire) & LB_QRW_WLOCKED))
-			return;
-		lb_cpu_relax();
-	}
+	uint32_t cnts, n = lb_spin_loops(LB_QRWLOCK_SPIN_NS); /* >= 1 */
+
+	/* Spin phase: spin loop bounded in time (n looks, a pause after
+	 * each); acquire as described above. */
+	lb_cond_load_acquire_until(cnts, &lock->cnts, !(cnts & LB_QRW_WLOCKED), --n == 0);
+	if (!(cnts & LB_QRW_WLOCKED))
+		return;
+	lb_cpu_relax(); /* the budget's last pause */
 	atomic_fetch_add_explicit(&lock->rd_sleepers, 1, memory_order_seq_cst);
 	/* Park loop: EINTR, EAGAIN and stale wakes only re-check. */
 	for (;;) {

@@ -137,6 +137,7 @@
 #include <stdint.h>
 
 #include "lb_atomic.h"
+#include "lb_cond_load.h"
 #include "lb_probe.h"
 #include "lb_spin_budget.h"
 
@@ -424,16 +425,19 @@ LB_SLOWPATH void lb_qspin_lock_slow(lb_qspin_t *lock, const struct lb_qspin_ctx 
 				    uint32_t val, struct lb_qspin_events *ev)
 {
 	struct lb_qspin_node *node0, *node, *next;
-	uint32_t idx, tail, old;
+	uint32_t idx, tail, old, locked;
+	uint32_t loops = lb_spin_loops(LB_QSPIN_PENDING_NS);
 
 	/*
-	 * (0,1,0): the pending waiter is turning into the owner.  Re-read a
-	 * few times rather than queueing behind a handover about to finish.
+	 * (0,1,0): the pending waiter is turning into the owner.  Spin loop,
+	 * bounded by `loops` looks: re-read (relaxed: we only decide whether
+	 * to queue; the fetch_or below acquires) rather than queueing behind
+	 * a handover about to finish.  A pause comes before every look, the
+	 * first one too: `val` was just read.
 	 */
-	for (uint32_t loops = lb_spin_loops(LB_QSPIN_PENDING_NS); val == LB_QSPIN_PENDING && loops;
-	     loops--) {
+	if (val == LB_QSPIN_PENDING) {
 		lb_cpu_relax();
-		val = atomic_load_explicit(&lock->val, memory_order_relaxed);
+		lb_cond_load_relaxed_until(val, &lock->val, val != LB_QSPIN_PENDING, --loops == 0);
 	}
 
 	/* Anyone pending or queued: join the queue. */
@@ -455,10 +459,10 @@ LB_SLOWPATH void lb_qspin_lock_slow(lb_qspin_t *lock, const struct lb_qspin_ctx 
 	/*
 	 * (0,1,1) -> (0,1,0): wait for the owner to leave.  Acquire pairs with
 	 * the release in lb_qspin_unlock.  Newcomers see pending and queue.
+	 * Spin loop on the lock word.
 	 */
 	if (val & LB_QSPIN_LOCKED_MASK)
-		while (atomic_load_explicit(&lock->val, memory_order_acquire) & LB_QSPIN_LOCKED_MASK)
-			lb_cpu_relax();
+		lb_cond_load_acquire(val, &lock->val, !(val & LB_QSPIN_LOCKED_MASK));
 
 	/* (*,1,0) -> (*,0,1) */
 	lb_qspin__clear_pending_set_locked(lock);
@@ -477,7 +481,10 @@ queue:
 	atomic_signal_fence(memory_order_seq_cst);
 
 	if (LB_UNLIKELY(idx >= LB_QSPIN_NESTING)) {
-		/* Out of nodes: spin on trylock (acquires on success); not FIFO. */
+		/* Out of nodes: spin on trylock (acquires on success); not FIFO.
+		 * Not lb_cond_load: each look is a trylock (a peek, then a
+		 * CAS when free), and nesting this deep never happens in
+		 * practice. */
 		while (!lb_qspin_trylock(lock))
 			lb_cpu_relax();
 		goto release;
@@ -505,21 +512,19 @@ queue:
 		atomic_store_explicit(&prev->next, node, memory_order_release);
 
 		/*
-		 * Spin on our own node until we head the queue.  Acquire pairs
-		 * with the predecessor's release store of node->locked.
+		 * Spin loop on our own node until we head the queue.  Acquire
+		 * pairs with the predecessor's release store of node->locked.
 		 */
-		while (!atomic_load_explicit(&node->locked, memory_order_acquire))
-			lb_cpu_relax();
+		lb_cond_load_acquire(locked, &node->locked, locked != 0);
 	}
 
 	/*
 	 * Queue head: (*,x,y) -> (*,0,0).  Wait for the owner and any pending
 	 * waiter to leave.  Acquire pairs with the release in lb_qspin_unlock
-	 * (and sees the pending waiter's handover, which precedes it).
+	 * (and sees the pending waiter's handover, which precedes it).  Spin
+	 * loop on the lock word.
 	 */
-	while ((val = atomic_load_explicit(&lock->val, memory_order_acquire)) &
-	       LB_QSPIN_LOCKED_PENDING_MASK)
-		lb_cpu_relax();
+	lb_cond_load_acquire(val, &lock->val, !(val & LB_QSPIN_LOCKED_PENDING_MASK));
 
 	/*
 	 * (n,0,0) -> (0,0,1): we are still the tail, so take the lock and
@@ -537,10 +542,9 @@ queue:
 
 	/*
 	 * A successor exists (the tail moved) but may not have linked in yet.
-	 * Acquire pairs with its release store of our node->next.
+	 * Spin loop; acquire pairs with its release store of our node->next.
 	 */
-	while (!(next = atomic_load_explicit(&node->next, memory_order_acquire)))
-		lb_cpu_relax();
+	lb_cond_load_acquire(next, &node->next, next != NULL);
 
 	/* Make it the queue head; pairs with the acquire spin on its node. */
 	atomic_store_explicit(&next->locked, 1, memory_order_release);

@@ -143,6 +143,7 @@
 #include <string.h>
 
 #include "lb_atomic.h"
+#include "lb_cond_load.h"
 #include "lb_probe.h"
 #include "lb_futex.h"
 #include "lb_spin_budget.h"
@@ -413,13 +414,15 @@ static inline void lb_qspin_pv__wait_node(struct lb_qspin_pv_node *node, uint32_
 					  struct lb_qspin_pv__tally *t)
 {
 	for (uint32_t waits = 0;; waits++) {
-		/* Spin loop, bounded: the predecessor sets locked (seq_cst,
-		 * pairs with its store in hand_over). */
-		for (uint32_t n = spin_loops; n; n--) {
-			if (atomic_load_explicit(&node->locked, memory_order_seq_cst))
-				return;
-			lb_cpu_relax();
-		}
+		uint32_t n = spin_loops, locked; /* spin_loops >= 1 (lb_spin_loops) */
+
+		/* Spin loop, bounded by spin_loops looks: the predecessor sets
+		 * locked (seq_cst, pairs with its store in hand_over). */
+		lb_cond_load_until(locked, &node->locked, memory_order_seq_cst, locked != 0,
+				   --n == 0);
+		if (locked)
+			return;
+		lb_cpu_relax(); /* the budget's last pause: each look is followed by one */
 		/* No kick time yet: the kicker writes one only once it sees
 		 * HALTED, i.e. after the exchange below. */
 		if (LB_QSPIN_PV_COUNTING)
@@ -463,14 +466,12 @@ static inline bool lb_qspin_pv__pending_spin(lb_qspin_pv_t *lock, uint32_t spin_
 		 * lock (the releasing thread is usually back first).  Wait a
 		 * moment for (0,P,0) -> (0,0,1), as the native lock does, so
 		 * we become the next pending spinner instead of queueing.
-		 * Spin loop, bounded by LB_QSPIN_PV_PENDING_WAIT_NS.
+		 * Spin loop, bounded by LB_QSPIN_PV_PENDING_WAIT_NS; a pause
+		 * before every look, the first one too (`val` was just read).
 		 */
-		for (uint32_t n = lb_spin_loops(LB_QSPIN_PV_PENDING_WAIT_NS); n; n--) {
-			lb_cpu_relax();
-			val = atomic_load_explicit(&lock->val, memory_order_relaxed);
-			if (val != LB_QSPIN_PV_PENDING)
-				break;
-		}
+		uint32_t n = lb_spin_loops(LB_QSPIN_PV_PENDING_WAIT_NS);
+		lb_cpu_relax();
+		lb_cond_load_relaxed_until(val, &lock->val, val != LB_QSPIN_PV_PENDING, --n == 0);
 	}
 	if (val & (LB_QSPIN_PV_TAIL_MASK | LB_QSPIN_PV_PENDING | LB_QSPIN_PV_HEAD_SPIN))
 		return false;
@@ -478,20 +479,26 @@ static inline bool lb_qspin_pv__pending_spin(lb_qspin_pv_t *lock, uint32_t spin_
 	if (!atomic_compare_exchange_strong_explicit(&lock->val, &val, val | LB_QSPIN_PV_PENDING,
 						     memory_order_relaxed, memory_order_relaxed))
 		return false;
-	/* Spin loop, bounded by the budget: wait for the holder to release. */
-	for (uint32_t n = spin_loops; n; n--) {
-		val = atomic_load_explicit(&lock->val, memory_order_relaxed);
+	/* Spin loop, bounded by the budget (spin_loops >= 1: looks that saw
+	 * it held, and failed CASes): wait for the holder to release, or for
+	 * a queue head that runs.  Relaxed looks; the CAS acquires. */
+	for (uint32_t n = spin_loops;;) {
+		lb_cond_load_relaxed_until(val, &lock->val,
+					   !(val & LB_QSPIN_PV_LOCKED_MASK) || (val & LB_QSPIN_PV_HEAD_SPIN),
+					   --n == 0);
 		if (!(val & LB_QSPIN_PV_LOCKED_MASK)) {
 			/* (t,P,0) -> (t,0,1).  Acquire pairs with unlock's release. */
 			if (atomic_compare_exchange_weak_explicit(
 				    &lock->val, &val, (val & ~LB_QSPIN_PV_PENDING) | LB_QSPIN_PV_LOCKED,
 				    memory_order_acquire, memory_order_relaxed))
 				return true;
+			if (--n == 0)
+				break;
 			continue;
 		}
-		if (val & LB_QSPIN_PV_HEAD_SPIN)
-			break; /* a queue formed and its head runs: join it */
-		lb_cpu_relax();
+		if (!(val & LB_QSPIN_PV_HEAD_SPIN))
+			lb_cpu_relax(); /* the budget ran out: its last pause */
+		break; /* budget gone, or a queue formed and its head runs: join it */
 	}
 	/* Give PENDING back.  Relaxed: nothing was acquired. */
 	atomic_fetch_and_explicit(&lock->val, ~LB_QSPIN_PV_PENDING, memory_order_relaxed);
@@ -537,7 +544,9 @@ static inline void lb_qspin_pv__lock_slow(lb_qspin_pv_t *lock, const struct lb_q
 	for (uint32_t parks = 0;;) {
 		struct lb_qspin_pv_node *next = NULL;
 		/* Spin loop, bounded by the budget: wait for a free lock we may
-		 * take.  Acquire on the load pairs with unlock's release. */
+		 * take.  Acquire on the load pairs with unlock's release.  Not
+		 * lb_cond_load: it watches two words (the lock word and our
+		 * node's next) and sets or clears HEAD_SPIN from inside. */
 		for (uint32_t n = ctx->spin_loops; n; n--) {
 			uint32_t val = atomic_load_explicit(&lock->val, memory_order_acquire);
 			bool last = (val & LB_QSPIN_PV_TAIL_MASK) == tail;

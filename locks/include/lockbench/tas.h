@@ -54,6 +54,7 @@
 #include <stdint.h>
 
 #include "lb_atomic.h"
+#include "lb_cond_load.h"
 #include "lb_probe.h"
 
 typedef struct lb_tas {
@@ -74,14 +75,16 @@ static inline void lb_tas_init(lb_tas_t *lock)
  */
 LB_SLOWPATH void lb_tas_lock_slow(lb_tas_t *lock)
 {
+	uint32_t locked;
+
 	do {
 		/*
-		 * Test before test-and-set: wait on a shared copy of the line
-		 * until the holder's release store (in lb_tas_unlock) makes it
-		 * 0; the exchange below then carries the acquire.
+		 * Spin loop, test before test-and-set: wait on a shared copy
+		 * of the line until the holder's release store (in
+		 * lb_tas_unlock) makes it 0; the exchange below then carries
+		 * the acquire.
 		 */
-		while (atomic_load_explicit(&lock->locked, memory_order_relaxed))
-			lb_cpu_relax();
+		lb_cond_load_relaxed(locked, &lock->locked, locked == 0);
 	} while (atomic_exchange_explicit(&lock->locked, 1, memory_order_acquire));
 }
 

@@ -62,6 +62,7 @@
 #include <stdint.h>
 
 #include "lb_atomic.h"
+#include "lb_cond_load.h"
 #include "lb_probe.h"
 
 typedef struct lb_ticket {
@@ -83,12 +84,14 @@ static inline void lb_ticket_init(lb_ticket_t *lock)
  */
 LB_SLOWPATH void lb_ticket_lock_slow(lb_ticket_t *lock, uint32_t ticket)
 {
+	uint32_t owner;
+
 	/*
-	 * Wait for our turn: the acquire load pairs with the release store of
-	 * `owner` in lb_ticket_unlock by the holder of ticket - 1.
+	 * Spin loop: wait for our turn.  The acquire load pairs with the
+	 * release store of `owner` in lb_ticket_unlock by the holder of
+	 * ticket - 1.
 	 */
-	while (atomic_load_explicit(&lock->owner, memory_order_acquire) != ticket)
-		lb_cpu_relax();
+	lb_cond_load_acquire(owner, &lock->owner, owner == ticket);
 }
 
 static inline void lb_ticket_lock(lb_ticket_t *lock)
