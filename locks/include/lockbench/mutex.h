@@ -176,6 +176,7 @@
 #define LB_MUTEX_H
 
 #include "lb_atomic.h"
+#include "lb_cond_load.h"
 #include "lb_probe.h"
 #include "lb_futex.h"
 #include "lb_spin_budget.h"
@@ -568,18 +569,21 @@ static inline bool lb_mutex_is_owner(const lb_mutex_t *m, const lb_mutex_ctx_t *
 
 static inline void lb_mutex__wait_lock(lb_mutex_t *m)
 {
-	uint32_t spins = 0, every = 0;
+	uint32_t spins = 0, every = 0, held;
 	/* xchg acquire pairs with the release store in __wait_unlock. */
 	while (atomic_exchange_explicit(&m->wait_lock, 1, memory_order_acquire)) {
 		if (every == 0)
 			every = lb_spin_loops(LB_MUTEX_WAIT_LOCK_SPIN_NS);
-		/* Spin read-only until it looks free; no preempt_disable here, so
-		 * a holder may be preempted: yield to let it finish. */
-		while (lb_load_relaxed(&m->wait_lock)) {
-			if (++spins % every == 0)
-				sched_yield();
-			else
-				lb_cpu_relax();
+		/* Spin loop, read-only (relaxed; the xchg acquires) until it
+		 * looks free; no preempt_disable here, so a holder may be
+		 * preempted: every `every`-th look yields instead of pausing,
+		 * to let it finish. */
+		for (;;) {
+			lb_cond_load_relaxed_until(held, &m->wait_lock, held == 0,
+						   ++spins % every == 0);
+			if (held == 0)
+				break;
+			sched_yield();
 		}
 	}
 }
@@ -854,7 +858,9 @@ lb_mutex__osq_wait_next(lb_mutex_t *m, struct lb_mutex_osq_node *node, struct lb
 				return next;
 		}
 		/* Spin: a successor swapped the tail but has not linked yet (a
-		 * two-store window); if it was preempted there, let it run. */
+		 * two-store window); if it was preempted there, let it run.
+		 * Not lb_cond_load: each look is a CAS of the tail and a look
+		 * at node->next, two words. */
 		if (++spins % every == 0)
 			sched_yield();
 		else
@@ -879,7 +885,10 @@ static inline bool lb_mutex__osq_unqueue(lb_mutex_t *m, struct lb_mutex_osq_node
 		 * Acquire pairs with the release in osq_unlock. */
 		if (lb_load_acquire(&node->locked))
 			return true;
-		lb_cpu_relax(); /* prev is unqueueing itself too; wait for step C */
+		/* prev is unqueueing itself too; wait for step C.  Not
+		 * lb_cond_load: each look is a CAS of prev->next, a look at
+		 * our node and a re-read of prev. */
+		lb_cpu_relax();
 		/* prev may have left (its step C re-pointed our prev). */
 		prev = lb_load_relaxed(&node->prev);
 	}
@@ -905,13 +914,12 @@ static inline bool lb_mutex__osq_lock(lb_mutex_t *m, struct lb_mutex_osq_node *n
 	if (prev == NULL)
 		return true;
 
-	/* Spin on our own node: only prev writes it.  Acquire pairs with the
-	 * release store in osq_unlock. */
-	while (!lb_load_acquire(&node->locked)) {
-		if (!lb_mutex__budget_spend(b, 1))
-			return lb_mutex__osq_unqueue(m, node, prev);
-		lb_cpu_relax();
-	}
+	/* Spin loop on our own node, bounded by the budget: only prev writes
+	 * it.  Acquire pairs with the release store in osq_unlock. */
+	uint32_t locked;
+	lb_cond_load_acquire_until(locked, &node->locked, locked != 0, !lb_mutex__budget_spend(b, 1));
+	if (!locked)
+		return lb_mutex__osq_unqueue(m, node, prev);
 	return true;
 }
 
@@ -940,6 +948,11 @@ static inline void lb_mutex__osq_unlock(lb_mutex_t *m, struct lb_mutex_osq_node 
  * The pause between polls doubles up to LB_MUTEX_POLL_MAX while the owner
  * is unchanged: each poll pulls the line away from a holder that keeps
  * writing it, so a holder that re-locks in a loop is polled gently.
+ * Spin loop, relaxed (the trylock that follows acquires).  Not
+ * lb_cond_load: a look is followed by `delay` pauses, not one wait, and
+ * LB_MUTEX_POLL_HOOK runs before each look (the kernel's
+ * mutex_spin_on_owner is a plain cpu_relax loop too: it also reads the
+ * owner's on_cpu).
  */
 static inline bool lb_mutex__spin_on_owner(lb_mutex_t *m, uintptr_t owner, bool waiter,
 					   struct lb_mutex__budget *b)

@@ -83,21 +83,29 @@
 
 /* ---- wait_lock: a ticket spinlock, as v3.14/v3.15 x86 --------------------- */
 
+/* wait_lock's spin: true when this missed look should yield instead of
+ * pausing (every `every`-th; the period is computed at the first miss). */
+static inline bool lb_mutex_v3__wait_lock_yields(uint32_t *spins, uint32_t *every)
+{
+	if (*every == 0)
+		*every = lb_spin_loops(LB_MUTEX_WAIT_LOCK_SPIN_NS);
+	return ++*spins % *every == 0;
+}
+
 static inline void lb_mutex_v3__wait_lock(lb_mutex_t *m)
 {
 	/* Take a ticket; relaxed: the acquire is the load that sees our turn. */
 	uint32_t me = atomic_fetch_add_explicit(&m->v3_wait_next, 1, memory_order_relaxed);
-	uint32_t spins = 0, every = 0;
-	/* Spin until served; acquire pairs with the release in wait_unlock.  A
-	 * holder (or a ticket ahead of ours) may be preempted here, never in
-	 * the kernel: yield now and then to let it run. */
-	while (lb_load_acquire(&m->v3_wait_serving) != me) {
-		if (every == 0)
-			every = lb_spin_loops(LB_MUTEX_WAIT_LOCK_SPIN_NS);
-		if (++spins % every == 0)
-			sched_yield();
-		else
-			lb_cpu_relax();
+	uint32_t spins = 0, every = 0, serving;
+	/* Spin loop until served; acquire pairs with the release in
+	 * wait_unlock.  A holder (or a ticket ahead of ours) may be preempted
+	 * here, never in the kernel: yield now and then to let it run. */
+	for (;;) {
+		lb_cond_load_acquire_until(serving, &m->v3_wait_serving, serving == me,
+					   lb_mutex_v3__wait_lock_yields(&spins, &every));
+		if (serving == me)
+			break;
+		sched_yield();
 	}
 }
 
@@ -143,13 +151,15 @@ static inline bool lb_mutex_v3__try_count(lb_mutex_t *m)
 static inline void lb_mutex_v3__mcs_lock(lb_mutex_t *m, struct lb_mutex_osq_node *node,
 					 struct lb_sched_spin *s)
 {
+	uint32_t locked;
 	if (lb_mutex__osq_join(m, node) == NULL)
 		return;
-	while (!lb_load_acquire(&node->locked)) {
-		if (lb_sched_need_resched(s))
-			sched_yield();
-		else
-			lb_cpu_relax();
+	for (;;) {
+		lb_cond_load_acquire_until(locked, &node->locked, locked != 0,
+					   lb_sched_need_resched(s));
+		if (locked)
+			break;
+		sched_yield();
 	}
 }
 
@@ -162,14 +172,14 @@ static inline bool lb_mutex_v3__osq_lock(lb_mutex_t *m, struct lb_mutex_osq_node
 					 struct lb_sched_spin *s)
 {
 	struct lb_mutex_osq_node *prev = lb_mutex__osq_join(m, node);
+	uint32_t locked;
 	if (prev == NULL)
 		return true;
-	/* Spin on our own node; acquire pairs with the release in osq_unlock. */
-	while (!lb_load_acquire(&node->locked)) {
-		if (lb_sched_need_resched(s))
-			return lb_mutex__osq_unqueue(m, node, prev);
-		lb_cpu_relax();
-	}
+	/* Spin loop on our own node, until need_resched; acquire pairs with
+	 * the release in osq_unlock. */
+	lb_cond_load_acquire_until(locked, &node->locked, locked != 0, lb_sched_need_resched(s));
+	if (!locked)
+		return lb_mutex__osq_unqueue(m, node, prev);
 	return true;
 }
 
@@ -184,7 +194,10 @@ static inline bool lb_mutex_v3__spin_on_owner(lb_mutex_t *m, uintptr_t owner,
 					      struct lb_sched_spin *s)
 {
 	/* Spin loop, ended by the hooks or an owner change.  Relaxed loads:
-	 * the owner word is advisory, as the kernel's ACCESS_ONCE read. */
+	 * the owner word is advisory, as the kernel's ACCESS_ONCE read.  Not
+	 * lb_cond_load: LB_MUTEX_POLL_HOOK runs before each look, and the
+	 * kernel's v3.14 loop is a plain one too (owner_running reads the
+	 * owner's on_cpu, a second line). */
 	for (;;) {
 		LB_MUTEX_POLL_HOOK(m);
 		if (lb_load_relaxed(&m->owner) != owner)
@@ -251,7 +264,9 @@ static inline int lb_mutex_v3__optimistic_spin(lb_mutex_t *m, lb_mutex_ctx_t *t)
 	}
 	if (!v3_14 && !lb_mutex_v3__osq_lock(m, &t->osq, &s))
 		goto out;
-	/* Spin loop, ended by spin_attempt (the hooks or an owner change). */
+	/* Spin loop, ended by spin_attempt (the hooks or an owner change).
+	 * Not lb_cond_load: each pass is a whole attempt (queue, spin on the
+	 * owner, trylock), not a look at one word. */
 	for (;;) {
 		if (v3_14)
 			lb_mutex_v3__mcs_lock(m, &t->osq, &s);

@@ -157,6 +157,7 @@
 #endif
 
 #include "lb_atomic.h"
+#include "lb_cond_load.h"
 #include "lb_probe.h"
 #include "lb_futex.h"
 #include "lb_spin_budget.h"
@@ -337,12 +338,18 @@ static inline bool lb_rtmutex_ilock_trylock(struct lb_rtmutex_ilock *l)
 
 static LB_UNUSED LB_NOINLINE void lb_rtmutex_ilock_lock_slow(struct lb_rtmutex_ilock *l)
 {
+	uint32_t i = lb_spin_loops(LB_RTMUTEX_ILOCK_SPIN_NS), v; /* i >= 1 */
+
 	/* Spin loop: holders keep the lock for a few dozen instructions; read
-	 * relaxed and only try the CAS (acquire) when it looks free. */
-	for (uint32_t i = lb_spin_loops(LB_RTMUTEX_ILOCK_SPIN_NS); i; i--) {
-		if (lb_load_relaxed(&l->v) == 0 && lb_rtmutex_ilock_trylock(l))
+	 * relaxed and only try the CAS (acquire) when it looks free.  The
+	 * budget is i looks, each followed by a pause (a failed CAS too). */
+	for (;;) {
+		lb_cond_load_relaxed_until(v, &l->v, v == 0, --i == 0);
+		if (v == 0 && lb_rtmutex_ilock_trylock(l))
 			return;
 		lb_cpu_relax();
+		if (v != 0 || --i == 0)
+			break; /* v != 0: the budget ran out in the look above */
 	}
 	/* Sleep loop: a holder preempted on our CPU by us (SCHED_FIFO) would
 	 * never release while we spin.  * -> 2 marks a sleeper; acquire pairs
@@ -1125,19 +1132,27 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 	 * queue (and boost) at once. */
 	if ((t->flags & LB_RTMUTEX_TASK_SPIN) && lb_load_relaxed(&t->eff_prio) == 0) {
 		LB_RTMUTEX_COUNT(m, spins);
-		/* Spin loop, bounded: until the lock is free (then CAS, acquire
-		 * as in the fast path) or has queued waiters (join them). */
-		for (uint32_t n = lb_spin_loops(LB_RTMUTEX_SPIN_NS); n; n--) {
-			uintptr_t o = lb_load_relaxed(&m->owner);
-			if (o == 0 && atomic_compare_exchange_weak_explicit(
-					      &m->owner, &o, (uintptr_t)t, memory_order_acq_rel,
-					      memory_order_relaxed)) {
+		uint32_t n = lb_spin_loops(LB_RTMUTEX_SPIN_NS); /* >= 1 */
+		uintptr_t o;
+		/* Spin loop, bounded (n looks, each followed by a pause, a
+		 * failed CAS too): until the lock is free (then CAS, acquire
+		 * as in the fast path) or has queued waiters (join them).
+		 * Relaxed looks: the CAS acquires. */
+		for (;;) {
+			lb_cond_load_relaxed_until(o, &m->owner,
+						   o == 0 || (o & LB_RTMUTEX_HAS_WAITERS), --n == 0);
+			bool was_free = o == 0;
+			if (was_free && atomic_compare_exchange_weak_explicit(
+						&m->owner, &o, (uintptr_t)t, memory_order_acq_rel,
+						memory_order_relaxed)) {
 				LB_RTMUTEX_COUNT_HELD(m, slow);
 				return 0;
 			}
 			if (o & LB_RTMUTEX_HAS_WAITERS)
 				break;
 			lb_cpu_relax();
+			if (!was_free || --n == 0)
+				break; /* !was_free: the budget ran out in the look above */
 		}
 	}
 
@@ -1174,7 +1189,8 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 			LB_RTMUTEX_COUNT(m, spins);
 			/* Top-waiter spin, bounded: wait for the owner word to
 			 * change or for an unlocker to mark us WOKEN.  Relaxed:
-			 * we re-check everything under wait_lock. */
+			 * we re-check everything under wait_lock.  Not
+			 * lb_cond_load: it watches two words. */
 			for (uint32_t n = lb_spin_loops(LB_RTMUTEX_SPIN_NS);
 			     n && lb_load_relaxed(&m->owner) == o &&
 			     lb_load_relaxed(&w->wake) == LB_RTMUTEX_WAKE_SPIN;
