@@ -104,6 +104,7 @@
 #include <stdint.h>
 
 #include "lb_atomic.h"
+#include "lb_cond_load.h"
 #include "lb_probe.h"
 #include "lb_spin_budget.h"
 #include "qspinlock.h"
@@ -442,7 +443,7 @@ static inline int lb_rqspin__pending(lb_rqspin_t *lock, const struct lb_rqspin_c
 	/* (0,0,*) -> (0,1,*); acquire pairs with unlock's release if already free. */
 	uint32_t val = atomic_fetch_or_explicit(&lock->word.val, LB_QSPIN_PENDING,
 						memory_order_acquire);
-	int ret;
+	int ret = 0;
 
 	if (LB_UNLIKELY(val & ~LB_QSPIN_LOCKED_MASK)) {
 		/* Lost a race: pending or a tail appeared.  Undo only our bit. */
@@ -452,13 +453,12 @@ static inline int lb_rqspin__pending(lb_rqspin_t *lock, const struct lb_rqspin_c
 	}
 	/* (0,1,1) -> (0,1,0): wait for the owner, watching the clock.  Acquire
 	 * pairs with the release in lb_rqspin_unlock. */
-	while (atomic_load_explicit(&lock->word.val, memory_order_acquire) & LB_QSPIN_LOCKED_MASK) {
-		if (LB_UNLIKELY(ret = lb_rqspin__wait_check(lock, ctx, w))) {
-			/* Give up: only our pending bit goes (we own it). */
-			lb_qspin__clear_pending(&lock->word);
-			return ret;
-		}
-		lb_cpu_relax();
+	lb_cond_load_acquire_until(val, &lock->word.val, !(val & LB_QSPIN_LOCKED_MASK),
+				   LB_UNLIKELY((ret = lb_rqspin__wait_check(lock, ctx, w)) != 0));
+	if (LB_UNLIKELY(ret)) {
+		/* Give up: only our pending bit goes (we own it). */
+		lb_qspin__clear_pending(&lock->word);
+		return ret;
 	}
 	lb_rqspin__clear_pending_set_owner(lock, ctx->tag);
 	return 0;
@@ -475,17 +475,15 @@ static inline int lb_rqspin__head(lb_rqspin_t *lock, const struct lb_rqspin_ctx 
 	struct lb_rqspin_wait w;
 	struct lb_qspin_node *next;
 	uint32_t val;
-	int ret;
+	int ret = 0;
 
 	lb_rqspin__wait_start(&w, 2 * (uint64_t)LB_RQSPIN_TIMEOUT_NS);
 	/* Spin until owner and pending leave, bounded by the deadline.  Acquire
 	 * pairs with unlock's release (and the pending handover). */
-	while ((val = atomic_load_explicit(&lock->word.val, memory_order_acquire)) &
-	       LB_QSPIN_LOCKED_PENDING_MASK) {
-		if (LB_UNLIKELY(ret = lb_rqspin__wait_check(lock, ctx, &w)))
-			return ret;
-		lb_cpu_relax();
-	}
+	lb_cond_load_acquire_until(val, &lock->word.val, !(val & LB_QSPIN_LOCKED_PENDING_MASK),
+				   LB_UNLIKELY((ret = lb_rqspin__wait_check(lock, ctx, &w)) != 0));
+	if (LB_UNLIKELY(ret))
+		return ret;
 	/* (n,0,0) -> (0,0,tag) if we are still the tail (relaxed: the spin
 	 * acquired). */
 	if ((val & LB_QSPIN_TAIL_MASK) == tail &&
@@ -494,8 +492,7 @@ static inline int lb_rqspin__head(lb_rqspin_t *lock, const struct lb_rqspin_ctx 
 		return 0;
 	lb_rqspin__set_owner(lock, ctx->tag);
 	/* A successor is linking in; acquire pairs with its release link store. */
-	while (!(next = atomic_load_explicit(&node->next, memory_order_acquire)))
-		lb_cpu_relax();
+	lb_cond_load_acquire(next, &node->next, next != NULL);
 	/* Make it the head; pairs with the acquire spin on its node. */
 	atomic_store_explicit(&next->locked, 1, memory_order_release);
 	return 0;
@@ -511,8 +508,7 @@ static inline void lb_rqspin__unqueue(lb_rqspin_t *lock, struct lb_qspin_node *n
 		return;
 	/* Someone queued behind us: wait for its link (acquire pairs with its
 	 * release store of node->next), bounded by its few instructions. */
-	while (!(next = atomic_load_explicit(&node->next, memory_order_acquire)))
-		lb_cpu_relax();
+	lb_cond_load_acquire(next, &node->next, next != NULL);
 	/* Release pairs with its acquire spin: it fails and unwinds in turn. */
 	atomic_store_explicit(&next->locked, LB_RQSPIN_NODE_ABORT, memory_order_release);
 }
@@ -524,7 +520,8 @@ static inline int lb_rqspin__nodeless(lb_rqspin_t *lock, const struct lb_rqspin_
 {
 	int ret;
 
-	/* Spin on trylock (acquire on success); the deadline bounds it. */
+	/* Spin on trylock (acquire on success); the deadline bounds it.  Not
+	 * lb_cond_load: each look is a trylock (a peek, then a CAS). */
 	while (!lb_rqspin__try_owner(lock, ctx->tag)) {
 		if ((ret = lb_rqspin__wait_check(lock, ctx, w)))
 			return ret;
@@ -568,8 +565,7 @@ static inline int lb_rqspin__queue(lb_rqspin_t *lock, const struct lb_rqspin_ctx
 		/* Spin until we head the queue or must abort; bounded by the
 		 * head's timeout, which unwinds the queue to us.  Acquire pairs
 		 * with the predecessor's release store. */
-		while (!(head = atomic_load_explicit(&node->locked, memory_order_acquire)))
-			lb_cpu_relax();
+		lb_cond_load_acquire(head, &node->locked, head != 0);
 		if (head == LB_RQSPIN_NODE_ABORT) {
 			ret = -ETIMEDOUT;
 			goto unqueue;
@@ -596,6 +592,7 @@ LB_SLOWPATH int lb_rqspin_lock_slow(lb_rqspin_t *lock, const struct lb_rqspin_ct
 				    uint32_t val)
 {
 	struct lb_rqspin_wait w;
+	uint32_t loops;
 	int ret;
 
 	LB_PROBE_CONTENTION_BEGIN(lock, LB_CONTENTION_SPIN);
@@ -605,11 +602,13 @@ LB_SLOWPATH int lb_rqspin_lock_slow(lb_rqspin_t *lock, const struct lb_rqspin_ct
 	if (ret)
 		goto out;
 	/* (0,1,0): a pending handover is finishing; re-read briefly (bounded
-	 * by the budget) rather than queue behind it. */
-	for (uint32_t loops = lb_spin_loops(LB_QSPIN_PENDING_NS); val == LB_QSPIN_PENDING && loops;
-	     loops--) {
+	 * by the budget; a pause before every look) rather than queue behind
+	 * it. */
+	loops = lb_spin_loops(LB_QSPIN_PENDING_NS);
+	if (val == LB_QSPIN_PENDING) {
 		lb_cpu_relax();
-		val = atomic_load_explicit(&lock->word.val, memory_order_relaxed);
+		lb_cond_load_relaxed_until(val, &lock->word.val, val != LB_QSPIN_PENDING,
+					   --loops == 0);
 	}
 	ret = 1;
 	if (!(val & ~LB_QSPIN_LOCKED_MASK))
