@@ -50,6 +50,18 @@
 		fn(lock);                                                      \
 	}
 
+/* The counters() slot's tail: copy a lock's table of named counts into
+ * the caller's out[], at most max of them, and say how many. */
+static inline size_t lb_adapt_counters_out(struct lb_counter *out, size_t max,
+					   const struct lb_counter *all, size_t n)
+{
+	if (n > max)
+		n = max;
+	for (size_t i = 0; i < n; i++)
+		out[i] = all[i];
+	return n;
+}
+
 /* A lock/unlock slot of a lock that takes no context. */
 #define LB_ADAPT_VOID(name, fn)                                                \
 	static void name(void *lock, void *tctx)                               \

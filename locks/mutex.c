@@ -116,12 +116,7 @@ static size_t mutex_counters(const void *lock, struct lb_counter *out, size_t ma
 		{ "acq_running_1", s.acq_running[0] }, { "acq_running_2", s.acq_running[1] },
 		{ "acq_running_3plus", s.acq_running[2] },
 	};
-	size_t n = sizeof(all) / sizeof(all[0]);
-	if (n > max)
-		n = max;
-	for (size_t i = 0; i < n; i++)
-		out[i] = all[i];
-	return n;
+	return lb_adapt_counters_out(out, max, all, sizeof(all) / sizeof(all[0]));
 }
 #define LB_MUTEX_OPS_COUNTERS LB_LOCK_F_COUNTERS
 #define LB_MUTEX_OPS_COUNTERS_FN mutex_counters

@@ -67,12 +67,7 @@ static size_t qspin_counters(const void *lock, struct lb_counter *out, size_t ma
 		{ "lock_use_node4", atomic_load_explicit(&ev->lock_use_node[2], memory_order_relaxed) },
 		{ "lock_no_node", atomic_load_explicit(&ev->lock_no_node, memory_order_relaxed) },
 	};
-	size_t n = sizeof(all) / sizeof(all[0]);
-	if (n > max)
-		n = max;
-	for (size_t i = 0; i < n; i++)
-		out[i] = all[i];
-	return n;
+	return lb_adapt_counters_out(out, max, all, sizeof(all) / sizeof(all[0]));
 }
 #define QSPIN_COUNTERS_FLAG LB_LOCK_F_COUNTERS
 #define QSPIN_COUNTERS_FN qspin_counters

@@ -100,12 +100,7 @@ static size_t qspin_pv_counters(const void *lock, struct lb_counter *out, size_t
 		{ "lock_no_node", 0 },
 		{ "pv_kick_handover", qspin_pv_ld(&ev->pv_kick_handover) },
 	};
-	size_t n = sizeof(all) / sizeof(all[0]);
-	if (n > max)
-		n = max;
-	for (size_t i = 0; i < n; i++)
-		out[i] = all[i];
-	return n;
+	return lb_adapt_counters_out(out, max, all, sizeof(all) / sizeof(all[0]));
 }
 #define QSPIN_PV_COUNTERS_FLAG LB_LOCK_F_COUNTERS
 #define QSPIN_PV_COUNTERS_FN qspin_pv_counters
