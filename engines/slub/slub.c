@@ -315,13 +315,17 @@ static unsigned int running_bin(uint64_t n)
  * longer than owner_gap_cycles (a section takes well under a microsecond
  * when it runs: it lost its CPU).  An owner not yet published (or already
  * gone) is running the lock's code: counted.  Waiters inside a lock()
- * that may sleep are counted asleep (lo) and running (hi).  Relaxed loads:
- * a gauge; the owner record stays valid (slub.h).
+ * that may sleep are counted asleep (lo) and running (hi).  Relaxed loads
+ * but the owner pointer's (a gauge); the owner record stays valid (slub.h).
  */
 static void running_gauge(struct lb_slub_cpu *cpu, uint64_t now)
 {
 	struct lb_slub_cache *c = cpu->cache;
-	struct lb_slub_cpu *o = atomic_load_explicit(&c->owner, RLX);
+	/* Acquire pairs with list_lock()'s release of c->owner: the owner's
+	 * record was written by whoever made that task (another thread) before
+	 * the owner published it; relaxed, TSan saw that write race this read
+	 * (rt-slab under TSan, 2 of 2 runs of one CI). */
+	struct lb_slub_cpu *o = atomic_load_explicit(&c->owner, memory_order_acquire);
 	uint64_t since = atomic_load_explicit(&c->owner_since, RLX);
 	uint64_t running = 1;
 	if (o && !lb_sched_owner_running(&o->sched))
@@ -377,7 +381,8 @@ static void list_lock(struct lb_slub_cpu *cpu)
 	/* The holder for the running gauge (relaxed: the lock orders one
 	 * holder's stores before the next's; readers only gauge). */
 	atomic_store_explicit(&c->owner_since, cpu->hold_start, RLX);
-	atomic_store_explicit(&c->owner, cpu, RLX);
+	/* Release: publishes this task's record to running_gauge()'s acquire. */
+	atomic_store_explicit(&c->owner, cpu, memory_order_release);
 	if (w0)
 		cpu->contended_wait_cycles += cpu->hold_start - w0;
 }
