@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "lb_lock_ops.h"
+#include "slub.h" /* enum lb_slub_site */
 #include "lb_stats.h"
 
 #define LB_RT_MAX_LOCKS 16
@@ -114,6 +115,10 @@ struct lb_rt_run {
 	/* Per message: acquisitions of each cache's list_lock ([0] the head
 	 * cache, [1] the data cache), their objects per slab, the messages. */
 	uint64_t cache_acquires[2], messages;
+	/* Acquisitions of both caches by why they were taken (enum lb_slub_site). */
+	uint64_t site_acquires[LB_SLUB_SITES];
+	/* Free objects each cache's partial slabs brought when taken ([0] head). */
+	uint64_t partial_take_objs[2], partial_takes[2];
 	uint32_t objs_per_slab[2];
 	/* Contenders at an acquisition (holder + waiters): mean, maximum. */
 	double contenders_mean;

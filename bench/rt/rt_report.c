@@ -722,6 +722,42 @@ static void print_running(FILE *out, const struct lb_rt_run *runs, size_t nruns)
 }
 
 /*
+ * Where the acquisitions per message come from (doc/rt.md, "Where the
+ * acquisitions come from"): the documented path's three sites, whose sum
+ * is what 3/N models, and the sites it leaves out.
+ */
+static void print_sites(FILE *out, const struct lb_rt_run *runs, size_t nruns, uint64_t msgs,
+			double kernel)
+{
+	double per[LB_SLUB_SITES] = { 0 };
+	for (size_t i = 0; i < nruns; i++)
+		for (int k = 0; k < LB_SLUB_SITES; k++)
+			per[k] += (double)runs[i].site_acquires[k] / (double)msgs;
+	double path = per[LB_SLUB_SITE_PARTIAL_TAKE] + per[LB_SLUB_SITE_FREE_FULL] +
+		      per[LB_SLUB_SITE_FREE_EMPTY];
+	fprintf(out, "# list_lock by site, per message: took a partial slab %.3f, freed to a full "
+		"slab %.3f,\n#   emptied a slab %.3f: the documented path's sites %.3f (x%.2f of 3/N)\n",
+		per[LB_SLUB_SITE_PARTIAL_TAKE], per[LB_SLUB_SITE_FREE_FULL],
+		per[LB_SLUB_SITE_FREE_EMPTY], path, kernel > 0 ? path / kernel : 0);
+	fprintf(out, "#   beyond it: found no partial slab %.3f, free that no longer moved %.3f, "
+		"flush %.3f,\n#   other %.3f\n", per[LB_SLUB_SITE_PARTIAL_NONE],
+		per[LB_SLUB_SITE_FREE_NOMOVE], per[LB_SLUB_SITE_FLUSH], per[LB_SLUB_SITE_OTHER]);
+	/* 3/N assumes a slab taken off the partial list brings all N objects
+	 * (it went full -> partial -> empty in one pass); one taken back with
+	 * k < N free makes N/k takes (and as many full-slab frees) per N. */
+	uint64_t objs[2] = { 0, 0 }, takes[2] = { 0, 0 };
+	for (size_t i = 0; i < nruns; i++)
+		for (int c = 0; c < 2; c++) {
+			objs[c] += runs[i].partial_take_objs[c];
+			takes[c] += runs[i].partial_takes[c];
+		}
+	const uint32_t *n = runs[0].objs_per_slab;
+	fprintf(out, "#   free objects a partial slab brought when taken: head cache %.1f of %u, "
+		"data cache %.1f of %u\n", takes[0] ? (double)objs[0] / (double)takes[0] : 0, n[0],
+		takes[1] ? (double)objs[1] / (double)takes[1] : 0, n[1]);
+}
+
+/*
  * list_lock acquisitions per message, each cache's and in all, beside the
  * kernel's documented path with cpu partials off (doc/rt.md, "Calibration"):
  * a slab of N objects costs its cache three list_lock acquisitions per pass
@@ -759,7 +795,9 @@ static void print_per_message(FILE *out, const struct lb_rt_run *runs, size_t nr
 	if (commits + restarts)
 		fprintf(out, "; lockless cpu slab commits %llu, restarts %llu",
 			(unsigned long long)commits, (unsigned long long)restarts);
-	fputc('\n', out);	print_running(out, runs, nruns);
+	fputc('\n', out);
+	print_sites(out, runs, nruns, msgs, kernel);
+	print_running(out, runs, nruns);
 }
 
 /* The list_lock's gauges, the kernel mechanism's evidence (doc/rt.md, "Is
@@ -1042,6 +1080,21 @@ static void json_running(struct lb_json *j, const struct lb_rt_run *r)
 	lb_json_object_end(j);
 }
 
+/* A run's list_lock acquisitions by site (enum lb_slub_site). */
+static void json_sites(struct lb_json *j, const struct lb_rt_run *r)
+{
+	lb_json_key(j, "list_lock_sites");
+	lb_json_object_begin(j);
+	for (int k = 0; k < LB_SLUB_SITES; k++)
+		lb_json_kv_uint(j, lb_slub_site_name(k), r->site_acquires[k]);
+	lb_json_key(j, "partial_take_objects_head_data");
+	lb_json_array_begin(j);
+	lb_json_uint(j, r->partial_take_objs[0]);
+	lb_json_uint(j, r->partial_take_objs[1]);
+	lb_json_array_end(j);
+	lb_json_object_end(j);
+}
+
 void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb_rt_facts *f,
 		      struct lb_rt_run *const *runs_by_lock, size_t nrepeat,
 		      struct lb_rt_thread_stats *const *merged_by_lock, unsigned int nrt,
@@ -1159,6 +1212,7 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 			for (int m = 0; m < M_COUNT; m++)
 				json_number(&j, rt_metrics[m].key, metric(&runs[r], (enum rt_metric)m));
 			json_running(&j, &runs[r]);
+			json_sites(&j, &runs[r]);
 			lb_json_key(&j, "rt");
 			lb_json_array_begin(&j);
 			for (unsigned int i = 0; i < runs[r].nrt; i++)

@@ -636,6 +636,11 @@ static int collect_run(struct run_state *rs, const struct lb_lock_ops *ops,
 		out->remote_frees += atomic_load_explicit(&c->remote_frees, RLX);
 		out->cache_acquires[i] = atomic_load_explicit(&c->lock_acquires, RLX);
 		out->lock_acquires += out->cache_acquires[i];
+		for (int k = 0; k < LB_SLUB_SITES; k++)
+			out->site_acquires[k] += atomic_load_explicit(&c->site_acquires[k], RLX);
+		out->partial_take_objs[i] = atomic_load_explicit(&c->partial_take_objs, RLX);
+		out->partial_takes[i] =
+			atomic_load_explicit(&c->site_acquires[LB_SLUB_SITE_PARTIAL_TAKE], RLX);
 		out->budget_exhausted += atomic_load_explicit(&c->budget_exhausted, RLX);
 		double mh = (double)atomic_load_explicit(&c->max_hold_ns, RLX) / 1e3;
 		out->max_hold_us = mh > out->max_hold_us ? mh : out->max_hold_us;

@@ -340,7 +340,29 @@ static void running_gauge(struct lb_slub_cpu *cpu, uint64_t now)
 	cpu->running_hi[running_bin(running + unknown)]++;
 }
 
-static void list_lock(struct lb_slub_cpu *cpu)
+static const char *const site_names[LB_SLUB_SITES] = {
+	[LB_SLUB_SITE_PARTIAL_TAKE] = "partial_take",
+	[LB_SLUB_SITE_FREE_FULL] = "free_full",
+	[LB_SLUB_SITE_FREE_EMPTY] = "free_empty",
+	[LB_SLUB_SITE_PARTIAL_NONE] = "partial_none",
+	[LB_SLUB_SITE_FREE_NOMOVE] = "free_nomove",
+	[LB_SLUB_SITE_FLUSH] = "flush",
+	[LB_SLUB_SITE_OTHER] = "other",
+};
+
+const char *lb_slub_site_name(enum lb_slub_site site)
+{
+	return (unsigned int)site < LB_SLUB_SITES ? site_names[site] : "?";
+}
+
+/* An acquisition counted under `from` turned out to be for `to`. */
+static void site_recount(struct lb_slub_cpu *cpu, enum lb_slub_site from, enum lb_slub_site to)
+{
+	cpu->site_acquires[from]--;
+	cpu->site_acquires[to]++;
+}
+
+static void list_lock(struct lb_slub_cpu *cpu, enum lb_slub_site site)
 {
 	struct lb_slub_cache *c = cpu->cache;
 	atomic_store_explicit(&cpu->lock_state, LB_SLUB_LS_SPINNING, RLX);
@@ -377,6 +399,7 @@ static void list_lock(struct lb_slub_cpu *cpu)
 		lb_raw_acquired(&cpu->raw, !at_once);
 	atomic_store_explicit(&cpu->lock_state, LB_SLUB_LS_HOLDS, RLX);
 	cpu->lock_acquires++;
+	cpu->site_acquires[site]++;
 	cpu->hold_start = lb_cycles();
 	/* The holder for the running gauge (relaxed: the lock orders one
 	 * holder's stores before the next's; readers only gauge). */
@@ -402,7 +425,7 @@ static void list_unlock(struct lb_slub_cpu *cpu)
 
 void lb_slub_debug_lock(struct lb_slub_cpu *cpu)
 {
-	list_lock(cpu);
+	list_lock(cpu, LB_SLUB_SITE_OTHER);
 }
 
 void lb_slub_debug_unlock(struct lb_slub_cpu *cpu)
@@ -422,7 +445,7 @@ void lb_slub_cpu_offcpu(struct lb_slub_cpu *cpu, bool begin)
 
 void lb_slub_debug_hold_lock(struct lb_slub_cpu *cpu)
 {
-	list_lock(cpu);
+	list_lock(cpu, LB_SLUB_SITE_OTHER);
 	lb_slub_cpu_offcpu(cpu, true); /* the hang sleeps: off its CPU */
 	for (;;)
 		sleep_us(100000); /* the injected hang: only the watchdog ends it */
@@ -536,7 +559,8 @@ static uint32_t page_new(struct lb_slub_cache *c)
 }
 
 /* Make `page` (index + 1) the cpu slab: all its free objects become ours. */
-static void freeze(struct lb_slub_cpu *cpu, uint32_t page)
+/* Freeze page (1-based) as our cpu slab; the free objects it brought. */
+static uint32_t freeze(struct lb_slub_cpu *cpu, uint32_t page)
 {
 	struct lb_slub_cache *c = cpu->cache;
 	struct lb_slub_page *pg = &c->pages[page - 1];
@@ -549,6 +573,7 @@ static void freeze(struct lb_slub_cpu *cpu, uint32_t page)
 		;
 	cpu->cs->page = page;
 	cpu->cs->freelist = fc_free(old);
+	return c->objs_per_page - fc_inuse(old);
 }
 
 /* Put a page that is not frozen and on no list where its count says. */
@@ -776,7 +801,7 @@ static bool refill(struct lb_slub_cpu *cpu)
 	 * (mm/slub.c v6.18).  Relaxed: a stale 0 only means a new page.
 	 */
 	if (cpu->cs->partial || atomic_load_explicit(&c->nr_partial, RLX)) {
-		list_lock(cpu);
+		list_lock(cpu, LB_SLUB_SITE_PARTIAL_NONE);
 		if (cpu->cs->partial)
 			cpu_partial_unfreeze_locked(cpu); /* none had objects of its own */
 		page = atomic_load_explicit(&c->partial_head, RLX);
@@ -787,7 +812,8 @@ static bool refill(struct lb_slub_cpu *cpu)
 		}
 		if (page) {
 			partial_del(c, page - 1);
-			freeze(cpu, page);
+			cpu->partial_take_objs += freeze(cpu, page);
+			site_recount(cpu, LB_SLUB_SITE_PARTIAL_NONE, LB_SLUB_SITE_PARTIAL_TAKE);
 		}
 		list_unlock(cpu);
 		if (page)
@@ -856,7 +882,7 @@ void *lb_slub_alloc_nocache(struct lb_slub_cpu *cpu)
 	struct lb_slub_cache *c = cpu->cache;
 	for (int tries = 0; tries < 4; tries++) {
 		uint32_t idx = 0;
-		list_lock(cpu);
+		list_lock(cpu, LB_SLUB_SITE_OTHER);
 		uint32_t page = atomic_load_explicit(&c->partial_head, RLX);
 		if (page > atomic_load_explicit(&c->pages_used, RLX)) {
 			violation(c, "partial list points outside the pool (%u)", page);
@@ -884,7 +910,7 @@ void *lb_slub_alloc_nocache(struct lb_slub_cpu *cpu)
 			uint32_t fresh = page_new(c);
 			if (!fresh)
 				return NULL;
-			list_lock(cpu);
+			list_lock(cpu, LB_SLUB_SITE_OTHER);
 			partial_add(c, fresh - 1);
 			list_unlock(cpu);
 		}
@@ -929,7 +955,7 @@ static void remote_free(struct lb_slub_cpu *cpu, uint32_t idx, bool to_cpu_parti
 	struct lb_slub_page *pg = &c->pages[page];
 	uint64_t old = atomic_load_explicit(&pg->fc, RLX);
 	uint32_t prior, inuse, owner;
-	bool moves;
+	bool moves, took = false;
 	/* CAS loop: frees, refills and freezes race on the word. */
 	for (;;) {
 		prior = fc_free(old);
@@ -941,8 +967,8 @@ static void remote_free(struct lb_slub_cpu *cpu, uint32_t idx, bool to_cpu_parti
 		}
 		moves = !owner && (!prior || inuse == 1);
 		if (moves && !*locked) {
-			list_lock(cpu);
-			*locked = true;
+			list_lock(cpu, LB_SLUB_SITE_FREE_NOMOVE); /* recounted below if it moves */
+			*locked = took = true;
 			old = atomic_load_explicit(&pg->fc, RLX);
 			continue;
 		}
@@ -953,6 +979,9 @@ static void remote_free(struct lb_slub_cpu *cpu, uint32_t idx, bool to_cpu_parti
 			break;
 	}
 	cpu->remote_frees++;
+	if (took && moves)
+		site_recount(cpu, LB_SLUB_SITE_FREE_NOMOVE,
+			     !prior ? LB_SLUB_SITE_FREE_FULL : LB_SLUB_SITE_FREE_EMPTY);
 	if (!moves) {
 		cpu->lockless_frees++; /* frozen (its owner collects it), or stays partial */
 		return;
@@ -1289,14 +1318,14 @@ static void flush(struct lb_slub_cpu *cpu)
 	struct lb_slub_cache *c = cpu->cache;
 	if (!cpu->cs->page) {
 		if (cpu->cs->partial) {
-			list_lock(cpu);
+			list_lock(cpu, LB_SLUB_SITE_FLUSH);
 			cpu_partial_unfreeze_locked(cpu);
 			list_unlock(cpu);
 		}
 		return;
 	}
 	uint32_t page = cpu->cs->page - 1;
-	list_lock(cpu);
+	list_lock(cpu, LB_SLUB_SITE_FLUSH);
 	cpu_partial_unfreeze_locked(cpu);
 	unfreeze_with(c, page, cpu->cs->freelist, "cpu freelist");
 	cpu->cs->page = 0;
@@ -1346,6 +1375,9 @@ void lb_slub_cpu_fini(struct lb_slub_cpu *cpu)
 	atomic_fetch_add_explicit(&c->lockless_frees, cpu->lockless_frees, RLX);
 	atomic_fetch_add_explicit(&c->lockless_refills, cpu->lockless_refills, RLX);
 	atomic_fetch_add_explicit(&c->lock_acquires, cpu->lock_acquires, RLX);
+	for (int k = 0; k < LB_SLUB_SITES; k++)
+		atomic_fetch_add_explicit(&c->site_acquires[k], cpu->site_acquires[k], RLX);
+	atomic_fetch_add_explicit(&c->partial_take_objs, cpu->partial_take_objs, RLX);
 	atomic_fetch_add_explicit(&c->budget_exhausted, cpu->budget_exhausted, RLX);
 	atomic_fetch_add_explicit(&c->hold_ns_sum, (uint64_t)lb_cycles_to_ns(cpu->hold_cycles_sum),
 				  RLX);

@@ -156,6 +156,32 @@ enum lb_slub_lock_state {
  * 1 / 2 / 3 or more (aim7's acq_running_1/2/3plus bins). */
 #define LB_SLUB_RUNNING_BINS 3
 
+/*
+ * Why list_lock was taken (doc/rt.md, "Where the acquisitions come from").
+ * The kernel's documented path with cpu partials off counts the first
+ * three: get_partial_node() taking a slab off the partial list, the free
+ * to a full slab that puts it back, the free that empties a slab.  The
+ * others are what that path leaves out: a get_partial that found nothing
+ * it could take (the list emptied while we waited), a free that took the
+ * lock and then found the slab no longer had to move (it was frozen or
+ * refilled meanwhile; the kernel's __slab_free drops and retakes it then),
+ * a cpu slab flushed back to the lists (deactivate_slab), and the rest
+ * (cpu partial pages given back, the nocache paths, tests).
+ */
+enum lb_slub_site {
+	LB_SLUB_SITE_PARTIAL_TAKE,
+	LB_SLUB_SITE_FREE_FULL,
+	LB_SLUB_SITE_FREE_EMPTY,
+	LB_SLUB_SITE_PARTIAL_NONE,
+	LB_SLUB_SITE_FREE_NOMOVE,
+	LB_SLUB_SITE_FLUSH,
+	LB_SLUB_SITE_OTHER,
+	LB_SLUB_SITES
+};
+
+/* The site's name in reports and JSON ("partial_take", ...). */
+const char *lb_slub_site_name(enum lb_slub_site site);
+
 struct lb_slub_cpu;
 struct lb_slub_cache;
 /* Testing: called between the fast path's read and its commit. */
@@ -182,6 +208,8 @@ struct lb_slub_cache {
 	_Atomic uint32_t nr_empty;
 	/* Totals folded in by lb_slub_cpu_fini(), and problems seen on the way. */
 	_Atomic uint64_t allocs, frees, remote_frees, lock_acquires, budget_exhausted;
+	_Atomic uint64_t site_acquires[LB_SLUB_SITES]; /* lock_acquires by enum lb_slub_site */
+	_Atomic uint64_t partial_take_objs; /* free objects the partial slabs taken brought */
 	_Atomic uint64_t lockless_frees, lockless_refills;
 	_Atomic uint64_t max_hold_ns, violations;
 	/* The list_lock's gauges (doc/rt.md, "Is the mechanism there"): time
@@ -246,6 +274,8 @@ struct lb_slub_cpu {
 	uint64_t spin_budget_ns;     /* >0: bounded trylock wait (RT threads, spin locks) */
 	uint64_t hold_start;         /* cycles at acquisition */
 	uint64_t allocs, frees, remote_frees, lock_acquires, budget_exhausted, max_hold_cycles;
+	uint64_t site_acquires[LB_SLUB_SITES]; /* lock_acquires by enum lb_slub_site */
+	uint64_t partial_take_objs; /* free objects the partial slabs we took brought */
 	uint64_t hold_cycles_sum, lock_contended, contended_wait_cycles; /* list_lock gauges */
 	uint64_t partial_frees, partial_refills; /* lockless via the cpu partial list */
 	uint64_t lockless_frees, lockless_refills; /* remote frees / own-page refills without list_lock */

@@ -162,6 +162,63 @@ static void test_refill_lock(void)
 	free(v);
 }
 
+/*
+ * Why list_lock was taken (enum lb_slub_site), on a scripted sequence of
+ * two tasks, cpu partials off, min_partial 0: A fills pages 1 and 2; B's
+ * free to full page 1 puts it on the partial list (free_full); A's refill
+ * takes it back with its one free object (partial_take, 1 object); B's
+ * first free to page 2, now full, and its last, which empties it
+ * (free_full, free_empty); A's exit flushes its cpu slab (flush).
+ */
+static void test_sites(void)
+{
+	struct lb_slub_tuning t = lb_slub_tuning_default();
+	t.min_partial = 0;
+	struct lb_slub_cache c;
+	struct lb_slub_cpu a, b;
+	tap_ok(lb_slub_cache_init_tuned(&c, ops, 100, POOL, &t) == 0 &&
+		       lb_slub_cpu_init(&c, &a, 0) == 0 && lb_slub_cpu_init(&c, &b, 0) == 0,
+	       "sites: set up");
+	uint32_t per = c.objs_per_page;
+	void **v = calloc(2 * per, sizeof(void *));
+	size_t got = 0;
+	for (uint32_t i = 0; v && i < 2 * per; i++)
+		got += (v[i] = lb_slub_alloc(&a)) != NULL;
+	lb_slub_free(&b, v[0]);
+	void *again = lb_slub_alloc(&a);
+	lb_slub_free(&b, v[per]);
+	for (uint32_t i = per + 1; i < 2 * per; i++)
+		lb_slub_free(&b, v[i]);
+	const uint64_t *sa = a.site_acquires, *sb = b.site_acquires;
+	uint64_t sum = 0;
+	for (int k = 0; k < LB_SLUB_SITES; k++)
+		sum += sa[k] + sb[k];
+	tap_ok(got == 2 * per && again == v[0] && sb[LB_SLUB_SITE_FREE_FULL] == 2 &&
+		       sb[LB_SLUB_SITE_FREE_EMPTY] == 1 && sa[LB_SLUB_SITE_PARTIAL_TAKE] == 1 &&
+		       a.partial_take_objs == 1,
+	       "sites: free_full %llu (want 2), free_empty %llu (1), partial_take %llu (1) "
+	       "bringing %llu object(s) (1)", (unsigned long long)sb[LB_SLUB_SITE_FREE_FULL],
+	       (unsigned long long)sb[LB_SLUB_SITE_FREE_EMPTY],
+	       (unsigned long long)sa[LB_SLUB_SITE_PARTIAL_TAKE],
+	       (unsigned long long)a.partial_take_objs);
+	tap_ok(sum == a.lock_acquires + b.lock_acquires && sum == 4,
+	       "sites: every acquisition has one site (%llu by site, %llu acquisitions)",
+	       (unsigned long long)sum, (unsigned long long)(a.lock_acquires + b.lock_acquires));
+	lb_slub_cpu_fini(&a);
+	lb_slub_cpu_release(&a);
+	tap_ok(atomic_load(&c.site_acquires[LB_SLUB_SITE_FLUSH]) == 1 &&
+		       atomic_load(&c.partial_take_objs) == 1,
+	       "sites: the exiting task's cpu slab flushed once (%llu)",
+	       (unsigned long long)atomic_load(&c.site_acquires[LB_SLUB_SITE_FLUSH]));
+	for (uint32_t i = 0; i < per; i++)
+		lb_slub_free(&b, v[i]);
+	lb_slub_cpu_fini(&b);
+	lb_slub_cpu_release(&b);
+	tap_ok(lb_slub_check(&c, 0, stdout) == 0, "sites: invariants hold");
+	lb_slub_cache_destroy(&c);
+	free(v);
+}
+
 static void test_bulk(void)
 {
 	struct lb_slub_cache c;
@@ -369,6 +426,7 @@ int main(int argc, char **argv)
 	test_misuse();
 	test_cpu_partial();
 	test_refill_lock();
+	test_sites();
 	struct lockless ll;
 	tap_ok(run_remote(10000, 10000000000ull, stdout, &ll) == 0,
 	       "2 producers + 2 consumers with remote frees under '%s': invariants hold", name);
