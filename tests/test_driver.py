@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from lbtap import commands, done, ok
@@ -26,13 +27,24 @@ lockbench = sys.argv[1]
 #              whether it writes --csv)
 WORKLOADS = {
     "bench": ("FINISH", ["-l", "mutex", "-t", "1", "-d", "30s", "-q"], True),
-    "ab": ("FINISH", ["-t", "1", "-d", "30s", "-q", "mutex", "mutex"], False),
+    # ab without -q: the test signals it only after a progress line says a
+    # block finished (on a loaded machine none may have in the first seconds,
+    # and a run with no finished block has nothing to commit).
+    "ab": ("FINISH", ["-t", "1", "-d", "30s", "mutex", "mutex"], False),
     "slab": ("FINISH", ["-T", "bulk", "--ops", "2000000", "-r", "50", "-q"], False),
     "aim7": ("END", ["-u", "2", "-t", "30s", "-q"], True),
     "rt": ("END", ["-g", "0", "-t", "1", "-D", "30s", "-q"], True),
 }
 TOOLS = {"list", "compare", "plot"}  # no stages: .main runs them
 
+
+
+def watch_blocks(stream, seen):
+    """Read ab's progress lines (one per finished step off a terminal) to
+    the end; set `seen` at the first finished block."""
+    for line in stream:
+        if ": block " in line and " done in " in line:
+            seen.set()
 
 
 def leftovers(d):
@@ -81,12 +93,20 @@ with tempfile.TemporaryDirectory() as d:
     # The first SIGINT, once every run is under way: the workloads run side
     # by side (each its own process and output), so the test costs one wait.
     procs = {}
+    ab_block = threading.Event()
     for name, (policy, args, has_csv) in WORKLOADS.items():
         out = os.path.join(d, name + ".json")
+        watch = name == "ab"
         procs[name] = (subprocess.Popen([lockbench, name, "--json", out] + args,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+                                        stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE if watch else subprocess.DEVNULL,
+                                        text=True),
                        out)
+        if watch:
+            threading.Thread(target=watch_blocks, args=(procs[name][0].stderr, ab_block),
+                             daemon=True).start()
     time.sleep(4.0)
+    ab_block.wait(timeout=50)
     t0 = time.monotonic()
     for p, out in procs.values():
         p.send_signal(signal.SIGINT)
