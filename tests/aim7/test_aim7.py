@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from lbtap import done, ok, unwrap  # noqa: E402 (tests/lbtap.py, after the sys.path line)
 
@@ -357,7 +358,11 @@ def locks(d):
 def busted(d):
     for role in ["mutex", "spinlock", "rwlock"]:
         tries = []
-        for _ in range(4):
+        # Until caught: 4 runs, then more (at most 40) while under 60 s have
+        # passed.  On a loaded machine (CI at load average 40) the children
+        # seldom run at once, and four runs could all miss the overlap.
+        t0 = time.monotonic()
+        while len(tries) < 4 or (time.monotonic() - t0 < 60 and len(tries) < 40):
             r = aim7("--users", "6", "--jobs", "150", f"--{role}", "busted", timeout=120)
             tries.append(r.returncode)
             # Under the thread sanitizer (halt_on_error) the first race
