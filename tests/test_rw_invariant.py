@@ -18,13 +18,34 @@ LB = sys.argv[1]
 locks = [lk["name"] for lk in json.loads(subprocess.run([LB, "list", "--json"], capture_output=True,
                                                         text=True, check=True).stdout)
          if "rw" in lk["flags"] and lk["available"]]
-with tempfile.TemporaryDirectory() as d:
+
+
+def bench(d, names, duration):
     out = os.path.join(d, "rw.json")
-    r = subprocess.run([LB, "bench", "--lock", ",".join(locks), "--read-pct", "50", "--threads", "4",
-                        "--cs-lines", "4", "--cs", "50", "--duration", "200ms", "-q", "--json", out],
+    r = subprocess.run([LB, "bench", "--lock", ",".join(names), "--read-pct", "50", "--threads", "4",
+                        "--cs-lines", "4", "--cs", "50", "--duration", duration, "-q", "--json", out],
                        capture_output=True, text=True, timeout=120)
+    return r, ({c["lock"]: c for c in json.load(open(out))["results"]} if r.returncode == 0 else {})
+
+
+def caught(cell):
+    return any(x["torn_reads"] or x["lost_updates"] for x in cell["runs"])
+
+
+with tempfile.TemporaryDirectory() as d:
+    r, results = bench(d, locks, "200ms")
     ok(r.returncode == 0, f"bench --read-pct 50 over {','.join(locks)} exits 0 {r.stderr.strip()[:200]}")
-    results = {c["lock"]: c for c in json.load(open(out))["results"]}
+    # busted is caught only while two of its threads run at once.  On a
+    # loaded machine (CI at load average 40 and more) 200 ms can pass with
+    # no overlap: run it alone again, 1 s at a time, for up to ~20 s.
+    for _ in range(20):
+        if "busted" not in results or caught(results["busted"]):
+            break
+        r, again = bench(d, ["busted"], "1s")
+        if r.returncode != 0:
+            break
+        for x in again["busted"]["runs"]:
+            results["busted"]["runs"].append(x)
 for lock in locks:
     runs = results[lock]["runs"]
     torn = sum(x["torn_reads"] for x in runs)
