@@ -65,8 +65,9 @@ static inline bool lb_ab_uses_cpu(int metric, unsigned int nthreads)
 }
 
 /* A paired ratio B/A of a cell (ab_ratio.c), blocks as the unit: each
- * block's log ratio (its kept pairs' mean, or its own-cost ratio), their
- * trimmed mean and moving-block bootstrap interval at level 1 - alpha
+ * block's log ratio (its kept pairs' mean, or its own-cost ratio); their
+ * trimmed mean and moving-block bootstrap interval at level 1 - alpha, or
+ * (rank) their Hodges-Lehmann estimate and signed-rank interval
  * (lib/lb_blockci.h); the verdict is that interval excluding 1. */
 struct lb_ab_ratio {
 	size_t kept;                  /* pairs (or own-cost figures) used */
@@ -74,8 +75,10 @@ struct lb_ab_ratio {
 	double ratio, lo, hi;         /* exp of the estimate and of the interval's ends */
 	double alpha;                 /* the interval's (and verdict's) level: 1 - alpha */
 	double mdc_pct;               /* minimum detectable change, %: "could see +-X %" */
-	size_t block_len;             /* the bootstrap's resampling block, in blocks */
-	double df, rho;               /* the t quantile's df; lag-1 autocorrelation used */
+	size_t block_len;             /* the bootstrap's resampling block, in blocks (rank: 1) */
+	double df, rho;               /* the t quantile's df (rank: NAN); lag-1 autocorrelation used */
+	bool rank_interval;           /* the signed-rank interval over the blocks */
+	double widen;                 /* rank: the half-widths' AR(1) factor (>= 1) */
 	struct lb_signrank rank;      /* over the pairs' log ratios: a description only */
 };
 
@@ -84,7 +87,7 @@ struct lb_ab_ratio {
  * LB_BLOCKCI_MIN_N blocks are usable or memory runs out (*out: the estimate where one
  * exists, no interval: lo = hi = ratio, mdc_pct INFINITY). */
 int lb_ab_ratio(const double *a, const double *b, const bool *keep, size_t n, size_t per_block,
-		double alpha, struct lb_ab_ratio *out);
+		double alpha, bool rank, struct lb_ab_ratio *out);
 /* +1 B worse (the interval above 1), -1 B better, 0 neither or no interval. */
 int lb_ab_ratio_verdict(const struct lb_ab_ratio *r);
 

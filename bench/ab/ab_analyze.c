@@ -33,7 +33,10 @@ void lb_ab_analyze(struct lb_ab_cell *cells, size_t n, int metric, double load_p
 		/* Bonferroni: the family of n cells keeps its 1 % false-alarm rate;
 		 * the interval is printed at the same level. */
 		c->alpha = LB_AB_ALPHA / (double)n;
-		lb_ab_ratio(c->value[LB_AB_A], c->value[LB_AB_B], c->keep, m, 2, c->alpha, &c->ratio);
+		/* Contended cells: blocks independent, heavy-tailed (doc/ab.md):
+		 * the signed-rank interval over them; 1 thread: the bootstrap. */
+		lb_ab_ratio(c->value[LB_AB_A], c->value[LB_AB_B], c->keep, m, 2, c->alpha,
+			    c->nthreads > 1, &c->ratio);
 		/* 1 thread: the locks' own cost, one figure per block, is the
 		 * headline when enough blocks have one (doc/ab.md: the whole
 		 * loop's ratio dilutes nothing and overstates a change). */
@@ -41,7 +44,8 @@ void lb_ab_analyze(struct lb_ab_cell *cells, size_t n, int metric, double load_p
 		c->own_ratio = (struct lb_ab_ratio){ .ratio = 1, .lo = 1, .hi = 1 };
 		if (c->nthreads == 1)
 			c->own_headline = lb_ab_ratio(c->own[LB_AB_A], c->own[LB_AB_B], NULL,
-						      c->nblocks, 1, c->alpha, &c->own_ratio) == 0;
+						      c->nblocks, 1, c->alpha, false,
+						      &c->own_ratio) == 0;
 		c->verdict = lb_ab_ratio_verdict(c->own_headline ? &c->own_ratio : &c->ratio);
 		c->withheld = c->nthreads > 1 && load_per_cpu >= LB_AB_WITHHOLD_LOAD;
 		if (c->withheld)

@@ -3,8 +3,10 @@
  * ab_ratio.c - a paired ratio B/A of a cell (ab.h, lb_ab_ratio), with blocks
  * as the unit: each block's log ratio (the mean of its kept pairs' log(B/A),
  * or its one own-cost ratio), the block series' trimmed mean and its
- * moving-block bootstrap interval (lib/lb_blockci.h) at level 1 - alpha --
- * the verdict's level: the verdict is the interval excluding 1.  The
+ * interval at level 1 - alpha (lib/lb_blockci.h): the moving-block bootstrap
+ * at 1 thread, where neighbouring blocks err alike, and the signed-rank
+ * interval over the blocks in contended cells, whose blocks are independent
+ * and heavy-tailed (doc/ab.md) -- the verdict's level: the verdict is the interval excluding 1.  The
  * signed-rank test over the pairs is kept as a description (its rank sum),
  * never as the verdict: it treats the pairs as independent.
  */
@@ -31,10 +33,10 @@ static double block_log_ratio(const double *a, const double *b, const bool *keep
 }
 
 int lb_ab_ratio(const double *a, const double *b, const bool *keep, size_t n, size_t per_block,
-		double alpha, struct lb_ab_ratio *out)
+		double alpha, bool rank, struct lb_ab_ratio *out)
 {
 	*out = (struct lb_ab_ratio){ .ratio = 1, .lo = 1, .hi = 1, .mdc_pct = INFINITY,
-				     .alpha = alpha, .rank = { .p = 1 } };
+				     .alpha = alpha, .rank = { .p = 1 }, .rank_interval = rank };
 	size_t nblocks = per_block ? (n + per_block - 1) / per_block : 0;
 	double *d = malloc((n ? n : 1) * sizeof(double));
 	double *blk = malloc((nblocks ? nblocks : 1) * sizeof(double));
@@ -55,7 +57,8 @@ int lb_ab_ratio(const double *a, const double *b, const bool *keep, size_t n, si
 	if (m)
 		lb_signrank_test(d, m, &out->rank);
 	struct lb_block_ci ci;
-	rc = lb_block_ci(blk, nb, alpha, LB_BLOCKCI_SEED, &ci);
+	rc = rank ? lb_block_rank_ci(blk, nb, alpha, &ci) :
+		    lb_block_ci(blk, nb, alpha, LB_BLOCKCI_SEED, &ci);
 	out->ratio = exp(ci.estimate);
 	if (rc == 0) {
 		out->lo = exp(ci.lo);
@@ -64,6 +67,7 @@ int lb_ab_ratio(const double *a, const double *b, const bool *keep, size_t n, si
 		out->block_len = ci.block_len;
 		out->df = ci.df;
 		out->rho = ci.rho;
+		out->widen = sqrt(ci.inflation);
 	} else {
 		out->lo = out->hi = out->ratio;
 	}

@@ -139,10 +139,17 @@ static void cell_notes(FILE *out, const struct lb_ab_config *cfg, const struct l
 	if (c->ratio.kept < c->npairs)
 		snprintf(pairs, sizeof(pairs), "; %zu of %zu pairs left out (the round trip moved "
 			 "between their slices)", c->npairs - c->ratio.kept, c->npairs);
-	lb_wrapf(out, "    ", "  %.1f %% interval over %zu blocks (resampled %zu at a time, "
-		 "lag-1 correlation %.2f); %zu pairs, signed-rank sum W+ %.0f of %.0f%s%s",
-		 100 * (1 - c->alpha), head->blocks, head->block_len, head->rho, c->ratio.kept,
-		 rk->w_plus, rk->w_plus + rk->w_minus, trip, pairs);
+	char how[128];
+	if (head->rank_interval)
+		snprintf(how, sizeof(how), "signed-rank interval over %zu blocks (each block a unit, "
+			 "lag-1 correlation %.2f, half-widths x%.2f)", head->blocks, head->rho,
+			 head->widen);
+	else
+		snprintf(how, sizeof(how), "bootstrap interval over %zu blocks (resampled %zu at a "
+			 "time, lag-1 correlation %.2f)", head->blocks, head->block_len, head->rho);
+	lb_wrapf(out, "    ", "  %.1f %% %s; %zu pairs, signed-rank sum W+ %.0f of %.0f%s%s",
+		 100 * (1 - c->alpha), how, c->ratio.kept, rk->w_plus, rk->w_plus + rk->w_minus,
+		 trip, pairs);
 	if (isfinite(c->lock_cost[LB_AB_A]) && isfinite(c->lock_cost[LB_AB_B]))
 		lb_wrapf(out, "    ", "  lock's own cost (a lock+unlock loop through the vtable less "
 			 "the bare loop, CPU ns/op, median over blocks): (A) %.2f, (B) %.2f; the calls "
@@ -231,10 +238,11 @@ void lb_ab_report_table(FILE *out, const struct lb_ab_config *cfg,
 		 cfg->metric == LB_AB_METRIC_CPU ? "CPU ns/op" : cfg->metric == LB_AB_METRIC_WALL ?
 		 "wall ns/op" : "CPU ns/op at 1 thread, wall ns/op above");
 	lb_wrapf(out, "#   ", "# ratio B/A: per block, the mean log ratio of its pairs whose two "
-		 "slices saw round trips within %.1fx; over the blocks, their 10 %% trimmed mean and "
-		 "a moving-block bootstrap interval (blocks as the unit: neighbours share the host's "
-		 "state); at 1 thread the headline is the lock's own cost (lock+unlock less the bare "
-		 "loop), one figure per block", LB_AB_PLACEMENT_RATIO);
+		 "slices saw round trips within %.1fx; over the blocks, at 1 thread their 10 %% "
+		 "trimmed mean and a moving-block bootstrap interval (neighbours share the host's "
+		 "state), above their Hodges-Lehmann estimate and signed-rank interval (independent, "
+		 "heavy-tailed blocks); at 1 thread the headline is the lock's own cost (lock+unlock "
+		 "less the bare loop), one figure per block", LB_AB_PLACEMENT_RATIO);
 	lb_wrapf(out, "#   ", "# verdict: the interval excludes 1, at level %.2g per cell (%.2g over "
 		 "%zu cells, the interval printed at %.1f %%); \"could see +-X %%\": the change the "
 		 "cell finds 4 times in 5%s", n ? cells[0].alpha : LB_AB_ALPHA, LB_AB_ALPHA, n,
@@ -267,7 +275,15 @@ static void write_ratio(struct lb_json *j, const struct lb_ab_ratio *r)
 	lb_json_kv_double(j, "confidence", 1 - r->alpha);
 	lb_json_kv_uint(j, "blocks", r->blocks);
 	lb_json_kv_uint(j, "resample_blocks", r->block_len);
-	lb_json_kv_double(j, "df", r->df);
+	lb_json_kv_string(j, "interval", r->rank_interval ? "signed-rank" : "block-bootstrap-t");
+	if (isfinite(r->df))
+		lb_json_kv_double(j, "df", r->df);
+	else {
+		lb_json_key(j, "df");
+		lb_json_null(j);
+	}
+	if (r->rank_interval)
+		lb_json_kv_double(j, "ar1_widening", r->widen);
 	lb_json_kv_double(j, "lag1_correlation", r->rho);
 }
 
@@ -297,8 +313,10 @@ static void write_side(struct lb_json *j, const struct lb_ab_config *cfg,
 		lb_json_object_begin(j);
 		lb_json_kv_string(j, "against", cfg->lock[LB_AB_A]->name);
 		lb_json_kv_string(j, "metric", c->cpu_metric ? "cpu_ns_per_op" : "ns_per_op");
-		lb_json_kv_string(j, "estimator", "10% trimmed mean of per-block log(B/A), "
-				  "moving-block bootstrap interval");
+		lb_json_kv_string(j, "estimator", c->ratio.rank_interval ?
+				  "Hodges-Lehmann estimate of per-block log(B/A), signed-rank "
+				  "interval over the blocks" : "10% trimmed mean of per-block "
+				  "log(B/A), moving-block bootstrap interval");
 		write_ratio(j, &c->ratio);
 		lb_json_kv_uint(j, "pairs_kept", c->ratio.kept);
 		lb_json_kv_uint(j, "pairs_left_out", c->npairs - c->ratio.kept);

@@ -52,14 +52,18 @@ with tempfile.TemporaryDirectory() as tmp:
     lines = re.findall(r"^  (lock's own cost B/A|ratio B/A) (\d+\.\d+) \[(\d+\.\d+), (\d+\.\d+)\] "
                        r"\([+-]\d+\.\d\d%\): (no difference seen|B better|B worse|no verdict)",
                        so, re.M)
-    units = re.findall(r"^  ([\d.]+) % interval over (\d+) blocks \(resampled \d+ at a time, lag-1 "
-                       r"correlation [\d.-]+\); \d+ pairs, signed-rank sum W\+ [\d.]+ of [\d.]+", so,
-                       re.M)
+    # 1 thread: the block bootstrap; 2 threads: the signed-rank interval over blocks.
+    units = re.findall(r"^  ([\d.]+) % (?:bootstrap interval over \d+ blocks \(resampled \d+ at a "
+                       r"time, lag-1 correlation [\d.-]+\)|signed-rank interval over \d+ blocks "
+                       r"\(each block a unit, lag-1 correlation [\d.-]+, half-widths x[\d.]+\)); "
+                       r"\d+ pairs, signed-rank sum W\+ [\d.]+ of [\d.]+", so, re.M)
+    lbtap.ok(len(units) == 2 and "bootstrap interval" in so and "signed-rank interval" in so,
+             "1 thread's interval is the block bootstrap, 2 threads' the signed-rank one")
     agree = [(v == "B worse") == (float(lo) > 1) and (v == "B better") == (float(hi) < 1)
              for _, _, lo, hi, v in lines if v != "no verdict"]
     lbtap.ok(level and len(lines) == 2 and lines[0][0] == "lock's own cost B/A" and
              lines[1][0] == "ratio B/A" and len(units) == 2 and
-             all(u[0] == level.group(2) for u in units) and
+             all(u == level.group(2) for u in units) and
              abs(100 * (1 - float(level.group(1))) - float(level.group(2))) < 0.05 and all(agree),
              f"one level: 1 thread's headline is the own cost, 2 threads' the ratio; intervals "
              f"at the header's level, each verdict its interval excluding 1 ({lines}, {units})")
@@ -96,14 +100,17 @@ with tempfile.TemporaryDirectory() as tmp:
                  and p["verdict"] in ("better", "worse", "none", "withheld") and
                  p["confidence"] == 1 - p["alpha"] and p["mdc_pct"] > 0 for p in paired),
              "JSON: B carries ratio, interval at 1 - alpha, minimum detectable change, verdict")
-    lbtap.ok(all(p and p["estimator"].startswith("10% trimmed mean of per-block") and
+    lbtap.ok([p["estimator"].split(" ")[0] for p in paired] == ["10%", "Hodges-Lehmann"] and
+             [p["interval"] for p in paired] == ["block-bootstrap-t", "signed-rank"] and
+             all(p and
                  p["pairs_kept"] + p["pairs_left_out"] == 24 and p["blocks"] <= 12
                  for p in paired) and
              [p.get("verdict_on") for p in paired] == ["own_cost", "ratio"] and
              0 < paired[0]["own_cost"]["ratio"] and
              all(isinstance(x.get("kept"), bool) for r in res for x in r["runs"]) and
              [("lock_ns_per_op" in r) for r in res] == [True, True, False, False],
-             "JSON: blocks as the unit over the kept pairs, the own-cost ratio and the verdict's "
+             "JSON: blocks as the unit over the kept pairs (the bootstrap at 1 thread, the "
+             "signed-rank interval at 2), the own-cost ratio and the verdict's "
              "figure at 1 thread, each run's kept flag, the lock cost at 1 thread only")
     # The placement filter: a pair is kept unless both slices' round trips
     # are known and more than 1.5x apart; the paired figures count the kept.

@@ -114,24 +114,24 @@ static void test_cell_ratio(void)
 	for (int i = 40; i < 43; i++)
 		b[i] = 300;
 	struct lb_ab_ratio r;
-	int rc = lb_ab_ratio(a, b, NULL, 43, 1, 0.05, &r);
+	int rc = lb_ab_ratio(a, b, NULL, 43, 1, 0.05, false, &r);
 	tap_ok(rc == 0 && r.kept == 43 && fabs(r.ratio - 1) < 0.01 && r.lo > 0.95 && r.hi < 1.05,
 	       "3 spoilt pairs of 43: ratio %.4f [%.4f, %.4f] (within 1 %% and +-5 %%)", r.ratio,
 	       r.lo, r.hi);
 	for (int i = 40; i < 43; i++)
 		keep[i] = false;
-	lb_ab_ratio(a, b, keep, 43, 1, 0.05, &r);
+	lb_ab_ratio(a, b, keep, 43, 1, 0.05, false, &r);
 	tap_ok(r.kept == 40 && r.ratio > 0.995 && r.ratio < 1.005 && r.hi - r.lo < 0.005,
 	       "the 3 left out: %zu pairs, ratio %.4f [%.4f, %.4f]", r.kept, r.ratio, r.lo, r.hi);
 	/* A clean 5 % slowdown in every pair, with the same small scatter. */
 	for (int i = 0; i < 43; i++)
 		b[i] = 105 * (1 + 0.0002 * ((i * 7) % 41 - 20));
-	lb_ab_ratio(a, b, NULL, 43, 1, 0.05, &r);
+	lb_ab_ratio(a, b, NULL, 43, 1, 0.05, false, &r);
 	tap_ok(fabs(r.ratio - 1.05) < 0.002 && r.lo > 1.04 && r.hi < 1.06 &&
 	       lb_ab_ratio_verdict(&r) == 1,
 	       "5 %% slower in every pair: ratio %.4f [%.4f, %.4f], B worse", r.ratio, r.lo, r.hi);
 	double zero[2] = { 0, 0 };
-	tap_ok(lb_ab_ratio(zero, zero, NULL, 2, 1, 0.05, &r) == -1 && r.ratio == 1 &&
+	tap_ok(lb_ab_ratio(zero, zero, NULL, 2, 1, 0.05, false, &r) == -1 && r.ratio == 1 &&
 	       lb_ab_ratio_verdict(&r) == 0, "no usable pair: ratio 1, no interval, no verdict");
 	/* Two pairs a block: block k's figure is the mean of its two log ratios. */
 	double a2[18], b2[18];
@@ -139,7 +139,7 @@ static void test_cell_ratio(void)
 		a2[i] = 1;
 		b2[i] = i % 2 ? 1.04 : 1.02;
 	}
-	lb_ab_ratio(a2, b2, NULL, 18, 2, 0.05, &r);
+	lb_ab_ratio(a2, b2, NULL, 18, 2, 0.05, false, &r);
 	tap_ok(r.blocks == 9 && r.kept == 18 && fabs(r.ratio - sqrt(1.02 * 1.04)) < 1e-9,
 	       "pairs grouped by block: %zu blocks of %zu pairs, ratio %.5f", r.blocks, r.kept,
 	       r.ratio);
