@@ -41,9 +41,9 @@
  * size.  Against dependence the evidence does not show but cannot rule out,
  * its half-widths are scaled by sqrt((1 + rho) / (1 - rho)), the AR(1)
  * variance factor of the data's lag-1 correlation (as above, >= 0).  On
- * independent t(3) series of 12 values its 97.5 % interval covers 0.983
- * where lb_block_ci's covers 0.993 and is 1.23x as wide, and at a lag-1
- * correlation of 0.1 it still covers 0.973 (tests/ab/test_blockci.c).
+ * independent t(3) series of 12 values its 97.5 % interval covers 0.979
+ * where lb_block_ci's covers 0.993 and is 1.22x as wide, and at a lag-1
+ * correlation of 0.1 it still covers 0.971 (tests/ab/test_blockci.c).
  */
 #ifndef LB_BLOCKCI_H
 #define LB_BLOCKCI_H
