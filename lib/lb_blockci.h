@@ -85,8 +85,9 @@ int lb_block_ci(const double *x, size_t n, double alpha, uint64_t seed, struct l
 /*
  * The signed-rank interval over x[0..n-1] (each value a unit; above), the
  * same contract as lb_block_ci: 0, or -1 with fewer than LB_BLOCKCI_MIN_N
- * values, alpha out of (0, 0.5) or no memory (*out: the estimate, lo = hi,
- * mdc INFINITY).  se is the half-width's normal equivalent, half / z(1 -
+ * values, alpha out of (0, 0.5), no memory, or too few values for the level
+ * (9 values reach 99.6 %: enough for 8 cells' 0.05 / 8, not 16's) (*out:
+ * the estimate, lo = hi, mdc INFINITY).  se is the half-width's normal equivalent, half / z(1 -
  * alpha/2); mdc = half + z(0.8) * se: the shift found 4 times in 5.
  */
 int lb_block_rank_ci(const double *x, size_t n, double alpha, struct lb_block_ci *out);

@@ -33,10 +33,12 @@
  * intervals that hold it (blocks as the unit, lib/lb_blockci.h): over 20
  * A/A runs a cell of a 2-cell run says "difference" 0.5 times on average,
  * twice or more in 9 % of such series.  The signed-rank test on pairs used
- * before needed 1 %: it treated pairs as independent, and 4 of 20 A/A
- * 2-thread intervals excluded 1 at its 95 %.  At 1 % the interval with its
- * few df (2 threads: ~20 blocks, df 3) would be ~1.8x wider: a 5 % change
- * out of reach of a default run. */
+ * before needed 1 %: 4 of 20 quiet A/A 2-thread intervals excluded 1 at
+ * its 95 % (and the bootstrap's 2 of 20 at 97.5 %: doc/ab.md, "Why two
+ * intervals", points to an offset per process that no interval within one
+ * run covers).  At 1 % the intervals over a
+ * default run's ~12 blocks would be much wider (the bootstrap's t with 3
+ * df ~1.8x): a 5 % change out of reach of a default run. */
 #define LB_AB_ALPHA 0.05
 #define LB_AB_DEFAULT_SLICE_NS UINT64_C(10000000)   /* 10 ms: more pairs in the same 4 s */
 /* A pair is kept when its two slices' round trips are within this factor
