@@ -453,9 +453,37 @@ void lb_slub_debug_hold_lock(struct lb_slub_cpu *cpu)
 
 /* ---- lists (list_lock held) ------------------------------------------ */
 
+/*
+ * A page's count against the list it is about to join (issue 39): a page
+ * goes onto the partial list unfrozen with a free object, into the empty
+ * pool unfrozen with none in use.  Exact at the move: the mover holds
+ * list_lock (partial) or the page's last object came back (pool), so no
+ * one can take an object from the page meanwhile, and lockless frees only
+ * lower the count.  A mover that decided on a stale count (a free that
+ * read the count before waiting for list_lock, while an allocator popped
+ * an object) is reported here, when it happens: once the object comes
+ * back the lists and counts agree again and lb_slub_check() at the end
+ * sees nothing.  Relaxed: the count of the page being moved, read by its
+ * mover.
+ */
+static void check_move(struct lb_slub_cache *c, uint32_t page, bool to_pool)
+{
+	uint64_t w = atomic_load_explicit(&c->pages[page].fc, RLX);
+	if (fc_owner(w))
+		violation(c, "page %u moved to the %s while frozen by cpu slab %u", page,
+			  to_pool ? "empty pool" : "partial list", fc_owner(w) - 1);
+	else if (to_pool && fc_inuse(w))
+		violation(c, "page %u moved to the empty pool with %u objects in use", page,
+			  fc_inuse(w));
+	else if (!to_pool && fc_inuse(w) >= c->objs_per_page)
+		violation(c, "page %u moved to the partial list with all %u objects in use", page,
+			  fc_inuse(w));
+}
+
 static void partial_add(struct lb_slub_cache *c, uint32_t page)
 {
 	struct lb_slub_page *pg = &c->pages[page];
+	check_move(c, page, false);
 	uint32_t tail = atomic_load_explicit(&c->partial_tail, RLX);
 	atomic_store_explicit(&pg->prev, tail, RLX);
 	atomic_store_explicit(&pg->next, 0, RLX);
@@ -497,6 +525,7 @@ static inline uint32_t empty_top(uint64_t w) { return (uint32_t)w; }
 static void empty_push(struct lb_slub_cache *c, uint32_t page)
 {
 	struct lb_slub_page *pg = &c->pages[page];
+	check_move(c, page, true);
 	atomic_store_explicit(&pg->on_list, 2, RLX);
 	atomic_fetch_add_explicit(&c->nr_empty, 1, RLX);
 	uint64_t old = atomic_load_explicit(&c->empty_head, RLX), nw;

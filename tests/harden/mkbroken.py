@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""mkbroken.py - write a deliberately broken copy of a real lock header.
+"""mkbroken.py - write a deliberately broken copy of a real lock header
+(or of the allocator's or the preload's source).
 
     mkbroken.py BUG IN_HEADER OUT_HEADER
 
@@ -82,6 +83,33 @@ BUGS = {
          "\tatomic_store_explicit(&lock->locked, 1, memory_order_relaxed);\n"
          "\treturn true;\n"
          "}\n"),
+    ],
+    # engines/slub/slub.c: a remote free that decides the page empties from
+    # the count it read before it waited for list_lock, and moves it with
+    # that decision: an allocator that popped an object of the partial page
+    # meanwhile (lb_slub_alloc_nocache) leaves it with one in use, and the
+    # page goes to the empty pool with a stale count.  Once that object is
+    # freed the count is right again, so the end-of-run check passes.
+    "slub-stale-count": [
+        ("\tbool moves, took = false;\n",
+         "\tbool moves = false, took = false, decided = false;\n\tuint32_t seen_inuse = 0;\n"),
+        ("\t\tmoves = !owner && (!prior || inuse == 1);\n",
+         "\t\tif (!decided) {\n"
+         "\t\t\tmoves = !owner && (!prior || inuse == 1);\n"
+         "\t\t\tseen_inuse = inuse;\n"
+         "\t\t\tdecided = true;\n"
+         "\t\t}\n"),
+        ("\t} else if (on == 1 && inuse - 1 == 0 &&\n",
+         "\t} else if (on == 1 && seen_inuse - 1 == 0 &&\n"),
+    ],
+    # preload/preload_cond.c: the loser of the race to create a condition
+    # variable's table entry on its first use does not take the winner's
+    # entry (same key) but probes on and creates a second one: its waiter
+    # sleeps on an entry no signal looks at (signal finds the first).
+    "cond-first-use-dup": [
+        ("\t\t\t\t\t\t\t\t    memory_order_acquire) ||\n"
+         "\t\t\t    k == key)\n",
+         "\t\t\t\t\t\t\t\t    memory_order_acquire))\n"),
     ],
 }
 
