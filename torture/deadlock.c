@@ -20,10 +20,6 @@
 
 #define DL_MAX_GROUP 3
 #define DL_NMI_PERIOD_NS 1000000u /* one "NMI" per millisecond */
-/* An ABBA broken by a timeout only is a miss when every member had asked
- * for its second lock this long before the first failure (less: a member
- * preempted before it asked; the cycle may not have existed yet). */
-#define DL_FORMED_MARGIN_NS (100 * LB_NS_PER_MS)
 /* An ordered round's mean hold of each lock (uniform in 0..2x): about a
  * detection period, so a member waiting behind it rechecks meanwhile. */
 #define DL_ORDERED_HOLD_NS LB_NS_PER_MS
@@ -40,7 +36,13 @@ struct dl_group {
 	_Atomic uint32_t generation;
 	void *locks[DL_MAX_GROUP];
 	int ret[DL_MAX_GROUP];  /* the round's second acquisition, per member */
-	uint64_t req_ns[DL_MAX_GROUP], fail_ns[DL_MAX_GROUP]; /* its start, its failure */
+	/* Set by a member right before it asks for its second lock; cleared
+	 * before the round's first meeting. */
+	_Atomic bool asked[DL_MAX_GROUP];
+	/* Per member whose second acquisition timed out: how many other
+	 * members had not asked yet when it returned (the cycle had not
+	 * formed: no detector could have seen it). */
+	int unasked[DL_MAX_GROUP];
 	uint64_t round;         /* member 0's count, read by all after a meeting */
 };
 
@@ -290,15 +292,24 @@ static bool round_cycle(struct lb_torture_deadlock *dl, struct dl_worker *w, str
 {
 	struct lb_torture_run *run = w->t->run;
 	void *first = g->locks[m], *second = g->locks[(m + 1) % dl->group_size];
+	/* Relaxed: the meeting below (acq_rel) orders it before the others'
+	 * reads in this round. */
+	atomic_store_explicit(&g->asked[m], false, memory_order_relaxed);
 	int first_err = take_free(dl, w, first);
 	if (!meet(run, g, dl->group_size)) {
 		if (!first_err)
 			drop(w, first, NULL);
 		return false;
 	}
-	g->req_ns[m] = lb_torture_now_ns();
+	/* seq_cst, with the loads below: a member whose timeout returns and
+	 * then reads false here read it before this store, so we had not
+	 * asked (had not entered the lock's wait) at its timeout. */
+	atomic_store_explicit(&g->asked[m], true, memory_order_seq_cst);
 	int ret = first_err ? first_err : take(w, second);
-	g->fail_ns[m] = lb_torture_now_ns();
+	g->unasked[m] = 0;
+	if (ret == ETIMEDOUT)
+		for (int k = 0; k < dl->group_size; k++)
+			g->unasked[m] += !atomic_load_explicit(&g->asked[k], memory_order_seq_cst);
 	g->ret[m] = ret;
 	if (!first_err && ret == 0) {
 		lb_torture_write_delay(run, &w->t->rng);
@@ -340,26 +351,24 @@ static void round_ordered(struct lb_torture_deadlock *dl, struct dl_worker *w, s
 /* Member 0, after the closing meeting: did some member break the cycle? */
 static void judge_cycle(struct lb_torture_deadlock *dl, struct dl_worker *w, struct dl_group *g)
 {
-	int errors = 0, deadlk = 0;
-	uint64_t last_req = 0, first_fail = UINT64_MAX;
+	int errors = 0, deadlk = 0, unformed = 0;
 	for (int m = 0; m < dl->group_size; m++) {
 		errors += g->ret[m] != 0;
 		deadlk += g->ret[m] == EDEADLK;
-		last_req = g->req_ns[m] > last_req ? g->req_ns[m] : last_req;
-		if (g->ret[m] && g->fail_ns[m] < first_fail)
-			first_fail = g->fail_ns[m];
+		unformed += g->ret[m] == ETIMEDOUT && g->unasked[m] > 0;
 	}
-	bool formed = first_fail != UINT64_MAX && first_fail >= last_req + DL_FORMED_MARGIN_NS;
 	atomic_fetch_add_explicit(&dl->n.injected, 1, memory_order_relaxed);
 	if (!errors)
 		fail(w, &dl->n.unbroken, &dl->warned_unbroken,
 		     "cycle: every member got its second lock (no exclusion)");
 	else if (deadlk)
 		atomic_fetch_add_explicit(&dl->n.detected, 1, memory_order_relaxed);
-	else if (formed)
+	else if (!unformed)
 		fail(w, &dl->n.missed_aa, &dl->warned_missed,
-		     "cycle: broken by the timeout only (not detected)");
+		     "cycle: broken by the timeout only while every member waited (not detected)");
 	else
+		/* A member timed out before another had asked: the cycle never
+		 * existed while anyone could detect it (a preempted member). */
 		atomic_fetch_add_explicit(&dl->n.timed_out_only, 1, memory_order_relaxed);
 }
 
@@ -563,6 +572,11 @@ int lb_torture_deadlock_report(struct lb_torture_run *run)
 	       "timeout-only=%ld missed=%ld unbroken=%ld\n", ty, LB_TORTURE_FLAG,
 	       dl_mode_names[dl->mode], dl->ngroups, dl->group_size, get(&n->injected),
 	       get(&n->detected), get(&n->timed_out_only), get(&n->missed_aa), get(&n->unbroken));
+	if (get(&n->timed_out_only))
+		printf("%s%s deadlock timeout-only: %ld round(s) broken by a timeout that returned "
+		       "before another member had asked for its second lock: the cycle never "
+		       "formed (not a missed detection)\n", ty, LB_TORTURE_FLAG,
+		       get(&n->timed_out_only));
 	printf("%s%s deadlock-free: ordered rounds=%ld false EDEADLK=%ld timeouts (retried)=%ld\n",
 	       ty, LB_TORTURE_FLAG, get(&n->ordered), get(&n->false_deadlock), get(&n->timeouts));
 	if (run->cfg.deadlock_nmi)
