@@ -8,6 +8,9 @@
 #include "../torture/random.h"
 #include "../torture/stats.h"
 #include "../torture/delay.h"
+#include "../torture/deadlock_verdict.h"
+
+#include <errno.h>
 
 #include <string.h>
 
@@ -142,8 +145,31 @@ static void test_delay_model(void)
 	}
 }
 
+/* --deadlock: an injected cycle round judged from what its members saw. */
+static void test_deadlock_round(void)
+{
+	int r1[] = { EDEADLK, 0 }, u1[] = { 0, 0 };
+	tap_ok(lb_dl_judge_round(r1, u1, 2) == LB_DL_DETECTED, "deadlock round: EDEADLK is detected");
+	int r2[] = { ETIMEDOUT, 0 }, u2[] = { 1, 0 };
+	tap_ok(lb_dl_judge_round(r2, u2, 2) == LB_DL_TIMEOUT_ONLY,
+	       "deadlock round: a timeout before the other member asked: timeout-only");
+	int r3[] = { ETIMEDOUT, 0 }, u3[] = { 0, 0 };
+	tap_ok(lb_dl_judge_round(r3, u3, 2) == LB_DL_MISSED,
+	       "deadlock round: a timeout while every member waited: missed");
+	int r4[] = { 0, ETIMEDOUT, ETIMEDOUT }, u4[] = { 0, 0, 1 };
+	tap_ok(lb_dl_judge_round(r4, u4, 3) == LB_DL_TIMEOUT_ONLY,
+	       "deadlock round, three members: one timeout saw a member not yet asking");
+	int r5[] = { 0, 0, 0 }, u5[] = { 0, 0, 0 };
+	tap_ok(lb_dl_judge_round(r5, u5, 3) == LB_DL_UNBROKEN,
+	       "deadlock round: every member got its lock: unbroken");
+	int r6[] = { ETIMEDOUT, EDEADLK }, u6[] = { 1, 0 };
+	tap_ok(lb_dl_judge_round(r6, u6, 2) == LB_DL_DETECTED,
+	       "deadlock round: EDEADLK beside a timeout is detected");
+}
+
 int main(void)
 {
+	test_deadlock_round();
 	test_delay_model();
 	test_random();
 	test_stats_lines();

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* deadlock.c - --deadlock: injected AA/ABBA/ABBCCA deadlocks (deadlock.h). */
 #include "deadlock.h"
+#include "deadlock_verdict.h"
 #include "affinity.h"
 #include "clock.h"
 #include "delay.h"
@@ -351,25 +352,25 @@ static void round_ordered(struct lb_torture_deadlock *dl, struct dl_worker *w, s
 /* Member 0, after the closing meeting: did some member break the cycle? */
 static void judge_cycle(struct lb_torture_deadlock *dl, struct dl_worker *w, struct dl_group *g)
 {
-	int errors = 0, deadlk = 0, unformed = 0;
-	for (int m = 0; m < dl->group_size; m++) {
-		errors += g->ret[m] != 0;
-		deadlk += g->ret[m] == EDEADLK;
-		unformed += g->ret[m] == ETIMEDOUT && g->unasked[m] > 0;
-	}
 	atomic_fetch_add_explicit(&dl->n.injected, 1, memory_order_relaxed);
-	if (!errors)
+	switch (lb_dl_judge_round(g->ret, g->unasked, dl->group_size)) {
+	case LB_DL_UNBROKEN:
 		fail(w, &dl->n.unbroken, &dl->warned_unbroken,
 		     "cycle: every member got its second lock (no exclusion)");
-	else if (deadlk)
+		break;
+	case LB_DL_DETECTED:
 		atomic_fetch_add_explicit(&dl->n.detected, 1, memory_order_relaxed);
-	else if (!unformed)
+		break;
+	case LB_DL_MISSED:
 		fail(w, &dl->n.missed_aa, &dl->warned_missed,
 		     "cycle: broken by the timeout only while every member waited (not detected)");
-	else
+		break;
+	case LB_DL_TIMEOUT_ONLY:
 		/* A member timed out before another had asked: the cycle never
 		 * existed while anyone could detect it (a preempted member). */
 		atomic_fetch_add_explicit(&dl->n.timed_out_only, 1, memory_order_relaxed);
+		break;
+	}
 }
 
 /* One round of the group; false when the run stopped. */

@@ -23,9 +23,11 @@
  * millisecond; the handler retakes the lock its thread holds ("NMI" on a
  * holder or waiter), which must fail with EDEADLK.
  *
- * The verdict fails on a round with no error, an AA, ABBA or ABBCCA broken
- * only by the timeout (once every member had asked for its second lock
- * 100 ms before the first failure: the cycle had formed), an EDEADLK in an ordered round or in an uncontended first
+ * The verdict fails on a round with no error, an AA broken only by the
+ * timeout, an ABBA or ABBCCA broken only by timeouts while every member had
+ * asked for its second lock (deadlock_verdict.h; a timeout that returned
+ * before some member asked is counted apart: the cycle never formed), an
+ * EDEADLK in an ordered round or in an uncontended first
  * acquisition, a handler granted a lock its thread holds, and on a lock
  * that cannot be taken and released after the run.  Per-thread histograms
  * of wait times, task and handler context apart, are printed at the end.
