@@ -86,6 +86,8 @@ void lb_sim_line_state(const struct lb_sim_world *w, const void *addr, int *owne
 		       unsigned *sharers);
 
 /* ---- Thread side: from inside a virtual thread only. ---- */
+/* Whether the caller is a virtual thread (callable from anywhere). */
+bool lb_sim_inside(void);
 uint64_t lb_sim_now(void);
 unsigned lb_sim_getcpu(void);
 int lb_sim_self(void);
@@ -107,11 +109,17 @@ bool lb_sim_cas_u32(uint32_t *p, uint32_t *expected, uint32_t desired);
 int lb_sim_futex_wait(const uint32_t *addr, uint32_t expected, uint64_t deadline);
 unsigned lb_sim_futex_wake(const uint32_t *addr, unsigned n);
 void lb_sim_yield(void);
+/* A spin loop's pause (x86 `pause`): charged l1_hit (doc/sim.md). */
+void lb_sim_pause(void);
+/* The machine the caller's world runs. */
+const struct lb_sim_machine *lb_sim_machine_running(void);
 void lb_sim_sleep(uint64_t ns);
 /* Timed work: ns of CPU time, preemptible. */
 void lb_sim_spend(uint64_t ns);
 void lb_sim_set_fifo(int prio);
 void lb_sim_set_fair(void);
+/* Whether the caller may run on cpu (its affinity). */
+bool lb_sim_allowed(unsigned cpu);
 /* Allowed CPUs as a list; the thread migrates at once if it must. */
 void lb_sim_set_affinity(const unsigned *cpus, unsigned n);
 /* PI hooks: raise thread tid to FIFO prio (no effect if already above,

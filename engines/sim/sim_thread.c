@@ -53,6 +53,24 @@ void lb_sim_spend(uint64_t ns)
 	sim_charge(sim_self(), ns);
 }
 
+/* A spin loop's pause: the machine file has no figure for it, so it is
+ * charged as a hit on a held line (l1_hit, doc/sim.md). */
+void lb_sim_pause(void)
+{
+	sim_charge(sim_self(), sim_world()->m.l1_hit);
+}
+
+const struct lb_sim_machine *lb_sim_machine_running(void)
+{
+	return &sim_world()->m;
+}
+
+bool lb_sim_allowed(unsigned cpu)
+{
+	struct lb_sim_world *w = sim_world();
+	return cpu < w->ncpus && sim_mask_has(sim_self()->allowed, cpu);
+}
+
 void lb_sim_yield(void)
 {
 	struct lb_sim_world *w = sim_world();

@@ -24,6 +24,11 @@ struct sim_thread *sim_self(void)
 	return current_world->running;
 }
 
+bool lb_sim_inside(void)
+{
+	return current_world && current_world->running;
+}
+
 /* splitmix64: the world's one source of chance, from the seed. */
 uint64_t sim_rand(struct lb_sim_world *w)
 {

@@ -136,6 +136,11 @@ static inline bool lb_cas_acquire_if_zero(_Atomic(uint32_t) *word, uint32_t desi
  */
 static inline void lb_cpu_relax(void)
 {
+#if defined(LB_CPU_RELAX_REPLACE)
+	/* A simulator's copy of the locks only (bench/sim/sim_interpose.h
+	 * defines it): the pause costs virtual time instead. */
+	LB_CPU_RELAX_REPLACE();
+#else
 #if defined(LB_PERTURB)
 	/* locktorture's copy of the locks only (torture/perturb_hooks.h): count
 	 * the spin for the watchdog's evidence. */
@@ -148,6 +153,7 @@ static inline void lb_cpu_relax(void)
 #else
 	atomic_signal_fence(memory_order_seq_cst);
 #endif
+#endif /* LB_CPU_RELAX_REPLACE */
 }
 
 #endif /* LB_ATOMIC_H */
