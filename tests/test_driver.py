@@ -34,6 +34,9 @@ WORKLOADS = {
     "slab": ("FINISH", ["-T", "bulk", "--ops", "2000000", "-r", "50", "-q"], False),
     "aim7": ("END", ["-u", "2", "-t", "30s", "-q"], True),
     "rt": ("END", ["-g", "0", "-t", "1", "-D", "30s", "-q"], True),
+    "sim": ("FINISH", ["-m", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                          "engines", "sim", "machines", "opteron-48.machine"),
+                       "-l", "ticket", "-t", "48", "-d", "60s", "-q"], False),
 }
 TOOLS = {"list", "compare", "plot"}  # no stages: .main runs them
 

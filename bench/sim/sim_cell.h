@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_cell.h - `lockbench sim` (doc/sim.md): bench-style cells (a lock,
+ * threads, critical-section and parallel work) run on the simulator
+ * (engines/sim) with the registry's own lock code, built a second time
+ * over sim_interpose.h.  Every figure is a model prediction.
+ *
+ * (The recipe's name for this header would be sim.h; that is the engine's
+ * header, which this folder includes, hence sim_cell.h.)
+ */
+#ifndef LB_SIM_CELL_H
+#define LB_SIM_CELL_H
+
+#include "lb_lock_ops.h"
+#include "lb_schema.h"
+#include "sim.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define LB_SIMB_MAX_LOCKS 32
+#define LB_SIMB_MAX_THREADS 1024
+#define LB_SIMB_MAX_POINTS 16
+
+/* What was asked (const from the run stage on). */
+struct lb_simb_config {
+	const struct lb_lock_ops *locks[LB_SIMB_MAX_LOCKS]; /* the simulated copies */
+	size_t nlocks;
+	unsigned int threads[LB_SIMB_MAX_POINTS];
+	size_t nthreads;
+	unsigned int cpus[LB_SIMB_MAX_POINTS]; /* CPUs used (the first N); 0: all */
+	size_t ncpus;
+	uint64_t cs_ns, par_ns;  /* work inside and outside the lock, per acquisition */
+	uint64_t duration_ns;    /* simulated */
+	uint64_t seed;
+	const char *machine_path;
+	struct lb_sim_machine machine;
+	const char *json_path;
+	bool quiet;
+};
+
+/* One cell's figures (model predictions) and what it cost the host. */
+struct lb_simb_cell {
+	const char *lock;
+	unsigned int threads, cpus;
+	uint64_t acquires;        /* acquisitions that began in the window */
+	double acquires_per_s;    /* per simulated second */
+	uint64_t handovers;       /* acquisitions that waited through a release */
+	double handover_ns;       /* mean release-to-acquire time of those */
+	double fairness;          /* min / max acquisitions per thread */
+	uint64_t events;          /* simulator events of the whole cell */
+	uint64_t sim_ns;          /* virtual time the cell ran */
+	uint64_t transfers, switches, wakeups;
+	uint64_t violations;      /* two threads inside the lock at once */
+	bool counter_ok;          /* the critical sections' counter added up */
+	uint64_t digest;          /* of every event (same seed: same digest) */
+	double host_s, host_cpu_s; /* host wall and CPU time of the cell */
+};
+
+/* sim_opts.c */
+extern const struct lb_opt_cmd lb_sim_cmd;
+void lb_simb_parse(int argc, char **argv, struct lb_simb_config *cfg);
+
+/* sim_locks.c: the locks built over sim_interpose.h, in manifest order. */
+const struct lb_lock_ops *lb_simb_lock_find(const char *name);
+size_t lb_simb_lock_count(void);
+const struct lb_lock_ops *lb_simb_lock_at(size_t i);
+
+/* sim_run.c: one cell; 0, or an errno value when it could not start. */
+int lb_simb_run_cell(const struct lb_simb_config *cfg, const struct lb_lock_ops *ops,
+		     unsigned int threads, unsigned int cpus, struct lb_simb_cell *out);
+
+/* sim_report.c */
+extern const struct lb_workload_schema lb_schema_sim;
+void lb_simb_print_header(FILE *out, const struct lb_simb_config *cfg);
+void lb_simb_print_cell(FILE *out, const struct lb_simb_cell *c);
+void lb_simb_print_host(FILE *out, const struct lb_simb_cell *c);
+struct lb_run_record;
+void lb_simb_write_json(FILE *fp, const struct lb_simb_config *cfg,
+			const struct lb_run_record *rec, const struct lb_simb_cell *cells,
+			size_t ncells);
+
+#endif /* LB_SIM_CELL_H */

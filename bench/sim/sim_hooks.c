@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_hooks.c - the simulated side of sim_interpose.h: the locks' atomics,
+ * spin waits and system calls as the engine's thread-side calls
+ * (engines/sim/sim.h, doc/sim.md "Interposition").  Compiled natively
+ * (it is not force-included): its own accesses are the engine's.
+ */
+#include "sim_hooks.h"
+#include "sim.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* A lock call the simulator cannot model: one line, and the run ends
+ * (a half-simulated run would report nonsense). */
+static _Noreturn void hooks_die(const char *what)
+{
+	fprintf(stderr, "lockbench: sim: %s\n", what);
+	exit(1);
+}
+
+static void need_inside(const char *call)
+{
+	if (!lb_sim_inside()) {
+		fprintf(stderr, "lockbench: sim: %s called outside a virtual thread\n", call);
+		exit(1);
+	}
+}
+
+void *lb_simi_access(const volatile void *p, int kind)
+{
+	if (lb_sim_inside())
+		lb_sim_access((const void *)(uintptr_t)p,
+			      kind == 0 ? LB_SIM_LOAD : kind == 1 ? LB_SIM_STORE : LB_SIM_RMW);
+	return (void *)(uintptr_t)p;
+}
+
+void lb_simi_cond_wait(const void *p)
+{
+	need_inside("a spin wait");
+	lb_sim_cond_wait(p, LB_SIM_NO_DEADLINE);
+}
+
+void lb_simi_cond_wait_until(const void *p)
+{
+	need_inside("a spin wait");
+	lb_sim_cond_wait(p, lb_sim_now() + lb_sim_machine_running()->tick);
+}
+
+void lb_simi_pause(void)
+{
+	need_inside("a pause");
+	lb_sim_pause();
+}
+
+static uint64_t ts_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
+/* FUTEX_WAIT (relative timeout) and FUTEX_WAIT_BITSET (absolute, on the
+ * virtual clock): 0, or -1 with EAGAIN / ETIMEDOUT as the kernel's. */
+static long futex_wait(const uint32_t *uaddr, uint32_t val, const struct timespec *timeout,
+		       int absolute)
+{
+	uint64_t deadline = LB_SIM_NO_DEADLINE;
+	if (timeout)
+		deadline = absolute ? ts_ns(timeout) : lb_sim_now() + ts_ns(timeout);
+	int r = lb_sim_futex_wait(uaddr, val, deadline);
+	if (r == 0)
+		return 0;
+	errno = r == 1 ? EAGAIN : ETIMEDOUT;
+	return -1;
+}
+
+long lb_simi_syscall(long nr, ...)
+{
+	need_inside("a system call");
+	if (nr == SYS_gettid)
+		return lb_sim_self() + 1; /* never 0: futex-owner words hold it */
+	if (nr != SYS_futex)
+		hooks_die("a lock made a system call the simulator does not model");
+	va_list ap;
+	va_start(ap, nr);
+	const uint32_t *uaddr = va_arg(ap, const uint32_t *);
+	int op = va_arg(ap, int);
+	uint32_t val = va_arg(ap, uint32_t);
+	const struct timespec *timeout = va_arg(ap, const struct timespec *);
+	va_end(ap);
+	switch (op & FUTEX_CMD_MASK) {
+	case FUTEX_WAIT:
+		return futex_wait(uaddr, val, timeout, 0);
+	case FUTEX_WAIT_BITSET:
+		return futex_wait(uaddr, val, timeout, 1);
+	case FUTEX_WAKE:
+		return (long)lb_sim_futex_wake(uaddr, val);
+	default:
+		hooks_die("a futex operation other than WAIT, WAIT_BITSET and WAKE (not modelled)");
+	}
+}
+
+int lb_simi_sched_yield(void)
+{
+	need_inside("sched_yield");
+	lb_sim_yield();
+	return 0;
+}
+
+int lb_simi_sched_getcpu(void)
+{
+	need_inside("sched_getcpu");
+	return (int)lb_sim_getcpu();
+}
+
+int lb_simi_clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	(void)clk; /* every clock is the virtual one */
+	need_inside("clock_gettime");
+	uint64_t now = lb_sim_now();
+	ts->tv_sec = (time_t)(now / 1000000000u);
+	ts->tv_nsec = (long)(now % 1000000000u);
+	return 0;
+}
+
+int lb_simi_nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	need_inside("nanosleep");
+	lb_sim_sleep(ts_ns(req));
+	if (rem)
+		rem->tv_sec = rem->tv_nsec = 0;
+	return 0;
+}
+
+int lb_simi_sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set)
+{
+	(void)pid; /* the caller's own: the locks ask about themselves only */
+	need_inside("sched_getaffinity");
+	unsigned int n = lb_sim_machine_cpus(lb_sim_machine_running());
+	CPU_ZERO_S(size, set);
+	for (unsigned int c = 0; c < n && c < size * 8; c++)
+		if (lb_sim_allowed(c))
+			CPU_SET_S(c, size, set);
+	return 0;
+}
+
+long lb_simi_sysconf(int name)
+{
+	if (name == _SC_NPROCESSORS_ONLN || name == _SC_NPROCESSORS_CONF) {
+		need_inside("sysconf(CPUs)");
+		return (long)lb_sim_machine_cpus(lb_sim_machine_running());
+	}
+	return sysconf(name);
+}

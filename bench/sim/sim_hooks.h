@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_hooks.h - what sim_interpose.h maps the locks' atomics, spin waits
+ * and system calls to (sim_hooks.c, on the engine's thread-side calls).
+ * Declarations only: the force-included header includes it before any
+ * lock header, and it includes nothing of the engine.
+ */
+#ifndef LB_SIM_HOOKS_H
+#define LB_SIM_HOOKS_H
+
+#include <sched.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* Charge an access (kind: 0 load, 1 store, 2 read-modify-write) to the
+ * line holding p, then return p for the real access.  Outside a virtual
+ * thread it only returns p (a lock's init made by the host). */
+void *lb_simi_access(const volatile void *p, int kind);
+/* lb_cond_load's waits: until the line is written (or the thread was
+ * preempted); the _until form also returns at the CPU's next tick, when
+ * the loop's stop (a clock, need_resched) may have changed. */
+void lb_simi_cond_wait(const void *p);
+void lb_simi_cond_wait_until(const void *p);
+/* lb_cpu_relax(): a pause in virtual time. */
+void lb_simi_pause(void);
+/* futex(FUTEX_WAIT, _WAIT_BITSET, _WAKE) and gettid; any other call ends
+ * the run with an error line naming it. */
+long lb_simi_syscall(long nr, ...);
+int lb_simi_sched_yield(void);
+int lb_simi_sched_getcpu(void);
+/* Every clock reads virtual time. */
+int lb_simi_clock_gettime(clockid_t clk, struct timespec *ts);
+int lb_simi_nanosleep(const struct timespec *req, struct timespec *rem);
+/* The caller's virtual affinity; the virtual machine's CPU count. */
+int lb_simi_sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set);
+long lb_simi_sysconf(int name);
+
+#endif /* LB_SIM_HOOKS_H */

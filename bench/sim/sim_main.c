@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_main.c - `lockbench sim` as stages of the driver (bench/workload.h):
+ * the cells (locks x CPU counts x thread counts), each printed as it
+ * finishes, then the JSON.  A cell that lets two threads into the lock, or
+ * leaves one without it, fails the run (exit 1) after the report.
+ * An interrupt stops between cells; the finished ones are reported.
+ */
+#include "sim_cell.h"
+#include "workload.h"
+#include "lb_stop.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct simb_results {
+	struct lb_simb_cell *cells;
+	size_t n;
+	bool failed;
+};
+
+static void sim_parse(int argc, char **argv, void *cfg)
+{
+	lb_simb_parse(argc, argv, cfg);
+}
+
+static void sim_outputs(const void *cfg_, struct lb_output_request req[LB_WORKLOAD_MAX_OUTPUTS])
+{
+	const struct lb_simb_config *cfg = cfg_;
+	req[0] = (struct lb_output_request){ "--json", cfg->json_path };
+}
+
+/* One cell: run, print; false when it failed. */
+static bool one_cell(struct lb_run *run, struct simb_results *res, const struct lb_lock_ops *ops,
+		     unsigned int threads, unsigned int cpus)
+{
+	const struct lb_simb_config *cfg = run->cfg;
+	struct lb_simb_cell *c = &res->cells[res->n];
+	int err = lb_simb_run_cell(cfg, ops, threads, cpus, c);
+	if (err == EINTR)
+		return true; /* interrupted: the cell is not reported */
+	res->n++;
+	lb_simb_print_cell(run->out, c);
+	if (!cfg->quiet)
+		lb_simb_print_host(stderr, c);
+	fflush(run->out);
+	if (err == EDEADLK) {
+		fprintf(stderr, "lockbench: sim: %s, %u threads: a thread never got the lock "
+			"within twice the window\n", ops->name, threads);
+		return false;
+	}
+	if (err) {
+		fprintf(stderr, "lockbench: sim: %s, %u threads: %s\n", ops->name, threads,
+			strerror(err));
+		return false;
+	}
+	bool nolock = ops->flags & LB_LOCK_F_NOLOCK; /* `none` excludes nobody, by design */
+	if (!c->counter_ok && !nolock) {
+		fprintf(stderr, "lockbench: sim: %s, %u threads: mutual exclusion broken (%llu "
+			"overlaps)\n", ops->name, threads, (unsigned long long)c->violations);
+		return false;
+	}
+	return true;
+}
+
+static int sim_run(struct lb_run *run)
+{
+	const struct lb_simb_config *cfg = run->cfg;
+	size_t max = cfg->nlocks * cfg->ncpus * cfg->nthreads;
+	struct simb_results *res = calloc(1, sizeof(*res));
+	run->results = res;
+	if (!res || !(res->cells = calloc(max, sizeof(*res->cells)))) {
+		fprintf(stderr, "lockbench: sim: out of memory\n");
+		return 1;
+	}
+	lb_simb_print_header(run->out, cfg);
+	for (size_t l = 0; l < cfg->nlocks; l++)
+		for (size_t c = 0; c < cfg->ncpus; c++)
+			for (size_t t = 0; t < cfg->nthreads && !lb_stop_signal(); t++)
+				if (!one_cell(run, res, cfg->locks[l], cfg->threads[t], cfg->cpus[c]))
+					res->failed = true;
+	return 0;
+}
+
+static int sim_report(struct lb_run *run)
+{
+	struct simb_results *res = run->results;
+	if (run->file[0].fp)
+		lb_simb_write_json(run->file[0].fp, run->cfg, &run->rec, res->cells, res->n);
+	return res->failed ? 1 : 0;
+}
+
+static void sim_release(struct lb_run *run)
+{
+	struct simb_results *res = run->results;
+	if (res)
+		free(res->cells);
+	free(res);
+}
+
+const struct lb_workload lb_workload_sim = {
+	.name = "sim",
+	.summary = "model predictions: bench cells on a simulated many-core machine (doc/sim.md)",
+	.signals = LB_SIGNALS_FINISH,
+	LB_WORKLOAD_PARTS(sim, struct lb_simb_config),
+};

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/* sim_opts.c - `lockbench sim` options: the option table and the checks across options. */
+#include "sim_cell.h"
+#include "lb_cli.h"
+#include "lb_opt.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The configuration and what the command line holds until it is resolved. */
+struct simb_args {
+	struct lb_simb_config cfg;
+	const char *machine;
+};
+
+static void sim_lock_names(char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < lb_simb_lock_count() && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "",
+				      lb_simb_lock_at(i)->name);
+}
+
+static int parse_locks(const struct lb_opt *o, const char *arg, void *base)
+{
+	struct lb_simb_config *cfg = &((struct simb_args *)base)->cfg;
+	char names[4096], accepted[1024];
+	char *items[LB_SIMB_MAX_LOCKS];
+	size_t n;
+	(void)o;
+	sim_lock_names(accepted, sizeof(accepted));
+	if (strlen(arg) >= sizeof(names))
+		lb_usage_error("--lock: list too long; accepted: %s", accepted);
+	strcpy(names, arg);
+	if (lb_split_names(names, items, LB_SIMB_MAX_LOCKS, &n))
+		lb_usage_error("--lock: '%s' is not a comma-separated list of lock names; "
+			       "accepted: %s", arg, accepted);
+	cfg->nlocks = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct lb_lock_ops *ops = lb_simb_lock_find(items[i]);
+		if (!ops)
+			lb_usage_error("--lock: '%s' does not run on the simulator yet; accepted: %s",
+				       items[i], accepted);
+		for (size_t j = 0; j < cfg->nlocks; j++)
+			if (cfg->locks[j] == ops)
+				lb_usage_error("--lock: '%s' is listed twice", items[i]);
+		cfg->locks[cfg->nlocks++] = ops;
+	}
+	return 0;
+}
+
+#define T struct simb_args
+static const struct lb_opt sim_opts[] = {
+	{ .name = "machine", .short_name = 'm', .kind = LB_OPT_STRING, .arg = "FILE",
+	  .help = "the machine file (engines/sim/machines/*.machine)", .needs = "a machine file",
+	  .offset = LB_OPT_AT(T, machine, const char *) },
+	{ .name = "lock", .short_name = 'l', .kind = LB_OPT_CUSTOM, .arg = "LIST",
+	  .help = "locks to simulate, comma separated (default ticket,qspinlock)",
+	  .def = "ticket,qspinlock", .parse = parse_locks },
+	{ .name = "threads", .short_name = 't', .kind = LB_OPT_UINT_LIST, .arg = "LIST",
+	  .help = "virtual thread counts (default 2; 1.." LB_OPT_STR(LB_SIMB_MAX_THREADS) ")",
+	  .def = "2", .min = 1, .max = LB_SIMB_MAX_THREADS, .cap = LB_SIMB_MAX_POINTS,
+	  .offset = LB_OPT_AT(T, cfg.threads, unsigned int *),
+	  .count_offset = LB_OPT_AT(T, cfg.nthreads, size_t) },
+	{ .name = "cpus", .short_name = 'c', .kind = LB_OPT_UINT_LIST, .arg = "LIST",
+	  .help = "use the machine's first N CPUs, a cell per N (default:\nall of them)",
+	  .min = 1, .max = LB_SIM_MAX_CPUS, .cap = LB_SIMB_MAX_POINTS,
+	  .offset = LB_OPT_AT(T, cfg.cpus, unsigned int *),
+	  .count_offset = LB_OPT_AT(T, cfg.ncpus, size_t) },
+	{ .name = "cs", .kind = LB_OPT_DURATION, .arg = "TIME",
+	  .help = "work inside the lock per acquisition (default 100ns)", .def = "100ns",
+	  .min = 0, .max = 1000000000, .unit_ns = 1, .offset = LB_OPT_AT(T, cfg.cs_ns, uint64_t) },
+	{ .name = "par", .kind = LB_OPT_DURATION, .arg = "TIME",
+	  .help = "work outside the lock per acquisition (default 200ns)", .def = "200ns",
+	  .min = 0, .max = 1000000000, .unit_ns = 1, .offset = LB_OPT_AT(T, cfg.par_ns, uint64_t) },
+	{ .name = "duration", .short_name = 'd', .kind = LB_OPT_DURATION, .arg = "TIME",
+	  .help = "simulated time per cell (default 10ms)", .def = "10ms", .min = 1000,
+	  .max = 60000000000ull, .unit_ns = 1000000000,
+	  .offset = LB_OPT_AT(T, cfg.duration_ns, uint64_t) },
+	{ .name = "seed", .short_name = 's', .kind = LB_OPT_U64, .arg = "N",
+	  .help = "the simulator's seed: same seed, same output (default 1)", .def = "1",
+	  .min = 0, .max = UINT64_MAX, .offset = LB_OPT_AT(T, cfg.seed, uint64_t) },
+	LB_OPT_ROW_JSON(T, cfg.json_path, "write the predictions as JSON (atomically; '-': stdout)"),
+	LB_OPT_ROW_QUIET(T, cfg.quiet),
+	LB_OPT_ROW_HELP,
+	LB_OPT_ROW_END,
+};
+#undef T
+
+const struct lb_opt_cmd lb_sim_cmd = {
+	.name = "lockbench sim",
+	.usage = "usage: lockbench sim --machine FILE [options]\n"
+		 "\n"
+		 "Bench-style cells (locks x threads x CPUs, critical-section and parallel\n"
+		 "work) on a simulated machine: N virtual CPUs in S sockets in virtual time,\n"
+		 "running the locks' own code (doc/sim.md).  Every figure is a MODEL\n"
+		 "PREDICTION of the machine file's machine, not a measurement.\n"
+		 "\n",
+	.epilogue = "\nExit status: 0 ok, 1 a cell failed (a lock let two threads in, or a\n"
+		    "thread never got it), 2 bad usage.\n",
+	.opts = sim_opts,
+};
+
+void lb_simb_parse(int argc, char **argv, struct lb_simb_config *cfg)
+{
+	struct simb_args a = { 0 };
+	struct lb_opt_seen seen;
+	char err[512];
+
+	lb_opt_parse(&lb_sim_cmd, argc, argv, &a, &seen);
+	if (!a.machine)
+		lb_usage_error("--machine: needs a machine file; accepted: a file such as "
+			       "engines/sim/machines/opteron-48.machine");
+	if (lb_sim_machine_load(a.machine, &a.cfg.machine, err, sizeof(err)))
+		lb_usage_error("--machine: %s", err);
+	a.cfg.machine_path = a.machine;
+	unsigned int all = lb_sim_machine_cpus(&a.cfg.machine);
+	if (a.cfg.ncpus == 0) {
+		a.cfg.cpus[0] = all;
+		a.cfg.ncpus = 1;
+	}
+	for (size_t i = 0; i < a.cfg.ncpus; i++)
+		if (a.cfg.cpus[i] > all)
+			lb_usage_error("--cpus: '%u' is more than the machine's %u CPUs; accepted: "
+				       "1..%u", a.cfg.cpus[i], all, all);
+	*cfg = a.cfg;
+}
