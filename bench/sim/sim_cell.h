@@ -54,6 +54,7 @@ struct lb_simb_cell {
 	uint64_t transfers, switches, wakeups;
 	uint64_t violations;      /* two threads inside the lock at once */
 	bool counter_ok;          /* the critical sections' counter added up */
+	bool nolock;              /* `none`: excludes nobody by design, not checked */
 	uint64_t digest;          /* of every event (same seed: same digest) */
 	double host_s, host_cpu_s; /* host wall and CPU time of the cell */
 };

@@ -53,7 +53,7 @@ void lb_simb_print_cell(FILE *out, const struct lb_simb_cell *c)
 		c->threads, c->cpus, c->acquires_per_s, c->handover_ns, c->fairness,
 		c->acquires ? (double)c->events / (double)c->acquires : 0,
 		sim_s > 0 ? (double)c->events / sim_s : 0, (unsigned long long)c->transfers,
-		c->counter_ok ? "ok" : "FAILED");
+		c->nolock ? "n/a" : c->counter_ok ? "ok" : "FAILED");
 }
 
 void lb_simb_print_host(FILE *out, const struct lb_simb_cell *c)

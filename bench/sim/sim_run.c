@@ -179,6 +179,7 @@ int lb_simb_run_cell(const struct lb_simb_config *cfg, const struct lb_lock_ops 
 	memset(out, 0, sizeof(*out));
 	memset(&st, 0, sizeof(st));
 	out->lock = ops->name;
+	out->nolock = ops->flags & LB_LOCK_F_NOLOCK;
 	out->threads = threads;
 	out->cpus = cpus;
 	st.cfg = cfg;
