@@ -91,3 +91,27 @@ void lb_wrapf(FILE *out, const char *cont, const char *fmt, ...)
 	lb_wrap(out, cont, big);
 	free(big);
 }
+
+void lb_line_add(struct lb_line *l, const char *fmt, ...)
+{
+	size_t room = sizeof(l->buf) - l->len;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(l->buf + l->len, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		l->len += (size_t)n < room ? (size_t)n : room - 1;
+}
+
+void lb_line_put(FILE *out, bool wide, const char *cont, struct lb_line *l)
+{
+	if (wide) {
+		fputs(l->buf, out);
+		if (!l->len || l->buf[l->len - 1] != '\n')
+			fputc('\n', out);
+	} else {
+		lb_wrap(out, cont, l->buf);
+	}
+	l->len = 0;
+	l->buf[0] = '\0';
+}

@@ -12,6 +12,7 @@
 #ifndef LB_WRAP_H
 #define LB_WRAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -33,5 +34,23 @@ void lb_wrap(FILE *out, const char *cont, const char *text);
 __attribute__((format(printf, 3, 4)))
 #endif
 void lb_wrapf(FILE *out, const char *cont, const char *fmt, ...);
+
+/*
+ * One line of prose built in pieces (a clause only under a condition),
+ * printed whole: lb_line_add() appends (what does not fit in the buffer is
+ * dropped, never overrun), lb_line_put() prints it through lb_wrap() with
+ * cont, or as it is when wide (a command's --wide keeps its old lines),
+ * with one final '\n', and empties it.
+ */
+struct lb_line {
+	char buf[2048];
+	size_t len;
+};
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void lb_line_add(struct lb_line *l, const char *fmt, ...);
+void lb_line_put(FILE *out, bool wide, const char *cont, struct lb_line *l);
 
 #endif /* LB_WRAP_H */

@@ -39,6 +39,33 @@ static void unwrap(char *s, const char *cont)
 	}
 }
 
+/* lb_line: built in pieces, printed wrapped, or as it is when wide. */
+static void line_check(void)
+{
+	struct lb_line l = { .len = 0 };
+	char out[4096];
+	for (int i = 0; i < 30; i++)
+		lb_line_add(&l, i ? " piece%d" : "# piece%d", i);
+	char whole[sizeof(l.buf) + 1];
+	snprintf(whole, sizeof(whole), "%s\n", l.buf);
+	FILE *f = fmemopen(out, sizeof(out), "w");
+	lb_line_put(f, true, "#   ", &l);
+	fclose(f);
+	tap_ok(!strcmp(out, whole) && l.len == 0 && !l.buf[0],
+	       "lb_line_put wide: the line as built, one newline, and the line emptied");
+	for (int i = 0; i < 30; i++)
+		lb_line_add(&l, i ? " piece%d" : "# piece%d", i);
+	f = fmemopen(out, sizeof(out), "w");
+	lb_line_put(f, false, "#   ", &l);
+	fclose(f);
+	tap_ok(fits(out) && strstr(out, "\n#   piece"), "lb_line_put: broken to fit, '#   ' continued");
+	unwrap(out, "#   ");
+	tap_ok(!strcmp(out, whole), "joined again, it is the line as built");
+	for (int i = 0; i < 1000; i++)
+		lb_line_add(&l, "0123456789");
+	tap_ok(l.len == sizeof(l.buf) - 1 && !l.buf[l.len], "what does not fit is dropped, never overrun");
+}
+
 int main(void)
 {
 	char text[1024], out[4096];
@@ -69,5 +96,7 @@ int main(void)
 
 	wrapped(out, sizeof(out), "  ", "one\ntwo\n");
 	tap_ok(!strcmp(out, "one\ntwo\n"), "several lines: each its own, nothing added");
+
+	line_check();
 	return tap_done();
 }

@@ -54,6 +54,7 @@ struct lb_rt_config {
 	/* output */
 	const char *json_path, *csv_path;
 	bool quiet;
+	bool wide;                   /* --wide: the text as it was, lines unbroken */
 };
 
 /* Facts printed in the header and stored in the JSON. */

@@ -219,6 +219,7 @@ static const struct lb_opt rt_opts[] = {
 	  .offset = LB_OPT_AT(T, cfg.inject_hang, bool) },
 	LB_OPT_ROW_JSON(T, cfg.json_path, "write every result as JSON (atomically)"),
 	LB_OPT_ROW_CSV(T, cfg.csv_path, "write one CSV row per run (atomically)"),
+	LB_OPT_ROW_WIDE(T, cfg.wide),
 	LB_OPT_ROW_QUIET(T, cfg.quiet),
 	{ .name = "help", .short_name = 'h', .kind = LB_OPT_HELP,
 	  .help = "this text (cyclictest's -h histogram is --histogram)" },

@@ -11,6 +11,7 @@
 #include "lb_json.h"
 #include "lb_schema.h"
 #include "lb_steal.h"
+#include "lb_wrap.h"
 #include "lb_sched_hooks.h" /* LB_SCHED_PREEMPT_GAP_NS: the running gauge's hold age */
 
 #include <math.h>
@@ -408,22 +409,25 @@ static void print_quantile_verdict(FILE *out, const struct lb_rt_config *cfg, co
 	b[0] = lb_hist_quantile_ci(&hb, q, 1.96, &b[1], &b[2]);
 	/* Fewer than 5 expected samples above the quantile: no interval. */
 	double need = ceil(5.0 / (1.0 - q));
+	struct lb_line L = { .len = 0 };
 	if ((double)n < need) {
-		fprintf(out, "  %s p%g: too few samples (%llu each; need %.0f)\n", what, q * 100,
-			(unsigned long long)n, need);
+		lb_line_add(&L, "  %s p%g: too few samples (%llu each; need %.0f)", what, q * 100,
+			    (unsigned long long)n, need);
+		lb_line_put(out, cfg->wide, "    ", &L);
 		return;
 	}
 	char why[200];
 	bool present = latency_mechanism(cfg, wake, q, runs_by_lock, nrepeat, l, why, sizeof(why));
-	fprintf(out, "  %s p%g %.1f us [%.1f, %.1f] vs %.1f us [%.1f, %.1f] (%llu samples each): ",
-		what, q * 100, a[0] / 1e3, a[1] / 1e3, a[2] / 1e3, b[0] / 1e3, b[1] / 1e3, b[2] / 1e3,
-		(unsigned long long)n);
+	lb_line_add(&L, "  %s p%g %.1f us [%.1f, %.1f] vs %.1f us [%.1f, %.1f] (%llu samples "
+		    "each): ", what, q * 100, a[0] / 1e3, a[1] / 1e3, a[2] / 1e3, b[0] / 1e3,
+		    b[1] / 1e3, b[2] / 1e3, (unsigned long long)n);
 	if (!present)
-		fprintf(out, "kernel mechanism absent (%s): no verdict\n", why);
+		lb_line_add(&L, "kernel mechanism absent (%s): no verdict", why);
 	else
-		fprintf(out, "%s\n", a[1] > b[2]   ? "higher"
-				     : a[2] < b[1] ? "lower"
-						   : "intervals overlap (no verdict)");
+		lb_line_add(&L, "%s", a[1] > b[2]   ? "higher"
+				      : a[2] < b[1] ? "lower"
+						    : "intervals overlap (no verdict)");
+	lb_line_put(out, cfg->wide, "    ", &L);
 }
 
 double lb_rt_sem(const double *v, size_t n, double *mean)
@@ -459,67 +463,100 @@ static double mean_sem(const struct lb_rt_run *runs, size_t n, enum rt_metric m,
 
 /* ---- text ------------------------------------------------------------ */
 
-void lb_rt_print_header(FILE *out, const struct lb_rt_config *cfg, const struct lb_rt_facts *f)
+/* The notes above the runs.  Every '#' line goes through lb_line_put: broken
+ * at spaces to fit 100 columns, or as it is with --wide. */
+static void print_load(FILE *out, const struct lb_rt_config *cfg, const struct lb_rt_facts *f)
 {
-	fprintf(out, "# lockbench rt: list_lock %s", cfg->locks[0]->name);
-	for (size_t i = 1; i < cfg->nlocks; i++)
-		fprintf(out, " vs %s", cfg->locks[i]->name);
-	fprintf(out, "; %u run(s) each%s\n", cfg->repeat, cfg->nlocks > 1 ? ", interleaved" : "");
+	struct lb_line L = { .len = 0 };
 	if (cfg->groups) {
-		fprintf(out, "# load: %u groups x %u senders + %u receivers, %u loops, %u bytes, %s, ",
-			cfg->groups, cfg->fds, cfg->fds, cfg->loops, cfg->datasize,
-			cfg->pipe ? "pipes" : "socketpairs");
+		lb_line_add(&L, "# load: %u groups x %u senders + %u receivers, %u loops, %u bytes, "
+			    "%s, ", cfg->groups, cfg->fds, cfg->fds, cfg->loops, cfg->datasize,
+			    cfg->pipe ? "pipes" : "socketpairs");
 		if (cfg->load_prio && f->fifo_permitted)
-			fprintf(out, "SCHED_FIFO %d (only the RT threads preempt a list_lock holder)\n",
-				cfg->load_prio);
+			lb_line_add(&L, "SCHED_FIFO %d (only the RT threads preempt a list_lock "
+				    "holder)", cfg->load_prio);
 		else
-			fprintf(out, "normal priority%s\n",
-				cfg->load_prio ? " (SCHED_FIFO not permitted)" : " (as hackbench)");
+			lb_line_add(&L, "normal priority%s",
+				    cfg->load_prio ? " (SCHED_FIFO not permitted)" : " (as hackbench)");
+	} else {
+		lb_line_add(&L, "# load: none (RT threads alone for %.1f s)",
+			    (double)cfg->duration_ns / LB_NS_PER_S);
 	}
-	else
-		fprintf(out, "# load: none (RT threads alone for %.1f s)\n",
-			(double)cfg->duration_ns / LB_NS_PER_S);
+	lb_line_put(out, cfg->wide, "#   ", &L);
 	static const char *const slab_modes[] = { "per thread", "per CPU, lockless rseq commit",
 						  "per CPU, PI local lock" };
-	fprintf(out, "# allocator knobs: cpu slabs %s, cpu_partial %u, min_partial %u%s\n",
-		slab_modes[cfg->cpu_slab < 3 ? cfg->cpu_slab : 0], cfg->cpu_partial, cfg->min_partial,
-		cfg->preset ? "; preset rt-list-lock (hackbench -g 10 -f 20 -s 4096 -l 500, perf stat -r 10)"
-			    : "");
-	if (cfg->rt_threads) {
-		bool fifo = f->fifo_permitted && !cfg->sched_other;
-		fprintf(out, "# RT threads: %u, %s, interval %u us, distance %u us%s%s\n",
-			cfg->rt_threads, fifo ? "SCHED_FIFO" : "SCHED_OTHER (normal priority)",
-			cfg->interval_us, cfg->histogram_us ? 0 : cfg->distance_us,
-			cfg->rt_alloc ? ", alloc+free through list_lock each wake-up" : "",
-			cfg->mlockall ? (f->mlocked ? ", memory locked" : ", mlockall FAILED") : "");
-		if (fifo)
-			fprintf(out, "# RT priority: SCHED_FIFO %d (permitted); a raw (spin-only) "
-				"list_lock section runs non-preemptible (at SCHED_FIFO %d while spun on "
-				"or held), and an RT thread woken on its CPU starts after it ends; "
-				"PI and sleeping locks stay preemptible\n",
-				cfg->priority, cfg->priority - 1);
-		else if (cfg->sched_other)
-			fprintf(out, "# RT priority: NONE - the RT threads run at normal priority "
-				"(--sched-other): their latencies are not real-time latencies\n");
-		else
-			fprintf(out, "# RT priority: NONE - SCHED_FIFO is not permitted here (%s): the "
-				"RT threads run at normal priority and their latencies are not "
-				"real-time latencies\n", strerror(f->fifo_errno));
-	}
-	fprintf(out, "# kernel preemption: %s; clocksource: %s\n", f->preempt_model, f->clocksource);
-	if (cfg->rt_threads)
-		fprintf(out, "# /dev/cpu_dma_latency %s\n",
-			f->dma_latency_fd >= 0 ? "set to 0us (as cyclictest)"
-					       : "not writable: idle states unrestricted");
-	if (f->rt_runtime_us == -1)
-		fprintf(out, "# RT throttling: OFF (sched_rt_runtime_us = -1): a spinning RT thread "
-			"can starve everything else\n");
-	else if (f->rt_runtime_us >= 0)
-		fprintf(out, "# RT throttling: on, sched_rt_runtime_us = %ld of sched_rt_period_us = "
-			"%ld\n", f->rt_runtime_us, f->rt_period_us);
+	lb_line_add(&L, "# allocator knobs: cpu slabs %s, cpu_partial %u, min_partial %u%s",
+		    slab_modes[cfg->cpu_slab < 3 ? cfg->cpu_slab : 0], cfg->cpu_partial,
+		    cfg->min_partial,
+		    cfg->preset ? "; preset rt-list-lock (hackbench -g 10 -f 20 -s 4096 -l 500, "
+				  "perf stat -r 10)"
+				: "");
+	lb_line_put(out, cfg->wide, "#   ", &L);
+}
+
+static void print_rt_threads(FILE *out, const struct lb_rt_config *cfg,
+			     const struct lb_rt_facts *f)
+{
+	struct lb_line L = { .len = 0 };
+	bool fifo = f->fifo_permitted && !cfg->sched_other;
+	lb_line_add(&L, "# RT threads: %u, %s, interval %u us, distance %u us%s%s",
+		    cfg->rt_threads, fifo ? "SCHED_FIFO" : "SCHED_OTHER (normal priority)",
+		    cfg->interval_us, cfg->histogram_us ? 0 : cfg->distance_us,
+		    cfg->rt_alloc ? ", alloc+free through list_lock each wake-up" : "",
+		    cfg->mlockall ? (f->mlocked ? ", memory locked" : ", mlockall FAILED") : "");
+	lb_line_put(out, cfg->wide, "#   ", &L);
+	if (fifo)
+		lb_line_add(&L, "# RT priority: SCHED_FIFO %d (permitted); a raw (spin-only) "
+			    "list_lock section runs non-preemptible (at SCHED_FIFO %d while spun on "
+			    "or held), and an RT thread woken on its CPU starts after it ends; "
+			    "PI and sleeping locks stay preemptible", cfg->priority, cfg->priority - 1);
+	else if (cfg->sched_other)
+		lb_line_add(&L, "# RT priority: NONE - the RT threads run at normal priority "
+			    "(--sched-other): their latencies are not real-time latencies");
 	else
-		fprintf(out, "# RT throttling: unknown (/proc/sys/kernel/sched_rt_runtime_us not "
-			"readable)\n");
+		lb_line_add(&L, "# RT priority: NONE - SCHED_FIFO is not permitted here (%s): the "
+			    "RT threads run at normal priority and their latencies are not "
+			    "real-time latencies", strerror(f->fifo_errno));
+	lb_line_put(out, cfg->wide, "#   ", &L);
+}
+
+static void print_kernel_facts(FILE *out, const struct lb_rt_config *cfg,
+			       const struct lb_rt_facts *f)
+{
+	struct lb_line L = { .len = 0 };
+	lb_line_add(&L, "# kernel preemption: %s; clocksource: %s", f->preempt_model,
+		    f->clocksource);
+	lb_line_put(out, cfg->wide, "#   ", &L);
+	if (cfg->rt_threads) {
+		lb_line_add(&L, "# /dev/cpu_dma_latency %s",
+			    f->dma_latency_fd >= 0 ? "set to 0us (as cyclictest)"
+						   : "not writable: idle states unrestricted");
+		lb_line_put(out, cfg->wide, "#   ", &L);
+	}
+	if (f->rt_runtime_us == -1)
+		lb_line_add(&L, "# RT throttling: OFF (sched_rt_runtime_us = -1): a spinning RT "
+			    "thread can starve everything else");
+	else if (f->rt_runtime_us >= 0)
+		lb_line_add(&L, "# RT throttling: on, sched_rt_runtime_us = %ld of "
+			    "sched_rt_period_us = %ld", f->rt_runtime_us, f->rt_period_us);
+	else
+		lb_line_add(&L, "# RT throttling: unknown (/proc/sys/kernel/sched_rt_runtime_us "
+			    "not readable)");
+	lb_line_put(out, cfg->wide, "#   ", &L);
+}
+
+void lb_rt_print_header(FILE *out, const struct lb_rt_config *cfg, const struct lb_rt_facts *f)
+{
+	struct lb_line L = { .len = 0 };
+	lb_line_add(&L, "# lockbench rt: list_lock %s", cfg->locks[0]->name);
+	for (size_t i = 1; i < cfg->nlocks; i++)
+		lb_line_add(&L, " vs %s", cfg->locks[i]->name);
+	lb_line_add(&L, "; %u run(s) each%s", cfg->repeat, cfg->nlocks > 1 ? ", interleaved" : "");
+	lb_line_put(out, cfg->wide, "#   ", &L);
+	print_load(out, cfg, f);
+	if (cfg->rt_threads)
+		print_rt_threads(out, cfg, f);
+	print_kernel_facts(out, cfg, f);
 	for (size_t i = 0; i < cfg->nlocks; i++) {
 		const struct lb_lock_ops *ops = cfg->locks[i];
 		const char *pi;
@@ -531,8 +568,9 @@ void lb_rt_print_header(FILE *out, const struct lb_rt_config *cfg, const struct 
 			pi = f->fifo_permitted && !cfg->sched_other
 				     ? "kernel PI (FUTEX_LOCK_PI): real boosting on"
 				     : "kernel PI (FUTEX_LOCK_PI): nothing to boost (no RT threads)";
-		fprintf(out, "# %-10s %s, %s%s\n", ops->name, ops->family, pi,
-			(ops->flags & LB_LOCK_F_SLEEPS) ? "" : "; waiters only spin");
+		lb_line_add(&L, "# %-10s %s, %s%s", ops->name, ops->family, pi,
+			    (ops->flags & LB_LOCK_F_SLEEPS) ? "" : "; waiters only spin");
+		lb_line_put(out, cfg->wide, "#   ", &L);
 	}
 }
 
@@ -669,11 +707,15 @@ static void print_perf_block(FILE *out, const struct lb_rt_config *cfg, const ch
 	fprintf(out, "\n%18.*f +- %.*f seconds time elapsed", prec, el, prec, el_sem);
 	if (n > 1 && el != 0)
 		fprintf(out, "  ( +-%6.2f%% )", 100.0 * el_sem / el);
-	fprintf(out, "\n# (time elapsed: hackbench's Time; the counters' window, %.3f s mean, "
-		"includes %s)\n\n", win,
-		cfg->process_mode ? "the forks, the RT threads' creation and joins, and reaping the "
-				    "task processes (their counts join at exit)"
-				  : "thread creation and the joins");
+	fputc('\n', out);
+	struct lb_line L = { .len = 0 };
+	lb_line_add(&L, "# (time elapsed: hackbench's Time; the counters' window, %.3f s mean, "
+		    "includes %s)", win,
+		    cfg->process_mode ? "the forks, the RT threads' creation and joins, and reaping "
+					"the task processes (their counts join at exit)"
+				      : "thread creation and the joins");
+	lb_line_put(out, cfg->wide, "#   ", &L);
+	fputc('\n', out);
 }
 
 void lb_rt_print_run_line(FILE *out, const struct lb_rt_run *r)
@@ -688,13 +730,15 @@ void lb_rt_print_run_line(FILE *out, const struct lb_rt_run *r)
  * "Running contenders"): the bins, the owners seen off their CPU, and the
  * bins with may-sleep waiters counted running when any were seen.
  */
-static void print_running(FILE *out, const struct lb_rt_run *runs, size_t nruns)
+static void print_running(FILE *out, bool wide, const struct lb_rt_run *runs, size_t nruns)
 {
 	uint64_t lo[3] = { 0 }, hi[3] = { 0 }, ann = 0, held = 0;
+	struct lb_line L = { .len = 0 };
 	for (size_t i = 0; i < nruns; i++) {
 		if (!runs[i].lock_gauged) {
-			fprintf(out, "# list_lock running contenders: not gauged (the lock has no "
-				"trylock)\n");
+			lb_line_add(&L, "# list_lock running contenders: not gauged (the lock has no "
+				    "trylock)");
+			lb_line_put(out, wide, "#   ", &L);
 			return;
 		}
 		for (int b = 0; b < 3; b++) {
@@ -705,20 +749,22 @@ static void print_running(FILE *out, const struct lb_rt_run *runs, size_t nruns)
 		held += runs[i].owner_off_held;
 	}
 	double n = (double)(lo[0] + lo[1] + lo[2]);
-	fprintf(out, "# list_lock running contenders at attempts that found it taken (the "
-		"attempter + the owner if on its CPU + waiters spinning): ");
+	lb_line_add(&L, "# list_lock running contenders at attempts that found it taken (the "
+		    "attempter + the owner if on its CPU + waiters spinning): ");
 	if (n == 0) {
-		fprintf(out, "none found it taken\n");
+		lb_line_add(&L, "none found it taken");
+		lb_line_put(out, wide, "#   ", &L);
 		return;
 	}
-	fprintf(out, "1/2/3+ %.0f/%.0f/%.0f%% of %.0f; owner off its CPU %.1f%% (announced "
-		"%.1f%%, held past %u us %.1f%%)", 100 * lo[0] / n, 100 * lo[1] / n, 100 * lo[2] / n,
-		n, 100 * (ann + held) / n, 100 * ann / n, LB_SCHED_PREEMPT_GAP_NS / 1000,
-		100 * held / n);
+	lb_line_add(&L, "1/2/3+ %.0f/%.0f/%.0f%% of %.0f; owner off its CPU %.1f%% (announced "
+		    "%.1f%%, held past %u us %.1f%%)", 100 * lo[0] / n, 100 * lo[1] / n,
+		    100 * lo[2] / n, n, 100 * (ann + held) / n, 100 * ann / n,
+		    LB_SCHED_PREEMPT_GAP_NS / 1000, 100 * held / n);
 	if (memcmp(lo, hi, sizeof(lo)) != 0)
-		fprintf(out, "; waiters inside a lock() that may sleep, counted running: "
-			"1/2/3+ %.0f/%.0f/%.0f%%", 100 * hi[0] / n, 100 * hi[1] / n, 100 * hi[2] / n);
-	fputc('\n', out);
+		lb_line_add(&L, "; waiters inside a lock() that may sleep, counted running: "
+			    "1/2/3+ %.0f/%.0f/%.0f%%", 100 * hi[0] / n, 100 * hi[1] / n,
+			    100 * hi[2] / n);
+	lb_line_put(out, wide, "#   ", &L);
 }
 
 /*
@@ -765,8 +811,9 @@ static void print_sites(FILE *out, const struct lb_rt_run *runs, size_t nruns, u
  * once full puts it back, the free that empties it), 3/N per message.  And
  * the contenders at an acquisition (holder + waiters).
  */
-static void print_per_message(FILE *out, const struct lb_rt_run *runs, size_t nruns)
+static void print_per_message(FILE *out, bool wide, const struct lb_rt_run *runs, size_t nruns)
 {
+	struct lb_line L = { .len = 0 };
 	uint64_t acq[2] = { 0, 0 }, msgs = 0, cmax = 0, commits = 0, restarts = 0;
 	double csum = 0, allacq = 0;
 	for (size_t i = 0; i < nruns; i++) {
@@ -784,39 +831,42 @@ static void print_per_message(FILE *out, const struct lb_rt_run *runs, size_t nr
 	const uint32_t *n = runs[0].objs_per_slab;
 	double h = (double)acq[0] / (double)msgs, d = (double)acq[1] / (double)msgs;
 	double kernel = (n[0] ? 3.0 / n[0] : 0) + (n[1] ? 3.0 / n[1] : 0);
-	fprintf(out, "# list_lock acquisitions per message: %.3f (head cache %.3f at %u per slab, "
-		"data cache %.3f at %u per slab); kernel's documented path 3/N per cache: %.3f "
-		"(work-alike/kernel %.2f)\n", h + d, h, n[0], d, n[1], kernel,
-		kernel > 0 ? (h + d) / kernel : 0);
+	lb_line_add(&L, "# list_lock acquisitions per message: %.3f (head cache %.3f at %u per "
+		    "slab, data cache %.3f at %u per slab); kernel's documented path 3/N per "
+		    "cache: %.3f (work-alike/kernel %.2f)", h + d, h, n[0], d, n[1], kernel,
+		    kernel > 0 ? (h + d) / kernel : 0);
+	lb_line_put(out, wide, "#   ", &L);
 	bool sleeps = runs[0].ops && (runs[0].ops->flags & LB_LOCK_F_SLEEPS);
-	fprintf(out, "# list_lock contenders at an acquisition (holder on its CPU + waiters, %s): "
-		"mean %.3f, max %llu", sleeps ? "who may sleep" : "who spin",
-		allacq > 0 ? csum / allacq : 0, (unsigned long long)cmax);
+	lb_line_add(&L, "# list_lock contenders at an acquisition (holder on its CPU + waiters, "
+		    "%s): mean %.3f, max %llu", sleeps ? "who may sleep" : "who spin",
+		    allacq > 0 ? csum / allacq : 0, (unsigned long long)cmax);
 	if (commits + restarts)
-		fprintf(out, "; lockless cpu slab commits %llu, restarts %llu",
-			(unsigned long long)commits, (unsigned long long)restarts);
-	fputc('\n', out);
+		lb_line_add(&L, "; lockless cpu slab commits %llu, restarts %llu",
+			    (unsigned long long)commits, (unsigned long long)restarts);
+	lb_line_put(out, wide, "#   ", &L);
 	print_sites(out, runs, nruns, msgs, kernel);
-	print_running(out, runs, nruns);
+	print_running(out, wide, runs, nruns);
 }
 
 /* The list_lock's gauges, the kernel mechanism's evidence (doc/rt.md, "Is
  * the mechanism there"): how busy the lock was and how often it was found
  * taken. */
-static void print_list_lock_gauges(FILE *out, const struct lb_rt_run *runs, size_t nruns)
+static void print_list_lock_gauges(FILE *out, bool wide, const struct lb_rt_run *runs,
+				   size_t nruns)
 {
 	double util = mean_sem(runs, nruns, M_LL_UTIL, NULL);
 	double cont = mean_sem(runs, nruns, M_LL_CONTENDED, NULL);
 	double wait = mean_sem(runs, nruns, M_LL_WAIT, NULL);
-	fprintf(out, "# list_lock gauges: utilisation %.3f (held %.1f%% of hackbench's time)", util,
-		100 * util);
+	struct lb_line L = { .len = 0 };
+	lb_line_add(&L, "# list_lock gauges: utilisation %.3f (held %.1f%% of hackbench's time)",
+		    util, 100 * util);
 	if (isnan(cont))
-		fprintf(out, "; contention not gauged (the lock has no trylock)");
+		lb_line_add(&L, "; contention not gauged (the lock has no trylock)");
 	else
-		fprintf(out, ", %.2f%% of acquisitions found it taken, mean wait %.1f us", cont,
-			isnan(wait) ? 0 : wait);
-	fputc('\n', out);
-	print_per_message(out, runs, nruns);
+		lb_line_add(&L, ", %.2f%% of acquisitions found it taken, mean wait %.1f us", cont,
+			    isnan(wait) ? 0 : wait);
+	lb_line_put(out, wide, "#   ", &L);
+	print_per_message(out, wide, runs, nruns);
 }
 
 void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg, const struct lb_rt_facts *f,
@@ -824,11 +874,14 @@ void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg, const str
 			    const struct lb_rt_thread_stats *merged, unsigned int nrt)
 {
 	char line[160];
+	struct lb_line L = { .len = 0 };
 	const char *lock = runs[0].ops->name;
 	if (cfg->nlocks > 1)
 		fprintf(out, "\n## list_lock %s\n", lock);
-	if (runs[0].describe[0])
-		fprintf(out, "# %s: %s\n", lock, runs[0].describe);
+	if (runs[0].describe[0]) {
+		lb_line_add(&L, "# %s: %s", lock, runs[0].describe);
+		lb_line_put(out, cfg->wide, "#   ", &L);
+	}
 	for (unsigned int i = 0; i < nrt; i++) {
 		lb_rt_format_t_line(line, sizeof(line), i, &merged[i]);
 		fprintf(out, "%s\n", line);
@@ -862,31 +915,33 @@ void lb_rt_print_lock_block(FILE *out, const struct lb_rt_config *cfg, const str
 		wait_max = runs[i].raw_rt_wait_max_us > wait_max ? runs[i].raw_rt_wait_max_us
 								  : wait_max;
 	}
-	fprintf(out, "# allocator: %.0f list_lock acquisitions per run (%.1f per 1000 "
-		"allocations), longest hold %.1f us",
-		nruns ? (double)acq / (double)nruns : 0,
-		allocs ? 1000.0 * (double)acq / (double)allocs : 0, hold);
+	lb_line_add(&L, "# allocator: %.0f list_lock acquisitions per run (%.1f per 1000 "
+		    "allocations), longest hold %.1f us",
+		    nruns ? (double)acq / (double)nruns : 0,
+		    allocs ? 1000.0 * (double)acq / (double)allocs : 0, hold);
 	if (budget)
-		fprintf(out, "; WARNING: %llu RT wait(s) outlived the %.0f us safety spin budget "
-			"(those A: figures are set by it)",
-			(unsigned long long)budget, (double)cfg->spin_budget_ns / 1e3);
-	fputc('\n', out);
-	print_list_lock_gauges(out, runs, nruns);
-	if (nruns && runs[0].raw_on)
-		fprintf(out, "# raw sections: %llu, %.1f%% contended; emulation cost per section "
-			"%.0f ns alone (median: mark, trylock path, unmark; no system call), %.0f ns "
-			"in the run (mean wall, with the boosts of contended sections) + %.0f ns "
-			"waiting (entries for another section on the CPU, unboosts with the "
-			"preemption they let happen); %.1f sched_setscheduler calls per 1000 "
-			"sections; %llu RT wake-up(s) waited for a section, longest %.1f us; %llu "
-			"entr%s found the CPU's mark taken; %llu boost call(s) failed\n",
-			(unsigned long long)sections,
-			sections ? 100.0 * (double)contended / (double)sections : 0, alone,
-			sections ? (cost - waited) / (double)sections : 0,
-			sections ? waited / (double)sections : 0,
-			sections ? 1000.0 * (double)boost_calls / (double)sections : 0,
-			(unsigned long long)waits, wait_max, (unsigned long long)yields,
-			yields == 1 ? "y" : "ies", (unsigned long long)boost_fail);
+		lb_line_add(&L, "; WARNING: %llu RT wait(s) outlived the %.0f us safety spin budget "
+			    "(those A: figures are set by it)",
+			    (unsigned long long)budget, (double)cfg->spin_budget_ns / 1e3);
+	lb_line_put(out, cfg->wide, "#   ", &L);
+	print_list_lock_gauges(out, cfg->wide, runs, nruns);
+	if (nruns && runs[0].raw_on) {
+		lb_line_add(&L, "# raw sections: %llu, %.1f%% contended; emulation cost per section "
+			    "%.0f ns alone (median: mark, trylock path, unmark; no system call), %.0f ns "
+			    "in the run (mean wall, with the boosts of contended sections) + %.0f ns "
+			    "waiting (entries for another section on the CPU, unboosts with the "
+			    "preemption they let happen); %.1f sched_setscheduler calls per 1000 "
+			    "sections; %llu RT wake-up(s) waited for a section, longest %.1f us; %llu "
+			    "entr%s found the CPU's mark taken; %llu boost call(s) failed",
+			    (unsigned long long)sections,
+			    sections ? 100.0 * (double)contended / (double)sections : 0, alone,
+			    sections ? (cost - waited) / (double)sections : 0,
+			    sections ? waited / (double)sections : 0,
+			    sections ? 1000.0 * (double)boost_calls / (double)sections : 0,
+			    (unsigned long long)waits, wait_max, (unsigned long long)yields,
+			    yields == 1 ? "y" : "ies", (unsigned long long)boost_fail);
+		lb_line_put(out, cfg->wide, "#   ", &L);
+	}
 	if (cfg->groups)
 		print_perf_block(out, cfg, f->command, lock, runs, nruns);
 }
@@ -915,8 +970,17 @@ void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
 			 struct lb_rt_run *const *runs_by_lock, size_t nrepeat,
 			 struct lb_rt_thread_stats *const *merged_by_lock, unsigned int nrt)
 {
-	fprintf(out, "\n%-18s %-22s %12s %10s %18s %20s\n", "list_lock", "hackbench elapsed",
-		"ctx-switches", "cpu-migr", "RT wake p99/max us", "RT alloc p99/max us");
+	/* Without --wide: no cpu-migr column, and a line with the units. */
+	if (cfg->wide)
+		fprintf(out, "\n%-18s %-22s %12s %10s %18s %20s\n", "list_lock",
+			"hackbench elapsed", "ctx-switches", "cpu-migr", "RT wake p99/max us",
+			"RT alloc p99/max us");
+	else
+		fprintf(out, "\n# units: hackbench elapsed s (mean +- SEM), lower is better; "
+			"ctx-switches per run;\n#   RT wake-up and RT alloc latency p99 / max in us, "
+			"lower is better\n%-18s %-22s %12s %18s %20s\n", "list_lock",
+			"hackbench elapsed", "ctx-switches", "RT wake p99/max us",
+			"RT alloc p99/max us");
 	double base_el = 0;
 	for (size_t l = 0; l < cfg->nlocks; l++) {
 		const struct lb_rt_run *runs = runs_by_lock[l];
@@ -930,9 +994,14 @@ void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
 		char wb[40], ab[40];
 		snprintf(wb, sizeof(wb), "%.0f / %.0f", wavg, wmax);
 		snprintf(ab, sizeof(ab), "%.1f / %.1f", ap99, amax);
-		fprintf(out, "%-18s %-22s %12.0f %10.0f %18s %20s\n", cfg->locks[l]->name, elbuf,
-			mean_sem(runs, nrepeat, M_CTX, NULL), mean_sem(runs, nrepeat, M_MIGR, NULL),
-			nrt ? wb : "-", nrt ? ab : "-");
+		if (cfg->wide)
+			fprintf(out, "%-18s %-22s %12.0f %10.0f %18s %20s\n", cfg->locks[l]->name,
+				elbuf, mean_sem(runs, nrepeat, M_CTX, NULL),
+				mean_sem(runs, nrepeat, M_MIGR, NULL), nrt ? wb : "-", nrt ? ab : "-");
+		else
+			fprintf(out, "%-18s %-22s %12.0f %18s %20s\n", cfg->locks[l]->name, elbuf,
+				mean_sem(runs, nrepeat, M_CTX, NULL), nrt ? wb : "-",
+				nrt ? ab : "-");
 		if (l == 0)
 			base_el = el;
 	}
@@ -941,7 +1010,8 @@ void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
 		const struct lb_rt_run *runs = runs_by_lock[l];
 		double sem0, sem, el0 = mean_sem(runs_by_lock[0], nrepeat, M_ELAPSED, &sem0);
 		double el = mean_sem(runs, nrepeat, M_ELAPSED, &sem);
-		fprintf(out, "%s:", cfg->locks[l]->name);
+		struct lb_line L = { .len = 0 };
+		lb_line_add(&L, "%s:", cfg->locks[l]->name);
 		double d = base_el > 0 ? 100.0 * (el - base_el) / base_el : 0;
 		/* Two standard errors of the difference: below that it is noise. */
 		double noise = base_el > 0 ? 200.0 * sqrt(sem0 * sem0 + sem * sem) / base_el : 0;
@@ -953,41 +1023,46 @@ void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
 		running_why(&rsp, cfg->locks[0]->name, cfg->locks[l]->name, rwhy, sizeof(rwhy));
 		bool within = fabs(d) <= noise;
 		if (within)
-			fprintf(out, " elapsed %+.0f %% (within noise) (vs %s)", d,
-				cfg->locks[0]->name);
+			lb_line_add(&L, " elapsed %+.0f %% (within noise) (vs %s)", d,
+				    cfg->locks[0]->name);
 		else if (!sp.gauged)
-			fprintf(out, " kernel mechanism not gauged (no task-clock: CPUs left idle "
-				"unknown); measured elapsed %+.0f %% (vs %s)", d, cfg->locks[0]->name);
+			lb_line_add(&L, " kernel mechanism not gauged (no task-clock: CPUs left idle "
+				    "unknown); measured elapsed %+.0f %% (vs %s)", d,
+				    cfg->locks[0]->name);
 		else if (!elapsed_mechanism(&sp))
-			fprintf(out, " kernel mechanism absent from the gap (CPUs left idle carry "
-				"%.0f %%, need >= %.0f %%; CPU work x%.3f carries the rest): elapsed "
-				"not comparable to the kernel's; measured %+.0f %% (vs %s)",
-				100 * sp.idle_share, 100 * RT_IDLE_SHARE_MIN, sp.work, d,
-				cfg->locks[0]->name);
+			lb_line_add(&L, " kernel mechanism absent from the gap (CPUs left idle carry "
+				    "%.0f %%, need >= %.0f %%; CPU work x%.3f carries the rest): "
+				    "elapsed not comparable to the kernel's; measured %+.0f %% (vs %s)",
+				    100 * sp.idle_share, 100 * RT_IDLE_SHARE_MIN, sp.work, d,
+				    cfg->locks[0]->name);
 		else if (rsp.gate != RUN_PRESENT)
-			fprintf(out, " kernel mechanism %s (%s): elapsed not comparable to the "
-				"kernel's; measured %+.0f %% (vs %s)",
-				rsp.gate == RUN_UNKNOWN ? "not known" : "absent from the gap", rwhy, d,
-				cfg->locks[0]->name);
+			lb_line_add(&L, " kernel mechanism %s (%s): elapsed not comparable to the "
+				    "kernel's; measured %+.0f %% (vs %s)",
+				    rsp.gate == RUN_UNKNOWN ? "not known" : "absent from the gap", rwhy,
+				    d, cfg->locks[0]->name);
 		else
-			fprintf(out, " elapsed %+.0f %% (vs %s); kernel mechanism present: CPUs left "
-				"idle carry %.0f %% of the gap, %s", d, cfg->locks[0]->name,
-				100 * sp.idle_share, rwhy);
-		fputc('\n', out);
-		if (sp.gauged)
-			fprintf(out, "  split: CPUs utilized %.3f vs %.3f (idle factor x%.3f), CPU work "
-				"(task-clock) x%.3f\n", sp.util_this, sp.util_first, sp.idle,
-				sp.work);
+			lb_line_add(&L, " elapsed %+.0f %% (vs %s); kernel mechanism present: CPUs "
+				    "left idle carry %.0f %% of the gap, %s", d, cfg->locks[0]->name,
+				    100 * sp.idle_share, rwhy);
+		lb_line_put(out, cfg->wide, "    ", &L);
+		if (sp.gauged) {
+			lb_line_add(&L, "  split: CPUs utilized %.3f vs %.3f (idle factor x%.3f), "
+				    "CPU work (task-clock) x%.3f", sp.util_this, sp.util_first,
+				    sp.idle, sp.work);
+			lb_line_put(out, cfg->wide, "    ", &L);
+		}
 		double c0 = mean_sem(runs_by_lock[0], nrepeat, M_LL_CONTENDED, NULL);
 		double c1 = mean_sem(runs, nrepeat, M_LL_CONTENDED, NULL);
 		double w0 = mean_sem(runs_by_lock[0], nrepeat, M_LL_WAIT, NULL);
 		double w1 = mean_sem(runs, nrepeat, M_LL_WAIT, NULL);
-		if (!isnan(c0) && !isnan(c1))
-			fprintf(out, "  list_lock found taken %.2f%% vs %.2f%% of acquisitions, mean "
-				"wait %.1f vs %.1f us, utilisation %.3f vs %.3f\n", c1, c0,
-				isnan(w1) ? 0 : w1, isnan(w0) ? 0 : w0,
-				mean_sem(runs, nrepeat, M_LL_UTIL, NULL),
-				mean_sem(runs_by_lock[0], nrepeat, M_LL_UTIL, NULL));
+		if (!isnan(c0) && !isnan(c1)) {
+			lb_line_add(&L, "  list_lock found taken %.2f%% vs %.2f%% of acquisitions, "
+				    "mean wait %.1f vs %.1f us, utilisation %.3f vs %.3f", c1, c0,
+				    isnan(w1) ? 0 : w1, isnan(w0) ? 0 : w0,
+				    mean_sem(runs, nrepeat, M_LL_UTIL, NULL),
+				    mean_sem(runs_by_lock[0], nrepeat, M_LL_UTIL, NULL));
+			lb_line_put(out, cfg->wide, "    ", &L);
+		}
 		if (rsp.gate != RUN_NOT_GAUGED) {
 			char p[4][16]; /* "-" for a side with no attempt that found it taken */
 			const double v[4] = { rsp.lo[1], rsp.lo[0], rsp.hi[1], rsp.hi[0] };
@@ -997,9 +1072,11 @@ void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
 				else
 					snprintf(p[k], sizeof(p[k]), "%.1f%%", 100 * v[k]);
 			}
-			fprintf(out, "  list_lock running contenders >= 2 at %s vs %s of the attempts "
-				"that found it taken (%s vs %s with waiters that may sleep counted "
-				"running): %s\n", p[0], p[1], p[2], p[3], running_gate_name(rsp.gate));
+			lb_line_add(&L, "  list_lock running contenders >= 2 at %s vs %s of the "
+				    "attempts that found it taken (%s vs %s with waiters that may "
+				    "sleep counted running): %s", p[0], p[1], p[2], p[3],
+				    running_gate_name(rsp.gate));
+			lb_line_put(out, cfg->wide, "    ", &L);
 		}
 		/* The latency verdicts: quantiles with 95 % intervals, not maxima. */
 		for (int k = 0; k < 4 && nrt; k++)

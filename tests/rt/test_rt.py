@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lbtap import diag, done, ok, skip_all  # noqa: E402 (tests/lbtap.py, after the sys.path line)
+from lbtap import diag, done, ok, skip_all, unwrap  # noqa: E402 (tests/lbtap.py, after the sys.path line)
 
 EXE = sys.argv[1]
 SCENARIO = sys.argv[2]
@@ -34,8 +34,12 @@ SMALL = ["-g", "1", "-f", "2", "-l", "300", "-r", "2", "-t", "1", "-i", "1000"]
 
 
 def run(args, timeout=60, prefix=()):
-    return subprocess.run(list(prefix) + [EXE, "rt"] + args, capture_output=True, text=True,
-                          timeout=timeout)
+    """The run, its standard output's notes joined again where they were
+    broken to fit 100 columns (lbtap.unwrap)."""
+    r = subprocess.run(list(prefix) + [EXE, "rt"] + args, capture_output=True, text=True,
+                       timeout=timeout)
+    r.stdout = unwrap(r.stdout)
+    return r
 
 
 def fifo_permitted():
@@ -474,7 +478,7 @@ def run_leaving_nothing(args, what, timeout=60):
             rc = p.wait()
         out.seek(0)
         err.seek(0)
-        r = subprocess.CompletedProcess(p.args, rc, out.read(), err.read())
+        r = subprocess.CompletedProcess(p.args, rc, unwrap(out.read()), err.read())
     time.sleep(0.1)  # an orphan of a SIGKILLed parent is re-parented by then
     left = leftovers()
     ok(not left, "%s: no task process left behind (%s)" % (what, left))
