@@ -176,7 +176,7 @@ static void list_options(const struct lb_opt_cmd *cmd)
 struct getopt_tables {
 	struct option longopts[LB_OPT_MAX_ROWS * LB_OPT_MAX_SPELLINGS + 1];
 	char dashed[LB_OPT_MAX_ROWS * LB_OPT_MAX_SPELLINGS][48];
-	char shortopts[3 * LB_OPT_MAX_ROWS + 2];
+	char shortopts[6 * LB_OPT_MAX_ROWS + 2]; /* "x:" and a retired "y::" per row */
 };
 
 static void add_spelling(struct getopt_tables *t, size_t *k, const char *name, int has_arg,
@@ -212,6 +212,13 @@ static void build_getopt(const struct lb_opt_cmd *cmd, size_t n, struct getopt_t
 			if (takes_value(o))
 				t->shortopts[s++] = ':';
 		}
+		if (o->retired_short) {
+			/* Its value optional, so a missing one still reaches the
+			 * line that names the new spelling. */
+			t->shortopts[s++] = o->retired_short;
+			t->shortopts[s++] = ':';
+			t->shortopts[s++] = ':';
+		}
 	}
 	t->longopts[k] = (struct option){ 0 };
 	t->shortopts[s] = '\0';
@@ -224,7 +231,18 @@ static size_t row_of(const struct lb_opt_cmd *cmd, size_t n, int c)
 	for (size_t i = 0; i < n; i++)
 		if (cmd->opts[i].short_name == c)
 			return i;
+	for (size_t i = 0; i < n; i++)
+		if (cmd->opts[i].retired_short == c)
+			return i;
 	return n;
+}
+
+/* A retired short letter: the one line that names the spelling to use. */
+static void refuse_retired(const struct lb_opt_cmd *cmd, const struct lb_opt *o)
+{
+	lb_usage_error("-%c: no longer short for --%s in %s (a short letter means one thing in "
+		       "every command); accepted: --%s%s%s", o->retired_short, o->name, cmd->name,
+		       o->name, o->arg ? " " : "", o->arg ? o->arg : "");
 }
 
 void lb_opt_parse(const struct lb_opt_cmd *cmd, int argc, char **argv, void *base,
@@ -253,6 +271,8 @@ void lb_opt_parse(const struct lb_opt_cmd *cmd, int argc, char **argv, void *bas
 		size_t i = row_of(cmd, n, c);
 		if (i == n) /* '?' or ':' */
 			lb_cli_getopt_fail(c, argc, argv, t.shortopts + 1, t.longopts, hint);
+		if (c == cmd->opts[i].retired_short && c != cmd->opts[i].short_name)
+			refuse_retired(cmd, &cmd->opts[i]);
 		seen->given |= UINT64_C(1) << i;
 		/* The row under the name as typed, so its messages name that spelling. */
 		struct lb_opt spelled = cmd->opts[i];

@@ -49,6 +49,9 @@ struct lb_opt {
 	const char *name;        /* long name without "--"; NULL ends the table */
 	const char *alias;       /* another long name for it (an older spelling), or NULL */
 	char short_name;         /* the short letter, or 0 */
+	char retired_short;      /* a letter the row answered to once and gave up (it means
+				  * something else in another command): refused in one line
+				  * naming --name, or 0 */
 	enum lb_opt_kind kind;
 	const char *arg;         /* the argument's name in --help ("LIST"); NULL for flags */
 	const char *help;        /* --help text; each '\n' starts an indented line */

@@ -43,8 +43,8 @@ static const struct lb_opt sample_opts[] = {
 	{ .name = "list", .kind = LB_OPT_UINT_LIST, .arg = "LIST", .help = "a list", .def = "1,2",
 	  .min = 1, .max = 9, .cap = 4, .offset = LB_OPT_AT(struct sample, list, unsigned int *),
 	  .count_offset = LB_OPT_AT(struct sample, nlist, size_t) },
-	{ .name = "name", .kind = LB_OPT_STRING, .arg = "S", .help = "a name", .needs = "a name",
-	  .offset = LB_OPT_AT(struct sample, name, const char *) },
+	{ .name = "name", .retired_short = 'N', .kind = LB_OPT_STRING, .arg = "S",
+	  .help = "a name", .needs = "a name", .offset = LB_OPT_AT(struct sample, name, const char *) },
 	{ .name = "snake_case", .alias = "old_name", .kind = LB_OPT_INT, .arg = "N",
 	  .help = "a kernel-style name", .min = 0, .max = 9,
 	  .offset = LB_OPT_AT(struct sample, snake, int) },
@@ -183,6 +183,11 @@ int main(void)
 	check_bad((const char *const[]){ "stray", NULL }, "stray", "accepted");
 	check_bad((const char *const[]){ "--help", "stray", NULL }, "stray", NULL);
 	check_bad((const char *const[]){ "--flag=1", NULL }, "takes no value", NULL);
+	/* A retired letter: with a value, glued or not, or none, the line names the row. */
+	check_bad((const char *const[]){ "-N", "x", NULL }, "-N: no longer short for --name",
+		  "accepted: --name S");
+	check_bad((const char *const[]){ "-Nx", NULL }, "-N:", "accepted: --name S");
+	check_bad((const char *const[]){ "-f", "-N", NULL }, "-N:", "accepted: --name S");
 
 	char out[4096], err[4096];
 	int rc = parse_child((const char *const[]){ "--help", NULL }, out, sizeof(out), err,
@@ -195,7 +200,7 @@ int main(void)
 	rc = parse_child((const char *const[]){ "--list-options", NULL }, out, sizeof(out), err,
 			 sizeof(err));
 	tap_ok(rc == 0 && strstr(out, "--count -c N\n") && strstr(out, "--flag -f -\n") &&
-		       strstr(out, "--old_name - N\n"),
+		       strstr(out, "--old_name - N\n") && strstr(out, "--name - S\n"),
 	       "--list-options: one line per row and alias");
 	rc = parse_child_cmd(&alone_cmd, (const char *const[]){ "--help", "-f", NULL }, out,
 			     sizeof(out), err, sizeof(err));

@@ -32,7 +32,7 @@ SHARED = {
                [], None),
     "--quiet": ("", "-q", {c: "-q" for c in ("bench", "ab", "aim7", "rt", "slab")}, [], None),
     # The wide table: every command whose default table leaves columns out.
-    "--wide": ("", None, {c: None for c in ("bench", "ab", "compare")}, [], None),
+    "--wide": ("", None, {c: None for c in ("bench", "ab", "compare", "rt")}, [], None),
 }
 # Where a command imitates a tool, its short letters follow that tool's.
 IMITATED = {("rt", "--duration"): "cyclictest's -D"}
@@ -68,4 +68,36 @@ for opt, (arg, short, cmds, good, bad) in SHARED.items():
 r = lb(["rt", "--threads"])
 ok(r.returncode == 2 and "--threads" in r.stderr,
    "rt --threads: refused (the load as threads is -T/--load-threads)")
+
+# A short letter means one thing in every command (doc/lockbench.md, "One
+# option vocabulary"), except where a command takes it from the tool it
+# imitates (listed here with the tool).  Each command's rows come from the
+# hidden `CMD --list-options` ("--name -x ARG").
+COMMANDS = ["bench", "ab", "aim7", "rt", "slab", "compare", "plot", "list"]
+TOOL_LETTERS = {
+    "rt": {"-g": "hackbench", "-f": "hackbench", "-l": "hackbench", "-s": "hackbench",
+           "-p": "hackbench", "-T": "hackbench", "-P": "hackbench", "-t": "cyclictest",
+           "-i": "cyclictest", "-d": "cyclictest", "-m": "cyclictest", "-D": "cyclictest"},
+    "aim7": {"-f": "re-aim", "-s": "re-aim", "-e": "re-aim", "-i": "re-aim", "-t": "re-aim",
+             "-j": "re-aim"},
+    "compare": {"-c": "ministat", "-C": "ministat"},
+}
+# Two long names for one meaning: rt's list_lock is the lock under test.
+SAME = {"--list-lock": "--lock"}
+meanings = {}  # letter -> {long name: [commands]}
+for cmd in COMMANDS:
+    for row in lb([cmd, "--list-options"]).stdout.splitlines():
+        name, letter = row.split()[:2]
+        if letter != "-" and letter not in TOOL_LETTERS.get(cmd, {}):
+            meanings.setdefault(letter, {}).setdefault(SAME.get(name, name), []).append(cmd)
+for letter in sorted(meanings):
+    m = meanings[letter]
+    ok(len(m) == 1, "%s means one thing outside the imitated tools' letters: %s" % (
+        letter, "; ".join("%s in %s" % (n, ", ".join(c)) for n, c in sorted(m.items()))))
+# compare's label gave up -L (the lock under test in rt and slab): the old
+# spelling is refused in one line that names the new one.
+r = lb(["compare", "-L", "a,b", "pre.json", "post.json"])
+lines = r.stderr.strip().splitlines()
+ok(r.returncode == 2 and len(lines) == 1 and "-L" in lines[0] and "--label LIST" in lines[0],
+   "compare -L: refused in one line naming --label (%r)" % r.stderr.strip())
 done()

@@ -69,7 +69,8 @@ static const struct lb_opt cmp_opts_table[] = {
 	{ .name = "match", .kind = LB_OPT_STRING, .arg = "KEYS",
 	  .help = "params that identify a cell, comma separated\n(default: all of them)",
 	  .offset = LB_OPT_AT(struct cmp_opts, match_arg, const char *) },
-	{ .name = "label", .short_name = 'L', .kind = LB_OPT_STRING, .arg = "LIST",
+	/* -L is the lock under test in rt and slab (one option vocabulary). */
+	{ .name = "label", .retired_short = 'L', .kind = LB_OPT_STRING, .arg = "LIST",
 	  .help = "names of the files in the table, comma separated,\n"
 		  "one per file (default: the file names)",
 	  .offset = LB_OPT_AT(struct cmp_opts, labels_arg, const char *) },

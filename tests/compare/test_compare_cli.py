@@ -60,7 +60,7 @@ def bars(line):
 
 def seed_layout(cwd):
     """--wide: our table has the seed's columns exactly, plus VERDICT after DIRECTION."""
-    out = run(["--wide", "--column", "2", "--better", "lower", "-L", "v6.1.30,x", "times-a.txt",
+    out = run(["--wide", "--column", "2", "--better", "lower", "--label", "v6.1.30,x", "times-a.txt",
                "times-b.txt"], cwd).stdout.splitlines()
     ok(out[0].startswith(SEED[0] + " ") and out[1].startswith(SEED[1] + "+"),
        "header and rule are the seed's, then the verdict column")
@@ -81,14 +81,14 @@ with tempfile.TemporaryDirectory() as tmp:
     # --wide: the kernel list's table as it always printed (the goldens of
     # before the default table fitted 100 columns, unchanged).
     golden("pre-post.txt", ["--wide", "pre.json", "post.json"], tmp)
-    golden("plain.txt", ["--wide", "--column", "2", "--better", "lower", "-L",
+    golden("plain.txt", ["--wide", "--column", "2", "--better", "lower", "--label",
                          "v6.1.30,patched", "times-a.txt", "times-b.txt"], tmp)
     golden("three-metrics.txt", ["--wide", "-m", "ops_per_sec,lat_p99_ns", "-c", "99",
                                  "pre.json", "post.json", "pre.json"], tmp)
     # The default table: MEAN, MEDIAN, STDDEV, the verdict on its own line,
     # every line within 100 columns.
     golden("pre-post-narrow.txt", ["pre.json", "post.json"], tmp)
-    golden("plain-narrow.txt", ["--column", "2", "--better", "lower", "-L", "v6.1.30,patched",
+    golden("plain-narrow.txt", ["--column", "2", "--better", "lower", "--label", "v6.1.30,patched",
                                 "times-a.txt", "times-b.txt"], tmp)
     golden("three-metrics-narrow.txt", ["-m", "ops_per_sec,lat_p99_ns", "-c", "99", "pre.json",
                                         "post.json", "pre.json"], tmp)
@@ -190,7 +190,7 @@ with tempfile.TemporaryDirectory() as tmp:
     bad(["--better", "lower", "pre.json", "post.json"], "--better", tmp, "--better without --column")
     bad(["--column", "2", "--better", "up", "times-a.txt", "times-b.txt"], "--better", tmp,
         "bad --better")
-    bad(["-L", "one", "pre.json", "post.json"], "--label", tmp, "label count")
+    bad(["--label", "one", "pre.json", "post.json"], "--label", tmp, "label count")
     bad(["--frobnicate", "pre.json", "post.json"], "--frobnicate", tmp, "unknown option")
     bad(["pre.json", "post.json", "--json", "nodir/x.json"], "--json", tmp, "unwritable --json")
     bad([unknown, "post.json", "--json", "err.json"], "unknown schema", tmp,

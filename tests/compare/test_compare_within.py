@@ -93,7 +93,7 @@ with tempfile.TemporaryDirectory() as tmp:
             both["results"].append(c)
     write(os.path.join(tmp, "both.json"), both)
     two = run(["pre.json", "post.json"], tmp)
-    one = run(["-A", "build=pre", "--side-b", "build=post", "-L", "pre,post", "both.json"], tmp)
+    one = run(["-A", "build=pre", "--side-b", "build=post", "--label", "pre,post", "both.json"], tmp)
     ok(one.returncode == 0 and two.returncode == 0 and table_body(one.stdout) == table_body(two.stdout),
        "-A build=pre -B build=post of one file: the table of the two files")
     if one.returncode != 0:
@@ -133,7 +133,7 @@ with tempfile.TemporaryDirectory() as tmp:
     ok(only == [], "every PRE cell has its POST")
     # The same with explicit selectors (the lock key is part of the side).
     r2 = run(["-A", "side=PRE,mutex=mutex-nospin", "-B", "side=POST,mutex=mutex",
-              "-L", "PRE mutex-nospin,POST mutex", "ab.json"], tmp)
+              "--label", "PRE mutex-nospin,POST mutex", "ab.json"], tmp)
     ok(r2.returncode == 0 and table_body(r2.stdout) == table_body(r.stdout),
        "explicit -A side=PRE,mutex=... -B side=POST,mutex=...: the same table")
 
@@ -184,7 +184,7 @@ with tempfile.TemporaryDirectory() as tmp:
     bad(["pre.json"], ["--side-a", "aim7"], tmp, "one plain file without selectors")
     bad(["-A", "lock=tas", "-B", "lock=mutex", "--match", "lock", "pre.json"], ["--match", "lock"],
         tmp, "--match on a selector key")
-    bad(["-A", "lock=tas", "-B", "lock=mutex", "-L", "a,b,c", "pre.json"], ["--label", "2"], tmp,
+    bad(["-A", "lock=tas", "-B", "lock=mutex", "--label", "a,b,c", "pre.json"], ["--label", "2"], tmp,
         "--label with three names for two sides")
 
     # 5. Load averages: bench's config.load_average_before, ab's load_before.
