@@ -219,6 +219,19 @@ void lb_progress_clear(struct lb_progress *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
+void lb_progress_vprintf(struct lb_progress *p, FILE *out, const char *fmt, va_list ap)
+{
+	if (!p || !p->enabled || !p->tty) {
+		vfprintf(out, fmt, ap);
+		return;
+	}
+	pthread_mutex_lock(&p->lock);
+	clear_locked(p);
+	vfprintf(out, fmt, ap);
+	fflush(out);
+	pthread_mutex_unlock(&p->lock);
+}
+
 void lb_progress_end(struct lb_progress *p)
 {
 	pthread_mutex_lock(&p->lock);

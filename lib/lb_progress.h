@@ -24,6 +24,7 @@
 #define LB_PROGRESS_H
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -72,6 +73,16 @@ void lb_progress_step_done_note(struct lb_progress *p, const char *fmt, ...)
 /* Before the command prints to the terminal: clear the status line and
  * keep it off (the ticker too) until the next step. */
 void lb_progress_clear(struct lb_progress *p);
+/*
+ * A line of the command's own output while a status line may be on the
+ * terminal, from any thread: on a terminal the status line is cleared
+ * first, under the lock the ticker redraws with, so the two never share a
+ * line, and the ticker draws it again at its next tick.  Otherwise (p
+ * NULL, quiet, not a terminal) a plain vfprintf.  Not after
+ * lb_progress_end().
+ */
+void lb_progress_vprintf(struct lb_progress *p, FILE *out, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 /* The run is over (or cut short): stop the ticker, clear the line. */
 void lb_progress_end(struct lb_progress *p);
 

@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""test_progress_cmds.py LOCKBENCH - every long-running command shows its
-progress the same way (lib/lb_progress): on a terminal (a pty) one line
-redrawn in place with [i/N] and an ETA, and redrawn while a step runs; into
-a file one newline-ended line per finished step and no carriage return;
-nothing with --quiet.  TAP output.
+"""test_progress_cmds.py LOCKBENCH [LOCKTORTURE SOAK PRELOAD_BENCH BUILD] -
+every long-running command shows its progress the same way
+(lib/lb_progress): on a terminal (a pty) one line redrawn in place with
+[i/N] and an ETA, and redrawn while a step runs; into a file one
+newline-ended line per finished step and no carriage return; nothing with
+--quiet.  locktorture, whose kernel-format lines are its log, draws its
+status line on a terminal only, and clears it before each of its own
+lines; scripts/soak passes it through on a terminal; scripts/preload-bench
+redraws while a program runs.  TAP output.
 """
 import os
 import pty
 import re
 import select
+import shutil
 import subprocess
 import sys
 import time
@@ -17,6 +22,7 @@ import time
 from lbtap import diag, done, ok
 
 LB = sys.argv[1]
+TORTURE, SOAK, PRELOAD_BENCH, BUILD = (sys.argv[2:6] + [None] * 4)[:4]
 # Short runs of each command; rt's one step lasts 2.5 s, so the ticker must
 # redraw it on a terminal.
 COMMANDS = {
@@ -30,10 +36,11 @@ DONE_LINE = re.compile(r"^lockbench: \[(\d+)(?:/(\d+))?\] .*: done in \d+\.\d s(
                        r"\d+:\d\d elapsed, ETA \d+:\d\d$")
 
 
-def on_pty(args):
-    """stderr on a pty: (exit status, what the terminal got)."""
+def on_pty(args, argv0=None, stdout_too=False):
+    """stderr (and stdout_too) on a pty: (exit status, what the terminal got)."""
     master, slave = pty.openpty()
-    p = subprocess.Popen([LB] + args, stdout=subprocess.DEVNULL, stderr=slave)
+    p = subprocess.Popen([argv0 or LB] + args, stdin=subprocess.DEVNULL,
+                         stdout=slave if stdout_too else subprocess.DEVNULL, stderr=slave)
     os.close(slave)
     got = b""
     deadline = time.monotonic() + 60
@@ -79,4 +86,58 @@ for name, args in COMMANDS.items():
                        text=True, timeout=120)
     ok(r.returncode == 0 and "done in" not in r.stderr and "\r" not in r.stderr,
        "%s -q: no progress" % name)
+
+
+def status_lines(term, prog):
+    """The status lines drawn (each after a carriage return)."""
+    return [x for x in re.split(r"[\r\n]", term) if x.startswith(prog + ": [")]
+
+
+if TORTURE:
+    # locktorture: 3 s, its own lines on the same terminal.
+    args = ["--type", "tas", "--duration", "3"]
+    rc, term = on_pty(args, TORTURE, stdout_too=True)
+    drawn = status_lines(term, "locktorture")
+    ok(rc == 0 and len(drawn) >= 3 and all(re.search(r"^locktorture: \[1/1\] tas, \d+ writers, "
+                                                     r"\d+ readers: \d+:\d\d elapsed, ETA "
+                                                     r"\d+:\d\d$", x.rstrip()) for x in drawn),
+       "locktorture, a terminal: [1/1], the test and an ETA, redrawn while it runs (%d draws)"
+       % len(drawn))
+    # A kernel-format line never shares a line with the status line.
+    mixed = [x for x in re.split(r"[\r\n]", term) if "locktorture: [" in x and "torture:" in
+             x.replace("locktorture: [", "", 1)]
+    ok(rc == 0 and "End of test: SUCCESS" in term and not mixed,
+       "locktorture, a terminal: its own lines on lines of their own (%s)" % mixed[:1])
+    r = subprocess.run([TORTURE] + args, capture_output=True, text=True, timeout=60)
+    ok(r.returncode == 0 and "\r" not in r.stdout + r.stderr and "ETA" not in r.stderr,
+       "locktorture, into a file: no status line, no carriage return")
+if SOAK:
+    args = ["--build", BUILD, "--each", "2s", "--only", "tas"]
+    rc, term = on_pty(args, SOAK)
+    ok(rc == 0 and len(status_lines(term, "locktorture")) >= 2 and
+       re.search(r"soak: \[1/1\] tas +SUCCESS ok", term),
+       "soak, a terminal: locktorture's status line, then soak's [1/1] line")
+    r = subprocess.run([SOAK] + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       text=True, timeout=120)
+    ok(r.returncode == 0 and "\r" not in r.stderr and "ETA" not in r.stderr and
+       re.search(r"(?m)^soak: \[1/1\] tas +SUCCESS ok$", r.stderr),
+       "soak, into a file: one line per run with [i/N], no carriage return")
+if PRELOAD_BENCH:
+    # One zstd run under glibc and mutex: 4 runs of a few hundred ms, and
+    # the input made first (not a counted run).
+    args = ["--build", BUILD, "--programs", "zstd", "--locks", "glibc,mutex", "--repeat", "1",
+            "--size-mb", "8"]
+    if not shutil.which("zstd"):
+        ok(True, "# SKIP preload-bench: zstd is not installed")
+    else:
+        rc, term = on_pty(args, PRELOAD_BENCH)
+        drawn = status_lines(term, "preload-bench")
+        ok(rc == 0 and any("making the 8 MiB input" in x for x in drawn) and
+           any(re.search(r"\[3/3\] zstd under mutex, round 1/1: ", x) for x in drawn),
+           "preload-bench, a terminal: the input step, then [i/N] per run (%d draws)" % len(drawn))
+        r = subprocess.run([PRELOAD_BENCH] + args, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True, timeout=120)
+        lines = [x for x in r.stderr.splitlines() if "done in" in x]
+        ok(r.returncode == 0 and "\r" not in r.stderr and len(lines) == 3,
+           "preload-bench, into a file: one line per run, no carriage return (%d)" % len(lines))
 done()

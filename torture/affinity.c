@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* affinity.c - bind lists, the shuffler and onoff, applied per worker. */
 #include "affinity.h"
+#include "out.h"
 #include "procmode.h"
 #include "lb_time.h"
 #include "state.h"
@@ -162,10 +163,10 @@ static void *onoff_main(void *arg)
 	lb_torture_random_init(&rng);
 	if (cfg->onoff_holdoff > 0) {
 		if (cfg->verbose)
-			printf("%s%s torture_onoff begin holdoff\n", cfg->type, LB_TORTURE_FLAG);
+			lb_torture_printf("%s%s torture_onoff begin holdoff\n", cfg->type, LB_TORTURE_FLAG);
 		lb_torture_sleep_unless_stopped(run, (uint64_t)cfg->onoff_holdoff * LB_NS_PER_S);
 		if (cfg->verbose && !lb_torture_must_stop(run))
-			printf("%s%s torture_onoff end holdoff\n", cfg->type, LB_TORTURE_FLAG);
+			lb_torture_printf("%s%s torture_onoff end holdoff\n", cfg->type, LB_TORTURE_FLAG);
 	}
 	while (!lb_torture_must_stop(run)) {
 		int cpu = nth_allowed(run, lb_torture_random(&rng) % (unsigned int)cfg->ncpus);
@@ -188,7 +189,7 @@ static void *onoff_main(void *arg)
 			apply_all(run);
 		pthread_mutex_unlock(&a->mutex);
 		if (what && cfg->verbose > 1)
-			printf("%s%s torture_onoff task: %s %d\n", cfg->type, LB_TORTURE_FLAG, what, cpu);
+			lb_torture_printf("%s%s torture_onoff task: %s %d\n", cfg->type, LB_TORTURE_FLAG, what, cpu);
 		lb_torture_sleep_unless_stopped(run, (uint64_t)cfg->onoff_interval * LB_NS_PER_S);
 	}
 	return NULL;

@@ -2,6 +2,7 @@
 /* deadlock.c - --deadlock: injected AA/ABBA/ABBCCA deadlocks (deadlock.h). */
 #include "deadlock.h"
 #include "deadlock_verdict.h"
+#include "out.h"
 #include "affinity.h"
 #include "clock.h"
 #include "delay.h"
@@ -97,8 +98,8 @@ void lb_torture_deadlock_check_options(const struct lb_torture_config *cfg)
 		return;
 	const char *mode = dl_mode_names[cfg->deadlock];
 	if (!(cfg->ops->flags & LB_LOCK_F_FALLIBLE)) {
-		printf("%s%s --deadlock %s skipped: %s cannot fail a lock (no deadlock detection): "
-		       "it would hang by design\n", cfg->type, LB_TORTURE_FLAG, mode, cfg->type);
+		lb_torture_printf("%s%s --deadlock %s skipped: %s cannot fail a lock (no deadlock detection): "
+				  "it would hang by design\n", cfg->type, LB_TORTURE_FLAG, mode, cfg->type);
 		fflush(stdout);
 		exit(77);
 	}
@@ -492,7 +493,7 @@ void *lb_torture_deadlock_worker(void *arg)
 	if (lb_torture_thread_setup(t, 0))
 		return NULL;
 	if (run->cfg.verbose)
-		printf("%s%s lock_torture_deadlock task started\n", run->cfg.type, LB_TORTURE_FLAG);
+		lb_torture_printf("%s%s lock_torture_deadlock task started\n", run->cfg.type, LB_TORTURE_FLAG);
 	struct dl_worker *w = &dl->workers[t->id];
 	w->t = t;
 	dl_self = w;
@@ -535,7 +536,7 @@ static void print_histograms(const struct lb_torture_run *run)
 							 " >=%ums=%llu", dl_bucket_ms[b - 1],
 							 (unsigned long long)v);
 			}
-			puts(line);
+			lb_torture_printf("%s\n", line);
 		}
 }
 
@@ -569,33 +570,33 @@ int lb_torture_deadlock_report(struct lb_torture_run *run)
 		return 0;
 	struct dl_counts *n = &dl->n;
 	int errors = 0, usable, total = check_usable(run, &usable);
-	printf("%s%s deadlock %s: %d groups of %d; injected=%ld detected(EDEADLK)=%ld "
-	       "timeout-only=%ld missed=%ld unbroken=%ld\n", ty, LB_TORTURE_FLAG,
-	       dl_mode_names[dl->mode], dl->ngroups, dl->group_size, get(&n->injected),
-	       get(&n->detected), get(&n->timed_out_only), get(&n->missed_aa), get(&n->unbroken));
+	lb_torture_printf("%s%s deadlock %s: %d groups of %d; injected=%ld detected(EDEADLK)=%ld "
+			  "timeout-only=%ld missed=%ld unbroken=%ld\n", ty, LB_TORTURE_FLAG,
+			  dl_mode_names[dl->mode], dl->ngroups, dl->group_size, get(&n->injected),
+			  get(&n->detected), get(&n->timed_out_only), get(&n->missed_aa), get(&n->unbroken));
 	if (get(&n->timed_out_only))
-		printf("%s%s deadlock timeout-only: %ld round(s) broken by a timeout that returned "
-		       "before another member had asked for its second lock: the cycle never "
-		       "formed (not a missed detection)\n", ty, LB_TORTURE_FLAG,
-		       get(&n->timed_out_only));
-	printf("%s%s deadlock-free: ordered rounds=%ld false EDEADLK=%ld timeouts (retried)=%ld\n",
-	       ty, LB_TORTURE_FLAG, get(&n->ordered), get(&n->false_deadlock), get(&n->timeouts));
+		lb_torture_printf("%s%s deadlock timeout-only: %ld round(s) broken by a timeout that "
+				  "returned before another member had asked for its second lock: the "
+				  "cycle never formed (not a missed detection)\n", ty, LB_TORTURE_FLAG,
+				  get(&n->timed_out_only));
+	lb_torture_printf("%s%s deadlock-free: ordered rounds=%ld false EDEADLK=%ld timeouts (retried)=%ld\n",
+			  ty, LB_TORTURE_FLAG, get(&n->ordered), get(&n->false_deadlock), get(&n->timeouts));
 	if (run->cfg.deadlock_nmi)
-		printf("%s%s deadlock nmi: injected=%ld detected(EDEADLK)=%ld missed=%ld "
-		       "granted=%ld (outside any lock: %ld)\n", ty, LB_TORTURE_FLAG,
-		       get(&n->nmi_injected), get(&n->nmi_detected), get(&n->nmi_missed),
-		       get(&n->nmi_granted), get(&n->nmi_outside));
+		lb_torture_printf("%s%s deadlock nmi: injected=%ld detected(EDEADLK)=%ld missed=%ld "
+				  "granted=%ld (outside any lock: %ld)\n", ty, LB_TORTURE_FLAG,
+				  get(&n->nmi_injected), get(&n->nmi_detected), get(&n->nmi_missed),
+				  get(&n->nmi_granted), get(&n->nmi_outside));
 	print_histograms(run);
-	printf("%s%s deadlock locks usable after the run: %d of %d\n", ty, LB_TORTURE_FLAG, usable,
-	       total);
+	lb_torture_printf("%s%s deadlock locks usable after the run: %d of %d\n", ty, LB_TORTURE_FLAG, usable,
+			  total);
 	errors += usable != total;
 	errors += get(&n->injected) == 0; /* nothing injected: the check proved nothing */
 	errors += get(&n->nmi_missed) != 0 || get(&n->nmi_granted) != 0;
 	if (get(&n->injected) == 0)
-		printf("%s%s!!! deadlock: no deadlock was injected (run longer)\n", ty,
-		       LB_TORTURE_FLAG);
+		lb_torture_printf("%s%s!!! deadlock: no deadlock was injected (run longer)\n", ty,
+				  LB_TORTURE_FLAG);
 	if (get(&n->nmi_missed) || get(&n->nmi_granted))
-		printf("%s%s!!! deadlock nmi: a handler retaking its thread's lock was not refused "
-		       "with EDEADLK\n", ty, LB_TORTURE_FLAG);
+		lb_torture_printf("%s%s!!! deadlock nmi: a handler retaking its thread's lock was not refused "
+				  "with EDEADLK\n", ty, LB_TORTURE_FLAG);
 	return errors; /* the round failures were counted as lock failures already */
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* delay.c - hold times with the kernel's probabilities, as busy-waits. */
 #include "delay.h"
+#include "out.h"
 #include "clock.h"
 #include "lb_time.h"
 
@@ -87,8 +88,8 @@ static void spin_write_delay(const struct lb_torture_run *run, struct lb_torture
 		uint64_t t0 = lb_torture_now_ns();
 		lb_torture_spin_ns((uint64_t)cfg->long_hold * LB_NS_PER_MS);
 		if (cfg->verbose)
-			printf("%s: delay = %lu jiffies.\n", "torture_spin_lock_write_delay",
-			       (unsigned long)((lb_torture_now_ns() - t0) / cfg->jiffy_ns));
+			lb_torture_printf("%s: delay = %lu jiffies.\n", "torture_spin_lock_write_delay",
+					  (unsigned long)((lb_torture_now_ns() - t0) / cfg->jiffy_ns));
 	}
 	if (one_in(rng, per_thread(w) * 200 * 2))
 		lb_torture_spin_ns(2 * LB_NS_PER_US);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* prio.c - nice values, SCHED_FIFO and rt_boost for the torture workers. */
 #include "prio.h"
+#include "out.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -47,8 +48,8 @@ static void warn_once(struct lb_torture_run *run, _Atomic bool *flag, const char
 {
 	/* exchange: exactly one thread prints; relaxed, nothing else is published. */
 	if (!atomic_exchange_explicit(flag, true, memory_order_relaxed))
-		printf("%s%s %s: SCHED_FIFO not permitted (%s); skipped\n", run->cfg.type,
-		       LB_TORTURE_FLAG, what, strerror(err));
+		lb_torture_printf("%s%s %s: SCHED_FIFO not permitted (%s); skipped\n", run->cfg.type,
+				  LB_TORTURE_FLAG, what, strerror(err));
 }
 
 bool lb_torture_fifo_allowed(const struct lb_torture_run *run)

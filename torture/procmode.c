@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* procmode.c - locktorture -P: one shared mapping, forked workers, reaping. */
 #include "procmode.h"
+#include "out.h"
 #include "perturb.h"
 #include "tsan_hook.h"
 
@@ -122,14 +123,14 @@ int lb_torture_proc_reap(struct lb_torture_run *run)
 			continue;
 		bad++;
 		if (WIFSIGNALED(status))
-			printf("%s%s!!! %s %d: its process was killed by %s\n", run->cfg.type,
-			       LB_TORTURE_FLAG, t->writer ? "writer" : "reader", t->id,
-			       strsignal(WTERMSIG(status)));
+			lb_torture_printf("%s%s!!! %s %d: its process was killed by %s\n", run->cfg.type,
+					  LB_TORTURE_FLAG, t->writer ? "writer" : "reader", t->id,
+					  strsignal(WTERMSIG(status)));
 		else
-			printf("%s%s!!! %s %d: its process exited with status %d%s\n",
-			       run->cfg.type, LB_TORTURE_FLAG, t->writer ? "writer" : "reader",
-			       t->id, WEXITSTATUS(status),
-			       WEXITSTATUS(status) == 66 ? " (ThreadSanitizer reports, see stderr)"
+			lb_torture_printf("%s%s!!! %s %d: its process exited with status %d%s\n",
+					  run->cfg.type, LB_TORTURE_FLAG, t->writer ? "writer" : "reader",
+					  t->id, WEXITSTATUS(status),
+					  WEXITSTATUS(status) == 66 ? " (ThreadSanitizer reports, see stderr)"
 							 : "");
 	}
 	return bad;

@@ -8,6 +8,7 @@
 #include "evidence.h"
 #include "delay.h"
 #include "fatal.h"
+#include "out.h"
 #include "perturb.h"
 #include "prio.h"
 #include "procmode.h"
@@ -177,7 +178,7 @@ static void say(const struct lb_torture_run *run, const char *bang, const char *
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	printf("%s%s%s %s\n", run->cfg.type, LB_TORTURE_FLAG, bang, text);
+	lb_torture_printf("%s%s%s %s\n", run->cfg.type, LB_TORTURE_FLAG, bang, text);
 }
 
 /* Whether a command-line word needs quoting to be pasted back into a shell. */
@@ -219,7 +220,7 @@ static void print_replay(const struct lb_torture_run *run)
 {
 	char line[4096];
 	format_replay(&run->cfg, line, sizeof(line));
-	fputs(line, stdout);
+	lb_torture_printf("%s", line);
 }
 
 /* Final statistics, port summary lines and the End banner; the exit status.
@@ -306,6 +307,7 @@ static int verdict(struct lb_torture_run *run, int errors, bool hard_fail, bool 
 /* Blocked workers cannot be joined: report, give the verdict, leave now. */
 static void fail_and_leave(struct lb_torture_run *run, int errors)
 {
+	lb_torture_out_stop();
 	lb_torture_dump_threads(run);
 	verdict(run, errors, true, false);
 	fflush(stdout);
@@ -565,6 +567,7 @@ static void drain(struct lb_torture_run *run, int errors)
 		    lb_torture_now_ns() < cap_at)
 			continue;
 		if (!v.failure) {
+			lb_torture_out_stop();
 			say(run, "", "watchdog: workers still in %s %.1f s after the end of the test: "
 			    "%s; the test ends without them", cfg->type,
 			    (double)(lb_torture_coarse_ns() - end_coarse) / LB_NS_PER_S, why);
@@ -600,6 +603,11 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 	}
 	err = locks_init(run);
 	lb_torture_print_banner(run, "Start of test");
+	/* From here to the verdict: set-up, the test and the drain. */
+	char what[128];
+	snprintf(what, sizeof(what), "%s, %d writers, %d readers", cfg->type, cfg->nwriters_stress,
+		 cfg->nreaders_stress);
+	lb_torture_out_begin(what, (uint64_t)cfg->duration * LB_NS_PER_S);
 	if (cfg->verbose) {
 		char cpus[256];
 		lb_cpulist_format(&cfg->allowed, cpus, sizeof(cpus));
@@ -633,6 +641,7 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 		say(run, "", "rt_boost/writer_fifo: SCHED_FIFO skipped for a spinning lock (a FIFO "
 		    "waiter can livelock a preempted holder; --rt_spinners 1 forces it)");
 	if (err) {
+		lb_torture_out_stop();
 		say(run, "!!!", "lock init failed: %s", strerror(err));
 		err = verdict(run, 1, true, false);
 		cleanup(run);
@@ -703,6 +712,7 @@ int lb_torture_run(const struct lb_torture_config *cfg)
 		    (unsigned long long)(DRAIN_TIMEOUT_NS / LB_NS_PER_S));
 		setup_failed = true;
 	}
+	lb_torture_out_stop();
 	int status = verdict(run, errors, setup_failed, true);
 	if (run->chains)
 		_exit(status); /* a late callback may still touch the chains */

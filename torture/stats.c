@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* stats.c - locktorture's statistics lines and banners, kernel format. */
 #include "stats.h"
+#include "out.h"
 #include "lb_cpulist.h"
 
 #include <stdio.h>
@@ -76,7 +77,7 @@ bool lb_torture_print_stats(const struct lb_torture_run *run)
 		failed |= t.fail;
 	}
 	/* One write so the lines stay together when workers print too. */
-	fputs(buf, stdout);
+	lb_torture_printf("%s", buf);
 	fflush(stdout);
 	return failed;
 }
@@ -90,6 +91,6 @@ void lb_torture_print_banner(const struct lb_torture_run *run, const char *tag)
 	bool debug = true; /* assertions on: the port's analogue of lock debugging */
 #endif
 	lb_torture_format_banner(buf, sizeof(buf), &run->cfg, tag, debug);
-	fputs(buf, stdout);
+	lb_torture_printf("%s", buf);
 	fflush(stdout);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* watchdog.c - progress detection and the thread-state dump. */
 #include "watchdog.h"
+#include "out.h"
 #include "lb_time.h"
 #include "clock.h"
 #include "workers.h"
@@ -194,11 +195,11 @@ void lb_torture_dump_threads(const struct lb_torture_run *run)
 		}
 		/* Its spins (evidence.h): whether a waiter is still looking. */
 		unsigned long long spins = atomic_load_explicit(&t->spins, memory_order_relaxed);
-		printf("%s%s!!! %s %d: %s%s since %.3f s (%.3f s ago), last progress %.3f s, "
-		       "acquisitions %ld, spins %llu\n",
-		       type, LB_TORTURE_FLAG, lb_torture_role(t), t->id, state_name(s), lock,
-		       since_start(run, since), now > since ? (double)(now - since) / LB_NS_PER_S : 0.0,
-		       since_start(run, prog), n, spins);
+		lb_torture_printf("%s%s!!! %s %d: %s%s since %.3f s (%.3f s ago), last progress %.3f s, "
+				  "acquisitions %ld, spins %llu\n",
+				  type, LB_TORTURE_FLAG, lb_torture_role(t), t->id, state_name(s), lock,
+				  since_start(run, since), now > since ? (double)(now - since) / LB_NS_PER_S : 0.0,
+				  since_start(run, prog), n, spins);
 	}
 	fflush(stdout);
 }
@@ -240,27 +241,27 @@ void lb_torture_report_end_hang(const struct lb_torture_run *run, uint64_t end_n
 	uint64_t now = lb_torture_coarse_ns();
 	double after = now > end_ns ? (double)(now - end_ns) / 1e9 : 0.0;
 	if (!t) {
-		printf("%s%s!!! watchdog: workers still running %.1f s after the end of the test, none "
-		       "of them leaving or getting the lock; thread states:\n", type, LB_TORTURE_FLAG,
-		       after);
+		lb_torture_printf("%s%s!!! watchdog: workers still running %.1f s after the end of the test, none "
+				  "of them leaving or getting the lock; thread states:\n", type, LB_TORTURE_FLAG,
+				  after);
 		return;
 	}
 	uint64_t since = atomic_load_explicit(&t->state_since_ns, memory_order_relaxed);
 	double began = since_start(run, since);
 	double before = since < end_ns ? (double)(end_ns - since) / 1e9 : 0.0;
 	if (holder)
-		printf("%s%s!!! watchdog: %s %d holding %s since %.3f s (%.1f s before the end of the "
-		       "test) and not releasing it %.1f s after the end: a lock that is never "
-		       "released; thread states:\n", type, LB_TORTURE_FLAG, lb_torture_role(t), t->id, type,
-		       began, before, after);
+		lb_torture_printf("%s%s!!! watchdog: %s %d holding %s since %.3f s (%.1f s before the end of the "
+				  "test) and not releasing it %.1f s after the end: a lock that is never "
+				  "released; thread states:\n", type, LB_TORTURE_FLAG, lb_torture_role(t), t->id, type,
+				  began, before, after);
 	else if (sleeper)
-		printf("%s%s!!! stall: %s %d asleep waiting for %s since %.3f s (%.1f s before the end "
-		       "of the test) and still %.1f s after it, while %d other workers left: a lost "
-		       "wake-up (the lock is free, nobody wakes it); thread states:\n", type,
-		       LB_TORTURE_FLAG, lb_torture_role(t), t->id, type, began, before, after, left);
+		lb_torture_printf("%s%s!!! stall: %s %d asleep waiting for %s since %.3f s (%.1f s before the end "
+				  "of the test) and still %.1f s after it, while %d other workers left: a lost "
+				  "wake-up (the lock is free, nobody wakes it); thread states:\n", type,
+				  LB_TORTURE_FLAG, lb_torture_role(t), t->id, type, began, before, after, left);
 	else
-		printf("%s%s!!! watchdog: %s %d running but not getting %s since %.3f s (%.1f s before "
-		       "the end of the test) and still %.1f s after it, while %d other workers left: "
-		       "%s; thread states:\n", type, LB_TORTURE_FLAG, lb_torture_role(t), t->id, type,
-		       began, before, after, left, why ? why : "a lost hand-over or a livelock");
+		lb_torture_printf("%s%s!!! watchdog: %s %d running but not getting %s since %.3f s (%.1f s before "
+				  "the end of the test) and still %.1f s after it, while %d other workers left: "
+				  "%s; thread states:\n", type, LB_TORTURE_FLAG, lb_torture_role(t), t->id, type,
+				  began, before, after, left, why ? why : "a lost hand-over or a livelock");
 }

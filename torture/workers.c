@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* workers.c - lock_torture_writer / lock_torture_reader and the check. */
 #include "workers.h"
+#include "out.h"
 #include "lb_time.h"
 #include "clock.h"
 #include "delay.h"
@@ -38,8 +39,8 @@ static void record_fail(struct lb_torture_thread *t, _Atomic bool *once, const c
 						memory_order_relaxed, memory_order_relaxed);
 	if (atomic_exchange_explicit(once, true, memory_order_relaxed))
 		return;
-	printf("%s%s!!! %s %d: %s at %.6f s\n", run->cfg.type, LB_TORTURE_FLAG,
-	       lb_torture_role(t), t->id, what, (double)(at - 1) / LB_NS_PER_S);
+	lb_torture_printf("%s%s!!! %s %d: %s at %.6f s\n", run->cfg.type, LB_TORTURE_FLAG,
+			  lb_torture_role(t), t->id, what, (double)(at - 1) / LB_NS_PER_S);
 	if (run->cfg.verbose >= 2) {
 		void *frames[32];
 		int nframes = backtrace(frames, 32);
@@ -83,8 +84,8 @@ int lb_torture_thread_setup(struct lb_torture_thread *t, int nested)
 	}
 	return 0;
 fail:
-	printf("%s%s!!! %s %d: lock thread context set-up failed\n", run->cfg.type,
-	       LB_TORTURE_FLAG, lb_torture_role(t), t->id);
+	lb_torture_printf("%s%s!!! %s %d: lock thread context set-up failed\n", run->cfg.type,
+			  LB_TORTURE_FLAG, lb_torture_role(t), t->id);
 	if (ops->thread_fini)
 		for (int k = 0; k < t->ntctx; k++)
 			ops->thread_fini(t->tctx[k]);
@@ -152,8 +153,8 @@ static void hang_forever(struct lb_torture_thread *t)
 {
 	struct lb_torture_run *run = t->run;
 	lb_torture_set_state(t, LB_TORTURE_HUNG, LB_TORTURE_MAIN_LOCK);
-	printf("%s%s writer %d: inject_hang: keeping the lock forever after %lld acquisitions\n",
-	       run->cfg.type, LB_TORTURE_FLAG, t->id, run->cfg.inject_hang);
+	lb_torture_printf("%s%s writer %d: inject_hang: keeping the lock forever after %lld acquisitions\n",
+			  run->cfg.type, LB_TORTURE_FLAG, t->id, run->cfg.inject_hang);
 	while (!lb_torture_must_stop(run))
 		lb_torture_sleep_ns(10000000);
 }
@@ -314,7 +315,7 @@ static bool write_section(struct lb_torture_thread *t)
 	if (cfg->acq_writer_lim) {
 		unsigned long j = (unsigned long)((lb_torture_now_ns() - t0) / cfg->jiffy_ns);
 		if (j >= (unsigned long)cfg->acq_writer_lim)
-			printf("%s: Lock acquisition took %lu jiffies.\n", "lock_torture_writer", j);
+			lb_torture_printf("%s: Lock acquisition took %lu jiffies.\n", "lock_torture_writer", j);
 	}
 	long n = atomic_load_explicit(&t->n_lock_acquired, memory_order_relaxed);
 	if (cfg->inject_hang >= 0 && t->id == 0 && n == cfg->inject_hang) {
@@ -353,7 +354,7 @@ void *lb_torture_writer(void *arg)
 	}
 	lb_torture_writer_sched_init(t);
 	if (cfg->verbose)
-		printf("%s%s lock_torture_writer task started\n", cfg->type, LB_TORTURE_FLAG);
+		lb_torture_printf("%s%s lock_torture_writer task started\n", cfg->type, LB_TORTURE_FLAG);
 	if (!lb_torture_wait_for_go(t))
 		goto out;
 	do {
@@ -393,7 +394,7 @@ void *lb_torture_reader(void *arg)
 	}
 	lb_torture_set_nice(LB_TORTURE_MAX_NICE);
 	if (cfg->verbose)
-		printf("%s%s lock_torture_reader task started\n", cfg->type, LB_TORTURE_FLAG);
+		lb_torture_printf("%s%s lock_torture_reader task started\n", cfg->type, LB_TORTURE_FLAG);
 	if (!lb_torture_wait_for_go(t))
 		goto out;
 	do {
