@@ -92,6 +92,7 @@ const struct lb_opt_cmd lb_ab_cmd = {
 		 "blocks as the unit, the verdict at the same level (the interval excluding\n"
 		 "1) and the change the cell could see; at 1 thread the headline is the\n"
 		 "locks' own cost.  A and B are lock names or plugin paths (./mylock.so).\n"
+		 "At the defaults it takes about 5 s (measured on the 2-CPU guest at load 74).\n"
 		 "\n",
 	.opts = ab_opts,
 	.operands = true,

@@ -142,7 +142,10 @@ const struct lb_opt_cmd lb_slab_cmd = {
 		 "`lockbench rt`: Table A, the cost of protecting per-CPU data (rseq, signal\n"
 		 "mask, per-CPU lock, compare-and-swap, none) and alloc+free of a 128-byte\n"
 		 "object OPT/NO-OPT in task and signal-handler context; Table B, N single\n"
-		 "alloc+free calls against the bulk API.  With no options: both tables.\n"
+		 "alloc+free calls against the bulk API.  With no options: both tables,\n"
+		 "5-17 s on the 2-CPU guest (doc/slab.md) and much longer when other work\n"
+		 "shares the CPU it is pinned to: 151 s and 286 s measured at load 48-127\n"
+		 "(batches a preemption spoiled are redone).\n"
 		 "\n",
 	.epilogue = "\nExit status: 0 ok, 1 a run failed (allocator invariants), 2 bad usage,\n"
 		    "128+N interrupted by signal N (finished repeats reported and written).\n",
