@@ -17,6 +17,7 @@ import select
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 from lbtap import diag, done, ok
@@ -92,6 +93,25 @@ def status_lines(term, prog):
     """The status lines drawn (each after a carriage return)."""
     return [x for x in re.split(r"[\r\n]", term) if x.startswith(prog + ": [")]
 
+
+# plot: a status line on a terminal while gnuplot runs, nothing elsewhere
+# (the picture names it prints are its log).
+if shutil.which("gnuplot"):
+    with tempfile.TemporaryDirectory() as tmp:
+        js = os.path.join(tmp, "a.json")
+        subprocess.run([LB, "bench", "-q", "-l", "tas", "-t", "1,2", "-d", "20ms", "--json", js],
+                       stdout=subprocess.DEVNULL, timeout=60)
+        rc, term = on_pty(["plot", "-o", os.path.join(tmp, "p"), js])
+        drawn = status_lines(term, "lockbench")
+        ok(rc == 0 and drawn and re.search(r"^lockbench: \[1/1\] a: gnuplot drawing \d+ "
+                                           r"picture\(s\): ", drawn[0]),
+           "plot, a terminal: [1/1] while gnuplot runs (%s)" % drawn[:1])
+        r = subprocess.run([LB, "plot", "-o", os.path.join(tmp, "q"), js], capture_output=True,
+                           text=True, timeout=60)
+        ok(r.returncode == 0 and not r.stderr and ".svg" in r.stdout,
+           "plot, into a file: the pictures' names, no progress (%r)" % r.stderr[:100])
+else:
+    ok(True, "# SKIP plot: gnuplot is not installed")
 
 if TORTURE:
     # locktorture: 3 s, its own lines on the same terminal.

@@ -12,6 +12,7 @@
 #include "lb_cli.h"
 #include "lb_opt.h"
 #include "lb_outfile.h"
+#include "lb_progress.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -252,6 +253,7 @@ struct plot_job {
 	int formats;
 	const char *nothing;      /* why there was nothing to draw */
 	size_t (*write)(FILE *gp, const struct plot_job *job, struct lb_plot_outputs *o);
+	struct lb_progress *progress; /* drawn while gnuplot runs (a terminal only) */
 };
 
 /*
@@ -288,7 +290,13 @@ static int draw(const char *gnuplot, const struct plot_job *job)
 		unlink(tmp_script);
 		goto out;
 	}
-	if (run_gnuplot(gnuplot, tmp_script)) {
+	/* The status line only while gnuplot runs: every line of our own is
+	 * printed before or after, with the line cleared. */
+	lb_progress_step(job->progress, "%s: gnuplot drawing %zu picture(s)", job->prefix, pictures);
+	int failed = run_gnuplot(gnuplot, tmp_script);
+	lb_progress_clear(job->progress);
+	lb_progress_step_done(job->progress);
+	if (failed) {
 		unlink(tmp_script);
 		goto out;
 	}
@@ -323,24 +331,25 @@ static size_t write_overlay(FILE *gp, const struct plot_job *job, struct lb_plot
 }
 
 static int plot_one(const char *gnuplot, const struct lb_rfile *f, const char *dir,
-		    const char *prefix, int formats)
+		    const char *prefix, int formats, struct lb_progress *pg)
 {
 	const struct plot_job job = {
 		.files = f, .nfiles = 1, .dir = dir, .prefix = prefix, .formats = formats,
 		.nothing = "no cell with a finite value of a metric it draws; accepted: a result "
 			   "file with measured cells",
-		.write = write_one,
+		.write = write_one, .progress = pg,
 	};
 	return draw(gnuplot, &job);
 }
 
 static int plot_overlay_all(const char *gnuplot, const struct lb_rfile *files,
-			    const char *const *names, size_t nfiles, const char *dir, int formats)
+			    const char *const *names, size_t nfiles, const char *dir, int formats,
+			    struct lb_progress *pg)
 {
 	const struct plot_job job = {
 		.files = files, .names = names, .nfiles = nfiles, .dir = dir, .prefix = "overlay",
 		.formats = formats, .nothing = "--overlay: no curve metric and numeric param",
-		.write = write_overlay,
+		.write = write_overlay, .progress = pg,
 	};
 	return draw(gnuplot, &job);
 }
@@ -401,13 +410,20 @@ static int lb_cmd_plot(int argc, char **argv)
 				"file's own picture keeps its pairing\n", lb_cli_prog(), nfiles);
 			break;
 		}
+	/* On a terminal only (a gnuplot run can take seconds); elsewhere the
+	 * picture names printed are the log.  Begun with the stop signals
+	 * blocked, so its ticker never takes one. */
+	struct lb_progress pg;
+	lb_progress_begin(&pg, stderr, isatty(STDERR_FILENO) != 1, overlay ? 1 : (unsigned)nfiles,
+			  0, -1);
 	if (overlay)
 		rc = plot_overlay_all(gnuplot, files, (const char *const *)prefixes, nfiles, dir,
-				      formats);
+				      formats, &pg);
 	for (size_t i = 0; i < nfiles && !overlay; i++) {
-		int one = plot_one(gnuplot, &files[i], dir, prefixes[i], formats);
+		int one = plot_one(gnuplot, &files[i], dir, prefixes[i], formats, &pg);
 		rc = one > rc ? one : rc;
 	}
+	lb_progress_end(&pg);
 	for (size_t i = 0; i < nfiles; i++) {
 		lb_rfile_free(&files[i]);
 		free(prefixes[i]);
