@@ -12,6 +12,7 @@
 #include "lb_json.h"
 #include "lb_schema.h"
 #include "lb_stats.h"
+#include "lb_wrap.h"
 
 enum { M_ACQ, M_HANDOVER, M_FAIRNESS, M_EVENTS_PER_ACQ, M_COUNT };
 
@@ -35,21 +36,23 @@ const struct lb_workload_schema lb_schema_sim = {
 void lb_simb_print_header(FILE *out, const struct lb_simb_config *cfg)
 {
 	const struct lb_sim_machine *m = &cfg->machine;
-	fprintf(out, "# MODEL PREDICTION (lockbench sim, doc/sim.md): machine '%s' from %s, "
-		"%u sockets x %u cores x %u SMT; seed %llu\n", m->name, cfg->machine_path,
-		m->sockets, m->cores_per_socket, m->smt, (unsigned long long)cfg->seed);
+	lb_wrapf(out, "#   ", "# MODEL PREDICTION (lockbench sim, doc/sim.md): machine '%s' from %s, "
+		 "%u sockets x %u cores x %u SMT; seed %llu", m->name, cfg->machine_path,
+		 m->sockets, m->cores_per_socket, m->smt, (unsigned long long)cfg->seed);
 	fprintf(out, "# cs %llu ns, par %llu ns, %llu ns simulated per cell\n",
 		(unsigned long long)cfg->cs_ns, (unsigned long long)cfg->par_ns,
 		(unsigned long long)cfg->duration_ns);
-	fprintf(out, "%-14s %7s %5s %14s %12s %8s %10s %12s %10s %s\n", "lock", "threads", "cpus",
-		"acq/s (model)", "handover_ns", "fairness", "events/acq", "events/sim-s",
-		"transfers", "check");
+	fprintf(out, "# units: acq/s acquisitions per simulated second (higher is better), "
+		"handover_ns\n#   release to next acquisition (lower), fairness min/max per "
+		"thread (higher);\n#   ev/acq and ev/sim-s the simulator's own events\n");
+	fprintf(out, "%-12s %7s %4s %12s %11s %8s %7s %9s %10s %s\n", "lock", "threads", "cpus",
+		"acq/s", "handover_ns", "fairness", "ev/acq", "ev/sim-s", "transfers", "check");
 }
 
 void lb_simb_print_cell(FILE *out, const struct lb_simb_cell *c)
 {
 	double sim_s = c->sim_ns / 1e9;
-	fprintf(out, "%-14s %7u %5u %14.0f %12.1f %8.3f %10.1f %12.3g %10llu %s\n", c->lock,
+	fprintf(out, "%-12s %7u %4u %12.0f %11.1f %8.3f %7.1f %9.3g %10llu %s\n", c->lock,
 		c->threads, c->cpus, c->acquires_per_s, c->handover_ns, c->fairness,
 		c->acquires ? (double)c->events / (double)c->acquires : 0,
 		sim_s > 0 ? (double)c->events / sim_s : 0, (unsigned long long)c->transfers,
@@ -58,10 +61,10 @@ void lb_simb_print_cell(FILE *out, const struct lb_simb_cell *c)
 
 void lb_simb_print_host(FILE *out, const struct lb_simb_cell *c)
 {
-	fprintf(out, "# host: %s %u threads %u cpus: %.3f s wall, %.3f s CPU for %.6f s "
-		"simulated (%llu events, %.3g events per host CPU second)\n", c->lock, c->threads,
-		c->cpus, c->host_s, c->host_cpu_s, c->sim_ns / 1e9, (unsigned long long)c->events,
-		c->host_cpu_s > 0 ? (double)c->events / c->host_cpu_s : 0);
+	lb_wrapf(out, "#   ", "# host: %s %u threads %u cpus: %.3f s wall, %.3f s CPU for %.6f s "
+		 "simulated (%llu events, %.3g events per host CPU second)", c->lock, c->threads,
+		 c->cpus, c->host_s, c->host_cpu_s, c->sim_ns / 1e9, (unsigned long long)c->events,
+		 c->host_cpu_s > 0 ? (double)c->events / c->host_cpu_s : 0);
 }
 
 static void metric(struct lb_json *j, const char *key, double v)

@@ -84,13 +84,21 @@ def cli():
              (["-m", "/nonexistent.machine"], "--machine"),
              (["-m", TWO, "-l", "pthread-mutex"], "--lock"),
              (["-m", TWO, "-c", "999"], "--cpus"),
-             (["-m", TWO, "-t", "0"], "--threads")]
+             (["-m", TWO, "-t", "0"], "--threads"),
+             # bench's bare --cs is loop iterations: here it needs a unit
+             (["-m", TWO, "--cs", "50"], "--cs"),
+             (["-m", TWO, "--par", "2"], "--par")]
     for args, opt in cases:
         r = sim(args)
         lines = r.stderr.strip().splitlines()
         ok(r.returncode == 2 and len(lines) == 1 and opt in lines[0],
            "%s: exit 2, one line naming %s (exit %d: %s)" % (" ".join(args), opt, r.returncode,
                                                             r.stderr.strip()))
+    # The default table fits 100 columns, as every command's does.
+    r = sim(["-m", TWO, "-l", "ticket,qspinlock-pv", "-t", "2,160", "-d", "1ms"])
+    wide = [line for line in r.stdout.splitlines() if len(line) > 100]
+    ok(r.returncode == 0 and not wide, "the default table fits 100 columns (%s)" %
+       (wide[0][:60] + "..." if wide else "widest %d" % max(map(len, r.stdout.splitlines()))))
 
 
 {"locks": locks, "determinism": determinism, "busted": busted, "cli": cli}[SCENARIO]()
