@@ -32,6 +32,9 @@ COMMANDS = {
     "aim7": ["aim7", "-u", "2", "-t", "300ms"],
     "slab": ["slab", "-T", "bulk", "-r", "1"],
     "rt": ["rt", "-g", "0", "-t", "1", "-D", "2500ms"],
+    "sim": ["sim", "-m", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "engines",
+                                      "sim", "machines", "xeon-e7-2s.machine"),
+            "-l", "tas,ticket", "-t", "2,8", "-d", "2ms"],
 }
 DONE_LINE = re.compile(r"^lockbench: \[(\d+)(?:/(\d+))?\] .*: done in \d+\.\d s(, .*)?; "
                        r"\d+:\d\d elapsed, ETA \d+:\d\d$")

@@ -8,6 +8,7 @@
  */
 #include "sim_cell.h"
 #include "workload.h"
+#include "lb_progress.h"
 #include "lb_stop.h"
 
 #include <errno.h>
@@ -34,14 +35,19 @@ static void sim_outputs(const void *cfg_, struct lb_output_request req[LB_WORKLO
 
 /* One cell: run, print; false when it failed. */
 static bool one_cell(struct lb_run *run, struct simb_results *res, const struct lb_lock_ops *ops,
-		     unsigned int threads, unsigned int cpus)
+		     unsigned int threads, unsigned int cpus, struct lb_progress *pg)
 {
 	const struct lb_simb_config *cfg = run->cfg;
 	struct lb_simb_cell *c = &res->cells[res->n];
+	/* A cell can take seconds of host time (80 CPUs, 1 s simulated): on a
+	 * terminal the status line and its ticker say so. */
+	lb_progress_step(pg, "sim: %s, %u threads, %u cpus", ops->name, threads, cpus);
 	int err = lb_simb_run_cell(cfg, ops, threads, cpus, c);
+	lb_progress_clear(pg);
 	if (err == EINTR)
 		return true; /* interrupted: the cell is not reported */
 	res->n++;
+	lb_progress_step_done(pg);
 	lb_simb_print_cell(run->out, c);
 	if (!cfg->quiet)
 		lb_simb_print_host(stderr, c);
@@ -75,11 +81,16 @@ static int sim_run(struct lb_run *run)
 		return 1;
 	}
 	lb_simb_print_header(run->out, cfg);
+	fflush(run->out);
+	struct lb_progress pg;
+	lb_progress_begin(&pg, stderr, cfg->quiet, (unsigned int)max, 0, -1);
 	for (size_t l = 0; l < cfg->nlocks; l++)
 		for (size_t c = 0; c < cfg->ncpus; c++)
 			for (size_t t = 0; t < cfg->nthreads && !lb_stop_signal(); t++)
-				if (!one_cell(run, res, cfg->locks[l], cfg->threads[t], cfg->cpus[c]))
+				if (!one_cell(run, res, cfg->locks[l], cfg->threads[t], cfg->cpus[c],
+					      &pg))
 					res->failed = true;
+	lb_progress_end(&pg);
 	return 0;
 }
 
