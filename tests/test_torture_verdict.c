@@ -10,6 +10,7 @@
 #include "tap.h"
 #include "../torture/evidence.h"
 #include "../torture/verdict.h"
+#include "lb_tasksched.h"
 
 #include <string.h>
 
@@ -174,16 +175,16 @@ static void test_failures(void)
 
 static void test_parsers(void)
 {
-	tap_ok(lb_evidence_parse_stat("4242 (lock (a) b) R 1 2 3") == 'R' &&
-	       lb_evidence_parse_stat("7 (x) S 0") == 'S' && lb_evidence_parse_stat("7 (x)") == '?' &&
-	       lb_evidence_parse_stat("garbage") == '?',
+	tap_ok(lb_tasksched_parse_stat("4242 (lock (a) b) R 1 2 3") == 'R' &&
+	       lb_tasksched_parse_stat("7 (x) S 0") == 'S' && lb_tasksched_parse_stat("7 (x)") == '?' &&
+	       lb_tasksched_parse_stat("garbage") == '?',
 	       "stat: the state after the last ')', '?' when malformed");
 	uint64_t cpu = 0, delay = 0;
-	bool good = lb_evidence_parse_schedstat("5971981067 1603852389 101\n", &cpu, &delay);
+	bool good = lb_tasksched_parse_schedstat("5971981067 1603852389 101\n", &cpu, &delay);
 	tap_ok(good && cpu == 5971981067ull && delay == 1603852389ull,
 	       "schedstat: on-CPU and run delay ns");
-	tap_ok(!lb_evidence_parse_schedstat("", &cpu, &delay) &&
-	       !lb_evidence_parse_schedstat("12\n", &cpu, &delay), "schedstat: malformed refused");
+	tap_ok(!lb_tasksched_parse_schedstat("", &cpu, &delay) &&
+	       !lb_tasksched_parse_schedstat("12\n", &cpu, &delay), "schedstat: malformed refused");
 }
 
 int main(void)

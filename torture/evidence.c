@@ -4,13 +4,12 @@
 #include "clock.h"
 #include "lb_atomic.h"
 #include "lb_steal.h"
+#include "lb_tasksched.h"
 #include "lb_time.h"
 
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,39 +36,6 @@ void lb_evidence_free(struct lb_evidence_window *w)
 	w->seen_spins = w->moved_at = NULL;
 }
 
-char lb_evidence_parse_stat(const char *text)
-{
-	/* "pid (comm) S ...": comm may hold spaces and ')', so the last ')'. */
-	const char *p = strrchr(text, ')');
-	if (!p || p[1] != ' ' || !p[2] || p[2] == ' ' || p[2] == '\n')
-		return '?';
-	return p[2];
-}
-
-bool lb_evidence_parse_schedstat(const char *text, uint64_t *cpu_ns, uint64_t *delay_ns)
-{
-	uint64_t on, delay;
-	if (sscanf(text, "%" SCNu64 " %" SCNu64, &on, &delay) != 2)
-		return false;
-	*cpu_ns = on;
-	*delay_ns = delay;
-	return true;
-}
-
-/* A small /proc file into buf (NUL-terminated); false when unreadable. */
-static bool read_small(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t n = read(fd, buf, len - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return true;
-}
-
 static void snap_thread(const struct lb_torture_thread *t, struct lb_evidence_snap *s)
 {
 	/* Racy snapshot, as the dump's: each field may be from a slightly
@@ -82,14 +48,13 @@ static void snap_thread(const struct lb_torture_thread *t, struct lb_evidence_sn
 	int tid = atomic_load_explicit(&t->tid, memory_order_relaxed);
 	if (!tid || !t->created)
 		return;
-	char path[80], buf[512];
 	/* /proc/TID/task/TID: a thread of ours, or (-P) a worker process. */
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", tid, tid);
-	if (read_small(path, buf, sizeof(buf)))
-		s->run_state = lb_evidence_parse_stat(buf);
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", tid, tid);
-	if (read_small(path, buf, sizeof(buf)))
-		s->sched_known = lb_evidence_parse_schedstat(buf, &s->cpu_ns, &s->delay_ns);
+	struct lb_tasksched ts;
+	lb_tasksched_read(tid, tid, &ts);
+	s->run_state = ts.run_state;
+	s->sched_known = ts.known;
+	s->cpu_ns = ts.cpu_ns;
+	s->delay_ns = ts.delay_ns;
 }
 
 static long long total_acquisitions(const struct lb_torture_run *run)

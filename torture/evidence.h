@@ -2,8 +2,8 @@
 /*
  * evidence.h - what the watchdog gathers over a window without lock
  * progress, for verdict.h: each worker's torture state, its run state, CPU
- * time and run delay (/proc/TID/task/TID/stat and .../schedstat: a thread, or
- * with -P a worker process), its spin
+ * time and run delay (lib/lb_tasksched.h: a thread, or with -P a worker
+ * process), its spin
  * count (lb_cpu_relax() in locktorture's copy of the locks, perturb.h), the
  * acquisitions by anyone and the steal time (/proc/stat).
  *
@@ -52,13 +52,6 @@ void lb_evidence_tick(struct lb_evidence_window *w, const struct lb_torture_run 
  * both ends, in the same wait or hold) and its verdict. */
 struct lb_verdict lb_evidence_judge(struct lb_evidence_window *w, const struct lb_torture_run *run,
 				    struct lb_verdict_evidence *e);
-
-/* Parse /proc/.../stat text: the state letter after the command's ')';
- * '?' when malformed. */
-char lb_evidence_parse_stat(const char *text);
-/* Parse /proc/.../schedstat text: "on_cpu_ns run_delay_ns slices"; false
- * when malformed. */
-bool lb_evidence_parse_schedstat(const char *text, uint64_t *cpu_ns, uint64_t *delay_ns);
 
 /*
  * The normal spin rate: spins a second of this thread's CPU time gives
