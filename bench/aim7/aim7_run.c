@@ -7,9 +7,11 @@
  * with a message and exit status 1, never a hang.
  */
 #include "task.h"
+#include "stall.h"
 #include "lb_cli.h"
 #include "lb_futex.h"
 #include "lb_registry.h"
+#include "lb_tasksched.h"
 #include "lb_thread.h"
 #include "lb_time.h"
 
@@ -79,6 +81,7 @@ static void thread_times(double *user, double *sys, long *vcsw, long *ivcsw)
 static int ctx_setup(struct aim_ctx *c, struct aim_kernel *k, unsigned int index)
 {
 	memset(c, 0, sizeof(*c));
+	atomic_store_explicit(&c->tid, (int)gettid(), memory_order_relaxed); /* for the watchdog */
 	c->k = k;
 	c->rng = ((uint64_t)index + 1) * 0x9e3779b97f4a7c15ull;
 	c->cycles_per_ns = lb_cycles_per_ns();
@@ -262,6 +265,7 @@ static void *child_main(void *arg)
 		ch->slot_ns[slot] += (double)(thread_cpu_ns() - j0);
 		ch->slot_runs[slot] += 1;
 		ch->jobs_done++;
+		aim_progress(&t->ctx);
 		if (ch->slot_kops)
 			for (int op = 0; op < AIM_NKOPS; op++)
 				ch->slot_kops[slot * AIM_NKOPS + op] += t->ctx.kop_count[op] - kops0[op];
@@ -321,30 +325,148 @@ static void sum_stats(struct point *pt, struct aim_point *out)
 							      LB_MAX_COUNTERS);
 }
 
+/*
+ * The watchdog (stall.h): once the children's and helpers' progress (locks
+ * acquired, jobs ended) has not moved for a quarter of AIM_STALL_WINDOW_NS
+ * it reads every thread's scheduler state, and when it has not moved for
+ * the whole window it reads them again and judges the unfinished ones over
+ * the time between.  Slow (they were not given a CPU, or ran outside the
+ * locks): said once, and a new window.  Stuck: false.
+ */
+struct stall_watch {
+	uint64_t progress, since;       /* the last progress seen, and when */
+	uint64_t armed_at;              /* when at0 was read; 0: not yet */
+	struct lb_tasksched *at0;       /* each thread then (NULL: no memory) */
+	struct aim_stall_thread *threads;
+	unsigned int slow_windows;      /* consecutive ones called slow */
+	bool said_slow;
+};
+
+static struct aim_ctx *watch_ctx(struct point *pt, unsigned int i)
+{
+	struct child *ch = &pt->child[i / 2];
+	return i % 2 ? &ch->helper.ctx : &ch->task.ctx;
+}
+
+static int watch_tid(struct point *pt, unsigned int i)
+{
+	return atomic_load_explicit(&watch_ctx(pt, i)->tid, memory_order_relaxed);
+}
+
+static uint64_t watch_progress(struct point *pt)
+{
+	uint64_t sum = 0;
+	/* Relaxed: each counter is its thread's own; only whether it moved. */
+	for (unsigned int i = 0; i < 2 * pt->users; i++)
+		sum += atomic_load_explicit(&watch_ctx(pt, i)->progress, memory_order_relaxed);
+	return sum;
+}
+
+/* The verdict over [w->armed_at, now]; prints it when stuck or the first
+ * time it is slow. */
+static bool watch_judge(struct point *pt, struct stall_watch *w, uint64_t now)
+{
+	unsigned int n = 0;
+	for (unsigned int i = 0; i < 2 * pt->users; i++) {
+		struct lb_tasksched b;
+		lb_tasksched_read(getpid(), watch_tid(pt, i), &b);
+		const struct lb_tasksched *a = &w->at0[i];
+		if (b.run_state == '?')
+			continue; /* exited: a finished child or helper */
+		w->threads[n++] = (struct aim_stall_thread){
+			/* Progress did not move, so a thread in lock() at
+			 * both ends was in the same wait throughout. */
+			.in_lock = atomic_load_explicit(&watch_ctx(pt, i)->in_lock,
+							memory_order_relaxed) != 0,
+			.known = a->known && b.known,
+			.run_state = b.run_state,
+			.cpu_ns = b.cpu_ns > a->cpu_ns ? b.cpu_ns - a->cpu_ns : 0,
+			.delay_ns = b.delay_ns > a->delay_ns ? b.delay_ns - a->delay_ns : 0,
+		};
+	}
+	uint64_t window = now - w->armed_at;
+	struct aim_stall_verdict v = aim_stall_judge(w->threads, n, window);
+	char line[512];
+	aim_stall_describe(&v, w->threads, now - w->since, line, sizeof(line));
+	/* Slow for AIM_STALL_MAX_SLOW windows in a row without one acquisition
+	 * is stuck all the same (oversubscribed spinners livelocking look
+	 * like threads waiting for a CPU). */
+	bool stuck = v.stuck || ++w->slow_windows >= AIM_STALL_MAX_SLOW;
+	if (stuck)
+		fprintf(stderr, "aim7: watchdog: load point of %u users: %s%s\n", pt->users, line,
+			v.stuck ? "" : "; the same for too long: stuck");
+	else if (!w->said_slow)
+		fprintf(stderr, "aim7: watchdog: load point of %u users: %s; watching on\n",
+			pt->users, line);
+	w->said_slow = true;
+	return !stuck;
+}
+
+/* False when the threads are stuck (said on stderr); true otherwise. */
+static bool watch_tick(struct point *pt, struct stall_watch *w)
+{
+	uint64_t now = lb_now_ns(), p = watch_progress(pt);
+	if (p != w->progress) {
+		w->progress = p;
+		w->since = now;
+		w->armed_at = 0;
+		w->slow_windows = 0;
+		return true;
+	}
+	if (!w->at0 && now - w->since >= AIM_STALL_WINDOW_NS) {
+		fprintf(stderr, "aim7: watchdog: load point of %u users: no progress for %.1f s "
+			"(no memory for the evidence): stuck\n", pt->users,
+			(double)(now - w->since) / 1e9);
+		return false;
+	}
+	if (!w->at0 || now - w->since < AIM_STALL_WINDOW_NS / 4)
+		return true;
+	if (!w->armed_at) {
+		for (unsigned int i = 0; i < 2 * pt->users; i++)
+			lb_tasksched_read(getpid(), watch_tid(pt, i), &w->at0[i]);
+		w->armed_at = now;
+		return true;
+	}
+	if (now - w->since < AIM_STALL_WINDOW_NS)
+		return true;
+	if (!watch_judge(pt, w, now))
+		return false;
+	w->since = now; /* slow: a new window (slow_windows counts them) */
+	w->armed_at = 0;
+	return true;
+}
+
 /* Wait until every child finished, running --check pauses on the way;
- * false when the deadline passed first. */
-static bool supervise(struct point *pt, uint64_t deadline_ns, unsigned long *violations)
+ * false when the watchdog found the threads stuck first. */
+static bool supervise(struct point *pt, unsigned long *violations)
 {
 	uint64_t next_check = pt->cfg->check_ns ? lb_now_ns() + pt->cfg->check_ns : UINT64_MAX;
+	struct stall_watch w = { .since = lb_now_ns(), .progress = watch_progress(pt) };
+	w.at0 = calloc(2 * (size_t)pt->users, sizeof(*w.at0));
+	w.threads = calloc(2 * (size_t)pt->users, sizeof(*w.threads));
+	if (!w.at0 || !w.threads) {
+		free(w.at0);
+		w.at0 = NULL; /* no memory for evidence: never called stuck */
+	}
+	bool alive = true;
 	for (;;) {
 		uint32_t f = atomic_load_explicit(&pt->finished, memory_order_acquire);
 		if (f >= pt->users)
-			return true;
-		uint64_t now = lb_now_ns();
-		if (now > deadline_ns)
-			return false;
-		if (now >= next_check) {
+			break;
+		if (!(alive = watch_tick(pt, &w)))
+			break;
+		if (lb_now_ns() >= next_check) {
 			atomic_store_explicit(&pt->pause, 1, memory_order_release);
 			/* Children park between jobs; finished ones count too. */
-			while (!stopping(pt) && lb_now_ns() < deadline_ns) {
+			while (!stopping(pt) && (alive = watch_tick(pt, &w))) {
 				uint32_t parked = atomic_load_explicit(&pt->parked, memory_order_acquire);
 				f = atomic_load_explicit(&pt->finished, memory_order_acquire);
 				if (parked + f >= pt->users)
 					break;
 				wait_change(&pt->parked, parked);
 			}
-			if (lb_now_ns() >= deadline_ns)
-				return false;
+			if (!alive)
+				break;
 			*violations += aim_kernel_check(&pt->k, stderr);
 			if (*violations)
 				atomic_store_explicit(&pt->stop, 1, memory_order_relaxed);
@@ -356,6 +478,9 @@ static bool supervise(struct point *pt, uint64_t deadline_ns, unsigned long *vio
 		}
 		wait_change(&pt->finished, f);
 	}
+	free(w.at0);
+	free(w.threads);
+	return alive;
 }
 
 /* Each child's task, helper and shuffled job list; the job lists and, with
@@ -420,30 +545,8 @@ static int start_children(struct point *pt, struct lb_threads *threads,
 	return err;
 }
 
-/* The watchdog's deadline for the point started at pt->start_ns: far
- * beyond any sane load point. */
-static uint64_t watchdog_deadline(const struct point *pt)
-{
-	const struct aim_config *cfg = pt->cfg;
-	const struct aim_sizing *sizing = pt->sizing;
-	uint64_t budget = pt->window_ns ? pt->window_ns
-			: cfg->time_ns ? cfg->time_ns : UINT64_C(5000000000);
-	/* A sized kernel's point cannot be shorter than its jobs' table time
-	 * spread over the CPUs (re-aim runs every test at least once). */
-	if (sizing && sizing->on) {
-		double cpu_ns = 0;
-		for (size_t s = 0; s < cfg->wf.ntests && s < AIM_SIZING_MAX_TESTS; s++)
-			cpu_ns += pt->counts[s] * sizing->target_ns[s];
-		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-		double expect = cpu_ns * pt->users / (double)(ncpu > 0 ? ncpu : 1);
-		if (expect > (double)budget)
-			budget = expect < 6e11 ? (uint64_t)expect : UINT64_C(600000000000);
-	}
-	return pt->start_ns + 20 * budget + UINT64_C(20000000000);
-}
-
-/* Wait for the children within the watchdog's deadline and join them with
- * their helpers; false when the deadline passed (said on stderr).  Threads
+/* Wait for the children under the watchdog and join them with their
+ * helpers; false when it found them stuck (said on stderr).  Threads
  * that do not stop even then are stuck in a lock: exit 1, nothing freed. */
 static bool await_children(struct point *pt, struct lb_threads *threads,
 			   struct lb_threads *helpers, unsigned long *violations,
@@ -453,15 +556,13 @@ static bool await_children(struct point *pt, struct lb_threads *threads,
 	aim_cpu_sample(&cpu0);
 	lb_barrier_wait(&pt->ready);
 	pt->start_ns = lb_now_ns();
-	uint64_t deadline = watchdog_deadline(pt);
-	bool in_time = supervise(pt, deadline, violations);
+	bool in_time = supervise(pt, violations);
 	aim_cpu_sample(&cpu1);
 	out->idle_frac = aim_idle_fraction(&cpu0, &cpu1);
 	if (!in_time) {
 		atomic_store_explicit(&pt->stop, 1, memory_order_relaxed);
-		fprintf(stderr, "aim7: watchdog: load point of %u users still running %.0f s after "
-			"its start (deadlock or lost wake-up?)\n", pt->users,
-			(double)(lb_now_ns() - pt->start_ns) / LB_NS_PER_S);
+		fprintf(stderr, "aim7: watchdog: load point of %u users stopped %.0f s after its "
+			"start\n", pt->users, (double)(lb_now_ns() - pt->start_ns) / LB_NS_PER_S);
 	}
 	if (lb_threads_join_timeout(threads, UINT64_C(5000000000)) == ETIMEDOUT ||
 	    lb_threads_join_timeout(helpers, UINT64_C(5000000000)) == ETIMEDOUT) {

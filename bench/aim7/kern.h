@@ -92,7 +92,23 @@ struct aim_ctx {
 	uint64_t dcache_retries, dcache_locked;
 	uint64_t rng;               /* the orphan sections' sleep draws */
 	uint64_t orphan_sleeps;
+	/* For the watchdog (stall.h), written by this thread only and read
+	 * by the watchdog (relaxed both sides: evidence, ordering nothing):
+	 * lock acquisitions and ended jobs, whether it is inside lock(), and
+	 * its thread id for /proc. */
+	_Atomic uint64_t progress;
+	_Atomic int in_lock;
+	_Atomic int tid;
 };
+
+/* One more unit of progress for the watchdog: its own counter, so a load
+ * and a store, no read-modify-write. */
+static inline void aim_progress(struct aim_ctx *c)
+{
+	atomic_store_explicit(&c->progress,
+			      atomic_load_explicit(&c->progress, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
 
 /* A point where the real kernel does work the model does not: count it,
  * and burn its sized share of the table's time (nothing when unsized). */

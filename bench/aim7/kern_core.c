@@ -50,6 +50,7 @@ static void account_wait(struct aim_ctx *c, const struct aim_lock *l, uint64_t c
 	a->slow += ns > AIM_SLOW_WAIT_NS;
 	c->wait_cycles[l->role] += cycles;
 	c->acquires[l->role]++;
+	aim_progress(c);
 }
 
 /*
@@ -72,9 +73,11 @@ void aim_lock(struct aim_ctx *c, struct aim_lock *l)
 {
 	const struct lb_lock_ops *ops = c->k->ops[l->role];
 	waiting_enter(l);
+	atomic_store_explicit(&c->in_lock, 1, memory_order_relaxed); /* watchdog evidence */
 	uint64_t t0 = lb_cycles();
 	ops->lock(l->obj, c->tctx[l->role]);
 	uint64_t t1 = lb_cycles();
+	atomic_store_explicit(&c->in_lock, 0, memory_order_relaxed);
 	waiting_leave(c, l);
 	account_wait(c, l, t1 - t0);
 	l->acquired_at = t1; /* we hold it: nobody else writes it */
@@ -98,12 +101,14 @@ void aim_read_lock(struct aim_ctx *c, struct aim_lock *l)
 {
 	const struct lb_lock_ops *ops = c->k->ops[l->role];
 	waiting_enter(l);
+	atomic_store_explicit(&c->in_lock, 1, memory_order_relaxed); /* watchdog evidence */
 	uint64_t t0 = lb_cycles();
 	if (ops->read_lock)
 		ops->read_lock(l->obj, c->tctx[l->role]);
 	else
 		ops->lock(l->obj, c->tctx[l->role]);
 	uint64_t t1 = lb_cycles();
+	atomic_store_explicit(&c->in_lock, 0, memory_order_relaxed);
 	waiting_leave(c, l);
 	account_wait(c, l, t1 - t0);
 	/* Relaxed: a count of readers inside, ordered by the lock itself. */
