@@ -6,7 +6,9 @@
 
 #include <hwloc.h>
 #include <numa.h>
+#include <numaif.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,4 +186,14 @@ void lb_mem_free(void *p, size_t size, int node)
 		numa_free(p, size);
 	else
 		free(p);
+}
+
+int lb_mem_node_of(const void *p)
+{
+	int node = -1;
+	if (!p || numa_available() < 0)
+		return -1;
+	if (get_mempolicy(&node, NULL, 0, (void *)(uintptr_t)p, MPOL_F_NODE | MPOL_F_ADDR) != 0)
+		return -1;
+	return node;
 }

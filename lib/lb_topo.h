@@ -54,4 +54,11 @@ int lb_numa_node_of_cpu(int cpu);
 void *lb_mem_alloc(size_t size, size_t align, int node);
 void lb_mem_free(void *p, size_t size, int node);
 
+/* The NUMA node the page holding p is on now (get_mempolicy(2) with
+ * MPOL_F_NODE | MPOL_F_ADDR, which faults the page in if it is not yet);
+ * -1 when it cannot be told (no NUMA support, p NULL).  A fact for the run
+ * record: where the memory the placement policy meant to put on a node
+ * really is. */
+int lb_mem_node_of(const void *p);
+
 #endif /* LB_TOPO_H */

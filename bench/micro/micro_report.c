@@ -611,6 +611,9 @@ static void json_run(struct lb_json *j, const char *lock, const struct lb_run_re
 		lb_json_kv_double(j, "c2c_after_ns", r->c2c_after_ns);
 	else
 		lb_json_kv_string(j, "c2c_after_ns", NULL);
+	/* Where the lock and the shared data are (lb_mem_node_of): -1 unknown. */
+	lb_json_kv_int(j, "lock_node", r->lock_node);
+	lb_json_kv_int(j, "data_node", r->data_node);
 	lb_json_key(j, "counters");
 	lb_json_object_begin(j);
 	for (size_t i = 0; i < r->ncounters; i++)
@@ -636,6 +639,7 @@ static void json_run(struct lb_json *j, const char *lock, const struct lb_run_re
 		lb_json_object_begin(j);
 		lb_json_kv_uint(j, "index", th->index);
 		lb_json_kv_int(j, "cpu", th->cpu);
+		lb_json_kv_int(j, "ctx_node", th->ctx_node); /* -1: no context or unknown */
 		lb_json_kv_uint(j, "ops", th->ops[LB_SIDE_WRITE] + th->ops[LB_SIDE_READ]);
 		/* The ops fairness (cov, min/max) is computed from: the window in
 		 * which every thread was running. */

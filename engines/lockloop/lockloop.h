@@ -50,6 +50,7 @@ struct lb_thread_result {
 	uint64_t cpu_ns;
 	uint64_t start_ns, end_ns;
 	uint64_t lock_failures; /* LB_LOCK_F_FALLIBLE: acquisitions that failed */
+	int ctx_node;          /* NUMA node of its lock context's page; -1: none or unknown */
 };
 
 struct lb_side_result {
@@ -82,6 +83,8 @@ struct lb_run_result {
 	double c2c_before_ns, c2c_after_ns; /* cache-line round trip between
 				    * p->c2c_cpu[] just before and after the run; < 0:
 				    * not measured (one CPU) or it timed out */
+	int lock_node, data_node;  /* NUMA node of the lock's and the shared data's
+				    * pages (lb_mem_node_of); -1: unknown */
 	struct lb_thread_result *threads; /* nthreads entries */
 };
 

@@ -275,6 +275,9 @@ static void *worker_main(void *arg)
 		lb_hist_init(&w->hist[s]);
 	/* First touch of the context happens on the worker's own CPU. */
 	w->tctx = lb_thread_ctx_alloc(ctx->ops);
+	/* Where it landed (a fact for the record: malloc may reuse a page
+	 * another node's thread touched first). */
+	w->res.ctx_node = lb_mem_node_of(w->tctx);
 	if (ctx->ops->thread_ctx_size && !w->tctx)
 		w->err = ENOMEM;
 	else if (ctx->ops->thread_init)
@@ -469,6 +472,7 @@ int lb_loop_run_one(const struct lb_loop_params *cfg, const struct lb_lock_ops *
 	int node = -1;
 
 	memset(out, 0, sizeof(*out));
+	out->lock_node = out->data_node = -1;
 	out->c2c_before_ns = out->c2c_after_ns = -1;
 	out->ops = ops;
 	out->nthreads = nthreads;
@@ -495,6 +499,8 @@ int lb_loop_run_one(const struct lb_loop_params *cfg, const struct lb_lock_ops *
 	err = ops->init(lock);
 	if (err)
 		goto out;
+	out->lock_node = lb_mem_node_of(lock);
+	out->data_node = lb_mem_node_of(ctx->data);
 	ctx->cfg = cfg;
 	ctx->ops = ops;
 	ctx->lock = lock;
