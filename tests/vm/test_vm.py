@@ -14,6 +14,7 @@ order, and refuses (exit 1, one line naming it) a tree that lacks one.
 Either skips (TAP plan 1..0 # SKIP) when qemu, the kernel or busybox-static
 is missing: vm-check's exit 77 and its one line."""
 import gzip
+import json
 import os
 import shutil
 import subprocess
@@ -102,12 +103,28 @@ def initramfs(vmc):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def host_ns_per_op(build):
+    """CPU ns per op of `bench -l none -t 1` here: the guest's pace is
+    printed against it (guest_checks.py); 0 when it cannot be had."""
+    with tempfile.TemporaryDirectory(prefix="vm-pace.") as d:
+        j = os.path.join(d, "pace.json")
+        p = subprocess.run([os.path.join(build, "bench", "lockbench"), "bench", "-q", "-l", "none",
+                            "-t", "1", "-d", "300ms", "--json", j], capture_output=True, timeout=120)
+        if p.returncode:
+            return 0
+        try:
+            return json.load(open(j))["results"][0]["runs"][0]["cpu_ns_per_op"] or 0
+        except (OSError, ValueError, KeyError, IndexError):
+            return 0
+
+
 def scale(vmc, build, cpus, nodes, full):
-    timeout = 900 if full else 240
+    timeout = 1800 if full else 240
     args = ["--cpus", str(cpus), "--nodes", str(nodes), "--timeout", str(timeout), "--",
             sys.executable if os.path.isabs(sys.executable) else "python3",
             os.path.join(HERE, "guest_checks.py"), "--build", os.path.abspath(build),
-            "--cpus", str(cpus), "--nodes", str(nodes)] + (["--full"] if full else [])
+            "--cpus", str(cpus), "--nodes", str(nodes), "--budget", str(timeout),
+            "--host-ns-per-op", f"{host_ns_per_op(build):.3f}"] + (["--full"] if full else [])
     t0 = time.monotonic()
     p = vm_check(vmc, args, timeout + 30)
     # A guest that printed nothing at all by the timeout never reached the
