@@ -310,6 +310,32 @@ class Checks:
            f"lockbench {' '.join(args)}: exit {rc}, JSON parses, says {self.a.cpus} CPUs")
 
 
+def preload(c):
+    """The preload on a real program: Debian's xz compressing with one
+    thread a CPU (pthread mutexes and condition variables) on our mutex;
+    exit 0, the output decompresses to the input, the preload's record
+    parses and counts acquisitions of the mutexes it took over."""
+    so = os.path.join(c.a.build, "preload", "liblockbench-preload.so")
+    src, dst, rec = c.path("in.txt"), c.path("out.xz"), c.path("preload.json")
+    with open(src, "w") as f:
+        for i in range(60000):
+            f.write(f"line {i} {i * 2654435761 % 4294967296:x}\n")
+    env = dict(os.environ, LD_PRELOAD=so, LOCKBENCH_LOCK="mutex", LOCKBENCH_STATS=rec)
+    t0 = time.monotonic()
+    with open(dst, "wb") as out:
+        p = subprocess.run(["xz", "-T", str(c.a.cpus), "-1", "-c", src], stdout=out,
+                           stderr=subprocess.PIPE, env=env, timeout=c.left())
+    back = subprocess.run(["xz", "-d", "-c", dst], capture_output=True, timeout=c.left())
+    same = back.returncode == 0 and back.stdout == open(src, "rb").read()
+    tot = (load_json(rec) or {}).get("totals", {})
+    diag(f"xz -T {c.a.cpus} under the preload: {time.monotonic() - t0:.1f} s, {tot}")
+    ok(p.returncode == 0 and same and tot.get("mutexes_taken_over", 0) > 0
+       and tot.get("acquisitions", 0) > 0,
+       f"preload: xz -T {c.a.cpus} on lock mutex: exit {p.returncode}, output "
+       f"{'decompresses to the input' if same else 'WRONG'}, "
+       f"{tot.get('mutexes_taken_over')} mutexes taken over, {tot.get('acquisitions')} acquisitions")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
@@ -335,6 +361,11 @@ def main():
     step("locktorture")
     c.torture(["mutex", "qspinlock-pv", "pthread-mutex", "rtmutex", "qrwlock"] if a.full
               else ["mutex"], 5 if a.full else 2)
+    step("preload")
+    if os.path.exists("/usr/bin/xz"):
+        preload(c)
+    else:
+        ok(True, "preload: # SKIP xz not installed")
     step("workloads")
     c.workload("ab", ["ab", "mutex", "pthread-mutex", "-d", "1s", "-q"])
     c.workload("slab", ["slab", "-r", "1", "-n", "20000", "--ops", "5000", "-q"])
