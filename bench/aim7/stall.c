@@ -20,8 +20,11 @@ struct aim_stall_verdict aim_stall_judge(const struct aim_stall_thread *t, unsig
 		if (!x->known)
 			continue;
 		known++;
-		/* Any thread (a waiter, a holder) the machine did not run. */
-		if (x->cpu_ns < AIM_STALL_PROOF_NS && x->delay_ns > x->cpu_ns && x->run_state == 'R') {
+		/* Any thread (a waiter, a holder) the machine did not run: it
+		 * waited for a CPU a tenth of the window or more (not a
+		 * poller's short waits on a loaded machine). */
+		if (x->cpu_ns < AIM_STALL_PROOF_NS && x->delay_ns > x->cpu_ns &&
+		    x->delay_ns >= window_ns / 10 && x->run_state == 'R') {
 			v.waiting_cpu++;
 			preempted = preempted < 0 ? (int)i : preempted;
 		}

@@ -13,8 +13,9 @@
  *    got a lock: spinning without a hand-over: a livelock or a lost
  *    hand-over: stuck;
  *  - a thread (waiter or holder) was runnable but waited for a CPU more
- *    than it ran, and ran less than AIM_STALL_PROOF_NS: the machine did
- *    not run it, which says nothing of the locks: slow;
+ *    than it ran and a tenth of the window or more, and ran less than
+ *    AIM_STALL_PROOF_NS: the machine did not run it, which says nothing
+ *    of the locks: slow;
  *  - a thread outside the locks ran a quarter of the window (a long test):
  *    slow;
  *  - otherwise threads are asleep and nobody runs: a deadlock or a lost

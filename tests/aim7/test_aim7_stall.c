@@ -55,6 +55,11 @@ int main(void)
 	/* A sleeper that was briefly runnable does not make a deadlock slow. */
 	struct aim_stall_thread woke[] = { th(true, 'S', 1 * MS, 2 * MS), th(true, 'S', 0, 0) };
 	check("waiters asleep after a short run delay", woke, 2, AIM_STALL_ASLEEP);
+	/* A poller (a helper's 20 ms waits) runnable briefly on a loaded
+	 * machine does not hide a lost wake-up: the first window seen with
+	 * the broken plugin of the commit message. */
+	struct aim_stall_thread poll[] = { th(true, 'S', 0, 0), th(false, 'R', 10 * MS, 700 * MS) };
+	check("a poller's short run delay, a waiter asleep", poll, 2, AIM_STALL_ASLEEP);
 	/* Nothing readable. */
 	struct aim_stall_thread none[] = { { .in_lock = true, .run_state = '?' } };
 	check("nothing readable", none, 1, AIM_STALL_UNKNOWN);
