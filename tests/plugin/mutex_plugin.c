@@ -12,6 +12,11 @@
 #include "lb_plugin.h"
 #include "mutex.h"
 
+#ifdef LB_PLUGIN_LOST_WAKEUP_AT
+#include <stdatomic.h>
+#include <unistd.h>
+#endif
+
 #ifndef LB_PLUGIN_NAME
 #define LB_PLUGIN_NAME "mutex-plugin"
 #endif
@@ -29,8 +34,21 @@ static int plugin_thread_init(void *tctx, unsigned int thread_index)
 	return 0;
 }
 
+#ifdef LB_PLUGIN_LOST_WAKEUP_AT
+/* Broken on purpose (tests/aim7/test_aim7_watchdog.py): the Nth lock()
+ * never returns, as if its wake-up were lost. */
+static _Atomic unsigned long lost_wakeup_locks;
+#endif
+
 static void plugin_lock(void *lock, void *tctx)
 {
+#ifdef LB_PLUGIN_LOST_WAKEUP_AT
+	/* Relaxed: a count; the lock orders the data. */
+	if (atomic_fetch_add_explicit(&lost_wakeup_locks, 1, memory_order_relaxed) ==
+	    LB_PLUGIN_LOST_WAKEUP_AT)
+		for (;;)
+			pause();
+#endif
 	lb_mutex_lock(lock, tctx);
 }
 
