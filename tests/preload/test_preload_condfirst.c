@@ -20,7 +20,8 @@
  * main thread then locked), the main thread sets each waiter's flag under
  * that waiter's mutex and broadcasts once.  A waiter whose timed wait then
  * runs out (LOST_S seconds) with its flag set was not woken: a lost
- * wake-up, and the test fails.  PRELOAD_CONDFIRST_ROUNDS sets the rounds;
+ * wake-up, and the test fails.  PRELOAD_CONDFIRST_ROUNDS sets the rounds
+ * (PRELOAD_CONDFIRST_SECONDS, if set, ends the rounds after that long);
  * PRELOAD_CONDFIRST_EXPECT_LOST=1 inverts the verdict, for the broken copy
  * (tests/harden/mkbroken.py cond-first-use-dup), which must lose one.
  */
@@ -48,6 +49,7 @@ static struct { _Alignas(64) _Atomic bool on; } ready[WAITERS];
 /* Waiters at the round's start line; the round main let them start. */
 static _Atomic long arrived, go, released;
 static _Atomic long lost, bad_rc;
+static _Atomic bool stopped; /* main ran out of time (PRELOAD_CONDFIRST_SECONDS) */
 static _Atomic int64_t broadcast_ns; /* CLOCK_REALTIME when the round's broadcast returned */
 
 static int64_t realtime_ns(void)
@@ -64,7 +66,8 @@ static void wait_until(_Atomic long *v, long target)
 	 * with their acq_rel adds); yield now and then so that a preempted
 	 * thread (more threads than CPUs) gets to run. */
 	while (atomic_load_explicit(v, memory_order_acquire) < target &&
-	       !atomic_load_explicit(&lost, memory_order_relaxed))
+	       !atomic_load_explicit(&lost, memory_order_relaxed) &&
+	       !atomic_load_explicit(&stopped, memory_order_relaxed))
 		if (++spins % 256 == 0)
 			sched_yield();
 }
@@ -79,7 +82,8 @@ static void *waiter(void *arg)
 		 * them, so that they reach the cond's first use together. */
 		atomic_fetch_add_explicit(&arrived, 1, memory_order_acq_rel);
 		wait_until(&go, r + 1);
-		if (atomic_load_explicit(&lost, memory_order_relaxed))
+		if (atomic_load_explicit(&lost, memory_order_relaxed) ||
+		    atomic_load_explicit(&stopped, memory_order_relaxed))
 			break;
 		pthread_mutex_lock(&mutexes[i]);
 		atomic_store_explicit(&ready[i].on, true, memory_order_relaxed);
@@ -130,8 +134,19 @@ int main(void)
 	pthread_t t[WAITERS];
 	for (int i = 0; i < WAITERS; i++)
 		pthread_create(&t[i], NULL, waiter, (void *)(intptr_t)i);
+	/* PRELOAD_CONDFIRST_SECONDS: stop after this long too (the broken
+	 * copy's run: on a loaded machine the three waiters seldom race, and
+	 * its rounds go on until the first loss or this). */
+	env = getenv("PRELOAD_CONDFIRST_SECONDS");
+	double limit_s = env && atof(env) > 0 ? atof(env) : 0;
+	double t0 = (double)realtime_ns() / 1e9;
 	long r;
 	for (r = 0; r < rounds && !atomic_load(&lost); r++) {
+		if (limit_s > 0 && (r & 1023) == 0 && (double)realtime_ns() / 1e9 - t0 > limit_s) {
+			/* Between rounds: every waiter is at the start line. */
+			atomic_store_explicit(&stopped, true, memory_order_relaxed);
+			break;
+		}
 		wait_until(&arrived, (r + 1) * WAITERS);
 		/* Release: pairs with the waiters' acquire loads of go. */
 		atomic_store_explicit(&go, r + 1, memory_order_release);
