@@ -10,6 +10,7 @@ status line on a terminal only, and clears it before each of its own
 lines; scripts/soak passes it through on a terminal; scripts/preload-bench
 redraws while a program runs.  TAP output.
 """
+import atexit
 import os
 import pty
 import re
@@ -135,7 +136,10 @@ if TORTURE:
     ok(r.returncode == 0 and "\r" not in r.stdout + r.stderr and "ETA" not in r.stderr,
        "locktorture, into a file: no status line, no carriage return")
 if SOAK:
-    args = ["--build", BUILD, "--each", "2s", "--only", "tas"]
+    # soak keeps its logs for the user: here in a directory of the test's own.
+    soak_logs = tempfile.mkdtemp(prefix="progress-soak.")
+    atexit.register(shutil.rmtree, soak_logs, ignore_errors=True)
+    args = ["--build", BUILD, "--each", "2s", "--only", "tas", "--logdir", soak_logs]
     rc, term = on_pty(args, SOAK)
     ok(rc == 0 and len(status_lines(term, "locktorture")) >= 2 and
        re.search(r"soak: \[1/1\] tas +SUCCESS ok", term),

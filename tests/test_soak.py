@@ -46,7 +46,11 @@ exit 3
 
 
 def soak(build, *args):
-    return subprocess.run(["bash", SOAK, "--build", build, "--each", "1s"] + list(args),
+    # --logdir inside the test's own directory: soak keeps its logs for the
+    # user, so without it every run would leave a /tmp/soak.* behind.
+    logs = os.path.join(os.path.dirname(build), "logs")
+    return subprocess.run(["bash", SOAK, "--build", build, "--each", "1s", "--logdir", logs] +
+                          list(args),
                           capture_output=True, text=True, timeout=60)
 
 

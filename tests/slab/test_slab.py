@@ -9,9 +9,11 @@ format     both tables in the layout of the kernel-list threads (regexes that
            compare on two slab files
 interrupt  SIGINT mid-run: exit 130, the finished repeats printed and written
 """
+import atexit
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -61,8 +63,15 @@ def run(args, timeout=60):
     return r
 
 
+def scratch():
+    """A directory for this run's files, removed when the test ends."""
+    d = tempfile.mkdtemp(prefix="test-slab.")
+    atexit.register(shutil.rmtree, d, ignore_errors=True)
+    return d
+
+
 def scenario_cli():
-    tmp = tempfile.mkdtemp()
+    tmp = scratch()
     out = os.path.join(tmp, "never.json")
     cases = [
         (["--table", "both"], "--table"),
@@ -100,7 +109,7 @@ def scenario_cli():
 def scenario_format():
     for rx, line in THREAD_LINES:
         ok(rx.match(line), "the thread's own line matches the layout: %r" % line)
-    tmp = tempfile.mkdtemp()
+    tmp = scratch()
     files = []
     for i in range(2):
         path = os.path.join(tmp, "slab%d.json" % i)
@@ -211,7 +220,7 @@ def scenario_format():
 
 
 def scenario_interrupt():
-    tmp = tempfile.mkdtemp()
+    tmp = scratch()
     path = os.path.join(tmp, "cut.json")
     work = ["-n", "20000", "--ops", "5000", "-q"]
     # The signal must land after a few repeats and well before all 50: time

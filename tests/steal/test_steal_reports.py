@@ -7,6 +7,7 @@ field that grows at every read) bench, ab, aim7, rt and locktorture print a
 a machine with no steal of its own, they print no such line and record 0."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -64,4 +65,5 @@ for name, argv, has_json in CASES:
         else:
             ok(rc == 0 and not lines and (not has_json or steal == 0),
                f"{what}: exit {rc}, no steal line, config.steal_s {steal}")
+shutil.rmtree(tmp, ignore_errors=True)
 done()
