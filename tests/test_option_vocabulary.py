@@ -64,6 +64,17 @@ for opt, (arg, short, cmds, good, bad) in SHARED.items():
             lines = r.stderr.strip().splitlines()
             ok(r.returncode == 2 and len(lines) == 1 and opt in lines[0] and "accepted" in lines[0],
                "%s %s %s: refused in one line naming %s" % (cmd, opt, bad, opt))
+# --lock is the lock(s) to run in every command that takes one: rt's
+# --list-lock (the allocator's list_lock, the lock under test) answers to it.
+for cmd in ("bench", "slab", "rt", "sim"):
+    ok(re.search(r"--lock\b", lb([cmd, "--help"]).stdout), "%s --help names --lock" % cmd)
+r = lb(["rt", "--lock", "ticket"] + NOWHERE)
+ok(r.returncode == 2 and "--json" in r.stderr and "--lock" not in r.stderr,
+   "rt --lock ticket: accepted as --list-lock")
+r = lb(["rt", "--lock", "nosuchlock"] + NOWHERE)
+lines = r.stderr.strip().splitlines()
+ok(r.returncode == 2 and len(lines) == 1 and "--lock" in lines[0] and "accepted" in lines[0],
+   "rt --lock nosuchlock: refused in one line naming --lock (%r)" % r.stderr.strip()[:120])
 # A long name that means one thing: rt's load-as-threads flag is not --threads.
 r = lb(["rt", "--threads"])
 ok(r.returncode == 2 and "--threads" in r.stderr,

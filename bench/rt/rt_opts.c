@@ -97,7 +97,7 @@ static int parse_preset(const struct lb_opt *o, const char *arg, void *base)
 #define RT_TIME_ACCEPTED(range) range " (units ns, us, ms, s, m, h; a bare number is seconds)"
 #define T struct rt_args
 static const struct lb_opt rt_opts[] = {
-	{ .name = "list-lock", .short_name = 'L', .kind = LB_OPT_CUSTOM, .arg = "LOCK",
+	{ .name = "list-lock", .alias = "lock", .short_name = 'L', .kind = LB_OPT_CUSTOM, .arg = "LOCK",
 	  .help = "the allocator's list_lock: any exclusive lock\n"
 		  "(default qspinlock, ticket with -P; see\n"
 		  "`lockbench list`)",
