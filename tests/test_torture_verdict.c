@@ -173,6 +173,60 @@ static void test_failures(void)
 	expect("no calibration, 3 s of CPU", &e, LB_VERDICT_LOST_HANDOVER, true, 0, "lost hand-over");
 }
 
+/* The early verdict (issue 39): every worker asleep in the lock over a
+ * 1.5 s window, nobody holding it, is a lost wake-up before the limit; any
+ * sign that the wake may still be on its way is not. */
+static void test_all_asleep(void)
+{
+	struct lb_verdict_thread s[3];
+	for (int i = 0; i < 3; i++)
+		s[i] = (struct lb_verdict_thread){ .writer = i != 2, .id = i, .run_state = 'S',
+						   .run_state0 = 'S', .sched_known = true,
+						   .cpu_ns = 30000, .delay_ns = 5000 };
+	struct lb_verdict_evidence e = evidence(s, 3);
+	e.window_ns = 1500 * MS;
+	tap_ok(lb_verdict_all_asleep(&e, 3) && lb_verdict_judge(&e).kind == LB_VERDICT_LOST_WAKEUP,
+	       "all asleep: three workers asleep over 1.5 s, no holder: conclusive lost wake-up");
+	tap_ok(!lb_verdict_all_asleep(&e, 4), "all asleep: not when a fourth worker is elsewhere");
+	e.window_ns = 900 * MS;
+	tap_ok(!lb_verdict_all_asleep(&e, 3), "all asleep: not over a window under 1 s");
+	e.window_ns = 1500 * MS;
+	/* A waker preempted between its release and its wake: runnable now,
+	 * or it was and has run (run delay), or it was on its way at the
+	 * start (a short --perturb sleep, then a run). */
+	struct {
+		const char *what;
+		char state, state0;
+		uint64_t cpu, delay, spins;
+		bool holding, known;
+	} no[] = {
+		{ "a worker runnable at the end", 'R', 'S', 30000, 0, 0, false, true },
+		{ "a worker runnable at the start", 'S', 'R', 30000, 0, 0, false, true },
+		{ "a worker that waited 5 ms for a CPU", 'S', 'S', 30000, 5 * MS, 0, false, true },
+		{ "a worker that ran 2 ms", 'S', 'S', 2 * MS, 0, 0, false, true },
+		{ "a worker that spun", 'S', 'S', 30000, 0, 100, false, true },
+		{ "a holder asleep", 'S', 'S', 0, 0, 0, true, true },
+		{ "a worker without scheduler figures", 'S', 'S', 0, 0, 0, false, false },
+	};
+	for (size_t k = 0; k < sizeof(no) / sizeof(no[0]); k++) {
+		struct lb_verdict_thread keep = s[1];
+		s[1].run_state = no[k].state;
+		s[1].run_state0 = no[k].state0;
+		s[1].cpu_ns = no[k].cpu;
+		s[1].delay_ns = no[k].delay;
+		s[1].spins = no[k].spins;
+		s[1].holding = no[k].holding;
+		s[1].sched_known = no[k].known;
+		tap_ok(!lb_verdict_all_asleep(&e, 3), "all asleep: not with %s", no[k].what);
+		s[1] = keep;
+	}
+	e.acquisitions = 1;
+	tap_ok(!lb_verdict_all_asleep(&e, 3), "all asleep: not after an acquisition");
+	e.acquisitions = 0;
+	e.released = 1;
+	tap_ok(!lb_verdict_all_asleep(&e, 3), "all asleep: not after a holder let go");
+}
+
 static void test_parsers(void)
 {
 	tap_ok(lb_tasksched_parse_stat("4242 (lock (a) b) R 1 2 3") == 'R' &&
@@ -192,6 +246,7 @@ int main(void)
 	test_lost();
 	test_preempted();
 	test_failures();
+	test_all_asleep();
 	test_parsers();
 	return tap_done();
 }

@@ -103,8 +103,8 @@ static uint64_t grown(uint64_t before, uint64_t after)
 	return after > before ? after - before : 0;
 }
 
-struct lb_verdict lb_evidence_judge(struct lb_evidence_window *w, const struct lb_torture_run *run,
-				    struct lb_verdict_evidence *e)
+void lb_evidence_gather(struct lb_evidence_window *w, const struct lb_torture_run *run,
+			struct lb_verdict_evidence *e)
 {
 	lb_evidence_tick(w, run);
 	uint64_t now = lb_torture_now_ns();
@@ -125,6 +125,7 @@ struct lb_verdict lb_evidence_judge(struct lb_evidence_window *w, const struct l
 			.holding = b->state != LB_TORTURE_WAITING,
 			.hung = b->state == LB_TORTURE_HUNG,
 			.run_state = b->run_state,
+			.run_state0 = a->run_state,
 			.sched_known = a->sched_known && b->sched_known,
 			.cpu_ns = grown(a->cpu_ns, b->cpu_ns),
 			.delay_ns = grown(a->delay_ns, b->delay_ns),
@@ -142,6 +143,12 @@ struct lb_verdict lb_evidence_judge(struct lb_evidence_window *w, const struct l
 		.nthreads = n,
 		.threads = w->threads,
 	};
+}
+
+struct lb_verdict lb_evidence_judge(struct lb_evidence_window *w, const struct lb_torture_run *run,
+				    struct lb_verdict_evidence *e)
+{
+	lb_evidence_gather(w, run, e);
 	w->armed = false;
 	return lb_verdict_judge(e);
 }

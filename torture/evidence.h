@@ -48,6 +48,13 @@ void lb_evidence_arm(struct lb_evidence_window *w, const struct lb_torture_run *
  * (relaxed loads, no /proc). */
 void lb_evidence_tick(struct lb_evidence_window *w, const struct lb_torture_run *run);
 
+/* The evidence over [t0, now] (as lb_evidence_judge's), the window left
+ * open: the early look at a window that may prove a lost wake-up before the
+ * watchdog's limit (lb_verdict_all_asleep).  Reads /proc: two small files a
+ * worker. */
+void lb_evidence_gather(struct lb_evidence_window *w, const struct lb_torture_run *run,
+			struct lb_verdict_evidence *e);
+
 /* End it now: the evidence over [t0, now] (threads waiting or holding at
  * both ends, in the same wait or hold) and its verdict. */
 struct lb_verdict lb_evidence_judge(struct lb_evidence_window *w, const struct lb_torture_run *run,

@@ -35,6 +35,9 @@
 #define DRAIN_TIMEOUT_NS (5 * LB_NS_PER_S)
 #define DRAIN_CAP_NS (120 * LB_NS_PER_S)   /* workers leaving, however slowly: at most this */
 #define MONITOR_FIFO_PRIO 60          /* above the workers' SCHED_FIFO 50 */
+/* How often the monitor looks at an open evidence window for the early
+ * all-asleep verdict (verdict.h): a /proc read a worker each time. */
+#define ASLEEP_LOOK_NS (250 * 1000000ull)
 
 /* The one global: which signal asked us to stop (0 = none). */
 static volatile sig_atomic_t lb_torture_signalled;
@@ -448,6 +451,30 @@ static bool watchdog_fails(struct lb_torture_run *run, struct lb_evidence_window
 	return true;
 }
 
+/*
+ * Before the watchdog's limit: every worker asleep in the lock over the open
+ * window, nobody holding it (lb_verdict_all_asleep): a lost wake-up that no
+ * longer waiting can make any clearer.  True after the "!!!" line; false
+ * leaves the window open for the judgment at the limit.
+ */
+static bool watchdog_asleep_fails(struct lb_torture_run *run, struct lb_evidence_window *ev,
+				  uint64_t idle)
+{
+	struct lb_verdict_evidence e;
+	lb_evidence_gather(ev, run, &e);
+	if (!lb_verdict_all_asleep(&e, run->nthreads))
+		return false;
+	struct lb_verdict v = lb_verdict_judge(&e);
+	char why[768];
+	lb_verdict_format(why, sizeof(why), &e, &v);
+	say(run, "!!!", "watchdog: no lock progress for %.1f s (limit %d s; every one of the %d "
+	    "workers asleep in the lock, none on a CPU or waiting for one more than %.0f ms of "
+	    "%.1f s: conclusive before the limit): %s; thread states:", (double)idle / LB_NS_PER_S,
+	    run->cfg.watchdog, run->nthreads, (double)LB_VERDICT_ASLEEP_RAN_NS / 1e6,
+	    (double)e.window_ns / LB_NS_PER_S, why);
+	return true;
+}
+
 /* The stats/shutdown/watchdog loop; returns the stats errors counted. */
 static int monitor(struct lb_torture_run *run, struct lb_torture_stall *stall,
 		   struct lb_evidence_window *ev)
@@ -459,7 +486,7 @@ static int monitor(struct lb_torture_run *run, struct lb_torture_stall *stall,
 	uint64_t next_stats = stat_ns ? start + stat_ns : UINT64_MAX;
 	uint64_t wd_ns = (uint64_t)cfg->watchdog * LB_NS_PER_S;
 	uint64_t stall_ns = (uint64_t)cfg->stall_secs * LB_NS_PER_S;
-	uint64_t chains_seen = 0, chains_moved = start;
+	uint64_t chains_seen = 0, chains_moved = start, next_asleep_look = 0;
 	int errors = 0;
 	bool starvation_said = false;
 
@@ -514,6 +541,14 @@ static int monitor(struct lb_torture_run *run, struct lb_torture_stall *stall,
 		else if (!ev->armed && ev->at0)
 			lb_evidence_arm(ev, run);
 		lb_evidence_tick(ev, run);
+		/* A window open for LB_VERDICT_ASLEEP_WINDOW_NS: may it already
+		 * prove a lost wake-up (every worker asleep)? */
+		if (ev->armed && now - ev->t0 >= LB_VERDICT_ASLEEP_WINDOW_NS &&
+		    now >= next_asleep_look) {
+			next_asleep_look = now + ASLEEP_LOOK_NS;
+			if (watchdog_asleep_fails(run, ev, idle))
+				fail_and_leave(run, errors);
+		}
 		if (idle >= wd_ns && (!ev->at0 || (ev->armed && now - ev->t0 >= wd_ns * 3 / 4)) &&
 		    watchdog_fails(run, ev, idle))
 			fail_and_leave(run, errors);

@@ -137,6 +137,21 @@ struct lb_verdict lb_verdict_judge(const struct lb_verdict_evidence *e)
 	return v; /* nobody waiting or holding: nothing to judge */
 }
 
+bool lb_verdict_all_asleep(const struct lb_verdict_evidence *e, int workers)
+{
+	if (e->acquisitions > 0 || e->released > 0 || e->window_ns < LB_VERDICT_ASLEEP_WINDOW_NS ||
+	    workers <= 0 || e->nthreads != workers)
+		return false;
+	for (int i = 0; i < e->nthreads; i++) {
+		const struct lb_verdict_thread *t = &e->threads[i];
+		bool asleep = t->run_state == 'S' && t->run_state0 == 'S';
+		if (t->holding || !t->sched_known || !asleep || t->spins ||
+		    t->cpu_ns + t->delay_ns > LB_VERDICT_ASLEEP_RAN_NS)
+			return false;
+	}
+	return true;
+}
+
 const char *lb_verdict_name(enum lb_verdict_kind kind)
 {
 	switch (kind) {

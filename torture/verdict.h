@@ -48,6 +48,7 @@ struct lb_verdict_thread {
 	bool holding;         /* holding the lock (else waiting for it) */
 	bool hung;            /* --inject_hang: holding on purpose, forever */
 	char run_state;       /* /proc .../stat state at the end: R S D T Z ..., '?' unknown */
+	char run_state0;      /* the same at the start of the window (0: not read) */
 	bool sched_known;     /* cpu_ns and delay_ns were read at both ends */
 	uint64_t cpu_ns;      /* on a CPU over the window (schedstat) */
 	uint64_t delay_ns;    /* runnable, waiting for a CPU (schedstat run delay) */
@@ -95,6 +96,31 @@ struct lb_verdict {
 	enum lb_verdict_ran culprit_ran;
 	bool failure;             /* the run must end in FAILURE */
 };
+
+/*
+ * The early verdict (lb_verdict_all_asleep): a lost wake-up is certain,
+ * without waiting for the watchdog's limit, once every worker has waited in
+ * the lock, asleep, over a window this long, with no holder ...
+ */
+#define LB_VERDICT_ASLEEP_WINDOW_NS (1000 * 1000000ull) /* 1 s */
+/* ... each of them on a CPU or waiting for one (run delay) for at most
+ * this much of it in all: blocked for good, not a waker that sleeps a few
+ * µs at a time on its way to the wake (--perturb's sleeps are under 2 ms,
+ * and each costs a wake-up and a run). */
+#define LB_VERDICT_ASLEEP_RAN_NS (1 * 1000000ull) /* 1 ms */
+
+/*
+ * True when the evidence proves a lost wake-up outright: nobody got the lock
+ * and no holder let go over at least LB_VERDICT_ASLEEP_WINDOW_NS, and all
+ * `workers` workers (every one of the run's, so no thread outside the lock
+ * is left to wake them) waited in the lock over the whole window, none
+ * holding it, each asleep (state S) at both ends with at most
+ * LB_VERDICT_ASLEEP_RAN_NS of CPU time and run delay together and no spin.
+ * A waker preempted between its release and its wake is runnable (R) or
+ * shows run delay; one in a short sleep wakes within it and runs.  Needs
+ * the scheduler's figures for every worker; false without them (pure).
+ */
+bool lb_verdict_all_asleep(const struct lb_verdict_evidence *e, int workers);
 
 /* Classify one thread (pure). */
 enum lb_verdict_ran lb_verdict_thread_ran(const struct lb_verdict_evidence *e,

@@ -24,7 +24,9 @@ copies   the broken copies of real locks (broken_copies.h, mkbroken.py): with
          owners in a window (qspinlock-pv-steal-bit, mutex-pass-on-after-
          release) and a lost wake-up in a window (qspinlock-pv-halt-no-
          recheck; qrwlock-seq-after-word, whose window lies between two
-         loads on a parked reader's path).  A copy gets two tries (the catch is random; measured rates
+         loads on a parked reader's path: every worker ends asleep, which
+         the watchdog's early verdict reports 3.5 s after the last
+         progress).  A copy gets two tries (the catch is random; measured rates
          are in doc/locktorture.md, 10 of 10 each): a copy that passes both
          is a miss, and a failure of the test.
 """
