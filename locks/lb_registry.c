@@ -2,10 +2,13 @@
 /* lb_registry.c - the explicit lock table and its start-up checks. */
 #include "lb_registry.h"
 #include "lb_atomic.h" /* LB_CACHELINE */
+#include "lb_cli.h"
+#include "lb_die.h"
 #include "lb_plugin.h"
 #include "lb_topo.h"
 #include "registry.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +41,29 @@ const struct lb_lock_ops *lb_lock_find(const char *name)
 		if (strcmp(lb_locks[i]->name, name) == 0)
 			return lb_locks[i];
 	return NULL;
+}
+
+size_t lb_lock_list_parse(const char *arg, const struct lb_lock_ops **ops, size_t cap,
+			  lb_lock_finder find, const char *accepted)
+{
+	char *names = strdup(arg);
+	char **items = calloc(cap ? cap : 1, sizeof(*items));
+	size_t n, nops = 0;
+	if (!names || !items)
+		lb_die(errno, "--lock list");
+	if (lb_split_names(names, items, cap, &n))
+		lb_usage_error("--lock: '%s' is not a comma-separated list of lock names; "
+			       "accepted: %s", arg, accepted);
+	for (size_t i = 0; i < n; i++) {
+		const struct lb_lock_ops *o = find(items[i], accepted);
+		for (size_t j = 0; j < nops; j++)
+			if (ops[j] == o)
+				lb_usage_error("--lock: '%s' is listed twice", items[i]);
+		ops[nops++] = o;
+	}
+	free(items);
+	free(names);
+	return nops;
 }
 
 int lb_lock_check_entry(const struct lb_lock_ops *o, FILE *err)

@@ -16,6 +16,20 @@ size_t lb_lock_count(void);
  * exit status 2. */
 const struct lb_lock_ops *lb_lock_find(const char *name);
 
+/* The longest --lock list a command takes, + 1 (each refuses a longer one). */
+#define LB_LOCK_LIST_CHARS 4096
+
+/* A lock named in a --lock list, or exit 2 with one line naming --lock,
+ * the name and `accepted` (each command says which locks it runs). */
+typedef const struct lb_lock_ops *(*lb_lock_finder)(const char *name, const char *accepted);
+
+/* --lock LIST: the comma-separated names of `arg` into ops[0..cap), each
+ * through `find`, none twice; returns how many.  A list that is not one
+ * (an empty name, more than `cap`) or names a lock twice: one line naming
+ * --lock, exit 2. */
+size_t lb_lock_list_parse(const char *arg, const struct lb_lock_ops **ops, size_t cap,
+			  lb_lock_finder find, const char *accepted);
+
 /*
  * Check every entry (unique names, members present for each flag, sane
  * sizes).  Prints one line per problem to `err` and returns the number of

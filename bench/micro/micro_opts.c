@@ -14,33 +14,27 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A lock bench runs, or exit 2 naming it. */
+static const struct lb_lock_ops *micro_lock(const char *name, const char *accepted)
+{
+	const struct lb_lock_ops *ops = lb_lock_find(name);
+	if (!ops)
+		lb_usage_error("--lock: unknown lock '%s'; accepted: %s", name, accepted);
+	if (ops->unsupported)
+		lb_usage_error("--lock: lock '%s' cannot run here (%s); accepted: %s", name,
+			       ops->unsupported, accepted);
+	return ops;
+}
+
 static int parse_locks(const struct lb_opt *o, const char *arg, void *base)
 {
 	struct lb_micro_config *cfg = base;
-	char names[4096], accepted[2048];
-	char *items[LB_MICRO_MAX_LOCKS];
-	size_t n;
+	char accepted[2048];
 	(void)o;
 	lb_lock_names(accepted, sizeof(accepted), false);
-	if (strlen(arg) >= sizeof(names))
+	if (strlen(arg) >= LB_LOCK_LIST_CHARS)
 		lb_usage_error("--lock: list too long; accepted names: %s", accepted);
-	strcpy(names, arg);
-	if (lb_split_names(names, items, LB_MICRO_MAX_LOCKS, &n))
-		lb_usage_error("--lock: '%s' is not a comma-separated list of lock names; "
-			       "accepted: %s", arg, accepted);
-	cfg->nlocks = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct lb_lock_ops *ops = lb_lock_find(items[i]);
-		if (!ops)
-			lb_usage_error("--lock: unknown lock '%s'; accepted: %s", items[i], accepted);
-		if (ops->unsupported)
-			lb_usage_error("--lock: lock '%s' cannot run here (%s); accepted: %s",
-				       items[i], ops->unsupported, accepted);
-		for (size_t j = 0; j < cfg->nlocks; j++)
-			if (cfg->locks[j] == ops)
-				lb_usage_error("--lock: '%s' is listed twice", items[i]);
-		cfg->locks[cfg->nlocks++] = ops;
-	}
+	cfg->nlocks = lb_lock_list_parse(arg, cfg->locks, LB_MICRO_MAX_LOCKS, micro_lock, accepted);
 	return 0;
 }
 

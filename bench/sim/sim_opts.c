@@ -3,6 +3,7 @@
 #include "sim_cell.h"
 #include "lb_cli.h"
 #include "lb_opt.h"
+#include "lb_registry.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -22,31 +23,25 @@ static void sim_lock_names(char *buf, size_t len)
 				      lb_simb_lock_at(i)->name);
 }
 
+/* A lock the simulator runs, or exit 2 naming it. */
+static const struct lb_lock_ops *sim_lock(const char *name, const char *accepted)
+{
+	const struct lb_lock_ops *ops = lb_simb_lock_find(name);
+	if (!ops)
+		lb_usage_error("--lock: '%s' does not run on the simulator yet; accepted: %s", name,
+			       accepted);
+	return ops;
+}
+
 static int parse_locks(const struct lb_opt *o, const char *arg, void *base)
 {
 	struct lb_simb_config *cfg = &((struct simb_args *)base)->cfg;
-	char names[4096], accepted[1024];
-	char *items[LB_SIMB_MAX_LOCKS];
-	size_t n;
+	char accepted[1024];
 	(void)o;
 	sim_lock_names(accepted, sizeof(accepted));
-	if (strlen(arg) >= sizeof(names))
+	if (strlen(arg) >= LB_LOCK_LIST_CHARS)
 		lb_usage_error("--lock: list too long; accepted: %s", accepted);
-	strcpy(names, arg);
-	if (lb_split_names(names, items, LB_SIMB_MAX_LOCKS, &n))
-		lb_usage_error("--lock: '%s' is not a comma-separated list of lock names; "
-			       "accepted: %s", arg, accepted);
-	cfg->nlocks = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct lb_lock_ops *ops = lb_simb_lock_find(items[i]);
-		if (!ops)
-			lb_usage_error("--lock: '%s' does not run on the simulator yet; accepted: %s",
-				       items[i], accepted);
-		for (size_t j = 0; j < cfg->nlocks; j++)
-			if (cfg->locks[j] == ops)
-				lb_usage_error("--lock: '%s' is listed twice", items[i]);
-		cfg->locks[cfg->nlocks++] = ops;
-	}
+	cfg->nlocks = lb_lock_list_parse(arg, cfg->locks, LB_SIMB_MAX_LOCKS, sim_lock, accepted);
 	return 0;
 }
 
