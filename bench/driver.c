@@ -118,8 +118,9 @@ int lb_driver_run(const struct lb_workload *w, int argc, char **argv)
 	 * writing what finished failed. */
 	if (run.rec.interrupted_by && !write_failed)
 		rc = 128 + run.rec.interrupted_by;
-	if (w->release)
+	if (run.results && w->release)
 		w->release(&run);
+	free(run.results);
 	free(joined);
 	free(cfg);
 	return rc;

@@ -106,22 +106,25 @@ struct lb_workload {
 	/* Tables and files from run->results; 0 or 1 as run.  Runs only when
 	 * run returned 0. */
 	int (*report)(struct lb_run *run);
-	/* Frees run->results (called whatever happened; results may be NULL). */
+	/* Frees what run->results owns (called whatever happened, when the
+	 * run stage set results); the driver then frees run->results itself.
+	 * NULL: the results own nothing. */
 	void (*release)(struct lb_run *run);
 
 	/* A result tool or `list`: the whole command (argv[0] the command word). */
 	int (*main)(int argc, char **argv);
 };
 
-/* A workload's five stages, named <prefix>_parse, _outputs, _run, _report
- * and _release in its *_main.c. */
+/* A workload's four stages, named <prefix>_parse, _outputs, _run and
+ * _report in its *_main.c (and `.release = <prefix>_release` beside them
+ * when its results own memory). */
 #define LB_WORKLOAD_STAGES(prefix)                                                          \
 	.parse = prefix##_parse, .outputs = prefix##_outputs, .run = prefix##_run,          \
-	.report = prefix##_report, .release = prefix##_release
+	.report = prefix##_report
 
 /* A workload whose names follow the recipe (doc/HACKING.md): options
  * lb_<prefix>_cmd, schema lb_schema_<prefix>, config `config_type`, stages
- * <prefix>_parse ... <prefix>_release. */
+ * <prefix>_parse ... <prefix>_report. */
 #define LB_WORKLOAD_PARTS(prefix, config_type)                                              \
 	.options = &lb_##prefix##_cmd, .schema = &lb_schema_##prefix,                       \
 	.config_size = sizeof(config_type), LB_WORKLOAD_STAGES(prefix)

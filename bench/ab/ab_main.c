@@ -65,9 +65,7 @@ static int ab_report(struct lb_run *run)
 static void ab_release(struct lb_run *run)
 {
 	struct lb_ab_results *res = run->results;
-	if (res)
-		lb_ab_cells_free(res->cells, res->n);
-	free(res);
+	lb_ab_cells_free(res->cells, res->n);
 }
 
 const struct lb_workload lb_workload_ab = {
@@ -77,4 +75,5 @@ const struct lb_workload lb_workload_ab = {
 	.signal_flags = 0, /* no SA_RESTART: the signal must cut the slice's sleep short */
 	.runnable_before = true, /* withholds contended verdicts on a busy machine */
 	LB_WORKLOAD_PARTS(ab, struct lb_ab_config),
+	.release = ab_release,
 };

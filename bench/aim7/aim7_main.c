@@ -409,11 +409,8 @@ static int aim7_report(struct lb_run *run)
 static void aim7_release(struct lb_run *run)
 {
 	struct aim7_results *res = run->results;
-	if (res) {
-		free(res->cells);
-		free(res->costs);
-	}
-	free(res);
+	free(res->cells);
+	free(res->costs);
 }
 
 const struct lb_workload lb_workload_aim7 = {
@@ -421,4 +418,5 @@ const struct lb_workload lb_workload_aim7 = {
 	.summary = "AIM7/re-aim work-alike: jobs/min of a simulated kernel on the locks",
 	.signals = LB_SIGNALS_END, /* a cut load point is worth nothing: temporaries removed */
 	LB_WORKLOAD_PARTS(aim7, struct aim_config),
+	.release = aim7_release,
 };

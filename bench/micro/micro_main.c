@@ -217,15 +217,12 @@ static int micro_report(struct lb_run *run)
 static void micro_release(struct lb_run *run)
 {
 	struct micro_results *res = run->results;
-	if (!res)
-		return;
 	for (size_t i = 0; res->cells && i < res->ncells; i++) {
 		for (unsigned int r = 0; r < res->cells[i].nruns; r++)
 			lb_run_result_free(&res->cells[i].runs[r]);
 		free(res->cells[i].runs);
 	}
 	free(res->cells);
-	free(res);
 }
 
 static void micro_outputs(const void *cfg_, struct lb_output_request req[LB_WORKLOAD_MAX_OUTPUTS])

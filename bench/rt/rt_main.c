@@ -166,8 +166,6 @@ static void rt_release(struct lb_run *run)
 {
 	const struct lb_rt_config *cfg = run->cfg;
 	struct rt_results *res = run->results;
-	if (!res)
-		return;
 	for (size_t l = 0; l < cfg->nlocks; l++) {
 		for (unsigned int r = 0; res->runs[l] && r < cfg->repeat; r++)
 			lb_rt_run_free(&res->runs[l][r]);
@@ -180,7 +178,6 @@ static void rt_release(struct lb_run *run)
 		free(res->runs[l]);
 		free(res->merged[l]);
 	}
-	free(res);
 }
 
 const struct lb_workload lb_workload_rt = {
@@ -189,4 +186,5 @@ const struct lb_workload lb_workload_rt = {
 	.signals = LB_SIGNALS_END, /* a cut run is worth nothing: temporaries removed */
 	.ignore_sigpipe = true,
 	LB_WORKLOAD_PARTS(rt, struct lb_rt_config),
+	.release = rt_release,
 };

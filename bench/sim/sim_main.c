@@ -16,10 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One allocation, freed by the driver. */
 struct simb_results {
-	struct lb_simb_cell *cells;
 	size_t n;
 	bool failed;
+	struct lb_simb_cell cells[];
 };
 
 static void sim_parse(int argc, char **argv, void *cfg)
@@ -74,9 +75,9 @@ static int sim_run(struct lb_run *run)
 {
 	const struct lb_simb_config *cfg = run->cfg;
 	size_t max = cfg->nlocks * cfg->ncpus * cfg->nthreads;
-	struct simb_results *res = calloc(1, sizeof(*res));
+	struct simb_results *res = calloc(1, sizeof(*res) + max * sizeof(res->cells[0]));
 	run->results = res;
-	if (!res || !(res->cells = calloc(max, sizeof(*res->cells)))) {
+	if (!res) {
 		fprintf(stderr, "lockbench: sim: out of memory\n");
 		return 1;
 	}
@@ -100,14 +101,6 @@ static int sim_report(struct lb_run *run)
 	if (run->file[0].fp)
 		lb_simb_write_json(run->file[0].fp, run->cfg, &run->rec, res->cells, res->n);
 	return res->failed ? 1 : 0;
-}
-
-static void sim_release(struct lb_run *run)
-{
-	struct simb_results *res = run->results;
-	if (res)
-		free(res->cells);
-	free(res);
 }
 
 const struct lb_workload lb_workload_sim = {

@@ -17,9 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One allocation, freed by the driver. */
 struct slab_results {
-	struct lb_slab_protect_result *pr; /* Table A, or NULL */
-	struct lb_slab_bulk_result *br;    /* Table B, or NULL */
+	struct lb_slab_protect_result *pr; /* Table A (&protect), or NULL */
+	struct lb_slab_bulk_result *br;    /* Table B (&bulk), or NULL */
+	struct lb_slab_protect_result protect;
+	struct lb_slab_bulk_result bulk;
 };
 
 static void slab_parse(int argc, char **argv, void *cfg)
@@ -83,14 +86,12 @@ static int slab_run(struct lb_run *run)
 	fflush(run->out);
 	struct slab_results *res = calloc(1, sizeof(*res));
 	run->results = res;
-	if (res) {
-		res->pr = cfg->table_protect ? calloc(1, sizeof(*res->pr)) : NULL;
-		res->br = cfg->table_bulk ? calloc(1, sizeof(*res->br)) : NULL;
-	}
-	if (!res || (cfg->table_protect && !res->pr) || (cfg->table_bulk && !res->br)) {
+	if (!res) {
 		fprintf(stderr, "lockbench: slab: out of memory\n");
 		return 1;
 	}
+	res->pr = cfg->table_protect ? &res->protect : NULL;
+	res->br = cfg->table_bulk ? &res->bulk : NULL;
 	struct lb_progress pg;
 	lb_progress_begin(&pg, stderr, cfg->quiet, (res->pr != NULL) + (res->br != NULL), 0, -1);
 	int rc = res->pr && run_table(run, &pg, "Table A", "protection cost", table_a);
@@ -109,16 +110,6 @@ static int slab_report(struct lb_run *run)
 	if (run->file[0].fp)
 		lb_slab_write_json(run->file[0].fp, run->cfg, &run->rec, res->pr, res->br);
 	return 0;
-}
-
-static void slab_release(struct lb_run *run)
-{
-	struct slab_results *res = run->results;
-	if (res) {
-		free(res->pr);
-		free(res->br);
-	}
-	free(res);
 }
 
 const struct lb_workload lb_workload_slab = {
