@@ -150,6 +150,19 @@ static char *task_start(struct task *t, char fill)
 	return buf;
 }
 
+/* A load task's end, after a task_start() that returned buf: the end time
+ * and state for the report and the watchdog, its allocator caches flushed
+ * back, its buffer freed. */
+static void *task_end(struct task *t, char *buf)
+{
+	t->end_ns = lb_now_ns();
+	atomic_store_explicit(&t->info.state, LB_RT_ST_DONE, RLX);
+	lb_slub_cpu_fini(&t->slab);
+	lb_slub_cpu_fini(&t->head_slab);
+	free(buf);
+	return NULL;
+}
+
 static void *sender_main(void *arg)
 {
 	struct task *t = arg;
@@ -209,12 +222,7 @@ static void *sender_main(void *arg)
 		}
 	}
 end:
-	t->end_ns = lb_now_ns();
-	atomic_store_explicit(&t->info.state, LB_RT_ST_DONE, RLX);
-	lb_slub_cpu_fini(&t->slab);
-	lb_slub_cpu_fini(&t->head_slab);
-	free(out);
-	return NULL;
+	return task_end(t, out);
 }
 
 static void *receiver_main(void *arg)
@@ -255,12 +263,7 @@ static void *receiver_main(void *arg)
 			lb_slub_debug_hold_lock(&t->slab); /* never returns */
 		}
 	}
-	t->end_ns = lb_now_ns();
-	atomic_store_explicit(&t->info.state, LB_RT_ST_DONE, RLX);
-	lb_slub_cpu_fini(&t->slab);
-	lb_slub_cpu_fini(&t->head_slab);
-	free(buf);
-	return NULL;
+	return task_end(t, buf);
 }
 
 /* ---- the cyclictest-alike -------------------------------------------- */
@@ -522,23 +525,26 @@ void lb_rt_run_free(struct lb_rt_run *r)
 	r->nrt = 0;
 }
 
+/* One latency gauge of src into dst: <g>_min_us, _max_us, _act_us (the last
+ * sample) and _sum_us over `count` samples; a side with none has no
+ * minimum or last sample.  A macro: the wake-up gauge is in whole µs (long,
+ * cyclictest's), the allocation gauge in fractions (double). */
+#define MERGE_GAUGE(dst, src, g, count)                                                   \
+	do {                                                                               \
+		if (!(dst)->count || ((src)->count && (src)->g##_min_us < (dst)->g##_min_us)) \
+			(dst)->g##_min_us = (src)->g##_min_us;                                 \
+		if ((src)->g##_max_us > (dst)->g##_max_us)                                     \
+			(dst)->g##_max_us = (src)->g##_max_us;                                 \
+		if ((src)->count)                                                              \
+			(dst)->g##_act_us = (src)->g##_act_us;                                 \
+		(dst)->g##_sum_us += (src)->g##_sum_us;                                        \
+	} while (0)
+
 void lb_rt_stats_merge(struct lb_rt_thread_stats *dst, const struct lb_rt_thread_stats *src,
 		       unsigned int histogram_us)
 {
-	if (!dst->cycles || (src->cycles && src->wake_min_us < dst->wake_min_us))
-		dst->wake_min_us = src->wake_min_us;
-	if (src->wake_max_us > dst->wake_max_us)
-		dst->wake_max_us = src->wake_max_us;
-	if (src->cycles)
-		dst->wake_act_us = src->wake_act_us;
-	dst->wake_sum_us += src->wake_sum_us;
-	if (!dst->alloc_n || (src->alloc_n && src->alloc_min_us < dst->alloc_min_us))
-		dst->alloc_min_us = src->alloc_min_us;
-	if (src->alloc_max_us > dst->alloc_max_us)
-		dst->alloc_max_us = src->alloc_max_us;
-	if (src->alloc_n)
-		dst->alloc_act_us = src->alloc_act_us;
-	dst->alloc_sum_us += src->alloc_sum_us;
+	MERGE_GAUGE(dst, src, wake, cycles);
+	MERGE_GAUGE(dst, src, alloc, alloc_n);
 	dst->alloc_failed += src->alloc_failed;
 	if (dst->alloc_hist && src->alloc_hist)
 		lb_hist_merge(dst->alloc_hist, src->alloc_hist);
