@@ -1090,15 +1090,6 @@ void lb_rt_print_compare(FILE *out, const struct lb_rt_config *cfg,
 
 /* ---- files ----------------------------------------------------------- */
 
-static void json_number(struct lb_json *j, const char *key, double v)
-{
-	lb_json_key(j, key);
-	if (isnan(v))
-		lb_json_null(j);
-	else
-		lb_json_double(j, v);
-}
-
 static void json_rt_thread(struct lb_json *j, unsigned int i, const struct lb_rt_thread_stats *s,
 			   unsigned int histogram_us)
 {
@@ -1111,7 +1102,7 @@ static void json_rt_thread(struct lb_json *j, unsigned int i, const struct lb_rt
 	lb_json_kv_uint(j, "cycles", s->cycles);
 	lb_json_kv_int(j, "wake_min_us", s->wake_min_us);
 	lb_json_kv_int(j, "wake_act_us", s->wake_act_us);
-	json_number(j, "wake_avg_us", s->cycles ? s->wake_sum_us / (double)s->cycles : NAN);
+	lb_json_kv_double(j, "wake_avg_us", s->cycles ? s->wake_sum_us / (double)s->cycles : NAN);
 	lb_json_kv_int(j, "wake_max_us", s->wake_max_us);
 	lb_json_kv_uint(j, "alloc_n", s->alloc_n);
 	if (s->alloc_n) {
@@ -1241,14 +1232,14 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 			lb_json_key(&j, "vs_first");
 			lb_json_object_begin(&j);
 			lb_json_kv_string(&j, "list_lock", cfg->locks[0]->name);
-			json_number(&j, "elapsed_ratio", sp.ratio);
-			json_number(&j, "cpu_work_ratio", sp.work);
-			json_number(&j, "idle_factor", sp.idle);
-			json_number(&j, "idle_share", sp.idle_share);
+			lb_json_kv_double(&j, "elapsed_ratio", sp.ratio);
+			lb_json_kv_double(&j, "cpu_work_ratio", sp.work);
+			lb_json_kv_double(&j, "idle_factor", sp.idle);
+			lb_json_kv_double(&j, "idle_share", sp.idle_share);
 			struct running_split rsp;
 			split_running(runs_by_lock[0], runs, nrepeat, &rsp);
-			json_number(&j, "running2plus_share_first", rsp.lo[0]);
-			json_number(&j, "running2plus_share", rsp.lo[1]);
+			lb_json_kv_double(&j, "running2plus_share_first", rsp.lo[0]);
+			lb_json_kv_double(&j, "running2plus_share", rsp.lo[1]);
 			lb_json_kv_string(&j, "running_mechanism", running_gate_name(rsp.gate));
 			lb_json_kv_string(&j, "elapsed_mechanism",
 					  !sp.gauged		     ? "not gauged"
@@ -1287,7 +1278,7 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 			lb_json_object_begin(&j);
 			lb_json_kv_uint(&j, "repeat_index", runs[r].repeat_index);
 			for (int m = 0; m < M_COUNT; m++)
-				json_number(&j, rt_metrics[m].key, metric(&runs[r], (enum rt_metric)m));
+				lb_json_kv_double(&j, rt_metrics[m].key, metric(&runs[r], (enum rt_metric)m));
 			json_running(&j, &runs[r]);
 			json_sites(&j, &runs[r]);
 			lb_json_key(&j, "rt");
