@@ -38,6 +38,7 @@ struct lb_simb_config {
 	struct lb_sim_machine machine;
 	const char *json_path;
 	bool quiet;
+	const char *measure_path; /* --measure-machine: write this machine file, run no cell */
 };
 
 /* One cell's figures (model predictions) and what it cost the host. */

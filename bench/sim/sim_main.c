@@ -7,6 +7,7 @@
  * An interrupt stops between cells; the finished ones are reported.
  */
 #include "sim_cell.h"
+#include "sim_measure.h"
 #include "workload.h"
 #include "lb_progress.h"
 #include "lb_stop.h"
@@ -15,6 +16,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* One allocation, freed by the driver. */
 struct simb_results {
@@ -71,9 +73,55 @@ static bool one_cell(struct lb_run *run, struct simb_results *res, const struct 
 	return true;
 }
 
+/*
+ * --measure-machine: probe this machine and write its machine file whole
+ * (a temporary file renamed over FILE), then print it.  1 when a probe
+ * could not run or the file could not be written (nothing is left at FILE).
+ */
+static int measure_machine(struct lb_run *run, const char *path)
+{
+	struct lb_simb_measured *m = calloc(1, sizeof(*m));
+	char tmp[4200];
+	int rc = 1;
+	if (!m) {
+		fprintf(stderr, "lockbench: sim: out of memory\n");
+		return 1;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	if (lb_simb_measure(m) == 0) {
+		FILE *f = fopen(tmp, "w");
+		if (f) {
+			lb_simb_measured_write(f, m, "measured-here");
+			bool ok = !ferror(f);
+			ok = fclose(f) == 0 && ok;
+			if (ok && rename(tmp, path) == 0)
+				rc = 0;
+			else
+				remove(tmp);
+		}
+		if (rc)
+			fprintf(stderr, "lockbench: sim: --measure-machine: cannot write '%s': %s\n",
+				path, strerror(errno));
+	}
+	if (rc == 0) {
+		fprintf(run->out, "# measured machine file written to %s:\n", path);
+		lb_simb_measured_write(run->out, m, "measured-here");
+	}
+	free(m);
+	return rc;
+}
+
 static int sim_run(struct lb_run *run)
 {
 	const struct lb_simb_config *cfg = run->cfg;
+	if (cfg->measure_path) {
+		struct simb_results *none = calloc(1, sizeof(*none));
+		run->results = none;
+		if (!none)
+			return 1;
+		none->failed = measure_machine(run, cfg->measure_path) != 0;
+		return 0;
+	}
 	size_t max = cfg->nlocks * cfg->ncpus * cfg->nthreads;
 	struct simb_results *res = calloc(1, sizeof(*res) + max * sizeof(res->cells[0]));
 	run->results = res;

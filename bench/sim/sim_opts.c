@@ -5,6 +5,7 @@
 #include "lb_opt.h"
 #include "lb_registry.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 struct simb_args {
 	struct lb_simb_config cfg;
 	const char *machine;
+	const char *measure;
 };
 
 static void sim_lock_names(char *buf, size_t len)
@@ -69,6 +71,10 @@ static const struct lb_opt sim_opts[] = {
 	{ .name = "machine", .short_name = 'm', .kind = LB_OPT_STRING, .arg = "FILE",
 	  .help = "the machine file (engines/sim/machines/*.machine)", .needs = "a machine file",
 	  .offset = LB_OPT_AT(T, machine, const char *) },
+	{ .name = "measure-machine", .kind = LB_OPT_STRING, .arg = "FILE",
+	  .help = "measure this machine (a few seconds of probes) and write\n"
+		  "its machine file to FILE; runs no cell (doc/sim.md)",
+	  .needs = "a file to write", .offset = LB_OPT_AT(T, measure, const char *) },
 	{ .name = "lock", .short_name = 'l', .kind = LB_OPT_CUSTOM, .arg = "LIST",
 	  .help = "locks to simulate, comma separated (default ticket,qspinlock)",
 	  .def = "ticket,qspinlock", .parse = parse_locks },
@@ -123,6 +129,33 @@ const struct lb_opt_cmd lb_sim_cmd = {
 	.opts = sim_opts,
 };
 
+/*
+ * --measure-machine writes a file and runs no cell: an option of a cell is
+ * refused rather than ignored, and FILE must be writable now (it is
+ * written whole, through a temporary file, after the probes).
+ */
+static void check_measure(struct simb_args *a, const struct lb_opt_seen *seen)
+{
+	static const char *const cell_opts[] = { "machine", "lock", "threads", "cpus", "cs",
+						 "par", "duration", "seed", "json" };
+	for (size_t i = 0; i < sizeof(cell_opts) / sizeof(cell_opts[0]); i++)
+		if (lb_opt_given(&lb_sim_cmd, seen, cell_opts[i]))
+			lb_usage_error("--measure-machine: runs no cell, so --%s does not apply; "
+				       "accepted: --measure-machine FILE [--quiet]", cell_opts[i]);
+	char tmp[4200];
+	if (!a->measure[0] || strlen(a->measure) > 4000)
+		lb_usage_error("--measure-machine: '%s' is not a file name; accepted: a path to "
+			       "write", a->measure);
+	snprintf(tmp, sizeof(tmp), "%s.tmp.check", a->measure);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		lb_usage_error("--measure-machine: cannot write '%s' (%s); accepted: a path in a "
+			       "writable folder", a->measure, strerror(errno));
+	fclose(f);
+	remove(tmp);
+	a->cfg.measure_path = a->measure;
+}
+
 void lb_simb_parse(int argc, char **argv, struct lb_simb_config *cfg)
 {
 	struct simb_args a = { 0 };
@@ -130,6 +163,11 @@ void lb_simb_parse(int argc, char **argv, struct lb_simb_config *cfg)
 	char err[512];
 
 	lb_opt_parse(&lb_sim_cmd, argc, argv, &a, &seen);
+	if (a.measure) {
+		check_measure(&a, &seen);
+		*cfg = a.cfg;
+		return;
+	}
 	if (!a.machine)
 		lb_usage_error("--machine: needs a machine file; accepted: a file such as "
 			       "engines/sim/machines/opteron-48.machine");

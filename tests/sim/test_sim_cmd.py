@@ -87,7 +87,13 @@ def cli():
              (["-m", TWO, "-t", "0"], "--threads"),
              # bench's bare --cs is loop iterations: here it needs a unit
              (["-m", TWO, "--cs", "50"], "--cs"),
-             (["-m", TWO, "--par", "2"], "--par")]
+             (["-m", TWO, "--par", "2"], "--par"),
+             # --measure-machine writes a file and runs no cell (no probe runs here:
+             # each case is refused before measuring)
+             (["--measure-machine"], "--measure-machine"),
+             (["--measure-machine", "/nonexistent-dir/m.machine"], "--measure-machine"),
+             (["--measure-machine", "m.machine", "-m", TWO], "--measure-machine"),
+             (["--measure-machine", "m.machine", "-t", "4"], "--measure-machine")]
     for args, opt in cases:
         r = sim(args)
         lines = r.stderr.strip().splitlines()
