@@ -58,6 +58,10 @@ struct lb_simb_cell {
 	bool nolock;              /* `none`: excludes nobody by design, not checked */
 	uint64_t digest;          /* of every event (same seed: same digest) */
 	double host_s, host_cpu_s; /* host wall and CPU time of the cell */
+	/* The lock's own event counters (bench --explain's), read from the
+	 * simulated copy after the cell: events since its init, in virtual time. */
+	struct lb_counter counters[LB_MAX_COUNTERS];
+	size_t ncounters;
 };
 
 /* sim_opts.c */

@@ -108,6 +108,14 @@ static void cell_json(struct lb_json *j, const struct lb_simb_cell *c)
 	lb_json_kv_uint(j, "wakeups", c->wakeups);
 	lb_json_kv_uint(j, "violations", c->violations);
 	lb_json_kv_bool(j, "check_ok", c->counter_ok);
+	if (c->ncounters) {
+		/* the lock's own counters, as bench --explain writes them */
+		lb_json_key(j, "counters");
+		lb_json_object_begin(j);
+		for (size_t i = 0; i < c->ncounters; i++)
+			lb_json_kv_uint(j, c->counters[i].name, c->counters[i].value);
+		lb_json_object_end(j);
+	}
 	char digest[32];
 	snprintf(digest, sizeof(digest), "%016llx", (unsigned long long)c->digest);
 	lb_json_kv_string(j, "event_digest", digest);

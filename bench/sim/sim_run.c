@@ -204,6 +204,9 @@ int lb_simb_run_cell(const struct lb_simb_config *cfg, const struct lb_lock_ops 
 		err = run_world(w, out);
 		out->host_s = host_s(CLOCK_MONOTONIC) - t0;
 		out->host_cpu_s = host_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+		/* Outside the world the interposed loads are plain loads. */
+		if (ops->counters)
+			out->ncounters = ops->counters(st.lock, out->counters, LB_MAX_COUNTERS);
 	}
 	if (w)
 		lb_sim_destroy(w);

@@ -54,6 +54,12 @@ def locks():
            and cfg.get("machine", {}).get("file") == TWO,
            "JSON: lockbench-sim, model sim, label, the machine file named")
         ok(len(j.get("results", [])) == 4, "JSON: four cells")
+        # The lock's own counters (bench --explain's) come from the simulated copy:
+        # mutex counts every acquisition in exactly one of its acquisition classes.
+        cnt = {c["params"]["lock"]: c["runs"][0].get("counters") for c in j.get("results", [])}
+        mc = cnt.get("mutex") or {}
+        ok(cnt.get("ticket") is None and mc.get("fast", 0) + mc.get("spin_won", 0) +
+           mc.get("sleeps", 0) > 0, "JSON: mutex's own counters, none for ticket (%s)" % mc)
 
 
 def determinism():
