@@ -84,18 +84,26 @@ lbtap.ok(rc == 0 and isinstance(run.get("read_ops_per_sec"), (int, float)) and
 # (The old code's ovh_ns grew by all of the CPU time the lines added; on a
 # loaded machine the in-run cost of the writes exceeds their calibration,
 # so the check is on the share, not on zero.)
-ovh, cpu = {}, {}
-for lines in (1, 32):
-    rc, so, se, doc = bench(["-l", "none", "-t", "1", "-d", "150ms", "-r", "3",
-                             "--cs-lines", str(lines)])
-    c = cell(doc, "none", 1)
-    ovh[lines] = c["summary"]["overhead_ns"]["median"] if c else None
-    cpu[lines] = c["summary"]["cpu_ns_per_op"]["median"] if c else None
-grow = (ovh[32] - ovh[1]) if None not in ovh.values() else None
-cgrow = (cpu[32] - cpu[1]) if None not in cpu.values() else None
-lbtap.ok(grow is not None and cgrow and cgrow > 0 and grow < 0.6 * cgrow,
-         f"ovh_ns of none grows {grow} ns from 1 to 32 shared lines, under 60 % of the "
-         f"{cgrow} ns the lines add to CPU/op")
+# Up to three attempts, each a fresh pair of runs: on a machine loaded by
+# other work (load 63) one pair's medians moved apart by more than the lines
+# cost (14.6 of 23.1 ns); the old code's overhead grew by all of it, in
+# every attempt.
+for attempt in range(3):
+    ovh, cpu = {}, {}
+    for lines in (1, 32):
+        rc, so, se, doc = bench(["-l", "none", "-t", "1", "-d", "150ms", "-r", "3",
+                                 "--cs-lines", str(lines)])
+        c = cell(doc, "none", 1)
+        ovh[lines] = c["summary"]["overhead_ns"]["median"] if c else None
+        cpu[lines] = c["summary"]["cpu_ns_per_op"]["median"] if c else None
+    grow = (ovh[32] - ovh[1]) if None not in ovh.values() else None
+    cgrow = (cpu[32] - cpu[1]) if None not in cpu.values() else None
+    good = grow is not None and cgrow and cgrow > 0 and grow < 0.6 * cgrow
+    if good or grow is None:
+        break
+    lbtap.diag(f"attempt {attempt + 1}: ovh_ns grew {grow} ns, CPU/op {cgrow} ns")
+lbtap.ok(good, f"ovh_ns of none grows {grow} ns from 1 to 32 shared lines, under 60 % of the "
+               f"{cgrow} ns the lines add to CPU/op (attempt {attempt + 1})")
 
 # Fairness over the window where all threads ran: thread 0 starts 400 ms
 # late (the test hook); the figures come from the window counts.  (250 ms
