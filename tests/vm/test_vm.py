@@ -8,7 +8,8 @@
 scale: ONE boot of a CPUS-CPU, NODES-node guest (default 16 and 4) that
 runs tests/vm/guest_checks.py against BUILD_DIR; its TAP comes back as this
 test's.  LB_VM_FULL=1: 64 CPUs on 8 nodes and the long form (more locks,
-ab, aim7, rt, slab), unless CPUS and NODES are given.
+ab, aim7, rt, slab), unless CPUS and NODES are given.  LB_VM_ONLY=rt (a
+comma list): only those checks (guest_checks.py --only), the pace first.
 initramfs: the initramfs builder takes the kernel's modules in dependency
 order, and refuses (exit 1, one line naming it) a tree that lacks one.
 Either skips (TAP plan 1..0 # SKIP) when qemu, the kernel or busybox-static
@@ -125,6 +126,8 @@ def scale(vmc, build, cpus, nodes, full):
             os.path.join(HERE, "guest_checks.py"), "--build", os.path.abspath(build),
             "--cpus", str(cpus), "--nodes", str(nodes), "--budget", str(timeout),
             "--host-ns-per-op", f"{host_ns_per_op(build):.3f}"] + (["--full"] if full else [])
+    if os.environ.get("LB_VM_ONLY"):
+        args += ["--only", os.environ["LB_VM_ONLY"]]
     t0 = time.monotonic()
     p = vm_check(vmc, args, timeout + 30)
     # A guest that printed nothing at all by the timeout never reached the
