@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from lbtap import done, ok, unwrap  # tests/lbtap.py
+from lbtap import diag, done, ok, unwrap  # tests/lbtap.py
 
 LB = sys.argv[1]
 
@@ -150,11 +150,27 @@ def check_outputs(outdir):
     two_cpus = len(os.sched_getaffinity(0)) >= 2
     probes = [run_[k] for c in res for run_ in c["runs"] for k in ("c2c_before_ns", "c2c_after_ns")]
     cpus = doc.get("config", {}).get("c2c_cpus", "absent")
-    ok(len(probes) == 24 and (cpus is None and all(p is None for p in probes) if not two_cpus else
-                              isinstance(cpus, list) and len(cpus) == 2 and cpus[0] != cpus[1] and
-                              all(p is None or p > 0 for p in probes) and
-                              any(p is not None for p in probes)),
-       f"JSON: config.c2c_cpus {cpus} and a round trip before and after each run (ns or null)")
+    counted, more = len(probes), 0
+    # A probe is null when its 20-ms budget ran out before both threads ran
+    # (all 24 did, under ThreadSanitizer beside other work): more short runs,
+    # up to three, for one probe that ends, before calling the probe broken.
+    while two_cpus and probes and all(p is None for p in probes) and more < 3:
+        more += 1
+        diag(f"every c2c probe null: one more run ({more})")
+        extra = os.path.join(outdir, "c2c.json")
+        run(["bench", "--lock", "none", "--threads", "1", "--duration", "10ms", "--repeat", "3",
+             "--json", extra, "-q"])
+        try:
+            probes += [run_[k] for c in json.load(open(extra))["results"] for run_ in c["runs"]
+                       for k in ("c2c_before_ns", "c2c_after_ns")]
+        except (OSError, ValueError, KeyError):
+            pass
+    ok(counted == 24 and (cpus is None and all(p is None for p in probes) if not two_cpus else
+                          isinstance(cpus, list) and len(cpus) == 2 and cpus[0] != cpus[1] and
+                          all(p is None or p > 0 for p in probes) and
+                          any(p is not None for p in probes)),
+       f"JSON: config.c2c_cpus {cpus} and a round trip before and after each run (ns or null; "
+       f"{more} more runs)")
     tas1 = [c for c in res if c["lock"] == "tas" and c["threads"] == 1][0]
     ok(tas1["runs"][0]["lost_updates"] == 0 and tas1["summary"]["ops_per_sec"]["mean"] > 0,
        "tas at 1 thread: positive throughput, no lost updates")
