@@ -613,9 +613,14 @@ def scenario_process(tmp):
     if r.returncode == 0:
         with open(js) as f:
             clock_ms = json.load(f)["results"][0]["runs"][0]["task_clock_ms"]
-    ok(clock_ms is not None and cpu_ms > 0 and clock_ms >= 0.6 * cpu_ms,
-       "task-clock (%s ms) counts the task processes: >= 60%% of their CPU time (%.0f ms)"
-       % (clock_ms, cpu_ms))
+    # RUSAGE_CHILDREN also holds lockbench's own start before the counters
+    # open, which a sanitizer makes heavy: under ASan beside other work the
+    # window held 254 of 430 ms.  Without the task processes the window
+    # would hold the parent's forks and waits alone, far under either share.
+    share = 0.4 if sanitized else 0.6
+    ok(clock_ms is not None and cpu_ms > 0 and clock_ms >= share * cpu_ms,
+       "task-clock (%s ms) counts the task processes: >= %d%% of their CPU time (%.0f ms)"
+       % (clock_ms, 100 * share, cpu_ms))
     leftovers()
     fork_failure()
     # A lock that cannot be shared: one line, exit 2, nothing run.
