@@ -16,12 +16,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* One allocation, freed by the driver. */
 struct simb_results {
 	size_t n;
 	bool failed;
+	struct lb_simb_measured measured; /* --measure-machine's probes */
 	struct lb_simb_cell cells[];
 };
 
@@ -34,6 +34,9 @@ static void sim_outputs(const void *cfg_, struct lb_output_request req[LB_WORKLO
 {
 	const struct lb_simb_config *cfg = cfg_;
 	req[0] = (struct lb_output_request){ "--json", cfg->json_path };
+	/* The machine file: opened (so checked) before the probes, written
+	 * whole by the driver's commit, removed on a failure or a signal. */
+	req[1] = (struct lb_output_request){ "--measure-machine", cfg->measure_path };
 }
 
 /* One cell: run, print; false when it failed. */
@@ -73,62 +76,18 @@ static bool one_cell(struct lb_run *run, struct simb_results *res, const struct 
 	return true;
 }
 
-/*
- * --measure-machine: probe this machine and write its machine file whole
- * (a temporary file renamed over FILE), then print it.  1 when a probe
- * could not run or the file could not be written (nothing is left at FILE).
- */
-static int measure_machine(struct lb_run *run, const char *path)
-{
-	struct lb_simb_measured *m = calloc(1, sizeof(*m));
-	char tmp[4200];
-	int rc = 1;
-	if (!m) {
-		fprintf(stderr, "lockbench: sim: out of memory\n");
-		return 1;
-	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	if (lb_simb_measure(m) == 0) {
-		FILE *f = fopen(tmp, "w");
-		if (f) {
-			lb_simb_measured_write(f, m, "measured-here");
-			bool ok = !ferror(f);
-			ok = fclose(f) == 0 && ok;
-			if (ok && rename(tmp, path) == 0)
-				rc = 0;
-			else
-				remove(tmp);
-		}
-		if (rc)
-			fprintf(stderr, "lockbench: sim: --measure-machine: cannot write '%s': %s\n",
-				path, strerror(errno));
-	}
-	if (rc == 0) {
-		fprintf(run->out, "# measured machine file written to %s:\n", path);
-		lb_simb_measured_write(run->out, m, "measured-here");
-	}
-	free(m);
-	return rc;
-}
-
 static int sim_run(struct lb_run *run)
 {
 	const struct lb_simb_config *cfg = run->cfg;
-	if (cfg->measure_path) {
-		struct simb_results *none = calloc(1, sizeof(*none));
-		run->results = none;
-		if (!none)
-			return 1;
-		none->failed = measure_machine(run, cfg->measure_path) != 0;
-		return 0;
-	}
-	size_t max = cfg->nlocks * cfg->ncpus * cfg->nthreads;
+	size_t max = cfg->measure_path ? 0 : cfg->nlocks * cfg->ncpus * cfg->nthreads;
 	struct simb_results *res = calloc(1, sizeof(*res) + max * sizeof(res->cells[0]));
 	run->results = res;
 	if (!res) {
 		fprintf(stderr, "lockbench: sim: out of memory\n");
 		return 1;
 	}
+	if (cfg->measure_path)
+		return lb_simb_measure(&res->measured) ? 1 : 0; /* its line said why */
 	lb_simb_print_header(run->out, cfg);
 	fflush(run->out);
 	struct lb_progress pg;
@@ -145,7 +104,14 @@ static int sim_run(struct lb_run *run)
 
 static int sim_report(struct lb_run *run)
 {
+	const struct lb_simb_config *cfg = run->cfg;
 	struct simb_results *res = run->results;
+	if (cfg->measure_path) {
+		lb_simb_measured_write(run->file[1].fp, &res->measured, "measured-here");
+		fprintf(run->out, "# measured machine file written to %s:\n", cfg->measure_path);
+		lb_simb_measured_write(run->out, &res->measured, "measured-here");
+		return 0;
+	}
 	if (run->file[0].fp)
 		lb_simb_write_json(run->file[0].fp, run->cfg, &run->rec, res->cells, res->n);
 	return res->failed ? 1 : 0;

@@ -9,6 +9,7 @@
 #include "lb_c2c.h"
 #include "lb_stats.h"
 #include "lb_time.h"
+#include "lb_topo.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -121,14 +122,6 @@ struct pingpong {
 	uint64_t deadline;
 };
 
-static void pin(int cpu)
-{
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
-
 /* Sleep until pp->word != val; false past the deadline. */
 static bool wait_flip(struct pingpong *pp, uint32_t val)
 {
@@ -153,7 +146,7 @@ static void flip(struct pingpong *pp, uint32_t to)
 static void *pong(void *arg)
 {
 	struct pingpong *pp = arg;
-	pin(pp->cpu);
+	lb_pin_self(pp->cpu);
 	for (unsigned int i = 0; i < PINGPONGS; i++) {
 		if (!wait_flip(pp, 0)) {
 			atomic_store_explicit(&pp->failed, 1, memory_order_relaxed);
@@ -171,7 +164,7 @@ static double pingpong_once(int cpu_a, int cpu_b)
 	pthread_t t;
 	cpu_set_t old;
 	pthread_getaffinity_np(pthread_self(), sizeof(old), &old);
-	pin(cpu_a);
+	lb_pin_self(cpu_a);
 	if (pthread_create(&t, NULL, pong, &pp)) {
 		pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
 		return -1;
@@ -192,6 +185,14 @@ static double pingpong_once(int cpu_a, int cpu_b)
 	if (!ok || atomic_load_explicit(&pp.failed, memory_order_relaxed))
 		return -1;
 	return (double)(t1 - t0) / PINGPONGS;
+}
+
+/* REPEATS samples of once(), each less `less`, and their median. */
+static void sample(struct lb_simb_probe *p, double (*once)(void), double less)
+{
+	for (unsigned int r = 0; r < REPEATS; r++)
+		p->samples[p->n++] = once() - less;
+	p->value = med_of(p);
 }
 
 static void sleep_ms(long ms)
@@ -280,22 +281,15 @@ int lb_simb_measure(struct lb_simb_measured *m)
 		return -1;
 	}
 	struct lb_simb_probe *p = m->p;
-	for (unsigned int r = 0; r < REPEATS; r++)
-		p[LB_SIMB_P_L1_HIT].samples[p[LB_SIMB_P_L1_HIT].n++] = l1_hit_once();
-	p[LB_SIMB_P_L1_HIT].value = med_of(&p[LB_SIMB_P_L1_HIT]);
-	for (unsigned int r = 0; r < REPEATS; r++)
-		p[LB_SIMB_P_RMW].samples[p[LB_SIMB_P_RMW].n++] =
-			rmw_once() - p[LB_SIMB_P_L1_HIT].value;
-	p[LB_SIMB_P_RMW].value = med_of(&p[LB_SIMB_P_RMW]);
+	sample(&p[LB_SIMB_P_L1_HIT], l1_hit_once, 0);
+	sample(&p[LB_SIMB_P_RMW], rmw_once, p[LB_SIMB_P_L1_HIT].value);
 	if (memory_probe(&p[LB_SIMB_P_MEMORY])) {
 		fprintf(stderr, "lockbench: sim: --measure-machine: out of memory for the "
 			"memory probe (64 MiB)\n");
 		return -1;
 	}
 	p[LB_SIMB_P_MEMORY].value = med_of(&p[LB_SIMB_P_MEMORY]);
-	for (unsigned int r = 0; r < REPEATS; r++)
-		p[LB_SIMB_P_SYSCALL].samples[p[LB_SIMB_P_SYSCALL].n++] = syscall_once();
-	p[LB_SIMB_P_SYSCALL].value = med_of(&p[LB_SIMB_P_SYSCALL]);
+	sample(&p[LB_SIMB_P_SYSCALL], syscall_once, 0);
 	c2c_probe(m, a, b);
 	switch_probes(m, a, b);
 	for (int i = 0; i < LB_SIMB_P_COUNT; i++)

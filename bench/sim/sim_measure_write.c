@@ -7,21 +7,14 @@
 #include "lb_stats.h"
 
 #include <math.h>
-#include <string.h>
 
 void lb_simb_probe_spread(const struct lb_simb_probe *p, double *med, double *lo, double *hi)
 {
-	double v[LB_SIMB_MEASURE_MAX_SAMPLES];
-	*med = *lo = *hi = 0;
-	if (!p->n)
-		return;
-	memcpy(v, p->samples, p->n * sizeof(v[0]));
-	*med = lb_median(v, p->n);
-	*lo = *hi = p->samples[0];
-	for (unsigned int i = 1; i < p->n; i++) {
-		*lo = fmin(*lo, p->samples[i]);
-		*hi = fmax(*hi, p->samples[i]);
-	}
+	struct lb_summary sum;
+	lb_summarize(p->samples, p->n, &sum); /* all zero for no sample */
+	*med = sum.median;
+	*lo = sum.min;
+	*hi = sum.max;
 }
 
 static unsigned long long whole_ns(double v)
