@@ -292,7 +292,6 @@ class Checks:
             ok(good, f"locktorture --type {lock} --duration {duration}: exit {rc}, "
                f"{'SUCCESS' if good else 'no SUCCESS'}")
 
-    # 5. The other workloads run, exit 0 and write parseable JSON.
     # 6. rt: the parts that scale with the machine, at a load a guest can
     # pass.  Its defaults pass 400,000 messages (10 groups x 20 senders x
     # 20 receivers x 100 loops) whatever the CPU count; in a TCG guest every
@@ -302,13 +301,10 @@ class Checks:
     # grows with the CPUs: one RT thread a CPU (up to 64), a cpu slab and a
     # raw-section mark a CPU, the slabs' geometry for N CPUs, the 400 tasks.
     def rt(self):
-        j = self.path("rt.json")
         wd = int(min(3600, max(5, 5 * self.slowdown)))
-        argv = [self.lb, "rt", "-r", "1", "-q", "-l", "1", "--watchdog", f"{wd}s",
-                "--run-timeout", f"{int(min(3600, self.left()))}s", "--json", j]
-        t0 = time.monotonic()
-        rc, out, err = run_cmd(argv, self.left())
-        diag(f"lockbench rt -l 1: {time.monotonic() - t0:.1f} s")
+        rec, out, err = self.workload("rt", ["rt", "-r", "1", "-q", "-l", "1", "--watchdog",
+                                             f"{wd}s", "--run-timeout",
+                                             f"{int(min(3600, self.left()))}s"])
         # The mechanism's gauges (doc/rt.md), and the watchdog's words.
         gauge, also = ("# list_lock", "# raw sections", "# allocator:"), \
             ("seconds time elapsed", "WATCHDOG", "held by", "in state")
@@ -318,16 +314,9 @@ class Checks:
             in_gauge = line.startswith(gauge) or (in_gauge and line.startswith("#   "))
             if in_gauge or any(k in line for k in also):
                 diag(line[:300])
-        rec = load_json(j) if rc == 0 else None
-        if rc != 0:
-            diag(out + err, last=10)
         self.kernel_lockups()
-        host = (rec or {}).get("host", {})
         res = ((rec or {}).get("results") or [{}])[0]
         run = (res.get("runs") or [{}])[0]
-        ok(rc == 0 and host.get("cpus_online") == self.a.cpus,
-           f"lockbench {' '.join(argv[1:-2])}: exit {rc}, JSON parses, says "
-           f"{host.get('cpus_online')} CPUs (want {self.a.cpus})")
         want = min(self.a.cpus, 64)
         cpus = sorted(t.get("cpu") for t in res.get("rt_threads", []))
         ok(res.get("params", {}).get("rt_threads") == want and cpus == list(range(want)),
@@ -350,7 +339,10 @@ class Checks:
         if len(lines) > 24:
             diag(f"kernel: ... {len(lines) - 24} more such lines")
 
+    # 5. The other workloads run, exit 0 and write parseable JSON.
     def workload(self, name, args, timeout=None):
+        """Run `lockbench ARGS --json`: exit 0, the JSON parses and says
+        this guest's CPU count.  (The record or None, stdout, stderr.)"""
         j = self.path(name + ".json")
         argv = [self.lb] + args + ["--json", j]
         t0 = time.monotonic()
@@ -364,7 +356,9 @@ class Checks:
                 diag(line[:400])
         cpus = (rec or {}).get("host", {}).get("cpus_online")
         ok(rc == 0 and isinstance(rec, dict) and cpus == self.a.cpus,
-           f"lockbench {' '.join(args)}: exit {rc}, JSON parses, says {self.a.cpus} CPUs")
+           f"lockbench {' '.join(args)}: exit {rc}, JSON parses, says {cpus} CPUs "
+           f"(want {self.a.cpus})")
+        return rec, out, err
 
 
 def preload(c):
