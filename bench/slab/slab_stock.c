@@ -256,6 +256,30 @@ slot_leave(struct lb_stock *s, struct lb_stock_thread *t, enum lb_prot prot, int
 		pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
+/*
+ * One slot operation inside the sigmask or lock section: a push of *obj,
+ * or a pop into *obj.  False when the section could not be entered or the
+ * slot was full or empty: the caller takes the slow path.  Inlined with a
+ * constant push, so each call keeps only its own operation.
+ */
+static inline __attribute__((always_inline)) bool
+slot_guarded(struct lb_stock *s, struct lb_stock_thread *t, void **obj, bool push)
+{
+	sigset_t old;
+	int slot = slot_enter(s, t, s->prot, &old);
+	if (slot < 0)
+		return false;
+	bool done;
+	if (push) {
+		done = slot_push(&s->slots[slot], *obj);
+	} else {
+		*obj = slot_pop(&s->slots[slot]);
+		done = *obj != NULL;
+	}
+	slot_leave(s, t, s->prot, slot, &old);
+	return done;
+}
+
 /* ---- cas: per-CPU freelist, head = ref | count << 32 | tag << 42 ------ */
 
 #define CAS_COUNT_SHIFT 32
@@ -386,15 +410,9 @@ void *lb_stock_alloc(struct lb_stock *s, struct lb_stock_thread *t)
 #endif
 		break;
 	case LB_PROT_SIGMASK:
-	case LB_PROT_LOCK: {
-		sigset_t old;
-		int slot = slot_enter(s, t, s->prot, &old);
-		if (slot >= 0) {
-			obj = slot_pop(&s->slots[slot]);
-			slot_leave(s, t, s->prot, slot, &old);
-		}
+	case LB_PROT_LOCK:
+		(void)slot_guarded(s, t, &obj, false);
 		break;
-	}
 	case LB_PROT_CAS:
 		obj = cas_pop(s);
 		break;
@@ -424,15 +442,9 @@ void lb_stock_free(struct lb_stock *s, struct lb_stock_thread *t, void *obj)
 #endif
 		break;
 	case LB_PROT_SIGMASK:
-	case LB_PROT_LOCK: {
-		sigset_t old;
-		int slot = slot_enter(s, t, s->prot, &old);
-		if (slot >= 0) {
-			done = slot_push(&s->slots[slot], obj);
-			slot_leave(s, t, s->prot, slot, &old);
-		}
+	case LB_PROT_LOCK:
+		done = slot_guarded(s, t, &obj, true);
 		break;
-	}
 	case LB_PROT_CAS:
 		done = cas_push(s, obj);
 		break;
