@@ -119,6 +119,20 @@ def cli():
        (wide[0][:60] + "..." if wide else "widest %d" % max(map(len, r.stdout.splitlines()))))
 
 
+def handler_installed(pid, limit=60.0):
+    """Wait until process pid catches SIGINT (its SigCgt mask in /proc)."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        try:
+            with open("/proc/%d/status" % pid) as f:
+                caught = [int(line.split()[1], 16) for line in f if line.startswith("SigCgt:")]
+        except OSError:
+            return
+        if caught and caught[0] >> (signal.SIGINT - 1) & 1:
+            return
+        time.sleep(0.01)
+
+
 def interrupt():
     # Side by side, each signalled at its own moment, so the signal lands on
     # whatever fiber runs then: one try in two hung before the fix.
@@ -129,7 +143,12 @@ def interrupt():
             p = subprocess.Popen([EXE, "sim", "-m", os.path.join(MDIR, "opteron-48.machine"),
                                   "-l", "qspinlock", "-t", "8", "-d", "60s", "-q", "--json", out],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            runs.append((p, out, 0.6 + 0.37 * i))
+            runs.append((p, out, 0.2 + 0.37 * i))
+        # Each signal lands in a run that has its handler: before that, a
+        # SIGINT would end it by the default action (a loaded machine can
+        # take longer than any fixed delay to get there).
+        for p, out, at in runs:
+            handler_installed(p.pid)
         t0 = time.monotonic()
         for p, out, at in runs:
             time.sleep(max(0.0, t0 + at - time.monotonic()))
@@ -145,7 +164,7 @@ def interrupt():
             except (OSError, ValueError):
                 doc = {}
             ok(p.returncode == 130 and doc.get("interrupted") is True,
-               "a SIGINT %.2f s in: exit 130 within 15 s, \"interrupted\": true (exit %s)"
+               "a SIGINT %.2f s after its handler: exit 130 within 15 s, \"interrupted\": true (exit %s)"
                % (at, p.returncode))
 
 
