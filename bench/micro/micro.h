@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "lockloop.h"
+#include "lb_c2c_pairs.h"
 #include "lb_lock_ops.h"
 #include "lb_time.h"
 #include "lb_stats.h"
@@ -99,8 +100,8 @@ void lb_report_table(FILE *out, const struct lb_micro_config *cfg,
 		     const struct lb_run_record *rec,
 		     const struct lb_hostinfo *host, const struct lb_cell *cells, size_t ncells);
 void lb_report_json(FILE *out, const struct lb_micro_config *cfg,
-		    const struct lb_run_record *rec,
-		    const struct lb_hostinfo *host, const struct lb_cell *cells, size_t ncells);
+		    const struct lb_run_record *rec, const struct lb_hostinfo *host,
+		    const struct lb_c2c_pairs *pairs, const struct lb_cell *cells, size_t ncells);
 void lb_report_csv(FILE *out, const struct lb_micro_config *cfg, const struct lb_cell *cells,
 		   size_t ncells);
 

@@ -59,6 +59,7 @@ struct micro_results {
 	double none_calls[LB_MICRO_MAX_REPEAT]; /* `none`'s own cost per round */
 	unsigned int nnone;
 	struct lb_progress progress;  /* a step per cell and round */
+	struct lb_c2c_pairs c2c_pairs; /* a many-CPU machine's round trips, before the runs */
 };
 
 static int alloc_cells(const struct lb_micro_config *cfg, struct micro_results *res)
@@ -164,6 +165,9 @@ static int micro_run(struct lb_run *run)
 	}
 	lb_progress_begin(&res->progress, stderr, cfg->quiet,
 			  (unsigned int)(cfg->repeat * res->ncells), 0, -1);
+	/* Where the CPUs of a many-CPU machine are from each other (a few ms). */
+	lb_c2c_pick_pairs(&res->c2c_pairs);
+	lb_c2c_measure_pairs(&res->c2c_pairs);
 	int rc = run_rounds(cfg, res);
 	lb_progress_end(&res->progress);
 	return rc;
@@ -200,6 +204,7 @@ static int micro_report(struct lb_run *run)
 	}
 	lb_cells_summarize(cells, n);
 	lb_report_table(run->out, cfg, rec, &rec->host, cells, n);
+	lb_c2c_pairs_print(run->out, &res->c2c_pairs);
 	report_lock_cost(run->out, cells, n, res->nnone ? lb_median(res->none_calls, res->nnone)
 							 : NAN);
 	fflush(run->out);
@@ -207,7 +212,7 @@ static int micro_report(struct lb_run *run)
 		if (cfg->json_gbench)
 			rc |= lb_report_gbench(json->fp, cfg, rec, &rec->host, cells, n) ? 1 : 0;
 		else
-			lb_report_json(json->fp, cfg, rec, &rec->host, cells, n);
+			lb_report_json(json->fp, cfg, rec, &rec->host, &res->c2c_pairs, cells, n);
 	}
 	if (csv->fp)
 		lb_report_csv(csv->fp, cfg, cells, n);

@@ -655,8 +655,8 @@ static void json_run(struct lb_json *j, const char *lock, const struct lb_run_re
 }
 
 void lb_report_json(FILE *out, const struct lb_micro_config *cfg,
-		    const struct lb_run_record *rec,
-		    const struct lb_hostinfo *host, const struct lb_cell *cells, size_t ncells)
+		    const struct lb_run_record *rec, const struct lb_hostinfo *host,
+		    const struct lb_c2c_pairs *pairs, const struct lb_cell *cells, size_t ncells)
 {
 	const struct lb_hostinfo h = *host;
 	struct lb_json j;
@@ -705,6 +705,9 @@ void lb_report_json(FILE *out, const struct lb_micro_config *cfg,
 		lb_json_kv_string(&j, "load_average_before", NULL);
 	lb_steal_json(&j, rec->steal_s); /* over the run stage, s (null: unknown) */
 	lb_json_object_end(&j);
+	/* Found while running: a many-CPU machine's round trips by CPU pair
+	 * (lib/lb_c2c_pairs.h; empty with fewer than three CPUs). */
+	lb_c2c_pairs_json(&j, pairs);
 
 	lb_json_key(&j, "results");
 	lb_json_array_begin(&j);

@@ -181,6 +181,28 @@ class Checks:
         ok(isinstance(pair, list) and len(pair) == 2 and pair[0] != pair[1]
            and all(c in self.nodes for c in pair),
            f"c2c probe pair {pair}: two distinct online CPUs")
+        self.c2c_pairs(rec)
+
+    # The round trip by CPU pair (lib/lb_c2c_pairs.h): the first CPU and its
+    # neighbour on its node, then the first CPU of each other node, each pair
+    # on the nodes the guest says, with a figure or null (never ran at once).
+    def c2c_pairs(self, rec):
+        pairs = (rec or {}).get("c2c_pairs")
+        nodes = self.nodes
+        by = self.one_cpu_per_node()
+        c0 = min(nodes)
+        home = nodes[c0]
+        want = ([[c0, by[home][1]]] if len(by[home]) > 1 else []) + \
+            [[c0, cpus[0]] for nd, cpus in enumerate(by) if nd != home][:9 - (len(by[home]) > 1)]
+        got = [p.get("cpus") for p in pairs or []]
+        ok(got == want, f"c2c_pairs: the neighbour, then one CPU on each other node: {got} "
+           f"(want {want})")
+        right = all(p.get("nodes") == [nodes.get(a), nodes.get(b)]
+                    for p, (a, b) in zip(pairs or [], got))
+        figures = [p.get("round_trip_ns") for p in pairs or []]
+        ok(right and all(f is None or f > 0 for f in figures),
+           f"c2c_pairs: each pair's nodes are the guest's, round trips {figures} ns")
+        diag(f"c2c by pair: {[(p.get('cpus'), p.get('nodes'), p.get('round_trip_ns')) for p in pairs or []]}")
 
     # 2. Every pinning policy places threads where it claims.
     def pinning(self):
