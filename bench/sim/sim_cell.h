@@ -41,6 +41,21 @@ struct lb_simb_config {
 	const char *measure_path; /* --measure-machine: write this machine file, run no cell */
 };
 
+/* The analytic cross-check (sim_analytic.c, doc/sim.md): which closed
+ * queue fits the cell's lock, its inputs and its prediction. */
+enum lb_simb_analytic_kind {
+	LB_SIMB_AN_NONE,   /* no model fits: why_not says why */
+	LB_SIMB_AN_TICKET, /* Boyd-Wickizer et al. 2012: S(k) = s + t k */
+	LB_SIMB_AN_QUEUE,  /* machine repairman, M/M/1//n: S(k) = s + t */
+};
+struct lb_simb_analytic {
+	enum lb_simb_analytic_kind kind;
+	const char *why_not;
+	unsigned int n;         /* cores: the cell's threads */
+	double a_ns, s_ns, t_ns; /* --par, --cs, the mean line transfer */
+	double acquires_per_s;  /* the model's throughput */
+};
+
 /* One cell's figures (model predictions) and what it cost the host. */
 struct lb_simb_cell {
 	const char *lock;
@@ -62,6 +77,7 @@ struct lb_simb_cell {
 	 * simulated copy after the cell: events since its init, in virtual time. */
 	struct lb_counter counters[LB_MAX_COUNTERS];
 	size_t ncounters;
+	struct lb_simb_analytic analytic; /* from the inputs only, not the run */
 };
 
 /* sim_opts.c */
@@ -77,11 +93,21 @@ const struct lb_lock_ops *lb_simb_lock_at(size_t i);
 int lb_simb_run_cell(const struct lb_simb_config *cfg, const struct lb_lock_ops *ops,
 		     unsigned int threads, unsigned int cpus, struct lb_simb_cell *out);
 
+/* sim_analytic.c */
+void lb_simb_analytic(const struct lb_simb_config *cfg, const char *lock, unsigned int threads,
+		      unsigned int cpus, struct lb_simb_analytic *out);
+/* The mean of lb_sim_machine_distance over ordered pairs of distinct CPUs
+ * among the first `cpus` (0 for one CPU). */
+double lb_simb_mean_transfer(const struct lb_sim_machine *m, unsigned int cpus);
+const char *lb_simb_analytic_name(enum lb_simb_analytic_kind kind);
+
 /* sim_report.c */
 extern const struct lb_workload_schema lb_schema_sim;
 void lb_simb_print_header(FILE *out, const struct lb_simb_config *cfg);
 void lb_simb_print_cell(FILE *out, const struct lb_simb_cell *c);
 void lb_simb_print_host(FILE *out, const struct lb_simb_cell *c);
+/* The analytic cross-check's block under the table: every line a comment. */
+void lb_simb_print_analytic(FILE *out, const struct lb_simb_cell *cells, size_t ncells);
 struct lb_run_record;
 void lb_simb_write_json(FILE *fp, const struct lb_simb_config *cfg,
 			const struct lb_run_record *rec, const struct lb_simb_cell *cells,

@@ -49,6 +49,8 @@ static bool one_cell(struct lb_run *run, struct simb_results *res, const struct 
 	 * terminal the status line and its ticker say so. */
 	lb_progress_step(pg, "sim: %s, %u threads, %u cpus", ops->name, threads, cpus);
 	int err = lb_simb_run_cell(cfg, ops, threads, cpus, c);
+	/* From the cell's inputs alone, never from the run's figures. */
+	lb_simb_analytic(cfg, ops->name, threads, cpus, &c->analytic);
 	lb_progress_clear(pg);
 	if (err == EINTR)
 		return true; /* interrupted: the cell is not reported */
@@ -99,6 +101,8 @@ static int sim_run(struct lb_run *run)
 					      &pg))
 					res->failed = true;
 	lb_progress_end(&pg);
+	lb_simb_print_analytic(run->out, res->cells, res->n);
+	fflush(run->out);
 	return 0;
 }
 

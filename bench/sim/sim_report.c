@@ -67,6 +67,32 @@ void lb_simb_print_host(FILE *out, const struct lb_simb_cell *c)
 		 c->host_cpu_s > 0 ? (double)c->events / c->host_cpu_s : 0);
 }
 
+void lb_simb_print_analytic(FILE *out, const struct lb_simb_cell *cells, size_t ncells)
+{
+	if (!ncells)
+		return;
+	fprintf(out, "# ANALYTIC MODEL PREDICTION beside the simulation's (doc/sim.md, \"Analytic "
+		"cross-check\"):\n#   the closed queue of Boyd-Wickizer et al. 2012 from the inputs "
+		"alone: a = --par,\n#   s = --cs, t = mean line transfer among the cell's CPUs "
+		"(machine file);\n#   markov: hand-over s + t k with k cores at the lock; queue: "
+		"s + t\n");
+	fprintf(out, "# %-12s %7s %4s %-6s %7s %13s %13s %9s\n", "lock", "threads", "cpus", "model",
+		"t_ns", "model acq/s", "sim acq/s", "sim/model");
+	for (size_t i = 0; i < ncells; i++) {
+		const struct lb_simb_cell *c = &cells[i];
+		const struct lb_simb_analytic *an = &c->analytic;
+		if (an->kind == LB_SIMB_AN_NONE) {
+			fprintf(out, "# %-12s %7u %4u n/a: %s\n", c->lock, c->threads, c->cpus,
+				an->why_not);
+			continue;
+		}
+		fprintf(out, "# %-12s %7u %4u %-6s %7.1f %13.0f %13.0f %9.3f\n", c->lock,
+			c->threads, c->cpus, lb_simb_analytic_name(an->kind), an->t_ns,
+			an->acquires_per_s, c->acquires_per_s,
+			an->acquires_per_s > 0 ? c->acquires_per_s / an->acquires_per_s : 0);
+	}
+}
+
 static void metric(struct lb_json *j, const char *key, double v)
 {
 	struct lb_summary s;
@@ -74,6 +100,32 @@ static void metric(struct lb_json *j, const char *key, double v)
 	lb_json_key(j, key);
 	lb_json_object_begin(j);
 	lb_schema_summary_fields(j, &s);
+	lb_json_object_end(j);
+}
+
+/* The analytic cross-check's prediction for the cell (sim_analytic.c):
+ * a second model prediction, labelled as one, its inputs beside it. */
+static void analytic_json(struct lb_json *j, const struct lb_simb_analytic *an)
+{
+	lb_json_key(j, "analytic");
+	lb_json_object_begin(j);
+	lb_json_kv_string(j, "label", "model prediction");
+	lb_json_kv_string(j, "source", "Boyd-Wickizer, Kaashoek, Morris, Zeldovich, \"Non-scalable "
+			  "locks are dangerous\", Linux Symposium 2012 (doc/sim.md)");
+	lb_json_kv_bool(j, "applies", an->kind != LB_SIMB_AN_NONE);
+	if (an->kind == LB_SIMB_AN_NONE) {
+		lb_json_kv_string(j, "why_not", an->why_not);
+		lb_json_object_end(j);
+		return;
+	}
+	lb_json_kv_string(j, "model", an->kind == LB_SIMB_AN_TICKET ? "markov-ticket" :
+				      "closed-queue-constant");
+	lb_json_kv_string(j, "service", an->kind == LB_SIMB_AN_TICKET ? "s + t*k" : "s + t");
+	lb_json_kv_uint(j, "n", an->n);
+	lb_json_kv_double(j, "a_ns", an->a_ns);
+	lb_json_kv_double(j, "s_ns", an->s_ns);
+	lb_json_kv_double(j, "t_ns", an->t_ns);
+	lb_json_kv_double(j, "acquires_per_s", an->acquires_per_s);
 	lb_json_object_end(j);
 }
 
@@ -88,6 +140,7 @@ static void cell_json(struct lb_json *j, const struct lb_simb_cell *c)
 	lb_json_kv_uint(j, "threads", c->threads);
 	lb_json_kv_uint(j, "cpus", c->cpus);
 	lb_json_object_end(j);
+	analytic_json(j, &c->analytic);
 	lb_json_key(j, "summary");
 	lb_json_object_begin(j);
 	for (int m = 0; m < M_COUNT; m++)

@@ -42,6 +42,19 @@ static inline unsigned lb_sim_machine_cpus(const struct lb_sim_machine *m)
 {
 	return m->sockets * m->cores_per_socket * m->smt;
 }
+/* One line transfer between CPUs a and b (ns): 0 on one CPU, same_core for
+ * SMT siblings, same_socket, cross_socket.  CPUs are numbered socket-major,
+ * SMT siblings adjacent: the engine's coherence charges these figures. */
+static inline uint64_t lb_sim_machine_distance(const struct lb_sim_machine *m, unsigned a,
+					       unsigned b)
+{
+	if (a == b)
+		return 0;
+	if (a / m->smt == b / m->smt)
+		return m->same_core;
+	unsigned per_socket = m->smt * m->cores_per_socket;
+	return a / per_socket == b / per_socket ? m->same_socket : m->cross_socket;
+}
 
 struct lb_sim_world;
 typedef void (*lb_sim_fn)(void *arg);

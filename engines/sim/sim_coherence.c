@@ -17,14 +17,10 @@ static void mask_set(uint64_t *m, unsigned cpu)
 	m[cpu / 64] |= 1ull << (cpu % 64);
 }
 
+/* The machine's rule (sim.h), which the analytic cross-check reads too. */
 uint64_t sim_distance(const struct lb_sim_world *w, unsigned a, unsigned b)
 {
-	const struct sim_cpu *x = &w->cpus[a], *y = &w->cpus[b];
-	if (a == b)
-		return 0;
-	if (x->core == y->core)
-		return w->m.same_core;
-	return x->socket == y->socket ? w->m.same_socket : w->m.cross_socket;
+	return lb_sim_machine_distance(&w->m, a, b);
 }
 
 struct sim_line *sim_line_of(struct lb_sim_world *w, const void *addr)

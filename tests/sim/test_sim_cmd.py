@@ -6,9 +6,13 @@
 locks        ticket, tas, qspinlock and mutex (the real headers of locks/,
              built over bench/sim/sim_interpose.h) run 4 threads on 2
              sockets with mutual exclusion kept; every table says "MODEL
-             PREDICTION"; the JSON says "model": "sim" and names the machine
+             PREDICTION"; the JSON says "model": "sim" and names the machine;
+             the analytic cross-check (doc/sim.md) under the table and in the
+             JSON, labelled a model prediction, its figure the closed queue
+             solved again here from the machine file and --cs/--par
 determinism  the same seed twice: the same table bytes and event digests;
-             another seed: another digest
+             another seed: another digest, the same analytic figures (their
+             inputs are the cell's, never the run's)
 busted       the negative control lets two threads in: exit 1, "mutual
              exclusion broken", its cell marked FAILED
 cli          bad input: one line naming the option, exit 2
@@ -39,6 +43,66 @@ def rows(stdout):
     return [line.split() for line in stdout.splitlines() if line and not line.startswith(("#", "lock "))]
 
 
+def machine_fields(path):
+    f = {}
+    for line in open(path):
+        w = line.split("#")[0].split()
+        if len(w) == 2 and w[0] != "source":
+            f[w[0]] = w[1] if w[0] == "name" else int(w[1])
+    return f
+
+
+def mean_transfer(m, cpus):
+    """Mean line transfer over ordered pairs of distinct CPUs among the first `cpus`
+    (socket-major, SMT siblings adjacent), written again from doc/sim.md."""
+    if cpus < 2:
+        return 0.0
+    per_socket = m["smt"] * m["cores_per_socket"]
+    total = 0
+    for x in range(cpus):
+        for y in range(cpus):
+            if x == y:
+                continue
+            if x // m["smt"] == y // m["smt"]:
+                total += m["same_core"]
+            elif x // per_socket == y // per_socket:
+                total += m["same_socket"]
+            else:
+                total += m["cross_socket"]
+    return total / (cpus * (cpus - 1))
+
+
+def closed_queue(n, a, service):
+    """Acquisitions per ns of the birth-death chain k -> k+1 at (n-k)/a, k -> k-1 at
+    1/service(k), by its product form (doc/sim.md), for a small n."""
+    w = [1.0]
+    for k in range(1, n + 1):
+        w.append(w[-1] * (n - k + 1) / a * service(k))
+    return sum(w[k] / service(k) for k in range(1, n + 1)) / sum(w)
+
+
+def analytic_checks(stdout, cells):
+    ok("# ANALYTIC MODEL PREDICTION" in stdout and "Boyd-Wickizer" in stdout,
+       "the analytic cross-check's block, labelled a model prediction, under the table")
+    m = machine_fields(TWO)
+    t = mean_transfer(m, 20)
+    want = {"ticket": ("markov-ticket", lambda k: 100 + t * k),
+            "qspinlock": ("closed-queue-constant", lambda k: 100 + t),
+            "mutex": ("closed-queue-constant", lambda k: 100 + t)}
+    for lock, (model, service) in want.items():
+        an = cells.get(lock, {}).get("analytic", {})
+        x = closed_queue(4, 200.0, service) * 1e9
+        got = an.get("acquires_per_s", 0)
+        ok(an.get("label") == "model prediction" and an.get("applies") is True
+           and an.get("model") == model and abs(an.get("t_ns", 0) - t) < 1e-9
+           and abs(got - x) <= 1e-9 * x,
+           "%s: JSON analytic %s, t %.3f ns, %.0f acq/s (solved here: %.0f)"
+           % (lock, an.get("model"), an.get("t_ns", 0), got, x))
+    an = cells.get("tas", {}).get("analytic", {})
+    ok(an.get("applies") is False and an.get("why_not") and "acquires_per_s" not in an,
+       "tas: the analytic model does not apply, and says why (%s)" % an.get("why_not"))
+
+
 def locks():
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "s.json")
@@ -66,6 +130,7 @@ def locks():
         mc = cnt.get("mutex") or {}
         ok(cnt.get("ticket") is None and mc.get("fast", 0) + mc.get("spin_won", 0) +
            mc.get("sleeps", 0) > 0, "JSON: mutex's own counters, none for ticket (%s)" % mc)
+        analytic_checks(r.stdout, {c["params"]["lock"]: c for c in j.get("results", [])})
 
 
 def determinism():
@@ -76,11 +141,15 @@ def determinism():
         for seed in ["7", "7", "8"]:
             out = os.path.join(d, "d%s.json" % len(runs))
             r = sim(args + ["-s", seed, "--json", out])
-            digests = [c["runs"][0]["event_digest"] for c in json.load(open(out))["results"]]
-            runs.append((r.stdout, digests))
+            results = json.load(open(out))["results"]
+            digests = [c["runs"][0]["event_digest"] for c in results]
+            runs.append((r.stdout, digests, [c["analytic"] for c in results]))
         ok(runs[0][0] == runs[1][0] and runs[0][0], "seed 7 twice: the same table bytes")
         ok(runs[0][1] == runs[1][1], "seed 7 twice: the same event digests %s" % runs[0][1])
         ok(runs[0][1] != runs[2][1], "seed 8: other digests %s" % runs[2][1])
+        ok(runs[0][2] == runs[2][2] and all(a.get("applies") for a in runs[0][2]),
+           "seed 8: the same analytic predictions (%s)"
+           % [a.get("acquires_per_s") for a in runs[2][2]])
 
 
 def busted():
