@@ -122,7 +122,9 @@ const struct lb_opt_cmd lb_sim_cmd = {
 		 "Bench-style cells (locks x threads x CPUs, critical-section and parallel\n"
 		 "work) on a simulated machine: N virtual CPUs in S sockets in virtual time,\n"
 		 "running the locks' own code (doc/sim.md).  Every figure is a MODEL\n"
-		 "PREDICTION of the machine file's machine, not a measurement.\n"
+		 "PREDICTION of the machine file's machine, not a measurement.  Under\n"
+		 "the table, the closed Markov queue of Boyd-Wickizer et al. 2012 (an\n"
+		 "analytic model of the same inputs) beside each cell where it applies.\n"
 		 "\n",
 	.epilogue = "\nExit status: 0 ok, 1 a cell failed (a lock let two threads in, or a\n"
 		    "thread never got it), 2 bad usage.\n",
