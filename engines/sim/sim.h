@@ -44,7 +44,9 @@ static inline unsigned lb_sim_machine_cpus(const struct lb_sim_machine *m)
 }
 /* One line transfer between CPUs a and b (ns): 0 on one CPU, same_core for
  * SMT siblings, same_socket, cross_socket.  CPUs are numbered socket-major,
- * SMT siblings adjacent: the engine's coherence charges these figures. */
+ * SMT siblings adjacent: the engine's coherence charges these figures (its
+ * sim_distance applies the same rule to precomputed core and socket
+ * numbers; tests sim-coherence and sim-analytic check both by hand). */
 static inline uint64_t lb_sim_machine_distance(const struct lb_sim_machine *m, unsigned a,
 					       unsigned b)
 {
