@@ -19,9 +19,9 @@
  *   queued:  S(k) = s + t      (the hand-over costs what the ticket's costs
  *            with the holder alone at the lock, whatever the queue).
  *
- * This file only classifies the lock and maps the inputs; the chain is
- * solved in lib (generic queue math, as the brief's rule puts statistics
- * there).
+ * This file only classifies the lock and maps the inputs (the simulator's
+ * knowledge); the chain, generic queue math, is solved in lib/ with the
+ * other statistics (lib/lb_queue_model.h, doc/HACKING.md's layout).
  */
 #include "sim_cell.h"
 #include "lb_queue_model.h"
