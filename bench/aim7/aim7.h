@@ -91,7 +91,7 @@ void aim_shuffle_jobs(const struct aim_workfile *wf, const unsigned int *counts,
 /* ---- figures (re-aim driver.c semantics) ---- */
 struct aim_figures {
 	unsigned int children;
-	unsigned int jobs_per_child;
+	double jobs_per_child;    /* a window's: jobs completed / children */
 	double parent_s;          /* wall time of the load point */
 	double jobs_per_min, jobs_per_min_child, jobs_per_sec_child;
 	double child_user_s, child_sys_s;
@@ -99,7 +99,7 @@ struct aim_figures {
 	double max_child_s, min_child_s;
 };
 /* child_s: each child's elapsed time from the common start. */
-void aim_figures_compute(unsigned int children, unsigned int jobs_per_child, double parent_s,
+void aim_figures_compute(unsigned int children, double jobs_per_child, double parent_s,
 			 const double *child_s, double user_s, double sys_s,
 			 struct aim_figures *out);
 
@@ -122,7 +122,7 @@ struct aim_config {
 	int ab_role;
 	const struct lb_lock_ops *ab_ops[2];
 	uint64_t check_ns;        /* --check period; 0 = only at the end */
-	uint64_t window_ns;       /* --window: re-aim's per-child alarm; 0 = run the jobs */
+	uint64_t window_ns;       /* --window: re-aim's per-child alarm; 0 = complete the jobs */
 	bool explain, quiet;
 	uint64_t seed;
 	const char *json_path, *csv_path;
@@ -209,13 +209,14 @@ struct aim_point {
 	double test_runs[AIM_MAX_WORKFILE_TESTS];
 	uint64_t dcache_retries, dcache_locked;
 	uint64_t orphan_sleeps;   /* s_orphan_lock sections whose owner slept */
-	/* Fixed-window mode (--window; window_s 0 otherwise): jobs run to the
-	 * end by all children (fig uses the nominal jobs per child, as
-	 * re-aim's figures do), and the children's CPU in system and in user
-	 * tests (per-thread CPU clocks; the simulated kernel runs in user
-	 * mode, so these stand for re-aim's Child SysTime and UTime). */
+	/* Fixed-window mode (the default; window_s 0 with --complete): jobs
+	 * run to the end before the alarm by all children (fig counts these,
+	 * not the nominal list jobs_per_child), the jobs the alarm cut in
+	 * flight (one per child at most), and the children's CPU in system
+	 * and in user tests (per-thread CPU clocks; the simulated kernel runs
+	 * in user mode, so these stand for re-aim's Child SysTime and UTime). */
 	double window_s;
-	uint64_t jobs_done;
+	uint64_t jobs_done, jobs_cut;
 	double sys_tests_cpu_s, user_tests_cpu_s;
 	struct aim_role_stats role[AIM_NROLES];
 	unsigned long long invariant_errors;

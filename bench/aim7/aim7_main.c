@@ -68,7 +68,7 @@ static void explain(FILE *out, const struct aim_point *p, const char *prefix,
 	       "time in lock() includes being preempted there\n",
 	       prefix, p->child_cpu_s, p->fig.parent_s, p->users,
 	       p->fig.parent_s > 0 ? p->child_cpu_s / p->fig.parent_s : 0,
-	       p->child_cpu_s > 0 ? (double)p->jobs_per_child * p->users / p->child_cpu_s : 0,
+	       p->child_cpu_s > 0 ? p->fig.jobs_per_child * p->users / p->child_cpu_s : 0,
 	       (unsigned long long)p->vol_csw, (unsigned long long)p->invol_csw);
 }
 
@@ -172,10 +172,12 @@ static void window_line(FILE *out, const struct aim_point *p, const char *prefix
 {
 	fprintf(out, "%s  window: %u children x %.2f s alarm: child CPU sys %.2f s user %.2f s "
 		"(getrusage per thread); in system tests %.2f s, in user tests %.2f s; CPUs busy "
-		"%.2f; jobs completed %llu (nominal %u per child); progress %.1f jobs/s\n", prefix,
+		"%.2f; jobs completed %llu (list of %u per child), cut by the alarm %llu (last "
+		"child out %.3f s after its alarm); progress %.1f jobs/s\n", prefix,
 		p->users, p->window_s, p->fig.child_sys_s, p->fig.child_user_s, p->sys_tests_cpu_s,
 		p->user_tests_cpu_s, aim_cpus_busy(p), (unsigned long long)p->jobs_done,
-		p->jobs_per_child, aim_progress_per_s(p));
+		p->jobs_per_child, (unsigned long long)p->jobs_cut,
+		p->fig.max_child_s - p->window_s, aim_progress_per_s(p));
 }
 
 /* POST/PRE of a fixed-window figure, through the gate (ab_gate.c). */
@@ -381,10 +383,11 @@ static int aim7_run(struct lb_run *run)
 		aim_csv_header(csv);
 	fflush(run->out);
 	struct lb_progress pg;
-	/* Each run is sized to take about --time (when jobs come from it). */
+	/* Each run takes about the window, or is sized to take about --time
+	 * (when the jobs come from it). */
 	unsigned int nrun = (unsigned int)(sized->npoints * sized->repeat * (sized->ab ? 2u : 1u));
-	lb_progress_begin(&pg, stderr, sized->quiet, nrun,
-			  sized->jobs ? 0 : nrun * sized->time_ns, -1);
+	uint64_t each_ns = sized->window_ns ? sized->window_ns : sized->jobs ? 0 : sized->time_ns;
+	lb_progress_begin(&pg, stderr, sized->quiet, nrun, nrun * each_ns, -1);
 	int rc = run_points(sized, run->out, csv, res->cells, &pg);
 	lb_progress_end(&pg);
 	if (rc > 1) /* a setup failure (errno value) */

@@ -35,7 +35,8 @@ static const struct lb_metric_desc aim7_metrics[M_COUNT] = {
 	[M_WAIT_SPIN] = { "wait_spinlock_pct", "%", LB_BETTER_LOWER,
 			  "time in lock(), spinlock role" },
 	[M_WAIT_RW] = { "wait_rwlock_pct", "%", LB_BETTER_LOWER, "time in lock(), rwlock role" },
-	[M_JOBS] = { "jobs_per_child", "jobs", LB_BETTER_NONE, "jobs per child" },
+	[M_JOBS] = { "jobs_per_child", "jobs", LB_BETTER_NONE,
+		     "jobs per child (in a window: completed, mean)" },
 };
 
 static const char *const aim7_params[] = { "workfile", "users", "mutex", "spinlock", "rwlock",
@@ -98,7 +99,7 @@ static double metric(const struct aim_point *p, int m)
 	case M_WAIT_MUTEX: return aim_wait_pct(p, AIM_ROLE_MUTEX);
 	case M_WAIT_SPIN: return aim_wait_pct(p, AIM_ROLE_SPIN);
 	case M_WAIT_RW: return aim_wait_pct(p, AIM_ROLE_RW);
-	case M_JOBS: return (double)p->jobs_per_child;
+	case M_JOBS: return f->jobs_per_child;
 	}
 	return 0;
 }
@@ -325,6 +326,8 @@ void aim_write_json(FILE *out, const struct aim_config *cfg, const struct lb_run
 			lb_json_kv_uint(&j, "s_orphan_lock_owner_sleeps", c->run[r].orphan_sleeps);
 			if (c->run[r].window_s > 0) {
 				lb_json_kv_double(&j, "window_s", c->run[r].window_s);
+				lb_json_kv_uint(&j, "jobs_cut", c->run[r].jobs_cut);
+				lb_json_kv_uint(&j, "job_list_per_child", c->run[r].jobs_per_child);
 				lb_json_kv_double(&j, "cpus_busy", aim_cpus_busy(&c->run[r]));
 				lb_json_kv_double(&j, "progress_per_s", aim_progress_per_s(&c->run[r]));
 				lb_json_kv_double(&j, "sys_tests_cpu_s", c->run[r].sys_tests_cpu_s);

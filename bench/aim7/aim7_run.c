@@ -30,7 +30,8 @@ struct child {
 	struct point *pt;
 	uint16_t *order;
 	unsigned int njobs;
-	unsigned int jobs_done;    /* jobs run to the end */
+	unsigned int jobs_done;    /* jobs run to the end (before the alarm) */
+	unsigned int jobs_cut;     /* 0, or 1: the job in flight at the alarm */
 	uint64_t start_ns, end_ns;
 	double user_s, sys_s, helper_user_s, helper_sys_s;
 	long vcsw, ivcsw;          /* context switches: child + helper */
@@ -243,11 +244,14 @@ static void *child_main(void *arg)
 	long v0, iv0, v1, iv1;
 	thread_times(&u0, &s0, &v0, &iv0);
 	ch->start_ns = lb_now_ns();
-	/* re-aim's alarm, per child from its own start; it is checked between
-	 * jobs (re-aim's SIGALRM ends a child inside its job: here the job in
-	 * flight runs to its end, and the overrun shows in the child times).
-	 * Until it rings the child cycles through its job list. */
+	/* re-aim's alarm, per child from its own start.  Until it rings the
+	 * child cycles through its job list.  re-aim's SIGALRM ends a child
+	 * inside its job; here the job in flight is cut (aim_kwork_n stops
+	 * its burn at the next slice; its real work, µs, runs to a consistent
+	 * state) and a job that ends after the alarm is not counted. */
 	uint64_t alarm_at = pt->window_ns ? ch->start_ns + pt->window_ns : 0;
+	t->ctx.alarm_ns = alarm_at;
+	t->ctx.cut = false;
 	for (unsigned int j = 0; (alarm_at || j < ch->njobs) && !err && !stopping(pt); j++) {
 		if (alarm_at && lb_now_ns() >= alarm_at)
 			break;
@@ -263,9 +267,13 @@ static void *child_main(void *arg)
 		uint64_t j0 = thread_cpu_ns();
 		t->sink += test->fn(t);
 		ch->slot_ns[slot] += (double)(thread_cpu_ns() - j0);
+		aim_progress(&t->ctx);
+		if (alarm_at && (t->ctx.cut || lb_now_ns() > alarm_at)) {
+			ch->jobs_cut = 1; /* its CPU counts, the job does not */
+			break;
+		}
 		ch->slot_runs[slot] += 1;
 		ch->jobs_done++;
-		aim_progress(&t->ctx);
 		if (ch->slot_kops)
 			for (int op = 0; op < AIM_NKOPS; op++)
 				ch->slot_kops[slot * AIM_NKOPS + op] += t->ctx.kop_count[op] - kops0[op];
@@ -595,6 +603,7 @@ static void gather_children(struct point *pt, unsigned int njobs, double *kop_co
 		user += ch->user_s + ch->helper_user_s;
 		sys += ch->sys_s + ch->helper_sys_s;
 		out->jobs_done += ch->jobs_done;
+		out->jobs_cut += ch->jobs_cut;
 		for (size_t s = 0; s < pt->cfg->wf.ntests && s < AIM_MAX_WORKFILE_TESTS; s++) {
 			out->test_ns[s] += ch->slot_ns[s];
 			out->test_runs[s] += ch->slot_runs[s];
@@ -614,8 +623,12 @@ static void gather_children(struct point *pt, unsigned int njobs, double *kop_co
 	out->users = users;
 	out->jobs_per_child = njobs;
 	out->window_s = (double)pt->window_ns / LB_NS_PER_S;
+	/* re-aim's figures count the jobs per child: in a window the jobs
+	 * completed in it (re-aim's own alarm-cut figure counts the nominal
+	 * list, which the window and the list length alone decide). */
+	double per_child = pt->window_ns ? (double)out->jobs_done / users : njobs;
 	if (child_s)
-		aim_figures_compute(users, njobs, (double)(last_end - t0) / LB_NS_PER_S, child_s,
+		aim_figures_compute(users, per_child, (double)(last_end - t0) / LB_NS_PER_S, child_s,
 				    user, sys, &out->fig);
 	free(child_s);
 	out->child_cpu_s = user + sys;

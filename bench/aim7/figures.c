@@ -9,13 +9,16 @@
  *                    elapsed times (each from the common start)
  *   JTI            = (1 - std_dev / mean) * 100, clamped to 0..100
  *                    (re-aim's clamp has a cast bug; we clamp properly)
+ *
+ * jobs per child: the list each child ran to its end, or in a fixed window
+ * the jobs completed before the alarm over the children (a mean).
  */
 #include "aim7.h"
 
 #include <math.h>
 #include <string.h>
 
-void aim_figures_compute(unsigned int children, unsigned int jobs_per_child, double parent_s,
+void aim_figures_compute(unsigned int children, double jobs_per_child, double parent_s,
 			 const double *child_s, double user_s, double sys_s,
 			 struct aim_figures *out)
 {
@@ -26,7 +29,7 @@ void aim_figures_compute(unsigned int children, unsigned int jobs_per_child, dou
 	out->child_user_s = user_s;
 	out->child_sys_s = sys_s;
 	if (parent_s > 0) {
-		out->jobs_per_sec_child = (double)jobs_per_child / parent_s;
+		out->jobs_per_sec_child = jobs_per_child / parent_s;
 		out->jobs_per_min_child = out->jobs_per_sec_child * 60.0;
 		out->jobs_per_min = out->jobs_per_min_child * (double)children;
 	}

@@ -87,6 +87,11 @@ struct aim_ctx {
 	double pad_frac;
 	double kop_count[AIM_NKOPS];
 	uint64_t kwork_sink;
+	/* re-aim's alarm (fixed window): the lb_now_ns() at which it rings,
+	 * 0 for none; cut is set when a burn saw it ring, and the rest of the
+	 * job's burns are skipped (its real work still runs, µs). */
+	uint64_t alarm_ns;
+	bool cut;
 	/* dcache lookups retried / done under the lock: per thread, so the
 	 * debug counts add no shared write to the lock-free path. */
 	uint64_t dcache_retries, dcache_locked;
@@ -111,7 +116,10 @@ static inline void aim_progress(struct aim_ctx *c)
 }
 
 /* A point where the real kernel does work the model does not: count it,
- * and burn its sized share of the table's time (nothing when unsized). */
+ * and burn its sized share of the table's time (nothing when unsized).
+ * With an alarm set the burn goes in slices of AIM_KWORK_SLICE_NS and the
+ * alarm is read before each: once it rang the job is cut (c->cut). */
+#define AIM_KWORK_SLICE_NS 50000.0
 void aim_kwork(struct aim_ctx *c, int kop);
 void aim_kwork_n(struct aim_ctx *c, int kop, unsigned int n);
 

@@ -131,9 +131,25 @@ void aim_kwork_n(struct aim_ctx *c, int kop, unsigned int n)
 {
 	const struct aim_sizing *sz = c->k->sizing;
 	c->kop_count[kop] += n;
-	if (sz && sz->on && c->pad_frac > 0)
-		c->kwork_sink += aim_kwork_burn(c->pad_frac * sz->kwork_ns[kop] * n,
-						sz->loops_per_ns);
+	if (!sz || !sz->on || c->pad_frac <= 0)
+		return;
+	double ns = c->pad_frac * sz->kwork_ns[kop] * n;
+	if (!c->alarm_ns) {
+		c->kwork_sink += aim_kwork_burn(ns, sz->loops_per_ns);
+		return;
+	}
+	/* re-aim's SIGALRM ends a child inside its job: here the burn that
+	 * stands for the job's kernel work stops at the next slice, and the
+	 * job's remaining burns are skipped (the caller drops the job). */
+	while (ns > 0 && !c->cut) {
+		if (lb_now_ns() >= c->alarm_ns) {
+			c->cut = true;
+			break;
+		}
+		double slice = ns < AIM_KWORK_SLICE_NS ? ns : AIM_KWORK_SLICE_NS;
+		c->kwork_sink += aim_kwork_burn(slice, sz->loops_per_ns);
+		ns -= slice;
+	}
 }
 
 void aim_kwork(struct aim_ctx *c, int kop)
