@@ -60,7 +60,7 @@ def short(s, k=300):
 def cli(d):
     r = subprocess.run([LB, "aim7", "--help"], capture_output=True, text=True, timeout=30)
     opts = ["--workfile", "--users", "--startusers", "--endusers", "--increment", "--jobs",
-            "--time", "--repeat", "--mutex", "--spinlock", "--rwlock", "--ab", "--ab-role",
+            "--time", "--window", "--complete", "--repeat", "--mutex", "--spinlock", "--rwlock", "--ab", "--ab-role",
             "--check", "--explain", "--seed", "--costs", "--calibrate", "--json", "--csv", "--quiet",
             "--help"]
     ok(r.returncode == 0 and all(o in r.stdout for o in opts), "--help exits 0 and names every option")
@@ -94,6 +94,8 @@ def cli(d):
         (["--time", "0"], "--time"), (["--time", "1y"], "--time"), (["--repeat", "0"], "--repeat"),
         (["--jobs", "-1"], "--jobs"), (["--check", "1ns"], "--check"), (["--seed", "x"], "--seed"),
         (["-s", "5", "-e", "2"], "--endusers"), (["--users", "2", "-s", "3"], "--users and -s"),
+        (["--window", "1s", "--complete"], "--window and --complete"),
+        (["--window", "50ms"], "--window"), (["--complete=1"], "--complete"),
         (["stray"], "unexpected argument 'stray'"), (["--bogus"], "unknown option '--bogus'"),
         (["--explain=1"], "--explain"), (["--json"], "--json"),
         (["--users", "1", "--jobs", "1", "--json", missing_json], "--json: cannot write"),
@@ -199,24 +201,58 @@ def cli(d):
         jpms += [float(l.split()[1]) for l in r.stdout.splitlines() if re.match(r"^1\s+\d", l) and log_row(l)]
     ok(len(jpms) == 5 and min(jpms) > 0, f"a job of microseconds still gets a wall time: {jpms}")
 
-    # --window: children cycle through their jobs until their alarm; the
-    # accounting adds up (jobs completed, CPUs busy, progress per second).
+    # The default mode is re-aim's fixed window (3 s): children cycle
+    # through their jobs until their alarm, and the accounting adds up --
+    # re-aim's figures count the jobs completed, not the nominal list, and
+    # CPUs busy and progress per second are those over the parent time.
     js = os.path.join(d, "win.json")
-    r = aim7("--workfile", tiny, "--users", "2", "--jobs", "1", "--window", "300ms", "--json", js)
+    r = aim7("--workfile", tiny, "--users", "2", "--json", js)
     try:
-        run = json.load(open(js))["results"][0]["runs"][0]
+        doc = json.load(open(js))
+        run = doc["results"][0]["runs"][0]
         cpu = run["child_user_s"] + run["child_sys_s"]
-        ok(r.returncode == 0 and run["window_s"] == 0.3 and run["min_child_s"] >= 0.3 and
-           run["jobs_completed"] > 2 and
+        done_, per_child = run["jobs_completed"], run["jobs_per_child"]
+        want_jpm = done_ * 60 / run["parent_time_s"]
+        ok(r.returncode == 0 and doc["config"]["window_s"] == 3 and run["window_s"] == 3 and
+           run["min_child_s"] >= 3 and run["job_list_per_child"] == 100 and done_ > 2 * 100 and
+           abs(per_child - done_ / 2) < 1e-9 * done_ and
+           abs(run["jobs_per_min"] - want_jpm) <= 1e-6 * want_jpm and
+           0 <= run["jobs_cut"] <= 2 and
            abs(run["cpus_busy"] - cpu / run["parent_time_s"]) < 0.02 + 1e-6 * cpu and
-           abs(run["progress_per_s"] - run["jobs_completed"] / run["parent_time_s"]) < 0.01 * run["progress_per_s"] + 1,
-           f"--window 300ms: every child ran to its alarm ({run['min_child_s']:.2f} s), cycled "
-           f"({run['jobs_completed']} jobs of 1 nominal each), CPUs busy {run['cpus_busy']:.2f} = "
-           f"{cpu:.2f} s / {run['parent_time_s']:.2f} s, progress {run['progress_per_s']:.1f}/s {short(r.stderr)}")
-        ok(any(l.startswith("  window: 2 children x 0.30 s alarm") for l in r.stdout.splitlines()),
+           abs(run["progress_per_s"] - done_ / run["parent_time_s"]) < 0.01 * run["progress_per_s"] + 1,
+           f"default mode: a 3-s window; every child ran to its alarm ({run['min_child_s']:.2f} s), "
+           f"cycled its list of {run['job_list_per_child']} ({done_} completed, {run['jobs_cut']} cut); "
+           f"Jobs/min {run['jobs_per_min']:.2f} = completed * 60 / parent s; CPUs busy "
+           f"{run['cpus_busy']:.2f} = {cpu:.2f} s / {run['parent_time_s']:.2f} s, progress "
+           f"{run['progress_per_s']:.1f}/s {short(r.stderr)}")
+        ok(any(l.startswith("  window: 2 children x 3.00 s alarm") for l in r.stdout.splitlines()),
            "the window line follows the row")
     except (OSError, ValueError, KeyError, IndexError) as e:
-        ok(False, f"--window run: {e} {short(r.stderr)}")
+        ok(False, f"default-mode run: {e} {short(r.stderr)}")
+    # The alarm cuts the job in flight: one sized fork_test (its table time,
+    # ~0.2 s of CPU) in a 100-ms window is stopped at the alarm, burns less
+    # CPU than the job would, and is not counted.
+    if tsan:
+        skip("the sized run is not made under ThreadSanitizer")
+    else:
+        fork_wf = os.path.join(d, "fork.wf")
+        with open(fork_wf, "w") as f:
+            f.write("1 fork_test\n")
+        js = os.path.join(d, "cut.json")
+        r = aim7("--workfile", fork_wf, "--users", "1", "--window", "100ms", "--json", js,
+                 unsized=False)
+        try:
+            doc = json.load(open(js))
+            run = doc["results"][0]["runs"][0]
+            job_s = doc["config"]["costs"]["tests"][0]["target_ns"] / 1e9
+            cpu = run["child_user_s"] + run["child_sys_s"]
+            ok(r.returncode == 0 and job_s > 0.1 and run["jobs_completed"] == 0 and
+               run["jobs_cut"] == 1 and run["jobs_per_min"] == 0 and cpu < job_s,
+               f"a {job_s * 1e3:.0f}-ms job in a 100-ms window is cut: {run['jobs_completed']} "
+               f"completed, {run['jobs_cut']} cut, Jobs/min {run['jobs_per_min']}, child CPU "
+               f"{cpu * 1e3:.0f} ms {short(r.stderr)}")
+        except (OSError, ValueError, KeyError, IndexError) as e:
+            ok(False, f"the cut run: {e} {short(r.stderr)}")
     # --window with --ab: the CPUs-busy and progress lines pass the same gate
     # as the Jobs/min verdict (a ratio only when the mechanism was there).
     js = os.path.join(d, "winab.json")
