@@ -231,12 +231,13 @@ struct aim_point {
 int aim_run_point(const struct aim_config *cfg, const struct lb_lock_ops *const *role_ops,
 		  unsigned int users, unsigned int jobs, uint64_t seed, struct aim_point *out);
 /* re-aim's fixed window: each child cycles through its `jobs` until its
- * alarm, window_ns after its start (the kernel sized as cfg->sizing). */
+ * alarm, window_ns after its start, which cuts the job in flight (the
+ * kernel sized as cfg->sizing). */
 int aim_run_point_window(const struct aim_config *cfg, const struct lb_lock_ops *const *role_ops,
 			 unsigned int users, unsigned int jobs, uint64_t seed, uint64_t window_ns,
 			 struct aim_point *out);
-/* CPUs busy (child CPU / parent time: the window plus the overrun of the
- * last job) and progress (jobs run to the end per wall second) of a
+/* CPUs busy (child CPU / parent time: the window plus the cut of the
+ * job in flight) and progress (jobs completed per wall second) of a
  * fixed-window point; 0 when it was not one. */
 double aim_cpus_busy(const struct aim_point *p);
 double aim_progress_per_s(const struct aim_point *p);

@@ -56,8 +56,9 @@ void aim_figures_compute(unsigned int children, double jobs_per_child, double pa
 double aim_cpus_busy(const struct aim_point *p)
 {
 	/* Over the parent time: the window when the alarm cuts each child at
-	 * once (re-aim's 2000.04 s); here the job in flight runs to its end,
-	 * and that CPU was spent in the longer wall time. */
+	 * once (re-aim's 2000.04 s); here a cut child first waits for a CPU
+	 * and ends its job's real work, and that CPU was spent in the longer
+	 * wall time. */
 	return p->window_s > 0 && p->fig.parent_s > 0 ? p->child_cpu_s / p->fig.parent_s : 0;
 }
 
