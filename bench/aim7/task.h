@@ -43,6 +43,16 @@ static inline uint64_t aim_rand(struct aim_task *t)
 	return t->rng = x;
 }
 
+/* Should the job end at its next safe point (a loop's iteration boundary,
+ * after which it cleans up)?  When the run is stopping, or when the
+ * window's alarm cut the job (aim_kwork_n): its remaining iterations
+ * would only be dropped, and each shell pipeline among them waits for
+ * a CPU twice. */
+static inline bool aim_job_ending(const struct aim_task *t)
+{
+	return t->ctx.cut || aim_stopping(t->k);
+}
+
 /* Post a pipeline of `bytes` to the helper and feed it; returns when the
  * helper has drained it (or the run stops). */
 void aim_shell_pipeline(struct aim_task *t, uint32_t bytes);

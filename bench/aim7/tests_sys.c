@@ -32,7 +32,7 @@ static uint64_t t_creat_clo(struct aim_task *t)
 	char name[24];
 	tmpname(t, name, sizeof(name), "cc", 0);
 	t->seq++;
-	for (int n = 0; n < 1000 && !aim_stopping(t->k); n++) {
+	for (int n = 0; n < 1000 && !aim_job_ending(t); n++) {
 		aim_sys_creat(&t->ctx, name, t->tag);
 		uint32_t f = aim_sys_open_file(&t->ctx, t->tag);
 		aim_sys_close_file(&t->ctx, f, t->tag);
@@ -74,7 +74,7 @@ static uint64_t t_brk_test(struct aim_task *t)
 {
 	struct aim_mm *mm = own_mm(t);
 	uint64_t r = (uint64_t)aim_mm_brk(&t->ctx, mm, 256);
-	for (int n = 0; n < 1000 && !aim_stopping(t->k); n++) {
+	for (int n = 0; n < 1000 && !aim_job_ending(t); n++) {
 		r += (uint64_t)aim_mm_brk(&t->ctx, mm, -16);
 		for (int i = 0; i < 16; i++)
 			r += (uint64_t)aim_mm_brk(&t->ctx, mm, 1);
@@ -90,7 +90,7 @@ static uint64_t t_page_test(struct aim_task *t)
 	struct aim_mm *mm = own_mm(t);
 	uint64_t r = (uint64_t)aim_mm_brk(&t->ctx, mm, 256);
 	uint32_t heap_end = mm->vma[2].end; /* our own mm: read without the lock */
-	for (int n = 0; n < 100 && !aim_stopping(t->k); n++) {
+	for (int n = 0; n < 100 && !aim_job_ending(t); n++) {
 		r += (uint64_t)aim_mm_brk(&t->ctx, mm, -16);
 		for (uint32_t i = 0; i < 16; i++) {
 			r += (uint64_t)aim_mm_brk(&t->ctx, mm, 1);
@@ -136,7 +136,7 @@ static void fork_one(struct aim_task *t, bool exec)
 
 static uint64_t t_fork_test(struct aim_task *t)
 {
-	for (int n = 0; n < 100 && !aim_stopping(t->k); n++)
+	for (int n = 0; n < 100 && !aim_job_ending(t); n++)
 		fork_one(t, false);
 	return 1;
 }
@@ -196,7 +196,7 @@ static uint64_t ipc_loop(struct aim_task *t, unsigned int loops, bool dgram, int
 	struct aim_pipe *p = private_pipe(t);
 	uint64_t r = 0;
 	uint32_t fds[2] = { aim_sys_open_file(&t->ctx, t->tag), aim_sys_open_file(&t->ctx, t->tag) };
-	for (unsigned int n = 1; n < loops && !aim_stopping(t->k); n++) {
+	for (unsigned int n = 1; n < loops && !aim_job_ending(t); n++) {
 		size_t size = ipc_sizes[(t->seq + n) % NSIZES];
 		aim_kwork(&t->ctx, kop); /* the real round trip's copies and wake-ups */
 		if (dgram) { /* a datagram keeps its boundary: a 2-byte header */
@@ -278,9 +278,9 @@ static uint64_t shell(struct aim_task *t, unsigned int cmds, unsigned int pipeli
 {
 	uint64_t r = 0;
 	char name[24];
-	for (unsigned int i = 0; i < cmds && !aim_stopping(t->k); i++)
+	for (unsigned int i = 0; i < cmds && !aim_job_ending(t); i++)
 		fork_one(t, true);
-	for (unsigned int i = 0; i < pipelines && !aim_stopping(t->k); i++) {
+	for (unsigned int i = 0; i < pipelines && !aim_job_ending(t); i++) {
 		aim_kwork(&t->ctx, AIM_K_PIPELINE);
 		aim_shell_pipeline(t, 3 * AIM_PIPE_SIZE);
 	}
