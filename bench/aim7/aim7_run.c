@@ -247,8 +247,9 @@ static void *child_main(void *arg)
 	/* re-aim's alarm, per child from its own start.  Until it rings the
 	 * child cycles through its job list.  re-aim's SIGALRM ends a child
 	 * inside its job; here the job in flight is cut (aim_kwork_n stops
-	 * its burn at the next slice; its real work, µs, runs to a consistent
-	 * state) and a job that ends after the alarm is not counted. */
+	 * its burn at the next slice, and the job leaves its loops at the
+	 * next iteration and cleans up: aim_job_ending) and a job that ends
+	 * after the alarm is not counted. */
 	uint64_t alarm_at = pt->window_ns ? ch->start_ns + pt->window_ns : 0;
 	t->ctx.alarm_ns = alarm_at;
 	t->ctx.cut = false;

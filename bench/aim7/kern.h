@@ -89,7 +89,8 @@ struct aim_ctx {
 	uint64_t kwork_sink;
 	/* re-aim's alarm (fixed window): the lb_now_ns() at which it rings,
 	 * 0 for none; cut is set when a burn saw it ring, and the rest of the
-	 * job's burns are skipped (its real work still runs, µs). */
+	 * job's burns are skipped (the job ends its loop iteration and
+	 * cleans up: aim_job_ending in task.h). */
 	uint64_t alarm_ns;
 	bool cut;
 	/* dcache lookups retried / done under the lock: per thread, so the
