@@ -199,7 +199,7 @@ const struct lb_opt_cmd lb_aim7_cmd = {
 		 "once per child, ~0.5 s of CPU a child here).  --ab gauges s_orphan_lock\n"
 		 "and gives a verdict, or a ratio of CPUs busy or progress, only when the\n"
 		 "mechanism is there (doc/aim7.md).  At the defaults (high_systime at 1,\n"
-		 "10, 50 and 100 users) it takes about 20-25 s on the 2-CPU guest: 4\n"
+		 "10, 50 and 100 users) it takes about 15-25 s on the 2-CPU guest: 4\n"
 		 "windows and the cost table's check.\n"
 		 "\n",
 	.epilogue = "\n"
