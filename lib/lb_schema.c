@@ -153,3 +153,14 @@ void lb_schema_summary_fields(struct lb_json *j, const struct lb_summary *s)
 	lb_json_kv_double(j, "max", s->max);
 	lb_json_kv_uint(j, "n", s->n);
 }
+
+void lb_schema_summary_of(struct lb_json *j, const char *key, const double *v, size_t n)
+{
+	struct lb_summary s;
+	lb_summarize(v, n, &s);
+	if (key)
+		lb_json_key(j, key);
+	lb_json_object_begin(j);
+	lb_schema_summary_fields(j, &s);
+	lb_json_object_end(j);
+}

@@ -151,6 +151,10 @@ void lb_schema_begin_file(struct lb_json *j, FILE *out, const struct lb_workload
 struct lb_summary;
 void lb_schema_summary_fields(struct lb_json *j, const struct lb_summary *s);
 
+/* The summary of v[0..n) as one object, after "key": when key is not NULL
+ * (lb_summarize, then the fields above). */
+void lb_schema_summary_of(struct lb_json *j, const char *key, const double *v, size_t n);
+
 /*
  * "interrupted": whether signal signo (0: none) ended the run early, and
  * then "interrupted_by": its name, "SIGINT".

@@ -151,11 +151,7 @@ void aim_csv_row(FILE *out, const struct aim_figures *f)
 
 static void json_summary(struct lb_json *j, const double *v, size_t n)
 {
-	struct lb_summary s;
-	lb_summarize(v, n, &s);
-	lb_json_object_begin(j);
-	lb_schema_summary_fields(j, &s);
-	lb_json_object_end(j);
+	lb_schema_summary_of(j, NULL, v, n);
 }
 
 static void json_roles(struct lb_json *j, const struct aim_point *p)

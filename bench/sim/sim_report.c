@@ -95,12 +95,7 @@ void lb_simb_print_analytic(FILE *out, const struct lb_simb_cell *cells, size_t 
 
 static void metric(struct lb_json *j, const char *key, double v)
 {
-	struct lb_summary s;
-	lb_summarize(&v, 1, &s);
-	lb_json_key(j, key);
-	lb_json_object_begin(j);
-	lb_schema_summary_fields(j, &s);
-	lb_json_object_end(j);
+	lb_schema_summary_of(j, key, &v, 1);
 }
 
 /* The analytic cross-check's prediction for the cell (sim_analytic.c):

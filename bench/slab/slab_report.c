@@ -233,22 +233,12 @@ static void cell(struct lb_json *j, const char *table, const char *prot, const c
 		ns[r] = metric == M_CYCLES ? v[r] / cycles_per_ns : v[r];
 	lb_json_key(j, "summary");
 	lb_json_object_begin(j);
-	struct lb_summary s;
 	if (metric == M_CYCLES) {
-		lb_summarize(v, nrep, &s);
-		lb_json_key(j, "cycles_per_obj");
-		lb_json_object_begin(j);
-		lb_schema_summary_fields(j, &s);
-		lb_json_object_end(j);
-		lb_summarize(ns, nrep, &s);
-		lb_json_key(j, "ns_per_obj");
+		lb_schema_summary_of(j, "cycles_per_obj", v, nrep);
+		lb_schema_summary_of(j, "ns_per_obj", ns, nrep);
 	} else {
-		lb_summarize(v, nrep, &s);
-		lb_json_key(j, "total_ns");
+		lb_schema_summary_of(j, "total_ns", v, nrep);
 	}
-	lb_json_object_begin(j);
-	lb_schema_summary_fields(j, &s);
-	lb_json_object_end(j);
 	lb_json_object_end(j);
 	lb_json_key(j, "runs");
 	lb_json_array_begin(j);
