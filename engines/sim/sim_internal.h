@@ -54,6 +54,7 @@ struct sim_thread {
 	int futex_result;
 	int preempt_count;
 	bool need_resched;
+	bool started;            /* its fiber has run (entered from the host's context) */
 	struct sim_thread *rq_next;  /* run queue */
 	struct sim_thread *q_next;   /* a futex queue or a line's waiters */
 };
@@ -114,6 +115,9 @@ struct lb_sim_world {
 	struct lb_sim_stats stats;
 	struct sim_fiber main_fiber;
 	struct sim_thread *running;  /* the coroutine now executing, or NULL */
+	struct sim_thread *handoff;  /* a thread's first run, for the host's context */
+	struct sim_thread *finished; /* ended: its stack to free from the host's context */
+	uint64_t until;              /* lb_sim_run's end */
 	bool failed;                 /* allocation failure: the run stops */
 };
 
@@ -123,6 +127,7 @@ struct sim_thread *sim_self(void);
 struct sim_thread *sim_thread_of(struct lb_sim_world *w, int tid);  /* NULL: unknown */
 void sim_charge(struct sim_thread *t, uint64_t cost);
 void sim_switch_out(struct sim_thread *t);
+bool sim_resume_now(struct lb_sim_world *w, struct sim_thread *t);
 uint64_t sim_rand(struct lb_sim_world *w);
 
 /* sim_heap.c */

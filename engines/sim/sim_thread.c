@@ -8,11 +8,6 @@
 
 #include <string.h>
 
-void sim_switch_out(struct sim_thread *t)
-{
-	sim_fiber_switch(&t->fiber, &sim_world()->main_fiber, false);
-}
-
 /* A yield point: first a reschedule marked while the thread ran, then the
  * cost, paid by resuming at now + cost (preemptible meanwhile). */
 void sim_charge(struct sim_thread *t, uint64_t cost)
@@ -29,6 +24,8 @@ void sim_charge(struct sim_thread *t, uint64_t cost)
 	t->gen++;
 	t->doing = D_CHARGE;
 	t->resume_at = w->now + cost;
+	if (sim_resume_now(w, t))
+		return;
 	sim_heap_push(w, t->resume_at, EV_RESUME, t->id, t->gen);
 	sim_switch_out(t);
 }

@@ -87,6 +87,8 @@ static void thread_exit(struct lb_sim_world *w, struct sim_thread *t)
 	sim_schedule(w, cpu);
 }
 
+/* A thread's first run starts here, switched to from the host's context
+ * (run_thread), so the address sanitizer learns that context's stack. */
 static void fiber_entry(void)
 {
 	struct lb_sim_world *w = current_world;
@@ -95,6 +97,9 @@ static void fiber_entry(void)
 	t->fn(t->arg);
 	w = current_world;
 	thread_exit(w, t);
+	/* The host's context frees this stack: nothing may run on it now. */
+	w->finished = t;
+	w->handoff = NULL;
 	sim_fiber_switch(&t->fiber, &w->main_fiber, true);
 	abort();  /* a finished thread is never switched to again */
 }
@@ -165,39 +170,54 @@ static void arrive(struct lb_sim_world *w, struct sim_thread *t)
 	sim_arrive(w, t);
 }
 
-static void run_thread(struct lb_sim_world *w, struct sim_thread *t)
+/* t is about to run its own code: the event loop's hand-over to it. */
+static void enter(struct lb_sim_world *w, struct sim_thread *t)
 {
 	t->doing = D_NONE;
 	w->running = t;
-	sim_fiber_switch(&w->main_fiber, &t->fiber, false);
-	w->running = NULL;
-	if (t->state == T_DONE)
-		sim_fiber_free(&t->fiber);
 }
 
-static void timeout(struct lb_sim_world *w, struct sim_thread *t)
+/* From the host's context: run t until a thread switches back here (one
+ * whose next event is one the host's context must run, or that ended). */
+static void run_thread(struct lb_sim_world *w, struct sim_thread *t)
+{
+	t->started = true;
+	enter(w, t);
+	sim_fiber_switch(&w->main_fiber, &t->fiber, false);
+	w->running = NULL;
+	if (w->finished) {
+		sim_fiber_free(&w->finished->fiber);
+		w->finished = NULL;
+	}
+}
+
+/* An event whose thread is to run now: that thread, else NULL. */
+static struct sim_thread *timeout(struct lb_sim_world *w, struct sim_thread *t)
 {
 	if (t->state == T_RUNNING && t->doing == D_CONDWAIT) {
 		sim_condwait_cancel(t);
 		t->wait_result = LB_SIM_TIMEDOUT;
-		run_thread(w, t);
-	} else if (t->state == T_BLOCKED) {
+		return t;
+	}
+	if (t->state == T_BLOCKED) {
 		if (t->futex_addr)
 			sim_futex_timeout(w, t);
 		else
 			sim_wake(w, t);  /* a sleep ended */
 	}
+	return NULL;
 }
 
-static void dispatch(struct lb_sim_world *w, const struct sim_event *e)
+/* Run one event; the thread it resumes, or NULL when it resumes none. */
+static struct sim_thread *dispatch(struct lb_sim_world *w, const struct sim_event *e)
 {
 	struct sim_thread *t = e->kind == EV_TICK ? NULL : w->threads[e->who];
 	if (t && t->gen != e->gen)
-		return;  /* stale: the thread moved on since */
+		return NULL;  /* stale: the thread moved on since */
 	switch (e->kind) {
 	case EV_RESUME:
 		if (t->state == T_RUNNING && t->doing == D_CHARGE)
-			run_thread(w, t);
+			return t;
 		break;
 	case EV_TICK:
 		sim_tick(w, (unsigned)e->who);
@@ -207,9 +227,9 @@ static void dispatch(struct lb_sim_world *w, const struct sim_event *e)
 			arrive(w, t);
 		break;
 	case EV_TIMEOUT:
-		timeout(w, t);
-		break;
+		return timeout(w, t);
 	}
+	return NULL;
 }
 
 static void digest(struct lb_sim_world *w, const struct sim_event *e)
@@ -222,29 +242,110 @@ static void digest(struct lb_sim_world *w, const struct sim_event *e)
 		}
 }
 
+/* Whether the loop goes on: a thread alive, an event due by `until`, and
+ * more than ticks to come (a tick alone changes nothing unless a thread
+ * is queued: all done, or all parked for good, the run stops there). */
+static bool may_continue(const struct lb_sim_world *w)
+{
+	if (!w->alive || w->failed || !w->heap.n || w->heap.ev[0].time > w->until)
+		return false;
+	if (w->pending)
+		return true;
+	for (unsigned c = 0; c < w->ncpus; c++)
+		if (w->cpus[c].rq)
+			return true;
+	return false;
+}
+
+static void count_event(struct lb_sim_world *w, const struct sim_event *e)
+{
+	w->now = e->time;
+	w->stats.events++;
+	digest(w, e);
+}
+
+/* Run events in order until one resumes a thread (returned: its turn to
+ * run) or the run must stop (NULL).  Called from the host's context and
+ * from a switching-out thread's alike: nothing here switches. */
+static struct sim_thread *next_thread(struct lb_sim_world *w)
+{
+	struct sim_event e;
+	while (may_continue(w)) {
+		sim_heap_pop(&w->heap, &e);
+		if (e.kind != EV_TICK)
+			w->pending--;
+		count_event(w, &e);
+		struct sim_thread *t = dispatch(w, &e);
+		if (t)
+			return t;
+	}
+	return NULL;
+}
+
+/*
+ * The running thread t stops until its next event (sim_charge, a wait or
+ * a block pushed it, or its CPU was taken).  The events before it run
+ * here, on t's stack, exactly as the host's loop would run them; then the
+ * thread they resume runs: t itself without any switch, another started
+ * thread by one switch straight to it (not two through the host's
+ * context), and a thread's first run, or the run's end, through the host's
+ * context (run_thread, lb_sim_run).
+ */
+void sim_switch_out(struct sim_thread *t)
+{
+	struct lb_sim_world *w = current_world;
+	w->running = NULL;
+	struct sim_thread *n = next_thread(w);
+	if (n == t) {
+		enter(w, t);
+		return;
+	}
+	if (n && n->started) {
+		enter(w, n);
+		sim_fiber_switch(&t->fiber, &n->fiber, false);
+	} else {
+		w->handoff = n;
+		sim_fiber_switch(&t->fiber, &w->main_fiber, false);
+	}
+	/* Resumed: whoever switched here ran enter(w, t). */
+}
+
+/*
+ * sim_charge's event, when it is certain to be the next one run: earlier
+ * than every queued event (an equal time runs after them: it would be the
+ * newest), due by `until`, no failure.  Then it runs here, as the loop would
+ * (its insertion number taken, counted, digested), with no heap traffic
+ * and no switch; true.  Else false: push it and switch out.
+ */
+bool sim_resume_now(struct lb_sim_world *w, struct sim_thread *t)
+{
+	if (w->failed || t->resume_at > w->until ||
+	    (w->heap.n && w->heap.ev[0].time <= t->resume_at))
+		return false;
+	struct sim_event e = {.time = t->resume_at, .seq = w->heap.seq++, .gen = t->gen,
+			      .who = t->id, .kind = EV_RESUME};
+	count_event(w, &e);
+	enter(w, t);
+	return true;
+}
+
 unsigned lb_sim_run(struct lb_sim_world *w, uint64_t until)
 {
 	struct lb_sim_world *saved = current_world;
 	current_world = w;
+	w->until = until;
 	if (!w->stats.events)
 		for (unsigned c = 0; c < w->ncpus; c++)
 			sim_heap_push(w, w->now + w->m.tick, EV_TICK, (int)c, 0);
-	struct sim_event e;
-	/* Only ticks left means nothing can change but fair preemptions; stop
-	 * there when no thread is queued (all done, or all parked for good). */
-	while (w->alive && !w->failed && w->heap.n && w->heap.ev[0].time <= until) {
-		bool queued = false;
-		for (unsigned c = 0; !w->pending && c < w->ncpus && !queued; c++)
-			queued = w->cpus[c].rq != NULL;
-		if (!w->pending && !queued)
+	for (;;) {
+		/* A thread that switched here has run the loop as far as
+		 * handoff: a thread's first run, or NULL (the end or a
+		 * finished thread: the loop goes on here if it may). */
+		struct sim_thread *t = w->handoff ? w->handoff : next_thread(w);
+		w->handoff = NULL;
+		if (!t)
 			break;
-		sim_heap_pop(&w->heap, &e);
-		if (e.kind != EV_TICK)
-			w->pending--;
-		w->now = e.time;
-		w->stats.events++;
-		digest(w, &e);
-		dispatch(w, &e);
+		run_thread(w, t);
 	}
 	current_world = saved;
 	return w->alive;
