@@ -17,33 +17,24 @@ static void mask_set(uint64_t *m, unsigned cpu)
 	m[cpu / 64] |= 1ull << (cpu % 64);
 }
 
-/* lb_sim_machine_distance's rule (sim.h) on the CPUs' precomputed core and
- * socket (sim_world.c): the division-free form of this hot path (the
- * divisions cost 15 % of a 48-CPU ticket cell's host time). */
-uint64_t sim_distance(const struct lb_sim_world *w, unsigned a, unsigned b)
+/* sim_line_of's miss: the map, then a new line if it has none; the
+ * cache slot now holds it. */
+struct sim_line *sim_line_lookup(struct lb_sim_world *w, uintptr_t tag)
 {
-	const struct sim_cpu *x = &w->cpus[a], *y = &w->cpus[b];
-	if (a == b)
-		return 0;
-	if (x->core == y->core)
-		return w->m.same_core;
-	return x->socket == y->socket ? w->m.same_socket : w->m.cross_socket;
-}
-
-struct sim_line *sim_line_of(struct lb_sim_world *w, const void *addr)
-{
-	uintptr_t tag = (uintptr_t)addr / LB_SIM_LINE + 1;  /* + 1: 0 marks a free slot */
 	struct sim_line *l = sim_map_get(&w->lines, tag);
-	if (l)
-		return l;
-	l = calloc(1, sizeof(*l));
-	if (!l || sim_map_put(&w->lines, tag, l)) {
-		free(l);
-		w->failed = true;
-		return NULL;
+	if (!l) {
+		l = calloc(1, sizeof(*l));
+		if (!l || sim_map_put(&w->lines, tag, l)) {
+			free(l);
+			w->failed = true;
+			return NULL;
+		}
+		l->tag = tag;
+		l->owner = -1;
 	}
-	l->tag = tag;
-	l->owner = -1;
+	struct sim_line_slot *s = &w->line_cache[tag % SIM_LINE_CACHE];
+	s->tag = tag;
+	s->line = l;
 	return l;
 }
 

@@ -69,7 +69,7 @@ struct sim_cpu {
 };
 
 struct sim_line {
-	uintptr_t tag;               /* address / LB_SIM_LINE */
+	uintptr_t tag;               /* address / LB_SIM_LINE + 1 */
 	int owner;                   /* CPU holding it exclusive, -1 for none */
 	uint64_t sharers[SIM_MASK_WORDS];
 	uint64_t busy_until;
@@ -102,6 +102,14 @@ struct sim_heap {
 	uint64_t seq;
 };
 
+/* A slot of the lines' lookup cache: a tag (0: empty) and its line. */
+struct sim_line_slot {
+	uintptr_t tag;
+	struct sim_line *line;
+};
+
+#define SIM_LINE_CACHE 64            /* slots, a power of two */
+
 struct lb_sim_world {
 	struct lb_sim_machine m;
 	unsigned ncpus;
@@ -111,6 +119,9 @@ struct lb_sim_world {
 	struct sim_heap heap;
 	uint64_t pending;            /* events other than ticks in the heap */
 	struct sim_map lines, futexes;
+	/* Direct-mapped in front of `lines` (a line lives as long as its
+	 * world, so a slot never points at a freed one). */
+	struct sim_line_slot line_cache[SIM_LINE_CACHE];
 	uint64_t now, rng, digest;
 	struct lb_sim_stats stats;
 	struct sim_fiber main_fiber;
@@ -122,8 +133,17 @@ struct lb_sim_world {
 };
 
 /* sim_world.c */
-struct lb_sim_world *sim_world(void);     /* the world now running (thread side) */
-struct sim_thread *sim_self(void);
+/* The world lb_sim_run is running: the thread-side calls find it here.
+ * One host thread runs the simulator, so nothing else reads it. */
+extern struct lb_sim_world *sim_current_world;
+static inline struct lb_sim_world *sim_world(void)  /* the world now running (thread side) */
+{
+	return sim_current_world;
+}
+static inline struct sim_thread *sim_self(void)
+{
+	return sim_current_world->running;
+}
 struct sim_thread *sim_thread_of(struct lb_sim_world *w, int tid);  /* NULL: unknown */
 void sim_charge(struct sim_thread *t, uint64_t cost);
 void sim_switch_out(struct sim_thread *t);
@@ -142,11 +162,31 @@ int sim_map_put(struct sim_map *mp, uintptr_t key, void *val);
 void sim_map_free(struct sim_map *mp, bool free_vals);
 
 /* sim_coherence.c */
-uint64_t sim_distance(const struct lb_sim_world *w, unsigned a, unsigned b);
-struct sim_line *sim_line_of(struct lb_sim_world *w, const void *addr);
+/* The transfer latency between two CPUs' caches (0: the same CPU). */
+static inline uint64_t sim_distance(const struct lb_sim_world *w, unsigned a, unsigned b)
+{
+	const struct sim_cpu *x = &w->cpus[a], *y = &w->cpus[b];
+	if (a == b)
+		return 0;
+	if (x->core == y->core)
+		return w->m.same_core;
+	return x->socket == y->socket ? w->m.same_socket : w->m.cross_socket;
+}
+struct sim_line *sim_line_lookup(struct lb_sim_world *w, uintptr_t tag);
+/* The directory entry of addr's line, made on first use; NULL (and the
+ * world failed) without memory.  Inline: one per simulated access. */
+static inline struct sim_line *sim_line_of(struct lb_sim_world *w, const void *addr)
+{
+	uintptr_t tag = (uintptr_t)addr / LB_SIM_LINE + 1;  /* + 1: 0 marks a free slot */
+	struct sim_line_slot *s = &w->line_cache[tag % SIM_LINE_CACHE];
+	return s->tag == tag ? s->line : sim_line_lookup(w, tag);
+}
 
 /* sim_sched.c */
-bool sim_mask_has(const uint64_t *mask, unsigned cpu);
+static inline bool sim_mask_has(const uint64_t *mask, unsigned cpu)
+{
+	return (mask[cpu / 64] >> (cpu % 64)) & 1;
+}
 int sim_eff_prio(const struct sim_thread *t);
 void sim_account(struct lb_sim_world *w, struct sim_thread *t);
 void sim_schedule(struct lb_sim_world *w, unsigned cpu);

@@ -7,11 +7,6 @@
  */
 #include "sim_internal.h"
 
-bool sim_mask_has(const uint64_t *mask, unsigned cpu)
-{
-	return (mask[cpu / 64] >> (cpu % 64)) & 1;
-}
-
 /* FIFO priority in force (its own or a boost), 0 for the fair class. */
 int sim_eff_prio(const struct sim_thread *t)
 {
