@@ -39,16 +39,20 @@ struct sim_line *sim_line_lookup(struct lb_sim_world *w, uintptr_t tag)
 }
 
 /* Latency of bringing the line to cpu: from its owner, else its nearest
- * sharer, else memory. */
+ * sharer, else memory.  The loops here go over the set bits of the
+ * sharer mask, not over every CPU (a minimum and a maximum: the order
+ * does not matter). */
 static uint64_t fetch_latency(const struct lb_sim_world *w, const struct sim_line *l,
 			      unsigned cpu)
 {
 	if (l->owner >= 0)
 		return sim_distance(w, (unsigned)l->owner, cpu);
 	uint64_t best = UINT64_MAX;
-	for (unsigned c = 0; c < w->ncpus; c++)
-		if (sim_mask_has(l->sharers, c) && sim_distance(w, c, cpu) < best)
-			best = sim_distance(w, c, cpu);
+	for (unsigned i = 0; i < w->mask_words; i++)
+		for (uint64_t m = l->sharers[i]; m; m &= m - 1) {
+			uint64_t d = sim_distance(w, i * 64 + (unsigned)__builtin_ctzll(m), cpu);
+			best = d < best ? d : best;
+		}
 	return best == UINT64_MAX ? w->m.memory : best;
 }
 
@@ -57,13 +61,15 @@ static uint64_t fetch_latency(const struct lb_sim_world *w, const struct sim_lin
 static uint64_t take_exclusive(struct lb_sim_world *w, struct sim_line *l, unsigned cpu)
 {
 	uint64_t inval = 0;
-	for (unsigned c = 0; c < w->ncpus; c++) {
-		if (c == cpu || !sim_mask_has(l->sharers, c))
-			continue;
-		w->stats.invalidations++;
-		if (sim_distance(w, c, cpu) > inval)
-			inval = sim_distance(w, c, cpu);
-	}
+	for (unsigned i = 0; i < w->mask_words; i++)
+		for (uint64_t m = l->sharers[i]; m; m &= m - 1) {
+			unsigned c = i * 64 + (unsigned)__builtin_ctzll(m);
+			if (c == cpu)
+				continue;
+			w->stats.invalidations++;
+			uint64_t d = sim_distance(w, c, cpu);
+			inval = d > inval ? d : inval;
+		}
 	memset(l->sharers, 0, sizeof(l->sharers));
 	l->owner = (int)cpu;
 	return inval;

@@ -96,10 +96,15 @@ struct sim_event {
 	enum sim_event_kind kind;
 };
 
+/* The event queue: a binary heap, plus one event staged outside it (the
+ * newest push, while the slot is free), so that a push followed by a pop
+ * is one sift at most (sim_heap.c). */
 struct sim_heap {
 	struct sim_event *ev;
 	size_t n, cap;
 	uint64_t seq;
+	bool staged;                 /* `stage` holds an event */
+	struct sim_event stage;
 };
 
 /* A slot of the lines' lookup cache: a tag (0: empty) and its line. */
@@ -113,6 +118,7 @@ struct sim_line_slot {
 struct lb_sim_world {
 	struct lb_sim_machine m;
 	unsigned ncpus;
+	unsigned mask_words;         /* the words of a CPU mask that can have a bit set */
 	struct sim_cpu *cpus;
 	struct sim_thread **threads;
 	unsigned nthreads, cap_threads, alive;
@@ -151,6 +157,17 @@ bool sim_resume_now(struct lb_sim_world *w, struct sim_thread *t);
 uint64_t sim_rand(struct lb_sim_world *w);
 
 /* sim_heap.c */
+/* The next event to pop, or NULL for none. */
+static inline const struct sim_event *sim_heap_top(const struct sim_heap *h)
+{
+	if (!h->staged)
+		return h->n ? &h->ev[0] : NULL;
+	if (!h->n)
+		return &h->stage;
+	const struct sim_event *a = &h->stage, *b = &h->ev[0];
+	bool staged_first = a->time != b->time ? a->time < b->time : a->seq < b->seq;
+	return staged_first ? a : b;
+}
 int sim_heap_push(struct lb_sim_world *w, uint64_t time, enum sim_event_kind kind, int who,
 		  uint64_t gen);
 bool sim_heap_pop(struct sim_heap *h, struct sim_event *out);

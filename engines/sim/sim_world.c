@@ -33,6 +33,7 @@ struct lb_sim_world *lb_sim_create(const struct lb_sim_machine *m, uint64_t seed
 		return NULL;
 	w->m = *m;
 	w->ncpus = lb_sim_machine_cpus(m);
+	w->mask_words = (w->ncpus + 63) / 64;
 	w->cpus = calloc(w->ncpus, sizeof(*w->cpus));
 	if (!w->cpus) {
 		free(w);
@@ -261,7 +262,8 @@ static void digest(struct lb_sim_world *w, const struct sim_event *e)
  * is queued: all done, or all parked for good, the run stops there). */
 static bool may_continue(const struct lb_sim_world *w)
 {
-	if (!w->alive || w->failed || !w->heap.n || w->heap.ev[0].time > w->until)
+	const struct sim_event *top = sim_heap_top(&w->heap);
+	if (!w->alive || w->failed || !top || top->time > w->until)
 		return false;
 	if (w->pending)
 		return true;
@@ -333,8 +335,8 @@ void sim_switch_out(struct sim_thread *t)
  */
 bool sim_resume_now(struct lb_sim_world *w, struct sim_thread *t)
 {
-	if (w->failed || t->resume_at > w->until ||
-	    (w->heap.n && w->heap.ev[0].time <= t->resume_at))
+	const struct sim_event *top = sim_heap_top(&w->heap);
+	if (w->failed || t->resume_at > w->until || (top && top->time <= t->resume_at))
 		return false;
 	struct sim_event e = {.time = t->resume_at, .seq = w->heap.seq++, .gen = t->gen,
 			      .who = t->id, .kind = EV_RESUME};
