@@ -133,16 +133,14 @@ static uint64_t access_cost(struct lb_sim_world *w, struct sim_line *l, unsigned
 	return lat + (kind == LB_SIM_RMW ? w->m.rmw : 0);
 }
 
-void lb_sim_access(const void *addr, enum lb_sim_access_kind kind)
+/* An access that may move the line: its cost, serialised behind the
+ * line's previous transfer.  Out of line, so that the hit path of
+ * lb_sim_access saves no registers for it. */
+static __attribute__((noinline)) void access_miss(struct lb_sim_world *w, struct sim_thread *t,
+						   struct sim_line *l,
+						   enum lb_sim_access_kind kind)
 {
-	struct lb_sim_world *w = sim_world();
-	struct sim_thread *t = sim_self();
-	struct sim_line *l = sim_line_of(w, addr);
 	bool transfer;
-	if (!l) {
-		sim_charge(t, 0);
-		return;
-	}
 	uint64_t cost = access_cost(w, l, (unsigned)t->cpu, kind, &transfer);
 	if (!transfer) {
 		sim_charge(t, cost);
@@ -152,6 +150,24 @@ void lb_sim_access(const void *addr, enum lb_sim_access_kind kind)
 	uint64_t start = l->busy_until > w->now ? l->busy_until : w->now;
 	l->busy_until = start + cost;
 	sim_charge(t, l->busy_until - w->now);
+}
+
+void lb_sim_access(const void *addr, enum lb_sim_access_kind kind)
+{
+	struct lb_sim_world *w = sim_world();
+	struct sim_thread *t = sim_self();
+	struct sim_line *l = sim_line_of(w, addr);
+	if (!l) {
+		sim_charge(t, 0);
+		return;
+	}
+	/* A hit (any copy for a load, the exclusive one for a write) changes
+	 * nothing in the directory: access_cost's first answer, sooner. */
+	if (l->owner == t->cpu || (kind == LB_SIM_LOAD && sim_mask_has(l->sharers, (unsigned)t->cpu))) {
+		sim_charge(t, w->m.l1_hit + (kind == LB_SIM_RMW ? w->m.rmw : 0));
+		return;
+	}
+	access_miss(w, t, l, kind);
 }
 
 enum lb_sim_wait_result lb_sim_cond_wait(const void *addr, uint64_t deadline)

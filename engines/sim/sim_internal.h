@@ -153,7 +153,6 @@ static inline struct sim_thread *sim_self(void)
 struct sim_thread *sim_thread_of(struct lb_sim_world *w, int tid);  /* NULL: unknown */
 void sim_charge(struct sim_thread *t, uint64_t cost);
 void sim_switch_out(struct sim_thread *t);
-bool sim_resume_now(struct lb_sim_world *w, struct sim_thread *t);
 uint64_t sim_rand(struct lb_sim_world *w);
 
 /* sim_heap.c */

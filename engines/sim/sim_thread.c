@@ -8,28 +8,6 @@
 
 #include <string.h>
 
-/* A yield point: first a reschedule marked while the thread ran, then the
- * cost, paid by resuming at now + cost (preemptible meanwhile). */
-void sim_charge(struct sim_thread *t, uint64_t cost)
-{
-	struct lb_sim_world *w = sim_world();
-	if (t->need_resched && t->preempt_count == 0) {
-		t->need_resched = false;
-		struct sim_cpu *c = &w->cpus[t->cpu];
-		if (c->rq) {
-			sim_preempt(w, (unsigned)t->cpu);
-			sim_switch_out(t);
-		}
-	}
-	t->gen++;
-	t->doing = D_CHARGE;
-	t->resume_at = w->now + cost;
-	if (sim_resume_now(w, t))
-		return;
-	sim_heap_push(w, t->resume_at, EV_RESUME, t->id, t->gen);
-	sim_switch_out(t);
-}
-
 uint64_t lb_sim_now(void)
 {
 	return sim_world()->now;

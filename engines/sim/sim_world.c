@@ -222,10 +222,6 @@ static struct sim_thread *dispatch(struct lb_sim_world *w, const struct sim_even
 }
 
 #define SIM_FNV_PRIME 0x100000001b3ull
-/* SIM_FNV_PRIME^3, ^6 and ^7 (mod 2^64). */
-#define SIM_FNV_PRIME_3 0x08a97b0004e7feabull
-#define SIM_FNV_PRIME_6 0xdc966432edf1c639ull
-#define SIM_FNV_PRIME_7 0xc5527b8a51d3d2dbull
 
 /* FNV-1a over the low n bytes of v, lowest first. */
 static inline uint64_t fnv1a_bytes(uint64_t d, uint64_t v, unsigned n)
@@ -235,25 +231,44 @@ static inline uint64_t fnv1a_bytes(uint64_t d, uint64_t v, unsigned n)
 	return d;
 }
 
+/* FNV-1a over all 8 bytes of v when only its low n can be set: a zero byte
+ * only multiplies by the prime, so the 8 - n above are one multiply by
+ * the prime's power (pow, SIM_FNV_PRIME^(8 - n) mod 2^64). */
+static inline uint64_t fnv1a_low(uint64_t d, uint64_t v, unsigned n, uint64_t pow)
+{
+	return fnv1a_bytes(d, v, n) * pow;
+}
+
+#define SIM_FNV_PRIME_3 0x08a97b0004e7feabull  /* SIM_FNV_PRIME^3 */
+#define SIM_FNV_PRIME_4 0x9ffaac085635bc91ull
+#define SIM_FNV_PRIME_6 0xdc966432edf1c639ull
+#define SIM_FNV_PRIME_7 0xc5527b8a51d3d2dbull
+
 /*
  * The digest of every event run: FNV-1a over its time, kind and id as
- * 8-byte little-endian values (offset basis in lb_sim_create).  A zero
- * byte only multiplies by the prime, so where the high bytes are known to
- * be zero (a time under 2^40 ns, 18 minutes; a kind under 256; an id
- * under 2^16) they are one multiply by the prime's power: the same value
- * in 8 steps instead of 24 (most of the event loop's instructions).
+ * 8-byte little-endian values (offset basis in lb_sim_create).  The
+ * bytes above a value's set ones (a time under 2^32 or 2^40 ns, a kind
+ * under 256, an id under 256 or 2^16: branches that go one way for a
+ * whole run) are folded in one multiply: the same value in 6 dependent
+ * steps instead of 24, which were most of the event loop's instructions.
  */
-static void digest(struct lb_sim_world *w, const struct sim_event *e)
+static inline void digest(struct lb_sim_world *w, const struct sim_event *e)
 {
 	uint64_t d = w->digest, t = e->time, k = (uint64_t)e->kind;
 	uint64_t who = (uint64_t)(uint32_t)e->who;
-	if ((t >> 40) == 0 && k < 256 && (who >> 16) == 0) {
-		d = fnv1a_bytes(d, t, 5) * SIM_FNV_PRIME_3;
-		d = fnv1a_bytes(d, k, 1) * SIM_FNV_PRIME_7;
-		d = fnv1a_bytes(d, who, 2) * SIM_FNV_PRIME_6;
-	} else {
-		d = fnv1a_bytes(fnv1a_bytes(fnv1a_bytes(d, t, 8), k, 8), who, 8);
-	}
+	if ((t >> 32) == 0)
+		d = fnv1a_low(d, t, 4, SIM_FNV_PRIME_4);
+	else if ((t >> 40) == 0)
+		d = fnv1a_low(d, t, 5, SIM_FNV_PRIME_3);
+	else
+		d = fnv1a_bytes(d, t, 8);
+	d = k < 256 ? fnv1a_low(d, k, 1, SIM_FNV_PRIME_7) : fnv1a_bytes(d, k, 8);
+	if (who < 256)
+		d = fnv1a_low(d, who, 1, SIM_FNV_PRIME_7);
+	else if (who < 65536)
+		d = fnv1a_low(d, who, 2, SIM_FNV_PRIME_6);
+	else
+		d = fnv1a_bytes(d, who, 8);
 	w->digest = d;
 }
 
@@ -273,7 +288,7 @@ static bool may_continue(const struct lb_sim_world *w)
 	return false;
 }
 
-static void count_event(struct lb_sim_world *w, const struct sim_event *e)
+static inline void count_event(struct lb_sim_world *w, const struct sim_event *e)
 {
 	w->now = e->time;
 	w->stats.events++;
@@ -333,7 +348,7 @@ void sim_switch_out(struct sim_thread *t)
  * (its insertion number taken, counted, digested), with no heap traffic
  * and no switch; true.  Else false: push it and switch out.
  */
-bool sim_resume_now(struct lb_sim_world *w, struct sim_thread *t)
+static bool resume_now(struct lb_sim_world *w, struct sim_thread *t)
 {
 	const struct sim_event *top = sim_heap_top(&w->heap);
 	if (w->failed || t->resume_at > w->until || (top && top->time <= t->resume_at))
@@ -343,6 +358,28 @@ bool sim_resume_now(struct lb_sim_world *w, struct sim_thread *t)
 	count_event(w, &e);
 	enter(w, t);
 	return true;
+}
+
+/* A yield point: first a reschedule marked while the thread ran, then the
+ * cost, paid by resuming at now + cost (preemptible meanwhile). */
+void sim_charge(struct sim_thread *t, uint64_t cost)
+{
+	struct lb_sim_world *w = sim_current_world;
+	if (t->need_resched && t->preempt_count == 0) {
+		t->need_resched = false;
+		struct sim_cpu *c = &w->cpus[t->cpu];
+		if (c->rq) {
+			sim_preempt(w, (unsigned)t->cpu);
+			sim_switch_out(t);
+		}
+	}
+	t->gen++;
+	t->doing = D_CHARGE;
+	t->resume_at = w->now + cost;
+	if (resume_now(w, t))
+		return;
+	sim_heap_push(w, t->resume_at, EV_RESUME, t->id, t->gen);
+	sim_switch_out(t);
 }
 
 unsigned lb_sim_run(struct lb_sim_world *w, uint64_t until)
