@@ -35,9 +35,11 @@ static void need_inside(const char *call)
 
 void *lb_simi_access(const volatile void *p, int kind)
 {
-	if (lb_sim_inside())
-		lb_sim_access((const void *)(uintptr_t)p,
-			      kind == 0 ? LB_SIM_LOAD : kind == 1 ? LB_SIM_STORE : LB_SIM_RMW);
+	/* The hook's kinds are the engine's (one call per simulated access:
+	 * no mapping, and the engine itself ignores a host-side access). */
+	_Static_assert(LB_SIM_LOAD == 0 && LB_SIM_STORE == 1 && LB_SIM_RMW == 2,
+		       "sim_interpose.h's LB_SIMI_*_ kinds are lb_sim_access_kind's");
+	lb_sim_access((const void *)(uintptr_t)p, (enum lb_sim_access_kind)kind);
 	return (void *)(uintptr_t)p;
 }
 

@@ -108,7 +108,8 @@ unsigned lb_sim_getcpu(void);
 int lb_sim_self(void);
 /* Charge the coherence cost of an access to the line holding addr (a yield
  * point); the caller then makes the real access, and after a write calls
- * lb_sim_written so the line's waiters see it. */
+ * lb_sim_written so the line's waiters see it.  Outside a virtual thread
+ * it does nothing (an interposed atomic made by the host). */
 void lb_sim_access(const void *addr, enum lb_sim_access_kind kind);
 void lb_sim_written(const void *addr);
 /* Park until the line holding addr is written, the deadline (absolute ns)

@@ -155,7 +155,9 @@ static __attribute__((noinline)) void access_miss(struct lb_sim_world *w, struct
 void lb_sim_access(const void *addr, enum lb_sim_access_kind kind)
 {
 	struct lb_sim_world *w = sim_world();
-	struct sim_thread *t = sim_self();
+	if (!w || !w->running)
+		return;  /* outside a virtual thread: nothing to charge */
+	struct sim_thread *t = w->running;
 	struct sim_line *l = sim_line_of(w, addr);
 	if (!l) {
 		sim_charge(t, 0);
