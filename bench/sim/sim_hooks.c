@@ -61,6 +61,12 @@ void lb_simi_pause(void)
 	lb_sim_pause();
 }
 
+_Atomic(unsigned int) *lb_simi_spin_ps_slot(void)
+{
+	need_inside("a spin budget");
+	return lb_sim_spin_cache();
+}
+
 static uint64_t ts_ns(const struct timespec *ts)
 {
 	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;

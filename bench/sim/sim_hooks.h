@@ -24,6 +24,9 @@ void lb_simi_cond_wait(const void *p);
 void lb_simi_cond_wait_until(const void *p);
 /* lb_cpu_relax(): a pause in virtual time. */
 void lb_simi_pause(void);
+/* lb_spin_budget.h's calibration cache, the running world's (zero in a
+ * new world: each cell calibrates as the first one would). */
+_Atomic(unsigned int) *lb_simi_spin_ps_slot(void);
 /* futex(FUTEX_WAIT, _WAIT_BITSET, _WAKE) and gettid; any other call ends
  * the run with an error line naming it. */
 long lb_simi_syscall(long nr, ...);

@@ -94,6 +94,8 @@
 #define LB_COND_LOAD_WAIT_UNTIL(ptr) lb_simi_cond_wait_until((const void *)(ptr))
 /* lb_atomic.h's lb_cpu_relax(). */
 #define LB_CPU_RELAX_REPLACE() lb_simi_pause()
+/* lb_spin_budget.h's calibration cache: one per simulated world. */
+#define LB_SPIN_RELAX_PS_SLOT() lb_simi_spin_ps_slot()
 
 /* The simulated kernel (the declarations above are the system headers'). */
 #define syscall(...) lb_simi_syscall(__VA_ARGS__)

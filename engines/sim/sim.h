@@ -129,6 +129,9 @@ void lb_sim_yield(void);
 void lb_sim_pause(void);
 /* The machine the caller's world runs. */
 const struct lb_sim_machine *lb_sim_machine_running(void);
+/* A word of the caller's world for a lock's calibrated spin cost (zero in
+ * a new world), so no calibration outlives its cell. */
+_Atomic(unsigned int) *lb_sim_spin_cache(void);
 void lb_sim_sleep(uint64_t ns);
 /* Timed work: ns of CPU time, preemptible. */
 void lb_sim_spend(uint64_t ns);

@@ -135,6 +135,7 @@ struct lb_sim_world {
 	struct sim_thread *handoff;  /* a thread's first run, for the host's context */
 	struct sim_thread *finished; /* ended: its stack to free from the host's context */
 	uint64_t until;              /* lb_sim_run's end */
+	_Atomic(unsigned int) spin_relax_ps; /* lb_sim_spin_cache's word */
 	bool failed;                 /* allocation failure: the run stops */
 };
 

@@ -40,6 +40,11 @@ const struct lb_sim_machine *lb_sim_machine_running(void)
 	return &sim_world()->m;
 }
 
+_Atomic(unsigned int) *lb_sim_spin_cache(void)
+{
+	return &sim_world()->spin_relax_ps;
+}
+
 bool lb_sim_allowed(unsigned cpu)
 {
 	struct lb_sim_world *w = sim_world();

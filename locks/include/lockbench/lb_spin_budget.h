@@ -15,7 +15,9 @@
  * cached in a function-local static atomic: header-only, no initialiser to
  * call, safe from any thread (two racing first calls both calibrate and
  * store about the same value; relaxed order suffices, it is a hint).  Each
- * translation unit that uses it calibrates once (about 10 us).
+ * translation unit that uses it calibrates once (about 10 us).  A copy
+ * built for the simulator defines LB_SPIN_RELAX_PS_SLOT() to give the
+ * cache word of the simulated world instead.
  *
  * Public: lb_spin_relax_ps(), lb_spin_loops(ns).
  */
@@ -41,8 +43,17 @@ static inline uint64_t lb_spin__clock_ns(void)
 /* Cost of one lb_cpu_relax() in picoseconds (calibrated once, >= 1). */
 static inline uint32_t lb_spin_relax_ps(void)
 {
+#if defined(LB_SPIN_RELAX_PS_SLOT)
+	/* A simulator's copy of the locks only (bench/sim/sim_interpose.h):
+	 * the cache is the simulated world's, so that every cell calibrates
+	 * in its own virtual time as the first one does, instead of the
+	 * first cell alone paying for it and shifting its timeline. */
+	_Atomic(uint32_t) *const slot = LB_SPIN_RELAX_PS_SLOT();
+#else
 	static _Atomic(uint32_t) cached; /* 0 = not yet calibrated */
-	uint32_t ps = atomic_load_explicit(&cached, memory_order_relaxed);
+	_Atomic(uint32_t) *const slot = &cached;
+#endif
+	uint32_t ps = atomic_load_explicit(slot, memory_order_relaxed);
 	if (LB_LIKELY(ps != 0))
 		return ps;
 	uint64_t best = UINT64_MAX;
@@ -56,7 +67,7 @@ static inline uint32_t lb_spin_relax_ps(void)
 	}
 	uint64_t v = best * 1000u / 128u;
 	ps = v < 1 ? 1u : v > 1000000u ? 1000000u : (uint32_t)v;
-	atomic_store_explicit(&cached, ps, memory_order_relaxed);
+	atomic_store_explicit(slot, ps, memory_order_relaxed);
 	return ps;
 }
 
