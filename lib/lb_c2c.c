@@ -90,6 +90,9 @@ static bool pong_wait(struct c2c_line *l, uint64_t want)
 static void *ponger(void *arg)
 {
 	struct c2c_line *l = arg;
+	/* Named, so that whoever watches the process's threads (the guest's
+	 * pinning check, a user's top -H) can tell a probe from a worker. */
+	pthread_setname_np(pthread_self(), "lb-c2c");
 	for (uint64_t i = 0; i < l->rounds; i++) {
 		if (!pong_wait(l, 2 * i + 1))
 			break;

@@ -69,6 +69,21 @@ def affinity_of_threads(pid):
     return out
 
 
+def probe_cpus(rec):
+    """The CPUs of the run's c2c probe pair (config.c2c_cpus): the main
+    thread is pinned to the first while it probes."""
+    return set((rec or {}).get("config", {}).get("c2c_cpus") or [])
+
+
+def is_probe(pid, tid):
+    """A c2c probe's partner thread (lib/lb_c2c.c names it lb-c2c): pinned
+    to the pair's other CPU, and to each pair of c2c_pairs before the runs."""
+    try:
+        return open(f"/proc/{pid}/task/{tid}/comm").read().strip() == "lb-c2c"
+    except OSError:
+        return False
+
+
 def run_sampled(argv, timeout):
     """Run argv, sampling its threads' affinity every 50 ms: (status,
     stdout, stderr, {tid: cpus pinned to one CPU, as seen last})."""
@@ -82,7 +97,7 @@ def run_sampled(argv, timeout):
                 p.wait()
                 return -1, "", "timed out", seen
             for tid, cpus in affinity_of_threads(p.pid).items():
-                if tid != p.pid and len(cpus) == 1:
+                if tid != p.pid and len(cpus) == 1 and not is_probe(p.pid, tid):
                     seen[tid] = cpus[0]
             time.sleep(0.05)
         out.seek(0)
@@ -238,7 +253,7 @@ class Checks:
                 continue
             if policy == "none":
                 ok(not planned, f"{label}: no thread pinned in the record ({threads})")
-                ok(all(c in (rec["config"].get("c2c_cpus") or []) for c in seen.values()),
+                ok(all(c in probe_cpus(rec) for c in seen.values()),
                    f"{label}: no worker seen pinned (saw {sorted(set(seen.values()))}; "
                    f"c2c probe pair excepted)")
                 continue
@@ -267,7 +282,7 @@ class Checks:
             ok(len(ctx_nodes) == t and not wrong,
                f"{label}: each thread's lock context is on its CPU's node "
                f"({'all ' + str(t) if not wrong else 'wrong (thread, cpu, want, got): ' + str(wrong[:6])})")
-            extra = set(rec["config"].get("c2c_cpus") or [])
+            extra = probe_cpus(rec)
             ok(set(planned) <= set(seen.values()) <= set(planned) | extra,
                f"{label}: the threads' affinity as /proc shows it is the plan "
                f"(seen {sorted(set(seen.values()))})")
