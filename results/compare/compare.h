@@ -51,6 +51,7 @@ struct lb_cmp_report {
 	/* Steal time over the side's run (config.steal_s, s); < 0: not recorded. */
 	double side_steal[LB_CMP_MAX_SIDES];
 	bool side_interrupted[LB_CMP_MAX_SIDES]; /* the file says "interrupted": true */
+	const char *side_model[LB_CMP_MAX_SIDES]; /* its "model" (a prediction), or NULL */
 	/* Cache-line round trips the side's runs saw (min, median, max ns; < 0:
 	 * not recorded): see lb_rfile and lib/lb_c2c.h. */
 	double side_c2c[LB_CMP_MAX_SIDES][3];

@@ -421,6 +421,7 @@ static void build_results(const struct cmp_opts *o, struct lb_cmp_report *r,
 		member[i] = w ? w->member[i] : NULL;
 		double *c2c = r->side_c2c[i];
 		r->side_interrupted[i] = sides[i]->interrupted;
+		r->side_model[i] = sides[i]->model;
 		lb_rfile_c2c_range(sides[i], member[i], &c2c[0], &c2c[1], &c2c[2]);
 		r->side_load[i] = sides[i]->load_average;
 		r->side_steal[i] = sides[i]->steal_s;

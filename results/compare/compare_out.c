@@ -280,8 +280,11 @@ void lb_cmp_write_table(FILE *out, const struct lb_cmp_report *r)
 			snprintf(steal, sizeof(steal), "; steal %.2f s", r->side_steal[i]);
 		if (r->side_selector[i])
 			snprintf(sel, sizeof(sel), ", the cells with %s", r->side_selector[i]);
-		snprintf(line, sizeof(line), "(%c) %s: %s%s%s%s%s%s", letters[i], r->side_label[i],
-			 r->side_path[i], sel, r->side_interrupted[i] ?
+		char model[64] = "";
+		if (r->side_model[i])
+			snprintf(model, sizeof(model), " [MODEL PREDICTION: %.32s]", r->side_model[i]);
+		snprintf(line, sizeof(line), "(%c) %s: %s%s%s%s%s%s%s", letters[i], r->side_label[i],
+			 r->side_path[i], model, sel, r->side_interrupted[i] ?
 			 " (interrupted run: the cells it finished)" : "", c2c, load, steal);
 		if (cont)
 			lb_wrap(out, cont, line);
@@ -345,6 +348,9 @@ void lb_cmp_write_json(FILE *out, const struct lb_cmp_report *r)
 		lb_json_kv_string(&j, "label", r->side_label[i]);
 		lb_json_kv_string(&j, "path", r->side_path[i]);
 		lb_json_kv_bool(&j, "interrupted", r->side_interrupted[i]);
+		/* Only for a model's file: its figures are predictions. */
+		if (r->side_model[i])
+			lb_json_kv_string(&j, "model", r->side_model[i]);
 		/* Two sides of one file: the params that pick the side's cells. */
 		lb_json_kv_string(&j, "selector", r->side_selector[i]);
 		lb_json_key(&j, "load_average_before");

@@ -253,6 +253,7 @@ static int load_root(struct lb_rfile *f, const char *path, const json_error_t *j
 	if (!f->command)
 		f->command = "";
 	f->interrupted = json_is_true(json_object_get(f->root, "interrupted"));
+	f->model = string_at(f->root, "model");
 	make_host_line(f);
 	json_t *results = json_object_get(f->root, "results");
 	if (!json_is_array(results))

@@ -32,6 +32,9 @@ struct lb_rfile {
 	const char *command;   /* config.command, or "" */
 	char host_line[320];   /* "cpu model, N CPUs, kernel K, host H" */
 	bool interrupted;
+	/* The model that made the file's figures ("sim": lockbench sim), or
+	 * NULL for a measured run: its figures are predictions. */
+	const char *model;
 	/* The cache-line round trips the runs saw (lib/lb_c2c.h: each run's mean
 	 * of its "c2c_before_ns" and "c2c_after_ns"): min, median, max over the
 	 * runs in ns; all < 0 when the file has none (older files, one CPU). */

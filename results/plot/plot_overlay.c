@@ -117,8 +117,9 @@ static void body(FILE *b, const struct oseries *s, size_t n, const size_t *drows
 	const struct lb_metric_desc *md = lb_schema_metric(first->schema, metric);
 	char t[1024], cmd[200];
 	lb_plot_command_text(first, cmd, sizeof(cmd));
-	snprintf(t, sizeof(t), "%s vs %s, overlaid (mean; error bars +-1 sd)\n%s\n%s",
-		 md ? md->title : metric, x, first->host_line, cmd);
+	snprintf(t, sizeof(t), "%s%s vs %s, overlaid (mean; error bars +-1 sd)\n%s\n%s",
+		 first->model ? "MODEL PREDICTION: " : "", md ? md->title : metric, x,
+		 first->host_line, cmd);
 	fputs(deltas ? "set multiplot\nset lmargin 12\nset rmargin 34\n"
 		       "set origin 0,0.35\nset size 1,0.65\nset grid\nset key outside right top\n"
 		       "set logscale x 2\nset format x ''\nset xlabel ''\nset title "

@@ -304,7 +304,8 @@ static void title(FILE *b, const char *what, const struct lb_rfile *f)
 {
 	char t[1024], cmd[200];
 	lb_plot_command_text(f, cmd, sizeof(cmd));
-	snprintf(t, sizeof(t), "%s\n%s\n%s%s", what, f->host_line, cmd,
+	snprintf(t, sizeof(t), "%s%s%s%s\n%s\n%s%s", f->model ? "MODEL PREDICTION (" : "",
+		 f->model ? f->model : "", f->model ? "): " : "", what, f->host_line, cmd,
 		 f->interrupted ? "  (interrupted run)" : "");
 	fputs("set title ", b);
 	lb_plot_gp_string(b, t);

@@ -16,6 +16,9 @@ determinism  the same seed twice: the same table bytes and event digests;
 busted       the negative control lets two threads in: exit 1, "mutual
              exclusion broken", its cell marked FAILED
 cli          bad input: one line naming the option, exit 2
+results     two machine files (2 and 8 sockets, 16 CPUs each) through compare
+             and plot --overlay: each side and each picture says "MODEL
+             PREDICTION", one picture holds both files
 interrupt    a SIGINT at five moments of five long runs: each stops within
              15 s, exit 130, its JSON says "interrupted": true (under the
              thread sanitizer a signal that lands on a virtual thread's
@@ -188,6 +191,38 @@ def cli():
        (wide[0][:60] + "..." if wide else "widest %d" % max(map(len, r.stdout.splitlines()))))
 
 
+def results():
+    import shutil
+    with tempfile.TemporaryDirectory() as d:
+        files = []
+        for name in ("xeon-e7-2s", "xeon-e7-8s"):
+            out = os.path.join(d, name + ".json")
+            r = sim(["-m", os.path.join(MDIR, name + ".machine"), "-c", "16", "-l",
+                     "ticket,qspinlock", "-t", "2,8,16", "-d", "2ms", "-q", "--json", out])
+            files.append(out)
+            ok(r.returncode == 0, "sim on %s: exit 0 (%d)" % (name, r.returncode))
+        r = subprocess.run([EXE, "compare"] + files, capture_output=True, text=True, timeout=60)
+        sides = [line for line in r.stdout.splitlines() if line.startswith(("(A) ", "(B) "))]
+        ok(r.returncode == 0 and len(sides) == 2 and
+           all("[MODEL PREDICTION: sim]" in line for line in sides),
+           "compare: both sides say [MODEL PREDICTION: sim] (%s)" % sides)
+        if not shutil.which("gnuplot"):
+            ok(True, "# SKIP plot: gnuplot not installed")
+            return
+        pics = os.path.join(d, "pics")
+        r = subprocess.run([EXE, "plot", "--overlay", "-o", pics] + files, capture_output=True,
+                           text=True, timeout=120)
+        gp = os.path.join(pics, "overlay.gp")
+        titles = [line for line in open(gp)] if os.path.exists(gp) else []
+        titles = [line for line in titles if line.startswith("set title")]
+        svgs = [f for f in os.listdir(pics) if f.endswith(".svg")] if os.path.isdir(pics) else []
+        ok(r.returncode == 0 and svgs and titles and
+           all(t.startswith("set title 'MODEL PREDICTION") for t in titles) and
+           all("title '%s: " % os.path.basename(f)[:-len(".json")] in open(gp).read()
+               for f in files),
+           "plot --overlay: one picture of both files (%s), titled MODEL PREDICTION" % svgs)
+
+
 def handler_installed(pid, limit=60.0):
     """Wait until process pid catches SIGINT (its SigCgt mask in /proc)."""
     end = time.monotonic() + limit
@@ -238,6 +273,6 @@ def interrupt():
 
 
 {"locks": locks, "determinism": determinism, "busted": busted, "cli": cli,
- "interrupt": interrupt}[SCENARIO]()
+ "interrupt": interrupt, "results": results}[SCENARIO]()
 diag("model predictions only: no figure here is asserted")
 done()
