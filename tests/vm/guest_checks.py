@@ -72,21 +72,13 @@ def affinity_of_threads(pid):
 def probe_cpus(rec):
     """The CPUs bench's c2c probes pin threads to: the run's pair
     (config.c2c_cpus) and each pair of c2c_pairs, probed before the runs.
-    A probe's partner names itself lb-c2c (is_probe), but the sampler can
-    catch it pinned in the moment before it does (one CI run saw it)."""
+    A probe's partner is pinned from its creation (lib/lb_c2c.c names it
+    lb-c2c only once it runs), so these CPUs are excepted, not names."""
     cpus = set((rec or {}).get("config", {}).get("c2c_cpus") or [])
     for p in (rec or {}).get("c2c_pairs") or []:
         cpus.update(p.get("cpus") or [])
     return cpus
 
-
-def is_probe(pid, tid):
-    """A c2c probe's partner thread (lib/lb_c2c.c names it lb-c2c): pinned
-    to the pair's other CPU, and to each pair of c2c_pairs before the runs."""
-    try:
-        return open(f"/proc/{pid}/task/{tid}/comm").read().strip() == "lb-c2c"
-    except OSError:
-        return False
 
 
 def run_sampled(argv, timeout):
@@ -102,7 +94,7 @@ def run_sampled(argv, timeout):
                 p.wait()
                 return -1, "", "timed out", seen
             for tid, cpus in affinity_of_threads(p.pid).items():
-                if tid != p.pid and len(cpus) == 1 and not is_probe(p.pid, tid):
+                if tid != p.pid and len(cpus) == 1:
                     seen[tid] = cpus[0]
             time.sleep(0.05)
         out.seek(0)
