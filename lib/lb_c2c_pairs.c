@@ -13,43 +13,67 @@
 #include <sched.h>
 #include <string.h>
 
-static void add_pair(struct lb_c2c_pairs *set, int a, int b)
+static void add_pair(struct lb_c2c_pairs *set, int a, int b, int (*node_of)(int cpu))
 {
 	set->pair[set->n++] = (struct lb_c2c_pair){
-		.cpu = { a, b }, .node = { lb_numa_node_of_cpu(a), lb_numa_node_of_cpu(b) }, .ns = -1
+		.cpu = { a, b }, .node = { node_of(a), node_of(b) }, .ns = -1
 	};
 }
 
 /* The first allowed CPU after `after` on `node`; -1 when none. */
-static int next_on_node(const cpu_set_t *allowed, int after, int node)
+static int next_on_node(const cpu_set_t *allowed, int after, int node, int (*node_of)(int cpu))
 {
 	for (int cpu = after + 1; cpu < CPU_SETSIZE; cpu++)
-		if (CPU_ISSET(cpu, allowed) && lb_numa_node_of_cpu(cpu) == node)
+		if (CPU_ISSET(cpu, allowed) && node_of(cpu) == node)
 			return cpu;
 	return -1;
+}
+
+/* The lowest node id above `above` that has an allowed CPU, and in *cpu
+ * that node's first allowed CPU; -1 when none is left. */
+static int next_node(const cpu_set_t *allowed, int above, int (*node_of)(int cpu), int *cpu)
+{
+	int best = -1;
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, allowed))
+			continue;
+		int node = node_of(c);
+		if (node > above && (best < 0 || node < best)) {
+			best = node;
+			*cpu = c;
+		}
+	}
+	return best;
+}
+
+void lb_c2c_pick_pairs_on(struct lb_c2c_pairs *set, const cpu_set_t *allowed,
+			  int (*node_of)(int cpu))
+{
+	set->n = 0;
+	if (CPU_COUNT(allowed) < 3)
+		return;
+	int c0 = 0;
+	while (c0 < CPU_SETSIZE && !CPU_ISSET(c0, allowed))
+		c0++;
+	int home = node_of(c0);
+	int next = next_on_node(allowed, c0, home, node_of);
+	if (next >= 0)
+		add_pair(set, c0, next, node_of);
+	/* One CPU on each other node, in node order: its first allowed one.
+	 * Node ids come from the CPUs, not from a count: a machine's ids can
+	 * have holes (a node without CPUs, or one taken offline). */
+	int cpu = -1;
+	for (int node = next_node(allowed, -1, node_of, &cpu);
+	     node >= 0 && set->n < LB_C2C_MAX_PAIRS; node = next_node(allowed, node, node_of, &cpu))
+		if (node != home)
+			add_pair(set, c0, cpu, node_of);
 }
 
 void lb_c2c_pick_pairs(struct lb_c2c_pairs *set)
 {
 	cpu_set_t allowed;
 	lb_cpulist_allowed(&allowed);
-	set->n = 0;
-	if (CPU_COUNT(&allowed) < 3)
-		return;
-	int c0 = 0;
-	while (c0 < CPU_SETSIZE && !CPU_ISSET(c0, &allowed))
-		c0++;
-	int home = lb_numa_node_of_cpu(c0);
-	int next = next_on_node(&allowed, c0, home);
-	if (next >= 0)
-		add_pair(set, c0, next);
-	/* One CPU on each other node, in node order: its first allowed one. */
-	for (int node = 0, nodes = lb_numa_nodes(); node < nodes && set->n < LB_C2C_MAX_PAIRS;
-	     node++) {
-		int cpu = node == home ? -1 : next_on_node(&allowed, -1, node);
-		if (cpu >= 0)
-			add_pair(set, c0, cpu);
-	}
+	lb_c2c_pick_pairs_on(set, &allowed, lb_numa_node_of_cpu);
 }
 
 void lb_c2c_measure_pairs(struct lb_c2c_pairs *set)

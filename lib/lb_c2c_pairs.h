@@ -15,6 +15,7 @@
 #ifndef LB_C2C_PAIRS_H
 #define LB_C2C_PAIRS_H
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -34,8 +35,14 @@ struct lb_c2c_pairs {
 	size_t n;
 };
 
-/* Choose the pairs (above); their round trips are -1 until measured. */
+/* Choose the pairs (above) among the CPUs this process may use; their
+ * round trips are -1 until measured. */
 void lb_c2c_pick_pairs(struct lb_c2c_pairs *set);
+
+/* The same among `allowed`, with node_of(cpu) giving each CPU's node (the
+ * test's made-up machines). */
+void lb_c2c_pick_pairs_on(struct lb_c2c_pairs *set, const cpu_set_t *allowed,
+			  int (*node_of)(int cpu));
 
 /* Measure each pair once (LB_C2C_ROUNDS round trips, LB_C2C_BUDGET_NS). */
 void lb_c2c_measure_pairs(struct lb_c2c_pairs *set);

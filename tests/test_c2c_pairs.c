@@ -39,6 +39,32 @@ static char *capture_json(const struct lb_c2c_pairs *set)
 	return buf;
 }
 
+/* A made-up machine of 12 CPUs whose node ids have holes, and whose CPU
+ * numbers do not follow node order: CPUs 0-2 on node 5, 3-5 on node 0,
+ * 6-8 on node 2, 9-11 on node 7. */
+static int sparse_node_of(int cpu)
+{
+	static const int node[12] = { 5, 5, 5, 0, 0, 0, 2, 2, 2, 7, 7, 7 };
+	return cpu >= 0 && cpu < 12 ? node[cpu] : -1;
+}
+
+static void check_sparse_nodes(void)
+{
+	cpu_set_t cpus;
+	CPU_ZERO(&cpus);
+	for (int cpu = 1; cpu < 12; cpu++) /* not CPU 0: c0 is CPU 1 */
+		CPU_SET(cpu, &cpus);
+	struct lb_c2c_pairs set;
+	lb_c2c_pick_pairs_on(&set, &cpus, sparse_node_of);
+	char got[256] = "";
+	for (size_t i = 0; i < set.n; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%d-%d/%d-%d", i ? " " : "",
+			 set.pair[i].cpu[0], set.pair[i].cpu[1], set.pair[i].node[0], set.pair[i].node[1]);
+	tap_ok(strcmp(got, "1-2/5-5 1-3/5-0 1-6/5-2 1-9/5-7") == 0,
+	       "node ids 0, 2, 5, 7 (holes, out of CPU order): the neighbour, then each other node "
+	       "in node order: '%s'", got);
+}
+
 static void squeeze(char *s) /* drop white space: the layout is lb_json's */
 {
 	char *o = s;
@@ -50,7 +76,7 @@ static void squeeze(char *s) /* drop white space: the layout is lb_json's */
 
 int main(void)
 {
-	tap_plan(5);
+	tap_plan(6);
 	cpu_set_t allowed;
 	lb_cpulist_allowed(&allowed);
 	int first = 0;
@@ -72,6 +98,7 @@ int main(void)
 	lb_c2c_pick_pairs(&set);
 	tap_ok(set.n == 0, "one CPU allowed: no pairs (got %zu)", set.n);
 	sched_setaffinity(0, sizeof(allowed), &allowed);
+	check_sparse_nodes();
 
 	struct lb_c2c_pairs none = { .n = 0 };
 	char *text = capture_print(&none);
