@@ -19,6 +19,7 @@
  *   lb_cond_load_until(var, ptr, mo, cond, stop);
  *   lb_cond_load_relaxed / _acquire (var, ptr, cond)         (the kernel's names)
  *   lb_cond_load_relaxed_until / _acquire_until (var, ptr, cond, stop)
+ *   lb_cond_load_pause(ptr);  lb_cond_load_pauses(ptr, n);  (the wait alone)
  *
  * Each look stores atomic_load_explicit(ptr, mo) into the lvalue `var`;
  * `cond` is an expression over `var` (and constants).  The loop ends when
@@ -49,6 +50,22 @@
  * have changed (a deadline, the next scheduler event); a budget counted in
  * looks then counts wake-ups, as on arm64's WFE.  Both must leave `ptr`
  * unevaluated or evaluate it once; the native ones ignore it.
+ *
+ * The wait alone, lb_cond_load_pauses(ptr, n) (lb_cond_load_pause(ptr):
+ * n = 1): n pauses between two looks
+ * of a loop the forms above cannot spell, a look being more than one load
+ * of one word (a trylock or other RMW per look, two words watched, a hook
+ * before each look) or the wait being more than one pause (mutex.h's
+ * owner spin backs off up to LB_MUTEX_POLL_MAX pauses between looks).
+ * `ptr` names the word whose store is most likely to end the loop.
+ * Natively it is n lb_cpu_relax(), the loop it replaces.  Its replacement,
+ * LB_COND_LOAD_WAIT_PAUSES(ptr, n), may park the caller until *ptr's line
+ * is written or n pauses' time has passed, whichever comes first, and
+ * must spend at least one pause's time: it may end a wait early, never
+ * late, so it is sound for any loop (the next look only comes sooner);
+ * `n` is evaluated once, `ptr` at most once.  A loop that counts a budget
+ * in pauses keeps counting n for the wait (the simulated wait may have
+ * been shorter: the budget is then spent a little early).
  */
 #ifndef LB_COND_LOAD_H
 #define LB_COND_LOAD_H
@@ -96,5 +113,22 @@
 	lb_cond_load_until(var, ptr, memory_order_relaxed, cond, stop)
 #define lb_cond_load_acquire_until(var, ptr, cond, stop)                       \
 	lb_cond_load_until(var, ptr, memory_order_acquire, cond, stop)
+
+/* The wait between two looks of a loop the forms above cannot spell: one
+ * pause, or n; a replacement may end it when *ptr's line is written (see
+ * the header comment).  Natively the pause alone (`ptr` unevaluated), so
+ * the loop compiles as it did with lb_cpu_relax(). */
+#ifdef LB_COND_LOAD_WAIT_PAUSES
+#define lb_cond_load_pause(ptr) LB_COND_LOAD_WAIT_PAUSES(ptr, 1u)
+#define lb_cond_load_pauses(ptr, n) LB_COND_LOAD_WAIT_PAUSES(ptr, n)
+#else
+#define lb_cond_load_pause(ptr) lb_cpu_relax()
+#define lb_cond_load_pauses(ptr, n)                                            \
+	do {                                                                   \
+		for (uint32_t lb_cond_load_i_ = 0, lb_cond_load_n_ = (n);      \
+		     lb_cond_load_i_ < lb_cond_load_n_; lb_cond_load_i_++)     \
+			lb_cpu_relax();                                        \
+	} while (0)
+#endif
 
 #endif /* LB_COND_LOAD_H */

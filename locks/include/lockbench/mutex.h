@@ -859,12 +859,13 @@ lb_mutex__osq_wait_next(lb_mutex_t *m, struct lb_mutex_osq_node *node, struct lb
 		}
 		/* Spin: a successor swapped the tail but has not linked yet (a
 		 * two-store window); if it was preempted there, let it run.
-		 * Not lb_cond_load: each look is a CAS of the tail and a look
-		 * at node->next, two words. */
+		 * Each look is a CAS of the tail and a look at node->next, two
+		 * words, so only the wait is lb_cond_load's: node->next is the
+		 * store that ends it (the successor's release link above). */
 		if (++spins % every == 0)
 			sched_yield();
 		else
-			lb_cpu_relax();
+			lb_cond_load_pause(&node->next);
 	}
 }
 
@@ -885,10 +886,12 @@ static inline bool lb_mutex__osq_unqueue(lb_mutex_t *m, struct lb_mutex_osq_node
 		 * Acquire pairs with the release in osq_unlock. */
 		if (lb_load_acquire(&node->locked))
 			return true;
-		/* prev is unqueueing itself too; wait for step C.  Not
-		 * lb_cond_load: each look is a CAS of prev->next, a look at
-		 * our node and a re-read of prev. */
-		lb_cpu_relax();
+		/* prev is unqueueing itself too; wait for step C.  Each look
+		 * is a CAS of prev->next, a look at our node and a re-read of
+		 * prev, so only the wait is lb_cond_load's: prev's step C
+		 * stores node->prev (then its release link), or its unlock
+		 * our node->locked, both in our node's line. */
+		lb_cond_load_pause(&node->prev);
 		/* prev may have left (its step C re-pointed our prev). */
 		prev = lb_load_relaxed(&node->prev);
 	}
@@ -948,11 +951,13 @@ static inline void lb_mutex__osq_unlock(lb_mutex_t *m, struct lb_mutex_osq_node 
  * The pause between polls doubles up to LB_MUTEX_POLL_MAX while the owner
  * is unchanged: each poll pulls the line away from a holder that keeps
  * writing it, so a holder that re-locks in a loop is polled gently.
- * Spin loop, relaxed (the trylock that follows acquires).  Not
- * lb_cond_load: a look is followed by `delay` pauses, not one wait, and
- * LB_MUTEX_POLL_HOOK runs before each look (the kernel's
- * mutex_spin_on_owner is a plain cpu_relax loop too: it also reads the
- * owner's on_cpu).
+ * Spin loop, relaxed (the trylock that follows acquires).  A look is
+ * LB_MUTEX_POLL_HOOK and a load, followed by `delay` pauses, so the wait is
+ * lb_cond_load_pauses on the owner word: natively the `delay` pauses, in a
+ * simulator a park until the owner word's line is written (an unlock's
+ * release, a new owner's CAS, a flag set) or the pauses' time has passed.
+ * (The kernel's mutex_spin_on_owner is a plain cpu_relax loop: it also
+ * reads the owner's on_cpu.)
  */
 static inline bool lb_mutex__spin_on_owner(lb_mutex_t *m, uintptr_t owner, bool waiter,
 					   struct lb_mutex__budget *b)
@@ -968,8 +973,7 @@ static inline bool lb_mutex__spin_on_owner(lb_mutex_t *m, uintptr_t owner, bool 
 			return false;
 		if (!lb_mutex__budget_spend(b, delay))
 			return false;
-		for (uint32_t i = 0; i < delay; i++)
-			lb_cpu_relax(); /* back-off between polls (see above) */
+		lb_cond_load_pauses(&m->owner, delay); /* back-off between polls (see above) */
 		if (delay < LB_MUTEX_POLL_MAX)
 			delay <<= 1;
 	}

@@ -194,10 +194,11 @@ static inline bool lb_mutex_v3__spin_on_owner(lb_mutex_t *m, uintptr_t owner,
 					      struct lb_sched_spin *s)
 {
 	/* Spin loop, ended by the hooks or an owner change.  Relaxed loads:
-	 * the owner word is advisory, as the kernel's ACCESS_ONCE read.  Not
-	 * lb_cond_load: LB_MUTEX_POLL_HOOK runs before each look, and the
-	 * kernel's v3.14 loop is a plain one too (owner_running reads the
-	 * owner's on_cpu, a second line). */
+	 * the owner word is advisory, as the kernel's ACCESS_ONCE read.  A
+	 * look is LB_MUTEX_POLL_HOOK, the owner word and the hooks (the
+	 * kernel's v3.14 loop is a plain one too: owner_running reads the
+	 * owner's on_cpu, a second line), so only the wait is lb_cond_load's,
+	 * on the owner word (the unlock's release store ends it). */
 	for (;;) {
 		LB_MUTEX_POLL_HOOK(m);
 		if (lb_load_relaxed(&m->owner) != owner)
@@ -205,7 +206,7 @@ static inline bool lb_mutex_v3__spin_on_owner(lb_mutex_t *m, uintptr_t owner,
 		if (!lb_sched_owner_running(&lb_mutex__task(owner)->sched) ||
 		    lb_sched_need_resched(s))
 			break;
-		lb_cpu_relax();
+		lb_cond_load_pause(&m->owner);
 	}
 	return lb_load_relaxed(&m->owner) == 0;
 }
@@ -265,8 +266,10 @@ static inline int lb_mutex_v3__optimistic_spin(lb_mutex_t *m, lb_mutex_ctx_t *t)
 	if (!v3_14 && !lb_mutex_v3__osq_lock(m, &t->osq, &s))
 		goto out;
 	/* Spin loop, ended by spin_attempt (the hooks or an owner change).
-	 * Not lb_cond_load: each pass is a whole attempt (queue, spin on the
-	 * owner, trylock), not a look at one word. */
+	 * Each pass is a whole attempt (queue, spin on the owner, trylock),
+	 * not a look at one word, so only the wait between passes is
+	 * lb_cond_load's: a pass failed on an owner-less held count, which
+	 * the owner word's next store (mutex_set_owner) ends. */
 	for (;;) {
 		if (v3_14)
 			lb_mutex_v3__mcs_lock(m, &t->osq, &s);
@@ -277,7 +280,7 @@ static inline int lb_mutex_v3__optimistic_spin(lb_mutex_t *m, lb_mutex_ctx_t *t)
 			ret = r;
 			break;
 		}
-		lb_cpu_relax(); /* between attempts, as the kernel's loop */
+		lb_cond_load_pause(&m->owner); /* between attempts, as the kernel's loop */
 	}
 	if (!v3_14)
 		lb_mutex__osq_unlock(m, &t->osq);

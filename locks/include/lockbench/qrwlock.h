@@ -264,7 +264,7 @@ LB_SLOWPATH uint32_t lb_qrwlock__wait(lb_qrwlock_t *lock, uint32_t kind)
 	lb_cond_load_acquire_until(cnts, &lock->cnts, lb_qrwlock__ready(kind, cnts), --n == 0);
 	if (lb_qrwlock__ready(kind, cnts))
 		return cnts;
-	lb_cpu_relax(); /* the budget's last pause */
+	lb_cond_load_pause(&lock->cnts); /* the budget's last pause */
 	/*
 	 * Phase 2: park on wake_seq.  seq_cst store of `sleeper`, then seq_cst
 	 * loads of wake_seq and of the word, pair with the unlockers' seq_cst
@@ -309,7 +309,7 @@ LB_SLOWPATH void lb_qrwlock__reader_wait_writer(lb_qrwlock_t *lock)
 	lb_cond_load_acquire_until(cnts, &lock->cnts, !(cnts & LB_QRW_WLOCKED), --n == 0);
 	if (!(cnts & LB_QRW_WLOCKED))
 		return;
-	lb_cpu_relax(); /* the budget's last pause */
+	lb_cond_load_pause(&lock->cnts); /* the budget's last pause */
 	atomic_fetch_add_explicit(&lock->rd_sleepers, 1, memory_order_seq_cst);
 	/* Park loop: EINTR, EAGAIN and stale wakes only re-check. */
 	for (;;) {

@@ -433,10 +433,11 @@ LB_SLOWPATH void lb_qspin_lock_slow(lb_qspin_t *lock, const struct lb_qspin_ctx 
 	 * bounded by `loops` looks: re-read (relaxed: we only decide whether
 	 * to queue; the fetch_or below acquires) rather than queueing behind
 	 * a handover about to finish.  A pause comes before every look, the
-	 * first one too: `val` was just read.
+	 * first one too: `val` was just read (that first one lb_cond_load's
+	 * wait alone, on the word the pending waiter's take writes).
 	 */
 	if (val == LB_QSPIN_PENDING) {
-		lb_cpu_relax();
+		lb_cond_load_pause(&lock->val);
 		lb_cond_load_relaxed_until(val, &lock->val, val != LB_QSPIN_PENDING, --loops == 0);
 	}
 
@@ -482,11 +483,12 @@ queue:
 
 	if (LB_UNLIKELY(idx >= LB_QSPIN_NESTING)) {
 		/* Out of nodes: spin on trylock (acquires on success); not FIFO.
-		 * Not lb_cond_load: each look is a trylock (a peek, then a
-		 * CAS when free), and nesting this deep never happens in
-		 * practice. */
+		 * Each look is a trylock (a peek, then a CAS when free), so
+		 * only the wait is lb_cond_load's: the unlock's release store
+		 * to the lock word ends it.  Nesting this deep never happens
+		 * in practice. */
 		while (!lb_qspin_trylock(lock))
-			lb_cpu_relax();
+			lb_cond_load_pause(&lock->val);
 		goto release;
 	}
 

@@ -422,7 +422,8 @@ static inline void lb_qspin_pv__wait_node(struct lb_qspin_pv_node *node, uint32_
 				   --n == 0);
 		if (locked)
 			return;
-		lb_cpu_relax(); /* the budget's last pause: each look is followed by one */
+		/* The budget's last pause (each look is followed by one). */
+		lb_cond_load_pause(&node->locked);
 		/* No kick time yet: the kicker writes one only once it sees
 		 * HALTED, i.e. after the exchange below. */
 		if (LB_QSPIN_PV_COUNTING)
@@ -467,10 +468,11 @@ static inline bool lb_qspin_pv__pending_spin(lb_qspin_pv_t *lock, uint32_t spin_
 		 * moment for (0,P,0) -> (0,0,1), as the native lock does, so
 		 * we become the next pending spinner instead of queueing.
 		 * Spin loop, bounded by LB_QSPIN_PV_PENDING_WAIT_NS; a pause
-		 * before every look, the first one too (`val` was just read).
+		 * before every look, the first one too (`val` was just read;
+		 * that one is lb_cond_load's wait alone).
 		 */
 		uint32_t n = lb_spin_loops(LB_QSPIN_PV_PENDING_WAIT_NS);
-		lb_cpu_relax();
+		lb_cond_load_pause(&lock->val);
 		lb_cond_load_relaxed_until(val, &lock->val, val != LB_QSPIN_PV_PENDING, --n == 0);
 	}
 	if (val & (LB_QSPIN_PV_TAIL_MASK | LB_QSPIN_PV_PENDING | LB_QSPIN_PV_HEAD_SPIN))
@@ -497,7 +499,7 @@ static inline bool lb_qspin_pv__pending_spin(lb_qspin_pv_t *lock, uint32_t spin_
 			continue;
 		}
 		if (!(val & LB_QSPIN_PV_HEAD_SPIN))
-			lb_cpu_relax(); /* the budget ran out: its last pause */
+			lb_cond_load_pause(&lock->val); /* the budget ran out: its last pause */
 		break; /* budget gone, or a queue formed and its head runs: join it */
 	}
 	/* Give PENDING back.  Relaxed: nothing was acquired. */
@@ -544,9 +546,10 @@ static inline void lb_qspin_pv__lock_slow(lb_qspin_pv_t *lock, const struct lb_q
 	for (uint32_t parks = 0;;) {
 		struct lb_qspin_pv_node *next = NULL;
 		/* Spin loop, bounded by the budget: wait for a free lock we may
-		 * take.  Acquire on the load pairs with unlock's release.  Not
-		 * lb_cond_load: it watches two words (the lock word and our
-		 * node's next) and sets or clears HEAD_SPIN from inside. */
+		 * take.  Acquire on the load pairs with unlock's release.  It
+		 * watches two words (the lock word and our node's next) and
+		 * sets or clears HEAD_SPIN from inside, so only the wait is
+		 * lb_cond_load's, on the lock word (unlock's release store). */
 		for (uint32_t n = ctx->spin_loops; n; n--) {
 			uint32_t val = atomic_load_explicit(&lock->val, memory_order_acquire);
 			bool last = (val & LB_QSPIN_PV_TAIL_MASK) == tail;
@@ -580,7 +583,7 @@ static inline void lb_qspin_pv__lock_slow(lb_qspin_pv_t *lock, const struct lb_q
 				atomic_fetch_and_explicit(&lock->val, ~LB_QSPIN_PV_HEAD_SPIN,
 							  memory_order_relaxed);
 			}
-			lb_cpu_relax();
+			lb_cond_load_pause(&lock->val);
 		}
 		/*
 		 * Park on the word: (t,*,1) -> (t,0,3), then sleep while the

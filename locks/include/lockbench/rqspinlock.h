@@ -520,12 +520,13 @@ static inline int lb_rqspin__nodeless(lb_rqspin_t *lock, const struct lb_rqspin_
 {
 	int ret;
 
-	/* Spin on trylock (acquire on success); the deadline bounds it.  Not
-	 * lb_cond_load: each look is a trylock (a peek, then a CAS). */
+	/* Spin on trylock (acquire on success); the deadline bounds it.  Each
+	 * look is a trylock (a peek, then a CAS) and a deadline check, so only
+	 * the wait is lb_cond_load's: the unlock's release store ends it. */
 	while (!lb_rqspin__try_owner(lock, ctx->tag)) {
 		if ((ret = lb_rqspin__wait_check(lock, ctx, w)))
 			return ret;
-		lb_cpu_relax();
+		lb_cond_load_pause(&lock->word.val);
 	}
 	return 0;
 }
@@ -606,7 +607,7 @@ LB_SLOWPATH int lb_rqspin_lock_slow(lb_rqspin_t *lock, const struct lb_rqspin_ct
 	 * it. */
 	loops = lb_spin_loops(LB_QSPIN_PENDING_NS);
 	if (val == LB_QSPIN_PENDING) {
-		lb_cpu_relax();
+		lb_cond_load_pause(&lock->word.val); /* the pause before the first look */
 		lb_cond_load_relaxed_until(val, &lock->word.val, val != LB_QSPIN_PENDING,
 					   --loops == 0);
 	}

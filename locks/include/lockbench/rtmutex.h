@@ -347,7 +347,7 @@ static LB_UNUSED LB_NOINLINE void lb_rtmutex_ilock_lock_slow(struct lb_rtmutex_i
 		lb_cond_load_relaxed_until(v, &l->v, v == 0, --i == 0);
 		if (v == 0 && lb_rtmutex_ilock_trylock(l))
 			return;
-		lb_cpu_relax();
+		lb_cond_load_pause(&l->v); /* after a failed CAS, or the budget's last look */
 		if (v != 0 || --i == 0)
 			break; /* v != 0: the budget ran out in the look above */
 	}
@@ -1150,7 +1150,7 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 			}
 			if (o & LB_RTMUTEX_HAS_WAITERS)
 				break;
-			lb_cpu_relax();
+			lb_cond_load_pause(&m->owner); /* failed CAS, or the last look */
 			if (!was_free || --n == 0)
 				break; /* !was_free: the budget ran out in the look above */
 		}
@@ -1189,13 +1189,14 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 			LB_RTMUTEX_COUNT(m, spins);
 			/* Top-waiter spin, bounded: wait for the owner word to
 			 * change or for an unlocker to mark us WOKEN.  Relaxed:
-			 * we re-check everything under wait_lock.  Not
-			 * lb_cond_load: it watches two words. */
+			 * we re-check everything under wait_lock.  It watches
+			 * two words, so only the wait is lb_cond_load's, on
+			 * the owner word (the unlock's release store). */
 			for (uint32_t n = lb_spin_loops(LB_RTMUTEX_SPIN_NS);
 			     n && lb_load_relaxed(&m->owner) == o &&
 			     lb_load_relaxed(&w->wake) == LB_RTMUTEX_WAKE_SPIN;
 			     n--)
-				lb_cpu_relax();
+				lb_cond_load_pause(&m->owner);
 			uint32_t s = LB_RTMUTEX_WAKE_SPIN;
 			/* SPIN -> SLEEP fails only if we were woken: retry now.
 			 * acq_rel: release as the re-arm above (our scope). */
