@@ -55,6 +55,20 @@ void lb_simi_cond_wait_until(const void *p)
 	lb_sim_cond_wait(p, lb_sim_now() + lb_sim_machine_running()->tick);
 }
 
+void lb_simi_cond_wait_pauses(const void *p, uint32_t n)
+{
+	need_inside("a spin wait");
+	/* A pause costs l1_hit (lb_sim_pause): n of them are the loop's
+	 * native wait, which a store to the line may only cut short. */
+	uint64_t start = lb_sim_now();
+	lb_sim_cond_wait(p, start + (uint64_t)n * lb_sim_machine_running()->l1_hit);
+	/* Written before we parked (or n was 0): the native wait is still at
+	 * least one pause, and a loop must not look again at the same
+	 * instant. */
+	if (lb_sim_now() == start)
+		lb_sim_pause();
+}
+
 void lb_simi_pause(void)
 {
 	need_inside("a pause");

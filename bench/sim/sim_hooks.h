@@ -10,6 +10,7 @@
 
 #include <sched.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -22,6 +23,9 @@ void *lb_simi_access(const volatile void *p, int kind);
  * the loop's stop (a clock, need_resched) may have changed. */
 void lb_simi_cond_wait(const void *p);
 void lb_simi_cond_wait_until(const void *p);
+/* lb_cond_load_pauses(p, n): until the line is written or n pauses'
+ * virtual time has passed, and never less than one pause's. */
+void lb_simi_cond_wait_pauses(const void *p, uint32_t n);
 /* lb_cpu_relax(): a pause in virtual time. */
 void lb_simi_pause(void);
 /* lb_spin_budget.h's calibration cache, the running world's (zero in a

@@ -15,7 +15,9 @@
  *    not expanded again), as torture/perturb_hooks.h does; the pointer is
  *    evaluated once, passed through lb_simi_access and cast back to its type;
  *  - lb_cond_load's waits park on the line (lb_simi_cond_wait), so a spin
- *    costs O(1) events per store to its line, not one per pause;
+ *    costs O(1) events per store to its line, not one per pause; its wait
+ *    alone (lb_cond_load_pause/_pauses: n pauses between looks of a loop
+ *    it cannot spell) parks until the line is written or n pauses passed;
  *  - lb_cpu_relax() (a plain spin loop's pause) costs virtual time;
  *  - futex(2), gettid, sched_yield, clock_gettime, nanosleep and
  *    sched_getcpu, sched_getaffinity and sysconf's CPU count go to the
@@ -92,6 +94,7 @@
 /* lb_cond_load.h's waits (defined before its first inclusion). */
 #define LB_COND_LOAD_WAIT(ptr) lb_simi_cond_wait((const void *)(ptr))
 #define LB_COND_LOAD_WAIT_UNTIL(ptr) lb_simi_cond_wait_until((const void *)(ptr))
+#define LB_COND_LOAD_WAIT_PAUSES(ptr, n) lb_simi_cond_wait_pauses((const void *)(ptr), (n))
 /* lb_atomic.h's lb_cpu_relax(). */
 #define LB_CPU_RELAX_REPLACE() lb_simi_pause()
 /* lb_spin_budget.h's calibration cache: one per simulated world. */
