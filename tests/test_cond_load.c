@@ -4,7 +4,8 @@
  * lb_cond_load.h) natively: a condition met at once, met after a store
  * from another thread (with the acquire it promises), a deadline and a
  * look budget that end the wait, and where the loop evaluates its
- * arguments.  cond_load_hooked.c builds the same primitive with both wait
+ * arguments; the wait alone (lb_cond_load_pause/_pauses) under a loop the
+ * forms cannot spell.  cond_load_hooked.c builds the same primitive with both wait
  * hooks replaced, as a simulator's force-included header would: it checks
  * each loop reaches its hook with the word's address.  TAP.
  */
@@ -115,6 +116,34 @@ static void test_budget(void)
 	       looks, 1000 - n);
 }
 
+/* ---- the wait alone, natively ------------------------------------------- */
+
+static void test_pauses_native(void)
+{
+	_Atomic(uint32_t) word = 1;
+	uint32_t ptr_evals = 0, n_evals = 0, expect = 0, tries = 0;
+
+	/* Natively the pause alone: `ptr` is never evaluated, n once. */
+	lb_cond_load_pause((ptr_evals++, &word));
+	lb_cond_load_pauses((ptr_evals++, &word), (n_evals++, 5u));
+	lb_cond_load_pauses((ptr_evals++, &word), (n_evals++, 0u));
+	tap_ok(ptr_evals == 0 && n_evals == 2,
+	       "native pause(s): ptr never evaluated, n once per wait (%u ptr, %u n)", ptr_evals,
+	       n_evals);
+
+	/* A trylock loop around it ends when the word is free (here: freed
+	 * by the loop itself on its 3rd try, no other thread). */
+	while (!atomic_compare_exchange_strong_explicit(&word, &expect, 1, memory_order_acquire,
+							memory_order_relaxed)) {
+		expect = 0;
+		if (++tries == 3)
+			atomic_store_explicit(&word, 0, memory_order_relaxed);
+		lb_cond_load_pause(&word);
+	}
+	tap_ok(tries == 3 && atomic_load_explicit(&word, memory_order_relaxed) == 1,
+	       "native trylock loop with lb_cond_load_pause: taken after %u failed tries", tries);
+}
+
 /* ---- the hooks a simulator replaces -------------------------------------- */
 
 static void test_hooks(void)
@@ -130,6 +159,15 @@ static void test_hooks(void)
 	tap_ok(log.plain == 0 && log.until == 4 && log.last_ptr == (const void *)&word,
 	       "hooked: an _until loop waits in LB_COND_LOAD_WAIT_UNTIL(ptr), not after its "
 	       "stop (%u plain, %u until)", log.plain, log.until);
+	cond_load_hooked_trylock(&word, 4, &log);
+	tap_ok(log.pauses == 4 && log.pauses_n == 4 && log.plain == 0 && log.until == 0 &&
+		       log.last_ptr == (const void *)&word,
+	       "hooked: a trylock loop waits in LB_COND_LOAD_WAIT_PAUSES(ptr, 1) after each "
+	       "failed try (%u calls, n summed %u)", log.pauses, log.pauses_n);
+	cond_load_hooked_pauses(&word, 16, &log);
+	tap_ok(log.pauses == 1 && log.pauses_n == 16 && log.last_ptr == (const void *)&word,
+	       "hooked: lb_cond_load_pauses(ptr, 16) is one wait of 16 pauses, not 16 waits "
+	       "(%u calls, n %u)", log.pauses, log.pauses_n);
 }
 
 int main(void)
@@ -138,6 +176,7 @@ int main(void)
 	test_met_after_write();
 	test_deadline();
 	test_budget();
+	test_pauses_native();
 	test_hooks();
 	return tap_done();
 }
