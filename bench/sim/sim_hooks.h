@@ -24,7 +24,8 @@ void *lb_simi_access(const volatile void *p, int kind);
 void lb_simi_cond_wait(const void *p);
 void lb_simi_cond_wait_until(const void *p);
 /* lb_cond_load_pauses(p, n): until the line is written or n pauses'
- * virtual time has passed, and never less than one pause's. */
+ * virtual time has passed, and never less than one pause's; n <= 1 is
+ * one pause, as lb_simi_pause. */
 void lb_simi_cond_wait_pauses(const void *p, uint32_t n);
 /* lb_cpu_relax(): a pause in virtual time. */
 void lb_simi_pause(void);

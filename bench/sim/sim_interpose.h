@@ -17,7 +17,8 @@
  *  - lb_cond_load's waits park on the line (lb_simi_cond_wait), so a spin
  *    costs O(1) events per store to its line, not one per pause; its wait
  *    alone (lb_cond_load_pause/_pauses: n pauses between looks of a loop
- *    it cannot spell) parks until the line is written or n pauses passed;
+ *    it cannot spell) parks until the line is written or n pauses passed
+ *    (n > 1: a single pause is charged as lb_cpu_relax's);
  *  - lb_cpu_relax() (a plain spin loop's pause) costs virtual time;
  *  - futex(2), gettid, sched_yield, clock_gettime, nanosleep and
  *    sched_getcpu, sched_getaffinity and sysconf's CPU count go to the

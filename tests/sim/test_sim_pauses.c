@@ -6,7 +6,9 @@
  *   a quiet line: the wait lasts its n pauses exactly;
  *   a line written during the wait: the waiter is back at the store, long
  *   before its n pauses;
- *   a line written before the wait: one pause, not zero, not n.
+ *   a line written before the wait: one pause, not zero, not n;
+ *   a wait of one pause: one pause's time (sim_hooks.c charges it as the
+ *   bare pause; sim-same-output shows those cells unchanged).
  */
 #include "sim_test.h"
 #include "sim_hooks.h"
@@ -74,5 +76,9 @@ int main(void)
 	tap_ok(stored_at < 20000 && start == 20000 && back == 20001,
 	       "written before the wait: one pause (store %llu, waited %llu..%llu)",
 	       (unsigned long long)stored_at, (unsigned long long)start, (unsigned long long)back);
+
+	run(10100, 1, 0);
+	tap_ok(start == 10100 && back == 10101, "one pause: 1 ns (waited %llu..%llu)",
+	       (unsigned long long)start, (unsigned long long)back);
 	return tap_done();
 }
