@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lb_cond_load.h - the one spin primitive: load a word until a condition
- * on its value holds.  Every spin loop of a lock header that waits for
- * another thread's store to one word goes through it.
+ * on its value holds.  Every spin loop of a lock header goes through it:
+ * the whole loop where a look is one load of one word, the wait alone
+ * (lb_cond_load_pause/_pauses, below) where a look is more than that.
  *
  * The kernel's counterpart is smp_cond_load_relaxed() and
  * smp_cond_load_acquire() (include/asm-generic/barrier.h, Linux v6.6): a
