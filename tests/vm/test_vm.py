@@ -8,8 +8,10 @@
 scale: ONE boot of a CPUS-CPU, NODES-node guest (default 16 and 4) that
 runs tests/vm/guest_checks.py against BUILD_DIR; its TAP comes back as this
 test's.  LB_VM_FULL=1: 64 CPUs on 8 nodes and the long form (more locks,
-ab, aim7, rt, slab), unless CPUS and NODES are given.  LB_VM_ONLY=rt (a
-comma list): only those checks (guest_checks.py --only), the pace first.
+ab, aim7, rt, slab), unless CPUS and NODES are given; above 16 CPUs the
+long form boots twice (BIG_BOOTS: rt alone in the second).  LB_VM_ONLY=rt
+(a comma list): only those checks (guest_checks.py --only), the pace
+first, in one boot.
 initramfs: the initramfs builder takes the kernel's modules in dependency
 order, and refuses (exit 1, one line naming it) a tree that lacks one.
 Either skips (TAP plan 1..0 # SKIP) when qemu, the kernel or busybox-static
