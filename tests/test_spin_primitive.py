@@ -10,6 +10,8 @@ import os
 import re
 import sys
 
+from lbtap import done, ok
+
 # The primitives: the pause itself, the spin primitive, the calibration
 # that times the pause.
 OWN = {"lb_atomic.h", "lb_cond_load.h", "lb_spin_budget.h"}
@@ -34,17 +36,9 @@ def main():
         for no, line in enumerate(code.splitlines(), 1):
             if re.search(r"\blb_cpu_relax\s*\(", line):
                 bare.append("%s:%d" % (name, no))
-    n = 0
-
-    def ok(cond, msg):
-        nonlocal n
-        n += 1
-        print("%s %d - %s" % ("ok" if cond else "not ok", n, msg))
-
     ok(len(headers) >= 10, "%d lock headers scanned" % len(headers))
     ok(not bare, "no bare lb_cpu_relax() in a lock header (%s)" % (", ".join(bare) or "none"))
-    print("1..%d" % n)
-    return 0
+    done()
 
 
 if __name__ == "__main__":
