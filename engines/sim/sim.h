@@ -76,6 +76,9 @@ struct lb_sim_stats {
 	uint64_t invalidations;  /* sharers invalidated */
 	uint64_t wakeups;        /* threads woken from futexes and sleeps */
 	uint64_t preemptions;    /* tick, wake-up and boost preemptions */
+	uint64_t run_ns;         /* virtual time threads ran on CPUs, summed over
+				  * CPUs (spinning included): / (now x CPUs) is the
+				  * busy share */
 };
 
 /* Host side. */
@@ -147,5 +150,14 @@ void lb_sim_boost(int tid, int prio);
 void lb_sim_unboost(int tid);
 void lb_sim_preempt_disable(void);
 void lb_sim_preempt_enable(void);
+/* The scheduler's truth, for a lock's spinner (the kernel's
+ * owner->on_cpu and need_resched()): whether thread tid is current on a
+ * CPU (false for an unknown one), and whether the caller should give up
+ * its CPU: a tick or a wake-up marked it, or another thread waits in its
+ * CPU's run queue (doc/sim.md, "aim7 on the simulator"). */
+bool lb_sim_on_cpu(int tid);
+/* The caller's CPU time so far (virtual ns): CLOCK_THREAD_CPUTIME_ID's. */
+uint64_t lb_sim_cpu_ns(void);
+bool lb_sim_need_resched(void);
 
 #endif /* LB_SIM_H */

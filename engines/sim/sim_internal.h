@@ -44,6 +44,7 @@ struct sim_thread {
 	uint64_t vruntime;       /* fair class; in vr_cpu's frame */
 	int vr_cpu;
 	uint64_t exec_start;     /* when its running time was last accounted */
+	uint64_t run_ns;         /* its CPU time up to exec_start */
 	uint64_t slice_start;    /* when it was last switched in */
 	uint64_t gen;            /* events carrying another gen are stale */
 	uint64_t resume_at;      /* D_CHARGE: when the cost is paid */

@@ -38,6 +38,8 @@ static void update_min_vruntime(struct sim_cpu *c)
 void sim_account(struct lb_sim_world *w, struct sim_thread *t)
 {
 	t->vruntime += w->now - t->exec_start;
+	w->stats.run_ns += w->now - t->exec_start;
+	t->run_ns += w->now - t->exec_start;
 	t->exec_start = w->now;
 	update_min_vruntime(&w->cpus[t->cpu]);
 }

@@ -168,3 +168,21 @@ void lb_sim_preempt_enable(void)
 	if (t->preempt_count > 0 && --t->preempt_count == 0 && t->need_resched)
 		sim_charge(t, 0);  /* the yield point acts on the marked reschedule */
 }
+
+bool lb_sim_on_cpu(int tid)
+{
+	struct sim_thread *t = sim_thread_of(sim_world(), tid);
+	return t && t->state == T_RUNNING;
+}
+
+bool lb_sim_need_resched(void)
+{
+	struct sim_thread *t = sim_self();
+	return t->need_resched || sim_world()->cpus[t->cpu].nr_queued > 0;
+}
+
+uint64_t lb_sim_cpu_ns(void)
+{
+	struct sim_thread *t = sim_self();
+	return t->run_ns + (sim_world()->now - t->exec_start); /* it runs: the open part too */
+}

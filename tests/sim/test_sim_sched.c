@@ -12,7 +12,11 @@
  *   section's preempt_enable, not before;
  *   timeouts and moves: cond_wait's and futex_wait's deadlines, and
  *   set_affinity, at hand-computed times;
- *   yield: two fair threads on one CPU take turns.
+ *   yield: two fair threads on one CPU take turns;
+ *   the scheduler's truth (what aim7's v3.x mutex spinners ask): an owner
+ *   on its CPU, then asleep; need_resched with a woken thread queued
+ *   behind a raw section; each thread's CPU time adding up to the
+ *   world's run time.
  */
 #include "sim_test.h"
 
@@ -265,6 +269,64 @@ static void yield_turns(void)
 	lb_sim_destroy(world);
 }
 
+static int owner_tid;
+static bool on_early, on_asleep, resched_alone, resched_queued;
+static uint64_t cpu_of[3];
+
+static void truth_owner(void *arg)
+{
+	(void)arg;
+	lb_sim_spend(1 * MS);
+	lb_sim_sleep(2 * MS);
+	lb_sim_spend(1 * MS);
+	cpu_of[0] = lb_sim_cpu_ns();
+}
+
+static void truth_spinner(void *arg)
+{
+	(void)arg;
+	lb_sim_sleep(MS / 10); /* the late thread's first run: it goes to sleep */
+	sim_test_until(MS / 2);
+	on_early = lb_sim_on_cpu(owner_tid);
+	resched_alone = lb_sim_need_resched();
+	sim_test_until(2 * MS);
+	on_asleep = lb_sim_on_cpu(owner_tid);
+	lb_sim_preempt_disable();
+	sim_test_until(3 * MS); /* the other thread woke at 2.5 ms: queued behind us */
+	resched_queued = lb_sim_need_resched();
+	lb_sim_preempt_enable();
+	cpu_of[1] = lb_sim_cpu_ns();
+}
+
+static void truth_late(void *arg)
+{
+	(void)arg;
+	lb_sim_sleep(5 * MS / 2);
+	lb_sim_spend(1 * MS);
+	cpu_of[2] = lb_sim_cpu_ns();
+}
+
+static void truth(void)
+{
+	world = sim_test_world(SIM_TEST_MACHINE(1, 2), 3);
+	owner_tid = lb_sim_spawn(world, truth_owner, NULL);
+	lb_sim_thread_pin(world, owner_tid, 1);
+	lb_sim_thread_pin(world, lb_sim_spawn(world, truth_spinner, NULL), 0);
+	lb_sim_thread_pin(world, lb_sim_spawn(world, truth_late, NULL), 0);
+	lb_sim_run(world, 100 * MS);
+	tap_ok(on_early && !on_asleep, "owner on its CPU at 0.5 ms (%d), not while asleep at 2 ms "
+	       "(%d)", on_early, on_asleep);
+	tap_ok(!resched_alone && resched_queued, "need_resched: clear alone on the CPU (%d), set "
+	       "with a woken thread queued behind a raw section (%d)", resched_alone,
+	       resched_queued);
+	uint64_t sum = cpu_of[0] + cpu_of[1] + cpu_of[2], run = lb_sim_stats(world).run_ns;
+	tap_ok(cpu_of[0] >= 2 * MS && cpu_of[0] < 2 * MS + 20000 && sum == run,
+	       "CPU time: the owner's %llu ns (2 ms spent, < 20 us of calls); the threads' sum "
+	       "%llu = the world's run time %llu", (unsigned long long)cpu_of[0],
+	       (unsigned long long)sum, (unsigned long long)run);
+	lb_sim_destroy(world);
+}
+
 int main(void)
 {
 	wakeup_preemption();
@@ -273,5 +335,6 @@ int main(void)
 	preempt_off();
 	timeouts_and_moves();
 	yield_turns();
+	truth();
 	return tap_done();
 }
