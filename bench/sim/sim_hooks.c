@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -185,4 +186,79 @@ long lb_simi_sysconf(int name)
 		return (long)lb_sim_machine_cpus(lb_sim_machine_running());
 	}
 	return sysconf(name);
+}
+
+/*
+ * Task records -> virtual threads: an open-addressing table keyed by the
+ * record's address, filled as each thread initialises its lock context
+ * (one world at a time; lb_simi_set_sched_truth empties it).  A record
+ * not found (more than the table holds) reads as running: the stand-in's
+ * answer for an owner that announced nothing.
+ */
+#define TASKS_CAP 16384u /* a power of two, above aim7's 2 x 1000 + 1 threads */
+static struct {
+	const void *rec;
+	int tid;
+} tasks[TASKS_CAP];
+static int sched_truth;
+
+static size_t task_slot(const void *rec)
+{
+	uintptr_t h = (uintptr_t)rec / 64u * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 40) & (TASKS_CAP - 1);
+}
+
+void lb_simi_set_sched_truth(int on)
+{
+	sched_truth = on;
+	memset(tasks, 0, sizeof(tasks));
+}
+
+void lb_simi_task_bind(const struct lb_sched_task *t)
+{
+	if (!sched_truth || !lb_sim_inside())
+		return;
+	/* Linear probing; bounded by the table, so a full one binds nothing. */
+	for (size_t i = task_slot(t), n = 0; n < TASKS_CAP; i = (i + 1) & (TASKS_CAP - 1), n++) {
+		if (!tasks[i].rec || tasks[i].rec == (const void *)t) {
+			tasks[i].rec = t;
+			tasks[i].tid = lb_sim_self();
+			return;
+		}
+	}
+}
+
+int lb_simi_owner_running(const struct lb_sched_task *t)
+{
+	if (!sched_truth)
+		return -1;
+	need_inside("the owner-running hook");
+	for (size_t i = task_slot(t), n = 0; n < TASKS_CAP && tasks[i].rec;
+	     i = (i + 1) & (TASKS_CAP - 1), n++)
+		if (tasks[i].rec == (const void *)t)
+			return lb_sim_on_cpu(tasks[i].tid);
+	return 1;
+}
+
+int lb_simi_need_resched(void)
+{
+	if (!sched_truth)
+		return -1;
+	need_inside("the need_resched hook");
+	return lb_sim_need_resched();
+}
+
+uint64_t lb_simi_now_ns(void)
+{
+	need_inside("a clock read");
+	return lb_sim_now();
+}
+
+void lb_simi_preempt(int off)
+{
+	need_inside("a preempt-off section");
+	if (off)
+		lb_sim_preempt_disable();
+	else
+		lb_sim_preempt_enable();
 }

@@ -44,4 +44,19 @@ int lb_simi_nanosleep(const struct timespec *req, struct timespec *rem);
 int lb_simi_sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set);
 long lb_simi_sysconf(int name);
 
+/* lb_sched_hooks.h's answers from the engine (sim_interpose.h).  A task
+ * record is bound to the virtual thread initialising it; with the truth
+ * off (the default) both return -1 and the lock asks its stand-ins. */
+struct lb_sched_task;
+void lb_simi_task_bind(const struct lb_sched_task *t);
+int lb_simi_owner_running(const struct lb_sched_task *t);
+int lb_simi_need_resched(void);
+/* Host side, before a world runs: answer from the engine (true) or leave
+ * the stand-ins (false); either way forget every binding. */
+void lb_simi_set_sched_truth(int on);
+/* CLOCK_MONOTONIC's lb_now_ns() for `--workload aim7`'s compile: virtual. */
+uint64_t lb_simi_now_ns(void);
+/* aim7's spin-role sections: preemption off (1) and on again (0). */
+void lb_simi_preempt(int off);
+
 #endif /* LB_SIM_HOOKS_H */

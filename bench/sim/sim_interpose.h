@@ -110,4 +110,27 @@
 #define sched_getaffinity(pid, size, set) lb_simi_sched_getaffinity((pid), (size), (set))
 #define sysconf(name) lb_simi_sysconf(name)
 
+/*
+ * lb_sched_hooks.h's two questions (owner->on_cpu, need_resched()): in a
+ * world that asked for the scheduler's truth (lb_simi_set_sched_truth:
+ * `lockbench sim --workload aim7`) the engine answers them; elsewhere the
+ * userspace stand-ins run as natively (a bench cell's events unchanged).
+ * Each task record is bound to the virtual thread that initialised it.
+ */
+#define LB_SCHED_HOOKS_OVERRIDE 1
+#define LB_SCHED_TASK_BIND(t) lb_simi_task_bind(t)
+#include "lb_sched_hooks.h"
+
+static inline bool lb_sched_owner_running(struct lb_sched_task *owner)
+{
+	int on = lb_simi_owner_running(owner);
+	return on < 0 ? lb_sched_owner_running_standin(owner) : on != 0;
+}
+
+static inline bool lb_sched_need_resched(struct lb_sched_spin *s)
+{
+	int r = lb_simi_need_resched();
+	return r < 0 ? lb_sched_need_resched_standin(s) : r != 0;
+}
+
 #endif /* LB_SIM_INTERPOSE_H */

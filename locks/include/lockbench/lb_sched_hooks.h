@@ -70,9 +70,17 @@ static inline uint64_t lb_sched__now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* A simulator that answers the hooks from its scheduler learns here which
+ * of its threads a task record belongs to (the record is initialised by
+ * its own thread: lb_mutex_ctx_init); nothing natively. */
+#ifndef LB_SCHED_TASK_BIND
+#define LB_SCHED_TASK_BIND(t) ((void)(t))
+#endif
+
 static inline void lb_sched_task_init(struct lb_sched_task *t)
 {
 	atomic_init(&t->blocked, 0);
+	LB_SCHED_TASK_BIND(t);
 }
 
 /*
