@@ -69,9 +69,23 @@ static void waiting_leave(struct aim_ctx *c, struct aim_lock *l)
 	c->cls[l->cls].waiters_hist[others < AIM_WAITERS_BINS ? others : AIM_WAITERS_BINS - 1]++;
 }
 
+/*
+ * A kernel spinlock or rwlock_t holds preemption off from lock() to
+ * unlock() (spin_lock() is preempt_disable() and the arch lock).  A
+ * userspace thread cannot, so natively these are nothing; the simulator's
+ * compile (bench/sim/sim_aim7_interpose.h) makes them the engine's
+ * preempt-off region for the roles it names (doc/sim.md, "aim7 on the
+ * simulator").
+ */
+#ifndef AIM_PREEMPT_OFF
+#define AIM_PREEMPT_OFF(role) ((void)(role))
+#define AIM_PREEMPT_ON(role) ((void)(role))
+#endif
+
 void aim_lock(struct aim_ctx *c, struct aim_lock *l)
 {
 	const struct lb_lock_ops *ops = c->k->ops[l->role];
+	AIM_PREEMPT_OFF(l->role);
 	waiting_enter(l);
 	atomic_store_explicit(&c->in_lock, 1, memory_order_relaxed); /* watchdog evidence */
 	uint64_t t0 = lb_cycles();
@@ -95,11 +109,13 @@ void aim_unlock(struct aim_ctx *c, struct aim_lock *l)
 	c->cls[l->cls].held_cycles += held;
 	c->cls[l->cls].hold_hist[log2_bucket(cycles_ns(c, held))]++;
 	c->k->ops[l->role]->unlock(l->obj, c->tctx[l->role]);
+	AIM_PREEMPT_ON(l->role);
 }
 
 void aim_read_lock(struct aim_ctx *c, struct aim_lock *l)
 {
 	const struct lb_lock_ops *ops = c->k->ops[l->role];
+	AIM_PREEMPT_OFF(l->role);
 	waiting_enter(l);
 	atomic_store_explicit(&c->in_lock, 1, memory_order_relaxed); /* watchdog evidence */
 	uint64_t t0 = lb_cycles();
@@ -125,6 +141,7 @@ void aim_read_unlock(struct aim_ctx *c, struct aim_lock *l)
 		ops->read_unlock(l->obj, c->tctx[l->role]);
 	else
 		ops->unlock(l->obj, c->tctx[l->role]);
+	AIM_PREEMPT_ON(l->role);
 }
 
 void aim_kwork_n(struct aim_ctx *c, int kop, unsigned int n)
