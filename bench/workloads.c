@@ -21,13 +21,15 @@ const struct lb_workload *const lb_workloads[] = { LB_WORKLOADS_XLIST };
 #undef X
 const size_t lb_nworkloads = sizeof(lb_workloads) / sizeof(lb_workloads[0]);
 
-/* Every workload's schema, then the preload's (preload/preload_schema.c). */
+/* Every workload's schema, sim's second one (`sim --workload aim7`,
+ * bench/sim/sim_aim7.c), then the preload's (preload/preload_schema.c). */
 #define X(sym) extern const struct lb_workload_schema lb_schema_##sym;
 LB_SCHEMAS_XLIST
 #undef X
+extern const struct lb_workload_schema lb_schema_sim_aim7;
 #define X(sym) &lb_schema_##sym,
 const struct lb_workload_schema *const lb_workload_schemas[] = {
-	LB_SCHEMAS_XLIST &lb_schema_preload, NULL,
+	LB_SCHEMAS_XLIST &lb_schema_sim_aim7, &lb_schema_preload, NULL,
 };
 #undef X
 

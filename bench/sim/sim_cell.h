@@ -39,6 +39,13 @@ struct lb_simb_config {
 	const char *json_path;
 	bool quiet;
 	const char *measure_path; /* --measure-machine: write this machine file, run no cell */
+	/* --workload aim7 (sim_aim7.c): aim7's load points instead of cells. */
+	bool aim7;
+	unsigned int users[LB_SIMB_MAX_POINTS];
+	size_t nusers;
+	const char *workfile, *costs;
+	const struct lb_lock_ops *aim_mutex; /* the mutex role's simulated copy */
+	uint64_t window_ns;
 };
 
 /* The analytic cross-check (sim_analytic.c, doc/sim.md): which closed
@@ -109,8 +116,19 @@ void lb_simb_print_host(FILE *out, const struct lb_simb_cell *c);
 /* The analytic cross-check's block under the table: every line a comment. */
 void lb_simb_print_analytic(FILE *out, const struct lb_simb_cell *cells, size_t ncells);
 struct lb_run_record;
+struct lb_json;
+void lb_simb_machine_json(struct lb_json *j, const struct lb_simb_config *cfg);
 void lb_simb_write_json(FILE *fp, const struct lb_simb_config *cfg,
 			const struct lb_run_record *rec, const struct lb_simb_cell *cells,
 			size_t ncells);
+
+/* sim_aim7.c: `--workload aim7`, the run stage (the load points, each
+ * printed as it ends; run->results is its own allocation) and the report
+ * stage (the JSON; 1 when a point failed aim7's invariant check or got
+ * stuck). */
+struct lb_run;
+extern const struct lb_workload_schema lb_schema_sim_aim7;
+int lb_simaim_run(struct lb_run *run);
+int lb_simaim_report(struct lb_run *run);
 
 #endif /* LB_SIM_CELL_H */

@@ -81,6 +81,8 @@ static bool one_cell(struct lb_run *run, struct simb_results *res, const struct 
 static int sim_run(struct lb_run *run)
 {
 	const struct lb_simb_config *cfg = run->cfg;
+	if (cfg->aim7)
+		return lb_simaim_run(run);
 	size_t max = cfg->measure_path ? 0 : cfg->nlocks * cfg->ncpus * cfg->nthreads;
 	struct simb_results *res = calloc(1, sizeof(*res) + max * sizeof(res->cells[0]));
 	run->results = res;
@@ -109,6 +111,8 @@ static int sim_run(struct lb_run *run)
 static int sim_report(struct lb_run *run)
 {
 	const struct lb_simb_config *cfg = run->cfg;
+	if (cfg->aim7)
+		return lb_simaim_report(run);
 	struct simb_results *res = run->results;
 	if (cfg->measure_path) {
 		lb_simb_measured_write(run->file[1].fp, &res->measured, "measured-here");

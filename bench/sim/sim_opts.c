@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* sim_opts.c - `lockbench sim` options: the option table and the checks across options. */
 #include "sim_cell.h"
+#include "sim_aim7.h"
 #include "lb_cli.h"
 #include "lb_opt.h"
 #include "lb_registry.h"
@@ -13,6 +14,8 @@ struct simb_args {
 	struct lb_simb_config cfg;
 	const char *machine;
 	const char *measure;
+	const char *workload;
+	const char *mutex;
 };
 
 static void sim_lock_names(char *buf, size_t len)
@@ -107,6 +110,32 @@ static const struct lb_opt sim_opts[] = {
 	{ .name = "seed", .short_name = 's', .kind = LB_OPT_U64, .arg = "N",
 	  .help = "the simulator's seed: same seed, same output (default 1)", .def = "1",
 	  .min = 0, .max = UINT64_MAX, .offset = LB_OPT_AT(T, cfg.seed, uint64_t) },
+	{ .name = "workload", .kind = LB_OPT_STRING, .arg = "NAME",
+	  .help = "micro (default: the bench-style cells) or aim7 (aim7's\n"
+		  "load points: doc/sim.md, \"aim7 on the simulator\")",
+	  .needs = "micro or aim7", .offset = LB_OPT_AT(T, workload, const char *) },
+	{ .name = "users", .short_name = 'u', .kind = LB_OPT_UINT_LIST, .arg = "LIST",
+	  .help = "aim7: children per load point (default 10; 1.." LB_OPT_STR(
+		  LB_SIMAIM_MAX_USERS) ")",
+	  .min = 1, .max = LB_SIMAIM_MAX_USERS, .cap = LB_SIMAIM_MAX_POINTS,
+	  .accepted = "up to " LB_OPT_STR(LB_SIMAIM_MAX_POINTS) " counts 1.." LB_OPT_STR(
+		  LB_SIMAIM_MAX_USERS) ", comma separated (N, A-B, A-B:S)",
+	  .offset = LB_OPT_AT(T, cfg.users, unsigned int *),
+	  .count_offset = LB_OPT_AT(T, cfg.nusers, size_t) },
+	{ .name = "workfile", .short_name = 'f', .kind = LB_OPT_STRING, .arg = "NAME",
+	  .help = "aim7: the job mix, system tests only (default high_systime)",
+	  .needs = "a workfile name or path", .offset = LB_OPT_AT(T, cfg.workfile, const char *) },
+	{ .name = "mutex", .kind = LB_OPT_STRING, .arg = "LOCK",
+	  .help = "aim7: the mutex role's lock (s_orphan_lock, i_mutex, ...;\n"
+		  "default mutex-v3.14)",
+	  .needs = "a lock that runs on the simulator", .offset = LB_OPT_AT(T, mutex, const char *) },
+	{ .name = "window", .short_name = 'w', .kind = LB_OPT_DURATION, .arg = "TIME",
+	  .help = "aim7: re-aim's fixed window, virtual (default 1s; 1ms..60s)",
+	  .unit_ns = 1000000000, .min = 1000000, .max = 60000000000ull,
+	  .accepted = "1ms..60s, e.g. 500ms, 2s", .offset = LB_OPT_AT(T, cfg.window_ns, uint64_t) },
+	{ .name = "costs", .kind = LB_OPT_STRING, .arg = "FILE",
+	  .help = "aim7: the cost table the kernel work is sized from\n(default: the shipped one)",
+	  .needs = "a cost table", .offset = LB_OPT_AT(T, cfg.costs, const char *) },
 	LB_OPT_ROW_JSON(T, cfg.json_path, "write the predictions as JSON (atomically; '-': stdout)"),
 	LB_OPT_ROW_QUIET(T, cfg.quiet),
 	LB_OPT_ROW_HELP,
@@ -125,9 +154,12 @@ const struct lb_opt_cmd lb_sim_cmd = {
 		 "PREDICTION of the machine file's machine, not a measurement.  Under\n"
 		 "the table, the closed Markov queue of Boyd-Wickizer et al. 2012 (an\n"
 		 "analytic model of the same inputs) beside each cell where it applies.\n"
+		 "--workload aim7 runs aim7's load points (re-aim's fixed window, in\n"
+		 "virtual time) on the same machine with the registry's locks.\n"
 		 "\n",
 	.epilogue = "\nExit status: 0 ok, 1 a cell failed (a lock let two threads in, or a\n"
-		    "thread never got it), 2 bad usage.\n",
+		    "thread never got it) or an aim7 point failed aim7's invariant check,\n"
+		    "2 bad usage.\n",
 	.opts = sim_opts,
 };
 
@@ -139,12 +171,51 @@ const struct lb_opt_cmd lb_sim_cmd = {
 static void check_measure(struct simb_args *a, const struct lb_opt_seen *seen)
 {
 	static const char *const cell_opts[] = { "machine", "lock", "threads", "cpus", "cs",
-						 "par", "duration", "seed", "json" };
+						 "par", "duration", "seed", "json", "workload",
+						 "users", "workfile", "mutex", "window", "costs" };
 	for (size_t i = 0; i < sizeof(cell_opts) / sizeof(cell_opts[0]); i++)
 		if (lb_opt_given(&lb_sim_cmd, seen, cell_opts[i]))
 			lb_usage_error("--measure-machine: runs no cell, so --%s does not apply; "
 				       "accepted: --measure-machine FILE [--quiet]", cell_opts[i]);
 	a->cfg.measure_path = a->measure;
+}
+
+/* --workload: which options belong to which workload; the aim7 defaults. */
+static void check_workload(struct simb_args *a, const struct lb_opt_seen *seen)
+{
+	static const char *const micro_opts[] = { "lock", "threads", "cpus", "cs", "par",
+						  "duration" };
+	static const char *const aim7_opts[] = { "users", "workfile", "mutex", "window", "costs" };
+	const char *w = a->workload ? a->workload : "micro";
+	a->cfg.aim7 = !strcmp(w, "aim7");
+	if (!a->cfg.aim7 && strcmp(w, "micro"))
+		lb_usage_error("--workload: '%s' is not a workload of sim; accepted: micro, aim7", w);
+	const char *const *other = a->cfg.aim7 ? micro_opts : aim7_opts;
+	size_t n = a->cfg.aim7 ? sizeof(micro_opts) / sizeof(micro_opts[0])
+			       : sizeof(aim7_opts) / sizeof(aim7_opts[0]);
+	for (size_t i = 0; i < n; i++)
+		if (lb_opt_given(&lb_sim_cmd, seen, other[i]))
+			lb_usage_error("--%s: not an option of --workload %s; accepted: %s", other[i],
+				       w, a->cfg.aim7 ? "--users, --workfile, --mutex, --window, "
+						      "--costs" : "--lock, --threads, --cpus, --cs, "
+						      "--par, --duration");
+	if (!a->cfg.aim7)
+		return;
+	if (!a->cfg.nusers) {
+		a->cfg.users[0] = 10;
+		a->cfg.nusers = 1;
+	}
+	if (!a->cfg.window_ns)
+		a->cfg.window_ns = 1000000000u;
+	if (!a->cfg.workfile)
+		a->cfg.workfile = "high_systime";
+	char accepted[1024];
+	sim_lock_names(accepted, sizeof(accepted));
+	const char *m = a->mutex ? a->mutex : "mutex-v3.14";
+	a->cfg.aim_mutex = lb_simb_lock_find(m);
+	if (!a->cfg.aim_mutex)
+		lb_usage_error("--mutex: '%s' does not run on the simulator yet; accepted: %s", m,
+			       accepted);
 }
 
 void lb_simb_parse(int argc, char **argv, struct lb_simb_config *cfg)
@@ -165,6 +236,7 @@ void lb_simb_parse(int argc, char **argv, struct lb_simb_config *cfg)
 	if (lb_sim_machine_load(a.machine, &a.cfg.machine, err, sizeof(err)))
 		lb_usage_error("--machine: %s", err);
 	a.cfg.machine_path = a.machine;
+	check_workload(&a, &seen);
 	unsigned int all = lb_sim_machine_cpus(&a.cfg.machine);
 	if (a.cfg.ncpus == 0) {
 		a.cfg.cpus[0] = all;

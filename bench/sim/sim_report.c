@@ -177,7 +177,7 @@ static void cell_json(struct lb_json *j, const struct lb_simb_cell *c)
 	lb_json_object_end(j);
 }
 
-static void machine_json(struct lb_json *j, const struct lb_simb_config *cfg)
+void lb_simb_machine_json(struct lb_json *j, const struct lb_simb_config *cfg)
 {
 	const struct lb_sim_machine *m = &cfg->machine;
 	lb_json_key(j, "machine");
@@ -208,7 +208,7 @@ void lb_simb_write_json(FILE *fp, const struct lb_simb_config *cfg,
 	lb_schema_begin_file(&j, fp, &lb_schema_sim, &rec->host, rec->command);
 	lb_json_kv_string(&j, "model", "sim");
 	lb_json_kv_string(&j, "label", "model prediction");
-	machine_json(&j, cfg);
+	lb_simb_machine_json(&j, cfg);
 	lb_json_kv_uint(&j, "seed", cfg->seed);
 	lb_json_kv_uint(&j, "cs_ns", cfg->cs_ns);
 	lb_json_kv_uint(&j, "par_ns", cfg->par_ns);
