@@ -240,6 +240,17 @@ int lb_simi_owner_running(const struct lb_sched_task *t)
 	return 1;
 }
 
+void lb_simi_lock_preempt(int off)
+{
+	if (!sched_truth)
+		return;
+	need_inside("a lock's preempt-off region");
+	if (off)
+		lb_sim_preempt_disable();
+	else
+		lb_sim_preempt_enable();
+}
+
 int lb_simi_need_resched(void)
 {
 	if (!sched_truth)

@@ -51,6 +51,9 @@ struct lb_sched_task;
 void lb_simi_task_bind(const struct lb_sched_task *t);
 int lb_simi_owner_running(const struct lb_sched_task *t);
 int lb_simi_need_resched(void);
+/* A lock's preempt-off region (1) and its end (0); nothing unless the
+ * world asked for the scheduler's truth. */
+void lb_simi_lock_preempt(int off);
 /* Host side, before a world runs: answer from the engine (true) or leave
  * the stand-ins (false); either way forget every binding. */
 void lb_simi_set_sched_truth(int on);

@@ -115,8 +115,14 @@
  * world that asked for the scheduler's truth (lb_simi_set_sched_truth:
  * `lockbench sim --workload aim7`) the engine answers them; elsewhere the
  * userspace stand-ins run as natively (a bench cell's events unchanged).
- * Each task record is bound to the virtual thread that initialised it.
+ * Each task record is bound to the virtual thread that initialised it;
+ * the kernel's preempt-off regions of the v3.x mutex slow paths are the
+ * engine's there too (lb_simi_lock_preempt), so its spinners see a tick
+ * as need_resched instead of losing the CPU in the MCS/OSQ queue.
  */
+/* mutex_v3.h's preempt-off slow paths, in such a world only. */
+#define LB_MUTEX_V3_PREEMPT_OFF() lb_simi_lock_preempt(1)
+#define LB_MUTEX_V3_PREEMPT_ON() lb_simi_lock_preempt(0)
 #define LB_SCHED_HOOKS_OVERRIDE 1
 #define LB_SCHED_TASK_BIND(t) lb_simi_task_bind(t)
 #include "lb_sched_hooks.h"

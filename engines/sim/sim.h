@@ -152,9 +152,10 @@ void lb_sim_preempt_disable(void);
 void lb_sim_preempt_enable(void);
 /* The scheduler's truth, for a lock's spinner (the kernel's
  * owner->on_cpu and need_resched()): whether thread tid is current on a
- * CPU (false for an unknown one), and whether the caller should give up
- * its CPU: a tick or a wake-up marked it, or another thread waits in its
- * CPU's run queue (doc/sim.md, "aim7 on the simulator"). */
+ * CPU (false for an unknown one), and whether a tick or a wake-up marked
+ * the caller to give up its CPU (it can only be marked inside a
+ * preempt-off region: elsewhere it is preempted at once, as a kernel task
+ * with preemption on). */
 bool lb_sim_on_cpu(int tid);
 /* The caller's CPU time so far (virtual ns): CLOCK_THREAD_CPUTIME_ID's. */
 uint64_t lb_sim_cpu_ns(void);

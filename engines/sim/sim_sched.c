@@ -245,6 +245,7 @@ void sim_block(struct lb_sim_world *w, struct sim_thread *t)
 	sim_account(w, t);
 	w->cpus[cpu].curr = NULL;
 	t->state = T_BLOCKED;
+	t->need_resched = false; /* it gives up its CPU: schedule() clears the flag */
 	t->doing = D_NONE;
 	t->gen++;
 	sim_schedule(w, cpu);

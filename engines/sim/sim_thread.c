@@ -177,8 +177,7 @@ bool lb_sim_on_cpu(int tid)
 
 bool lb_sim_need_resched(void)
 {
-	struct sim_thread *t = sim_self();
-	return t->need_resched || sim_world()->cpus[t->cpu].nr_queued > 0;
+	return sim_self()->need_resched;
 }
 
 uint64_t lb_sim_cpu_ns(void)

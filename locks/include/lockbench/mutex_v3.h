@@ -81,6 +81,19 @@
 
 #include "mutex.h"
 
+/*
+ * The kernel runs __mutex_lock_common with preemption off (preempt_disable
+ * at entry, schedule_preempt_disabled to sleep, preempt_enable on return)
+ * and the unlock's wait_lock section likewise: its spinners cannot be
+ * preempted, a tick only sets need_resched, which ends their spin.  A
+ * userspace thread cannot, so natively these are nothing; a simulator
+ * that can defines them (bench/sim/sim_interpose.h).
+ */
+#ifndef LB_MUTEX_V3_PREEMPT_OFF
+#define LB_MUTEX_V3_PREEMPT_OFF() ((void)0)
+#define LB_MUTEX_V3_PREEMPT_ON() ((void)0)
+#endif
+
 /* ---- wait_lock: a ticket spinlock, as v3.14/v3.15 x86 --------------------- */
 
 /* wait_lock's spin: true when this missed look should yield instead of
@@ -309,7 +322,9 @@ static inline int lb_mutex_v3__waiter_turn(lb_mutex_t *m, struct lb_mutex_waiter
 		return ETIMEDOUT;
 	lb_store_relaxed(&w->state, LB_MUTEX__QUEUED);
 	lb_mutex_v3__wait_unlock(m);
+	LB_MUTEX_V3_PREEMPT_ON(); /* schedule_preempt_disabled */
 	lb_mutex__sleep(m, w, abs, nsleeps);
+	LB_MUTEX_V3_PREEMPT_OFF();
 	lb_mutex_v3__wait_lock(m);
 	return EAGAIN;
 }
@@ -326,10 +341,12 @@ LB_SLOWPATH int lb_mutex_v3__lock_slow(lb_mutex_t *m, lb_mutex_ctx_t *t,
 		lb_mutex__misuse("the current generation takes the lb_mutex_* verbs");
 	if (lb_load_relaxed(&m->owner) == (uintptr_t)t)
 		lb_mutex__misuse("lock of a mutex this thread already holds");
+	LB_MUTEX_V3_PREEMPT_OFF();
 	int r = lb_mutex_v3__optimistic_spin(m, t);
 	if (r > 0) {
 		LB_MUTEX_COUNT(m, n_spin_won, 1);
 		lb_mutex__gauge_acquired(m, t);
+		LB_MUTEX_V3_PREEMPT_ON();
 		return 0;
 	}
 	lb_mutex_v3__wait_lock(m);
@@ -362,6 +379,7 @@ acquired:
 		lb_mutex__gauge_acquired(m, t);
 	}
 	lb_mutex_v3__wait_unlock(m);
+	LB_MUTEX_V3_PREEMPT_ON();
 	if (need_wake)
 		lb_futex_wake_scoped(&next->state, 1, m->futex_scope);
 	return ret;
@@ -380,6 +398,7 @@ LB_SLOWPATH void lb_mutex_v3__unlock_slow(lb_mutex_t *m)
 	/* Release publishes the critical section to the next taker. */
 	if (!v3_14)
 		lb_store_release(&m->v3_count, 1);
+	LB_MUTEX_V3_PREEMPT_OFF(); /* spin_lock_mutex(&lock->wait_lock) */
 	lb_mutex_v3__wait_lock(m);
 	if (v3_14)
 		lb_store_release(&m->v3_count, 1);
@@ -387,6 +406,7 @@ LB_SLOWPATH void lb_mutex_v3__unlock_slow(lb_mutex_t *m)
 	bool need_wake = first && lb_mutex__wake_waiter(first, false);
 	LB_MUTEX_COUNT(m, n_wakes, need_wake);
 	lb_mutex_v3__wait_unlock(m);
+	LB_MUTEX_V3_PREEMPT_ON();
 	if (need_wake)
 		lb_futex_wake_scoped(&first->state, 1, m->futex_scope);
 }
