@@ -160,8 +160,8 @@ static void tick(void *arg, uint64_t now_ns, uint64_t end_ns)
 	if (t->quiet || now - t->last < 5)
 		return;
 	t->last = now;
-	fprintf(stderr, "# sim aim7: %u users: virtual %.3f s of the window's %.3f s, host %.0f s\n",
-		t->users, now_ns / 1e9, end_ns / 1e9, now - t->t0);
+	fprintf(stderr, "# sim aim7: %u users: virtual time %.3f s, the window ends at %.3f s; "
+		"host %.0f s\n", t->users, now_ns / 1e9, end_ns / 1e9, now - t->t0);
 }
 
 static int one_point(struct lb_run *run, struct simaim_results *r, unsigned int users)
