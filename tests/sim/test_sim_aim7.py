@@ -127,9 +127,9 @@ def journal():
         with open(table, "w") as f:
             f.write(text)
         path = os.path.join(d, "j.json")
-        r = sim(["-m", OPTERON, "-u", "24", "-w", "100ms", "--mutex", "mutex-v3.15",
+        r = sim(["-m", OPTERON, "-u", "16", "-w", "50ms", "--mutex", "mutex-v3.15",
                  "--costs", table, "--json", path, "-q"])
-        ok(r.returncode == 0, f"24 users, journal waits of 200 us in half the truncates: "
+        ok(r.returncode == 0, f"16 users, journal waits of 200 us in half the truncates: "
            f"exit {r.returncode}")
         if r.returncode:
             diag(r.stderr, 5)
