@@ -97,6 +97,9 @@ int lb_sim_thread_pin(struct lb_sim_world *w, int tid, unsigned cpu);
 unsigned lb_sim_run(struct lb_sim_world *w, uint64_t until);
 uint64_t lb_sim_world_now(const struct lb_sim_world *w);
 uint64_t lb_sim_digest(const struct lb_sim_world *w);
+/* A thread's effective priority now: its FIFO priority or boost, the
+ * highest (0: fair); -1 for an unknown thread. */
+int lb_sim_thread_eff_prio(const struct lb_sim_world *w, int tid);
 struct lb_sim_stats lb_sim_stats(const struct lb_sim_world *w);
 /* The directory's view of the line holding addr: its owner CPU (-1: none)
  * and its number of sharers (the owner not counted). */
@@ -127,6 +130,25 @@ bool lb_sim_cas_u32(uint32_t *p, uint32_t *expected, uint32_t desired);
 /* futex: 0 woken, 1 the word was not `expected`, 2 timed out. */
 int lb_sim_futex_wait(const uint32_t *addr, uint32_t expected, uint64_t deadline);
 unsigned lb_sim_futex_wake(const uint32_t *addr, unsigned n);
+/* PI futexes (sim_pi.c, the kernel's FUTEX_LOCK_PI / FUTEX_UNLOCK_PI): the
+ * word holds the owner's TID, lb_sim_self() + 1 (the simulated gettid), and
+ * LB_SIM_FUTEX_WAITERS while someone waits.  The caller's user-space CAS
+ * failed first, as with the kernel's.  lock_pi blocks in priority order,
+ * boosting the owner (and the chain of owners it is blocked on) to the
+ * top waiter's effective priority; an unlock hands the word to the top
+ * waiter (its TID | WAITERS) and drops the unlocker's boost after the wake.
+ * Results: */
+#define LB_SIM_FUTEX_WAITERS 0x80000000u   /* the kernel's FUTEX_WAITERS */
+#define LB_SIM_FUTEX_TID_MASK 0x3fffffffu  /* the kernel's FUTEX_TID_MASK */
+enum lb_sim_pi_result {
+	LB_SIM_PI_OK = 0,        /* the caller owns it (lock) / released it (unlock) */
+	LB_SIM_PI_TIMEDOUT = 2,  /* the deadline passed (ETIMEDOUT) */
+	LB_SIM_PI_DEADLOCK = 3,  /* the caller owns it already (EDEADLK) */
+	LB_SIM_PI_NOOWNER = 4,   /* the TID in the word is no thread (ESRCH) */
+	LB_SIM_PI_NOTOWNER = 5,  /* unlock by a thread that does not own it (EPERM) */
+};
+int lb_sim_futex_lock_pi(uint32_t *addr, uint64_t deadline);
+int lb_sim_futex_unlock_pi(uint32_t *addr);
 void lb_sim_yield(void);
 /* A spin loop's pause (x86 `pause`): charged l1_hit (doc/sim.md). */
 void lb_sim_pause(void);
@@ -140,6 +162,13 @@ void lb_sim_sleep(uint64_t ns);
 void lb_sim_spend(uint64_t ns);
 void lb_sim_set_fifo(int prio);
 void lb_sim_set_fair(void);
+/* sched_setscheduler(tid): thread tid's own class, FIFO prio (1..99) or
+ * fair (prio 0); a boost stays on top of it.  0, or -1 for an unknown
+ * thread or a priority out of range. */
+int lb_sim_setscheduler(int tid, int prio);
+/* sched_getscheduler(0): the caller's own class, its FIFO priority or 0
+ * for fair (boosts not counted, as the kernel's policy). */
+int lb_sim_own_prio(void);
 /* Whether the caller may run on cpu (its affinity). */
 bool lb_sim_allowed(unsigned cpu);
 /* Allowed CPUs as a list; the thread migrates at once if it must. */

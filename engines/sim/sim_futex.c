@@ -8,7 +8,7 @@
 
 #include <stdlib.h>
 
-static struct sim_futex *queue_of(struct lb_sim_world *w, const uint32_t *addr, bool make)
+struct sim_futex *sim_futex_queue(struct lb_sim_world *w, const uint32_t *addr, bool make)
 {
 	struct sim_futex *q = sim_map_get(&w->futexes, (uintptr_t)addr);
 	if (q || !make)
@@ -23,7 +23,7 @@ static struct sim_futex *queue_of(struct lb_sim_world *w, const uint32_t *addr, 
 	return q;
 }
 
-static void insert(struct sim_futex *q, struct sim_thread *t)
+void sim_futex_insert(struct sim_futex *q, struct sim_thread *t)
 {
 	struct sim_thread **pp = &q->queue;
 	while (*pp && sim_eff_prio(*pp) >= sim_eff_prio(t))
@@ -32,7 +32,7 @@ static void insert(struct sim_futex *q, struct sim_thread *t)
 	*pp = t;
 }
 
-static void unlink_waiter(struct sim_futex *q, struct sim_thread *t)
+void sim_futex_unlink(struct sim_futex *q, struct sim_thread *t)
 {
 	struct sim_thread **pp = &q->queue;
 	while (*pp && *pp != t)
@@ -52,10 +52,10 @@ int lb_sim_futex_wait(const uint32_t *addr, uint32_t expected, uint64_t deadline
 		return 1;
 	if (deadline <= w->now)
 		return 2;
-	struct sim_futex *q = queue_of(w, addr, true);
+	struct sim_futex *q = sim_futex_queue(w, addr, true);
 	if (!q)
 		return 1;
-	insert(q, t);
+	sim_futex_insert(q, t);
 	t->futex_addr = addr;
 	t->futex_result = 0;
 	sim_block(w, t);
@@ -70,11 +70,11 @@ unsigned lb_sim_futex_wake(const uint32_t *addr, unsigned n)
 	struct lb_sim_world *w = sim_world();
 	struct sim_thread *t = sim_self();
 	sim_charge(t, w->m.syscall);
-	struct sim_futex *q = queue_of(w, addr, false);
+	struct sim_futex *q = sim_futex_queue(w, addr, false);
 	unsigned woken = 0;
 	while (q && q->queue && woken < n) {
 		struct sim_thread *x = q->queue;
-		unlink_waiter(q, x);
+		sim_futex_unlink(q, x);
 		x->futex_addr = NULL;
 		sim_wake(w, x);
 		woken++;
@@ -84,19 +84,25 @@ unsigned lb_sim_futex_wake(const uint32_t *addr, unsigned n)
 
 void sim_futex_timeout(struct lb_sim_world *w, struct sim_thread *t)
 {
-	struct sim_futex *q = queue_of(w, t->futex_addr, false);
+	struct sim_futex *q = sim_futex_queue(w, t->futex_addr, false);
 	if (q)
-		unlink_waiter(q, t);
+		sim_futex_unlink(q, t);
 	t->futex_addr = NULL;
 	t->futex_result = 2;
+	if (t->pi_blocked) {
+		/* A PI waiter gave up: its owner loses the boost it lent. */
+		t->pi_blocked = NULL;
+		if (q && q->pi_owner)
+			sim_pi_update(w, q->pi_owner);
+	}
 	sim_wake(w, t);
 }
 
 void sim_futex_requeue(struct lb_sim_world *w, struct sim_thread *t)
 {
-	struct sim_futex *q = queue_of(w, t->futex_addr, false);
+	struct sim_futex *q = sim_futex_queue(w, t->futex_addr, false);
 	if (!q)
 		return;
-	unlink_waiter(q, t);
-	insert(q, t);
+	sim_futex_unlink(q, t);
+	sim_futex_insert(q, t);
 }

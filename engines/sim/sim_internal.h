@@ -41,6 +41,9 @@ struct sim_thread {
 	bool fifo;               /* own class: FIFO, else fair */
 	int prio;                /* own FIFO priority (1..99) */
 	int boost;               /* PI boost: FIFO priority, 0 for none */
+	int pi_prio;             /* PI futexes' boost: their top waiters' (sim_pi.c) */
+	struct sim_futex *pi_owned;    /* the PI futexes it owns that have waiters */
+	struct sim_futex *pi_blocked;  /* the PI futex it waits on, or NULL */
 	uint64_t vruntime;       /* fair class; in vr_cpu's frame */
 	int vr_cpu;
 	uint64_t exec_start;     /* when its running time was last accounted */
@@ -80,6 +83,11 @@ struct sim_line {
 struct sim_futex {
 	uintptr_t addr;
 	struct sim_thread *queue;    /* priority order, FIFO within one priority */
+	/* A PI futex with waiters (sim_pi.c): the owner the kernel knows
+	 * (the TID in the word when a waiter arrived, or the thread it was
+	 * handed to), and the next futex that owner owns. */
+	struct sim_thread *pi_owner;
+	struct sim_futex *pi_next;
 };
 
 /* An open-addressing map from a key to an object (lines, futex queues). */
@@ -224,5 +232,15 @@ void sim_condwait_cancel(struct sim_thread *t);
 /* sim_futex.c */
 void sim_futex_timeout(struct lb_sim_world *w, struct sim_thread *t);
 void sim_futex_requeue(struct lb_sim_world *w, struct sim_thread *t);
+/* The queue of a futex address (made on first use when make; NULL and the
+ * world failed without memory), and a waiter's place in one. */
+struct sim_futex *sim_futex_queue(struct lb_sim_world *w, const uint32_t *addr, bool make);
+void sim_futex_insert(struct sim_futex *q, struct sim_thread *t);
+void sim_futex_unlink(struct sim_futex *q, struct sim_thread *t);
+
+/* sim_pi.c */
+/* t's PI futexes' top waiters changed: recompute its boost and follow the
+ * chain of owners it is blocked on. */
+void sim_pi_update(struct lb_sim_world *w, struct sim_thread *t);
 
 #endif /* LB_SIM_INTERNAL_H */

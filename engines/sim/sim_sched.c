@@ -11,7 +11,8 @@
 int sim_eff_prio(const struct sim_thread *t)
 {
 	int own = t->fifo ? t->prio : 0;
-	return t->boost > own ? t->boost : own;
+	int boost = t->boost > t->pi_prio ? t->boost : t->pi_prio;
+	return boost > own ? boost : own;
 }
 
 /* a runs before b: higher priority; FIFO in arrival order; fair by

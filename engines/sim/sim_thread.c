@@ -83,25 +83,45 @@ void lb_sim_sleep(uint64_t ns)
 	sim_switch_out(t);
 }
 
-static void set_class(bool fifo, int prio)
+static void set_class(struct sim_thread *t, bool fifo, int prio)
 {
 	struct lb_sim_world *w = sim_world();
-	struct sim_thread *t = sim_self();
-	sim_account(w, t);
+	if (t->state == T_RUNNING)
+		sim_account(w, t);
 	t->fifo = fifo;
 	t->prio = fifo ? prio : 0;
 	sim_reprioritise(w, t);
-	sim_charge(t, w->m.syscall);
 }
 
 void lb_sim_set_fifo(int prio)
 {
-	set_class(true, prio < 1 ? 1 : prio > 99 ? 99 : prio);
+	set_class(sim_self(), true, prio < 1 ? 1 : prio > 99 ? 99 : prio);
+	sim_charge(sim_self(), sim_world()->m.syscall);
 }
 
 void lb_sim_set_fair(void)
 {
-	set_class(false, 0);
+	set_class(sim_self(), false, 0);
+	sim_charge(sim_self(), sim_world()->m.syscall);
+}
+
+int lb_sim_setscheduler(int tid, int prio)
+{
+	struct lb_sim_world *w = sim_world();
+	struct sim_thread *t = sim_thread_of(w, tid);
+	sim_charge(sim_self(), w->m.syscall);
+	if (!t || t->state == T_DONE || prio < 0 || prio > 99)
+		return -1;
+	/* A waking thread is placed by priority when it arrives; a queued or
+	 * running one is re-sorted now (sim_reprioritise). */
+	set_class(t, prio > 0, prio);
+	return 0;
+}
+
+int lb_sim_own_prio(void)
+{
+	const struct sim_thread *t = sim_self();
+	return t->fifo ? t->prio : 0;
 }
 
 void lb_sim_set_affinity(const unsigned *cpus, unsigned n)
