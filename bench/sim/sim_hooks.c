@@ -109,6 +109,28 @@ static long futex_wait(const uint32_t *uaddr, uint32_t val, const struct timespe
 	return -1;
 }
 
+/* A PI futex call's result as the kernel's: 0, or -1 with its errno. */
+static long pi_result(int r)
+{
+	switch (r) {
+	case LB_SIM_PI_OK:
+		return 0;
+	case LB_SIM_PI_TIMEDOUT:
+		errno = ETIMEDOUT;
+		break;
+	case LB_SIM_PI_DEADLOCK:
+		errno = EDEADLK;
+		break;
+	case LB_SIM_PI_NOOWNER:
+		errno = ESRCH;
+		break;
+	default:
+		errno = EPERM;
+		break;
+	}
+	return -1;
+}
+
 long lb_simi_syscall(long nr, ...)
 {
 	need_inside("a system call");
@@ -130,8 +152,16 @@ long lb_simi_syscall(long nr, ...)
 		return futex_wait(uaddr, val, timeout, 1);
 	case FUTEX_WAKE:
 		return (long)lb_sim_futex_wake(uaddr, val);
+	case FUTEX_LOCK_PI:
+		/* The kernel's timeout here is absolute (CLOCK_REALTIME):
+		 * every clock is the virtual one. */
+		return pi_result(lb_sim_futex_lock_pi((uint32_t *)(uintptr_t)uaddr,
+						      timeout ? ts_ns(timeout) : LB_SIM_NO_DEADLINE));
+	case FUTEX_UNLOCK_PI:
+		return pi_result(lb_sim_futex_unlock_pi((uint32_t *)(uintptr_t)uaddr));
 	default:
-		hooks_die("a futex operation other than WAIT, WAIT_BITSET and WAKE (not modelled)");
+		hooks_die("a futex operation other than WAIT, WAIT_BITSET, WAKE, LOCK_PI and "
+			  "UNLOCK_PI (not modelled)");
 	}
 }
 
@@ -272,4 +302,74 @@ void lb_simi_preempt(int off)
 		lb_sim_preempt_disable();
 	else
 		lb_sim_preempt_enable();
+}
+
+/* A pid of the locks' scheduling calls: 0 (the caller) or a simulated TID
+ * (lb_sim_self() + 1, what SYS_gettid returns here); the engine's id. */
+static int sched_target(pid_t pid)
+{
+	return pid == 0 ? lb_sim_self() : (int)pid - 1;
+}
+
+int lb_simi_sched_setscheduler(pid_t pid, int policy, const struct sched_param *sp)
+{
+	need_inside("sched_setscheduler");
+	int rt = (policy & ~SCHED_RESET_ON_FORK) == SCHED_FIFO ||
+		 (policy & ~SCHED_RESET_ON_FORK) == SCHED_RR;
+	int prio = sp ? sp->sched_priority : -1;
+	/* The kernel's rule: 1..99 for FIFO/RR, 0 for the others (EINVAL). */
+	if ((rt && (prio < 1 || prio > 99)) || (!rt && prio != 0)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (lb_sim_setscheduler(sched_target(pid), prio) != 0) {
+		errno = ESRCH;
+		return -1;
+	}
+	return 0;
+}
+
+int lb_simi_sched_getscheduler(pid_t pid)
+{
+	need_inside("sched_getscheduler");
+	if (pid != 0)
+		hooks_die("sched_getscheduler of another thread (not modelled)");
+	return lb_sim_own_prio() > 0 ? SCHED_FIFO : SCHED_OTHER;
+}
+
+int lb_simi_sched_getparam(pid_t pid, struct sched_param *sp)
+{
+	need_inside("sched_getparam");
+	if (pid != 0)
+		hooks_die("sched_getparam of another thread (not modelled)");
+	sp->sched_priority = lb_sim_own_prio();
+	return 0;
+}
+
+int lb_simi_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+			   void *arg)
+{
+	need_inside("pthread_create");
+	int policy = SCHED_OTHER;
+	struct sched_param sp = { 0 };
+	if (attr && (pthread_attr_getschedpolicy(attr, &policy) != 0 ||
+		     pthread_attr_getschedparam(attr, &sp) != 0))
+		return EINVAL;
+	if ((policy == SCHED_FIFO || policy == SCHED_RR) &&
+	    (sp.sched_priority < 1 || sp.sched_priority > 99))
+		return EINVAL;
+	/* The simulated kernel permits every policy (it runs as root): the
+	 * thread (rtmutex's SCHED_FIFO probe) runs to its end at once on the
+	 * caller, in no virtual time. */
+	fn(arg);
+	*th = pthread_self();
+	return 0;
+}
+
+int lb_simi_pthread_join(pthread_t th, void **ret)
+{
+	(void)th; /* it ended in lb_simi_pthread_create */
+	if (ret)
+		*ret = NULL;
+	return 0;
 }

@@ -8,6 +8,7 @@
 #ifndef LB_SIM_HOOKS_H
 #define LB_SIM_HOOKS_H
 
+#include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,8 +33,8 @@ void lb_simi_pause(void);
 /* lb_spin_budget.h's calibration cache, the running world's (zero in a
  * new world: each cell calibrates as the first one would). */
 _Atomic(unsigned int) *lb_simi_spin_ps_slot(void);
-/* futex(FUTEX_WAIT, _WAIT_BITSET, _WAKE) and gettid; any other call ends
- * the run with an error line naming it. */
+/* futex(FUTEX_WAIT, _WAIT_BITSET, _WAKE, _LOCK_PI, _UNLOCK_PI) and gettid;
+ * any other call ends the run with an error line naming it. */
 long lb_simi_syscall(long nr, ...);
 int lb_simi_sched_yield(void);
 int lb_simi_sched_getcpu(void);
@@ -43,6 +44,18 @@ int lb_simi_nanosleep(const struct timespec *req, struct timespec *rem);
 /* The caller's virtual affinity; the virtual machine's CPU count. */
 int lb_simi_sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set);
 long lb_simi_sysconf(int name);
+/* Scheduling policies on the engine's classes (pid 0 or a simulated TID):
+ * FIFO/RR prio is the FIFO class at prio, any other policy the fair
+ * class (rtmutex's real boost, sched_setscheduler on the owner's TID). */
+int lb_simi_sched_setscheduler(pid_t pid, int policy, const struct sched_param *sp);
+int lb_simi_sched_getscheduler(pid_t pid);
+int lb_simi_sched_getparam(pid_t pid, struct sched_param *sp);
+/* A thread a lock creates (rtmutex's probe for SCHED_FIFO permission):
+ * permitted for every valid policy, and it runs to its end at once on the
+ * caller; the join returns at once. */
+int lb_simi_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+			   void *arg);
+int lb_simi_pthread_join(pthread_t th, void **ret);
 
 /* lb_sched_hooks.h's answers from the engine (sim_interpose.h).  A task
  * record is bound to the virtual thread initialising it; with the truth

@@ -20,9 +20,11 @@
  *    it cannot spell) parks until the line is written or n pauses passed
  *    (n > 1: a single pause is charged as lb_cpu_relax's);
  *  - lb_cpu_relax() (a plain spin loop's pause) costs virtual time;
- *  - futex(2), gettid, sched_yield, clock_gettime, nanosleep and
- *    sched_getcpu, sched_getaffinity and sysconf's CPU count go to the
- *    simulated kernel.  The system headers are
+ *  - futex(2) (PI operations included), gettid, sched_yield,
+ *    clock_gettime, nanosleep and sched_getcpu, sched_getaffinity,
+ *    sysconf's CPU count, sched_setscheduler/getscheduler/getparam and
+ *    pthread_create/join (rtmutex's SCHED_FIFO probe) go to the simulated
+ *    kernel.  The system headers are
  *    included first, so the macros below rename calls, not declarations.
  *  - each adapter's `lb_<lock>_ops` is renamed `lb_simlk_<lock>_ops`
  *    (sim_rename.h, generated from the lock manifest), so both copies of
@@ -40,6 +42,7 @@
 #error "sim_interpose.h is for lockbench sim's C compile of the locks (-DLB_SIM_INTERPOSE=1)"
 #endif
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -109,6 +112,12 @@
 #define nanosleep(req, rem) lb_simi_nanosleep((req), (rem))
 #define sched_getaffinity(pid, size, set) lb_simi_sched_getaffinity((pid), (size), (set))
 #define sysconf(name) lb_simi_sysconf(name)
+/* rtmutex's real boost and its permission probe (sim_hooks.h). */
+#define sched_setscheduler(pid, pol, sp) lb_simi_sched_setscheduler((pid), (pol), (sp))
+#define sched_getscheduler(pid) lb_simi_sched_getscheduler(pid)
+#define sched_getparam(pid, sp) lb_simi_sched_getparam((pid), (sp))
+#define pthread_create(th, attr, fn, arg) lb_simi_pthread_create((th), (attr), (fn), (arg))
+#define pthread_join(th, ret) lb_simi_pthread_join((th), (ret))
 
 /*
  * lb_sched_hooks.h's two questions (owner->on_cpu, need_resched()): in a
