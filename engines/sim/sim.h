@@ -79,6 +79,8 @@ struct lb_sim_stats {
 	uint64_t run_ns;         /* virtual time threads ran on CPUs, summed over
 				  * CPUs (spinning included): / (now x CPUs) is the
 				  * busy share */
+	uint64_t migrations;     /* wake-ups and affinity moves onto another CPU */
+	uint64_t busy_ns;        /* CPU time with a current thread, all CPUs (to now) */
 };
 
 /* Host side. */
@@ -158,6 +160,9 @@ const struct lb_sim_machine *lb_sim_machine_running(void);
  * a new world), so no calibration outlives its cell. */
 _Atomic(unsigned int) *lb_sim_spin_cache(void);
 void lb_sim_sleep(uint64_t ns);
+/* clock_nanosleep(TIMER_ABSTIME): until absolute virtual time t (the
+ * system call's cost is paid first; a t already past returns then). */
+void lb_sim_sleep_until(uint64_t t);
 /* Timed work: ns of CPU time, preemptible. */
 void lb_sim_spend(uint64_t ns);
 void lb_sim_set_fifo(int prio);

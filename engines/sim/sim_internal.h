@@ -70,6 +70,8 @@ struct sim_cpu {
 	struct sim_thread *rq;       /* FIFO by priority first, then fair by vruntime */
 	unsigned nr_queued, incoming;
 	uint64_t min_vruntime;
+	bool busy;                   /* it has a current thread (since busy_since) */
+	uint64_t busy_since;
 };
 
 struct sim_line {

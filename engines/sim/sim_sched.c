@@ -92,8 +92,16 @@ void sim_schedule(struct lb_sim_world *w, unsigned cpu)
 {
 	struct sim_cpu *c = &w->cpus[cpu];
 	struct sim_thread *t = c->rq;
-	if (!t)
+	if (!t) {
+		if (c->busy)
+			w->stats.busy_ns += w->now - c->busy_since;  /* it goes idle */
+		c->busy = false;
 		return;
+	}
+	if (!c->busy) {
+		c->busy = true;
+		c->busy_since = w->now;
+	}
 	sim_dequeue(w, t);
 	c->curr = t;
 	t->state = T_RUNNING;
@@ -217,6 +225,8 @@ unsigned sim_select_cpu(struct lb_sim_world *w, struct sim_thread *t)
 void sim_wake(struct lb_sim_world *w, struct sim_thread *t)
 {
 	unsigned cpu = sim_select_cpu(w, t);
+	if (t->cpu >= 0 && (unsigned)t->cpu != cpu)
+		w->stats.migrations++;
 	t->cpu = (int)cpu;
 	w->cpus[cpu].incoming++;
 	t->state = T_WAKING;

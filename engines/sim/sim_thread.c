@@ -83,6 +83,19 @@ void lb_sim_sleep(uint64_t ns)
 	sim_switch_out(t);
 }
 
+void lb_sim_sleep_until(uint64_t when)
+{
+	struct lb_sim_world *w = sim_world();
+	struct sim_thread *t = sim_self();
+	sim_charge(t, w->m.syscall);
+	if (when <= w->now)
+		return;
+	t->futex_addr = NULL;
+	sim_block(w, t);
+	sim_heap_push(w, when, EV_TIMEOUT, t->id, t->gen);
+	sim_switch_out(t);
+}
+
 static void set_class(struct sim_thread *t, bool fifo, int prio)
 {
 	struct lb_sim_world *w = sim_world();
@@ -147,6 +160,7 @@ void lb_sim_set_affinity(const unsigned *cpus, unsigned n)
 	t->doing = D_NONE;
 	t->gen++;
 	unsigned cpu = sim_select_cpu(w, t);
+	w->stats.migrations++;
 	sim_enqueue(w, t, cpu);
 	sim_schedule(w, old);
 	sim_check_preempt(w, cpu, t);

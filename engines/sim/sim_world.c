@@ -416,5 +416,9 @@ uint64_t lb_sim_digest(const struct lb_sim_world *w)
 
 struct lb_sim_stats lb_sim_stats(const struct lb_sim_world *w)
 {
-	return w->stats;
+	struct lb_sim_stats s = w->stats;
+	for (unsigned i = 0; i < w->ncpus; i++)
+		if (w->cpus[i].busy)
+			s.busy_ns += w->now - w->cpus[i].busy_since;  /* busy until now */
+	return s;
 }

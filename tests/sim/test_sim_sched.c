@@ -327,6 +327,55 @@ static void truth(void)
 	lb_sim_destroy(world);
 }
 
+static uint64_t mig_before, mig_after, woke_at;
+static unsigned woke_on;
+
+/* A leaves CPU 0 to sleep; a hog takes CPU 0; A wakes on CPU 1: one
+ * migration.  It then sleeps until an absolute time. */
+static void migrant(void *arg)
+{
+	(void)arg;
+	unsigned zero = 0, both[2] = { 0, 1 };
+	lb_sim_set_affinity(&zero, 1);
+	lb_sim_set_affinity(both, 2);
+	mig_before = lb_sim_stats(world).migrations;
+	lb_sim_sleep(1 * MS);
+	mig_after = lb_sim_stats(world).migrations;
+	woke_on = lb_sim_getcpu();
+	lb_sim_sleep_until(3 * MS);
+	woke_at = lb_sim_now();
+}
+
+static void cpu0_hog(void *arg)
+{
+	(void)arg;
+	lb_sim_sleep(500000);
+	lb_sim_spend(4 * MS);
+}
+
+static void stats_and_sleep_until(void)
+{
+	world = sim_test_world(SIM_TEST_MACHINE(1, 2), 9);
+	lb_sim_spawn(world, migrant, NULL);
+	int hog = lb_sim_spawn(world, cpu0_hog, NULL);
+	lb_sim_thread_pin(world, hog, 0);
+	lb_sim_run(world, 10 * MS);
+	struct lb_sim_stats st = lb_sim_stats(world);
+	tap_ok(mig_after - mig_before == 1 && woke_on == 1,
+	       "woken while its CPU ran a hog: on CPU 1, one migration (%llu, CPU %u)",
+	       (unsigned long long)(mig_after - mig_before), woke_on);
+	/* clock_nanosleep(TIMER_ABSTIME): the timer at 3 ms and the wake-up
+	 * latency (3 us) after it; no switch: it was its CPU's last thread. */
+	tap_ok(woke_at == 3 * MS + 3000, "sleep_until 3 ms: back at 3.003 ms (%llu ns)",
+	       (unsigned long long)woke_at);
+	/* Busy: the hog's 4 ms and a few system calls and switches; idle the
+	 * rest of 2 CPUs x 10 ms. */
+	tap_ok(st.busy_ns >= 4 * MS && st.busy_ns < 4 * MS + 20000,
+	       "busy CPU time: the hog's 4 ms and under 20 us of calls and switches (%llu ns)",
+	       (unsigned long long)st.busy_ns);
+	lb_sim_destroy(world);
+}
+
 int main(void)
 {
 	wakeup_preemption();
@@ -336,5 +385,6 @@ int main(void)
 	timeouts_and_moves();
 	yield_turns();
 	truth();
+	stats_and_sleep_until();
 	return tap_done();
 }
