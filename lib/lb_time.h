@@ -23,10 +23,15 @@ uint64_t lb_thread_cpu_ns(void);
 /* CLOCK_MONOTONIC_RAW in ns: lb_cycles() where there is no cycle counter. */
 uint64_t lb_cycles_fallback(void);
 
-/* Cycle counter; cheap (no serialisation).  Inline: it sits in hot loops. */
+/* Cycle counter; cheap (no serialisation).  Inline: it sits in hot loops.
+ * LB_CYCLES_REPLACE, defined only by a force-included header (lockbench
+ * sim's copy of the allocator, bench/sim/sim_slub_interpose.h), replaces
+ * both counters with a virtual clock; nothing else defines it. */
 static inline uint64_t lb_cycles(void)
 {
-#if defined(__GNUC__) && defined(__x86_64__)
+#if defined(LB_CYCLES_REPLACE)
+	return LB_CYCLES_REPLACE();
+#elif defined(__GNUC__) && defined(__x86_64__)
 	uint32_t lo, hi;
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
 	return ((uint64_t)hi << 32) | lo;
@@ -50,7 +55,9 @@ static inline uint64_t lb_cycles(void)
  */
 static inline uint64_t lb_cycles_ordered(void)
 {
-#if defined(__GNUC__) && defined(__x86_64__)
+#if defined(LB_CYCLES_REPLACE)
+	return LB_CYCLES_REPLACE();
+#elif defined(__GNUC__) && defined(__x86_64__)
 	uint32_t lo, hi;
 	__asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
 	return ((uint64_t)hi << 32) | lo;

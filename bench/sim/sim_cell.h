@@ -15,6 +15,8 @@
 #include "lb_schema.h"
 #include "sim.h"
 
+struct lb_simr_config;
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +48,7 @@ struct lb_simb_config {
 	const char *workfile, *costs;
 	const struct lb_lock_ops *aim_mutex; /* the mutex role's simulated copy */
 	uint64_t window_ns;
+	const struct lb_simr_config *rt; /* --workload rt (sim_rt.h): no cell, its own run */
 };
 
 /* The analytic cross-check (sim_analytic.c, doc/sim.md): which closed

@@ -373,3 +373,59 @@ int lb_simi_pthread_join(pthread_t th, void **ret)
 		*ret = NULL;
 	return 0;
 }
+
+static uint32_t *mutex_word(pthread_mutex_t *m)
+{
+	_Static_assert(sizeof(pthread_mutex_t) >= sizeof(uint32_t), "a mutex holds a word");
+	return (uint32_t *)(void *)m;
+}
+
+int lb_simi_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)
+{
+	(void)attr; /* always PI: the allocator's local locks are PTHREAD_PRIO_INHERIT */
+	memset(m, 0, sizeof(*m));
+	return 0;
+}
+
+int lb_simi_mutex_destroy(pthread_mutex_t *m)
+{
+	(void)m;
+	return 0;
+}
+
+int lb_simi_mutex_lock(pthread_mutex_t *m)
+{
+	need_inside("pthread_mutex_lock");
+	uint32_t z = 0;
+	/* User space first, as glibc's PI mutex: CAS 0 -> TID, else the kernel. */
+	if (lb_sim_cas_u32(mutex_word(m), &z, (uint32_t)lb_sim_self() + 1))
+		return 0;
+	int r = lb_sim_futex_lock_pi(mutex_word(m), LB_SIM_NO_DEADLINE);
+	return r == LB_SIM_PI_OK ? 0 : r == LB_SIM_PI_DEADLOCK ? EDEADLK : EINVAL;
+}
+
+int lb_simi_mutex_unlock(pthread_mutex_t *m)
+{
+	need_inside("pthread_mutex_unlock");
+	uint32_t me = (uint32_t)lb_sim_self() + 1;
+	if (lb_sim_cas_u32(mutex_word(m), &me, 0))
+		return 0;
+	return lb_sim_futex_unlock_pi(mutex_word(m)) == LB_SIM_PI_OK ? 0 : EPERM;
+}
+
+uint64_t lb_simi_cycles(void)
+{
+	need_inside("the cycle counter");
+	return lb_sim_now();
+}
+
+void *lb_simi_calloc_lines(size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	size_t bytes = (n * size + LB_SIM_LINE - 1) / LB_SIM_LINE * LB_SIM_LINE;
+	void *p = aligned_alloc(LB_SIM_LINE, bytes ? bytes : LB_SIM_LINE);
+	if (p)
+		memset(p, 0, bytes);
+	return p;
+}

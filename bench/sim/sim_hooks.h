@@ -56,6 +56,17 @@ int lb_simi_sched_getparam(pid_t pid, struct sched_param *sp);
 int lb_simi_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
 			   void *arg);
 int lb_simi_pthread_join(pthread_t th, void **ret);
+/* A pthread mutex of the simulated allocator (sim_slub_interpose.h): a PI
+ * futex on the engine in the mutex's first word (0 or the owner's
+ * simulated TID | FUTEX_WAITERS), whatever the attributes said. */
+int lb_simi_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr);
+int lb_simi_mutex_destroy(pthread_mutex_t *m);
+int lb_simi_mutex_lock(pthread_mutex_t *m);
+int lb_simi_mutex_unlock(pthread_mutex_t *m);
+/* The virtual clock in ns, as the simulated allocator's cycle counter. */
+uint64_t lb_simi_cycles(void);
+/* calloc's zeroed memory, aligned to a coherence line (free() frees it). */
+void *lb_simi_calloc_lines(size_t n, size_t size);
 
 /* lb_sched_hooks.h's answers from the engine (sim_interpose.h).  A task
  * record is bound to the virtual thread initialising it; with the truth

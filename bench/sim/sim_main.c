@@ -8,6 +8,7 @@
  */
 #include "sim_cell.h"
 #include "sim_measure.h"
+#include "sim_rt_main.h"
 #include "workload.h"
 #include "lb_progress.h"
 #include "lb_stop.h"
@@ -27,6 +28,11 @@ struct simb_results {
 
 static void sim_parse(int argc, char **argv, void *cfg)
 {
+	struct lb_simb_config *c = cfg;
+	if (lb_simr_wanted(argc, argv)) { /* --workload rt: options of its own */
+		c->rt = lb_simr_parse(argc, argv, &c->quiet);
+		return;
+	}
 	lb_simb_parse(argc, argv, cfg);
 }
 
@@ -92,6 +98,10 @@ static int sim_run(struct lb_run *run)
 	}
 	if (cfg->measure_path)
 		return lb_simb_measure(&res->measured) ? 1 : 0; /* its line said why */
+	if (cfg->rt) {
+		res->failed = lb_simr_main(run->out, cfg->rt, cfg->quiet) != 0;
+		return 0;
+	}
 	lb_simb_print_header(run->out, cfg);
 	fflush(run->out);
 	struct lb_progress pg;

@@ -147,6 +147,7 @@ const struct lb_opt_cmd lb_sim_cmd = {
 	.name = "lockbench sim",
 	.usage = "usage: lockbench sim --machine FILE [options]\n"
 		 "       lockbench sim --measure-machine FILE [--quiet]\n"
+		 "       lockbench sim --workload rt --machine FILE [options] (its --help)\n"
 		 "\n"
 		 "Bench-style cells (locks x threads x CPUs, critical-section and parallel\n"
 		 "work) on a simulated machine: N virtual CPUs in S sockets in virtual time,\n"

@@ -18,7 +18,8 @@
  * instead of committing to a slot it no longer runs on.
  *
  * Without the asm (another architecture, no <sys/rseq.h>, ThreadSanitizer,
- * which does not see inline-asm stores) the caller re-reads the CPU before
+ * which does not see inline-asm stores, or lockbench sim's copy, whose
+ * virtual threads share one host thread and its rseq area) the caller re-reads the CPU before
  * a C11 compare-and-swap: the same restarts except for a migration in the
  * few instructions between the two, which the swap still keeps correct.
  */
@@ -40,7 +41,7 @@ enum { LB_SLUB_COMMIT_OK = 0, LB_SLUB_COMMIT_MOVED = 1, LB_SLUB_COMMIT_CHANGED =
 #endif
 
 #if defined(__x86_64__) && defined(__GNUC__) && __has_include(<sys/rseq.h>) && \
-	!defined(LB_SLUB_TSAN)
+	!defined(LB_SLUB_TSAN) && !defined(LB_SIM_INTERPOSE)
 #define LB_SLUB_RSEQ_ASM 1
 #include <sys/rseq.h>
 

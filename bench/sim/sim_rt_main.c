@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_rt_main.c - `lockbench sim --workload rt`: its options (a table of
+ * its own: the bench cells' --lock/--threads/--cs mean nothing here), the
+ * run (sim_rt.c) and its report, labelled MODEL PREDICTION.
+ */
+#include "sim_rt_main.h"
+#include "sim_cell.h"
+#include "sim_rt.h"
+#include "lb_cli.h"
+#include "lb_opt.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The seed experiment's socket path, per message and side (doc/sim.md,
+ * "The rt workload": set from its raw row, so its elapsed is an input). */
+#define SIMR_DEF_SEND "2us"
+#define SIMR_DEF_RECV "2us"
+
+struct simr_args {
+	struct lb_simr_config cfg;
+	const char *machine, *workload;
+	unsigned int cpus;
+	bool quiet;
+	struct lb_sim_machine m;
+};
+
+static struct simr_args A;
+
+static const char *const workloads[] = { "rt", NULL };
+
+#define T struct simr_args
+static const struct lb_opt simr_opts[] = {
+	{ .name = "workload", .kind = LB_OPT_STRING, .arg = "NAME",
+	  .help = "rt: lockbench rt's experiment on the simulator", .needs = "a workload",
+	  .offset = LB_OPT_AT(T, workload, const char *) },
+	{ .name = "machine", .short_name = 'm', .kind = LB_OPT_STRING, .arg = "FILE",
+	  .help = "the machine file (engines/sim/machines/*.machine)", .needs = "a machine file",
+	  .offset = LB_OPT_AT(T, machine, const char *) },
+	{ .name = "list-lock", .alias = "lock", .short_name = 'l', .kind = LB_OPT_STRING,
+	  .arg = "LOCK",
+	  .help = "raw (qspinlock, preemption off around each section),\n"
+		  "pi (rtmutex, sleeping), or a lock the simulator runs\n(default raw)",
+	  .def = "raw", .needs = "a lock", .offset = LB_OPT_AT(T, cfg.list_lock, const char *) },
+	{ .name = "cpus", .short_name = 'c', .kind = LB_OPT_UINT, .arg = "N",
+	  .help = "use the machine's first N CPUs (default: all)", .min = 1,
+	  .max = LB_SIM_MAX_CPUS, .offset = LB_OPT_AT(T, cpus, unsigned int) },
+	{ .name = "groups", .kind = LB_OPT_UINT, .arg = "N",
+	  .help = "hackbench groups (default 10; 1..200)", .def = "10", .min = 1, .max = 200,
+	  .offset = LB_OPT_AT(T, cfg.groups, unsigned int) },
+	{ .name = "fds", .kind = LB_OPT_UINT, .arg = "N",
+	  .help = "senders and receivers per group (default 20; 1..100)", .def = "20", .min = 1,
+	  .max = 100, .offset = LB_OPT_AT(T, cfg.fds, unsigned int) },
+	{ .name = "loops", .kind = LB_OPT_UINT, .arg = "N",
+	  .help = "messages each sender sends each receiver (default 500;\n1..1000000)",
+	  .def = "500", .min = 1, .max = 1000000, .offset = LB_OPT_AT(T, cfg.loops, unsigned int) },
+	{ .name = "datasize", .kind = LB_OPT_UINT, .arg = "BYTES",
+	  .help = "message size (default 4096; 16..65536)", .def = "4096", .min = 16,
+	  .max = 65536, .offset = LB_OPT_AT(T, cfg.datasize, unsigned int) },
+	{ .name = "send", .kind = LB_OPT_DURATION, .arg = "TIME",
+	  .help = "the socket path's work per message sent (default " SIMR_DEF_SEND ";\n"
+		  "0..1ms; a bare number: us)", .def = SIMR_DEF_SEND, .min = 0, .max = 1000000,
+	  .unit_ns = 1000, .offset = LB_OPT_AT(T, cfg.send_ns, uint64_t) },
+	{ .name = "recv", .kind = LB_OPT_DURATION, .arg = "TIME",
+	  .help = "the same per message received (default " SIMR_DEF_RECV ")",
+	  .def = SIMR_DEF_RECV, .min = 0, .max = 1000000, .unit_ns = 1000,
+	  .offset = LB_OPT_AT(T, cfg.recv_ns, uint64_t) },
+	{ .name = "interval", .short_name = 'i', .kind = LB_OPT_DURATION, .arg = "TIME",
+	  .help = "the RT threads' period (default 1ms, cyclictest's;\n10us..1s; a bare number: us)",
+	  .def = "1ms", .min = 10000, .max = 1000000000, .unit_ns = 1000,
+	  .offset = LB_OPT_AT(T, cfg.interval_ns, uint64_t) },
+	{ .name = "seed", .short_name = 's', .kind = LB_OPT_U64, .arg = "N",
+	  .help = "the simulator's seed: same seed, same output (default 1)", .def = "1",
+	  .min = 0, .max = UINT64_MAX, .offset = LB_OPT_AT(T, cfg.seed, uint64_t) },
+	LB_OPT_ROW_QUIET(T, quiet),
+	LB_OPT_ROW_HELP,
+	LB_OPT_ROW_END,
+};
+#undef T
+
+static const struct lb_opt_cmd simr_cmd = {
+	.name = "lockbench sim --workload rt",
+	.usage = "usage: lockbench sim --workload rt --machine FILE [options]\n"
+		 "\n"
+		 "lockbench rt's experiment on a simulated machine (doc/sim.md, \"The rt\n"
+		 "workload\"): hackbench-like senders and receivers whose messages come\n"
+		 "from a SLUB-like allocator with a raw or a PI list_lock, and one\n"
+		 "cyclictest-like SCHED_FIFO thread per CPU.  Every figure is a MODEL\n"
+		 "PREDICTION of the machine file's machine, not a measurement.\n"
+		 "\n",
+	.epilogue = "\nExit status: 0 ok, 1 the allocator's invariants failed or a task never\n"
+		    "finished, 2 bad usage.\n",
+	.opts = simr_opts,
+};
+
+bool lb_simr_wanted(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--workload") || !strncmp(argv[i], "--workload=", 11))
+			return true;
+	return false;
+}
+
+/* The names --list-lock accepts, for its error line. */
+static void accepted_locks(char *buf, size_t len)
+{
+	size_t o = (size_t)snprintf(buf, len, "raw, pi");
+	for (size_t i = 0; i < lb_simb_lock_count() && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, ", %s", lb_simb_lock_at(i)->name);
+}
+
+const struct lb_simr_config *lb_simr_parse(int argc, char **argv, bool *quiet)
+{
+	struct lb_opt_seen seen;
+	char err[512], accepted[1024];
+	memset(&A, 0, sizeof(A));
+	lb_opt_parse(&simr_cmd, argc, argv, &A, &seen);
+	if (!A.workload || strcmp(A.workload, workloads[0]))
+		lb_usage_error("--workload: '%s' is not a workload of lockbench sim; accepted: rt",
+			       A.workload ? A.workload : "");
+	if (!A.machine)
+		lb_usage_error("--machine: needs a machine file; accepted: a file such as "
+			       "engines/sim/machines/opteron-48.machine");
+	if (lb_sim_machine_load(A.machine, &A.m, err, sizeof(err)))
+		lb_usage_error("--machine: %s", err);
+	unsigned int all = lb_sim_machine_cpus(&A.m);
+	if (A.cpus > all)
+		lb_usage_error("--cpus: '%u' is more than the machine's %u CPUs; accepted: 1..%u",
+			       A.cpus, all, all);
+	A.cfg.cpus = A.cpus ? A.cpus : all;
+	if (!lb_simr_list_lock(A.cfg.list_lock)) {
+		accepted_locks(accepted, sizeof(accepted));
+		lb_usage_error("--list-lock: '%s' does not run on the simulator; accepted: %s",
+			       A.cfg.list_lock, accepted);
+	}
+	A.cfg.rt_prio = 99; /* cyclictest -p99 */
+	*quiet = A.quiet;
+	return &A.cfg;
+}
+
+static void print_result(FILE *out, const struct lb_simr_config *cfg,
+			 const struct lb_simr_result *r)
+{
+	double el = (double)r->elapsed_ns / 1e9;
+	fprintf(out, "# MODEL PREDICTION (lockbench sim --workload rt, doc/sim.md): machine '%s'"
+		" from\n#   %s, %u of its CPUs; seed %llu\n", A.m.name, A.machine, cfg->cpus,
+		(unsigned long long)cfg->seed);
+	fprintf(out, "# hackbench: %u groups x %u senders x %u receivers, %u loops, %u bytes: %llu "
+		"messages;\n#   socket path %llu ns sent + %llu ns received per message; "
+		"cyclictest: FIFO %d, one\n#   thread per CPU, every %llu us\n", cfg->groups,
+		cfg->fds, cfg->fds, cfg->loops, cfg->datasize, (unsigned long long)r->messages,
+		(unsigned long long)cfg->send_ns, (unsigned long long)cfg->recv_ns, cfg->rt_prio,
+		(unsigned long long)(cfg->interval_ns / 1000));
+	fprintf(out, "# list_lock: %s\n", !strcmp(cfg->list_lock, "raw")
+		? "raw (qspinlock, preemption off from lock to unlock)"
+		: !strcmp(cfg->list_lock, "pi") ? "pi (rtmutex: PI, waiters spin then sleep)"
+		: cfg->list_lock);
+	fprintf(out, "elapsed_s          %.6f\n", el);
+	fprintf(out, "context_switches   %llu\n", (unsigned long long)r->stats.switches);
+	fprintf(out, "migrations         %llu\n", (unsigned long long)r->stats.migrations);
+	fprintf(out, "cpus_utilized      %.2f\n", el > 0 ? (double)r->stats.busy_ns / 1e9 / el : 0);
+	fprintf(out, "idle_cpu_share     %.4f\n", r->idle_share);
+	fprintf(out, "rt_wakeups         %llu\n", (unsigned long long)r->rt_wakes);
+	fprintf(out, "rt_wakeup_p50_us   %.3f\n", (double)r->rt_p50_ns / 1e3);
+	fprintf(out, "rt_wakeup_p99_us   %.3f\n", (double)r->rt_p99_ns / 1e3);
+	fprintf(out, "rt_wakeup_max_us   %.3f\n", (double)r->rt_max_ns / 1e3);
+	fprintf(out, "list_lock_per_msg  %.4f\n",
+		r->messages ? (double)r->list_lock_acquires / (double)r->messages : 0);
+	fprintf(out, "events             %llu\n", (unsigned long long)r->stats.events);
+	fprintf(out, "invariants         %s\n", r->ok ? "ok" : "FAILED");
+	if (r->ncounters) {
+		fprintf(out, "# list_lock's own counters (both caches, the whole run):");
+		for (size_t i = 0; i < r->ncounters; i++)
+			fprintf(out, "%s %s %llu", i % 4 ? "," : "\n#  ", r->counters[i].name,
+				(unsigned long long)r->counters[i].value);
+		fprintf(out, "\n");
+	}
+}
+
+int lb_simr_main(FILE *out, const struct lb_simr_config *cfg, bool quiet)
+{
+	struct lb_simr_result r;
+	int err = lb_simr_run(cfg, &A.m, &r);
+	if (err) {
+		fprintf(stderr, "lockbench: sim: rt: %s\n", strerror(err));
+		return 1;
+	}
+	print_result(out, cfg, &r);
+	if (!quiet)
+		fprintf(stderr, "# host: %.3f s CPU for %.6f s simulated (%llu events)\n", r.host_cpu_s,
+			(double)r.elapsed_ns / 1e9, (unsigned long long)r.stats.events);
+	if (!r.ok)
+		fprintf(stderr, "lockbench: sim: rt: %s (%lu allocator problems)\n",
+			r.problems ? "the allocator's invariants failed"
+				   : "a task never finished, or a message went wrong",
+			r.problems);
+	return r.ok ? 0 : 1;
+}

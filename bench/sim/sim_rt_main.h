@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_rt_main.h - `lockbench sim --workload rt` as sim_main.c calls it
+ * (sim_rt_main.c): whether the command line asks for it, its parse and
+ * its run and report.
+ */
+#ifndef LB_SIM_RT_MAIN_H
+#define LB_SIM_RT_MAIN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct lb_simr_config;
+
+/* Whether argv names a --workload (then lb_simr_parse reads all of it). */
+bool lb_simr_wanted(int argc, char **argv);
+/* Parse argv (exit 2 with one line on bad input); *quiet from -q. */
+const struct lb_simr_config *lb_simr_parse(int argc, char **argv, bool *quiet);
+/* Run it and print the report to out; 0, or 1 when it failed. */
+int lb_simr_main(FILE *out, const struct lb_simr_config *cfg, bool quiet);
+
+#endif /* LB_SIM_RT_MAIN_H */
