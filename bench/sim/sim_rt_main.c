@@ -98,7 +98,8 @@ static const struct lb_opt_cmd simr_cmd = {
 bool lb_simr_wanted(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--workload") || !strncmp(argv[i], "--workload=", 11))
+		if ((!strcmp(argv[i], "--workload") && i + 1 < argc && !strcmp(argv[i + 1], "rt")) ||
+		    !strcmp(argv[i], "--workload=rt"))
 			return true;
 	return false;
 }
@@ -117,7 +118,7 @@ const struct lb_simr_config *lb_simr_parse(int argc, char **argv, bool *quiet)
 	char err[512], accepted[1024];
 	memset(&A, 0, sizeof(A));
 	lb_opt_parse(&simr_cmd, argc, argv, &A, &seen);
-	if (!A.workload || strcmp(A.workload, workloads[0]))
+	if (!A.workload || strcmp(A.workload, workloads[0])) /* lb_simr_wanted saw rt */
 		lb_usage_error("--workload: '%s' is not a workload of lockbench sim; accepted: rt",
 			       A.workload ? A.workload : "");
 	if (!A.machine)

@@ -12,7 +12,8 @@
 
 struct lb_simr_config;
 
-/* Whether argv names a --workload (then lb_simr_parse reads all of it). */
+/* Whether argv says --workload rt (then lb_simr_parse reads all of it;
+ * any other --workload is the bench cells' parser's to judge). */
 bool lb_simr_wanted(int argc, char **argv);
 /* Parse argv (exit 2 with one line on bad input); *quiet from -q. */
 const struct lb_simr_config *lb_simr_parse(int argc, char **argv, bool *quiet);
