@@ -30,7 +30,7 @@ static void sim_parse(int argc, char **argv, void *cfg)
 {
 	struct lb_simb_config *c = cfg;
 	if (lb_simr_wanted(argc, argv)) { /* --workload rt: options of its own */
-		c->rt = lb_simr_parse(argc, argv, &c->quiet);
+		c->rt = lb_simr_parse(argc, argv, &c->quiet, &c->json_path);
 		return;
 	}
 	lb_simb_parse(argc, argv, cfg);
@@ -130,7 +130,9 @@ static int sim_report(struct lb_run *run)
 		lb_simb_measured_write(run->out, &res->measured, "measured-here");
 		return 0;
 	}
-	if (run->file[0].fp)
+	if (run->file[0].fp && cfg->rt)
+		lb_simr_write_json(run->file[0].fp, &run->rec);
+	else if (run->file[0].fp)
 		lb_simb_write_json(run->file[0].fp, run->cfg, &run->rec, res->cells, res->n);
 	return res->failed ? 1 : 0;
 }

@@ -7,7 +7,10 @@
 #include "sim_rt_main.h"
 #include "sim_cell.h"
 #include "sim_rt.h"
+#include "workload.h"
 #include "lb_cli.h"
+#include "lb_json.h"
+#include "lb_schema.h"
 #include "lb_opt.h"
 
 #include <errno.h>
@@ -21,13 +24,34 @@
 
 struct simr_args {
 	struct lb_simr_config cfg;
-	const char *machine, *workload;
+	const char *machine, *workload, *json;
 	unsigned int cpus;
 	bool quiet;
 	struct lb_sim_machine m;
 };
 
 static struct simr_args A;
+static struct lb_simr_result R; /* the last run's, for the JSON */
+
+enum { M_ELAPSED, M_SWITCHES, M_MIGRATIONS, M_IDLE, M_RT_P99, M_LIST_LOCK, M_COUNT };
+static const struct lb_metric_desc simr_metrics[M_COUNT] = {
+	[M_ELAPSED] = { "elapsed_s", "s", LB_BETTER_LOWER,
+			"hackbench's elapsed time, virtual (model prediction)" },
+	[M_SWITCHES] = { "context_switches", "switches", LB_BETTER_LOWER,
+			 "context switches during hackbench (model prediction)" },
+	[M_MIGRATIONS] = { "migrations", "migrations", LB_BETTER_LOWER,
+			   "wake-ups onto another CPU during hackbench (model prediction)" },
+	[M_IDLE] = { "idle_cpu_share", "ratio", LB_BETTER_LOWER,
+		     "1 - busy / (CPUs x elapsed) (model prediction)" },
+	[M_RT_P99] = { "rt_wakeup_p99_us", "us", LB_BETTER_LOWER,
+		       "the RT threads' wake-up lateness, p99 (model prediction)" },
+	[M_LIST_LOCK] = { "list_lock_per_msg", "acquisitions", LB_BETTER_LOWER,
+			  "list_lock acquisitions per message, both caches (model prediction)" },
+};
+static const char *const simr_params[] = { "list_lock", "cpus", NULL };
+static const struct lb_workload_schema lb_schema_sim_rt = {
+	LB_SCHEMA_TABLES("lockbench-sim-rt", 1, simr_params, simr_metrics),
+};
 
 static const char *const workloads[] = { "rt", NULL };
 
@@ -74,6 +98,7 @@ static const struct lb_opt simr_opts[] = {
 	{ .name = "seed", .short_name = 's', .kind = LB_OPT_U64, .arg = "N",
 	  .help = "the simulator's seed: same seed, same output (default 1)", .def = "1",
 	  .min = 0, .max = UINT64_MAX, .offset = LB_OPT_AT(T, cfg.seed, uint64_t) },
+	LB_OPT_ROW_JSON(T, json, "write the prediction as JSON (atomically; '-': stdout)"),
 	LB_OPT_ROW_QUIET(T, quiet),
 	LB_OPT_ROW_HELP,
 	LB_OPT_ROW_END,
@@ -112,7 +137,8 @@ static void accepted_locks(char *buf, size_t len)
 		o += (size_t)snprintf(buf + o, len - o, ", %s", lb_simb_lock_at(i)->name);
 }
 
-const struct lb_simr_config *lb_simr_parse(int argc, char **argv, bool *quiet)
+const struct lb_simr_config *lb_simr_parse(int argc, char **argv, bool *quiet,
+					   const char **json)
 {
 	struct lb_opt_seen seen;
 	char err[512], accepted[1024];
@@ -138,6 +164,7 @@ const struct lb_simr_config *lb_simr_parse(int argc, char **argv, bool *quiet)
 	}
 	A.cfg.rt_prio = 99; /* cyclictest -p99 */
 	*quiet = A.quiet;
+	*json = A.json;
 	return &A.cfg;
 }
 
@@ -184,6 +211,7 @@ int lb_simr_main(FILE *out, const struct lb_simr_config *cfg, bool quiet)
 {
 	struct lb_simr_result r;
 	int err = lb_simr_run(cfg, &A.m, &r);
+	R = r;
 	if (err) {
 		fprintf(stderr, "lockbench: sim: rt: %s\n", strerror(err));
 		return 1;
@@ -198,4 +226,107 @@ int lb_simr_main(FILE *out, const struct lb_simr_config *cfg, bool quiet)
 				   : "a task never finished, or a message went wrong",
 			r.problems);
 	return r.ok ? 0 : 1;
+}
+
+static void machine_json(struct lb_json *j)
+{
+	const struct lb_sim_machine *m = &A.m;
+	lb_json_key(j, "machine");
+	lb_json_object_begin(j);
+	lb_json_kv_string(j, "file", A.machine);
+	lb_json_kv_string(j, "name", m->name);
+	lb_json_kv_uint(j, "sockets", m->sockets);
+	lb_json_kv_uint(j, "cores_per_socket", m->cores_per_socket);
+	lb_json_kv_uint(j, "smt", m->smt);
+	const struct { const char *k; uint64_t v; } ns[] = {
+		{ "l1_hit", m->l1_hit }, { "same_core", m->same_core },
+		{ "same_socket", m->same_socket }, { "cross_socket", m->cross_socket },
+		{ "memory", m->memory }, { "rmw", m->rmw }, { "context_switch", m->context_switch },
+		{ "wakeup", m->wakeup }, { "syscall", m->syscall }, { "tick", m->tick },
+		{ "min_granularity", m->min_granularity },
+		{ "wakeup_granularity", m->wakeup_granularity }, { "sched_latency", m->sched_latency },
+	};
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		lb_json_kv_uint(j, ns[i].k, ns[i].v);
+	lb_json_object_end(j);
+}
+
+static void config_json(struct lb_json *j, const struct lb_simr_config *cfg)
+{
+	lb_json_kv_string(j, "model", "sim");
+	lb_json_kv_string(j, "label", "model prediction");
+	lb_json_kv_string(j, "workload", "rt");
+	machine_json(j);
+	lb_json_kv_uint(j, "seed", cfg->seed);
+	lb_json_kv_string(j, "list_lock", cfg->list_lock);
+	lb_json_kv_uint(j, "cpus", cfg->cpus);
+	lb_json_kv_uint(j, "groups", cfg->groups);
+	lb_json_kv_uint(j, "fds", cfg->fds);
+	lb_json_kv_uint(j, "loops", cfg->loops);
+	lb_json_kv_uint(j, "datasize", cfg->datasize);
+	lb_json_kv_uint(j, "send_ns", cfg->send_ns);
+	lb_json_kv_uint(j, "recv_ns", cfg->recv_ns);
+	lb_json_kv_uint(j, "interval_ns", cfg->interval_ns);
+	lb_json_kv_int(j, "rt_prio", cfg->rt_prio);
+}
+
+static void result_json(struct lb_json *j, const struct lb_simr_config *cfg,
+			const struct lb_simr_result *r)
+{
+	double el = (double)r->elapsed_ns / 1e9;
+	double v[M_COUNT] = { el, (double)r->stats.switches, (double)r->stats.migrations,
+			      r->idle_share, (double)r->rt_p99_ns / 1e3,
+			      r->messages ? (double)r->list_lock_acquires / (double)r->messages : 0 };
+	lb_json_object_begin(j);
+	lb_json_key(j, "params");
+	lb_json_object_begin(j);
+	lb_json_kv_string(j, "list_lock", cfg->list_lock);
+	lb_json_kv_uint(j, "cpus", cfg->cpus);
+	lb_json_object_end(j);
+	lb_json_key(j, "summary"); /* one run: the same value */
+	lb_json_object_begin(j);
+	for (int m = 0; m < M_COUNT; m++)
+		lb_schema_summary_of(j, simr_metrics[m].key, &v[m], 1);
+	lb_json_object_end(j);
+	lb_json_key(j, "runs");
+	lb_json_array_begin(j);
+	lb_json_object_begin(j);
+	lb_json_kv_uint(j, "repeat_index", 0);
+	for (int m = 0; m < M_COUNT; m++)
+		lb_json_kv_double(j, simr_metrics[m].key, v[m]);
+	lb_json_kv_uint(j, "messages", r->messages);
+	lb_json_kv_double(j, "cpus_utilized", el > 0 ? (double)r->stats.busy_ns / 1e9 / el : 0);
+	lb_json_kv_uint(j, "rt_wakeups", r->rt_wakes);
+	lb_json_kv_double(j, "rt_wakeup_p50_us", (double)r->rt_p50_ns / 1e3);
+	lb_json_kv_double(j, "rt_wakeup_max_us", (double)r->rt_max_ns / 1e3);
+	lb_json_kv_uint(j, "events", r->stats.events);
+	lb_json_kv_bool(j, "invariants_ok", r->ok);
+	lb_json_key(j, "counters");
+	lb_json_object_begin(j);
+	for (size_t c = 0; c < r->ncounters; c++)
+		lb_json_kv_uint(j, r->counters[c].name, r->counters[c].value);
+	lb_json_object_end(j);
+	lb_json_key(j, "host_cost");
+	lb_json_object_begin(j);
+	lb_json_kv_double(j, "cpu_s", r->host_cpu_s);
+	lb_json_object_end(j);
+	lb_json_object_end(j);
+	lb_json_array_end(j);
+	lb_json_object_end(j);
+}
+
+void lb_simr_write_json(FILE *fp, const struct lb_run_record *rec)
+{
+	struct lb_json j;
+	lb_schema_begin_file(&j, fp, &lb_schema_sim_rt, &rec->host, rec->command);
+	config_json(&j, &A.cfg);
+	lb_json_object_end(&j);
+	lb_json_kv_string(&j, "model", "sim");
+	lb_json_key(&j, "results");
+	lb_json_array_begin(&j);
+	result_json(&j, &A.cfg, &R);
+	lb_json_array_end(&j);
+	lb_schema_write_interrupted(&j, rec->interrupted_by);
+	lb_json_object_end(&j);
+	fputc('\n', fp);
 }

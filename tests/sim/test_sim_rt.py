@@ -8,14 +8,18 @@ messages, about 0.1 s of host time each), the RT threads every 100 us:
 
 raw, pi   each runs: exit 0, the output opens with "# MODEL PREDICTION", every
           gauge is there, invariants ok, list_lock taken (acquisitions > 0)
+json      pi's --json: schema lockbench-sim-rt, "model": "sim", the label, the
+          machine file named, its figures the table's
 seed      pi at seed 3 twice: the same bytes; seed 4: other events
 busted    the negative control as list_lock: exit 1, the allocator's
           invariants failed (lb_slub_check), "invariants FAILED"
 cli       a bad --list-lock, --workload, --groups: exit 2, one line naming it
 """
+import json
 import os
 import subprocess
 import sys
+import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from lbtap import diag, done, ok  # noqa: E402 (tests/lbtap.py, after the sys.path line)
 
@@ -49,6 +53,23 @@ for lock in ("raw", "pi"):
        and int(g.get("rt_wakeups", 0)) > 0,
        "%s: list_lock taken (%s per message), RT wake-ups measured (%s)"
        % (lock, g.get("list_lock_per_msg"), g.get("rt_wakeups")))
+
+with tempfile.TemporaryDirectory() as d:
+    out = os.path.join(d, "rt.json")
+    r = sim(SMALL + ["--list-lock", "pi", "--json", out])
+    j = json.load(open(out)) if r.returncode == 0 else {}
+    cfg, res = j.get("config", {}), (j.get("results") or [{}])[0]
+    run = (res.get("runs") or [{}])[0]
+    ok(j.get("schema_name") == "lockbench-sim-rt" and j.get("model") == "sim"
+       and cfg.get("label") == "model prediction" and cfg.get("workload") == "rt"
+       and cfg.get("machine", {}).get("file") == MACHINE and "host" in j,
+       "JSON: lockbench-sim-rt, model sim, the label, the machine file, host facts")
+    g = gauges(r.stdout)
+    ok(res.get("params") == {"list_lock": "pi", "cpus": 8}
+       and abs(run.get("elapsed_s", -1) - float(g.get("elapsed_s", -2))) < 1e-6
+       and run.get("context_switches") == int(g.get("context_switches", -1))
+       and run.get("invariants_ok") is True and "fast" in run.get("counters", {}),
+       "JSON: params, elapsed and switches as the table's, invariants, rtmutex's counters")
 
 runs = [sim(SMALL + ["--list-lock", "pi", "-s", s]).stdout for s in ("3", "3", "4")]
 ok(runs[0] and runs[0] == runs[1], "seed 3 twice: the same bytes")
