@@ -111,9 +111,10 @@ static const struct lb_opt sim_opts[] = {
 	  .help = "the simulator's seed: same seed, same output (default 1)", .def = "1",
 	  .min = 0, .max = UINT64_MAX, .offset = LB_OPT_AT(T, cfg.seed, uint64_t) },
 	{ .name = "workload", .kind = LB_OPT_STRING, .arg = "NAME",
-	  .help = "micro (default: the bench-style cells) or aim7 (aim7's\n"
-		  "load points: doc/sim.md, \"aim7 on the simulator\")",
-	  .needs = "micro or aim7", .offset = LB_OPT_AT(T, workload, const char *) },
+	  .help = "micro (default: the bench-style cells), aim7 (aim7's\n"
+		  "load points: doc/sim.md, \"aim7 on the simulator\") or rt\n"
+		  "(lockbench rt's experiment, options of its own: --workload rt --help)",
+	  .needs = "micro, aim7 or rt", .offset = LB_OPT_AT(T, workload, const char *) },
 	{ .name = "users", .short_name = 'u', .kind = LB_OPT_UINT_LIST, .arg = "LIST",
 	  .help = "aim7: children per load point (default 10; 1.." LB_OPT_STR(
 		  LB_SIMAIM_MAX_USERS) ")",
@@ -190,7 +191,7 @@ static void check_workload(struct simb_args *a, const struct lb_opt_seen *seen)
 	const char *w = a->workload ? a->workload : "micro";
 	a->cfg.aim7 = !strcmp(w, "aim7");
 	if (!a->cfg.aim7 && strcmp(w, "micro"))
-		lb_usage_error("--workload: '%s' is not a workload of sim; accepted: micro, aim7", w);
+		lb_usage_error("--workload: '%s' is not a workload of sim; accepted: micro, aim7, rt", w);
 	const char *const *other = a->cfg.aim7 ? micro_opts : aim7_opts;
 	size_t n = a->cfg.aim7 ? sizeof(micro_opts) / sizeof(micro_opts[0])
 			       : sizeof(aim7_opts) / sizeof(aim7_opts[0]);
