@@ -96,9 +96,9 @@ static void setup(const struct lb_simb_config *cfg, struct simaim_results *r)
 		lb_usage_error("--costs: %s", err);
 	size_from_table(&r->costs, &a->wf, &a->sizing);
 	a->ops[AIM_ROLE_MUTEX] = cfg->aim_mutex;
-	/* aim7's own defaults for the other roles (aim7_opts.c). */
-	a->ops[AIM_ROLE_SPIN] = lb_simb_lock_find("qspinlock-pv");
-	a->ops[AIM_ROLE_RW] = lb_simb_lock_find("qrwlock");
+	/* --spinlock, --rwlock; aim7's own defaults (aim7_opts.c) when not given. */
+	a->ops[AIM_ROLE_SPIN] = cfg->aim_spin;
+	a->ops[AIM_ROLE_RW] = cfg->aim_rw;
 }
 
 static uint64_t counter(const struct lb_simaim_point *p, const char *name)

@@ -47,6 +47,7 @@ struct lb_simb_config {
 	size_t nusers;
 	const char *workfile, *costs;
 	const struct lb_lock_ops *aim_mutex; /* the mutex role's simulated copy */
+	const struct lb_lock_ops *aim_spin, *aim_rw; /* the spin and rw roles' */
 	uint64_t window_ns;
 	const struct lb_simr_config *rt; /* --workload rt (sim_rt.h): no cell, its own run */
 };

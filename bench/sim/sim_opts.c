@@ -15,7 +15,7 @@ struct simb_args {
 	const char *machine;
 	const char *measure;
 	const char *workload;
-	const char *mutex;
+	const char *mutex, *spinlock, *rwlock;
 };
 
 static void sim_lock_names(char *buf, size_t len)
@@ -130,6 +130,16 @@ static const struct lb_opt sim_opts[] = {
 	  .help = "aim7: the mutex role's lock (s_orphan_lock, i_mutex, ...;\n"
 		  "default mutex-v3.14)",
 	  .needs = "a lock that runs on the simulator", .offset = LB_OPT_AT(T, mutex, const char *) },
+	{ .name = "spinlock", .kind = LB_OPT_STRING, .arg = "LOCK",
+	  .help = "aim7: the spin role's lock (d_lock, zone lock, ...; default\n"
+		  "qspinlock-pv, as lockbench aim7; a 2014 x86 kernel's was ticket)",
+	  .needs = "a lock that runs on the simulator",
+	  .offset = LB_OPT_AT(T, spinlock, const char *) },
+	{ .name = "rwlock", .kind = LB_OPT_STRING, .arg = "LOCK",
+	  .help = "aim7: the rw role's lock (tasklist_lock, mmap lock; default\n"
+		  "qrwlock)",
+	  .needs = "a lock that runs on the simulator",
+	  .offset = LB_OPT_AT(T, rwlock, const char *) },
 	{ .name = "window", .short_name = 'w', .kind = LB_OPT_DURATION, .arg = "TIME",
 	  .help = "aim7: re-aim's fixed window, virtual (default 1s; 1ms..60s)",
 	  .unit_ns = 1000000000, .min = 1000000, .max = 60000000000ull,
@@ -174,7 +184,8 @@ static void check_measure(struct simb_args *a, const struct lb_opt_seen *seen)
 {
 	static const char *const cell_opts[] = { "machine", "lock", "threads", "cpus", "cs",
 						 "par", "duration", "seed", "json", "workload",
-						 "users", "workfile", "mutex", "window", "costs" };
+						 "users", "workfile", "mutex", "spinlock", "rwlock",
+						 "window", "costs" };
 	for (size_t i = 0; i < sizeof(cell_opts) / sizeof(cell_opts[0]); i++)
 		if (lb_opt_given(&lb_sim_cmd, seen, cell_opts[i]))
 			lb_usage_error("--measure-machine: runs no cell, so --%s does not apply; "
@@ -182,12 +193,23 @@ static void check_measure(struct simb_args *a, const struct lb_opt_seen *seen)
 	a->cfg.measure_path = a->measure;
 }
 
+/* An aim7 role's lock by name: one the simulator runs, or a usage error. */
+static const struct lb_lock_ops *role_lock(const char *opt, const char *name, const char *accepted)
+{
+	const struct lb_lock_ops *ops = lb_simb_lock_find(name);
+	if (!ops)
+		lb_usage_error("--%s: '%s' does not run on the simulator yet; accepted: %s", opt, name,
+			       accepted);
+	return ops;
+}
+
 /* --workload: which options belong to which workload; the aim7 defaults. */
 static void check_workload(struct simb_args *a, const struct lb_opt_seen *seen)
 {
 	static const char *const micro_opts[] = { "lock", "threads", "cpus", "cs", "par",
 						  "duration" };
-	static const char *const aim7_opts[] = { "users", "workfile", "mutex", "window", "costs" };
+	static const char *const aim7_opts[] = { "users", "workfile", "mutex", "spinlock", "rwlock",
+						 "window", "costs" };
 	const char *w = a->workload ? a->workload : "micro";
 	a->cfg.aim7 = !strcmp(w, "aim7");
 	if (!a->cfg.aim7 && strcmp(w, "micro"))
@@ -198,8 +220,9 @@ static void check_workload(struct simb_args *a, const struct lb_opt_seen *seen)
 	for (size_t i = 0; i < n; i++)
 		if (lb_opt_given(&lb_sim_cmd, seen, other[i]))
 			lb_usage_error("--%s: not an option of --workload %s; accepted: %s", other[i],
-				       w, a->cfg.aim7 ? "--users, --workfile, --mutex, --window, "
-						      "--costs" : "--lock, --threads, --cpus, --cs, "
+				       w, a->cfg.aim7 ? "--users, --workfile, --mutex, --spinlock, "
+						      "--rwlock, --window, --costs"
+						    : "--lock, --threads, --cpus, --cs, "
 						      "--par, --duration");
 	if (!a->cfg.aim7)
 		return;
@@ -214,10 +237,10 @@ static void check_workload(struct simb_args *a, const struct lb_opt_seen *seen)
 	char accepted[1024];
 	sim_lock_names(accepted, sizeof(accepted));
 	const char *m = a->mutex ? a->mutex : "mutex-v3.14";
-	a->cfg.aim_mutex = lb_simb_lock_find(m);
-	if (!a->cfg.aim_mutex)
-		lb_usage_error("--mutex: '%s' does not run on the simulator yet; accepted: %s", m,
-			       accepted);
+	a->cfg.aim_mutex = role_lock("mutex", m, accepted);
+	a->cfg.aim_spin = role_lock("spinlock", a->spinlock ? a->spinlock : "qspinlock-pv",
+				    accepted);
+	a->cfg.aim_rw = role_lock("rwlock", a->rwlock ? a->rwlock : "qrwlock", accepted);
 }
 
 void lb_simb_parse(int argc, char **argv, struct lb_simb_config *cfg)

@@ -148,6 +148,8 @@ def cli():
         (["-m", GUEST, "--lock", "ticket"], "--lock"),
         (["-m", GUEST, "--workfile", "compute"], "--workfile"),
         (["-m", GUEST, "--mutex", "pthread-mutex"], "--mutex"),
+        (["-m", GUEST, "--spinlock", "ck-mcs"], "--spinlock"),
+        (["-m", GUEST, "--rwlock", "pthread-rwlock"], "--rwlock"),
         (["-m", GUEST, "--window", "0"], "--window"),
         (["-m", GUEST, "--users", "1001"], "--users"),
         (["-m", GUEST, "--costs", "none"], "--costs"),
@@ -162,6 +164,9 @@ def cli():
                        text=True, timeout=60)
     ok(r.returncode == 2 and "--users" in r.stderr,
        f"--users without --workload aim7: exit 2 ({r.returncode})")
+    r = sim(["-m", GUEST, "-u", "3", "-w", "20ms", "--spinlock", "ticket"])
+    ok(r.returncode == 0 and "spinlock=ticket" in r.stdout,
+       f"--spinlock ticket: the spin role's lock, said in the header ({r.returncode})")
 
 
 {"label": label, "determinism": determinism, "busted": busted, "journal": journal,
