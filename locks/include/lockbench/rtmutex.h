@@ -87,7 +87,12 @@
  *    the owner word is unchanged, the owner is not itself blocked, the
  *    spinner may run on more than one CPU (LB_RTMUTEX_TASK_SPIN), and for at most
  *    LB_RTMUTEX_SPIN_NS (a time; the shared calibration in
- *    lockbench/lb_spin_budget.h turns it into pause loops).
+ *    lockbench/lb_spin_budget.h turns it into pause loops).  The kernel's
+ *    owner_on_cpu() and need_resched() are hooks here
+ *    (LB_RTMUTEX_OWNER_RUNNING, LB_RTMUTEX_NEED_RESCHED): natively they are
+ *    1 and 0, the code is as without them; the simulator answers them from
+ *    its scheduler, so there a spinner whose owner is off its CPU queues or
+ *    sleeps at once, as rt_mutex_spin_on_owner() does.
  *  - Wake and boost atomically with the scheduler.  A real boost is a
  *    separate syscall; until it lands, the owner runs at its old priority.
  *
@@ -192,6 +197,25 @@
  * loops). */
 #ifndef LB_RTMUTEX_ILOCK_SPIN_NS
 #define LB_RTMUTEX_ILOCK_SPIN_NS 5000u
+#endif
+
+/*
+ * The scheduler's truth for the two spins (the kernel's owner_on_cpu(owner)
+ * and need_resched() in rt_mutex_spin_on_owner, kernel/locking/rtmutex.c).
+ * Userspace cannot know either: natively the owner always counts as
+ * running and the spinner never has to reschedule, so these compile away.
+ * A simulator defines them (bench/sim/sim_interpose.h): TASK_BIND(t) is
+ * called by the thread that initialises task record t, OWNER_RUNNING(t)
+ * answers for the thread bound to t.
+ */
+#ifndef LB_RTMUTEX_TASK_BIND
+#define LB_RTMUTEX_TASK_BIND(t) ((void)(t))
+#endif
+#ifndef LB_RTMUTEX_OWNER_RUNNING
+#define LB_RTMUTEX_OWNER_RUNNING(t) 1
+#endif
+#ifndef LB_RTMUTEX_NEED_RESCHED
+#define LB_RTMUTEX_NEED_RESCHED() 0
 #endif
 
 #define LB_RTMUTEX_PRIO_MAX 99
@@ -727,6 +751,7 @@ static inline void lb_rtmutex_ctx_init(struct lb_rtmutex_task *t, unsigned int f
 	t->tid = (pid_t)lb_gettid();
 	t->self = pthread_self(); /* a record only: boosts use tid (system-wide) */
 	t->waiter.task = t;
+	LB_RTMUTEX_TASK_BIND(t);
 	/* Nobody sees t yet: a plain (relaxed) store. */
 	if (flags & LB_RTMUTEX_TASK_SHARED)
 		lb_store_relaxed(&t->pi_lock.shared, LB_RTMUTEX_SCOPE_SHARED);
@@ -1136,11 +1161,28 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 		uintptr_t o;
 		/* Spin loop, bounded (n looks, each followed by a pause, a
 		 * failed CAS too): until the lock is free (then CAS, acquire
-		 * as in the fast path) or has queued waiters (join them).
-		 * Relaxed looks: the CAS acquires. */
+		 * as in the fast path), has queued waiters (join them), or
+		 * the hooks say its owner is off its CPU or we should
+		 * reschedule (queue; natively never).  Relaxed looks: the CAS
+		 * acquires.  A hook per look: the wait alone, one pause (a
+		 * simulated park until the tick would miss a preemption). */
+		bool stopped = false;
 		for (;;) {
-			lb_cond_load_relaxed_until(o, &m->owner,
-						   o == 0 || (o & LB_RTMUTEX_HAS_WAITERS), --n == 0);
+			for (;;) {
+				o = lb_load_relaxed(&m->owner);
+				if (o == 0 || (o & LB_RTMUTEX_HAS_WAITERS))
+					break;
+				if (--n == 0)
+					break;
+				if (!LB_RTMUTEX_OWNER_RUNNING(lb_rtmutex_owner_of(o)) ||
+				    LB_RTMUTEX_NEED_RESCHED()) {
+					stopped = true;
+					break;
+				}
+				lb_cond_load_pause(&m->owner);
+			}
+			if (stopped)
+				break;
 			bool was_free = o == 0;
 			if (was_free && atomic_compare_exchange_weak_explicit(
 						&m->owner, &o, (uintptr_t)t, memory_order_acq_rel,
@@ -1175,7 +1217,9 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 		bool spin = false;
 		if ((t->flags & LB_RTMUTEX_TASK_SPIN) && m->head == w && owner) {
 			lb_rtmutex_ilock_lock(&owner->pi_lock);
-			spin = owner->blocked_on == NULL; /* a blocked owner won't release soon */
+			/* A blocked owner won't release soon; one off its
+			 * CPU neither (natively the hook is 1). */
+			spin = owner->blocked_on == NULL && LB_RTMUTEX_OWNER_RUNNING(owner);
 			lb_rtmutex_ilock_unlock(&owner->pi_lock);
 		}
 		/* Re-arm under wait_lock: a waker that picks us later writes
@@ -1188,13 +1232,16 @@ static LB_UNUSED LB_NOINLINE int lb_rtmutex_lock_slow(lb_rtmutex_t *m, struct lb
 		if (spin) {
 			LB_RTMUTEX_COUNT(m, spins);
 			/* Top-waiter spin, bounded: wait for the owner word to
-			 * change or for an unlocker to mark us WOKEN.  Relaxed:
-			 * we re-check everything under wait_lock.  It watches
-			 * two words, so only the wait is lb_cond_load's, on
-			 * the owner word (the unlock's release store). */
+			 * change or for an unlocker to mark us WOKEN, while the
+			 * owner runs and we need not reschedule (the hooks;
+			 * natively 1 and 0).  Relaxed: we re-check everything
+			 * under wait_lock.  It watches two words, so only the
+			 * wait is lb_cond_load's, on the owner word (the
+			 * unlock's release store), one pause per look. */
 			for (uint32_t n = lb_spin_loops(LB_RTMUTEX_SPIN_NS);
 			     n && lb_load_relaxed(&m->owner) == o &&
-			     lb_load_relaxed(&w->wake) == LB_RTMUTEX_WAKE_SPIN;
+			     lb_load_relaxed(&w->wake) == LB_RTMUTEX_WAKE_SPIN &&
+			     LB_RTMUTEX_OWNER_RUNNING(owner) && !LB_RTMUTEX_NEED_RESCHED();
 			     n--)
 				lb_cond_load_pause(&m->owner);
 			uint32_t s = LB_RTMUTEX_WAKE_SPIN;
