@@ -369,7 +369,7 @@ int lb_simaim_run_point(const struct lb_simaim_config *cfg, unsigned int users,
 		atomic_init(&W.sh->stop, 0);
 		memset(W.child, 0, child_bytes);
 	}
-	lb_simi_set_sched_truth(1); /* the v3.x spinners ask the engine */
+	lb_simi_set_sched_truth(LB_SIMI_TRUTH_SCHED); /* the v3.x spinners ask the engine */
 	if (!err && lb_sim_spawn(w, init_thread, NULL) < 0)
 		err = ENOMEM;
 	if (!err && (lb_sim_run(w, UINT64_MAX) != 0 || W.init_err))

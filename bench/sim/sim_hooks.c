@@ -230,7 +230,7 @@ static struct {
 	const void *rec;
 	int tid;
 } tasks[TASKS_CAP];
-static int sched_truth;
+static unsigned int sched_truth; /* LB_SIMI_TRUTH_* */
 
 static size_t task_slot(const void *rec)
 {
@@ -238,19 +238,19 @@ static size_t task_slot(const void *rec)
 	return (size_t)(h >> 40) & (TASKS_CAP - 1);
 }
 
-void lb_simi_set_sched_truth(int on)
+void lb_simi_set_sched_truth(unsigned int on)
 {
 	sched_truth = on;
 	memset(tasks, 0, sizeof(tasks));
 }
 
-void lb_simi_task_bind(const struct lb_sched_task *t)
+void lb_simi_task_bind(const void *t)
 {
 	if (!sched_truth || !lb_sim_inside())
 		return;
 	/* Linear probing; bounded by the table, so a full one binds nothing. */
 	for (size_t i = task_slot(t), n = 0; n < TASKS_CAP; i = (i + 1) & (TASKS_CAP - 1), n++) {
-		if (!tasks[i].rec || tasks[i].rec == (const void *)t) {
+		if (!tasks[i].rec || tasks[i].rec == t) {
 			tasks[i].rec = t;
 			tasks[i].tid = lb_sim_self();
 			return;
@@ -258,21 +258,21 @@ void lb_simi_task_bind(const struct lb_sched_task *t)
 	}
 }
 
-int lb_simi_owner_running(const struct lb_sched_task *t)
+int lb_simi_owner_running(const void *t, unsigned int who)
 {
-	if (!sched_truth)
+	if (!(sched_truth & who))
 		return -1;
 	need_inside("the owner-running hook");
 	for (size_t i = task_slot(t), n = 0; n < TASKS_CAP && tasks[i].rec;
 	     i = (i + 1) & (TASKS_CAP - 1), n++)
-		if (tasks[i].rec == (const void *)t)
+		if (tasks[i].rec == t)
 			return lb_sim_on_cpu(tasks[i].tid);
 	return 1;
 }
 
 void lb_simi_lock_preempt(int off)
 {
-	if (!sched_truth)
+	if (!(sched_truth & LB_SIMI_TRUTH_SCHED))
 		return;
 	need_inside("a lock's preempt-off region");
 	if (off)
@@ -281,9 +281,9 @@ void lb_simi_lock_preempt(int off)
 		lb_sim_preempt_enable();
 }
 
-int lb_simi_need_resched(void)
+int lb_simi_need_resched(unsigned int who)
 {
-	if (!sched_truth)
+	if (!(sched_truth & who))
 		return -1;
 	need_inside("the need_resched hook");
 	return lb_sim_need_resched();

@@ -68,19 +68,24 @@ uint64_t lb_simi_cycles(void);
 /* calloc's zeroed memory, aligned to a coherence line (free() frees it). */
 void *lb_simi_calloc_lines(size_t n, size_t size);
 
-/* lb_sched_hooks.h's answers from the engine (sim_interpose.h).  A task
- * record is bound to the virtual thread initialising it; with the truth
- * off (the default) both return -1 and the lock asks its stand-ins. */
-struct lb_sched_task;
-void lb_simi_task_bind(const struct lb_sched_task *t);
-int lb_simi_owner_running(const struct lb_sched_task *t);
-int lb_simi_need_resched(void);
+/* lb_sched_hooks.h's and rtmutex.h's answers from the engine
+ * (sim_interpose.h), each asked for by its own bit: `who` is the asking
+ * header's.  A task record (any lock's: struct lb_sched_task, struct
+ * lb_rtmutex_task) is bound to the virtual thread initialising it while
+ * any bit is on; with the asker's bit off (the default) both return -1 and
+ * the lock asks its stand-ins (rtmutex's: running, no resched). */
+#define LB_SIMI_TRUTH_SCHED 1u   /* lb_sched_hooks.h (mutex.h, slub.c's gauge) */
+#define LB_SIMI_TRUTH_RTMUTEX 2u /* rtmutex.h's two spins */
+void lb_simi_task_bind(const void *t);
+int lb_simi_owner_running(const void *t, unsigned int who);
+int lb_simi_need_resched(unsigned int who);
 /* A lock's preempt-off region (1) and its end (0); nothing unless the
- * world asked for the scheduler's truth. */
+ * world asked for LB_SIMI_TRUTH_SCHED. */
 void lb_simi_lock_preempt(int off);
-/* Host side, before a world runs: answer from the engine (true) or leave
- * the stand-ins (false); either way forget every binding. */
-void lb_simi_set_sched_truth(int on);
+/* Host side, before a world runs: which headers the engine answers (a
+ * mask of LB_SIMI_TRUTH_*; 0: the stand-ins everywhere); either way forget
+ * every binding. */
+void lb_simi_set_sched_truth(unsigned int on);
 /* CLOCK_MONOTONIC's lb_now_ns() for `--workload aim7`'s compile: virtual. */
 uint64_t lb_simi_now_ns(void);
 /* aim7's spin-role sections: preemption off (1) and on again (0). */

@@ -121,9 +121,10 @@
 
 /*
  * lb_sched_hooks.h's two questions (owner->on_cpu, need_resched()): in a
- * world that asked for the scheduler's truth (lb_simi_set_sched_truth:
- * `lockbench sim --workload aim7`) the engine answers them; elsewhere the
- * userspace stand-ins run as natively (a bench cell's events unchanged).
+ * world that asked for the scheduler's truth (lb_simi_set_sched_truth
+ * with LB_SIMI_TRUTH_SCHED: `lockbench sim --workload aim7`) the engine
+ * answers them; elsewhere the userspace stand-ins run as natively (a
+ * bench cell's events unchanged).
  * Each task record is bound to the virtual thread that initialised it;
  * the kernel's preempt-off regions of the v3.x mutex slow paths are the
  * engine's there too (lb_simi_lock_preempt), so its spinners see a tick
@@ -134,17 +135,27 @@
 #define LB_MUTEX_V3_PREEMPT_ON() lb_simi_lock_preempt(0)
 #define LB_SCHED_HOOKS_OVERRIDE 1
 #define LB_SCHED_TASK_BIND(t) lb_simi_task_bind(t)
+/* rtmutex.h's owner_on_cpu/need_resched rule for its two spins, from the
+ * same table and engine in a world that asked for LB_SIMI_TRUTH_RTMUTEX
+ * (`--workload rt`, which leaves slub.c's gauge on its stand-in);
+ * elsewhere (-1) its native answers, running and no resched.  need_resched is only
+ * ever set inside a preempt-off region, which rtmutex's spins are not: a
+ * spinner is preempted instead, so in practice only the owner's state
+ * ends a spin early. */
+#define LB_RTMUTEX_TASK_BIND(t) lb_simi_task_bind(t)
+#define LB_RTMUTEX_OWNER_RUNNING(t) (lb_simi_owner_running((t), LB_SIMI_TRUTH_RTMUTEX) != 0)
+#define LB_RTMUTEX_NEED_RESCHED() (lb_simi_need_resched(LB_SIMI_TRUTH_RTMUTEX) > 0)
 #include "lb_sched_hooks.h"
 
 static inline bool lb_sched_owner_running(struct lb_sched_task *owner)
 {
-	int on = lb_simi_owner_running(owner);
+	int on = lb_simi_owner_running(owner, LB_SIMI_TRUTH_SCHED);
 	return on < 0 ? lb_sched_owner_running_standin(owner) : on != 0;
 }
 
 static inline bool lb_sched_need_resched(struct lb_sched_spin *s)
 {
-	int r = lb_simi_need_resched();
+	int r = lb_simi_need_resched(LB_SIMI_TRUTH_SCHED);
 	return r < 0 ? lb_sched_need_resched_standin(s) : r != 0;
 }
 
