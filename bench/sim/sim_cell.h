@@ -122,6 +122,9 @@ void lb_simb_print_analytic(FILE *out, const struct lb_simb_cell *cells, size_t 
 struct lb_run_record;
 struct lb_json;
 void lb_simb_machine_json(struct lb_json *j, const struct lb_simb_config *cfg);
+/* The same "machine" object for a run that keeps its machine elsewhere
+ * (--workload rt): the file's path and every field. */
+void lb_simb_machine_json_of(struct lb_json *j, const char *path, const struct lb_sim_machine *m);
 void lb_simb_write_json(FILE *fp, const struct lb_simb_config *cfg,
 			const struct lb_run_record *rec, const struct lb_simb_cell *cells,
 			size_t ncells);

@@ -179,10 +179,14 @@ static void cell_json(struct lb_json *j, const struct lb_simb_cell *c)
 
 void lb_simb_machine_json(struct lb_json *j, const struct lb_simb_config *cfg)
 {
-	const struct lb_sim_machine *m = &cfg->machine;
+	lb_simb_machine_json_of(j, cfg->machine_path, &cfg->machine);
+}
+
+void lb_simb_machine_json_of(struct lb_json *j, const char *path, const struct lb_sim_machine *m)
+{
 	lb_json_key(j, "machine");
 	lb_json_object_begin(j);
-	lb_json_kv_string(j, "file", cfg->machine_path);
+	lb_json_kv_string(j, "file", path);
 	lb_json_kv_string(j, "name", m->name);
 	lb_json_kv_uint(j, "sockets", m->sockets);
 	lb_json_kv_uint(j, "cores_per_socket", m->cores_per_socket);

@@ -228,35 +228,12 @@ int lb_simr_main(FILE *out, const struct lb_simr_config *cfg, bool quiet)
 	return r.ok ? 0 : 1;
 }
 
-static void machine_json(struct lb_json *j)
-{
-	const struct lb_sim_machine *m = &A.m;
-	lb_json_key(j, "machine");
-	lb_json_object_begin(j);
-	lb_json_kv_string(j, "file", A.machine);
-	lb_json_kv_string(j, "name", m->name);
-	lb_json_kv_uint(j, "sockets", m->sockets);
-	lb_json_kv_uint(j, "cores_per_socket", m->cores_per_socket);
-	lb_json_kv_uint(j, "smt", m->smt);
-	const struct { const char *k; uint64_t v; } ns[] = {
-		{ "l1_hit", m->l1_hit }, { "same_core", m->same_core },
-		{ "same_socket", m->same_socket }, { "cross_socket", m->cross_socket },
-		{ "memory", m->memory }, { "rmw", m->rmw }, { "context_switch", m->context_switch },
-		{ "wakeup", m->wakeup }, { "syscall", m->syscall }, { "tick", m->tick },
-		{ "min_granularity", m->min_granularity },
-		{ "wakeup_granularity", m->wakeup_granularity }, { "sched_latency", m->sched_latency },
-	};
-	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
-		lb_json_kv_uint(j, ns[i].k, ns[i].v);
-	lb_json_object_end(j);
-}
-
 static void config_json(struct lb_json *j, const struct lb_simr_config *cfg)
 {
 	lb_json_kv_string(j, "model", "sim");
 	lb_json_kv_string(j, "label", "model prediction");
 	lb_json_kv_string(j, "workload", "rt");
-	machine_json(j);
+	lb_simb_machine_json_of(j, A.machine, &A.m);
 	lb_json_kv_uint(j, "seed", cfg->seed);
 	lb_json_kv_string(j, "list_lock", cfg->list_lock);
 	lb_json_kv_uint(j, "cpus", cfg->cpus);
