@@ -21,6 +21,28 @@
 #include "sim_interpose.h"
 #include "lb_time.h" /* first, so the macros below rename calls only */
 
+#include <stdlib.h> /* first, so calloc/malloc below rename calls only */
+#include <string.h>
+
+/*
+ * The world's memory on whole lines.  The simulator charges accesses by
+ * 64-byte line, so which objects share a line decides what a store
+ * invalidates; from plain calloc that followed the host's heap (argument
+ * strings moved seed 002's cells: doc/sim.md, "Determinism").  Every
+ * allocation of these files starts a line and owns its last one, so the
+ * world's line sharing depends on the world alone.  free() takes them.
+ */
+static inline void *lb_simi_line_alloc(size_t bytes, int zero)
+{
+	size_t n = bytes ? (bytes + 63) / 64 * 64 : 64;
+	void *p = aligned_alloc(64, n);
+	if (p && zero)
+		memset(p, 0, n);
+	return p;
+}
+#define calloc(n, s) lb_simi_line_alloc((n) * (s), 1)
+#define malloc(s) lb_simi_line_alloc((s), 0)
+
 #define lb_now_ns() lb_simi_now_ns()
 #define lb_cycles() lb_simi_now_ns()
 
