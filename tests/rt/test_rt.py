@@ -604,7 +604,10 @@ def scenario_process(tmp):
     # RUSAGE_CHILDREN covers lockbench and the task processes it reaped.
     js = os.path.join(tmp, "clock.json")
     before = os.times()
-    r = run(["-P", "-L", "pthread-mutex", "-g", "2", "-f", "2", "-l", "4000", "-r", "1",
+    # 12000 loops (about 0.3 s of the tasks' CPU): at 4000 (~0.15 s) the
+    # window held 58 % once in a quiet CI, lockbench's own start and the
+    # 10-ms ticks of RUSAGE_CHILDREN being a large part of so short a run.
+    r = run(["-P", "-L", "pthread-mutex", "-g", "2", "-f", "2", "-l", "12000", "-r", "1",
              "-t", "0", "--json", js, "-q"], timeout=60)
     after = os.times()
     cpu_ms = 1000 * ((after.children_user - before.children_user) +
