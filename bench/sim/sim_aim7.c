@@ -237,17 +237,7 @@ static void point_json(struct lb_json *j, const struct simaim_results *r, size_t
 	double v[M_COUNT] = { f->jobs_per_min, p->cpus_busy,
 			      run1 + run2 + run3 ? (double)(run2 + run3) / (double)(run1 + run2 + run3)
 						 : 0 };
-	lb_json_key(j, "summary"); /* one run per point: the same value */
-	lb_json_object_begin(j);
-	for (int m = 0; m < M_COUNT; m++)
-		lb_schema_summary_of(j, simaim_metrics[m].key, &v[m], 1);
-	lb_json_object_end(j);
-	lb_json_key(j, "runs");
-	lb_json_array_begin(j);
-	lb_json_object_begin(j);
-	lb_json_kv_uint(j, "repeat_index", 0);
-	for (int m = 0; m < M_COUNT; m++)
-		lb_json_kv_double(j, simaim_metrics[m].key, v[m]);
+	lb_simb_json_one_run_begin(j, simaim_metrics, v, M_COUNT); /* one run per point */
 	lb_json_kv_uint(j, "jobs_completed", p->jobs_done);
 	lb_json_kv_uint(j, "jobs_cut", p->jobs_cut);
 	lb_json_kv_uint(j, "job_list_per_child", p->job_list);

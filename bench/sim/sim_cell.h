@@ -125,6 +125,12 @@ void lb_simb_machine_json(struct lb_json *j, const struct lb_simb_config *cfg);
 /* The same "machine" object for a run that keeps its machine elsewhere
  * (--workload rt): the file's path and every field. */
 void lb_simb_machine_json_of(struct lb_json *j, const char *path, const struct lb_sim_machine *m);
+/* A result of one run, in the schemas' shape: "summary" (each metric over
+ * its single value), then "runs": [ { "repeat_index": 0, each metric, left
+ * open for the caller's own fields; it closes the object and the array. */
+struct lb_metric_desc;
+void lb_simb_json_one_run_begin(struct lb_json *j, const struct lb_metric_desc *metrics,
+				const double *v, size_t n);
 void lb_simb_write_json(FILE *fp, const struct lb_simb_config *cfg,
 			const struct lb_run_record *rec, const struct lb_simb_cell *cells,
 			size_t ncells);

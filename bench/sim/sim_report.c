@@ -93,9 +93,20 @@ void lb_simb_print_analytic(FILE *out, const struct lb_simb_cell *cells, size_t 
 	}
 }
 
-static void metric(struct lb_json *j, const char *key, double v)
+void lb_simb_json_one_run_begin(struct lb_json *j, const struct lb_metric_desc *metrics,
+				const double *v, size_t n)
 {
-	lb_schema_summary_of(j, key, &v, 1);
+	lb_json_key(j, "summary"); /* one run: each metric over its single value */
+	lb_json_object_begin(j);
+	for (size_t m = 0; m < n; m++)
+		lb_schema_summary_of(j, metrics[m].key, &v[m], 1);
+	lb_json_object_end(j);
+	lb_json_key(j, "runs");
+	lb_json_array_begin(j);
+	lb_json_object_begin(j);
+	lb_json_kv_uint(j, "repeat_index", 0);
+	for (size_t m = 0; m < n; m++)
+		lb_json_kv_double(j, metrics[m].key, v[m]);
 }
 
 /* The analytic cross-check's prediction for the cell (sim_analytic.c):
@@ -136,17 +147,7 @@ static void cell_json(struct lb_json *j, const struct lb_simb_cell *c)
 	lb_json_kv_uint(j, "cpus", c->cpus);
 	lb_json_object_end(j);
 	analytic_json(j, &c->analytic);
-	lb_json_key(j, "summary");
-	lb_json_object_begin(j);
-	for (int m = 0; m < M_COUNT; m++)
-		metric(j, sim_metrics[m].key, v[m]);
-	lb_json_object_end(j);
-	lb_json_key(j, "runs");
-	lb_json_array_begin(j);
-	lb_json_object_begin(j);
-	lb_json_kv_uint(j, "repeat_index", 0);
-	for (int m = 0; m < M_COUNT; m++)
-		lb_json_kv_double(j, sim_metrics[m].key, v[m]);
+	lb_simb_json_one_run_begin(j, sim_metrics, v, M_COUNT);
 	lb_json_kv_uint(j, "acquires", c->acquires);
 	lb_json_kv_uint(j, "handovers", c->handovers);
 	lb_json_kv_uint(j, "events", c->events);

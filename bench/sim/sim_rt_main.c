@@ -260,17 +260,7 @@ static void result_json(struct lb_json *j, const struct lb_simr_config *cfg,
 	lb_json_kv_string(j, "list_lock", cfg->list_lock);
 	lb_json_kv_uint(j, "cpus", cfg->cpus);
 	lb_json_object_end(j);
-	lb_json_key(j, "summary"); /* one run: the same value */
-	lb_json_object_begin(j);
-	for (int m = 0; m < M_COUNT; m++)
-		lb_schema_summary_of(j, simr_metrics[m].key, &v[m], 1);
-	lb_json_object_end(j);
-	lb_json_key(j, "runs");
-	lb_json_array_begin(j);
-	lb_json_object_begin(j);
-	lb_json_kv_uint(j, "repeat_index", 0);
-	for (int m = 0; m < M_COUNT; m++)
-		lb_json_kv_double(j, simr_metrics[m].key, v[m]);
+	lb_simb_json_one_run_begin(j, simr_metrics, v, M_COUNT);
 	lb_json_kv_uint(j, "messages", r->messages);
 	lb_json_kv_double(j, "cpus_utilized", el > 0 ? (double)r->stats.busy_ns / 1e9 / el : 0);
 	lb_json_kv_uint(j, "rt_wakeups", r->rt_wakes);
