@@ -23,6 +23,7 @@
 #include "sim_hooks.h"
 #include "sim_slub.h"
 #include "rt_skb.h"
+#include "lb_time.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -150,6 +151,11 @@ static void init_thread(void *arg)
 						      SIMR_POOL_BYTES, &tuning);
 		if (S.init_err && i)
 			lb_slub_cache_destroy(&S.head);
+		/* The allocator's cycle counter reads virtual ns here
+		 * (sim_slub_interpose.h): the running gauge's owner-held rule
+		 * in virtual ns, not in the host's cycles. */
+		if (!S.init_err)
+			caches[i]->owner_gap_cycles = LB_SCHED_PREEMPT_GAP_NS;
 	}
 	S.caches_made = !S.init_err;
 	/* Every other thread waits for this: the tasks' start is set from it
@@ -421,6 +427,20 @@ static void fill(const struct lb_simr_config *cfg, struct lb_simr_result *out, u
 	out->idle_share = capacity > 0 ? 1.0 - (double)e->busy_ns / capacity : 0;
 	out->list_lock_acquires = atomic_load(&S.head.lock_acquires) +
 				  atomic_load(&S.data.lock_acquires);
+	_Static_assert(LB_SLUB_RUNNING_BINS == 3, "ll_running's bins are slub.c's");
+	const struct lb_slub_cache *cache[2] = { &S.head, &S.data };
+	double ns_per_cycle = lb_cycles_to_ns(1000000000u) / 1e9;
+	for (int k = 0; k < 2; k++) {
+		/* hold_ns_sum went through lb_cycles_to_ns() from virtual ns
+		 * read as cycles: undo the host's factor. */
+		out->ll_hold_ns += (uint64_t)((double)atomic_load(&cache[k]->hold_ns_sum) /
+					      ns_per_cycle);
+		out->ll_found_taken += atomic_load(&cache[k]->lock_contended);
+		for (int b = 0; b < 3; b++)
+			out->ll_running[b] += atomic_load(&cache[k]->running_lo[b]);
+		out->ll_owner_off += atomic_load(&cache[k]->owner_off_announced) +
+				     atomic_load(&cache[k]->owner_off_held);
+	}
 	if (S.nwake)
 		qsort(S.wake_ns, S.nwake, sizeof(*S.wake_ns), cmp_u64);
 	out->rt_wakes = S.nwake;

@@ -37,6 +37,11 @@ struct lb_simr_result {
 	struct lb_sim_stats stats; /* at the end of hackbench */
 	double idle_share;         /* 1 - busy / (cpus x elapsed) */
 	uint64_t list_lock_acquires;
+	/* list_lock's gauges, both caches (doc/rt.md, "Running contenders"):
+	 * time held, attempts that found it taken, those by running
+	 * contenders 1/2/3+ (may-sleep waiters counted asleep), and owners
+	 * seen off their CPU (the engine's truth where the task bound it). */
+	uint64_t ll_hold_ns, ll_found_taken, ll_running[3], ll_owner_off;
 	uint64_t rt_wakes, rt_p50_ns, rt_p99_ns, rt_max_ns;
 	/* The list_lock's own counters (bench --explain's), both caches. */
 	struct lb_counter counters[LB_MAX_COUNTERS];

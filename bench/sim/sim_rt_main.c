@@ -168,6 +168,40 @@ const struct lb_simr_config *lb_simr_parse(int argc, char **argv, bool *quiet,
 	return &A.cfg;
 }
 
+/* A counter of the list_lock's own (rtmutex's spins and sleeps), or -1. */
+static double lock_counter(const struct lb_simr_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->ncounters; i++)
+		if (!strcmp(r->counters[i].name, name))
+			return (double)r->counters[i].value;
+	return -1;
+}
+
+/* The gauges that say whether the kernel's mechanism is there: how busy
+ * list_lock is, how often an attempt found it taken, by how many running
+ * contenders, and how its waiters waited (doc/sim.md, "The rt workload"). */
+static void print_list_lock_gauges(FILE *out, const struct lb_simr_result *r, double el)
+{
+	uint64_t bins = r->ll_running[0] + r->ll_running[1] + r->ll_running[2];
+	fprintf(out, "list_lock_rho      %.4f\n",
+		el > 0 ? (double)r->ll_hold_ns / 1e9 / el / 2 : 0);
+	fprintf(out, "list_lock_taken_pct %.3f\n", r->list_lock_acquires
+		? 100.0 * (double)r->ll_found_taken / (double)r->list_lock_acquires : 0);
+	fprintf(out, "list_lock_running2 %.4f\n",
+		bins ? (double)(r->ll_running[1] + r->ll_running[2]) / (double)bins : 0);
+	fprintf(out, "list_lock_owner_off %.4f\n",
+		r->ll_found_taken ? (double)r->ll_owner_off / (double)r->ll_found_taken : 0);
+	double spins = lock_counter(r, "spins"), sleeps = lock_counter(r, "sleeps");
+	if (spins >= 0)
+		fprintf(out, "list_lock_spins    %.0f\n", spins);
+	if (sleeps >= 0)
+		fprintf(out, "list_lock_sleeps   %.0f\n", sleeps);
+	fprintf(out, "#   list_lock_rho: both caches' locks' held time over elapsed, averaged;"
+		" taken_pct: acquisitions\n#   that found it taken; running2: of those, the share"
+		" that met >= 2 running contenders\n#   (the attempter, the owner on its CPU, spinning"
+		" waiters); owner_off: the owner was off its CPU\n");
+}
+
 static void print_result(FILE *out, const struct lb_simr_config *cfg,
 			 const struct lb_simr_result *r)
 {
@@ -196,6 +230,7 @@ static void print_result(FILE *out, const struct lb_simr_config *cfg,
 	fprintf(out, "rt_wakeup_max_us   %.3f\n", (double)r->rt_max_ns / 1e3);
 	fprintf(out, "list_lock_per_msg  %.4f\n",
 		r->messages ? (double)r->list_lock_acquires / (double)r->messages : 0);
+	print_list_lock_gauges(out, r, el);
 	fprintf(out, "events             %llu\n", (unsigned long long)r->stats.events);
 	fprintf(out, "invariants         %s\n", r->ok ? "ok" : "FAILED");
 	if (r->ncounters) {
@@ -267,6 +302,15 @@ static void result_json(struct lb_json *j, const struct lb_simr_config *cfg,
 	lb_json_kv_double(j, "rt_wakeup_p50_us", (double)r->rt_p50_ns / 1e3);
 	lb_json_kv_double(j, "rt_wakeup_max_us", (double)r->rt_max_ns / 1e3);
 	lb_json_kv_uint(j, "events", r->stats.events);
+	lb_json_key(j, "list_lock_gauges");
+	lb_json_object_begin(j);
+	lb_json_kv_uint(j, "held_ns", r->ll_hold_ns);
+	lb_json_kv_uint(j, "found_taken", r->ll_found_taken);
+	lb_json_kv_uint(j, "running_1", r->ll_running[0]);
+	lb_json_kv_uint(j, "running_2", r->ll_running[1]);
+	lb_json_kv_uint(j, "running_3plus", r->ll_running[2]);
+	lb_json_kv_uint(j, "owner_offcpu", r->ll_owner_off);
+	lb_json_object_end(j);
 	lb_json_kv_bool(j, "invariants_ok", r->ok);
 	lb_json_key(j, "counters");
 	lb_json_object_begin(j);

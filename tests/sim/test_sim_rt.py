@@ -7,7 +7,10 @@ On 8 CPUs of opteron-48, 4 groups of 8 senders and 8 receivers, 50 loops (12800
 messages, about 0.1 s of host time each), the RT threads every 100 us:
 
 raw, pi   each runs: exit 0, the output opens with "# MODEL PREDICTION", every
-          gauge is there, invariants ok, list_lock taken (acquisitions > 0)
+          gauge is there, invariants ok, list_lock taken (acquisitions > 0),
+          held a share of the time in (0, 1), found taken sometimes; raw's
+          owner is never off its CPU (preemption off while held), PI's
+          waiters spin and sleep (rtmutex's counters)
 json      pi's --json: schema lockbench-sim-rt, "model": "sim", the label, the
           machine file named, its figures the table's
 seed      pi at seed 3 twice: the same bytes; seed 4: other events
@@ -29,7 +32,8 @@ SMALL = ["--workload", "rt", "-m", MACHINE, "-c", "8", "--groups", "4", "--fds",
          "--loops", "50", "-i", "100us", "-q"]
 GAUGES = ["elapsed_s", "context_switches", "migrations", "cpus_utilized", "idle_cpu_share",
           "rt_wakeups", "rt_wakeup_p50_us", "rt_wakeup_p99_us", "rt_wakeup_max_us",
-          "list_lock_per_msg", "events", "invariants"]
+          "list_lock_per_msg", "list_lock_rho", "list_lock_taken_pct", "list_lock_running2",
+          "list_lock_owner_off", "events", "invariants"]
 
 
 def sim(args):
@@ -53,6 +57,17 @@ for lock in ("raw", "pi"):
        and int(g.get("rt_wakeups", 0)) > 0,
        "%s: list_lock taken (%s per message), RT wake-ups measured (%s)"
        % (lock, g.get("list_lock_per_msg"), g.get("rt_wakeups")))
+    rho, taken = float(g.get("list_lock_rho", -1)), float(g.get("list_lock_taken_pct", -1))
+    run2, off = float(g.get("list_lock_running2", -1)), float(g.get("list_lock_owner_off", -1))
+    ok(0 < rho < 1 and 0 < taken < 100 and 0 <= run2 <= 1 and 0 <= off <= 1,
+       "%s: list_lock held %.4f of the time, found taken %.2f %%, running2 %.3f, owner off %.3f"
+       % (lock, rho, taken, run2, off))
+    if lock == "raw":
+        ok(off == 0, "raw: the owner never off its CPU while it holds list_lock (%.4f)" % off)
+    else:
+        ok(int(g.get("list_lock_spins", 0)) > 0 and int(g.get("list_lock_sleeps", 0)) > 0,
+           "pi: waiters spun (%s) and slept (%s)" % (g.get("list_lock_spins"),
+                                                     g.get("list_lock_sleeps")))
 
 with tempfile.TemporaryDirectory() as d:
     out = os.path.join(d, "rt.json")
