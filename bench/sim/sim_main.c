@@ -8,6 +8,7 @@
  */
 #include "sim_cell.h"
 #include "sim_measure.h"
+#include "sim_rt.h"
 #include "sim_rt_main.h"
 #include "workload.h"
 #include "lb_progress.h"
@@ -43,6 +44,9 @@ static void sim_outputs(const void *cfg_, struct lb_output_request req[LB_WORKLO
 	/* The machine file: opened (so checked) before the probes, written
 	 * whole by the driver's commit, removed on a failure or a signal. */
 	req[1] = (struct lb_output_request){ "--measure-machine", cfg->measure_path };
+	/* --workload rt --calibrate FILE: the cost file, written whole the same way. */
+	if (cfg->rt && cfg->rt->calibrate_path)
+		req[1] = (struct lb_output_request){ "--calibrate", cfg->rt->calibrate_path };
 }
 
 /* One cell: run, print; false when it failed. */
@@ -129,6 +133,11 @@ static int sim_report(struct lb_run *run)
 		fprintf(run->out, "# measured machine file written to %s:\n", cfg->measure_path);
 		lb_simb_measured_write(run->out, &res->measured, "measured-here");
 		return 0;
+	}
+	if (cfg->rt && cfg->rt->calibrate_path) {
+		if (!res->failed)
+			lb_simr_write_costs(run->file[1].fp);
+		return res->failed ? 1 : 0;
 	}
 	if (run->file[0].fp && cfg->rt)
 		lb_simr_write_json(run->file[0].fp, &run->rec);

@@ -53,6 +53,8 @@ struct simr_task {
 	struct lb_slub_cpu data __attribute__((aligned(64)));
 	unsigned int group, index, id;
 	bool sender;
+	uint64_t rng;                /* its cost draws' stream (--costs) */
+	uint64_t spent_ns;           /* the socket path's work it charged */
 };
 
 static struct {
@@ -210,6 +212,18 @@ static void *queue_pop(struct simr_queue *q)
 	}
 }
 
+/* One message's socket-path work: a draw from the calibrated table, or
+ * the constant.  Each task draws from a stream of its own, seeded from
+ * the run's seed and its id (lb_simr_rng_seed): the same seed gives the
+ * same draws, and a task's n-th message costs the same whichever list_lock
+ * ran and whenever the scheduler let it run (raw and PI see one sample). */
+static uint64_t socket_cost(struct simr_task *t, const struct lb_simr_dist *d, uint64_t constant)
+{
+	uint64_t ns = d ? lb_simr_dist_draw(d, &t->rng) : constant;
+	t->spent_ns += ns;
+	return ns;
+}
+
 static void sender(struct simr_task *t)
 {
 	const struct lb_simr_config *cfg = S.cfg;
@@ -231,7 +245,8 @@ static void sender(struct simr_task *t)
 			} else {
 				S.alloc_failures++;
 			}
-			lb_sim_spend(cfg->send_ns);
+			lb_sim_spend(socket_cost(t, cfg->costs ? &cfg->costs->send : NULL,
+						 cfg->send_ns));
 			queue_push(&S.queues[t->group * cfg->fds + r], msg);
 		}
 }
@@ -242,7 +257,7 @@ static void receiver(struct simr_task *t)
 	struct simr_queue *q = &S.queues[t->group * cfg->fds + t->index];
 	for (uint64_t n = 0; n < (uint64_t)cfg->fds * cfg->loops; n++) {
 		uint64_t *msg = queue_pop(q);
-		lb_sim_spend(cfg->recv_ns);
+		lb_sim_spend(socket_cost(t, cfg->costs ? &cfg->costs->recv : NULL, cfg->recv_ns));
 		if (!msg)
 			continue; /* counted by its sender */
 		if ((msg[0] ^ SIMR_MAGIC) != msg[1]) {
@@ -396,6 +411,7 @@ static int spawn_all(const struct lb_simr_config *cfg)
 		t->sender = i % 2 == 0;
 		t->group = i / (2 * cfg->fds);
 		t->index = i / 2 % cfg->fds;
+		t->rng = lb_simr_rng_seed(cfg->seed, i);
 		if (lb_sim_spawn(S.world, task_main, t) < 0)
 			return ENOMEM;
 	}
@@ -443,6 +459,9 @@ static void fill(const struct lb_simr_config *cfg, struct lb_simr_result *out, u
 	}
 	if (S.nwake)
 		qsort(S.wake_ns, S.nwake, sizeof(*S.wake_ns), cmp_u64);
+	for (unsigned int i = 0; i < S.ntasks; i++)
+		*(S.tasks[i].sender ? &out->send_total_ns : &out->recv_total_ns) +=
+			S.tasks[i].spent_ns;
 	out->rt_wakes = S.nwake;
 	out->rt_p50_ns = pct(S.wake_ns, S.nwake, 0.50);
 	out->rt_p99_ns = pct(S.wake_ns, S.nwake, 0.99);

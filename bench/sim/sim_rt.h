@@ -15,6 +15,7 @@
 
 #include "lb_lock_ops.h"
 #include "sim.h"
+#include "sim_rt_costs.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -25,6 +26,10 @@ struct lb_simr_config {
 	unsigned int cpus;         /* the machine's first N CPUs */
 	unsigned int groups, fds, loops, datasize;
 	uint64_t send_ns, recv_ns; /* the socket path's work per message, each side */
+	/* --costs: each message's send and receive drawn from these tables
+	 * (sim_rt_costs.h) instead of send_ns and recv_ns; NULL: those. */
+	const struct lb_simr_costs *costs;
+	const char *calibrate_path; /* --calibrate: measure the host, simulate nothing */
 	uint64_t interval_ns;      /* the RT threads' period */
 	int rt_prio;
 	uint64_t seed;
@@ -43,6 +48,8 @@ struct lb_simr_result {
 	 * seen off their CPU (the engine's truth where the task bound it). */
 	uint64_t ll_hold_ns, ll_found_taken, ll_running[3], ll_owner_off;
 	uint64_t rt_wakes, rt_p50_ns, rt_p99_ns, rt_max_ns;
+	/* The socket path's work charged, all messages (the draws' sums). */
+	uint64_t send_total_ns, recv_total_ns;
 	/* The list_lock's own counters (bench --explain's), both caches. */
 	struct lb_counter counters[LB_MAX_COUNTERS];
 	size_t ncounters;

@@ -7,6 +7,8 @@
 #include "sim_rt_main.h"
 #include "sim_cell.h"
 #include "sim_rt.h"
+#include "sim_rt_calibrate.h"
+#include "sim_rt_costs.h"
 #include "workload.h"
 #include "lb_cli.h"
 #include "lb_json.h"
@@ -24,10 +26,11 @@
 
 struct simr_args {
 	struct lb_simr_config cfg;
-	const char *machine, *workload, *json;
+	const char *machine, *workload, *json, *costs_path;
 	unsigned int cpus;
 	bool quiet;
 	struct lb_sim_machine m;
+	struct lb_simr_costs costs; /* --costs FILE's tables, or --calibrate's */
 };
 
 static struct simr_args A;
@@ -50,7 +53,7 @@ static const struct lb_metric_desc simr_metrics[M_COUNT] = {
 };
 static const char *const simr_params[] = { "list_lock", "cpus", NULL };
 static const struct lb_workload_schema lb_schema_sim_rt = {
-	LB_SCHEMA_TABLES("lockbench-sim-rt", 1, simr_params, simr_metrics),
+	LB_SCHEMA_TABLES("lockbench-sim-rt", 2, simr_params, simr_metrics),
 };
 
 static const char *const workloads[] = { "rt", NULL };
@@ -91,6 +94,16 @@ static const struct lb_opt simr_opts[] = {
 	  .help = "the same per message received (default " SIMR_DEF_RECV ")",
 	  .def = SIMR_DEF_RECV, .min = 0, .max = 1000000, .unit_ns = 1000,
 	  .offset = LB_OPT_AT(T, cfg.recv_ns, uint64_t) },
+	{ .name = "costs", .kind = LB_OPT_STRING, .arg = "FILE",
+	  .help = "draw each send's and receive's work from this cost file's\n"
+		  "tables (--calibrate's; bench/sim/costs/rt-socket.txt is\n"
+		  "this host's) instead of --send/--recv (not with them)",
+	  .needs = "a cost file", .offset = LB_OPT_AT(T, costs_path, const char *) },
+	{ .name = "calibrate", .kind = LB_OPT_STRING, .arg = "FILE",
+	  .help = "simulate nothing: measure each send's and receive's CPU\n"
+		  "time in --groups/--fds/--loops/--datasize's hackbench on\n"
+		  "this kernel, and write the cost file",
+	  .needs = "a file name", .offset = LB_OPT_AT(T, cfg.calibrate_path, const char *) },
 	{ .name = "interval", .short_name = 'i', .kind = LB_OPT_DURATION, .arg = "TIME",
 	  .help = "the RT threads' period (default 1ms, cyclictest's;\n10us..1s; a bare number: us)",
 	  .def = "1ms", .min = 10000, .max = 1000000000, .unit_ns = 1000,
@@ -141,12 +154,30 @@ const struct lb_simr_config *lb_simr_parse(int argc, char **argv, bool *quiet,
 					   const char **json)
 {
 	struct lb_opt_seen seen;
-	char err[512], accepted[1024];
+	char err[1024], accepted[1024];
 	memset(&A, 0, sizeof(A));
 	lb_opt_parse(&simr_cmd, argc, argv, &A, &seen);
 	if (!A.workload || strcmp(A.workload, workloads[0])) /* lb_simr_wanted saw rt */
 		lb_usage_error("--workload: '%s' is not a workload of lockbench sim; accepted: rt",
 			       A.workload ? A.workload : "");
+	if (A.cfg.calibrate_path) {
+		if (A.costs_path || lb_opt_given(&simr_cmd, &seen, "send") ||
+		    lb_opt_given(&simr_cmd, &seen, "recv"))
+			lb_usage_error("--calibrate: measures the costs, so not with --costs, --send "
+				       "or --recv; accepted: --calibrate FILE with the hackbench shape");
+		*quiet = A.quiet;
+		*json = NULL;
+		return &A.cfg;
+	}
+	if (A.costs_path && (lb_opt_given(&simr_cmd, &seen, "send") ||
+			     lb_opt_given(&simr_cmd, &seen, "recv")))
+		lb_usage_error("--costs: not with --send/--recv (the file sets both); accepted: "
+			       "a cost file, or the constants");
+	if (A.costs_path) {
+		if (lb_simr_costs_load(A.costs_path, &A.costs, err, sizeof(err)))
+			lb_usage_error("--costs: %s; accepted: a file written by --calibrate", err);
+		A.cfg.costs = &A.costs;
+	}
 	if (!A.machine)
 		lb_usage_error("--machine: needs a machine file; accepted: a file such as "
 			       "engines/sim/machines/opteron-48.machine");
@@ -202,6 +233,28 @@ static void print_list_lock_gauges(FILE *out, const struct lb_simr_result *r, do
 		" waiters); owner_off: the owner was off its CPU\n");
 }
 
+/* The header's socket-path lines for --costs: the file, its tables'
+ * figures, and what the run's draws charged. */
+static void print_costs(FILE *out, const struct lb_simr_config *cfg,
+			const struct lb_simr_result *r)
+{
+	const struct lb_simr_costs *c = cfg->costs;
+	uint64_t n = r->messages ? r->messages : 1;
+	fprintf(out, "# hackbench: %u groups x %u senders x %u receivers, %u loops, %u bytes: %llu "
+		"messages;\n#   socket path drawn per message from %s\n", cfg->groups, cfg->fds,
+		cfg->fds, cfg->loops, cfg->datasize, (unsigned long long)r->messages, c->path);
+	fprintf(out, "#   measured %s, %s CPUs; load %s\n", c->host_date, c->host_cpus,
+		c->host_load);
+	const struct lb_simr_dist *d[2] = { &c->send, &c->recv };
+	const uint64_t total[2] = { r->send_total_ns, r->recv_total_ns };
+	for (int i = 0; i < 2; i++)
+		fprintf(out, "#   %s: table mean %.0f p50 %.0f p99 %.0f max %.0f ns; drawn here mean "
+			"%.0f ns\n", i ? "recv" : "send", d[i]->mean, lb_simr_dist_at(d[i], 0.5),
+			lb_simr_dist_at(d[i], 0.99), d[i]->ns[d[i]->n - 1], (double)total[i] / (double)n);
+	fprintf(out, "# cyclictest: FIFO %d, one thread per CPU, every %llu us\n", cfg->rt_prio,
+		(unsigned long long)(cfg->interval_ns / 1000));
+}
+
 static void print_result(FILE *out, const struct lb_simr_config *cfg,
 			 const struct lb_simr_result *r)
 {
@@ -209,12 +262,17 @@ static void print_result(FILE *out, const struct lb_simr_config *cfg,
 	fprintf(out, "# MODEL PREDICTION (lockbench sim --workload rt, doc/sim.md): machine '%s'"
 		" from\n#   %s, %u of its CPUs; seed %llu\n", A.m.name, A.machine, cfg->cpus,
 		(unsigned long long)cfg->seed);
-	fprintf(out, "# hackbench: %u groups x %u senders x %u receivers, %u loops, %u bytes: %llu "
-		"messages;\n#   socket path %llu ns sent + %llu ns received per message; "
-		"cyclictest: FIFO %d, one\n#   thread per CPU, every %llu us\n", cfg->groups,
-		cfg->fds, cfg->fds, cfg->loops, cfg->datasize, (unsigned long long)r->messages,
-		(unsigned long long)cfg->send_ns, (unsigned long long)cfg->recv_ns, cfg->rt_prio,
-		(unsigned long long)(cfg->interval_ns / 1000));
+	if (!cfg->costs) {
+		fprintf(out, "# hackbench: %u groups x %u senders x %u receivers, %u loops, %u bytes: "
+			"%llu messages;\n#   socket path %llu ns sent + %llu ns received per message; "
+			"cyclictest: FIFO %d, one\n#   thread per CPU, every %llu us\n", cfg->groups,
+			cfg->fds, cfg->fds, cfg->loops, cfg->datasize,
+			(unsigned long long)r->messages, (unsigned long long)cfg->send_ns,
+			(unsigned long long)cfg->recv_ns, cfg->rt_prio,
+			(unsigned long long)(cfg->interval_ns / 1000));
+	} else {
+		print_costs(out, cfg, r);
+	}
 	fprintf(out, "# list_lock: %s\n", !strcmp(cfg->list_lock, "raw")
 		? "raw (qspinlock, preemption off from lock to unlock)"
 		: !strcmp(cfg->list_lock, "pi") ? "pi (rtmutex: PI, waiters spin then sleep)"
@@ -242,8 +300,45 @@ static void print_result(FILE *out, const struct lb_simr_config *cfg,
 	}
 }
 
+/* --calibrate: measure, print the two tables' headline figures. */
+static int calibrate(FILE *out, const struct lb_simr_config *cfg, bool quiet)
+{
+	char err[512];
+	if (!quiet)
+		fprintf(stderr, "# calibrating: %u groups x %u x %u threads, %u loops of %u bytes\n",
+			cfg->groups, cfg->fds, cfg->fds, cfg->loops, cfg->datasize);
+	if (lb_simr_calibrate(cfg, &A.costs, err, sizeof(err))) {
+		fprintf(stderr, "lockbench: sim: rt: --calibrate: %s\n", err);
+		return 1;
+	}
+	const struct lb_simr_dist *d[2] = { &A.costs.send, &A.costs.recv };
+	fprintf(out, "# rt socket-path costs MEASURED on this host (not a model prediction):\n"
+		     "#   %s\n#   %s; load %s\n", A.costs.shape, A.costs.host_cpu,
+		A.costs.host_load);
+	fprintf(out, "#   the clock pair's own cost: median %.0f ns, mean %.0f ns (subtracted)\n",
+		A.costs.clock_p50_ns, A.costs.clock_mean_ns);
+	for (int i = 0; i < 2; i++)
+		fprintf(out, "%s calls %llu mean %.0f (the table's draws: %.0f) p50 %.0f p90 %.0f "
+			"p99 %.0f max %.0f ns\n", i ? "recv" : "send",
+			(unsigned long long)d[i]->count, d[i]->mean, lb_simr_dist_table_mean(d[i]),
+			lb_simr_dist_at(d[i], 0.5), lb_simr_dist_at(d[i], 0.9),
+			lb_simr_dist_at(d[i], 0.99), d[i]->ns[d[i]->n - 1]);
+	return 0;
+}
+
+void lb_simr_write_costs(FILE *fp)
+{
+	fprintf(fp, "# SPDX-License-Identifier: MIT\n"
+		    "# lockbench sim --workload rt: the socket path's CPU time per call, measured\n"
+		    "# by `lockbench sim --workload rt --calibrate FILE` (doc/sim.md, \"The rt\n"
+		    "# workload\"); quantiles in ns, drawn from by --costs FILE.\n");
+	lb_simr_costs_write(fp, &A.costs);
+}
+
 int lb_simr_main(FILE *out, const struct lb_simr_config *cfg, bool quiet)
 {
+	if (cfg->calibrate_path)
+		return calibrate(out, cfg, quiet);
 	struct lb_simr_result r;
 	int err = lb_simr_run(cfg, &A.m, &r);
 	R = r;
@@ -263,6 +358,38 @@ int lb_simr_main(FILE *out, const struct lb_simr_config *cfg, bool quiet)
 	return r.ok ? 0 : 1;
 }
 
+/* Where the socket path's work came from (version 2: this object in place
+ * of version 1's send_ns and recv_ns). */
+static void costs_json(struct lb_json *j, const struct lb_simr_config *cfg)
+{
+	const struct lb_simr_costs *c = cfg->costs;
+	lb_json_key(j, "socket_costs");
+	lb_json_object_begin(j);
+	lb_json_kv_string(j, "source", c ? "file" : "constants");
+	if (!c) {
+		lb_json_kv_uint(j, "send_ns", cfg->send_ns);
+		lb_json_kv_uint(j, "recv_ns", cfg->recv_ns);
+		lb_json_object_end(j);
+		return;
+	}
+	lb_json_kv_string(j, "file", c->path);
+	lb_json_kv_string(j, "measured", c->host_date);
+	lb_json_kv_string(j, "host_cpu", c->host_cpu);
+	lb_json_kv_string(j, "host_load", c->host_load);
+	const struct lb_simr_dist *d[2] = { &c->send, &c->recv };
+	for (int i = 0; i < 2; i++) {
+		lb_json_key(j, i ? "recv" : "send");
+		lb_json_object_begin(j);
+		lb_json_kv_uint(j, "count", d[i]->count);
+		lb_json_kv_double(j, "mean_ns", d[i]->mean);
+		lb_json_kv_double(j, "p50_ns", lb_simr_dist_at(d[i], 0.5));
+		lb_json_kv_double(j, "p99_ns", lb_simr_dist_at(d[i], 0.99));
+		lb_json_kv_double(j, "max_ns", d[i]->ns[d[i]->n - 1]);
+		lb_json_object_end(j);
+	}
+	lb_json_object_end(j);
+}
+
 static void config_json(struct lb_json *j, const struct lb_simr_config *cfg)
 {
 	lb_json_kv_string(j, "model", "sim");
@@ -276,8 +403,7 @@ static void config_json(struct lb_json *j, const struct lb_simr_config *cfg)
 	lb_json_kv_uint(j, "fds", cfg->fds);
 	lb_json_kv_uint(j, "loops", cfg->loops);
 	lb_json_kv_uint(j, "datasize", cfg->datasize);
-	lb_json_kv_uint(j, "send_ns", cfg->send_ns);
-	lb_json_kv_uint(j, "recv_ns", cfg->recv_ns);
+	costs_json(j, cfg);
 	lb_json_kv_uint(j, "interval_ns", cfg->interval_ns);
 	lb_json_kv_int(j, "rt_prio", cfg->rt_prio);
 }
@@ -297,6 +423,10 @@ static void result_json(struct lb_json *j, const struct lb_simr_config *cfg,
 	lb_json_object_end(j);
 	lb_simb_json_one_run_begin(j, simr_metrics, v, M_COUNT);
 	lb_json_kv_uint(j, "messages", r->messages);
+	lb_json_kv_double(j, "send_charged_mean_ns",
+			  r->messages ? (double)r->send_total_ns / (double)r->messages : 0);
+	lb_json_kv_double(j, "recv_charged_mean_ns",
+			  r->messages ? (double)r->recv_total_ns / (double)r->messages : 0);
 	lb_json_kv_double(j, "cpus_utilized", el > 0 ? (double)r->stats.busy_ns / 1e9 / el : 0);
 	lb_json_kv_uint(j, "rt_wakeups", r->rt_wakes);
 	lb_json_kv_double(j, "rt_wakeup_p50_us", (double)r->rt_p50_ns / 1e3);

@@ -22,6 +22,8 @@ const struct lb_simr_config *lb_simr_parse(int argc, char **argv, bool *quiet,
 					   const char **json);
 /* Run it and print the report to out; 0, or 1 when it failed. */
 int lb_simr_main(FILE *out, const struct lb_simr_config *cfg, bool quiet);
+/* --calibrate's cost file into fp. */
+void lb_simr_write_costs(FILE *fp);
 /* The last run's JSON (schema lockbench-sim-rt) into fp. */
 void lb_simr_write_json(FILE *fp, const struct lb_run_record *rec);
 
