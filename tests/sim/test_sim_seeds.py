@@ -10,7 +10,8 @@ label        every block the script prints opens with "MODEL PREDICTION";
              each criterion of doc/sim.md has a verdict line (met, MISSED
              or reported); the JSON says schema lockbench-sim-seeds 1,
              "model": "sim" and "label": "model prediction"
-cli          bad input: one line naming the option, exit 2
+cli          bad input (--seed, --rng, --machines, --rt-costs): one line naming
+             the option, exit 2
 """
 import json
 import os
@@ -57,7 +58,8 @@ with tempfile.TemporaryDirectory() as d:
                                                            ("schema", "version", "label")})
 
 for args, opt in [(["--seed", "003"], "--seed"), (["--rng", "x"], "--rng"),
-                  (["--machines", "/nonexistent"], "--machines")]:
+                  (["--machines", "/nonexistent"], "--machines"),
+                  (["--rt-costs", "/nonexistent"], "--rt-costs")]:
     r = seeds(args, timeout=60)
     lines = r.stderr.strip().splitlines()
     ok(r.returncode == 2 and len(lines) == 1 and opt in lines[0],
