@@ -154,7 +154,9 @@ static int cache_init(struct lb_slub_cache *c, const struct lb_lock_ops *ops, si
 	if (c->page_bytes % 4096 || c->page_bytes < c->obj_size)
 		return EINVAL;
 	c->objs_per_page = (uint32_t)(c->page_bytes / c->obj_size);
-	if (c->objs_per_page > FC_INUSE_MAX || c->tuning.cpu_mode > LB_SLUB_PER_CPU_LOCAL_LOCK)
+	if (c->objs_per_page > FC_INUSE_MAX || c->tuning.cpu_mode > LB_SLUB_PER_CPU_LOCAL_LOCK ||
+	    c->tuning.partial_mode > LB_SLUB_PARTIAL_SYSFS_ZERO ||
+	    (c->tuning.partial_mode == LB_SLUB_PARTIAL_SYSFS_ZERO && c->tuning.cpu_partial))
 		return EINVAL;
 	size_t cap = max_bytes / c->page_bytes;
 	if (cap > UINT32_MAX / c->objs_per_page - 1)
@@ -347,6 +349,7 @@ static const char *const site_names[LB_SLUB_SITES] = {
 	[LB_SLUB_SITE_PARTIAL_NONE] = "partial_none",
 	[LB_SLUB_SITE_FREE_NOMOVE] = "free_nomove",
 	[LB_SLUB_SITE_FLUSH] = "flush",
+	[LB_SLUB_SITE_UNFREEZE] = "unfreeze",
 	[LB_SLUB_SITE_OTHER] = "other",
 };
 
@@ -810,12 +813,18 @@ static bool take_own_freelist(struct lb_slub_cpu *cpu)
 	return false;
 }
 
+static bool sysfs_zero(const struct lb_slub_cache *c);
+static bool refill_sz(struct lb_slub_cpu *cpu);
+
 /* The cpu freelist ran dry: collect remote frees of the frozen page, or
  * freeze another page.  False when the pool is exhausted. */
 static bool refill(struct lb_slub_cpu *cpu)
 {
 	struct lb_slub_cache *c = cpu->cache;
 	uint32_t page = 0;
+
+	if (sysfs_zero(c))
+		return refill_sz(cpu);
 
 	/* The cpu partial pages first: a swap keeps the dry page frozen on
 	 * that list, so our own later frees to it stay lockless. */
@@ -1216,6 +1225,321 @@ static bool fast_free(struct lb_slub_cpu *cpu, uint32_t idx)
 	return false;
 }
 
+/* ---- cpu partial slabs with cpu_partial 0 (tuning.partial_mode SYSFS_ZERO) ----
+ *
+ * A kernel built with CONFIG_SLUB_CPU_PARTIAL=y whose cpu_partial was set to
+ * 0 through sysfs (s->cpu_partial_slabs 0), as scripts/rt-calibrate counts
+ * the kernel.  Facts from mm/slub.c, v6.1 (Debian 12's 6.1.0): __slab_free,
+ * put_cpu_partial, __unfreeze_partials, ___slab_alloc, get_partial_node,
+ * deactivate_slab.  A page on a cpu partial list here is frozen with its
+ * cpu slab's owner id and keeps its free objects on its own freelist (the
+ * kernel's slab->freelist), linked through pg->next from cs->partial.
+ */
+
+static bool sysfs_zero(const struct lb_slub_cache *c)
+{
+	return c->tuning.partial_mode == LB_SLUB_PARTIAL_SYSFS_ZERO;
+}
+
+/*
+ * put_cpu_partial(s, page, drain): `page` (index, frozen by cs) onto cs's
+ * partial list.  With drain, the list there before is full at once
+ * (oldslab->slabs >= cpu_partial_slabs, which is 0): it is detached and
+ * returned (head, page index + 1; 0: none) for unfreeze_chain() once the
+ * local lock is dropped, as the kernel unfreezes it after
+ * local_unlock_irqrestore.  get_partial_node's second page comes with no
+ * drain.  The caller holds cs (its slot's local lock, or its own).
+ */
+static uint32_t stash_page(struct lb_slub_cache *c, struct lb_slub_cs *cs, uint32_t page,
+			   bool drain)
+{
+	uint32_t old = 0;
+	if (drain && cs->partial) {
+		old = cs->partial;
+		cs->partial = 0;
+		cs->nr_partial = 0;
+	}
+	struct lb_slub_page *pg = &c->pages[page];
+	atomic_store_explicit(&pg->next, cs->partial, RLX);
+	atomic_store_explicit(&pg->on_list, ON_CPU_PARTIAL, RLX);
+	cs->partial = page + 1;
+	cs->nr_partial++;
+	return old;
+}
+
+/*
+ * __unfreeze_partials: every page of a detached chain unfrozen (its own
+ * freelist and count kept) and placed, under one list_lock acquisition:
+ * empty ones go to the pool once min_partial pages are on the partial list
+ * (discard_slab, outside the lock in the kernel; the pool needs none),
+ * the others onto the partial list.
+ */
+static void unfreeze_chain(struct lb_slub_cpu *cpu, uint32_t head, enum lb_slub_site site)
+{
+	struct lb_slub_cache *c = cpu->cache;
+	list_lock(cpu, site);
+	for (uint32_t n = 0; head && n <= c->capacity; n++) {
+		if (head > atomic_load_explicit(&c->pages_used, RLX)) {
+			violation(c, "cpu partial list points outside the pool (%u)", head);
+			break;
+		}
+		uint32_t page = head - 1;
+		struct lb_slub_page *pg = &c->pages[page];
+		head = atomic_load_explicit(&pg->next, RLX);
+		uint64_t old = atomic_load_explicit(&pg->fc, RLX);
+		/* CAS loop: lockless frees push meanwhile; clear the owner only. */
+		while (!atomic_compare_exchange_weak_explicit(
+			&pg->fc, &old, fc_make(fc_free(old), fc_inuse(old), 0), ACQREL, RLX))
+			;
+		atomic_store_explicit(&pg->on_list, 0, RLX);
+		place_page(c, page);
+	}
+	list_unlock(cpu);
+}
+
+/*
+ * __slab_free with cpu partials on: an object of a page that is not the
+ * freeing task's cpu slab, pushed by compare-and-swap.  A page not frozen
+ * and full before the free is frozen for `freezer` (a cpu slab's owner id)
+ * in the same swap, without list_lock: true, and the caller puts it on that
+ * cpu slab's partial list.  A page not frozen that this free empties takes
+ * list_lock before the swap and goes to the pool when min_partial pages are
+ * on the partial list (the kernel's n->nr_partial >= s->min_partial, the
+ * page itself counted).  Every other free is lockless.
+ */
+static bool remote_free_sz(struct lb_slub_cpu *cpu, uint32_t idx, uint32_t freezer)
+{
+	struct lb_slub_cache *c = cpu->cache;
+	uint32_t page = idx / c->objs_per_page;
+	struct lb_slub_page *pg = &c->pages[page];
+	uint64_t old = atomic_load_explicit(&pg->fc, RLX);
+	uint32_t prior, inuse, owner;
+	bool freeze, empties, locked = false;
+	/* CAS loop: frees, refills and freezes race on the word. */
+	for (;;) {
+		prior = fc_free(old);
+		inuse = fc_inuse(old);
+		owner = fc_owner(old);
+		if (inuse == 0) {
+			violation(c, "page %u count went below zero", page);
+			if (locked)
+				list_unlock(cpu);
+			return false;
+		}
+		freeze = !owner && !prior;
+		empties = !owner && prior && inuse == 1;
+		if (empties && !locked) {
+			list_lock(cpu, LB_SLUB_SITE_FREE_NOMOVE); /* recounted below if it moves */
+			locked = true;
+			old = atomic_load_explicit(&pg->fc, RLX);
+			continue;
+		}
+		atomic_store_explicit(&hdr_of(c, idx)->next, prior, RLX);
+		/* Release: the link above before the object is on the list. */
+		if (atomic_compare_exchange_weak_explicit(
+			    &pg->fc, &old, fc_make(idx + 1, inuse - 1, freeze ? freezer : owner), REL,
+			    RLX))
+			break;
+	}
+	cpu->remote_frees++;
+	if (!locked)
+		cpu->lockless_frees++;
+	if (locked && empties) {
+		site_recount(cpu, LB_SLUB_SITE_FREE_NOMOVE, LB_SLUB_SITE_FREE_EMPTY);
+		if (atomic_load_explicit(&pg->on_list, RLX) == 1 &&
+		    atomic_load_explicit(&c->nr_partial, RLX) >= c->tuning.min_partial) {
+			partial_del(c, page);
+			empty_push(c, page);
+		}
+	}
+	if (locked)
+		list_unlock(cpu);
+	return freeze;
+}
+
+/* A free that is not the cpu slab's fast path (lb_slub_free, SYSFS_ZERO). */
+static void free_sz(struct lb_slub_cpu *cpu, uint32_t idx)
+{
+	struct lb_slub_cache *c = cpu->cache;
+	enum lb_slub_cpu_mode mode = c->tuning.cpu_mode;
+	uint32_t page = idx / c->objs_per_page, chain = 0;
+	if (mode == LB_SLUB_PER_THREAD) {
+		if (cpu->cs->page && page == cpu->cs->page - 1) {
+			atomic_store_explicit(&hdr_of(c, idx)->next, cpu->cs->freelist, RLX);
+			cpu->cs->freelist = idx + 1;
+			return;
+		}
+		if (remote_free_sz(cpu, idx, cpu->cs->owner))
+			chain = stash_page(c, cpu->cs, page, true);
+		if (chain)
+			unfreeze_chain(cpu, chain, LB_SLUB_SITE_UNFREEZE);
+		return;
+	}
+	if (mode == LB_SLUB_PER_CPU && fast_free(cpu, idx))
+		return;
+	struct lb_slub_pcpu *s = &c->slots[lb_slub_current_slot(c)];
+	if (mode == LB_SLUB_PER_CPU_LOCAL_LOCK) {
+		slot_lock_at(cpu, s);
+		bool own = cpu->cs->page && page == cpu->cs->page - 1;
+		if (own) {
+			atomic_store_explicit(&hdr_of(c, idx)->next, cpu->cs->freelist, RLX);
+			cpu->cs->freelist = idx + 1;
+		}
+		slot_unlock(cpu);
+		if (own)
+			return;
+	}
+	/* __slab_free outside the local lock; put_cpu_partial under it, on
+	 * the slot the page was frozen for (the task may have moved since:
+	 * the kernel's put_cpu_partial takes the CPU it then runs on). */
+	if (!remote_free_sz(cpu, idx, s->cs.owner))
+		return;
+	slot_lock_at(cpu, s);
+	chain = stash_page(c, cpu->cs, page, true);
+	slot_unlock(cpu);
+	if (chain)
+		unfreeze_chain(cpu, chain, LB_SLUB_SITE_UNFREEZE);
+}
+
+/* acquire_slab(mode 0) and put_cpu_partial(drain 0): the page at the head
+ * of the partial list (list_lock held) frozen onto cs's partial list with
+ * its freelist; the free objects it holds. */
+static uint32_t take_second(struct lb_slub_cpu *cpu, uint32_t page)
+{
+	struct lb_slub_cache *c = cpu->cache;
+	struct lb_slub_page *pg = &c->pages[page];
+	partial_del(c, page);
+	uint64_t old = atomic_load_explicit(&pg->fc, RLX);
+	/* CAS loop: lockless frees push meanwhile; freeze, freelist kept. */
+	while (!atomic_compare_exchange_weak_explicit(
+		&pg->fc, &old, fc_make(fc_free(old), fc_inuse(old), cpu->cs->owner), ACQREL, RLX))
+		;
+	stash_page(c, cpu->cs, page, false);
+	return c->objs_per_page - fc_inuse(old);
+}
+
+/*
+ * ___slab_alloc with cpu partials on: the cpu slab's own page first
+ * (get_freelist: remote frees, no lock; a page with none is unfrozen full),
+ * then the cpu partial page (no lock), then get_partial_node under
+ * list_lock, which takes a page for the cpu slab and, with cpu_partial_slabs
+ * 0 (partial_slabs 0 > 0 / 2 is false), a second one onto the partial list
+ * before it stops; then a new page.  False when the pool is exhausted.
+ */
+static bool refill_sz(struct lb_slub_cpu *cpu)
+{
+	struct lb_slub_cache *c = cpu->cache;
+	struct lb_slub_cs *cs = cpu->cs;
+	if (cs->page && take_own_freelist(cpu))
+		return true;
+	for (uint32_t n = 0; cs->partial && n <= c->capacity; n++) {
+		uint32_t page = cs->partial;
+		struct lb_slub_page *pg = &c->pages[page - 1];
+		cs->partial = atomic_load_explicit(&pg->next, RLX);
+		cs->nr_partial--;
+		atomic_store_explicit(&pg->on_list, 0, RLX); /* frozen: the cpu slab */
+		cs->page = page;
+		if (take_own_freelist(cpu)) {
+			cpu->partial_refills++;
+			return true;
+		}
+	}
+	/* get_partial_node() reads nr_partial without the lock first. */
+	if (atomic_load_explicit(&c->nr_partial, RLX)) {
+		list_lock(cpu, LB_SLUB_SITE_PARTIAL_NONE);
+		uint32_t page = atomic_load_explicit(&c->partial_head, RLX);
+		if (page > atomic_load_explicit(&c->pages_used, RLX)) {
+			violation(c, "partial list points outside the pool (%u)", page);
+			atomic_store_explicit(&c->partial_head, 0, RLX);
+			page = 0;
+		}
+		if (page) {
+			partial_del(c, page - 1);
+			cpu->partial_take_objs += freeze(cpu, page);
+			site_recount(cpu, LB_SLUB_SITE_PARTIAL_NONE, LB_SLUB_SITE_PARTIAL_TAKE);
+			uint32_t second = atomic_load_explicit(&c->partial_head, RLX);
+			if (second && second <= atomic_load_explicit(&c->pages_used, RLX))
+				cpu->partial_take_objs += take_second(cpu, second - 1);
+		}
+		list_unlock(cpu);
+		if (page)
+			return true;
+	}
+	uint32_t page = empty_pop(c);
+	if (page && c->tuning.recarve_empty)
+		carve(c, page - 1);
+	if (!page)
+		page = page_new(c);
+	if (!page)
+		return false;
+	freeze(cpu, page);
+	return true;
+}
+
+/*
+ * __flush_cpu_slab: deactivate_slab of the cpu slab, then its partial list
+ * (__unfreeze_partials).  deactivate_slab unfreezes the page with the cpu
+ * freelist spliced onto its own and takes list_lock only to put it on the
+ * partial list: not for a page that goes to the pool (empty, min_partial
+ * pages on the list) nor for a full one (on no list).
+ */
+static void flush_sz(struct lb_slub_cpu *cpu)
+{
+	struct lb_slub_cache *c = cpu->cache;
+	struct lb_slub_cs *cs = cpu->cs;
+	if (cs->page) {
+		uint32_t page = cs->page - 1, head = cs->freelist, n = 0, tail = 0;
+		struct lb_slub_page *pg = &c->pages[page];
+		for (uint32_t idx = head; idx && n <= c->objs_per_page; n++) {
+			if (!index_valid(c, idx - 1) || (idx - 1) / c->objs_per_page != page) {
+				violation(c, "cpu freelist of page %u points at object %u", page, idx - 1);
+				break;
+			}
+			tail = idx;
+			idx = atomic_load_explicit(&hdr_of(c, idx - 1)->next, RLX);
+		}
+		if (tail)
+			atomic_store_explicit(&hdr_of(c, tail - 1)->next, 0, RLX);
+		else
+			head = 0;
+		uint64_t old = atomic_load_explicit(&pg->fc, RLX), nw;
+		bool locked = false, to_pool;
+		/* CAS loop: lockless frees push meanwhile; list_lock before the
+		 * swap when the page goes to the partial list. */
+		for (;;) {
+			uint32_t inuse = fc_inuse(old) >= n ? fc_inuse(old) - n : 0;
+			uint32_t first = tail ? head : fc_free(old);
+			to_pool = !inuse &&
+				  atomic_load_explicit(&c->nr_partial, RLX) >= c->tuning.min_partial;
+			if (!to_pool && first && !locked) {
+				list_lock(cpu, LB_SLUB_SITE_FLUSH);
+				locked = true;
+				old = atomic_load_explicit(&pg->fc, RLX);
+				continue;
+			}
+			if (tail)
+				atomic_store_explicit(&hdr_of(c, tail - 1)->next, fc_free(old), RLX);
+			nw = fc_make(first, inuse, 0);
+			/* Release: our links before the chain is public. */
+			if (atomic_compare_exchange_weak_explicit(&pg->fc, &old, nw, ACQREL, RLX))
+				break;
+		}
+		cs->page = 0;
+		cs->freelist = 0;
+		if (to_pool)
+			empty_push(c, page);
+		else if (fc_free(nw))
+			partial_add(c, page);
+		if (locked)
+			list_unlock(cpu);
+	}
+	uint32_t chain = cs->partial;
+	cs->partial = 0;
+	cs->nr_partial = 0;
+	if (chain)
+		unfreeze_chain(cpu, chain, LB_SLUB_SITE_FLUSH);
+}
+
 void *lb_slub_alloc(struct lb_slub_cpu *cpu)
 {
 	enum lb_slub_cpu_mode mode = cpu->cache->tuning.cpu_mode;
@@ -1247,6 +1571,10 @@ void lb_slub_free(struct lb_slub_cpu *cpu, void *obj)
 		return;
 	struct lb_slub_cache *c = cpu->cache;
 	enum lb_slub_cpu_mode mode = c->tuning.cpu_mode;
+	if (sysfs_zero(c)) {
+		free_sz(cpu, idx);
+		return;
+	}
 	if (mode == LB_SLUB_PER_THREAD) {
 		free_cs(cpu, idx);
 		return;
@@ -1279,6 +1607,11 @@ void lb_slub_free(struct lb_slub_cpu *cpu, void *obj)
 
 void lb_slub_free_bulk(struct lb_slub_cpu *cpu, size_t n, void *const *objs)
 {
+	if (sysfs_zero(cpu->cache)) { /* one by one: each may freeze or drain */
+		for (size_t i = 0; i < n; i++)
+			lb_slub_free(cpu, objs[i]);
+		return;
+	}
 	if (cpu->cache->tuning.cpu_mode == LB_SLUB_PER_THREAD) {
 		free_bulk_cs(cpu, n, objs);
 		return;
@@ -1345,6 +1678,10 @@ void lb_slub_cpu_set_spin_budget(struct lb_slub_cpu *cpu, uint64_t budget_ns)
 static void flush(struct lb_slub_cpu *cpu)
 {
 	struct lb_slub_cache *c = cpu->cache;
+	if (sysfs_zero(c)) {
+		flush_sz(cpu);
+		return;
+	}
 	if (!cpu->cs->page) {
 		if (cpu->cs->partial) {
 			list_lock(cpu, LB_SLUB_SITE_FLUSH);

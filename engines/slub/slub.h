@@ -30,6 +30,24 @@
  *    frees to it and its refills from it take no lock (SLUB's per-CPU
  *    partial slabs).  When that list is full it goes back to the node lists
  *    in one list_lock acquisition.
+ *  - tuning.partial_mode says which kernel's cpu partial slabs these are:
+ *    CONFIG_OFF (the default) is a kernel built with
+ *    CONFIG_SLUB_CPU_PARTIAL=n, every list move above under list_lock (and
+ *    cpu_partial > 0 the work-alike's own list).  SYSFS_ZERO is a kernel
+ *    built with it whose /sys/kernel/slab/<cache>/cpu_partial was set to 0,
+ *    as scripts/rt-calibrate measures the kernel (mm/slub.c, v6.1:
+ *    __slab_free, put_cpu_partial, __unfreeze_partials, ___slab_alloc,
+ *    get_partial_node): a free into a full, unfrozen page freezes it
+ *    without list_lock onto the freeing CPU's partial list, which holds
+ *    one page: the page there before goes back to the node lists under
+ *    list_lock (the "unfreeze" site).  A cpu slab that runs dry, and
+ *    whose own page got nothing back, is unfrozen and replaced by that
+ *    partial page, without list_lock; only then get_partial takes list_lock,
+ *    and takes two pages under it: one for the cpu slab, one frozen onto
+ *    the partial list.  Frees into a frozen page (a cpu slab or a partial
+ *    one) never take list_lock; the owner collects them when it uses it.
+ *    A cpu slab flushed at the end takes list_lock only when it goes back
+ *    with free objects (deactivate_slab).
  *
  * Every page field that list_lock guards is a relaxed atomic: the lock
  * provides the ordering, and a broken lock (the `busted` control) then
@@ -101,6 +119,15 @@ struct lb_slub_page {
 enum lb_slub_cpu_mode { LB_SLUB_PER_THREAD = 0, LB_SLUB_PER_CPU, LB_SLUB_PER_CPU_LOCAL_LOCK };
 #define LB_SLUB_MAX_SLOTS 1024
 
+/*
+ * Which kernel's cpu partial slabs (tuning.partial_mode; the header's
+ * comment has both, doc/rt.md "Calibration" the sources):
+ *  - CONFIG_OFF: CONFIG_SLUB_CPU_PARTIAL=n (the default).
+ *  - SYSFS_ZERO: CONFIG_SLUB_CPU_PARTIAL=y with cpu_partial 0 written to
+ *    sysfs (cpu_partial_slabs 0): one frozen partial page per cpu slab.
+ */
+enum lb_slub_partial_mode { LB_SLUB_PARTIAL_CONFIG_OFF = 0, LB_SLUB_PARTIAL_SYSFS_ZERO };
+
 /* What `lockbench slab` tunes; lb_slub_tuning_default() is what rt runs with. */
 struct lb_slub_tuning {
 	enum lb_slub_cpu_mode cpu_mode; /* default PER_THREAD */
@@ -111,7 +138,9 @@ struct lb_slub_tuning {
 				* slab_size; a multiple of 16, >= 16 + payload) */
 	uint32_t min_objects;  /* at least this many objects per page (default 8) */
 	uint32_t min_partial;  /* empty pages kept on the partial list (default 5) */
-	uint32_t cpu_partial;  /* objects' worth of cpu partial pages per thread (0: off) */
+	uint32_t cpu_partial;  /* objects' worth of cpu partial pages per thread (0: off;
+				* CONFIG_OFF only) */
+	enum lb_slub_partial_mode partial_mode; /* default CONFIG_OFF */
 	bool recarve_empty;    /* a page from the empty pool is carved again, as a page
 				* the page allocator handed back would be (default off) */
 };
@@ -122,7 +151,9 @@ struct lb_slub_cs {
 	uint32_t owner;              /* the id + 1 frozen pages carry */
 	uint32_t page;               /* frozen page index + 1, 0: none */
 	uint32_t freelist;           /* private freelist (global object index + 1) */
-	uint32_t partial;            /* cpu partial list head (page index + 1), 0: empty */
+	uint32_t partial;            /* cpu partial list head (page index + 1), 0: empty
+				      * (SYSFS_ZERO: linked by page.next, frozen with owner,
+				      * objects on the page's freelist) */
 	uint32_t nr_partial;         /* pages on it */
 };
 
@@ -165,8 +196,10 @@ enum lb_slub_lock_state {
  * it could take (the list emptied while we waited), a free that took the
  * lock and then found the slab no longer had to move (it was frozen or
  * refilled meanwhile; the kernel's __slab_free drops and retakes it then),
- * a cpu slab flushed back to the lists (deactivate_slab), and the rest
- * (cpu partial pages given back, the nocache paths, tests).
+ * a cpu slab flushed back to the lists (deactivate_slab), with SYSFS_ZERO
+ * the cpu partial page put back when a newer one takes its place
+ * (__unfreeze_partials from put_cpu_partial), and the rest (cpu partial
+ * pages given back, the nocache paths, tests).
  */
 enum lb_slub_site {
 	LB_SLUB_SITE_PARTIAL_TAKE,
@@ -175,6 +208,7 @@ enum lb_slub_site {
 	LB_SLUB_SITE_PARTIAL_NONE,
 	LB_SLUB_SITE_FREE_NOMOVE,
 	LB_SLUB_SITE_FLUSH,
+	LB_SLUB_SITE_UNFREEZE,
 	LB_SLUB_SITE_OTHER,
 	LB_SLUB_SITES
 };
