@@ -19,7 +19,18 @@ struct lb_rt_skb_geometry {
 	struct lb_rt_skb_cache head, data;
 };
 
-/* The two caches for a message of `datasize` bytes on nr_cpus CPUs. */
+/* Whose caches (rt_skb.c has the facts of each). */
+enum lb_rt_skb_kernel {
+	LB_RT_SKB_V6_18 = 0, /* skbuff_small_head (v6.3 on) for heads up to 576 bytes */
+	LB_RT_SKB_V6_1,      /* kmalloc's power-of-two caches, from 512 bytes (Debian 12) */
+};
+
+/* The two caches for a message of `datasize` bytes on nr_cpus CPUs (6.18's). */
 void lb_rt_skb_geometry(unsigned int datasize, unsigned int nr_cpus, struct lb_rt_skb_geometry *g);
+/* The same for the kernel `k`. */
+void lb_rt_skb_geometry_of(unsigned int datasize, unsigned int nr_cpus, enum lb_rt_skb_kernel k,
+			   struct lb_rt_skb_geometry *g);
+/* "6.18" or "6.1". */
+const char *lb_rt_skb_kernel_name(enum lb_rt_skb_kernel k);
 
 #endif /* LB_RT_SKB_H */

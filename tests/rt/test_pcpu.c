@@ -8,9 +8,11 @@
  *    runs one, as a preempting task would) makes the commit restart; with
  *    a commit that checks nothing (debug_broken_commit) the object is
  *    handed out twice and the check reports it;
- *  - threads migrating while they allocate and free, both per-CPU modes;
+ *  - threads migrating while they allocate and free, both per-CPU modes,
+ *    with cpu partials off and with cpu_partial 0 (partial_mode SYSFS_ZERO:
+ *    a page frozen for a CPU's stash, drains, two-page takes);
  *  - calculate_order()/order_objects() and the AF_UNIX send's two caches
- *    on fixed sizes.
+ *    on fixed sizes, 6.18's and 6.1's.
  *   test-rt-pcpu   TAP
  */
 #include "slub.h"
@@ -52,11 +54,14 @@ static int find_cpus(void)
 	return n;
 }
 
+static enum lb_slub_partial_mode partial_mode; /* of the next new_cache() */
+
 static struct lb_slub_cache *new_cache(enum lb_slub_cpu_mode mode)
 {
 	struct lb_slub_cache *c = calloc(1, sizeof(*c));
 	struct lb_slub_tuning t = lb_slub_tuning_default();
 	t.cpu_mode = mode;
+	t.partial_mode = partial_mode;
 	if (!c || lb_slub_cache_init_tuned(c, ops, 48, POOL, &t)) {
 		free(c);
 		return NULL;
@@ -257,6 +262,26 @@ static void test_geometry(void)
 	lb_rt_skb_geometry(3000, 2, &g);
 	tap_ok(g.linear == 3000 && !strcmp(g.data.name, "kmalloc-4k") && g.data.order == 3 &&
 	       g.data.objs_per_slab == 8, "-s 3000: a 3328-byte head from kmalloc-4k (order 3, 8/slab)");
+	/* 6.1 (Debian 12): heads kmalloc'd, rounded up to a power of two from
+	 * 512; /sys/kernel/slab/kmalloc-cg-512 on the 2-vCPU guest: 16 a slab. */
+	lb_rt_skb_geometry_of(100, 2, LB_RT_SKB_V6_1, &g);
+	tap_ok(!strcmp(g.head.name, "skbuff_head_cache") && g.head.objs_per_slab == 16 &&
+	       !strcmp(g.data.name, "kmalloc-cg-512") && g.data.object_size == 512 &&
+	       g.data.order == 1 && g.data.objs_per_slab == 16,
+	       "6.1, -s 100: a 448-byte head from kmalloc-cg-512 (order 1, 16/slab; got %s, %u)",
+	       g.data.name, g.data.objs_per_slab);
+	lb_rt_skb_geometry_of(4096, 2, LB_RT_SKB_V6_1, &g);
+	tap_ok(g.linear == 0 && !strcmp(g.data.name, "kmalloc-cg-512"),
+	       "6.1, -s 4096: the 320-byte shared-info head from kmalloc-cg-512");
+	lb_rt_skb_geometry_of(1000, 2, LB_RT_SKB_V6_1, &g);
+	tap_ok(!strcmp(g.data.name, "kmalloc-cg-2k") && g.data.order == 3 && g.data.objs_per_slab == 16,
+	       "6.1, -s 1000: a 1344-byte head from kmalloc-cg-2k (order 3, 16/slab)");
+	lb_rt_skb_geometry_of(3000, 2, LB_RT_SKB_V6_1, &g);
+	tap_ok(!strcmp(g.data.name, "kmalloc-cg-4k") && g.data.objs_per_slab == 8,
+	       "6.1, -s 3000: kmalloc-cg-4k (8/slab)");
+	lb_rt_skb_geometry_of(100, 8, LB_RT_SKB_V6_1, &g);
+	tap_ok(g.data.order == 2 && g.data.objs_per_slab == 32 && g.head.objs_per_slab == 32,
+	       "6.1, -s 100 on 8 CPUs: kmalloc-cg-512 order 2, 32/slab; the head 32/slab");
 }
 
 int main(int argc, char **argv)
@@ -275,5 +300,9 @@ int main(int argc, char **argv)
 		test_intruder();
 	test_stress(LB_SLUB_PER_CPU, "percpu");
 	test_stress(LB_SLUB_PER_CPU_LOCAL_LOCK, "local-lock");
+	partial_mode = LB_SLUB_PARTIAL_SYSFS_ZERO;
+	test_stress(LB_SLUB_PER_CPU, "percpu, cpu_partial 0");
+	test_stress(LB_SLUB_PER_CPU_LOCAL_LOCK, "local-lock, cpu_partial 0");
+	test_stress(LB_SLUB_PER_THREAD, "thread, cpu_partial 0");
 	return tap_done();
 }
