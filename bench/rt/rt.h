@@ -47,6 +47,8 @@ struct lb_rt_config {
 	/* allocator knobs (engines/slub/slub.h's tuning) */
 	unsigned int cpu_partial, min_partial;
 	unsigned int cpu_slab;       /* enum lb_slub_cpu_mode (--cpu-slab) */
+	unsigned int slub_cpu_partial; /* enum lb_slub_partial_mode (--slub-cpu-partial) */
+	unsigned int slab_caches;    /* enum lb_rt_skb_kernel (--slab-caches) */
 	const char *preset;          /* --preset name, or NULL */
 	/* safety */
 	uint64_t watchdog_ns, run_timeout_ns;

@@ -77,6 +77,34 @@ static int parse_cpu_slab(const struct lb_opt *o, const char *arg, void *base)
 	return -1;
 }
 
+/* --slub-cpu-partial: which kernel's cpu partial slabs (slub.h's partial_mode). */
+static int parse_slub_cpu_partial(const struct lb_opt *o, const char *arg, void *base)
+{
+	struct lb_rt_config *cfg = &((struct rt_args *)base)->cfg;
+	(void)o;
+	if (!strcmp(arg, "off"))
+		cfg->slub_cpu_partial = 0; /* LB_SLUB_PARTIAL_CONFIG_OFF */
+	else if (!strcmp(arg, "sysfs-0"))
+		cfg->slub_cpu_partial = 1; /* LB_SLUB_PARTIAL_SYSFS_ZERO */
+	else
+		return -1;
+	return 0;
+}
+
+/* --slab-caches: whose caches a message's head and data come from (rt_skb.h). */
+static int parse_slab_caches(const struct lb_opt *o, const char *arg, void *base)
+{
+	struct lb_rt_config *cfg = &((struct rt_args *)base)->cfg;
+	(void)o;
+	if (!strcmp(arg, "6.18"))
+		cfg->slab_caches = 0; /* LB_RT_SKB_V6_18 */
+	else if (!strcmp(arg, "6.1"))
+		cfg->slab_caches = 1; /* LB_RT_SKB_V6_1 */
+	else
+		return -1;
+	return 0;
+}
+
 /* --preset rt-list-lock: the kernel experiment's hackbench -g 10 -f 20 -s 4096
  * -l 500 under perf stat -r 10; options after it override it (argv order). */
 static int parse_preset(const struct lb_opt *o, const char *arg, void *base)
@@ -149,6 +177,18 @@ static const struct lb_opt rt_opts[] = {
 	{ .name = "cpu-partial", .kind = LB_OPT_UINT, .arg = "N",
 	  .help = "objects' worth of cpu partial pages per thread\n(default 0: off; 0..65536)",
 	  .min = 0, .max = 65536, .offset = LB_OPT_AT(T, cfg.cpu_partial, unsigned int) },
+	{ .name = "slub-cpu-partial", .kind = LB_OPT_CUSTOM, .arg = "MODE",
+	  .help = "the kernel's cpu partial slabs: off (default: a\n"
+		  "kernel built with CONFIG_SLUB_CPU_PARTIAL=n),\n"
+		  "sysfs-0 (built with it, /sys/kernel/slab/*/cpu_partial\n"
+		  "set to 0, as scripts/rt-calibrate counts the kernel:\n"
+		  "one frozen partial slab per CPU, v6.1 mm/slub.c)",
+	  .parse = parse_slub_cpu_partial, .accepted = "off,sysfs-0" },
+	{ .name = "slab-caches", .kind = LB_OPT_CUSTOM, .arg = "KERNEL",
+	  .help = "whose caches a message's data head comes from:\n"
+		  "6.18 (default: skbuff_small_head up to 576 B),\n"
+		  "6.1 (kmalloc-cg-512 and up, Debian 12's kernel)",
+	  .parse = parse_slab_caches, .accepted = "6.1,6.18" },
 	{ .name = "cpu-slab", .kind = LB_OPT_CUSTOM, .arg = "MODE",
 	  .help = "whose cpu slab a task allocates from: percpu\n"
 		  "(default: one per CPU, lockless rseq commit, slow\n"
@@ -286,6 +326,10 @@ static void check_combinations(struct lb_rt_config *cfg, bool explicit_repeat,
 {
 	if (!cfg->nlocks)
 		lb_usage_error("--list-lock: no lock can run here");
+	if (cfg->slub_cpu_partial && cfg->cpu_partial)
+		lb_usage_error("--slub-cpu-partial: sysfs-0 is the kernel's own cpu partial list, "
+			       "--cpu-partial %u the work-alike's; accepted: --cpu-partial 0 with "
+			       "--slub-cpu-partial sysfs-0", cfg->cpu_partial);
 	if (cfg->groups * cfg->fds * 2 > LB_RT_MAX_TASKS)
 		lb_usage_error("--groups/--fds: %u x %u x 2 = %u threads; accepted: at most %d",
 			       cfg->groups, cfg->fds, cfg->groups * cfg->fds * 2, LB_RT_MAX_TASKS);

@@ -13,6 +13,7 @@
 #include "lb_steal.h"
 #include "lb_wrap.h"
 #include "lb_sched_hooks.h" /* LB_SCHED_PREEMPT_GAP_NS: the running gauge's hold age */
+#include "rt_skb.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -485,9 +486,13 @@ static void print_load(FILE *out, const struct lb_rt_config *cfg, const struct l
 	lb_line_put(out, cfg->wide, "#   ", &L);
 	static const char *const slab_modes[] = { "per thread", "per CPU, lockless rseq commit",
 						  "per CPU, PI local lock" };
-	lb_line_add(&L, "# allocator knobs: cpu slabs %s, cpu_partial %u, min_partial %u%s",
+	lb_line_add(&L, "# allocator knobs: cpu slabs %s, cpu_partial %u, min_partial %u, "
+		    "cpu partial slabs %s, %s's caches%s",
 		    slab_modes[cfg->cpu_slab < 3 ? cfg->cpu_slab : 0], cfg->cpu_partial,
 		    cfg->min_partial,
+		    cfg->slub_cpu_partial ? "sysfs-0 (CONFIG_SLUB_CPU_PARTIAL=y, cpu_partial 0)"
+					  : "off (CONFIG_SLUB_CPU_PARTIAL=n)",
+		    lb_rt_skb_kernel_name((enum lb_rt_skb_kernel)cfg->slab_caches),
 		    cfg->preset ? "; preset rt-list-lock (hackbench -g 10 -f 20 -s 4096 -l 500, "
 				  "perf stat -r 10)"
 				: "");
@@ -786,8 +791,9 @@ static void print_sites(FILE *out, const struct lb_rt_run *runs, size_t nruns, u
 		per[LB_SLUB_SITE_PARTIAL_TAKE], per[LB_SLUB_SITE_FREE_FULL],
 		per[LB_SLUB_SITE_FREE_EMPTY], path, kernel > 0 ? path / kernel : 0);
 	fprintf(out, "#   beyond it: found no partial slab %.3f, free that no longer moved %.3f, "
-		"flush %.3f,\n#   other %.3f\n", per[LB_SLUB_SITE_PARTIAL_NONE],
-		per[LB_SLUB_SITE_FREE_NOMOVE], per[LB_SLUB_SITE_FLUSH], per[LB_SLUB_SITE_OTHER]);
+		"flush %.3f,\n#   cpu partial slab put back %.3f, other %.3f\n",
+		per[LB_SLUB_SITE_PARTIAL_NONE], per[LB_SLUB_SITE_FREE_NOMOVE],
+		per[LB_SLUB_SITE_FLUSH], per[LB_SLUB_SITE_UNFREEZE], per[LB_SLUB_SITE_OTHER]);
 	/* 3/N assumes a slab taken off the partial list brings all N objects
 	 * (it went full -> partial -> empty in one pass); one taken back with
 	 * k < N free makes N/k takes (and as many full-slab frees) per N. */
@@ -1191,6 +1197,9 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 	lb_json_kv_string(&j, "cpu_slab",
 			  cfg->cpu_slab == 0 ? "thread" : cfg->cpu_slab == 1 ? "percpu" : "local-lock");
 	lb_json_kv_uint(&j, "min_partial", cfg->min_partial);
+	lb_json_kv_string(&j, "slub_cpu_partial", cfg->slub_cpu_partial ? "sysfs-0" : "off");
+	lb_json_kv_string(&j, "slab_caches",
+			  lb_rt_skb_kernel_name((enum lb_rt_skb_kernel)cfg->slab_caches));
 	lb_json_kv_string(&j, "preset", cfg->preset ? cfg->preset : "");
 	lb_json_kv_string(&j, "preemption", f->preempt_model);
 	if (lb_load_average_at_start() >= 0)

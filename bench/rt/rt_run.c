@@ -732,10 +732,12 @@ static int setup_cache(struct run_state *rs, const struct lb_lock_ops *ops, stru
 	tuning.cpu_partial = cfg->cpu_partial;
 	tuning.min_partial = cfg->min_partial;
 	tuning.cpu_mode = (enum lb_slub_cpu_mode)cfg->cpu_slab;
+	tuning.partial_mode = (enum lb_slub_partial_mode)cfg->slub_cpu_partial;
 	/* The kernel's two caches of an AF_UNIX send (rt_skb.c), their objects
 	 * per slab from calculate_order() for this machine's CPUs. */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	lb_rt_skb_geometry(cfg->datasize, ncpu > 0 ? (unsigned int)ncpu : 1, &rs->geo);
+	lb_rt_skb_geometry_of(cfg->datasize, ncpu > 0 ? (unsigned int)ncpu : 1,
+			      (enum lb_rt_skb_kernel)cfg->slab_caches, &rs->geo);
 	struct lb_slub_cache *caches[2] = { &rs->head, &rs->cache };
 	const struct lb_rt_skb_cache *kc[2] = { &rs->geo.head, &rs->geo.data };
 	int err = 0;

@@ -80,6 +80,9 @@ def scenario_cli(tmp):
         (["--cpu-partial", "x"], "--cpu-partial"),
         (["--min-partial", "2000"], "--min-partial"),
         (["--cpu-slab", "bogus"], "--cpu-slab"),
+        (["--slub-cpu-partial", "0"], "accepted: off,sysfs-0"),
+        (["--slab-caches", "5.10"], "accepted: 6.1,6.18"),
+        (["--slub-cpu-partial", "sysfs-0", "--cpu-partial", "30"], "--slub-cpu-partial"),
         (["--nosuch"], "--nosuch"),
         (["--groups"], "--groups"),
         (["stray"], "stray"),
@@ -451,6 +454,16 @@ def scenario_knobs(tmp):
                run0.get("list_lock_per_message", -1) > 0,
                "--cpu-slab %s: recorded, list_lock acquisitions per message reported (%s)"
                % (mode, run0.get("list_lock_per_message")))
+    for mode, caches in (("off", "6.18"), ("sysfs-0", "6.1")):
+        doc = run_json(tmp, "scp-" + mode, base + ["--slub-cpu-partial", mode,
+                                                   "--slab-caches", caches])
+        if doc:
+            cfg = json.dumps(doc.get("config", {}))
+            run0 = doc["results"][0]["runs"][0]
+            ok('"slub_cpu_partial": "%s"' % mode in cfg and '"slab_caches": "%s"' % caches in cfg
+               and run0.get("list_lock_per_message", -1) > 0,
+               "--slub-cpu-partial %s --slab-caches %s: recorded, list_lock per message "
+               "reported (%s)" % (mode, caches, run0.get("list_lock_per_message")))
     doc = run_json(tmp, "raw", ["--compare", "qspinlock,pthread-pi", "-g", "1", "-f", "2", "-l",
                                 "500", "-r", "1", "-t", "1"])
     if doc:
