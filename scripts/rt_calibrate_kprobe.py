@@ -52,8 +52,17 @@ FIND_FUNCS = ("__slab_free", "___slab_alloc", "deactivate_slab")
 # cache; the first function of each list that the kernel has): slow-path
 # allocations (a cpu slab refilled: from its own remote frees, a partial
 # slab or a new one), new slabs, slabs given back to the page allocator.
+# With cpu partials on (CONFIG_SLUB_CPU_PARTIAL=y, cpu_partial 0; mm/slub.c
+# v6.1) also, where the kernel has them as functions of their own: slabs
+# put on a CPU's partial list (from __slab_free, drain, or get_partial_node),
+# the drains back to the node list, the takes from it, and cpu slabs
+# unfrozen back to the lists.
 SITE_FUNCS = (("slow", ("___slab_alloc", "__slab_alloc")), ("newslab", ("new_slab", "allocate_slab")),
-              ("discard", ("discard_slab", "free_slab", "__free_slab")))
+              ("discard", ("discard_slab", "free_slab", "__free_slab")),
+              ("put_cpu_partial", ("put_cpu_partial",)),
+              ("unfreeze_partials", ("__unfreeze_partials",)),
+              ("get_partial_node", ("get_partial_node",)),
+              ("deactivate_slab", ("deactivate_slab",)))
 SKB_SHINFO = 320           # SKB_DATA_ALIGN(sizeof(struct skb_shared_info)), x86-64
 KMALLOC_SIZES = (8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096, 8192)
 
