@@ -122,6 +122,7 @@ struct lb_rt_run {
 	uint64_t site_acquires[LB_SLUB_SITES];
 	/* Free objects each cache's partial slabs brought when taken ([0] head). */
 	uint64_t partial_take_objs[2], partial_takes[2];
+	uint64_t refills[2], cpu_partial_puts[2], cpu_partial_refills[2]; /* slub.h's, per cache */
 	uint32_t objs_per_slab[2];
 	/* Contenders at an acquisition (holder + waiters): mean, maximum. */
 	double contenders_mean;

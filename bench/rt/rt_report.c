@@ -807,6 +807,17 @@ static void print_sites(FILE *out, const struct lb_rt_run *runs, size_t nruns, u
 	fprintf(out, "#   free objects a partial slab brought when taken: head cache %.1f of %u, "
 		"data cache %.1f of %u\n", takes[0] ? (double)objs[0] / (double)takes[0] : 0, n[0],
 		takes[1] ? (double)objs[1] / (double)takes[1] : 0, n[1]);
+	/* The kernel's ___slab_alloc, put_cpu_partial and slub_percpu_partial
+	 * counts (rt-calibrate kprobe's "slow" and "put_cpu_partial"). */
+	double rf[2] = { 0, 0 }, puts = 0, prf = 0;
+	for (size_t i = 0; i < nruns; i++)
+		for (int c = 0; c < 2; c++) {
+			rf[c] += (double)runs[i].refills[c] / (double)msgs;
+			puts += (double)runs[i].cpu_partial_puts[c] / (double)msgs;
+			prf += (double)runs[i].cpu_partial_refills[c] / (double)msgs;
+		}
+	fprintf(out, "#   slow-path refills per message: head cache %.3f, data cache %.3f; pages put "
+		"on a cpu partial list %.3f, refills from one %.3f\n", rf[0], rf[1], puts, prf);
 }
 
 /*
@@ -1166,6 +1177,16 @@ static void json_sites(struct lb_json *j, const struct lb_rt_run *r)
 	lb_json_uint(j, r->partial_take_objs[0]);
 	lb_json_uint(j, r->partial_take_objs[1]);
 	lb_json_array_end(j);
+	const uint64_t *arr[3] = { r->refills, r->cpu_partial_puts, r->cpu_partial_refills };
+	static const char *const keys[3] = { "refills_head_data", "cpu_partial_puts_head_data",
+					     "cpu_partial_refills_head_data" };
+	for (int k = 0; k < 3; k++) {
+		lb_json_key(j, keys[k]);
+		lb_json_array_begin(j);
+		lb_json_uint(j, arr[k][0]);
+		lb_json_uint(j, arr[k][1]);
+		lb_json_array_end(j);
+	}
 	lb_json_object_end(j);
 }
 

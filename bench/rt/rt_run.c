@@ -647,6 +647,9 @@ static int collect_run(struct run_state *rs, const struct lb_lock_ops *ops,
 		out->partial_take_objs[i] = atomic_load_explicit(&c->partial_take_objs, RLX);
 		out->partial_takes[i] =
 			atomic_load_explicit(&c->site_acquires[LB_SLUB_SITE_PARTIAL_TAKE], RLX);
+		out->refills[i] = atomic_load_explicit(&c->refills, RLX);
+		out->cpu_partial_puts[i] = atomic_load_explicit(&c->cpu_partial_puts, RLX);
+		out->cpu_partial_refills[i] = atomic_load_explicit(&c->cpu_partial_refills, RLX);
 		out->budget_exhausted += atomic_load_explicit(&c->budget_exhausted, RLX);
 		double mh = (double)atomic_load_explicit(&c->max_hold_ns, RLX) / 1e3;
 		out->max_hold_us = mh > out->max_hold_us ? mh : out->max_hold_us;

@@ -823,6 +823,7 @@ static bool refill(struct lb_slub_cpu *cpu)
 	struct lb_slub_cache *c = cpu->cache;
 	uint32_t page = 0;
 
+	cpu->refills++;
 	if (sysfs_zero(c))
 		return refill_sz(cpu);
 
@@ -1369,8 +1370,10 @@ static void free_sz(struct lb_slub_cpu *cpu, uint32_t idx)
 			cpu->cs->freelist = idx + 1;
 			return;
 		}
-		if (remote_free_sz(cpu, idx, cpu->cs->owner))
+		if (remote_free_sz(cpu, idx, cpu->cs->owner)) {
 			chain = stash_page(c, cpu->cs, page, true);
+			cpu->cpu_partial_puts++;
+		}
 		if (chain)
 			unfreeze_chain(cpu, chain, LB_SLUB_SITE_UNFREEZE);
 		return;
@@ -1397,6 +1400,7 @@ static void free_sz(struct lb_slub_cpu *cpu, uint32_t idx)
 	slot_lock_at(cpu, s);
 	chain = stash_page(c, cpu->cs, page, true);
 	slot_unlock(cpu);
+	cpu->cpu_partial_puts++;
 	if (chain)
 		unfreeze_chain(cpu, chain, LB_SLUB_SITE_UNFREEZE);
 }
@@ -1415,6 +1419,7 @@ static uint32_t take_second(struct lb_slub_cpu *cpu, uint32_t page)
 		&pg->fc, &old, fc_make(fc_free(old), fc_inuse(old), cpu->cs->owner), ACQREL, RLX))
 		;
 	stash_page(c, cpu->cs, page, false);
+	cpu->cpu_partial_puts++;
 	return c->objs_per_page - fc_inuse(old);
 }
 
@@ -1744,6 +1749,9 @@ void lb_slub_cpu_fini(struct lb_slub_cpu *cpu)
 	for (int k = 0; k < LB_SLUB_SITES; k++)
 		atomic_fetch_add_explicit(&c->site_acquires[k], cpu->site_acquires[k], RLX);
 	atomic_fetch_add_explicit(&c->partial_take_objs, cpu->partial_take_objs, RLX);
+	atomic_fetch_add_explicit(&c->refills, cpu->refills, RLX);
+	atomic_fetch_add_explicit(&c->cpu_partial_puts, cpu->cpu_partial_puts, RLX);
+	atomic_fetch_add_explicit(&c->cpu_partial_refills, cpu->partial_refills, RLX);
 	atomic_fetch_add_explicit(&c->budget_exhausted, cpu->budget_exhausted, RLX);
 	atomic_fetch_add_explicit(&c->hold_ns_sum, (uint64_t)lb_cycles_to_ns(cpu->hold_cycles_sum),
 				  RLX);

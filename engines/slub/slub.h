@@ -244,6 +244,11 @@ struct lb_slub_cache {
 	_Atomic uint64_t allocs, frees, remote_frees, lock_acquires, budget_exhausted;
 	_Atomic uint64_t site_acquires[LB_SLUB_SITES]; /* lock_acquires by enum lb_slub_site */
 	_Atomic uint64_t partial_take_objs; /* free objects the partial slabs taken brought */
+	/* Slow-path refills (the kernel's ___slab_alloc entries but those that
+	 * found the cpu freelist refilled meanwhile), pages put on a cpu
+	 * partial list (SYSFS_ZERO's put_cpu_partial calls) and refills from
+	 * one (slub_percpu_partial). */
+	_Atomic uint64_t refills, cpu_partial_puts, cpu_partial_refills;
 	_Atomic uint64_t lockless_frees, lockless_refills;
 	_Atomic uint64_t max_hold_ns, violations;
 	/* The list_lock's gauges (doc/rt.md, "Is the mechanism there"): time
@@ -310,6 +315,7 @@ struct lb_slub_cpu {
 	uint64_t allocs, frees, remote_frees, lock_acquires, budget_exhausted, max_hold_cycles;
 	uint64_t site_acquires[LB_SLUB_SITES]; /* lock_acquires by enum lb_slub_site */
 	uint64_t partial_take_objs; /* free objects the partial slabs we took brought */
+	uint64_t refills, cpu_partial_puts; /* as the cache's */
 	uint64_t hold_cycles_sum, lock_contended, contended_wait_cycles; /* list_lock gauges */
 	uint64_t partial_frees, partial_refills; /* lockless via the cpu partial list */
 	uint64_t lockless_frees, lockless_refills; /* remote frees / own-page refills without list_lock */
