@@ -124,13 +124,6 @@ static void ctx_teardown(struct aim_ctx *c)
 	}
 }
 
-/* Bounded futex sleep: 20 ms at most, so the stop flag is seen. */
-static void wait_change(_Atomic uint32_t *word, uint32_t seen)
-{
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
-	lb_futex_wait(word, seen, &ts);
-}
-
 /* This thread's CPU time in ns: a test's cost without the time other
  * threads and processes ran on its CPU (the machine may be loaded). */
 static uint64_t thread_cpu_ns(void)
@@ -169,7 +162,7 @@ static void *helper_main(void *arg)
 		if (cmd == seen) {
 			if (stopping(pt) && err)
 				break;
-			wait_change(&h->cmd, seen);
+			aim_wait_change(&h->cmd, seen);
 			continue;
 		}
 		seen = cmd;
@@ -194,24 +187,6 @@ static void *helper_main(void *arg)
 	return NULL;
 }
 
-void aim_shell_pipeline(struct aim_task *t, uint32_t bytes)
-{
-	struct aim_helper *h = t->helper;
-	uint32_t done0 = atomic_load_explicit(&h->done, memory_order_acquire);
-	h->bytes = bytes;
-	/* release: publishes `bytes` to the helper's acquire load. */
-	atomic_fetch_add_explicit(&h->cmd, 1, memory_order_release);
-	lb_futex_wake(&h->cmd, 1);
-	size_t sent = aim_pipe_write(&t->ctx, h->pipe, bytes);
-	/* wait(2) for the pipeline's last process */
-	while (sent == bytes) { /* a short write means the run is stopping */
-		uint32_t d = atomic_load_explicit(&h->done, memory_order_acquire);
-		if (d != done0 || aim_stopping(t->k))
-			break;
-		wait_change(&h->done, d);
-	}
-}
-
 static void park_if_paused(struct point *pt)
 {
 	/* acquire: pairs with the main thread's release when it unpauses after
@@ -222,7 +197,7 @@ static void park_if_paused(struct point *pt)
 	lb_futex_wake(&pt->parked, 1);
 	uint32_t p;
 	while ((p = atomic_load_explicit(&pt->pause, memory_order_acquire)) != 0 && !stopping(pt))
-		wait_change(&pt->pause, p);
+		aim_wait_change(&pt->pause, p);
 	atomic_fetch_sub_explicit(&pt->parked, 1, memory_order_acq_rel);
 }
 
@@ -472,7 +447,7 @@ static bool supervise(struct point *pt, unsigned long *violations)
 				f = atomic_load_explicit(&pt->finished, memory_order_acquire);
 				if (parked + f >= pt->users)
 					break;
-				wait_change(&pt->parked, parked);
+				aim_wait_change(&pt->parked, parked);
 			}
 			if (!alive)
 				break;
@@ -485,7 +460,7 @@ static bool supervise(struct point *pt, unsigned long *violations)
 			next_check = lb_now_ns() + pt->cfg->check_ns;
 			continue;
 		}
-		wait_change(&pt->finished, f);
+		aim_wait_change(&pt->finished, f);
 	}
 	free(w.at0);
 	free(w.threads);

@@ -54,7 +54,11 @@ static inline bool aim_job_ending(const struct aim_task *t)
 }
 
 /* Post a pipeline of `bytes` to the helper and feed it; returns when the
- * helper has drained it (or the run stops). */
+ * helper has drained it (or the run stops).  shell_pipe.c, compiled both
+ * natively and into the simulator's world. */
 void aim_shell_pipeline(struct aim_task *t, uint32_t bytes);
+/* A futex sleep on `word` while it holds `seen`, 20 ms at most, so a stop
+ * flag is seen. */
+void aim_wait_change(_Atomic uint32_t *word, uint32_t seen);
 
 #endif /* LB_AIM7_TASK_H */

@@ -111,5 +111,6 @@ void lb_simi_preempt(int off);
 #define aim_user_tests aim_simk_user_tests
 #define aim_kwork_burn aim_simk_kwork_burn
 #define aim_shell_pipeline aim_simk_shell_pipeline
+#define aim_wait_change aim_simk_wait_change
 
 #endif /* LB_SIM_AIM7_INTERPOSE_H */

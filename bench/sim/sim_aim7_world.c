@@ -109,13 +109,6 @@ static int ctx_setup(struct aim_ctx *c, unsigned int index)
 	return 0;
 }
 
-/* A futex sleep of at most 20 ms (aim7_run.c's wait_change). */
-static void wait_change(_Atomic uint32_t *word, uint32_t seen)
-{
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
-	lb_futex_wait(word, seen, &ts);
-}
-
 static void init_thread(void *arg)
 {
 	(void)arg;
@@ -135,7 +128,7 @@ static void helper_main(void *arg)
 		/* acquire: pairs with the release in aim_shell_pipeline. */
 		uint32_t cmd = atomic_load_explicit(&h->cmd, memory_order_acquire);
 		if (cmd == seen) {
-			wait_change(&h->cmd, seen);
+			aim_wait_change(&h->cmd, seen);
 			continue;
 		}
 		seen = cmd;
@@ -146,23 +139,6 @@ static void helper_main(void *arg)
 		/* release: the child reads our counters after seeing it. */
 		atomic_fetch_add_explicit(&h->done, 1, memory_order_release);
 		lb_futex_wake(&h->done, 1);
-	}
-}
-
-void aim_shell_pipeline(struct aim_task *t, uint32_t bytes)
-{
-	struct aim_helper *h = t->helper;
-	uint32_t done0 = atomic_load_explicit(&h->done, memory_order_acquire);
-	h->bytes = bytes;
-	/* release: publishes `bytes` to the helper's acquire load. */
-	atomic_fetch_add_explicit(&h->cmd, 1, memory_order_release);
-	lb_futex_wake(&h->cmd, 1);
-	size_t sent = aim_pipe_write(&t->ctx, h->pipe, bytes);
-	while (sent == bytes) { /* wait(2) for the pipeline's last process */
-		uint32_t d = atomic_load_explicit(&h->done, memory_order_acquire);
-		if (d != done0 || aim_stopping(t->k))
-			break;
-		wait_change(&h->done, d);
 	}
 }
 
