@@ -13,6 +13,9 @@ sweep        --list-inputs: x0.5 and x1.5 rows for each latency, the three
              two inputs run (--jobs 2): the no-op rows (offcpu_ns is 0)
              give the baseline's figures exactly, an op's x0.5 other ones;
              --replot reads the sweep's JSON
+replot       --replot of that run's JSON, no --plot: its tables and verdicts
+             again, line for line; the tables carry the gauges (running
+             contenders, list_lock's held share, found taken, sleeps)
 label        every block the script prints opens with "MODEL PREDICTION";
              each criterion of doc/sim.md has a verdict line (met, MISSED
              or reported); the JSON says schema lockbench-sim-seeds 1,
@@ -64,6 +67,17 @@ with tempfile.TemporaryDirectory() as d:
        doc.get("model") == "sim" and doc.get("label") == "model prediction",
        "label: the JSON's schema, model and label (%s)" % {k: doc.get(k) for k in
                                                            ("schema", "version", "label")})
+    gauges = ["run2A", "list_lock_rho", "list_lock_taken_pct", "list_lock_running2",
+              "list_lock_owner_off", "list_lock_sleeps"]
+    ok(all(g in a.stdout for g in gauges),
+       "gauges: the tables print running contenders and list_lock's gauges (missing %s)"
+       % [g for g in gauges if g not in a.stdout])
+    r = seeds(["--replot", js], timeout=60)
+    again = r.stdout.splitlines()[1:]
+    ok(a.returncode == 0 and r.returncode == 0 and again == a.stdout.splitlines()[:len(again)]
+       and len(again) > 20,
+       "replot: --replot JSON (no --plot) prints the run's tables and verdicts again, the same "
+       "%d lines (exit %d)" % (len(again), r.returncode))
 
 LATENCIES = ["l1_hit", "same_core", "same_socket", "cross_socket", "memory", "rmw",
              "context_switch", "wakeup", "syscall"]
