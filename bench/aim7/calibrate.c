@@ -10,6 +10,7 @@
 
 #include "costs.h"
 #include "lb_hostinfo.h"
+#include "lb_textfile.h"
 #include "lb_outfile.h"
 #include "lb_time.h"
 
@@ -708,27 +709,17 @@ static void teardown(struct cal *s)
 
 static void host_facts(struct aim_costs *c)
 {
-	struct lb_hostinfo h;
-	lb_hostinfo_get(&h);
-	snprintf(c->host_kernel, sizeof(c->host_kernel), "%s", h.kernel);
-	snprintf(c->host_cpu, sizeof(c->host_cpu), "%s", h.cpu_model);
-	snprintf(c->host_cpus, sizeof(c->host_cpus), "%d", h.ncpus_online);
-	/* '#' starts a comment in the table: none may appear in a value. */
-	for (char *p = c->host_kernel; *p; p++)
-		*p = *p == '#' ? ' ' : *p;
-	for (char *p = c->host_cpu; *p; p++)
-		*p = *p == '#' ? ' ' : *p;
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(c->host_date, sizeof(c->host_date), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	snprintf(c->host_load, sizeof(c->host_load), "unknown");
-	FILE *f = fopen("/proc/loadavg", "r");
-	double l1;
-	if (f && fscanf(f, "%lf", &l1) == 1)
+	struct lb_textfile_host f;
+	lb_textfile_host_facts(&f);
+	snprintf(c->host_kernel, sizeof(c->host_kernel), "%s", f.kernel);
+	snprintf(c->host_cpu, sizeof(c->host_cpu), "%s", f.cpu);
+	snprintf(c->host_cpus, sizeof(c->host_cpus), "%s", f.cpus);
+	snprintf(c->host_date, sizeof(c->host_date), "%s", f.date);
+	double l1 = lb_load_average_now();
+	if (l1 < 0)
+		snprintf(c->host_load, sizeof(c->host_load), "unknown");
+	else
 		snprintf(c->host_load, sizeof(c->host_load), "%.2f (1-min load average)", l1);
-	if (f)
-		fclose(f);
 }
 
 int aim_costs_measure(struct aim_costs *c, const char *tmpdir, double budget_s, char *err,

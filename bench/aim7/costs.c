@@ -5,6 +5,7 @@
  */
 #include "costs.h"
 #include "aim7_paths.h"
+#include "lb_textfile.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -163,26 +164,12 @@ int aim_costs_parse(const char *text, struct aim_costs *c, char *err, size_t err
 	char line[512];
 	unsigned int lineno = 0;
 	memset(c, 0, sizeof(*c));
-	for (const char *p = text; *p;) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		lineno++;
-		if (len >= sizeof(line)) {
-			snprintf(err, errlen, "%u: line longer than %zu characters", lineno,
-				 sizeof(line) - 1);
-			return -1;
-		}
-		memcpy(line, p, len);
-		line[len] = '\0';
-		p += len + (nl != NULL);
-		char *hash = strchr(line, '#');
-		if (hash)
-			*hash = '\0';
-		if (line[strspn(line, " \t\r")] == '\0')
-			continue;
+	int more;
+	while ((more = lb_textfile_next_line(&text, line, sizeof(line), &lineno, err, errlen)) > 0)
 		if (parse_line(line, lineno, c, &have_schema, seen, err, errlen))
 			return -1;
-	}
+	if (more < 0)
+		return -1;
 	if (!have_schema) {
 		snprintf(err, errlen, "empty: not a cost table (want '" AIM_COSTS_SCHEMA " 1' first)");
 		return -1;
@@ -212,29 +199,10 @@ int aim_costs_parse(const char *text, struct aim_costs *c, char *err, size_t err
 
 int aim_costs_load(const char *path, struct aim_costs *c, char *err, size_t errlen)
 {
-	enum { MAX = 64 * 1024 };
 	char msg[600];
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+	char *text = lb_textfile_read(path, 64 * 1024, err, errlen);
+	if (!text)
 		return -1;
-	}
-	char *text = malloc(MAX + 1);
-	size_t n = text ? fread(text, 1, MAX + 1, f) : 0;
-	bool bad_read = ferror(f);
-	fclose(f);
-	if (!text || bad_read || n > MAX) {
-		snprintf(err, errlen, "'%s': %s", path,
-			 !text ? "out of memory" : bad_read ? "read error" : "larger than 64 KiB");
-		free(text);
-		return -1;
-	}
-	text[n] = '\0';
-	if (memchr(text, '\0', n)) {
-		snprintf(err, errlen, "'%s': not a text file", path);
-		free(text);
-		return -1;
-	}
 	int rc = aim_costs_parse(text, c, msg, sizeof(msg));
 	free(text);
 	if (rc) {

@@ -20,6 +20,7 @@
  */
 #include "sim_rt_calibrate.h"
 #include "lb_hostinfo.h"
+#include "lb_textfile.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -232,20 +233,12 @@ static int clock_cost(struct cal_task *tasks, size_t ntasks, struct lb_simr_cost
 
 static void host_facts(struct lb_simr_costs *c, double load0, double others0)
 {
-	struct lb_hostinfo h;
-	lb_hostinfo_get(&h);
-	snprintf(c->host_kernel, sizeof(c->host_kernel), "%s", h.kernel);
-	snprintf(c->host_cpu, sizeof(c->host_cpu), "%s", h.cpu_model);
-	snprintf(c->host_cpus, sizeof(c->host_cpus), "%d", h.ncpus_online);
-	/* '#' starts a comment in the file: none may appear in a value. */
-	for (char *p = c->host_kernel; *p; p++)
-		*p = *p == '#' ? ' ' : *p;
-	for (char *p = c->host_cpu; *p; p++)
-		*p = *p == '#' ? ' ' : *p;
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(c->host_date, sizeof(c->host_date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	struct lb_textfile_host f;
+	lb_textfile_host_facts(&f);
+	snprintf(c->host_kernel, sizeof(c->host_kernel), "%s", f.kernel);
+	snprintf(c->host_cpu, sizeof(c->host_cpu), "%s", f.cpu);
+	snprintf(c->host_cpus, sizeof(c->host_cpus), "%s", f.cpus);
+	snprintf(c->host_date, sizeof(c->host_date), "%s", f.date);
 	snprintf(c->host_load, sizeof(c->host_load),
 		 "%.2f before, %.2f after (1-min load average); %.0f runnable beside it before",
 		 load0, lb_load_average_now(), others0);

@@ -672,6 +672,36 @@ static uint32_t cpu_partial_max_pages(const struct lb_slub_cache *c)
 /* Whether `page` (index) is on this thread's cpu partial list.  Only the
  * owner changes `frozen` to or from its own id, so the owner reads it
  * without the lock. */
+/* The node partial list's head (page index + 1; 0: empty), list_lock
+ * held; a head outside the pool is a violation and reads as empty. */
+static uint32_t partial_head_checked(struct lb_slub_cache *c)
+{
+	uint32_t page = atomic_load_explicit(&c->partial_head, RLX);
+	if (page > atomic_load_explicit(&c->pages_used, RLX)) {
+		violation(c, "partial list points outside the pool (%u)", page);
+		atomic_store_explicit(&c->partial_head, 0, RLX);
+		page = 0;
+	}
+	return page;
+}
+
+/* new_slab(): a page from the page allocator (the empty pool, else a
+ * fresh one), without list_lock; it is private until frozen as cpu's
+ * slab.  False when the pool is exhausted. */
+static bool new_slab(struct lb_slub_cpu *cpu)
+{
+	struct lb_slub_cache *c = cpu->cache;
+	uint32_t page = empty_pop(c);
+	if (page && c->tuning.recarve_empty)
+		carve(c, page - 1);
+	if (!page)
+		page = page_new(c);
+	if (!page)
+		return false;
+	freeze(cpu, page);
+	return true;
+}
+
 static bool on_my_partial(const struct lb_slub_cpu *cpu, uint32_t page)
 {
 	const struct lb_slub_page *pg = &cpu->cache->pages[page];
@@ -843,12 +873,7 @@ static bool refill(struct lb_slub_cpu *cpu)
 		list_lock(cpu, LB_SLUB_SITE_PARTIAL_NONE);
 		if (cpu->cs->partial)
 			cpu_partial_unfreeze_locked(cpu); /* none had objects of its own */
-		page = atomic_load_explicit(&c->partial_head, RLX);
-		if (page > atomic_load_explicit(&c->pages_used, RLX)) {
-			violation(c, "partial list points outside the pool (%u)", page);
-			atomic_store_explicit(&c->partial_head, 0, RLX);
-			page = 0;
-		}
+		page = partial_head_checked(c);
 		if (page) {
 			partial_del(c, page - 1);
 			cpu->partial_take_objs += freeze(cpu, page);
@@ -858,17 +883,7 @@ static bool refill(struct lb_slub_cpu *cpu)
 		if (page)
 			return true; /* the caller retries if the page had nothing after all */
 	}
-	/* new_slab(): a page from the page allocator (the empty pool, else a
-	 * fresh one), without list_lock; it is private until frozen. */
-	page = empty_pop(c);
-	if (page && c->tuning.recarve_empty)
-		carve(c, page - 1);
-	if (!page)
-		page = page_new(c);
-	if (!page)
-		return false;
-	freeze(cpu, page);
-	return true;
+	return new_slab(cpu);
 }
 
 /* Pop the cpu freelist (which must be non-empty); 0 when its link is bad. */
@@ -922,12 +937,7 @@ void *lb_slub_alloc_nocache(struct lb_slub_cpu *cpu)
 	for (int tries = 0; tries < 4; tries++) {
 		uint32_t idx = 0;
 		list_lock(cpu, LB_SLUB_SITE_OTHER);
-		uint32_t page = atomic_load_explicit(&c->partial_head, RLX);
-		if (page > atomic_load_explicit(&c->pages_used, RLX)) {
-			violation(c, "partial list points outside the pool (%u)", page);
-			atomic_store_explicit(&c->partial_head, 0, RLX);
-			page = 0;
-		}
+		uint32_t page = partial_head_checked(c);
 		if (!page) {
 			page = empty_pop(c);
 			if (page)
@@ -1452,12 +1462,7 @@ static bool refill_sz(struct lb_slub_cpu *cpu)
 	/* get_partial_node() reads nr_partial without the lock first. */
 	if (atomic_load_explicit(&c->nr_partial, RLX)) {
 		list_lock(cpu, LB_SLUB_SITE_PARTIAL_NONE);
-		uint32_t page = atomic_load_explicit(&c->partial_head, RLX);
-		if (page > atomic_load_explicit(&c->pages_used, RLX)) {
-			violation(c, "partial list points outside the pool (%u)", page);
-			atomic_store_explicit(&c->partial_head, 0, RLX);
-			page = 0;
-		}
+		uint32_t page = partial_head_checked(c);
 		if (page) {
 			partial_del(c, page - 1);
 			cpu->partial_take_objs += freeze(cpu, page);
@@ -1470,15 +1475,7 @@ static bool refill_sz(struct lb_slub_cpu *cpu)
 		if (page)
 			return true;
 	}
-	uint32_t page = empty_pop(c);
-	if (page && c->tuning.recarve_empty)
-		carve(c, page - 1);
-	if (!page)
-		page = page_new(c);
-	if (!page)
-		return false;
-	freeze(cpu, page);
-	return true;
+	return new_slab(cpu);
 }
 
 /*
