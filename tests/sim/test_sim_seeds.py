@@ -63,10 +63,13 @@ with tempfile.TemporaryDirectory() as d:
        all(v in ("met", "MISSED", "reported") for v in verdicts.values()),
        "label: a verdict line for each criterion (%s)" % verdicts)
     doc = json.load(open(js)) if a.returncode == 0 else {}
+    host = doc.get("host", {})
     ok(doc.get("schema") == "lockbench-sim-seeds" and doc.get("version") == 1 and
-       doc.get("model") == "sim" and doc.get("label") == "model prediction",
-       "label: the JSON's schema, model and label (%s)" % {k: doc.get(k) for k in
-                                                           ("schema", "version", "label")})
+       doc.get("model") == "sim" and doc.get("label") == "model prediction" and
+       host.get("kernel") and host.get("cpus_online", 0) > 0 and
+       str(host.get("lockbench", "")).startswith("lockbench "),
+       "label: the JSON's schema, model, label and host facts (%s)"
+       % {k: doc.get(k) for k in ("schema", "version", "label", "host")})
     gauges = ["run2A", "list_lock_rho", "list_lock_taken_pct", "list_lock_running2",
               "list_lock_owner_off", "list_lock_sleeps"]
     ok(all(g in a.stdout for g in gauges),
