@@ -816,8 +816,9 @@ static void print_sites(FILE *out, const struct lb_rt_run *runs, size_t nruns, u
 			puts += (double)runs[i].cpu_partial_puts[c] / (double)msgs;
 			prf += (double)runs[i].cpu_partial_refills[c] / (double)msgs;
 		}
-	fprintf(out, "#   slow-path refills per message: head cache %.3f, data cache %.3f; pages put "
-		"on a cpu partial list %.3f, refills from one %.3f\n", rf[0], rf[1], puts, prf);
+	fprintf(out, "#   slow-path refills per message: head cache %.3f, data cache %.3f;\n"
+		"#   pages put on a cpu partial list %.3f, refills from one %.3f\n", rf[0], rf[1],
+		puts, prf);
 }
 
 /*
