@@ -1052,6 +1052,21 @@ static void remote_free(struct lb_slub_cpu *cpu, uint32_t idx, bool to_cpu_parti
 }
 
 /* An object of one of our cpu partial pages: its private freelist, no lock. */
+/*
+ * A free's fast path into the task's cpu slab (cpu->cs: its own, or the
+ * slot whose local lock it holds): idx goes onto the cpu freelist when
+ * its page is the cpu slab.  False: another page's object, nothing done.
+ */
+static bool cpu_slab_push(struct lb_slub_cpu *cpu, uint32_t idx)
+{
+	struct lb_slub_cache *c = cpu->cache;
+	if (!cpu->cs->page || idx / c->objs_per_page != cpu->cs->page - 1)
+		return false;
+	atomic_store_explicit(&hdr_of(c, idx)->next, cpu->cs->freelist, RLX);
+	cpu->cs->freelist = idx + 1;
+	return true;
+}
+
 static void local_free_push(struct lb_slub_cpu *cpu, uint32_t idx)
 {
 	struct lb_slub_page *pg = &cpu->cache->pages[idx / cpu->cache->objs_per_page];
@@ -1064,12 +1079,8 @@ static void local_free_push(struct lb_slub_cpu *cpu, uint32_t idx)
 static void free_cs(struct lb_slub_cpu *cpu, uint32_t idx)
 {
 	struct lb_slub_cache *c = cpu->cache;
-	if (cpu->cs->page && idx / c->objs_per_page == cpu->cs->page - 1) {
-		/* Our own cpu slab: the lockless fast path. */
-		atomic_store_explicit(&hdr_of(c, idx)->next, cpu->cs->freelist, RLX);
-		cpu->cs->freelist = idx + 1;
+	if (cpu_slab_push(cpu, idx)) /* our own cpu slab: the lockless fast path */
 		return;
-	}
 	if (cpu->cs->partial && on_my_partial(cpu, idx / c->objs_per_page)) {
 		local_free_push(cpu, idx);
 		return;
@@ -1099,11 +1110,8 @@ static void free_bulk_cs(struct lb_slub_cpu *cpu, size_t n, void *const *objs)
 		uint32_t idx = release(cpu, objs[i]);
 		if (idx == UINT32_MAX)
 			continue;
-		if (cpu->cs->page && idx / c->objs_per_page == cpu->cs->page - 1) {
-			atomic_store_explicit(&hdr_of(c, idx)->next, cpu->cs->freelist, RLX);
-			cpu->cs->freelist = idx + 1;
+		if (cpu_slab_push(cpu, idx))
 			continue;
-		}
 		if (cpu->cs->partial && on_my_partial(cpu, idx / c->objs_per_page)) {
 			local_free_push(cpu, idx);
 			continue;
@@ -1375,11 +1383,8 @@ static void free_sz(struct lb_slub_cpu *cpu, uint32_t idx)
 	enum lb_slub_cpu_mode mode = c->tuning.cpu_mode;
 	uint32_t page = idx / c->objs_per_page, chain = 0;
 	if (mode == LB_SLUB_PER_THREAD) {
-		if (cpu->cs->page && page == cpu->cs->page - 1) {
-			atomic_store_explicit(&hdr_of(c, idx)->next, cpu->cs->freelist, RLX);
-			cpu->cs->freelist = idx + 1;
+		if (cpu_slab_push(cpu, idx))
 			return;
-		}
 		if (remote_free_sz(cpu, idx, cpu->cs->owner)) {
 			chain = stash_page(c, cpu->cs, page, true);
 			cpu->cpu_partial_puts++;
@@ -1393,11 +1398,7 @@ static void free_sz(struct lb_slub_cpu *cpu, uint32_t idx)
 	struct lb_slub_pcpu *s = &c->slots[lb_slub_current_slot(c)];
 	if (mode == LB_SLUB_PER_CPU_LOCAL_LOCK) {
 		slot_lock_at(cpu, s);
-		bool own = cpu->cs->page && page == cpu->cs->page - 1;
-		if (own) {
-			atomic_store_explicit(&hdr_of(c, idx)->next, cpu->cs->freelist, RLX);
-			cpu->cs->freelist = idx + 1;
-		}
+		bool own = cpu_slab_push(cpu, idx);
 		slot_unlock(cpu);
 		if (own)
 			return;
@@ -1591,11 +1592,7 @@ void lb_slub_free(struct lb_slub_cpu *cpu, void *obj)
 	}
 	if (mode == LB_SLUB_PER_CPU_LOCAL_LOCK) {
 		slot_lock(cpu);
-		bool own = cpu->cs->page && idx / c->objs_per_page == cpu->cs->page - 1;
-		if (own) {
-			atomic_store_explicit(&hdr_of(c, idx)->next, cpu->cs->freelist, RLX);
-			cpu->cs->freelist = idx + 1;
-		}
+		bool own = cpu_slab_push(cpu, idx);
 		slot_unlock(cpu);
 		if (own)
 			return;
