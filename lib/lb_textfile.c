@@ -40,6 +40,20 @@ char *lb_textfile_read(const char *path, size_t max, char *err, size_t errlen)
 	return text;
 }
 
+int lb_textfile_load(const char *path, size_t max, lb_textfile_parser *parse, void *obj,
+		     char *err, size_t errlen)
+{
+	char msg[600];
+	char *text = lb_textfile_read(path, max, err, errlen);
+	if (!text)
+		return -1;
+	int rc = parse(text, obj, msg, sizeof(msg));
+	free(text);
+	if (rc)
+		snprintf(err, errlen, "%s:%s", path, msg);
+	return rc ? -1 : 0;
+}
+
 int lb_textfile_next_line(const char **text, char *line, size_t size, unsigned int *lineno,
 			  char *err, size_t errlen)
 {

@@ -17,6 +17,15 @@
 char *lb_textfile_read(const char *path, size_t max, char *err, size_t errlen);
 
 /*
+ * Read `path` as lb_textfile_read does and hand its text to `parse`, whose
+ * reasons come back prefixed by the path ("PATH:REASON").  0, or -1 with
+ * `err` set.
+ */
+typedef int lb_textfile_parser(const char *text, void *obj, char *err, size_t errlen);
+int lb_textfile_load(const char *path, size_t max, lb_textfile_parser *parse, void *obj,
+		     char *err, size_t errlen);
+
+/*
  * The next line of `*text` that holds something once its '#' comment is
  * cut, copied into `line` (`size` bytes); `*text` and `*lineno` move past
  * it.  1: a line; 0: the end; -1: a line of `size` characters or more

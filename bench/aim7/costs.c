@@ -197,18 +197,16 @@ int aim_costs_parse(const char *text, struct aim_costs *c, char *err, size_t err
 	return 0;
 }
 
+/* lb_textfile_parser's shape of the parser. */
+static int parse_text(const char *text, void *c, char *err, size_t errlen)
+{
+	return aim_costs_parse(text, c, err, errlen);
+}
+
 int aim_costs_load(const char *path, struct aim_costs *c, char *err, size_t errlen)
 {
-	char msg[600];
-	char *text = lb_textfile_read(path, 64 * 1024, err, errlen);
-	if (!text)
+	if (lb_textfile_load(path, 64 * 1024, parse_text, c, err, errlen))
 		return -1;
-	int rc = aim_costs_parse(text, c, msg, sizeof(msg));
-	free(text);
-	if (rc) {
-		snprintf(err, errlen, "%s:%s", path, msg);
-		return -1;
-	}
 	snprintf(c->path, sizeof(c->path), "%s", path);
 	return 0;
 }
