@@ -56,13 +56,16 @@ FIND_FUNCS = ("__slab_free", "___slab_alloc", "deactivate_slab")
 # v6.1) also, where the kernel has them as functions of their own: slabs
 # put on a CPU's partial list (from __slab_free, drain, or get_partial_node),
 # the drains back to the node list, the takes from it, and cpu slabs
-# unfrozen back to the lists.
+# unfrozen back to the lists.  And the frees that miss the cpu slab's fast
+# path (do_slab_free: the object's slab is not this CPU's c->slab), which
+# enter __slab_free: the work-alike's "slow-path frees".
 SITE_FUNCS = (("slow", ("___slab_alloc", "__slab_alloc")), ("newslab", ("new_slab", "allocate_slab")),
               ("discard", ("discard_slab", "free_slab", "__free_slab")),
               ("put_cpu_partial", ("put_cpu_partial",)),
               ("unfreeze_partials", ("__unfreeze_partials",)),
               ("get_partial_node", ("get_partial_node",)),
-              ("deactivate_slab", ("deactivate_slab",)))
+              ("deactivate_slab", ("deactivate_slab",)),
+              ("freeslow", ("__slab_free",)))
 SKB_SHINFO = 320           # SKB_DATA_ALIGN(sizeof(struct skb_shared_info)), x86-64
 KMALLOC_SIZES = (8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096, 8192)
 
@@ -234,16 +237,22 @@ def rates(load, messages):
     return res, sum(res.values())
 
 
-def report_lines(res, total, messages, objs, counts, sends, idle, secs, sites=None, rt=False):
+def report_lines(res, total, messages, objs, counts, sends, idle, secs, sites=None, rt=False,
+                 locks=True):
     """The report.  RT: a PREEMPT_RT kernel, whose allocations all enter
     ___slab_alloc (no lockless fast path: mm/slub.c USE_LOCKLESS_FAST_PATH),
-    so slow-path entries are not refills there."""
+    so slow-path entries are not refills there.  LOCKS false: the lock
+    functions were not probed (--no-lock-probes), no acquisition counted."""
     out = []
-    for c, v in res.items():
+    if not locks:
+        out.append(f"list_lock not counted (--no-lock-probes): the slab sites alone, "
+                   f"{messages} messages, {sends} unix_stream_sendmsg calls counted")
+    for c, v in res.items() if locks else ():
         out.append(f"{c}: {v:.4f} list_lock acquisitions per message ({counts[c]} in all, "
                    f"{objs.get(c, '?')} objects per slab)")
-    out.append(f"total: {total:.4f} list_lock acquisitions per message ({messages} messages, "
-               f"{sends} unix_stream_sendmsg calls counted)")
+    if locks:
+        out.append(f"total: {total:.4f} list_lock acquisitions per message ({messages} messages, "
+                   f"{sends} unix_stream_sendmsg calls counted)")
     for site, by_cache in (sites or {}).items():
         out.append(f"{site} per message: " + ", ".join(
             f"{c} {n / messages:.4f}" + (f" (objects per refill {messages / n:.1f})"
@@ -451,7 +460,10 @@ def probe_all(t, o, caches, candidates, name_off, node_off):
     addr_cache = {a: c for c in caches for a in nm[c]}
     filt = " || ".join(f"lock == {a:#x}" for a in sorted(addr_cache))
     events, rt = [], "rt_spin_lock" in syms
-    for fn in LOCK_FUNCS + TRYLOCK_FUNCS:
+    # --no-lock-probes: the slab sites alone.  A lock function's kprobe fires
+    # at every spinlock the kernel takes (the filter runs after the hit), so
+    # it slows the load it measures; the sites fire only on slab slow paths.
+    for fn in () if getattr(o, "no_lock_probes", False) else LOCK_FUNCS + TRYLOCK_FUNCS:
         # On PREEMPT_RT the raw lock functions are not probed: their calls at
         # a list_lock are its rt_mutex's wait_lock (lock_role), and a kprobe
         # on them, hit from every raw lock in the kernel, re-entered itself
@@ -522,6 +534,7 @@ def measure(o):
             "preempt_rt": any(fn.startswith("rt_") for _ev, fn, _role in events),
             "sites": {f"{ev} ({fn})": {c: after["sites"][ev].get(c, 0) - before["sites"][ev].get(c, 0)
                                         for c in caches} for ev, fn in sites.items()},
+            "lock_probes": not getattr(o, "no_lock_probes", False),
             "hackbench": " ".join(hackbench_cmd(o, o.loops)),
             "hackbench_time": htime}
 
@@ -530,7 +543,8 @@ def write_json(path, o, result):
     doc = {"schema": "lockbench-rt-calibrate", "schema_version": 1, "host": host_facts(),
            "config": {"groups": o.groups, "fds": o.fds, "datasize": o.datasize, "loops": o.loops,
                       "mode": "process" if o.process else "threads", "pipe": o.pipe,
-                      "idle_s": o.idle, "cpu_partial": 0, "caches": result["caches"]},
+                      "idle_s": o.idle, "cpu_partial": 0, "caches": result["caches"],
+                      "lock_probes": result.get("lock_probes", True)},
            "result": result}
     tmp = path + ".tmp"
     with open(tmp, "w") as f:

@@ -125,6 +125,12 @@ rt_lines = kp.report_lines(res, total, 400000, {}, got, 400401, {}, 2,
                           {"slow (___slab_alloc)": {"skbuff_head_cache": 400401}}, rt=True)
 ok("objects per refill" not in rt_lines[-2],
    "PREEMPT_RT: every allocation enters ___slab_alloc, no refill size is claimed")
+nl_lines = kp.report_lines({}, 0.0, 400000, {}, {}, 400401, {}, 2,
+                          {"slow (___slab_alloc)": {"skbuff_head_cache": 40000}}, locks=False)
+ok(nl_lines[0].startswith("list_lock not counted (--no-lock-probes)")
+   and not any("acquisitions per message" in ln for ln in nl_lines)
+   and "objects per refill 10.0" in nl_lines[1],
+   "--no-lock-probes: no acquisition claimed, the sites still reported")
 ok(kp.lock_role("_raw_spin_lock_irqsave", False) == "acq"
    and kp.lock_role("_raw_spin_lock_irqsave", True) == "wait_lock"
    and kp.lock_role("rt_spin_lock", True) == "acq" and kp.lock_role("rt_spin_trylock", True) == "try",
