@@ -96,6 +96,13 @@ struct lb_rt_thread_stats {
 };
 
 /* Everything one run (one lock, one repeat) measured. */
+/* Messages in flight (sent, not yet received) in the watchdog's samples
+ * (every 50 ms while some were sent and not all received): hackbench's
+ * socket queues, the depth `ss -x`'s Recv-Q shows (doc/rt.md). */
+struct lb_rt_inflight {
+	uint64_t samples, max;
+	double mean;
+};
 struct lb_rt_run {
 	const struct lb_lock_ops *ops;
 	unsigned int repeat_index;
@@ -123,6 +130,9 @@ struct lb_rt_run {
 	/* Free objects each cache's partial slabs brought when taken ([0] head). */
 	uint64_t partial_take_objs[2], partial_takes[2];
 	uint64_t refills[2], cpu_partial_puts[2], cpu_partial_refills[2]; /* slub.h's, per cache */
+	uint64_t slow_frees[2];      /* frees off the cpu slab's fast path (__slab_free), per cache */
+	uint64_t sends_full;         /* sends that found the receiver's socket full */
+	struct lb_rt_inflight inflight;
 	uint32_t objs_per_slab[2];
 	/* Contenders at an acquisition (holder + waiters): mean, maximum. */
 	double contenders_mean;
@@ -194,7 +204,8 @@ bool lb_rt_watchdog_fired(void);
 __attribute__((noreturn))
 #endif
 void lb_rt_watchdog_end_command(const char *why);
-void lb_rt_watchdog_disarm(void);
+/* Between runs; inflight (may be NULL) gets the run's samples. */
+void lb_rt_watchdog_disarm(struct lb_rt_inflight *inflight);
 
 /* What a task is doing, for the thread dump. */
 enum lb_rt_task_role { LB_RT_SENDER, LB_RT_RECEIVER, LB_RT_RT };

@@ -809,16 +809,35 @@ static void print_sites(FILE *out, const struct lb_rt_run *runs, size_t nruns, u
 		takes[1] ? (double)objs[1] / (double)takes[1] : 0, n[1]);
 	/* The kernel's ___slab_alloc, put_cpu_partial and slub_percpu_partial
 	 * counts (rt-calibrate kprobe's "slow" and "put_cpu_partial"). */
-	double rf[2] = { 0, 0 }, puts = 0, prf = 0;
+	double rf[2] = { 0, 0 }, sf[2] = { 0, 0 }, puts = 0, prf = 0, full = 0, fl_sum = 0;
+	uint64_t fl_n = 0, fl_max = 0;
 	for (size_t i = 0; i < nruns; i++)
 		for (int c = 0; c < 2; c++) {
 			rf[c] += (double)runs[i].refills[c] / (double)msgs;
+			sf[c] += (double)runs[i].slow_frees[c] / (double)msgs;
+			full += c ? 0 : (double)runs[i].sends_full / (double)msgs;
 			puts += (double)runs[i].cpu_partial_puts[c] / (double)msgs;
 			prf += (double)runs[i].cpu_partial_refills[c] / (double)msgs;
 		}
+	/* Messages in flight: the mean over every run's samples. */
+	for (size_t i = 0; i < nruns; i++) {
+		const struct lb_rt_inflight *f = &runs[i].inflight;
+		fl_sum += f->mean * (double)f->samples;
+		fl_n += f->samples;
+		fl_max = f->max > fl_max ? f->max : fl_max;
+	}
 	fprintf(out, "#   slow-path refills per message: head cache %.3f, data cache %.3f;\n"
-		"#   pages put on a cpu partial list %.3f, refills from one %.3f\n", rf[0], rf[1],
-		puts, prf);
+		"#   slow-path frees (off the cpu slab) per message: head cache %.3f, data cache %.3f;\n"
+		"#   pages put on a cpu partial list %.3f, refills from one %.3f;\n"
+		"#   sends that found the socket full %.3f\n", rf[0], rf[1], sf[0], sf[1], puts, prf,
+		full);
+	if (fl_n)
+		fprintf(out, "#   messages in flight (sent, not yet received; %llu samples, 50 ms "
+			"apart): mean %.0f, max %llu\n", (unsigned long long)fl_n,
+			fl_sum / (double)fl_n, (unsigned long long)fl_max);
+	else
+		fprintf(out, "#   messages in flight: not sampled (no 50 ms watchdog tick while "
+			"the load ran)\n");
 }
 
 /*
@@ -1178,16 +1197,19 @@ static void json_sites(struct lb_json *j, const struct lb_rt_run *r)
 	lb_json_uint(j, r->partial_take_objs[0]);
 	lb_json_uint(j, r->partial_take_objs[1]);
 	lb_json_array_end(j);
-	const uint64_t *arr[3] = { r->refills, r->cpu_partial_puts, r->cpu_partial_refills };
-	static const char *const keys[3] = { "refills_head_data", "cpu_partial_puts_head_data",
-					     "cpu_partial_refills_head_data" };
-	for (int k = 0; k < 3; k++) {
+	const uint64_t *arr[4] = { r->refills, r->cpu_partial_puts, r->cpu_partial_refills,
+				   r->slow_frees };
+	static const char *const keys[4] = { "refills_head_data", "cpu_partial_puts_head_data",
+					     "cpu_partial_refills_head_data",
+					     "slow_frees_head_data" };
+	for (int k = 0; k < 4; k++) {
 		lb_json_key(j, keys[k]);
 		lb_json_array_begin(j);
 		lb_json_uint(j, arr[k][0]);
 		lb_json_uint(j, arr[k][1]);
 		lb_json_array_end(j);
 	}
+	lb_json_kv_uint(j, "sends_full", r->sends_full);
 	lb_json_object_end(j);
 }
 
@@ -1312,6 +1334,12 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 				lb_json_kv_double(&j, rt_metrics[m].key, metric(&runs[r], (enum rt_metric)m));
 			json_running(&j, &runs[r]);
 			json_sites(&j, &runs[r]);
+			lb_json_key(&j, "messages_in_flight");
+			lb_json_object_begin(&j);
+			lb_json_kv_double(&j, "mean", runs[r].inflight.mean);
+			lb_json_kv_uint(&j, "max", runs[r].inflight.max);
+			lb_json_kv_uint(&j, "samples", runs[r].inflight.samples);
+			lb_json_object_end(&j);
 			lb_json_key(&j, "rt");
 			lb_json_array_begin(&j);
 			for (unsigned int i = 0; i < runs[r].nrt; i++)

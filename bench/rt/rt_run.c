@@ -81,6 +81,7 @@ struct run_state {
 	struct lb_barrier start;
 	_Atomic int stop_rt;
 	_Atomic uint64_t bad_messages, io_errors, alloc_failures;
+	_Atomic uint64_t sends_full;  /* sends that found the socket full */
 };
 
 /* All len bytes of buf written to fd (write_it) or read from it, through
@@ -98,6 +99,24 @@ static int transfer_full(int fd, char *buf, size_t len, bool write_it)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+/*
+ * One message's first send attempt on a socket, not waiting for room
+ * (MSG_DONTWAIT): 0 when all len bytes went, 1 when the socket was full
+ * and nothing went (the kernel's sock_alloc_send_pskb() would wait there),
+ * -1 on an error.  A short send writes the rest waiting, as write() would:
+ * the message is out by then.
+ */
+static int send_nowait(int fd, char *buf, size_t len)
+{
+	ssize_t n;
+	do
+		n = send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 1 : -1;
+	return (size_t)n == len ? 0 : transfer_full(fd, buf + n, len - (size_t)n, true);
 }
 
 /* --load-fifo: the load runs at a low SCHED_FIFO priority, so a thread is
@@ -163,6 +182,64 @@ static void *task_end(struct task *t, char *buf)
 	return NULL;
 }
 
+/* The two objects one send allocates (as __alloc_skb: the head, then its
+ * data head, which the head points at, skb->head); NULL when the pool ran
+ * out (counted). */
+static uint64_t *alloc_message(struct task *t)
+{
+	uint64_t *msg = lb_slub_alloc(&t->head_slab);
+	void *data = msg ? lb_slub_alloc(&t->slab) : NULL;
+	if (msg && !data) {
+		lb_slub_free(&t->head_slab, msg);
+		msg = NULL;
+	}
+	if (!msg) {
+		atomic_fetch_add_explicit(&t->rs->alloc_failures, 1, RLX);
+		return NULL;
+	}
+	memcpy(msg + 2, &data, sizeof(data));
+	return msg;
+}
+
+/*
+ * One message to fd: allocate, stamp, send.  On a socket the first attempt
+ * does not wait, so that a full socket is counted in *full: there the
+ * sender waits holding the message's two objects, where the kernel's
+ * unix_stream_sendmsg() waits in sock_alloc_send_pskb() before
+ * __alloc_skb() (doc/rt.md, "On a quiet host": 0.1-0.3 % of the sends
+ * there).  0, or -1 on an error (the objects then freed).
+ */
+static int send_one(struct task *t, int fd, char *out, uint64_t *full)
+{
+	const struct lb_rt_config *cfg = t->rs->cfg;
+	atomic_store_explicit(&t->info.state, LB_RT_ST_ALLOC, RLX);
+	uint64_t *msg = alloc_message(t);
+	/* A failed allocation (a pool a broken list_lock leaked) is counted,
+	 * and the message still goes out, naming no object: its receiver must
+	 * not wait for it (the run then ends in the invariant report, not in
+	 * the watchdog).  The message carries the object's address (the
+	 * receiver frees it) and a check word; the object is stamped with the
+	 * same two words (the sender touches what it allocated). */
+	uint64_t word[2] = { (uint64_t)(uintptr_t)msg, (uint64_t)(uintptr_t)msg ^ MSG_MAGIC };
+	if (msg)
+		memcpy(msg, word, sizeof(word));
+	memcpy(out, word, sizeof(word));
+	atomic_store_explicit(&t->info.state, LB_RT_ST_WRITE, RLX);
+	int e = cfg->pipe ? transfer_full(fd, out, cfg->datasize, true)
+			  : send_nowait(fd, out, cfg->datasize);
+	if (e == 1) {
+		(*full)++;
+		e = transfer_full(fd, out, cfg->datasize, true);
+	}
+	if (e && msg) {
+		void *data;
+		memcpy(&data, msg + 2, sizeof(data));
+		lb_slub_free(&t->slab, data);
+		lb_slub_free(&t->head_slab, msg);
+	}
+	return e ? -1 : 0;
+}
+
 static void *sender_main(void *arg)
 {
 	struct task *t = arg;
@@ -175,46 +252,17 @@ static void *sender_main(void *arg)
 	char *out = task_start(t, '-');
 	if (!out)
 		return NULL;
+	uint64_t sent = 0, full = 0;
 	/* Relaxed: set before the barrier released us (a failed start). */
 	t->start_ns = lb_now_ns();
 	if (atomic_load_explicit(&rs->stop_rt, RLX))
 		goto end;
 	atomic_store_explicit(&t->info.state, LB_RT_ST_RUN, RLX);
-	uint64_t sent = 0;
 	for (unsigned int l = 0; l < cfg->loops; l++) {
 		for (unsigned int r = 0; r < cfg->fds; r++) {
-			atomic_store_explicit(&t->info.state, LB_RT_ST_ALLOC, RLX);
-			/* As __alloc_skb: the head, then its data head, which the
-			 * head points at (skb->head). */
-			uint64_t *msg = lb_slub_alloc(&t->head_slab);
-			void *data = msg ? lb_slub_alloc(&t->slab) : NULL;
-			if (msg && !data) {
-				lb_slub_free(&t->head_slab, msg);
-				msg = NULL;
-			}
-			/* A failed allocation (a pool a broken list_lock leaked) is
-			 * counted, and the message still goes out, naming no object:
-			 * its receiver must not wait for it (the run then ends in the
-			 * invariant report, not in the watchdog). */
-			if (!msg)
-				atomic_fetch_add_explicit(&rs->alloc_failures, 1, RLX);
-			/* The message carries the object's address (the receiver
-			 * frees it) and a check word; the object is stamped with the
-			 * same two words (the sender touches what it allocated). */
-			uint64_t word[2] = { (uint64_t)(uintptr_t)msg,
-					     (uint64_t)(uintptr_t)msg ^ MSG_MAGIC };
-			if (msg) {
-				memcpy(msg, word, sizeof(word));
-				memcpy(msg + 2, &data, sizeof(data));
-			}
-			memcpy(out, word, sizeof(word));
-			atomic_store_explicit(&t->info.state, LB_RT_ST_WRITE, RLX);
-			if (transfer_full(t->wfds[r], out, cfg->datasize, true)) {
+			int e = send_one(t, t->wfds[r], out, &full);
+			if (e) {
 				atomic_fetch_add_explicit(&rs->io_errors, 1, RLX);
-				if (msg) {
-					lb_slub_free(&t->slab, data);
-					lb_slub_free(&t->head_slab, msg);
-				}
 				goto end;
 			}
 			/* Only this thread writes its count: a store, not an RMW. */
@@ -222,6 +270,7 @@ static void *sender_main(void *arg)
 		}
 	}
 end:
+	atomic_fetch_add_explicit(&rs->sends_full, full, RLX);
 	return task_end(t, out);
 }
 
@@ -636,10 +685,12 @@ static int collect_run(struct run_state *rs, const struct lb_lock_ops *ops,
 	out->hw_supported = pv[LB_PERF_CYCLES] >= 0;
 	const struct lb_slub_cache *cs[2] = { &rs->head, &rs->cache };
 	uint64_t cw = 0, hold = 0, csum = 0;
+	out->sends_full = atomic_load_explicit(&rs->sends_full, RLX);
 	for (int i = 0; i < 2; i++) {
 		const struct lb_slub_cache *c = cs[i];
 		out->allocs += atomic_load_explicit(&c->allocs, RLX);
-		out->remote_frees += atomic_load_explicit(&c->remote_frees, RLX);
+		out->slow_frees[i] = atomic_load_explicit(&c->remote_frees, RLX);
+		out->remote_frees += out->slow_frees[i];
 		out->cache_acquires[i] = atomic_load_explicit(&c->lock_acquires, RLX);
 		out->lock_acquires += out->cache_acquires[i];
 		for (int k = 0; k < LB_SLUB_SITES; k++)
@@ -1110,7 +1161,8 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	lb_rt_watchdog_arm(infos, ntasks + nrt, ops->name);
 	uint64_t t0, t1;
 	await_tasks(rs, tasks, ntasks, ops, repeat_index, err, &s, &t0, &t1);
-	lb_rt_watchdog_disarm();
+	struct lb_rt_inflight inflight;
+	lb_rt_watchdog_disarm(&inflight);
 	int64_t pv[LB_PERF_NEVENTS];
 	lb_perf_read_close(&pc, pv);
 	uint64_t perf_t1 = lb_now_ns();
@@ -1131,6 +1183,7 @@ int lb_rt_run_one(const struct lb_rt_config *cfg, const struct lb_rt_facts *fact
 	if (!err) {
 		err = collect_run(rs, ops, repeat_index, rtw, nrt, pv, t1 - t0, out);
 		out->perf_window_s = (double)(perf_t1 - perf_t0) / LB_NS_PER_S;
+		out->inflight = inflight;
 	}
 free_stats:
 	for (unsigned int i = 0; i < nrt; i++)

@@ -44,6 +44,7 @@ static struct {
 	const char *lock;
 	uint64_t armed_at, last_progress_at, last_progress;
 	uint64_t watchdog_ns, run_timeout_ns;
+	uint64_t inflight_sum, inflight_samples, inflight_max; /* this run's */
 } wd = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 static _Atomic bool fired; /* the watchdog is ending the command */
@@ -227,6 +228,31 @@ void lb_rt_watchdog_end_command(const char *why)
 	end_command(why);
 }
 
+/* One sample of the messages in flight: the senders' counts less the
+ * receivers' (a receiver may count a message before its sender does:
+ * clamped at 0), taken while the load is live.  wd.mu held. */
+static void inflight_sample(void)
+{
+	uint64_t sent = 0, received = 0, total = 0;
+	for (unsigned int i = 0; i < wd.ntasks; i++) {
+		const struct lb_rt_task_info *t = wd.tasks[i];
+		uint64_t d = atomic_load_explicit(&t->done, RLX);
+		if (t->role == LB_RT_SENDER) {
+			sent += d;
+		} else if (t->role == LB_RT_RECEIVER) {
+			received += d;
+			total += t->total;
+		}
+	}
+	if (!sent || received >= total)
+		return;
+	uint64_t n = sent > received ? sent - received : 0;
+	wd.inflight_sum += n;
+	wd.inflight_samples++;
+	if (n > wd.inflight_max)
+		wd.inflight_max = n;
+}
+
 static void *watchdog_main(void *arg)
 {
 	(void)arg;
@@ -238,6 +264,7 @@ static void *watchdog_main(void *arg)
 			uint64_t now = lb_now_ns();
 			uint64_t p = progress_now();
 			char why[160] = "";
+			inflight_sample();
 			if (p != wd.last_progress) {
 				wd.last_progress = p;
 				wd.last_progress_at = now;
@@ -297,6 +324,7 @@ void lb_rt_watchdog_arm(struct lb_rt_task_info *const *tasks, unsigned int ntask
 	wd.ntasks = ntasks;
 	wd.lock = lock;
 	wd.armed_at = wd.last_progress_at = lb_now_ns();
+	wd.inflight_sum = wd.inflight_samples = wd.inflight_max = 0;
 	wd.last_progress = progress_now();
 	pthread_mutex_unlock(&wd.mu);
 }
@@ -309,9 +337,16 @@ void lb_rt_watchdog_children(_Atomic int *pids, unsigned int n)
 	pthread_mutex_unlock(&wd.mu);
 }
 
-void lb_rt_watchdog_disarm(void)
+void lb_rt_watchdog_disarm(struct lb_rt_inflight *inflight)
 {
 	pthread_mutex_lock(&wd.mu);
+	if (inflight) {
+		inflight->samples = wd.inflight_samples;
+		inflight->max = wd.inflight_max;
+		inflight->mean = wd.inflight_samples ? (double)wd.inflight_sum /
+							     (double)wd.inflight_samples
+						     : 0;
+	}
 	wd.tasks = NULL;
 	wd.ntasks = 0;
 	wd.children = NULL;

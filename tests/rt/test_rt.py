@@ -464,6 +464,26 @@ def scenario_knobs(tmp):
                and run0.get("list_lock_per_message", -1) > 0,
                "--slub-cpu-partial %s --slab-caches %s: recorded, list_lock per message "
                "reported (%s)" % (mode, caches, run0.get("list_lock_per_message")))
+            sites = run0.get("list_lock_sites", {})
+            sf, full = sites.get("slow_frees_head_data"), sites.get("sends_full")
+            # Every free of a message is counted on one path or the other:
+            # at most one slow-path free per message per cache.
+            msgs = 1 * 2 * 2 * 200
+            ok(isinstance(sf, list) and len(sf) == 2 and all(0 < v <= msgs for v in sf) and
+               isinstance(full, int) and 0 <= full <= msgs,
+               "--slub-cpu-partial %s: slow-path frees per cache %s and sends that found the "
+               "socket full %s recorded" % (mode, sf, full))
+    # Messages in flight: the watchdog's 50 ms samples of the senders'
+    # counts less the receivers'.  200,000 messages run for a few tenths
+    # of a second at least: sampled, and no sample beyond what was sent.
+    doc = run_json(tmp, "inflight", ["-g", "1", "-f", "10", "-l", "2000", "-r", "1", "-t", "0",
+                                     "-L", "ticket"])
+    if doc:
+        fl = doc["results"][0]["runs"][0].get("messages_in_flight", {})
+        msgs = 1 * 10 * 10 * 2000
+        ok(fl.get("samples", 0) >= 1 and 0 <= fl.get("mean", -1) <= fl.get("max", -1) <= msgs
+           and fl.get("max", 0) > 0,
+           "messages in flight sampled: mean <= max <= the %d messages (%s)" % (msgs, fl))
     doc = run_json(tmp, "raw", ["--compare", "qspinlock,pthread-pi", "-g", "1", "-f", "2", "-l",
                                 "500", "-r", "1", "-t", "1"])
     if doc:
