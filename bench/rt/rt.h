@@ -133,6 +133,7 @@ struct lb_rt_run {
 	uint64_t slow_frees[2];      /* frees off the cpu slab's fast path (__slab_free), per cache */
 	uint64_t sends_full;         /* sends that found the receiver's socket full */
 	struct lb_rt_inflight inflight;
+	uint64_t sender_cpu_ns, receiver_cpu_ns; /* the load tasks' CPU time, by role */
 	uint32_t objs_per_slab[2];
 	/* Contenders at an acquisition (holder + waiters): mean, maximum. */
 	double contenders_mean;

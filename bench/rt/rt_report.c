@@ -809,28 +809,41 @@ static void print_sites(FILE *out, const struct lb_rt_run *runs, size_t nruns, u
 		takes[1] ? (double)objs[1] / (double)takes[1] : 0, n[1]);
 	/* The kernel's ___slab_alloc, put_cpu_partial and slub_percpu_partial
 	 * counts (rt-calibrate kprobe's "slow" and "put_cpu_partial"). */
-	double rf[2] = { 0, 0 }, sf[2] = { 0, 0 }, puts = 0, prf = 0, full = 0, fl_sum = 0;
-	uint64_t fl_n = 0, fl_max = 0;
+	double rf[2] = { 0, 0 }, sf[2] = { 0, 0 }, puts = 0, prf = 0;
 	for (size_t i = 0; i < nruns; i++)
 		for (int c = 0; c < 2; c++) {
 			rf[c] += (double)runs[i].refills[c] / (double)msgs;
 			sf[c] += (double)runs[i].slow_frees[c] / (double)msgs;
-			full += c ? 0 : (double)runs[i].sends_full / (double)msgs;
 			puts += (double)runs[i].cpu_partial_puts[c] / (double)msgs;
 			prf += (double)runs[i].cpu_partial_refills[c] / (double)msgs;
 		}
-	/* Messages in flight: the mean over every run's samples. */
+	fprintf(out, "#   slow-path refills per message: head cache %.3f, data cache %.3f;\n"
+		"#   slow-path frees (off the cpu slab) per message: head cache %.3f, data cache %.3f;\n"
+		"#   pages put on a cpu partial list %.3f, refills from one %.3f\n", rf[0], rf[1],
+		sf[0], sf[1], puts, prf);
+}
+
+/*
+ * The load's own gauges (doc/rt.md, "On a quiet host"): sends that found
+ * the receiver's socket full (where the kernel would wait before it
+ * allocates), the messages in flight (the socket queues' depth, the
+ * watchdog's samples pooled over the runs) and each side's CPU time.
+ */
+static void print_load_gauges(FILE *out, const struct lb_rt_run *runs, size_t nruns,
+			      uint64_t msgs)
+{
+	double full = 0, fl_sum = 0, cpu_snd = 0, cpu_rcv = 0;
+	uint64_t fl_n = 0, fl_max = 0;
 	for (size_t i = 0; i < nruns; i++) {
 		const struct lb_rt_inflight *f = &runs[i].inflight;
+		full += (double)runs[i].sends_full / (double)msgs;
 		fl_sum += f->mean * (double)f->samples;
 		fl_n += f->samples;
 		fl_max = f->max > fl_max ? f->max : fl_max;
+		cpu_snd += (double)runs[i].sender_cpu_ns / 1e3 / (double)msgs;
+		cpu_rcv += (double)runs[i].receiver_cpu_ns / 1e3 / (double)msgs;
 	}
-	fprintf(out, "#   slow-path refills per message: head cache %.3f, data cache %.3f;\n"
-		"#   slow-path frees (off the cpu slab) per message: head cache %.3f, data cache %.3f;\n"
-		"#   pages put on a cpu partial list %.3f, refills from one %.3f;\n"
-		"#   sends that found the socket full %.3f\n", rf[0], rf[1], sf[0], sf[1], puts, prf,
-		full);
+	fprintf(out, "# load: sends that found the socket full %.3f per message\n", full);
 	if (fl_n)
 		fprintf(out, "#   messages in flight (sent, not yet received; %llu samples, 50 ms "
 			"apart): mean %.0f, max %llu\n", (unsigned long long)fl_n,
@@ -838,6 +851,7 @@ static void print_sites(FILE *out, const struct lb_rt_run *runs, size_t nruns, u
 	else
 		fprintf(out, "#   messages in flight: not sampled (no 50 ms watchdog tick while "
 			"the load ran)\n");
+	fprintf(out, "#   CPU time a message: senders %.2f us, receivers %.2f us\n", cpu_snd, cpu_rcv);
 }
 
 /*
@@ -882,6 +896,7 @@ static void print_per_message(FILE *out, bool wide, const struct lb_rt_run *runs
 			    (unsigned long long)commits, (unsigned long long)restarts);
 	lb_line_put(out, wide, "#   ", &L);
 	print_sites(out, runs, nruns, msgs, kernel);
+	print_load_gauges(out, runs, nruns, msgs);
 	print_running(out, wide, runs, nruns);
 }
 
@@ -1209,8 +1224,21 @@ static void json_sites(struct lb_json *j, const struct lb_rt_run *r)
 		lb_json_uint(j, arr[k][1]);
 		lb_json_array_end(j);
 	}
-	lb_json_kv_uint(j, "sends_full", r->sends_full);
 	lb_json_object_end(j);
+}
+
+/* The load's gauges (print_load_gauges), into a run's object. */
+static void json_load(struct lb_json *j, const struct lb_rt_run *r)
+{
+	lb_json_key(j, "messages_in_flight");
+	lb_json_object_begin(j);
+	lb_json_kv_double(j, "mean", r->inflight.mean);
+	lb_json_kv_uint(j, "max", r->inflight.max);
+	lb_json_kv_uint(j, "samples", r->inflight.samples);
+	lb_json_object_end(j);
+	lb_json_kv_uint(j, "sends_full", r->sends_full);
+	lb_json_kv_uint(j, "sender_cpu_ns", r->sender_cpu_ns);
+	lb_json_kv_uint(j, "receiver_cpu_ns", r->receiver_cpu_ns);
 }
 
 void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb_rt_facts *f,
@@ -1334,12 +1362,7 @@ void lb_rt_write_json(FILE *out, const struct lb_rt_config *cfg, const struct lb
 				lb_json_kv_double(&j, rt_metrics[m].key, metric(&runs[r], (enum rt_metric)m));
 			json_running(&j, &runs[r]);
 			json_sites(&j, &runs[r]);
-			lb_json_key(&j, "messages_in_flight");
-			lb_json_object_begin(&j);
-			lb_json_kv_double(&j, "mean", runs[r].inflight.mean);
-			lb_json_kv_uint(&j, "max", runs[r].inflight.max);
-			lb_json_kv_uint(&j, "samples", runs[r].inflight.samples);
-			lb_json_object_end(&j);
+			json_load(&j, &runs[r]);
 			lb_json_key(&j, "rt");
 			lb_json_array_begin(&j);
 			for (unsigned int i = 0; i < runs[r].nrt; i++)

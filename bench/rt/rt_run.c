@@ -58,6 +58,7 @@ struct task {
 	unsigned int thread_index;
 	int err;
 	uint64_t start_ns, end_ns; /* the run's time: first start to last end */
+	uint64_t cpu0_ns;        /* this thread's CPU time when the barrier let it go */
 };
 
 struct rt_worker {
@@ -82,6 +83,7 @@ struct run_state {
 	_Atomic int stop_rt;
 	_Atomic uint64_t bad_messages, io_errors, alloc_failures;
 	_Atomic uint64_t sends_full;  /* sends that found the socket full */
+	_Atomic uint64_t sender_cpu_ns, receiver_cpu_ns; /* the tasks' CPU time, by role */
 };
 
 /* All len bytes of buf written to fd (write_it) or read from it, through
@@ -166,6 +168,7 @@ static char *task_start(struct task *t, char fill)
 		free(buf);
 		return NULL;
 	}
+	t->cpu0_ns = lb_thread_cpu_ns();
 	return buf;
 }
 
@@ -175,6 +178,12 @@ static char *task_start(struct task *t, char fill)
 static void *task_end(struct task *t, char *buf)
 {
 	t->end_ns = lb_now_ns();
+	/* The task's CPU time over its messages, by role (doc/rt.md, "On a
+	 * quiet host": which side of the socket the work-alike slows). */
+	uint64_t cpu = lb_thread_cpu_ns() - t->cpu0_ns;
+	atomic_fetch_add_explicit(t->info.role == LB_RT_SENDER ? &t->rs->sender_cpu_ns
+							       : &t->rs->receiver_cpu_ns,
+				  cpu, RLX);
 	atomic_store_explicit(&t->info.state, LB_RT_ST_DONE, RLX);
 	lb_slub_cpu_fini(&t->slab);
 	lb_slub_cpu_fini(&t->head_slab);
@@ -686,6 +695,8 @@ static int collect_run(struct run_state *rs, const struct lb_lock_ops *ops,
 	const struct lb_slub_cache *cs[2] = { &rs->head, &rs->cache };
 	uint64_t cw = 0, hold = 0, csum = 0;
 	out->sends_full = atomic_load_explicit(&rs->sends_full, RLX);
+	out->sender_cpu_ns = atomic_load_explicit(&rs->sender_cpu_ns, RLX);
+	out->receiver_cpu_ns = atomic_load_explicit(&rs->receiver_cpu_ns, RLX);
 	for (int i = 0; i < 2; i++) {
 		const struct lb_slub_cache *c = cs[i];
 		out->allocs += atomic_load_explicit(&c->allocs, RLX);

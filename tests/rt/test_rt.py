@@ -465,7 +465,7 @@ def scenario_knobs(tmp):
                "--slub-cpu-partial %s --slab-caches %s: recorded, list_lock per message "
                "reported (%s)" % (mode, caches, run0.get("list_lock_per_message")))
             sites = run0.get("list_lock_sites", {})
-            sf, full = sites.get("slow_frees_head_data"), sites.get("sends_full")
+            sf, full = sites.get("slow_frees_head_data"), run0.get("sends_full")
             # Every free of a message is counted on one path or the other:
             # at most one slow-path free per message per cache.
             msgs = 1 * 2 * 2 * 200
@@ -484,6 +484,12 @@ def scenario_knobs(tmp):
         ok(fl.get("samples", 0) >= 1 and 0 <= fl.get("mean", -1) <= fl.get("max", -1) <= msgs
            and fl.get("max", 0) > 0,
            "messages in flight sampled: mean <= max <= the %d messages (%s)" % (msgs, fl))
+        run0 = doc["results"][0]["runs"][0]
+        snd, rcv = run0.get("sender_cpu_ns", 0), run0.get("receiver_cpu_ns", 0)
+        wall = run0.get("elapsed_s", 0) * 1e9
+        # Both roles ran; together not beyond every CPU for the whole run.
+        ok(snd > 0 and rcv > 0 and snd + rcv <= wall * (os.cpu_count() or 1) * 1.05,
+           "CPU time by role: senders %d ns, receivers %d ns (run %.0f ns)" % (snd, rcv, wall))
     doc = run_json(tmp, "raw", ["--compare", "qspinlock,pthread-pi", "-g", "1", "-f", "2", "-l",
                                 "500", "-r", "1", "-t", "1"])
     if doc:
