@@ -531,7 +531,10 @@ def measure(o):
             "idle": {c: idle.get(c, 0) for c in caches},
             "by_function": delta(before["funcs"], after["funcs"]),
             "roles": {fn: role for _ev, fn, role in events}, "warmup_slow_frees": warm,
-            "preempt_rt": any(fn.startswith("rt_") for _ev, fn, _role in events),
+            # From the lock functions probed, or (--no-lock-probes: none) the
+            # kernel's version string ("PREEMPT_RT" in uname -v).
+            "preempt_rt": (any(fn.startswith("rt_") for _ev, fn, _role in events)
+                           or host_facts()["preempt_rt"]),
             "sites": {f"{ev} ({fn})": {c: after["sites"][ev].get(c, 0) - before["sites"][ev].get(c, 0)
                                         for c in caches} for ev, fn in sites.items()},
             "lock_probes": not getattr(o, "no_lock_probes", False),
