@@ -63,7 +63,9 @@ SITE_FUNCS = (("slow", ("___slab_alloc", "__slab_alloc")), ("newslab", ("new_sla
               ("discard", ("discard_slab", "free_slab", "__free_slab")),
               ("put_cpu_partial", ("put_cpu_partial",)),
               ("unfreeze_partials", ("__unfreeze_partials",)),
-              ("get_partial_node", ("get_partial_node",)),
+              # v6.1's GCC split the `!n->nr_partial` test off into the
+              # caller: the .part.0 body is the call that takes list_lock.
+              ("get_partial_node", ("get_partial_node", "get_partial_node.part.0")),
               ("deactivate_slab", ("deactivate_slab",)),
               ("freeslow", ("__slab_free",)))
 SKB_SHINFO = 320           # SKB_DATA_ALIGN(sizeof(struct skb_shared_info)), x86-64
@@ -237,6 +239,23 @@ def rates(load, messages):
     return res, sum(res.values())
 
 
+# The sites whose calls each took list_lock once, with cpu partials on
+# (v6.1): get_partial_node's body, __unfreeze_partials (one node), and
+# discard_slab for the free that emptied a slab on the partial list (it
+# also counts an empty slab __unfreeze_partials gives back, under that
+# call's acquisition: then the sum is high).
+LOCK_SITES = ("get_partial_node", "unfreeze_partials", "discard")
+
+
+def sites_list_lock(sites, messages):
+    """list_lock acquisitions per message from the LOCK_SITES' counts (both
+    caches), or None when one of them was not probed."""
+    by_ev = {key.split(" ")[0]: by_cache for key, by_cache in (sites or {}).items()}
+    if any(ev not in by_ev for ev in LOCK_SITES):
+        return None
+    return sum(sum(by_ev[ev].values()) for ev in LOCK_SITES) / messages
+
+
 def report_lines(res, total, messages, objs, counts, sends, idle, secs, sites=None, rt=False,
                  locks=True):
     """The report.  RT: a PREEMPT_RT kernel, whose allocations all enter
@@ -258,6 +277,10 @@ def report_lines(res, total, messages, objs, counts, sends, idle, secs, sites=No
             f"{c} {n / messages:.4f}" + (f" (objects per refill {messages / n:.1f})"
                                          if site.startswith("slow") and n and not rt else "")
             for c, n in by_cache.items()))
+    from_sites = None if locks else sites_list_lock(sites, messages)
+    if from_sites is not None:
+        out.append(f"list_lock from the sites (get_partial_node + __unfreeze_partials + "
+                   f"discard_slab): {from_sites:.4f} per message, both caches")
     idle_txt = ", ".join(f"{c} {n}" for c, n in sorted(idle.items())) or "none"
     out.append(f"with no load for {secs:g} s before: {idle_txt}")
     return out

@@ -131,6 +131,19 @@ ok(nl_lines[0].startswith("list_lock not counted (--no-lock-probes)")
    and not any("acquisitions per message" in ln for ln in nl_lines)
    and "objects per refill 10.0" in nl_lines[1],
    "--no-lock-probes: no acquisition claimed, the sites still reported")
+# The plain 6.1 guest's round: the lock probes counted 0.2688 a message for
+# the head cache, its sites 0.0869 + 0.1770 + 0.0050.
+gpn_sites = {"get_partial_node (get_partial_node.part.0)": {"h": 34760, "d": 34800},
+             "unfreeze_partials (__unfreeze_partials)": {"h": 70800, "d": 71080},
+             "discard (discard_slab)": {"h": 2000, "d": 2000},
+             "slow (___slab_alloc)": {"h": 49000, "d": 49000}}
+got_sites = kp.sites_list_lock(gpn_sites, 400000)
+ok(abs(got_sites - (34760 + 34800 + 70800 + 71080 + 4000) / 400000) < 1e-12
+   and kp.sites_list_lock({"slow (___slab_alloc)": {"h": 1}}, 400000) is None,
+   "list_lock from the sites: their sum over both caches; None when one is missing (%s)" % got_sites)
+sl = kp.report_lines({}, 0.0, 400000, {}, {}, 400401, {}, 2, gpn_sites, locks=False)
+ok(any(ln.startswith("list_lock from the sites") and "0.5386 per message" in ln for ln in sl),
+   "--no-lock-probes: the sites' list_lock sum printed")
 ok(kp.lock_role("_raw_spin_lock_irqsave", False) == "acq"
    and kp.lock_role("_raw_spin_lock_irqsave", True) == "wait_lock"
    and kp.lock_role("rt_spin_lock", True) == "acq" and kp.lock_role("rt_spin_trylock", True) == "try",
