@@ -231,9 +231,9 @@ static void json_costs(struct lb_json *j, const struct aim_config *cfg)
 	lb_json_kv_string(j, "path", c->path);
 	lb_json_kv_string(j, "schema", AIM_COSTS_SCHEMA);
 	lb_json_kv_uint(j, "version", AIM_COSTS_VERSION);
-	lb_json_kv_string(j, "host_kernel", c->host_kernel);
-	lb_json_kv_string(j, "host_cpus", c->host_cpus);
-	lb_json_kv_string(j, "host_date", c->host_date);
+	lb_json_kv_string(j, "host_kernel", c->host.kernel);
+	lb_json_kv_string(j, "host_cpus", c->host.cpus);
+	lb_json_kv_string(j, "host_date", c->host.date);
 	lb_json_kv_string(j, "host_fs", c->host_fs);
 	lb_json_kv_bool(j, "sized", cfg->sizing.on);
 	if (cfg->sizing.on) {

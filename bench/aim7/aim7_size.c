@@ -117,7 +117,7 @@ void aim_print_sizing(FILE *out, const struct aim_config *cfg, bool detail)
 	}
 	used = (size_t)snprintf(line, sizeof(line), "cost table: %s (%s %d; kernel %s, %s CPUs, "
 				"measured %s, load %s%s%s)", c->path, AIM_COSTS_SCHEMA,
-				AIM_COSTS_VERSION, c->host_kernel, c->host_cpus, c->host_date,
+				AIM_COSTS_VERSION, c->host.kernel, c->host.cpus, c->host.date,
 				c->host_load, c->host_fs[0] ? ", fs " : "", c->host_fs);
 	if (used >= sizeof(line))
 		used = sizeof(line) - 1;

@@ -709,12 +709,7 @@ static void teardown(struct cal *s)
 
 static void host_facts(struct aim_costs *c)
 {
-	struct lb_textfile_host f;
-	lb_textfile_host_facts(&f);
-	snprintf(c->host_kernel, sizeof(c->host_kernel), "%s", f.kernel);
-	snprintf(c->host_cpu, sizeof(c->host_cpu), "%s", f.cpu);
-	snprintf(c->host_cpus, sizeof(c->host_cpus), "%s", f.cpus);
-	snprintf(c->host_date, sizeof(c->host_date), "%s", f.date);
+	lb_textfile_host_facts(&c->host);
 	double l1 = lb_load_average_now();
 	if (l1 < 0)
 		snprintf(c->host_load, sizeof(c->host_load), "unknown");

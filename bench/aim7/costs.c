@@ -92,13 +92,13 @@ static int parse_line(char *line, unsigned int lineno, struct aim_costs *c, bool
 	if (!strncmp(key, "host.", 5)) {
 		const char *h = key + 5;
 		if (!strcmp(h, "kernel"))
-			set_text(c->host_kernel, sizeof(c->host_kernel), val);
+			set_text(c->host.kernel, sizeof(c->host.kernel), val);
 		else if (!strcmp(h, "cpu"))
-			set_text(c->host_cpu, sizeof(c->host_cpu), val);
+			set_text(c->host.cpu, sizeof(c->host.cpu), val);
 		else if (!strcmp(h, "date"))
-			set_text(c->host_date, sizeof(c->host_date), val);
+			set_text(c->host.date, sizeof(c->host.date), val);
 		else if (!strcmp(h, "cpus"))
-			set_text(c->host_cpus, sizeof(c->host_cpus), val);
+			set_text(c->host.cpus, sizeof(c->host.cpus), val);
 		else if (!strcmp(h, "load"))
 			set_text(c->host_load, sizeof(c->host_load), val);
 		else if (!strcmp(h, "fs"))
@@ -218,7 +218,7 @@ void aim_costs_write(FILE *out, const struct aim_costs *c)
 		     "# written by `lockbench aim7 --calibrate FILE` (doc/aim7.md, \"Calibration\").\n"
 		     AIM_COSTS_SCHEMA " %d\n", AIM_COSTS_VERSION);
 	fprintf(out, "host.kernel %s\nhost.cpu %s\nhost.cpus %s\nhost.date %s\nhost.load %s\n",
-		c->host_kernel, c->host_cpu, c->host_cpus, c->host_date, c->host_load);
+		c->host.kernel, c->host.cpu, c->host.cpus, c->host.date, c->host_load);
 	if (c->host_fs[0])
 		fprintf(out, "host.fs %s\n", c->host_fs);
 	fprintf(out, "dir_entries %u\n", c->dir_entries);

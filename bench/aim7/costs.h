@@ -29,6 +29,7 @@
 #ifndef LB_AIM7_COSTS_H
 #define LB_AIM7_COSTS_H
 
+#include "lb_textfile.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -70,7 +71,8 @@ const char *aim_cost_what(int op);
 
 struct aim_costs {
 	char path[4096];          /* the file read, or "" */
-	char host_kernel[128], host_cpu[128], host_date[64], host_cpus[16], host_load[32];
+	struct lb_textfile_host host; /* kernel, cpu, cpus, date */
+	char host_load[32];
 	/* The calibration directory's filesystem and whether it has a
 	 * journal (free text, "" when the table does not say): a journal-less
 	 * ext4 takes no s_orphan_lock and scans recently deleted inodes on

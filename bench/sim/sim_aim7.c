@@ -122,7 +122,7 @@ static void print_header(FILE *out, const struct lb_simb_config *cfg,
 		 "child's list; mutex=%s spinlock=%s rwlock=%s; kernel work from the cost table "
 		 "(%s, %s times; s_orphan_lock sleeps p=%.3f for %.0f us)", a->wf.name,
 		 (double)a->window_ns / 1e9, a->jobs, a->ops[0]->name, a->ops[1]->name,
-		 a->ops[2]->name, r->costs.host_kernel, a->sizing.from_cpu ? "CPU" : "wall",
+		 a->ops[2]->name, r->costs.host.kernel, a->sizing.from_cpu ? "CPU" : "wall",
 		 a->sizing.orphan_sleep_p, a->sizing.orphan_sleep_ns / 1e3);
 	fprintf(out, "# units: Jobs/min re-aim's (virtual); busy = mean running virtual "
 		"threads; idle = CPU share idle;\n#   s_orphan_lock: acq, rho (held share), "
@@ -293,7 +293,7 @@ int lb_simaim_report(struct lb_run *run)
 		lb_json_kv_string(&j, "spinlock", r->acfg.ops[1]->name);
 		lb_json_kv_string(&j, "rwlock", r->acfg.ops[2]->name);
 		lb_json_kv_string(&j, "costs", cfg->costs ? cfg->costs : aim_costs_default_path());
-		lb_json_kv_string(&j, "costs_kernel", r->costs.host_kernel);
+		lb_json_kv_string(&j, "costs_kernel", r->costs.host.kernel);
 		lb_json_kv_double(&j, "orphan_sleep_p", r->acfg.sizing.orphan_sleep_p);
 		lb_json_kv_double(&j, "orphan_sleep_ns", r->acfg.sizing.orphan_sleep_ns);
 		lb_json_object_end(&j);

@@ -233,12 +233,7 @@ static int clock_cost(struct cal_task *tasks, size_t ntasks, struct lb_simr_cost
 
 static void host_facts(struct lb_simr_costs *c, double load0, double others0)
 {
-	struct lb_textfile_host f;
-	lb_textfile_host_facts(&f);
-	snprintf(c->host_kernel, sizeof(c->host_kernel), "%s", f.kernel);
-	snprintf(c->host_cpu, sizeof(c->host_cpu), "%s", f.cpu);
-	snprintf(c->host_cpus, sizeof(c->host_cpus), "%s", f.cpus);
-	snprintf(c->host_date, sizeof(c->host_date), "%s", f.date);
+	lb_textfile_host_facts(&c->host);
 	snprintf(c->host_load, sizeof(c->host_load),
 		 "%.2f before, %.2f after (1-min load average); %.0f runnable beside it before",
 		 load0, lb_load_average_now(), others0);

@@ -142,8 +142,8 @@ static int parse_line(char *line, unsigned int lineno, struct lb_simr_costs *c,
 		size_t off, len;
 	} texts[] = {
 #define TEXT(k, f) { k, offsetof(struct lb_simr_costs, f), sizeof(((struct lb_simr_costs *)0)->f) }
-		TEXT("host.kernel", host_kernel), TEXT("host.cpu", host_cpu),
-		TEXT("host.cpus", host_cpus),     TEXT("host.date", host_date),
+		TEXT("host.kernel", host.kernel), TEXT("host.cpu", host.cpu),
+		TEXT("host.cpus", host.cpus),     TEXT("host.date", host.date),
 		TEXT("host.load", host_load),     TEXT("method", method),
 		TEXT("shape", shape),
 #undef TEXT
@@ -245,7 +245,7 @@ void lb_simr_costs_write(FILE *out, const struct lb_simr_costs *c)
 {
 	fprintf(out, LB_SIMR_COSTS_SCHEMA " %d\n", LB_SIMR_COSTS_VERSION);
 	fprintf(out, "host.kernel %s\nhost.cpu %s\nhost.cpus %s\nhost.date %s\nhost.load %s\n",
-		c->host_kernel, c->host_cpu, c->host_cpus, c->host_date, c->host_load);
+		c->host.kernel, c->host.cpu, c->host.cpus, c->host.date, c->host_load);
 	fprintf(out, "method %s\nshape %s\n", c->method, c->shape);
 	fprintf(out, "clock.p50_ns %.1f\nclock.mean_ns %.1f\n", c->clock_p50_ns, c->clock_mean_ns);
 	write_side(out, "send", &c->send);

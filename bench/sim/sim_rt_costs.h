@@ -25,6 +25,7 @@
 #ifndef LB_SIM_RT_COSTS_H
 #define LB_SIM_RT_COSTS_H
 
+#include "lb_textfile.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,7 +45,8 @@ struct lb_simr_dist {
 
 struct lb_simr_costs {
 	char path[4096];                 /* the file read, or "" */
-	char host_kernel[128], host_cpu[128], host_cpus[16], host_date[64], host_load[128];
+	struct lb_textfile_host host;    /* kernel, cpu, cpus, date */
+	char host_load[128];
 	char method[512], shape[256];
 	double clock_p50_ns, clock_mean_ns; /* the clock reads' cost (information) */
 	struct lb_simr_dist send, recv;

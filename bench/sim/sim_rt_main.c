@@ -243,7 +243,7 @@ static void print_costs(FILE *out, const struct lb_simr_config *cfg,
 	fprintf(out, "# hackbench: %u groups x %u senders x %u receivers, %u loops, %u bytes: %llu "
 		"messages;\n#   socket path drawn per message from %s\n", cfg->groups, cfg->fds,
 		cfg->fds, cfg->loops, cfg->datasize, (unsigned long long)r->messages, c->path);
-	fprintf(out, "#   measured %s, %s CPUs; load %s\n", c->host_date, c->host_cpus,
+	fprintf(out, "#   measured %s, %s CPUs; load %s\n", c->host.date, c->host.cpus,
 		c->host_load);
 	const struct lb_simr_dist *d[2] = { &c->send, &c->recv };
 	const uint64_t total[2] = { r->send_total_ns, r->recv_total_ns };
@@ -313,7 +313,7 @@ static int calibrate(FILE *out, const struct lb_simr_config *cfg, bool quiet)
 	}
 	const struct lb_simr_dist *d[2] = { &A.costs.send, &A.costs.recv };
 	fprintf(out, "# rt socket-path costs MEASURED on this host (not a model prediction):\n"
-		     "#   %s\n#   %s; load %s\n", A.costs.shape, A.costs.host_cpu,
+		     "#   %s\n#   %s; load %s\n", A.costs.shape, A.costs.host.cpu,
 		A.costs.host_load);
 	fprintf(out, "#   the clock pair's own cost: median %.0f ns, mean %.0f ns (subtracted)\n",
 		A.costs.clock_p50_ns, A.costs.clock_mean_ns);
@@ -373,8 +373,8 @@ static void costs_json(struct lb_json *j, const struct lb_simr_config *cfg)
 		return;
 	}
 	lb_json_kv_string(j, "file", c->path);
-	lb_json_kv_string(j, "measured", c->host_date);
-	lb_json_kv_string(j, "host_cpu", c->host_cpu);
+	lb_json_kv_string(j, "measured", c->host.date);
+	lb_json_kv_string(j, "host_cpu", c->host.cpu);
 	lb_json_kv_string(j, "host_load", c->host_load);
 	const struct lb_simr_dist *d[2] = { &c->send, &c->recv };
 	for (int i = 0; i < 2; i++) {

@@ -698,7 +698,7 @@ static void test_costs(void)
 	fixed_table(text, sizeof(text), "");
 	int rc = aim_costs_parse(text, &c, err, sizeof(err));
 	tap_ok(rc == 0 && c.ns[AIM_COST_GETPID] == 100 && c.ns[AIM_COST_FSYNC] == 1000 + 10 * AIM_COST_FSYNC &&
-	       c.dir_entries == 256 && !strcmp(c.host_kernel, "test 1.0") && !strcmp(c.host_cpus, "2"),
+	       c.dir_entries == 256 && !strcmp(c.host.kernel, "test 1.0") && !strcmp(c.host.cpus, "2"),
 	       "a fixed table parses: every op, host facts, dir_entries %s", err);
 	const char *def = aim_costs_default_path();
 	tap_ok(def && aim_costs_load(def, &c, err, sizeof(err)) == 0 && !strcmp(c.path, def),
